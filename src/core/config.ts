@@ -1,0 +1,137 @@
+import { GatewayError } from './errors';
+
+export interface NormalisedBase {
+  /** The bare base, e.g. `https://gw.example.com` or `https://example.com/gateway`; never ends in `/`. */
+  base: string;
+  origin: string;
+  /** One sentence per change made to what the user typed; empty when it was already bare. */
+  changes: string[];
+}
+
+/**
+ * Paths a user may paste by mistake. Longest first, so `/v1/chat/completions` wins over `/v1`.
+ * Removing them recovers the bare base; nothing is ever added (spec: no plan suffix, no other path).
+ */
+const ENDPOINT_SUFFIXES = [
+  /\/v1\/chat\/completions$/i,
+  /\/v1\/responses$/i,
+  /\/v1\/messages$/i,
+  /\/v1\/models$/i,
+  /\/v1\/images\/generations$/i,
+  /\/v1\/video\/generations(\/[^/]+)?$/i,
+  /\/providers\/(glm|kimi)(\/.*)?$/i,
+  /\/chat\/completions$/i,
+  /\/responses$/i,
+  /\/messages$/i,
+];
+
+export function normaliseBaseUrl(input: string): NormalisedBase {
+  const changes: string[] = [];
+  let text = input.trim();
+  if (!text) throw new GatewayError('badRequest', 'The gateway base address is empty. Set "modelGateway.baseUrl" to the address from the console, e.g. https://gateway.example.com.');
+  if (text !== input) changes.push('removed surrounding spaces');
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
+    text = `https://${text}`;
+    changes.push('added "https://" because no scheme was given');
+  }
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new GatewayError('badRequest', `"${input.trim()}" is not a valid web address. Enter the bare base, e.g. https://gateway.example.com.`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new GatewayError('badRequest', `The base address must start with https:// (or http:// for a local gateway), not ${url.protocol}//.`);
+  }
+  if (url.username || url.password) {
+    throw new GatewayError('badRequest', 'The base address must not contain a user name or password. The API key is set with "Model Gateway: Set API Key".');
+  }
+  if (url.search || url.hash) {
+    changes.push(`removed "${url.search}${url.hash}"`);
+    url.search = '';
+    url.hash = '';
+  }
+  let path = url.pathname.replace(/\/+$/, '');
+  const hadTrailingSlash = /\/$/.test(text.replace(/[?#].*$/, ''));
+  const endpoint = ENDPOINT_SUFFIXES.map((suffix) => suffix.exec(path)).find((m) => m !== null);
+  if (endpoint) {
+    path = path.slice(0, endpoint.index);
+    changes.push(`removed the endpoint path "${endpoint[0]}"`);
+  }
+  if (/\/v1$/i.test(path)) {
+    path = path.slice(0, -3);
+    changes.push('removed the trailing "/v1" (the extension adds it per protocol)');
+  } else if (hadTrailingSlash && !endpoint) {
+    changes.push('removed the trailing "/"');
+  }
+  const base = `${url.origin}${path}`;
+  return { base, origin: url.origin, changes };
+}
+
+/** Every address the extension calls, derived from the bare base by the spec's rule. */
+export class Endpoints {
+  constructor(readonly base: string) {}
+
+  get origin(): string {
+    return new URL(this.base).origin;
+  }
+  get chatCompletions(): string {
+    return `${this.base}/v1/chat/completions`;
+  }
+  get responses(): string {
+    return `${this.base}/v1/responses`;
+  }
+  get messages(): string {
+    return `${this.base}/v1/messages`;
+  }
+  get models(): string {
+    return `${this.base}/v1/models`;
+  }
+  get images(): string {
+    return `${this.base}/v1/images/generations`;
+  }
+  get videoSubmit(): string {
+    return `${this.base}/v1/video/generations`;
+  }
+  videoTask(taskId: string): string {
+    return `${this.base}/v1/video/generations/${encodeURIComponent(taskId)}`;
+  }
+  /** First provider (GLM-type) tool path, e.g. `files/parser/sync`. */
+  glm(path: string): string {
+    return `${this.base}/providers/glm/api/paas/v4/${path.replace(/^\/+/, '')}`;
+  }
+  /** Second provider (Kimi-type) tool path, e.g. `files` or `tools/search`. */
+  kimi(path: string): string {
+    return `${this.base}/providers/kimi/v1/${path.replace(/^\/+/, '')}`;
+  }
+}
+
+export type KeyCheck = { ok: true; key: string; trimmed: boolean } | { ok: false; reason: string };
+
+/**
+ * The key is used exactly as copied (spec, Authentication 2). Only the whitespace that copying adds
+ * at the ends is removed; anything that would change the key is refused with the reason instead.
+ */
+export function checkApiKey(raw: string): KeyCheck {
+  const key = raw.trim();
+  const trimmed = key !== raw;
+  if (!key) return { ok: false, reason: 'The key is empty. Paste the whole key from the console\'s API Keys page.' };
+  if (/^bearer\b/i.test(key)) {
+    return { ok: false, reason: 'Paste the key alone, without "Bearer": the extension sends the Authorization header itself.' };
+  }
+  if (/[\r\n]/.test(key)) return { ok: false, reason: 'The key contains a line break. Copy it again as one line.' };
+  if (/\s/.test(key)) return { ok: false, reason: 'The key contains a space inside it. Copy it again in full; a key has no spaces.' };
+  if (/[^\x21-\x7e]/.test(key)) {
+    return { ok: false, reason: 'The key contains characters that cannot be part of a key (non-ASCII or control characters). Copy it again from the console.' };
+  }
+  const prefixes = key.match(/sk-/g)?.length ?? 0;
+  if (prefixes > 1 || /[,;|]/.test(key)) {
+    return { ok: false, reason: 'This looks like two keys joined together. Paste exactly one key.' };
+  }
+  return { ok: true, key, trimmed };
+}
+
+/** What may be shown of a key: its last four characters. */
+export function maskKey(key: string): string {
+  return key.length <= 8 ? '••••' : `••••${key.slice(-4)}`;
+}

@@ -1,0 +1,186 @@
+import { ErrorKind, GatewayError } from './errors';
+
+/** Where a response came from, so the same status can be explained in the right words. */
+export interface ErrorContext {
+  status: number;
+  body: string;
+  requestIdHeader?: string;
+  retryAfterHeader?: string;
+  contentType?: string;
+  /** `gateway` for /v1 routes, `glm` / `kimi` for the provider tool paths. */
+  route?: 'gateway' | 'glm' | 'kimi';
+  model?: string;
+}
+
+interface Extracted {
+  message?: string;
+  code?: string;
+  type?: string;
+  requestId?: string;
+}
+
+const REQUEST_ID_SUFFIX = /\s*\(request id: ([^)]+)\)\s*$/i;
+
+/**
+ * Reads every error body shape the gateway and its providers are known to send (research notes
+ * §1.3, §3.5, §6.7, §7, §8.6, §9.5) and returns one GatewayError with a message the user can act on.
+ */
+export function errorFromResponse(ctx: ErrorContext): GatewayError {
+  const extracted = extract(ctx.body);
+  let upstream = extracted.message?.trim();
+  let requestId = ctx.requestIdHeader || extracted.requestId;
+  const suffix = upstream ? REQUEST_ID_SUFFIX.exec(upstream) : null;
+  if (upstream && suffix) {
+    requestId = requestId || suffix[1];
+    upstream = upstream.slice(0, suffix.index).trim();
+  }
+  const code = extracted.code;
+  const retryAfterMs = parseRetryAfter(ctx.retryAfterHeader);
+  const init = { status: ctx.status, code, requestId, detail: upstream, retryAfterMs };
+  const kind = classify(ctx, extracted, upstream ?? '');
+  return new GatewayError(kind, explain(kind, ctx, extracted, upstream), init);
+}
+
+function extract(body: string): Extracted {
+  const text = body.trim();
+  if (!text) return {};
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { message: describeNonJson(text) };
+  }
+  if (!isRecord(json)) return { message: describeNonJson(text) };
+  const requestId = str(json.request_id);
+  const err = json.error;
+  if (isRecord(err)) {
+    // OpenAI / new-api middleware / Messages (`{type:"error",error:{...}}`) / GLM / Kimi all nest here.
+    return { message: str(err.message), code: str(err.code), type: str(err.type), requestId };
+  }
+  if (typeof err === 'string') return { message: err, requestId };
+  // Task envelope `{code,message,data}` and DashScope `{code,message,request_id}`.
+  if ('code' in json || 'message' in json) {
+    const code = str(json.code);
+    return { message: str(json.message) || code, code, requestId };
+  }
+  if (typeof json.detail === 'string') return { message: json.detail, requestId };
+  return { message: `an error body the extension does not recognise: ${truncate(text, 200)}`, requestId };
+}
+
+function describeNonJson(text: string): string {
+  if (/^<(!doctype|html|\?xml|head|body)/i.test(text)) {
+    const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
+    return `an HTML page${title ? ` titled "${title}"` : ''} instead of JSON (a proxy or web server in front of the gateway answered)`;
+  }
+  return `a body that is not JSON: "${truncate(text.replace(/\s+/g, ' '), 160)}"`;
+}
+
+function classify(ctx: ErrorContext, e: Extracted, message: string): ErrorKind {
+  const code = (e.code ?? '').toLowerCase();
+  const type = (e.type ?? '').toLowerCase();
+  const m = message.toLowerCase();
+
+  if (code === 'convert_request_failed' || code === 'api_not_implemented' || ctx.status === 501) return 'notImplemented';
+  if (code === 'model_not_found' || /no available channel|无可用渠道|has no access to (the )?model|无权访问模型/i.test(message)) {
+    return 'modelUnavailable';
+  }
+  if (['insufficient_user_quota', 'pre_consume_token_quota_failed'].includes(code) || /额度不足|quota is not enough|预扣费额度失败/i.test(message)) {
+    return 'quota';
+  }
+  // GLM business codes are strings; balance arrives as HTTP 429 (research notes §8.6).
+  if (code === '1113' || code === '1110' || code === '1111' || code === '1112' || /余额不足|insufficient balance|no resource package|suspended due to insufficient/i.test(message)) {
+    return 'upstreamBalance';
+  }
+  if (type === 'exceeded_current_quota_error' || type === 'billing_error' || ctx.status === 402) return 'upstreamBalance';
+  if (['1000', '1001', '1002', '1003', '1004'].includes(code)) return 'auth';
+  if (code === '1211') return 'modelUnavailable';
+  if (['1302', '1303', '1304', '1305'].includes(code)) return 'rateLimited';
+  if (ctx.status === 413 || type === 'request_too_large' || /too large|exceeds? (the )?(maximum|limit)/i.test(m)) return 'tooLarge';
+  if (ctx.status === 401 || type === 'authentication_error' || type.includes('authentication') || type === 'incorrect_api_key_error') return 'auth';
+  if (ctx.status === 403) {
+    if (ctx.route === 'glm' || ctx.route === 'kimi' || type === 'permission_denied_error') return 'upstreamBlocked';
+    return 'auth';
+  }
+  if (ctx.status === 429) return 'rateLimited';
+  if (ctx.status === 408 || ctx.status === 504 || type === 'timeout_error') return 'timeout';
+  if (ctx.status === 529 || type === 'overloaded_error') return 'server';
+  if (code === 'invalid_request' || (ctx.status >= 400 && ctx.status < 500)) return 'badRequest';
+  if (ctx.status >= 500) return 'server';
+  return 'protocol';
+}
+
+function explain(kind: ErrorKind, ctx: ErrorContext, e: Extracted, upstream: string | undefined): string {
+  const said = upstream ? ` The gateway said: ${upstream}` : '';
+  const who = ctx.route === 'glm' ? 'the first provider (GLM)' : ctx.route === 'kimi' ? 'the second provider (Kimi)' : 'the gateway';
+  switch (kind) {
+    case 'auth':
+      return ctx.status === 403
+        ? `The gateway refused this request for the key (HTTP 403).${said} Check that the key is enabled and allowed to use this feature.`
+        : `The API key was not accepted (HTTP ${ctx.status}).${said} Copy the key again in full from the console and run "Model Gateway: Set API Key".`;
+    case 'quota':
+      return `The key's quota is not enough for this request.${said} Nothing was charged: no automatic overdraft and no switch to another plan happens. Top up the account or ask an administrator to raise the key's quota.`;
+    case 'modelUnavailable': {
+      const channel = /model (\S+) under group (\S+)/i.exec(upstream ?? '') ?? /分组 (\S+) 下模型 (\S+) 无可用渠道/.exec(upstream ?? '');
+      if (channel && /under group/i.test(channel[0])) {
+        return `The model ${channel[1]} is not granted to this key's group "${channel[2]}". An administrator must confirm the grant for that group; until then pick another model.`;
+      }
+      if (channel) {
+        return `The model ${channel[2]} is not granted to this key's group "${channel[1]}". An administrator must confirm the grant for that group; until then pick another model.`;
+      }
+      const model = ctx.model ? ` ${ctx.model}` : '';
+      return `The model${model} is not available to this key.${said} An administrator must confirm the grant for the key's group; until then pick another model.`;
+    }
+    case 'rateLimited': {
+      const wait = parseRetryAfter(ctx.retryAfterHeader);
+      const when = wait !== undefined ? ` Try again in ${Math.ceil(wait / 1000)} s.` : ' Wait a moment and try again.';
+      const why = upstream ? said : ' The gateway answered HTTP 429 (too many requests) with no details.';
+      return `Too many requests for this key right now.${why}${when}`;
+    }
+    case 'upstreamBalance':
+      return `${capitalise(who)} reports that its upstream account has no balance (${e.code ? `code ${e.code}, ` : ''}HTTP ${ctx.status}).${said} This is not your key's quota: the gateway's operator has to top up that provider. Try a model or tool of another provider meanwhile.`;
+    case 'upstreamBlocked':
+      return `${capitalise(who)} refused the request (HTTP 403): its upstream account is blocked or not permitted.${said} Use the other provider's tool instead.`;
+    case 'tooLarge':
+      return `The request is too large for ${who} (HTTP ${ctx.status}).${said} The limit is 20 MiB per request, including the form itself.`;
+    case 'notImplemented':
+      if ((e.code ?? '') === 'convert_request_failed') {
+        return `This model's channel does not support the requested protocol.${said} Use the Chat Completions protocol for this model.`;
+      }
+      return `${capitalise(who)} does not offer this endpoint (HTTP ${ctx.status}).${said}`;
+    case 'timeout':
+      return `${capitalise(who)} timed out (HTTP ${ctx.status}).${said} Try again; for long image or video work raise the timeout in the settings.`;
+    case 'badRequest':
+      return `${capitalise(who)} rejected the request as invalid (HTTP ${ctx.status}).${said}`;
+    case 'server':
+      return `${capitalise(who)} had an internal error (HTTP ${ctx.status}).${said} Try again later.`;
+    default:
+      return `${capitalise(who)} answered HTTP ${ctx.status} with ${upstream ?? 'an empty body'}.`;
+  }
+}
+
+/** Retry-After is either seconds or an HTTP date. */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function str(v: unknown): string | undefined {
+  if (typeof v === 'string') return v || undefined;
+  if (typeof v === 'number') return String(v);
+  return undefined;
+}
+
+function truncate(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n)}…` : s;
+}
+
+function capitalise(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}

@@ -1,0 +1,342 @@
+import type { Readable } from 'node:stream';
+import type { Dispatcher } from 'undici';
+import type * as z from 'zod/mini';
+import { Endpoints } from './config';
+import { errorFromResponse, parseRetryAfter } from './errorBody';
+import { GatewayError } from './errors';
+import { ProxySettings, resolveProxy } from './proxy';
+import { parseJsonText, parseWith } from './validate';
+
+export interface Timeouts {
+  /** Establishing the TCP/TLS connection (and the proxy tunnel). */
+  connectMs: number;
+  /** From sending the request to the response headers. */
+  firstByteMs: number;
+  /** Longest silence between two chunks of a response body. */
+  idleMs: number;
+  /** First-byte limit for calls that legitimately take minutes (image generation). */
+  longMs: number;
+}
+
+export interface HttpClientOptions {
+  endpoints: Endpoints;
+  /** Read on every call so a key set or cleared takes effect at once. */
+  getKey: () => Promise<string | undefined>;
+  timeouts: Timeouts;
+  proxy: ProxySettings;
+  userAgent: string;
+  log?: (line: string) => void;
+  /** Longest Retry-After that is honoured automatically; longer waits become an error. */
+  maxRetryAfterMs?: number;
+}
+
+export type RequestBody = string | Uint8Array | Readable;
+
+export interface HttpRequest {
+  method: 'GET' | 'POST' | 'DELETE';
+  url: string;
+  headers?: Record<string, string>;
+  /** Serialised as JSON with the matching content type. */
+  json?: unknown;
+  body?: RequestBody;
+  signal?: AbortSignal;
+  /** `long` uses the long first-byte limit (image generation). */
+  timeout?: 'standard' | 'long';
+  /**
+   * Whether sending it twice is harmless. GETs are; billed POSTs are not and are only retried when
+   * the request provably never left (connection refused) or was turned away by a 429.
+   */
+  idempotent?: boolean;
+  /** Statuses that are returned to the caller instead of thrown (e.g. 304 for revalidation). */
+  acceptStatus?: number[];
+  route?: 'gateway' | 'glm' | 'kimi';
+  model?: string;
+  /** Never send the key, even to the gateway's origin (the catalog file holds no key and needs none). */
+  anonymous?: boolean;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  requestId?: string;
+  body: Readable;
+  text(): Promise<string>;
+  json<T extends z.ZodMiniType>(schema: T, what: string): Promise<z.infer<T>>;
+}
+
+interface UndiciModules {
+  Agent: new (opts: object) => Dispatcher;
+  ProxyAgent: new (opts: object) => Dispatcher;
+  request: (this: Dispatcher, opts: object) => Promise<Dispatcher.ResponseData>;
+}
+
+let undici: UndiciModules | undefined;
+
+/**
+ * undici costs ~110 ms to load whole; these three files are what is used, and requiring them here
+ * (not at the top) keeps them off the activation path (research/bundle-costs.md).
+ */
+function loadUndici(): UndiciModules {
+  if (!undici) {
+    /* eslint-disable @typescript-eslint/no-require-imports -- deferred deep requires, see above */
+    undici = {
+      Agent: require('undici/lib/dispatcher/agent.js'),
+      ProxyAgent: require('undici/lib/dispatcher/proxy-agent.js'),
+      request: require('undici/lib/api/api-request.js'),
+    };
+    /* eslint-enable @typescript-eslint/no-require-imports */
+  }
+  return undici;
+}
+
+const MAX_ATTEMPTS = 3;
+const ERROR_BODY_LIMIT = 64 * 1024;
+
+export class HttpClient {
+  private readonly dispatchers = new Map<string, Dispatcher>();
+
+  constructor(private readonly options: HttpClientOptions) {}
+
+  get endpoints(): Endpoints {
+    return this.options.endpoints;
+  }
+
+  /**
+   * Sends a request and returns the response for 2xx (and `acceptStatus`); any other status
+   * becomes a GatewayError built from the body. The key goes only to the gateway's own origin.
+   */
+  async send(req: HttpRequest): Promise<HttpResponse> {
+    const url = new URL(req.url);
+    const headers = await this.headersFor(url, req);
+    let body: RequestBody | undefined = req.body;
+    if (req.json !== undefined) {
+      body = JSON.stringify(req.json);
+      headers['content-type'] = 'application/json';
+    }
+    const idempotent = req.idempotent ?? req.method === 'GET';
+    const streamBody = body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array);
+    for (let attempt = 1; ; attempt++) {
+      const started = Date.now();
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await this.dispatch(url, req, headers, body);
+      } catch (err) {
+        const failure = mapTransportError(err, url, req, this.options.timeouts);
+        const retry = attempt < MAX_ATTEMPTS && !streamBody && (failure.notSent || (idempotent && failure.error.kind === 'network'));
+        this.log(`${req.method} ${url.pathname} failed after ${Date.now() - started} ms: ${failure.error.message}${retry ? ' (retrying)' : ''}`);
+        if (!retry) throw failure.error;
+        await sleep(250 * 2 ** (attempt - 1), req.signal);
+        continue;
+      }
+      const flatHeaders = flattenHeaders(response.headers);
+      const requestId = flatHeaders['x-oneapi-request-id'];
+      this.log(`${req.method} ${url.pathname} → ${response.statusCode} in ${Date.now() - started} ms${requestId ? ` (request id ${requestId})` : ''}`);
+      const status = response.statusCode;
+      if ((status >= 200 && status < 300) || req.acceptStatus?.includes(status)) {
+        return wrapResponse(status, flatHeaders, requestId, response.body as unknown as Readable);
+      }
+      const errorText = await readLimited(response.body as unknown as Readable, ERROR_BODY_LIMIT).catch(() => '');
+      const error = errorFromResponse({
+        status,
+        body: errorText,
+        requestIdHeader: requestId,
+        retryAfterHeader: flatHeaders['retry-after'],
+        contentType: flatHeaders['content-type'],
+        route: req.route ?? 'gateway',
+        model: req.model,
+      });
+      const wait = status === 429 ? parseRetryAfter(flatHeaders['retry-after']) : undefined;
+      const canWait = wait !== undefined && wait <= (this.options.maxRetryAfterMs ?? 10_000);
+      const retryGet = idempotent && (status === 502 || status === 504);
+      if (attempt < MAX_ATTEMPTS && !streamBody && (canWait || retryGet)) {
+        this.log(`${req.method} ${url.pathname}: retrying after ${wait ?? 500} ms`);
+        await sleep(wait ?? 500, req.signal);
+        continue;
+      }
+      throw error;
+    }
+  }
+
+  /** Sends and parses a JSON answer with a schema. */
+  async sendJson<T extends z.ZodMiniType>(req: HttpRequest, schema: T, what: string): Promise<z.infer<T>> {
+    const response = await this.send(req);
+    return response.json(schema, what);
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.dispatchers.values()];
+    this.dispatchers.clear();
+    await Promise.all(all.map((d) => d.close().catch(() => undefined)));
+  }
+
+  private async headersFor(url: URL, req: HttpRequest): Promise<Record<string, string>> {
+    const headers: Record<string, string> = { 'user-agent': this.options.userAgent, ...lowerCaseKeys(req.headers ?? {}) };
+    // Whatever a caller passed, credentials never travel to another origin.
+    delete headers.authorization;
+    delete headers['x-api-key'];
+    if (!req.anonymous && url.origin === this.options.endpoints.origin) {
+      const key = await this.options.getKey();
+      if (!key) {
+        throw new GatewayError('auth', 'No API key is set. Run "Model Gateway: Set API Key" and paste the key from the console.');
+      }
+      headers.authorization = `Bearer ${key}`;
+    }
+    return headers;
+  }
+
+  private dispatch(url: URL, req: HttpRequest, headers: Record<string, string>, body: RequestBody | undefined): Promise<Dispatcher.ResponseData> {
+    const { request } = loadUndici();
+    const t = this.options.timeouts;
+    return request.call(this.dispatcherFor(url), {
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: req.method,
+      headers,
+      body,
+      signal: req.signal,
+      // Always explicit: undici's own 300 s defaults must never cap a longer setting.
+      headersTimeout: req.timeout === 'long' ? t.longMs : t.firstByteMs,
+      bodyTimeout: t.idleMs,
+    });
+  }
+
+  private dispatcherFor(url: URL): Dispatcher {
+    const proxy = resolveProxy(url, this.options.proxy);
+    const key = proxy ?? 'direct';
+    let dispatcher = this.dispatchers.get(key);
+    if (!dispatcher) {
+      const { Agent, ProxyAgent } = loadUndici();
+      const t = this.options.timeouts;
+      const tls = { rejectUnauthorized: this.options.proxy.strictSSL, timeout: t.connectMs };
+      dispatcher = proxy
+        ? new ProxyAgent({ uri: proxy, requestTls: tls, proxyTls: tls, connect: { timeout: t.connectMs } })
+        : new Agent({ connect: { timeout: t.connectMs, rejectUnauthorized: this.options.proxy.strictSSL } });
+      this.dispatchers.set(key, dispatcher);
+      if (proxy) this.log(`using proxy ${redactProxy(proxy)} for ${url.host}`);
+    }
+    return dispatcher;
+  }
+
+  private log(line: string): void {
+    this.options.log?.(line);
+  }
+}
+
+function wrapResponse(status: number, headers: Record<string, string>, requestId: string | undefined, body: Readable): HttpResponse {
+  return {
+    status,
+    headers,
+    requestId,
+    body,
+    text: () => readAll(body),
+    async json(schema, what) {
+      const text = await readAll(body);
+      return parseWith(schema, parseJsonText(text, what), what);
+    },
+  };
+}
+
+interface TransportFailure {
+  error: GatewayError;
+  /** True when the request cannot have reached the server, so even a billed POST may be resent. */
+  notSent: boolean;
+}
+
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/;
+
+function mapTransportError(err: unknown, url: URL, req: HttpRequest, t: Timeouts): TransportFailure {
+  if (err instanceof GatewayError) return { error: err, notSent: false };
+  const e = err as { code?: string; name?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = e.code ?? e.cause?.code ?? '';
+  const host = url.host;
+  if (req.signal?.aborted || e.name === 'AbortError' || code === 'UND_ERR_ABORTED') {
+    return { error: new GatewayError('cancelled', 'The request was cancelled.', { cause: err }), notSent: false };
+  }
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return { error: new GatewayError('timeout', `Could not connect to ${host} within ${seconds(t.connectMs)}. Check the network, the proxy settings and the base address.`, { cause: err }), notSent: true };
+  }
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') {
+    const limit = req.timeout === 'long' ? t.longMs : t.firstByteMs;
+    const setting = req.timeout === 'long' ? 'modelGateway.timeouts.longRequestSeconds' : 'modelGateway.timeouts.firstByteSeconds';
+    return { error: new GatewayError('timeout', `${host} sent no answer within ${seconds(limit)}. Try again, or raise "${setting}".`, { cause: err }), notSent: false };
+  }
+  if (code === 'UND_ERR_BODY_TIMEOUT') {
+    return { error: new GatewayError('timeout', `${host} stopped sending for more than ${seconds(t.idleMs)}. Try again, or raise "modelGateway.timeouts.idleSeconds".`, { cause: err }), notSent: false };
+  }
+  const message = e.message ?? String(err);
+  if (/proxy/i.test(message)) {
+    return { error: new GatewayError('network', `The proxy refused or failed the connection to ${host}: ${message}. Check "http.proxy" and the proxy environment variables.`, { cause: err }), notSent: true };
+  }
+  if (TLS_CODES.test(code)) {
+    return { error: new GatewayError('network', `The TLS certificate of ${host} was not accepted (${code}). If a corporate proxy inspects traffic, install its certificate or turn off "http.proxyStrictSSL".`, { cause: err }), notSent: true };
+  }
+  const notSent = NOT_SENT_CODES.has(code);
+  const what = code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? `the host name ${url.hostname} could not be resolved` : code === 'ECONNREFUSED' ? `${host} refused the connection` : `the connection to ${host} failed (${code || message})`;
+  return { error: new GatewayError('network', `Could not reach the gateway: ${what}. Check the base address, the network and the proxy settings.`, { cause: err }), notSent };
+}
+
+function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+}
+
+async function readAll(body: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function readLimited(body: Readable, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buf = Buffer.from(chunk as Uint8Array);
+    chunks.push(buf);
+    size += buf.length;
+    if (size >= limit) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).toString('utf8').slice(0, limit);
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new GatewayError('cancelled', 'The request was cancelled.'));
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new GatewayError('cancelled', 'The request was cancelled.'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 1000)} s`;
+}
+
+function redactProxy(proxy: string): string {
+  try {
+    const u = new URL(proxy);
+    if (u.username || u.password) {
+      u.username = '***';
+      u.password = '';
+    }
+    return u.toString();
+  } catch {
+    return 'a proxy';
+  }
+}

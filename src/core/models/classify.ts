@@ -1,0 +1,83 @@
+import type { CatalogEntry, ChatProtocol, KeyModel, ModelInfo, ModelKind } from './types';
+
+/** new-api's `supported_endpoint_types` values (research notes §5.2) mapped to our protocols. */
+export function protocolsFromEndpointTypes(types: string[]): ChatProtocol[] {
+  const out: ChatProtocol[] = [];
+  for (const t of types) {
+    const p = t === 'openai' ? 'chatCompletions' : t === 'openai-response' ? 'responses' : t === 'anthropic' ? 'messages' : undefined;
+    if (p && !out.includes(p)) out.push(p);
+  }
+  return out;
+}
+
+// Tool entries appear in /v1/models under permission and billing names (spec rule 9); they are
+// never chat models. The names are not published, so these patterns are the documented fallback.
+const TOOL_PATTERN = /(file[-_ ]?(parser|parse|extract)|layout[-_]?pars|web[-_]?(search|reader)|search[-_]?(std|pro)|(^|[-_/])reader$|(^|[-_/])ocr($|[-_])|[-_]ocr$|^tool[-_/]|[-_/]tools?$)/i;
+const VIDEO_PATTERN = /([-_.](t2v|i2v|kf2v|s2v)([-_.]|$)|video|sora|veo|kling|cogvideo|hailuo|seedance|vidu)/i;
+const IMAGE_PATTERN = /(gpt-image|dall-?e|[-_.]t2i([-_.]|$)|flux|seedream|cogview|imagen|qwen-image|wanx?[\d.]*-?image|stable-diffusion|sdxl|midjourney|(^|[-_])image($|[-_]))/i;
+
+/**
+ * A model's kind: the gateway's endpoint types first, then the catalog's own words, then the
+ * catalog's output modalities, then the name. Chat is the default for what remains.
+ */
+export function classifyKind(id: string, key?: KeyModel, catalog?: CatalogEntry): ModelKind {
+  const types = key?.endpointTypes ?? [];
+  if (types.includes('openai-video')) return 'video';
+  if (types.includes('image-generation')) return 'image';
+  if (catalog?.kind) return catalog.kind;
+  if (TOOL_PATTERN.test(id)) return 'tool';
+  const output = catalog?.outputModalities ?? [];
+  if (output.includes('video')) return 'video';
+  if (output.includes('image') && !output.includes('text')) return 'image';
+  if (VIDEO_PATTERN.test(id)) return 'video';
+  if (IMAGE_PATTERN.test(id)) return 'image';
+  return 'chat';
+}
+
+/**
+ * Chat protocols, in order of preference: the gateway's `supported_endpoint_types`, then catalog
+ * metadata, then Chat Completions, which the spec names as the single chat entry for all
+ * upstream providers and is therefore the safe fallback.
+ */
+export function chooseProtocols(key?: KeyModel, catalog?: CatalogEntry): Pick<ModelInfo, 'protocols' | 'protocolSource'> {
+  const fromGateway = protocolsFromEndpointTypes(key?.endpointTypes ?? []);
+  if (fromGateway.length) return { protocols: fromGateway, protocolSource: 'gateway' };
+  if (catalog?.protocols?.length) return { protocols: catalog.protocols, protocolSource: 'catalog' };
+  return { protocols: ['chatCompletions'], protocolSource: 'fallback' };
+}
+
+/** Merges the key's list (truth about availability) with the catalog (metadata). */
+export function mergeModels(keyModels: KeyModel[] | undefined, catalog: CatalogEntry[] | undefined): ModelInfo[] {
+  const byId = new Map<string, { key?: KeyModel; catalog?: CatalogEntry }>();
+  for (const entry of catalog ?? []) byId.set(entry.id, { catalog: entry });
+  for (const key of keyModels ?? []) byId.set(key.id, { ...byId.get(key.id), key });
+  const models: ModelInfo[] = [];
+  for (const [id, { key, catalog: entry }] of byId) {
+    const kind = classifyKind(id, key, entry);
+    const protocols = kind === 'chat' ? chooseProtocols(key, entry) : { protocols: [], protocolSource: 'none' as const };
+    models.push({
+      id,
+      name: entry?.name ?? id,
+      provider: providerName(key?.ownedBy, entry?.provider),
+      kind,
+      ...protocols,
+      // Without the key's list (no key yet, or offline) nothing is known to be callable.
+      available: key !== undefined,
+      inCatalog: entry !== undefined,
+      catalog: entry,
+    });
+  }
+  return models.sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || a.provider.localeCompare(b.provider) || a.id.localeCompare(b.id));
+}
+
+const KIND_ORDER: ModelKind[] = ['chat', 'image', 'video', 'tool'];
+
+function providerName(ownedBy: string | undefined, catalogProvider: string | undefined): string {
+  return catalogProvider ?? ownedBy ?? 'other';
+}
+
+export function countByKind(models: ModelInfo[], onlyAvailable = true): Record<ModelKind, number> {
+  const counts: Record<ModelKind, number> = { chat: 0, image: 0, video: 0, tool: 0 };
+  for (const m of models) if (!onlyAvailable || m.available) counts[m.kind]++;
+  return counts;
+}

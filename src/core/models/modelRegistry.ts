@@ -1,0 +1,85 @@
+import { GatewayError, isGatewayError } from '../errors';
+import type { HttpClient } from '../http';
+import { syncCatalog, type CatalogState, type CatalogStore } from './catalogSync';
+import { mergeModels } from './classify';
+import { fetchKeyModels } from './keyModels';
+import type { KeyModel, ModelInfo } from './types';
+
+export interface RegistrySnapshot {
+  models: ModelInfo[];
+  keyModels?: KeyModel[];
+  /** Why the key's list could not be read (no key, rejected key, offline…). */
+  keyError?: GatewayError;
+  catalog?: CatalogState;
+  /** Why no catalog could be used at all (none configured is not an error). */
+  catalogError?: GatewayError;
+  updatedAt: number;
+}
+
+export interface RegistryDeps {
+  http: () => HttpClient;
+  catalogUrl: () => string;
+  store: CatalogStore;
+  hasKey: () => Promise<boolean>;
+}
+
+/** The merged model list, refreshed from the key's `/v1/models` and the catalog file together. */
+export class ModelRegistry {
+  private current: RegistrySnapshot = { models: [], updatedAt: 0 };
+  private inFlight?: Promise<RegistrySnapshot>;
+  private readonly listeners = new Set<(s: RegistrySnapshot) => void>();
+
+  constructor(private readonly deps: RegistryDeps) {}
+
+  get snapshot(): RegistrySnapshot {
+    return this.current;
+  }
+
+  onDidChange(listener: (s: RegistrySnapshot) => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  /** Concurrent callers share one refresh instead of sending the same requests twice. */
+  refresh(signal?: AbortSignal): Promise<RegistrySnapshot> {
+    this.inFlight ??= this.load(signal).finally(() => {
+      this.inFlight = undefined;
+    });
+    return this.inFlight;
+  }
+
+  find(id: string): ModelInfo | undefined {
+    return this.current.models.find((m) => m.id === id);
+  }
+
+  private async load(signal?: AbortSignal): Promise<RegistrySnapshot> {
+    const http = this.deps.http();
+    const url = this.deps.catalogUrl();
+    const [keyResult, catalogResult] = await Promise.allSettled([
+      this.deps.hasKey().then((has) => {
+        if (!has) throw new GatewayError('auth', 'No API key is set. Run "Model Gateway: Set API Key" to see the models this key may use.');
+        return fetchKeyModels(http, signal);
+      }),
+      url ? syncCatalog(http, url, this.deps.store, signal) : Promise.resolve(undefined),
+    ]);
+    const keyModels = keyResult.status === 'fulfilled' ? keyResult.value : undefined;
+    const catalog = catalogResult.status === 'fulfilled' ? catalogResult.value : undefined;
+    for (const r of [keyResult, catalogResult]) {
+      if (r.status === 'rejected' && isGatewayError(r.reason, 'cancelled')) throw r.reason;
+    }
+    this.current = {
+      models: mergeModels(keyModels, catalog?.entries),
+      keyModels,
+      keyError: keyResult.status === 'rejected' ? asGatewayError(keyResult.reason) : undefined,
+      catalog,
+      catalogError: catalogResult.status === 'rejected' ? asGatewayError(catalogResult.reason) : undefined,
+      updatedAt: Date.now(),
+    };
+    for (const listener of this.listeners) listener(this.current);
+    return this.current;
+  }
+}
+
+function asGatewayError(err: unknown): GatewayError {
+  return isGatewayError(err) ? err : new GatewayError('protocol', err instanceof Error ? err.message : String(err), { cause: err });
+}

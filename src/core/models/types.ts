@@ -1,0 +1,58 @@
+export type ModelKind = 'chat' | 'image' | 'video' | 'tool';
+export type ChatProtocol = 'chatCompletions' | 'responses' | 'messages';
+
+export const PROTOCOL_LABELS: Record<ChatProtocol, string> = {
+  chatCompletions: 'Chat Completions',
+  responses: 'Responses',
+  messages: 'Messages',
+};
+
+/** One entry of the key's own `GET /v1/models`. */
+export interface KeyModel {
+  id: string;
+  ownedBy?: string;
+  /** new-api's `supported_endpoint_types`, absent when the gateway does not send it. */
+  endpointTypes?: string[];
+}
+
+/** What a catalog file says about one model; every field but the id is optional. */
+export interface CatalogEntry {
+  id: string;
+  name?: string;
+  provider?: string;
+  kind?: ModelKind;
+  protocols?: ChatProtocol[];
+  inputModalities?: string[];
+  outputModalities?: string[];
+  reasoning?: boolean;
+  toolCall?: boolean;
+  contextWindow?: number;
+  maxOutput?: number;
+  /** USD per 1M tokens, as catalogs write it. */
+  cost?: { input?: number; output?: number };
+  /** Extra hints for video models, e.g. sizes `832*480` and durations in seconds. */
+  video?: { sizes?: string[]; durations?: number[] };
+  requiresStreaming?: boolean;
+}
+
+export type CatalogFormat = 'openai-list' | 'opencode' | 'models.dev' | 'models-list' | 'providers-list';
+
+export interface ParsedCatalog {
+  format: CatalogFormat;
+  entries: CatalogEntry[];
+}
+
+/** The merged view the UI shows: the key's list is the truth about availability (spec rule 11). */
+export interface ModelInfo {
+  id: string;
+  name: string;
+  provider: string;
+  kind: ModelKind;
+  /** Chat protocols in order of preference; empty for non-chat kinds. */
+  protocols: ChatProtocol[];
+  /** How the protocols were decided, for the tooltip and for debugging a wrong choice. */
+  protocolSource: 'gateway' | 'catalog' | 'fallback' | 'none';
+  available: boolean;
+  inCatalog: boolean;
+  catalog?: CatalogEntry;
+}

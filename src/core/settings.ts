@@ -1,0 +1,76 @@
+import * as z from 'zod/mini';
+import type { Timeouts } from './http';
+
+/** The extension's settings, read from `modelGateway.*`. Defaults match package.json. */
+export interface Settings {
+  baseUrl: string;
+  catalogUrl: string;
+  catalogRefreshHours: number;
+  timeouts: { connectSeconds: number; firstByteSeconds: number; idleSeconds: number; longRequestSeconds: number };
+  outputFolder: string;
+  proxy: 'inherit' | 'off';
+}
+
+export const DEFAULT_SETTINGS: Settings = {
+  baseUrl: '',
+  catalogUrl: '',
+  catalogRefreshHours: 6,
+  timeouts: { connectSeconds: 15, firstByteSeconds: 60, idleSeconds: 120, longRequestSeconds: 900 },
+  outputFolder: 'generated',
+  proxy: 'inherit',
+};
+
+const seconds = z.number().check(z.gte(0), z.lte(24 * 3600));
+const FIELDS = {
+  baseUrl: z.string(),
+  catalogUrl: z.string(),
+  catalogRefreshHours: z.number().check(z.gte(0), z.lte(24 * 30)),
+  'timeouts.connectSeconds': seconds,
+  'timeouts.firstByteSeconds': seconds,
+  'timeouts.idleSeconds': seconds,
+  'timeouts.longRequestSeconds': seconds,
+  outputFolder: z.string(),
+  proxy: z.enum(['inherit', 'off']),
+} as const;
+
+export interface SettingsRead {
+  settings: Settings;
+  /** One line per value that was invalid and replaced by its default. */
+  problems: string[];
+}
+
+/** Validates each setting on its own, so one bad value falls back to its default alone. */
+export function readSettings(get: (key: string) => unknown): SettingsRead {
+  const problems: string[] = [];
+  const value = <K extends keyof typeof FIELDS>(key: K, fallback: z.infer<(typeof FIELDS)[K]>): z.infer<(typeof FIELDS)[K]> => {
+    const raw = get(key);
+    if (raw === undefined || raw === null) return fallback;
+    const parsed = z.safeParse(FIELDS[key], raw);
+    if (parsed.success) return parsed.data as z.infer<(typeof FIELDS)[K]>;
+    problems.push(`"modelGateway.${key}" has an invalid value (${JSON.stringify(raw)}); using ${JSON.stringify(fallback)}.`);
+    return fallback;
+  };
+  const d = DEFAULT_SETTINGS;
+  return {
+    settings: {
+      baseUrl: value('baseUrl', d.baseUrl),
+      catalogUrl: value('catalogUrl', d.catalogUrl).trim(),
+      catalogRefreshHours: value('catalogRefreshHours', d.catalogRefreshHours),
+      timeouts: {
+        connectSeconds: value('timeouts.connectSeconds', d.timeouts.connectSeconds),
+        firstByteSeconds: value('timeouts.firstByteSeconds', d.timeouts.firstByteSeconds),
+        idleSeconds: value('timeouts.idleSeconds', d.timeouts.idleSeconds),
+        longRequestSeconds: value('timeouts.longRequestSeconds', d.timeouts.longRequestSeconds),
+      },
+      outputFolder: value('outputFolder', d.outputFolder),
+      proxy: value('proxy', d.proxy),
+    },
+    problems,
+  };
+}
+
+/** 0 in a setting means "no limit", which undici spells 0 as well. */
+export function timeoutsFrom(settings: Settings): Timeouts {
+  const t = settings.timeouts;
+  return { connectMs: t.connectSeconds * 1000, firstByteMs: t.firstByteSeconds * 1000, idleMs: t.idleSeconds * 1000, longMs: t.longRequestSeconds * 1000 };
+}

@@ -1,0 +1,28 @@
+import * as z from 'zod/mini';
+import { GatewayError } from './errors';
+
+/**
+ * Parses data that crossed a boundary. A body that does not fit becomes a readable `protocol`
+ * error naming the first fields that were wrong, never an `undefined` deep in the UI.
+ */
+export function parseWith<T extends z.ZodMiniType>(schema: T, data: unknown, what: string): z.infer<T> {
+  const result = z.safeParse(schema, data);
+  if (result.success) return result.data;
+  const issues = result.error.issues.slice(0, 3).map((issue) => {
+    const at = issue.path.length ? issue.path.map(String).join('.') : '(top level)';
+    const expected = 'expected' in issue && typeof issue.expected === 'string' ? ` (expected ${issue.expected})` : '';
+    return `${at}: ${issue.message}${expected}`;
+  });
+  const more = result.error.issues.length > 3 ? `, and ${result.error.issues.length - 3} more` : '';
+  throw new GatewayError('protocol', `${what} did not have the expected shape: ${issues.join('; ')}${more}.`);
+}
+
+/** JSON.parse with a readable `protocol` error that quotes the start of what arrived. */
+export function parseJsonText(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    const start = text.trim().slice(0, 120).replace(/\s+/g, ' ');
+    throw new GatewayError('protocol', `${what} was not valid JSON${start ? `: "${start}${text.length > 120 ? '…' : ''}"` : ' (the body was empty)'}.`);
+  }
+}
