@@ -1,0 +1,63 @@
+import * as vscode from 'vscode';
+import * as z from 'zod/mini';
+import { checkApiKey, maskKey } from '../../core/config';
+import { parseWith } from '../../core/validate';
+import type { CommandDef } from './types';
+
+const setArgs = z.optional(z.union([z.string(), z.object({ key: z.string() })]));
+
+export interface SetKeyResult {
+  stored: boolean;
+  masked?: string;
+  /** Why the key was refused, when it was. */
+  reason?: string;
+  /** Spaces or line breaks around the key were removed (nothing inside it is ever changed). */
+  trimmed?: boolean;
+}
+
+export const setApiKey: CommandDef = {
+  id: 'modelGateway.setApiKey',
+  async run(services, arg): Promise<SetKeyResult> {
+    const given = parseWith(setArgs, arg, 'The argument of "Set API Key"');
+    const raw = typeof given === 'string' ? given : given?.key;
+    const input =
+      raw ??
+      (await vscode.window.showInputBox({
+        title: 'Model Gateway: Set API Key',
+        prompt: 'Paste the API key exactly as copied from the console\'s API Keys page. It is kept in VS Code\'s secret storage only.',
+        password: true,
+        ignoreFocusOut: true,
+        validateInput: (value) => {
+          if (!value) return undefined;
+          const check = checkApiKey(value);
+          return check.ok ? undefined : { message: check.reason, severity: vscode.InputBoxValidationSeverity.Error };
+        },
+      }));
+    if (input === undefined) return { stored: false, reason: 'cancelled' };
+    const check = checkApiKey(input);
+    if (!check.ok) {
+      void vscode.window.showErrorMessage(`The API key was not saved. ${check.reason}`);
+      return { stored: false, reason: check.reason };
+    }
+    await services.keys.set(check.key);
+    const masked = maskKey(check.key);
+    services.log.info(`API key ${masked} stored${check.trimmed ? ' (surrounding whitespace removed)' : ''}.`);
+    if (raw === undefined) {
+      void vscode.window.showInformationMessage(`API key ${masked} saved${check.trimmed ? ' (spaces around it were removed)' : ''}.`, 'Check Connection').then((choice) => {
+        if (choice) void vscode.commands.executeCommand('modelGateway.checkConnection');
+      });
+    }
+    return { stored: true, masked, trimmed: check.trimmed };
+  },
+};
+
+export const clearApiKey: CommandDef = {
+  id: 'modelGateway.clearApiKey',
+  async run(services): Promise<{ cleared: boolean }> {
+    const had = await services.keys.has();
+    await services.keys.clear();
+    services.log.info('API key cleared.');
+    void vscode.window.showInformationMessage(had ? 'The API key was removed from secret storage.' : 'No API key was stored.');
+    return { cleared: had };
+  },
+};

@@ -1,0 +1,117 @@
+import * as vscode from 'vscode';
+import * as z from 'zod/mini';
+import { buildReport, formatReport, type ConnectionReport } from '../../core/connection';
+import { isGatewayError } from '../../core/errors';
+import type { ChatProtocol, ModelKind } from '../../core/models/types';
+import { parseWith } from '../../core/validate';
+import { showError } from '../notify';
+import type { Services } from '../services';
+import type { CommandDef } from './types';
+
+const quietArgs = z.optional(z.object({ silent: z.optional(z.boolean()) }));
+
+export const checkConnection: CommandDef = {
+  id: 'modelGateway.checkConnection',
+  async run(services, arg): Promise<ConnectionReport | { error: string }> {
+    const silent = parseWith(quietArgs, arg, 'The argument of "Check Connection"')?.silent ?? false;
+    try {
+      const base = services.base();
+      const report = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: 'Model Gateway: checking the connection…', cancellable: true },
+        async (_progress, token) => {
+          const snap = await services.registry.refresh(abortSignalFor(token));
+          return buildReport(base, await services.keys.has(), await services.keys.masked(), snap);
+        },
+      );
+      services.log.info(`Connection check:\n${formatReport(report)}`);
+      if (!silent) showReport(report, services);
+      return report;
+    } catch (err) {
+      return { error: silent ? messageOf(err) : showError(err, services.log) };
+    }
+  },
+};
+
+function showReport(report: ConnectionReport, services: Services): void {
+  const text = formatReport(report);
+  const ok = report.keyAccepted === true && !report.catalogError;
+  const actions = report.keySet ? ['Show Log'] : ['Set API Key', 'Show Log'];
+  const show = ok ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+  void show(text.replace(/\n/g, ' · '), ...actions).then((choice) => {
+    if (choice === 'Set API Key') void vscode.commands.executeCommand('modelGateway.setApiKey');
+    if (choice === 'Show Log') services.log.show(true);
+  });
+}
+
+export interface ModelSummary {
+  id: string;
+  name: string;
+  provider: string;
+  kind: ModelKind;
+  protocols: ChatProtocol[];
+  available: boolean;
+}
+
+export const refreshModels: CommandDef = {
+  id: 'modelGateway.refreshModels',
+  async run(services): Promise<ModelSummary[]> {
+    services.ensureCatalogTimer();
+    try {
+      const snap = await services.registry.refresh();
+      if (snap.keyError && snap.keyError.kind !== 'cancelled') showError(snap.keyError, services.log);
+      if (snap.catalogError) showError(snap.catalogError, services.log);
+      return snap.models.map((m) => ({ id: m.id, name: m.name, provider: m.provider, kind: m.kind, protocols: m.protocols, available: m.available }));
+    } catch (err) {
+      showError(err, services.log);
+      return [];
+    }
+  },
+};
+
+export const refreshCatalog: CommandDef = {
+  id: 'modelGateway.refreshCatalog',
+  async run(services) {
+    services.ensureCatalogTimer();
+    try {
+      const snap = await services.registry.refresh();
+      if (!services.settings().catalogUrl) {
+        void vscode.window.showInformationMessage('No catalog address is set ("modelGateway.catalogUrl"); models come from the key\'s own list only.');
+        return { configured: false };
+      }
+      if (snap.catalogError) {
+        showError(snap.catalogError, services.log);
+        return { configured: true, error: snap.catalogError.message };
+      }
+      const c = snap.catalog;
+      if (c?.problem) void vscode.window.showWarningMessage(`Using the cached catalog: ${c.problem.message}`);
+      return c ? { configured: true, url: c.url, format: c.format, models: c.entries.length, source: c.source, fetchedAt: c.fetchedAt, problem: c.problem?.message } : { configured: true };
+    } catch (err) {
+      return { configured: true, error: showError(err, services.log) };
+    }
+  },
+};
+
+export const openSettings: CommandDef = {
+  id: 'modelGateway.openSettings',
+  run() {
+    return vscode.commands.executeCommand('workbench.action.openSettings', '@ext:model-gateway.model-gateway');
+  },
+};
+
+export const showLog: CommandDef = {
+  id: 'modelGateway.showLog',
+  run(services) {
+    services.log.show(true);
+  },
+};
+
+export function abortSignalFor(token: vscode.CancellationToken): AbortSignal {
+  const controller = new AbortController();
+  if (token.isCancellationRequested) controller.abort();
+  token.onCancellationRequested(() => controller.abort());
+  return controller.signal;
+}
+
+function messageOf(err: unknown): string {
+  return isGatewayError(err) ? err.describe() : err instanceof Error ? err.message : String(err);
+}

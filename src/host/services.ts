@@ -1,0 +1,119 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { Endpoints, normaliseBaseUrl, type NormalisedBase } from '../core/config';
+import { GatewayError } from '../core/errors';
+import { HttpClient } from '../core/http';
+import { FileCatalogStore } from '../core/models/catalogSync';
+import { ModelRegistry } from '../core/models/modelRegistry';
+import { timeoutsFrom, type Settings } from '../core/settings';
+import { KeyStore } from './secrets';
+import { affectsGateway, readHostSettings, readProxySettings, SECTION } from './settings';
+
+/**
+ * Everything the commands and views share. Nothing here touches the network when it is built:
+ * the HTTP client (and undici) is created on first use, so activation stays cheap.
+ */
+export class Services implements vscode.Disposable {
+  readonly keys: KeyStore;
+  readonly registry: ModelRegistry;
+  private client?: HttpClient;
+  private settingsCache?: Settings;
+  private catalogTimer?: ReturnType<typeof setInterval>;
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly announcedBases = new Set<string>();
+  private readonly settingsChanged = new vscode.EventEmitter<void>();
+  readonly onDidChangeSettings = this.settingsChanged.event;
+
+  constructor(
+    readonly context: vscode.ExtensionContext,
+    readonly log: vscode.LogOutputChannel,
+  ) {
+    this.keys = new KeyStore(context.secrets);
+    this.registry = new ModelRegistry({
+      http: () => this.http(),
+      catalogUrl: () => this.settings().catalogUrl,
+      store: new FileCatalogStore(path.join(context.globalStorageUri.fsPath, 'catalog.json')),
+      hasKey: () => this.keys.has(),
+    });
+    this.disposables.push(
+      this.keys,
+      this.settingsChanged,
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (!affectsGateway(e)) return;
+        this.settingsCache = undefined;
+        void this.client?.close();
+        this.client = undefined;
+        this.restartCatalogTimer();
+        this.settingsChanged.fire();
+      }),
+    );
+  }
+
+  settings(): Settings {
+    if (!this.settingsCache) {
+      const read = readHostSettings();
+      for (const problem of read.problems) {
+        this.log.warn(problem);
+        void vscode.window.showWarningMessage(problem);
+      }
+      this.settingsCache = read.settings;
+    }
+    return this.settingsCache;
+  }
+
+  /** The normalised base address; tells the user once what was changed in what they typed. */
+  base(): NormalisedBase {
+    const raw = this.settings().baseUrl;
+    if (!raw.trim()) {
+      throw new GatewayError('badRequest', 'No gateway base address is set. Set "modelGateway.baseUrl" to the address from the console, e.g. https://gateway.example.com.');
+    }
+    const base = normaliseBaseUrl(raw);
+    if (base.changes.length && !this.announcedBases.has(raw)) {
+      this.announcedBases.add(raw);
+      const message = `Model Gateway uses the base address ${base.base} (${base.changes.join('; ')}).`;
+      this.log.info(message);
+      void vscode.window.showInformationMessage(message, 'Update Setting').then((choice) => {
+        if (choice) void vscode.workspace.getConfiguration(SECTION).update('baseUrl', base.base, vscode.ConfigurationTarget.Global);
+      });
+    }
+    return base;
+  }
+
+  http(): HttpClient {
+    if (!this.client) {
+      const settings = this.settings();
+      this.client = new HttpClient({
+        endpoints: new Endpoints(this.base().base),
+        getKey: () => this.keys.get(),
+        timeouts: timeoutsFrom(settings),
+        proxy: readProxySettings(settings.proxy),
+        userAgent: `model-gateway-vscode/${this.context.extension.packageJSON.version as string} vscode/${vscode.version}`,
+        log: (line) => this.log.info(line),
+      });
+    }
+    return this.client;
+  }
+
+  /** Starts the slow catalog timer the first time models are needed; never on activation. */
+  ensureCatalogTimer(): void {
+    if (!this.catalogTimer) this.restartCatalogTimer(true);
+  }
+
+  private restartCatalogTimer(force = false): void {
+    if (!this.catalogTimer && !force) return;
+    if (this.catalogTimer) clearInterval(this.catalogTimer);
+    this.catalogTimer = undefined;
+    const hours = this.settings().catalogRefreshHours;
+    if (hours > 0) {
+      this.catalogTimer = setInterval(() => {
+        this.registry.refresh().catch((err: unknown) => this.log.warn(`Scheduled model refresh failed: ${String(err)}`));
+      }, hours * 3600 * 1000);
+    }
+  }
+
+  dispose(): void {
+    if (this.catalogTimer) clearInterval(this.catalogTimer);
+    void this.client?.close();
+    for (const d of this.disposables) d.dispose();
+  }
+}

@@ -1,0 +1,119 @@
+import * as vscode from 'vscode';
+import { formatAge } from '../../core/connection';
+import type { ModelInfo, ModelKind } from '../../core/models/types';
+import { PROTOCOL_LABELS } from '../../core/models/types';
+import type { Services } from '../services';
+
+type Node = { type: 'kind'; kind: ModelKind; models: ModelInfo[] } | { type: 'model'; model: ModelInfo } | { type: 'notice'; label: string; detail?: string; icon: string; command?: vscode.Command };
+
+const KIND_LABELS: Record<ModelKind, string> = { chat: 'Chat', image: 'Image', video: 'Video', tool: 'Tools' };
+const KIND_ICONS: Record<ModelKind, string> = { chat: 'comment-discussion', image: 'file-media', video: 'device-camera-video', tool: 'tools' };
+
+/** The sidebar's Models view: grouped by kind, with protocol badges and availability. */
+export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<Node | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly subscriptions: vscode.Disposable[];
+  private loading = false;
+  private attempted = false;
+  /** Why the last load failed before any model could be listed (e.g. no base address). */
+  private failure?: string;
+
+  constructor(private readonly services: Services) {
+    this.subscriptions = [
+      services.registry.onDidChange(() => this.changed.fire(undefined)),
+      services.keys.onDidChange(() => void this.reload()),
+      services.onDidChangeSettings(() => void this.reload()),
+    ];
+  }
+
+  async reload(): Promise<void> {
+    if (this.loading) return;
+    this.loading = true;
+    this.attempted = true;
+    this.changed.fire(undefined);
+    try {
+      this.services.ensureCatalogTimer();
+      await this.services.registry.refresh();
+      this.failure = undefined;
+    } catch (err) {
+      this.failure = err instanceof Error ? err.message : String(err);
+      this.services.log.warn(`Model refresh failed: ${this.failure}`);
+    } finally {
+      this.loading = false;
+      this.changed.fire(undefined);
+    }
+  }
+
+  getTreeItem(node: Node): vscode.TreeItem {
+    if (node.type === 'kind') {
+      const available = node.models.filter((m) => m.available).length;
+      const item = new vscode.TreeItem(KIND_LABELS[node.kind], node.kind === 'chat' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = `kind:${node.kind}`;
+      item.description = `${available} available${node.models.length > available ? `, ${node.models.length - available} not for this key` : ''}`;
+      item.iconPath = new vscode.ThemeIcon(KIND_ICONS[node.kind]);
+      item.contextValue = 'modelKind';
+      return item;
+    }
+    if (node.type === 'notice') {
+      const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+      item.tooltip = node.detail ?? node.label;
+      item.iconPath = new vscode.ThemeIcon(node.icon);
+      item.command = node.command;
+      return item;
+    }
+    const m = node.model;
+    const item = new vscode.TreeItem(m.id, vscode.TreeItemCollapsibleState.None);
+    item.id = `model:${m.id}`;
+    const badges = m.protocols.map((p) => PROTOCOL_LABELS[p]).join(' · ');
+    item.description = m.available ? [m.provider, badges].filter(Boolean).join(' — ') : 'not available to this key';
+    item.iconPath = new vscode.ThemeIcon(m.available ? KIND_ICONS[m.kind] : 'circle-slash');
+    item.contextValue = m.available ? `model.${m.kind}` : 'model.unavailable';
+    item.tooltip = tooltipFor(m);
+    item.accessibilityInformation = { label: `${m.id}, ${KIND_LABELS[m.kind]} model, ${m.available ? `available, ${badges || 'no chat protocol'}` : 'not available to this key'}` };
+    return item;
+  }
+
+  getChildren(node?: Node): Node[] {
+    if (node?.type === 'kind') return node.models.map((model) => ({ type: 'model', model }));
+    if (node) return [];
+    const snap = this.services.registry.snapshot;
+    const notices: Node[] = [];
+    if (this.failure) {
+      notices.push({ type: 'notice', label: 'Models could not be loaded', detail: this.failure, icon: 'warning', command: { command: 'modelGateway.openSettings', title: 'Open Settings' } });
+    }
+    if (snap.updatedAt === 0) {
+      if (!this.loading && !this.attempted) void this.reload();
+      return notices;
+    }
+    if (snap.keyError && snap.keyError.kind !== 'cancelled') {
+      notices.push({ type: 'notice', label: snap.keyError.kind === 'auth' ? 'Key missing or refused' : 'Could not list models', detail: snap.keyError.message, icon: 'warning', command: snap.keyError.kind === 'auth' ? { command: 'modelGateway.setApiKey', title: 'Set API Key' } : { command: 'modelGateway.checkConnection', title: 'Check Connection' } });
+    }
+    if (snap.catalogError) notices.push({ type: 'notice', label: 'Catalog unavailable', detail: snap.catalogError.message, icon: 'warning', command: { command: 'modelGateway.refreshCatalog', title: 'Refresh Catalog' } });
+    else if (snap.catalog?.problem) notices.push({ type: 'notice', label: `Catalog from offline cache (${formatAge(Math.round((Date.now() - snap.catalog.fetchedAt) / 1000))} old)`, detail: snap.catalog.problem.message, icon: 'cloud-download' });
+    const kinds: ModelKind[] = ['chat', 'image', 'video', 'tool'];
+    const groups: Node[] = kinds.map((kind) => ({ type: 'kind' as const, kind, models: snap.models.filter((m) => m.kind === kind) })).filter((g) => g.models.length > 0);
+    return [...notices, ...groups];
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions) s.dispose();
+    this.changed.dispose();
+  }
+}
+
+function tooltipFor(m: ModelInfo): vscode.MarkdownString {
+  const md = new vscode.MarkdownString();
+  md.appendMarkdown(`**${m.name}** \`${m.id}\`\n\n`);
+  md.appendMarkdown(`Kind: ${KIND_LABELS[m.kind]} · Provider: ${m.provider}\n\n`);
+  if (m.protocols.length) {
+    const source = { gateway: "the gateway's endpoint types", catalog: 'the catalog', fallback: 'the default (Chat Completions is every provider\'s entry)', none: '' }[m.protocolSource];
+    md.appendMarkdown(`Protocols: ${m.protocols.map((p) => PROTOCOL_LABELS[p]).join(', ')} (from ${source})\n\n`);
+  }
+  md.appendMarkdown(m.available ? 'Available to this key.' : 'Listed in the catalog but **not available to this key**: an administrator must grant it to the key\'s group.');
+  const c = m.catalog;
+  if (c?.contextWindow) md.appendMarkdown(`\n\nContext: ${c.contextWindow.toLocaleString()} tokens`);
+  if (c?.inputModalities?.length) md.appendMarkdown(`\n\nInput: ${c.inputModalities.join(', ')}`);
+  if (c?.video?.sizes?.length) md.appendMarkdown(`\n\nSizes: ${c.video.sizes.join(', ')}`);
+  return md;
+}

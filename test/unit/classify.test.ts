@@ -1,0 +1,57 @@
+import * as assert from 'node:assert/strict';
+import { chooseProtocols, classifyKind, countByKind, mergeModels } from '../../src/core/models/classify';
+
+describe('model kinds and protocols', () => {
+  it('classifies from endpoint types first', () => {
+    assert.equal(classifyKind('gpt-image-1', { id: 'gpt-image-1', endpointTypes: ['image-generation', 'openai'] }), 'image');
+    assert.equal(classifyKind('sora-2', { id: 'sora-2', endpointTypes: ['openai-video'] }), 'video');
+    assert.equal(classifyKind('gpt-5', { id: 'gpt-5', endpointTypes: ['openai', 'openai-response'] }), 'chat');
+  });
+
+  it('classifies tool entries, which are never chat models', () => {
+    for (const id of ['glm-file-parser', 'kimi-file-extract', 'file_parser', 'web-search-pro', 'glm-ocr', 'layout_parsing']) {
+      assert.equal(classifyKind(id, { id, endpointTypes: ['openai'] }), 'tool', id);
+    }
+  });
+
+  it('falls back to catalog words, modalities, then names', () => {
+    assert.equal(classifyKind('x', undefined, { id: 'x', kind: 'video' }), 'video');
+    assert.equal(classifyKind('y', undefined, { id: 'y', outputModalities: ['image'] }), 'image');
+    assert.equal(classifyKind('wan2.5-t2v-preview'), 'video');
+    assert.equal(classifyKind('wanx2.1-t2i-turbo'), 'image');
+    assert.equal(classifyKind('qwen-plus'), 'chat');
+    assert.equal(classifyKind('qwen-vl-max', undefined, { id: 'qwen-vl-max', outputModalities: ['text'], inputModalities: ['image', 'text'] }), 'chat');
+  });
+
+  it('chooses protocols from the gateway, then the catalog, then Chat Completions', () => {
+    assert.deepEqual(chooseProtocols({ id: 'c', endpointTypes: ['anthropic', 'openai'] }), { protocols: ['messages', 'chatCompletions'], protocolSource: 'gateway' });
+    assert.deepEqual(chooseProtocols({ id: 'c', endpointTypes: [] }, { id: 'c', protocols: ['responses'] }), { protocols: ['responses'], protocolSource: 'catalog' });
+    assert.deepEqual(chooseProtocols({ id: 'c' }), { protocols: ['chatCompletions'], protocolSource: 'fallback' });
+  });
+
+  it('merges the key list with the catalog; catalog-only models are not callable', () => {
+    const merged = mergeModels(
+      [{ id: 'gpt-5', ownedBy: 'openai', endpointTypes: ['openai', 'openai-response'] }, { id: 'gpt-image-1', ownedBy: 'openai', endpointTypes: ['image-generation', 'openai'] }, { id: 'glm-file-parser', ownedBy: 'zhipu', endpointTypes: [] }],
+      [{ id: 'gpt-5', name: 'GPT-5', provider: 'OpenAI', contextWindow: 400000 }, { id: 'qwen-max', provider: 'Alibaba' }],
+    );
+    const byId = new Map(merged.map((m) => [m.id, m]));
+    assert.deepEqual(
+      merged.map((m) => [m.id, m.kind, m.available]),
+      [
+        ['qwen-max', 'chat', false],
+        ['gpt-5', 'chat', true],
+        ['gpt-image-1', 'image', true],
+        ['glm-file-parser', 'tool', true],
+      ],
+    );
+    assert.equal(byId.get('gpt-5')?.name, 'GPT-5');
+    assert.equal(byId.get('gpt-5')?.catalog?.contextWindow, 400000);
+    assert.deepEqual(byId.get('gpt-image-1')?.protocols, []);
+    assert.deepEqual(countByKind(merged), { chat: 1, image: 1, video: 0, tool: 1 });
+    assert.deepEqual(countByKind(merged, false), { chat: 2, image: 1, video: 0, tool: 1 });
+  });
+
+  it('marks everything unavailable when the key list is unknown', () => {
+    assert.ok(mergeModels(undefined, [{ id: 'a' }]).every((m) => !m.available));
+  });
+});
