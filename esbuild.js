@@ -1,9 +1,20 @@
 // Bundles the extension host code (Node, CommonJS, `vscode` external) into dist/.
 // Webview apps are added to `webviewEntries` as they are written; they build as browser bundles.
 const esbuild = require('esbuild');
+const fs = require('node:fs');
+const path = require('node:path');
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
+const tests = process.argv.includes('--tests');
+
+/** TypeScript files below `dir` (Node 20 has no fs.globSync). */
+function tsFiles(dir) {
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.d.ts'))
+    .map((e) => path.join(e.parentPath, e.name));
+}
 
 /** @type {import('esbuild').BuildOptions[]} */
 const builds = [
@@ -21,6 +32,22 @@ const builds = [
     logLevel: 'info',
   },
 ];
+
+// Tests that run inside the VS Code extension host need JavaScript: transpile src and test
+// file by file (no bundling) into out/, keeping the folder layout so relative imports work.
+if (tests) {
+  builds.push({
+    entryPoints: [...tsFiles('src/core'), ...tsFiles('test')],
+    outdir: 'out',
+    outbase: '.',
+    bundle: false,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    sourcemap: 'inline',
+    logLevel: 'warning',
+  });
+}
 
 async function main() {
   if (watch) {

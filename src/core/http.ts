@@ -67,22 +67,24 @@ export interface HttpResponse {
 interface UndiciModules {
   Agent: new (opts: object) => Dispatcher;
   ProxyAgent: new (opts: object) => Dispatcher;
-  request: (this: Dispatcher, opts: object) => Promise<Dispatcher.ResponseData>;
 }
 
 let undici: UndiciModules | undefined;
 
 /**
- * undici costs ~110 ms to load whole; these three files are what is used, and requiring them here
- * (not at the top) keeps them off the activation path (research/bundle-costs.md).
+ * undici costs ~110 ms to load whole; these files are what is used, and requiring them here (not
+ * at the top) keeps them off the activation path (research/bundle-costs.md). undici's index.js
+ * mixes its API (request, connect, …) into Dispatcher.prototype; ProxyAgent relies on `connect`
+ * being there, so the same mix-in is done here.
  */
 function loadUndici(): UndiciModules {
   if (!undici) {
     /* eslint-disable @typescript-eslint/no-require-imports -- deferred deep requires, see above */
+    const Dispatcher: { prototype: object } = require('undici/lib/dispatcher/dispatcher.js');
+    Object.assign(Dispatcher.prototype, require('undici/lib/api/index.js'));
     undici = {
       Agent: require('undici/lib/dispatcher/agent.js'),
       ProxyAgent: require('undici/lib/dispatcher/proxy-agent.js'),
-      request: require('undici/lib/api/api-request.js'),
     };
     /* eslint-enable @typescript-eslint/no-require-imports */
   }
@@ -185,9 +187,8 @@ export class HttpClient {
   }
 
   private dispatch(url: URL, req: HttpRequest, headers: Record<string, string>, body: RequestBody | undefined): Promise<Dispatcher.ResponseData> {
-    const { request } = loadUndici();
     const t = this.options.timeouts;
-    return request.call(this.dispatcherFor(url), {
+    return this.dispatcherFor(url).request({
       origin: url.origin,
       path: `${url.pathname}${url.search}`,
       method: req.method,
@@ -250,7 +251,9 @@ function mapTransportError(err: unknown, url: URL, req: HttpRequest, t: Timeouts
   const e = err as { code?: string; name?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = e.code ?? e.cause?.code ?? '';
   const host = url.host;
-  if (req.signal?.aborted || e.name === 'AbortError' || code === 'UND_ERR_ABORTED') {
+  const message = e.message ?? String(err);
+  // undici also reports a refused proxy tunnel as "aborted"; only the caller's own abort is a cancel.
+  if (req.signal?.aborted || (e.name === 'AbortError' && !/proxy/i.test(message))) {
     return { error: new GatewayError('cancelled', 'The request was cancelled.', { cause: err }), notSent: false };
   }
   if (code === 'UND_ERR_CONNECT_TIMEOUT') {
@@ -264,7 +267,6 @@ function mapTransportError(err: unknown, url: URL, req: HttpRequest, t: Timeouts
   if (code === 'UND_ERR_BODY_TIMEOUT') {
     return { error: new GatewayError('timeout', `${host} stopped sending for more than ${seconds(t.idleMs)}. Try again, or raise "modelGateway.timeouts.idleSeconds".`, { cause: err }), notSent: false };
   }
-  const message = e.message ?? String(err);
   if (/proxy/i.test(message)) {
     return { error: new GatewayError('network', `The proxy refused or failed the connection to ${host}: ${message}. Check "http.proxy" and the proxy environment variables.`, { cause: err }), notSent: true };
   }

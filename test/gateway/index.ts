@@ -1,0 +1,100 @@
+import { CatalogFile } from './catalogOrigin';
+import { DEFAULT_GROUPS, DEFAULT_KEYS, DEFAULT_MODELS, DEMO_KEY } from './defaults';
+import { FaultBook } from './faults';
+import { gatewayDispatch } from './gateway';
+import { OriginServer } from './originServer';
+import { gatewayRoutes } from './routes';
+import type { CatalogSpec, Fault, GatewayOptions, KeySpec, RequestLogEntry } from './types';
+import { QUOTA_PER_USD, usdToQuota, World } from './world';
+
+export * from './types';
+export * from './defaults';
+export { REQUEST_ID_HEADER, newRequestId } from './requestId';
+
+export const DEFAULT_CATALOG_PATH = '/static/models.json';
+
+/**
+ * A local imitation of a new-api-style model gateway (the gateway origin) plus a second origin
+ * serving the downloadable model catalog. Both are real HTTP servers on 127.0.0.1.
+ */
+export class GatewayDouble {
+  readonly log: RequestLogEntry[] = [];
+  readonly demoKey: string;
+  private readonly world: World;
+  private readonly faults = new FaultBook();
+  private readonly catalog: CatalogFile;
+  private readonly gateway: OriginServer;
+  private readonly catalogOrigin: OriginServer;
+
+  constructor(opts: GatewayOptions = {}) {
+    const keys = opts.keys ?? DEFAULT_KEYS;
+    const models = opts.models ?? DEFAULT_MODELS;
+    this.world = new World(models, opts.groups ?? DEFAULT_GROUPS, keys, opts.language);
+    this.demoKey = opts.keys ? (opts.keys[0]?.key ?? '') : DEMO_KEY;
+    this.catalog = new CatalogFile(opts.catalog ?? { format: 'opencode' }, opts.catalogPath ?? DEFAULT_CATALOG_PATH, models, () => this.url);
+    const shared = { log: this.log, faults: this.faults };
+    this.gateway = new OriginServer(
+      { name: 'gateway', port: opts.port ?? 0, sendsRequestId: true, dispatch: gatewayDispatch(this.world, gatewayRoutes) },
+      shared,
+    );
+    this.catalogOrigin = new OriginServer(
+      { name: 'catalog', port: opts.catalogPort ?? 0, sendsRequestId: false, dispatch: this.catalog.dispatch },
+      shared,
+    );
+  }
+
+  async start(): Promise<void> {
+    await this.gateway.listen();
+    await this.catalogOrigin.listen();
+  }
+
+  /** Closes both origins, cutting off stalled and delayed requests. */
+  async stop(): Promise<void> {
+    await Promise.all([this.gateway.close(), this.catalogOrigin.close()]);
+  }
+
+  /** The gateway origin, e.g. `http://127.0.0.1:43211`, no trailing slash. */
+  get url(): string {
+    return this.gateway.url;
+  }
+
+  /** Full URL of the catalog file on the second origin. */
+  get catalogUrl(): string {
+    return this.catalogOrigin.url + this.catalog.path;
+  }
+
+  clearLog(): void {
+    this.log.length = 0;
+  }
+
+  inject(fault: Fault): void {
+    this.faults.inject(fault);
+  }
+
+  clearFaults(): void {
+    this.faults.clear();
+  }
+
+  /** A changed body gets a new ETag and a later Last-Modified. */
+  setCatalog(spec: CatalogSpec): void {
+    this.catalog.set(spec);
+  }
+
+  addKey(key: KeySpec): void {
+    this.world.addKey(key);
+  }
+
+  /** Sets the user quota of the key's owner; undefined = unlimited. */
+  setQuota(key: string, usd: number | undefined): void {
+    this.world.state(key).userQuota = usd === undefined ? undefined : usdToQuota(usd);
+  }
+
+  /** What is left, in USD, of the key owner's quota and of the key's own quota (undefined = unlimited). */
+  quota(key: string): { userUsd?: number; tokenUsd?: number } {
+    const { userQuota, tokenQuota } = this.world.state(key);
+    return {
+      ...(userQuota === undefined ? {} : { userUsd: userQuota / QUOTA_PER_USD }),
+      ...(tokenQuota === undefined ? {} : { tokenUsd: tokenQuota / QUOTA_PER_USD }),
+    };
+  }
+}

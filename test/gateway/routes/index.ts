@@ -1,0 +1,8 @@
+import type { Route } from '../route';
+import { chatRoutes } from './chat';
+import { messagesRoutes } from './messages';
+import { modelRoutes } from './models';
+import { notImplementedRoutes } from './notImplemented';
+
+/** Every gateway endpoint. A new endpoint family is a module exporting Route[] and one line here. */
+export const gatewayRoutes: Route[] = [...modelRoutes, ...chatRoutes, ...messagesRoutes, ...notImplementedRoutes];

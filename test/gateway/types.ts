@@ -1,0 +1,121 @@
+/** The public vocabulary of the gateway double: world description, request log and faults. */
+
+export type OriginName = 'gateway' | 'catalog';
+
+export type Language = 'en' | 'zh-CN';
+
+export type KeyStatus = 'enabled' | 'disabled' | 'expired' | 'exhausted';
+
+export interface RateLimitSpec {
+  requests: number;
+  windowMs: number;
+  /** new-api answers a Redis-backed limit with a Chinese message and a memory-backed one with an empty body. */
+  backend: 'redis' | 'memory';
+}
+
+export interface KeySpec {
+  /** Exactly as a user copies it from the console, `sk-` included. */
+  key: string;
+  group: string;
+  /** The owning user's remaining quota in USD; undefined = unlimited. */
+  quotaUsd?: number;
+  /** The key's own remaining quota in USD; undefined = unlimited, ≤ 0 = exhausted (401 at auth). */
+  tokenQuotaUsd?: number;
+  rateLimit?: RateLimitSpec;
+  status?: KeyStatus;
+  /** When set, the key may use only these models, and /v1/models lists exactly them. */
+  modelWhitelist?: string[];
+}
+
+export type Modality = 'text' | 'image' | 'audio' | 'video' | 'pdf';
+
+export type ModelKind = 'chat' | 'image' | 'video' | 'tool';
+
+export interface ModelSpec {
+  id: string;
+  owned_by: string;
+  supported_endpoint_types: string[];
+  /** Fixed price per call in USD (tools, video); takes precedence over `ratio`. */
+  priceUsd?: number;
+  /** new-api model ratio: 1 = $2 per million tokens. Undefined = the platform default of 1. */
+  ratio?: number;
+  /** The fields below feed the downloadable catalog only. */
+  name?: string;
+  /** Derived from the endpoint types when omitted ([] → tool). */
+  kind?: ModelKind;
+  reasoning?: boolean;
+  toolCall?: boolean;
+  modalities?: { input: Modality[]; output: Modality[] };
+  limit?: { context: number; output: number };
+  video?: { sizes: string[]; durations: number[] };
+}
+
+export type CatalogFormat = 'openai-list' | 'opencode' | 'models.dev' | 'models-list' | 'unknown';
+
+export interface CatalogSpec {
+  format: CatalogFormat;
+  /** Served verbatim instead of the generated file. */
+  body?: string;
+}
+
+export interface GatewayOptions {
+  port?: number;
+  catalogPort?: number;
+  /** Path of the catalog file on the second origin; default `/static/models.json`. */
+  catalogPath?: string;
+  keys?: KeySpec[];
+  /** Group name → ids of the models the group may use. */
+  groups?: Record<string, string[]>;
+  models?: ModelSpec[];
+  catalog?: CatalogSpec;
+  /** The user's saved UI language; when unset, Accept-Language decides, then English. */
+  language?: Language;
+}
+
+export interface RequestLogEntry {
+  origin: OriginName;
+  method: string;
+  /** Path with query string. */
+  path: string;
+  /** Lower-case names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  bodyBytes: number;
+  /** Present for JSON and text bodies under 1 MB. */
+  bodyText?: string;
+  /** 0 while no response head has been sent (stalled or reset requests stay at 0). */
+  status: number;
+  /** The X-Oneapi-Request-Id sent back (gateway origin only). */
+  requestId?: string;
+  time: number;
+}
+
+export type FaultAction =
+  /** Wait, then handle the request normally. */
+  | { type: 'delay'; ms: number }
+  /** Accept the request and never answer (until stop()). */
+  | { type: 'stall' }
+  /** Send the head (and optionally a first chunk), then nothing more. */
+  | { type: 'stallAfterHeaders'; status?: number; contentType?: string; firstChunk?: string }
+  /** Destroy the socket without a response. */
+  | { type: 'reset' }
+  | {
+      type: 'status';
+      status: number;
+      /** A function receives the request id the gateway would send, for bodies that quote it. */
+      body?: string | ((requestId: string) => string);
+      headers?: Record<string, string>;
+      /** Answer as a proxy in front of the gateway would: without X-Oneapi-Request-Id. */
+      fromProxy?: boolean;
+    };
+
+export interface Fault {
+  match: {
+    origin?: OriginName;
+    method?: string;
+    /** A string must equal the path without query; a RegExp is tested against the path with query. */
+    path?: string | RegExp;
+  };
+  /** How many matching requests the fault applies to; default: all of them. */
+  times?: number;
+  action: FaultAction;
+}

@@ -1,0 +1,81 @@
+/**
+ * `npm test`: runs every suite (unit, then the real-VS-Code suites as they exist) and ends with the
+ * one line CI reads: `N passed, N failed, N skipped`, summed over all suites.
+ * `npm test -- --only unit` runs a subset while developing.
+ */
+import Mocha from 'mocha';
+import * as path from 'node:path';
+import { readdirSync } from 'node:fs';
+
+export interface SuiteResult {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+interface Suite {
+  name: string;
+  run(): Promise<SuiteResult>;
+}
+
+const root = path.resolve(__dirname, '..');
+
+/** Files under `dir` whose names end with `suffix`, sorted (Node 20 has no fs.globSync). */
+export function findFiles(dir: string, suffix: string): string[] {
+  const entries = readdirSync(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile() && e.name.endsWith(suffix))
+    .map((e) => path.join(e.parentPath, e.name))
+    .sort();
+}
+
+/** Runs mocha files in this process (tsx is already loaded, so .ts files load directly). */
+export function runMochaFiles(files: string[], options: Mocha.MochaOptions = {}): Promise<SuiteResult> {
+  const mocha = new Mocha({ timeout: 20_000, reporter: 'spec', ...options });
+  for (const file of files) mocha.addFile(file);
+  return new Promise((resolve, reject) => {
+    mocha
+      .loadFilesAsync()
+      .then(() => {
+        const runner = mocha.run(() => {
+          const s = runner.stats;
+          resolve({ passed: s?.passes ?? 0, failed: s?.failures ?? 0, skipped: s?.pending ?? 0 });
+        });
+      })
+      .catch(reject);
+  });
+}
+
+const suites: Suite[] = [
+  {
+    name: 'unit',
+    run: () => runMochaFiles(findFiles(path.join(root, 'test/unit'), '.test.ts')),
+  },
+];
+
+async function main(): Promise<void> {
+  const onlyIndex = process.argv.indexOf('--only');
+  const only = onlyIndex >= 0 ? process.argv[onlyIndex + 1]?.split(',') : undefined;
+  const total: SuiteResult = { passed: 0, failed: 0, skipped: 0 };
+  for (const suite of suites) {
+    if (only && !only.includes(suite.name)) continue;
+    console.log(`\n=== ${suite.name} tests ===`);
+    let result: SuiteResult;
+    try {
+      result = await suite.run();
+    } catch (err) {
+      // A suite that cannot even start counts as one failure, never as silently skipped.
+      console.error(`The ${suite.name} suite could not run:`, err);
+      result = { passed: 0, failed: 1, skipped: 0 };
+    }
+    console.log(`--- ${suite.name}: ${result.passed} passed, ${result.failed} failed, ${result.skipped} skipped`);
+    total.passed += result.passed;
+    total.failed += result.failed;
+    total.skipped += result.skipped;
+  }
+  console.log(`\n${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
+  // Exit explicitly: a server a failed test left open must not keep CI waiting.
+  process.exit(total.failed > 0 || total.passed === 0 ? 1 : 0);
+}
+
+if (require.main === module) void main();

@@ -1,0 +1,22 @@
+import { Endpoints } from '../../src/core/config';
+import { HttpClient, type HttpClientOptions, type Timeouts } from '../../src/core/http';
+import type { ProxySettings } from '../../src/core/proxy';
+
+export const TEST_TIMEOUTS: Timeouts = { connectMs: 2000, firstByteMs: 2000, idleMs: 2000, longMs: 4000 };
+export const DIRECT: ProxySettings = { mode: 'off', proxyUrl: '', strictSSL: true, noProxy: [], env: {} };
+
+/** A core HTTP client pointed at a gateway double, with a mutable key and a captured log. */
+export function clientFor(base: string, key: string | undefined, overrides: Partial<HttpClientOptions> = {}): { http: HttpClient; lines: string[]; setKey(k: string | undefined): void } {
+  const lines: string[] = [];
+  let current = key;
+  const http = new HttpClient({
+    endpoints: new Endpoints(base),
+    getKey: async () => current,
+    timeouts: TEST_TIMEOUTS,
+    proxy: DIRECT,
+    userAgent: 'model-gateway-tests',
+    log: (line) => lines.push(line),
+    ...overrides,
+  });
+  return { http, lines, setKey: (k) => (current = k) };
+}
