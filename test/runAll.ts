@@ -4,6 +4,7 @@
  * `npm test -- --only unit` runs a subset while developing.
  */
 import Mocha from 'mocha';
+import { runIntegrationSuite } from './integration/run';
 import * as path from 'node:path';
 import { readdirSync } from 'node:fs';
 
@@ -50,6 +51,10 @@ const suites: Suite[] = [
   {
     name: 'unit',
     run: () => runMochaFiles(findFiles(path.join(root, 'test/unit'), '.test.ts')),
+  },
+  {
+    name: 'integration',
+    run: () => runIntegrationSuite(),
   },
 ];
 

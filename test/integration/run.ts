@@ -1,0 +1,66 @@
+/**
+ * Runs the integration suites inside a real VS Code extension host (code-server here, see
+ * test/vscode) and returns their counts for the summary line.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { runWithTestElectron } from '../vscode/testElectronEntry';
+import { DEMO_KEY, DISABLED_KEY } from '../gateway';
+
+export interface SuiteCounts {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+const root = path.resolve(__dirname, '../..');
+
+export async function runIntegrationSuite(opts: { grep?: string } = {}): Promise<SuiteCounts> {
+  execFileSync(process.execPath, [path.join(root, 'esbuild.js'), '--tests'], { cwd: root, stdio: 'inherit' });
+  const work = mkdtempSync(path.join(os.tmpdir(), 'mg-integration-'));
+  const resultsFile = path.join(work, 'results.json');
+  const workspace = path.join(work, 'workspace');
+  execFileSync('mkdir', ['-p', workspace]);
+  writeFileSync(path.join(workspace, 'README.md'), '# Integration workspace\n');
+  const leakReport = path.join(work, 'leaks.json');
+  try {
+    // The standard test-electron entry: desktop VS Code where it can be downloaded, code-server here.
+    const exitCode = await runWithTestElectron({
+      devPath: root,
+      testsPath: path.join(root, 'out/test/integration/index.js'),
+      workspace,
+      extensionTestsEnv: {
+        MODEL_GATEWAY_TEST_RESULTS: resultsFile,
+        ...(opts.grep ? { MODEL_GATEWAY_TEST_GREP: opts.grep } : {}),
+        // The key must live only in SecretStorage: never in settings, state, logs or other files.
+        MODEL_GATEWAY_PROFILE_SECRETS: [DEMO_KEY, DISABLED_KEY].join('\n'),
+        MODEL_GATEWAY_LEAK_REPORT: leakReport,
+      },
+    });
+    const counts: SuiteCounts = existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) : { passed: 0, failed: 1, skipped: 0 };
+    if (!existsSync(resultsFile)) console.error(`The extension host ended with exit code ${exitCode} before reporting results.`);
+    // Only the code-server harness can scan the profile; desktop VS Code runs report no scan.
+    if (existsSync(leakReport)) {
+      const leaks: string[] = JSON.parse(readFileSync(leakReport, 'utf8'));
+      if (leaks.length) {
+        console.error(`An API key was found in the profile, outside secret storage:\n  ${leaks.join('\n  ')}`);
+        counts.failed += 1;
+      } else {
+        console.log('  ✔ no API key anywhere in the profile (settings, state, logs) outside secret storage');
+        counts.passed += 1;
+      }
+    }
+    return counts;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  runIntegrationSuite({ grep: process.argv[2] }).then((c) => {
+    console.log(`${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped`);
+    process.exit(c.failed ? 1 : 0);
+  });
+}
