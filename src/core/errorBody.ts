@@ -184,3 +184,33 @@ function truncate(s: string, n: number): string {
 function capitalise(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
+
+/** HTTP status that an error `type` stands for, for errors that arrive inside a 200 stream. */
+const STATUS_FOR_TYPE: Record<string, number> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  rate_limit_exceeded: 429,
+  api_error: 500,
+  server_error: 500,
+  timeout_error: 504,
+  overloaded_error: 529,
+};
+
+/**
+ * An error object that arrived inside a stream (`data: {"error":{...}}`, a Messages `error` event,
+ * a Responses `error` or `response.failed` event). There is no HTTP status to go by, so the
+ * error's own type or code stands in for one.
+ */
+export function errorFromStreamPayload(error: unknown, route: ErrorContext['route'] = 'gateway'): GatewayError {
+  const e = typeof error === 'object' && error !== null ? (error as Record<string, unknown>) : { message: String(error) };
+  const type = typeof e.type === 'string' ? e.type : undefined;
+  const code = typeof e.code === 'string' ? e.code : undefined;
+  const byName = (type !== undefined ? STATUS_FOR_TYPE[type] : undefined) ?? (code !== undefined ? STATUS_FOR_TYPE[code] : undefined);
+  const status = byName ?? (typeof e.code === 'number' && e.code >= 400 ? e.code : 500);
+  const made = errorFromResponse({ status, body: JSON.stringify({ error: e }), route });
+  return new GatewayError(made.kind, `The answer stopped with an error. ${made.message}`, { status: made.status, code: made.code, requestId: made.requestId, detail: made.detail });
+}

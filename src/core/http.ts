@@ -60,6 +60,8 @@ export interface HttpResponse {
   headers: Record<string, string>;
   requestId?: string;
   body: Readable;
+  /** The body's chunks; a failure while reading (idle timeout, reset, abort) becomes a GatewayError. */
+  chunks(): AsyncIterable<Uint8Array>;
   text(): Promise<string>;
   json<T extends z.ZodMiniType>(schema: T, what: string): Promise<z.infer<T>>;
 }
@@ -135,7 +137,8 @@ export class HttpClient {
       this.log(`${req.method} ${url.pathname} → ${response.statusCode} in ${Date.now() - started} ms${requestId ? ` (request id ${requestId})` : ''}`);
       const status = response.statusCode;
       if ((status >= 200 && status < 300) || req.acceptStatus?.includes(status)) {
-        return wrapResponse(status, flatHeaders, requestId, response.body as unknown as Readable);
+        const mapError = (err: unknown) => mapTransportError(err, url, req, this.options.timeouts).error;
+        return wrapResponse(status, flatHeaders, requestId, response.body as unknown as Readable, mapError);
       }
       const errorText = await readLimited(response.body as unknown as Readable, ERROR_BODY_LIMIT).catch(() => '');
       const error = errorFromResponse({
@@ -223,16 +226,23 @@ export class HttpClient {
   }
 }
 
-function wrapResponse(status: number, headers: Record<string, string>, requestId: string | undefined, body: Readable): HttpResponse {
+function wrapResponse(status: number, headers: Record<string, string>, requestId: string | undefined, body: Readable, mapError: (err: unknown) => GatewayError): HttpResponse {
+  const text = () => readAll(body).catch((err: unknown) => Promise.reject(mapError(err)));
   return {
     status,
     headers,
     requestId,
     body,
-    text: () => readAll(body),
+    async *chunks() {
+      try {
+        for await (const chunk of body) yield chunk as Uint8Array;
+      } catch (err) {
+        throw mapError(err);
+      }
+    },
+    text,
     async json(schema, what) {
-      const text = await readAll(body);
-      return parseWith(schema, parseJsonText(text, what), what);
+      return parseWith(schema, parseJsonText(await text(), what), what);
     },
   };
 }

@@ -141,7 +141,7 @@ describe('HTTP client against the gateway double', function () {
     gw.inject({ match: { path: '/v1/models' }, action: { type: 'stallAfterHeaders', status: 200, contentType: 'application/json', firstChunk: '{"data":[' } });
     const { http } = clientFor(gw.url, DEMO_KEY, { timeouts: { ...TEST_TIMEOUTS, idleMs: 300 } });
     const r = await http.send({ method: 'GET', url: `${gw.url}/v1/models` });
-    await assert.rejects(r.text(), (e: unknown) => /timeout/i.test(String((e as { code?: string }).code ?? e)));
+    await assert.rejects(r.text(), (e: unknown) => isGatewayError(e, 'timeout') && /idleSeconds/.test(e.message));
   });
 
   it('cancels at once when aborted', async () => {

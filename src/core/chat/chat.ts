@@ -1,0 +1,73 @@
+import type { GatewayError } from '../errors';
+import type { HttpClient } from '../http';
+import type { ChatProtocol } from '../models/types';
+import { parseStream as completionsEvents, streamCompletions } from './completions';
+import type { ChatEvent, ChatRequest, FinishReason, Usage } from './events';
+import { parseStream as messagesEvents, streamMessages } from './messages';
+import { parseStream as responsesEvents, streamResponses, type ResponsesExtras } from './responses';
+import { readSse } from './sse';
+import { endWithError } from './transport';
+
+/** Sends a chat request over the protocol it names; the events are the same for all three. */
+export function streamChat(http: HttpClient, request: ChatRequest, extras?: ResponsesExtras): AsyncGenerator<ChatEvent> {
+  switch (request.protocol) {
+    case 'responses':
+      return streamResponses(http, request, extras);
+    case 'messages':
+      return streamMessages(http, request);
+    case 'chatCompletions':
+      return streamCompletions(http, request);
+  }
+}
+
+/** The events of a streamed answer's raw bytes, as the adapter for `protocol` reads them. */
+export function eventsFromBytes(protocol: ChatProtocol, chunks: AsyncIterable<Uint8Array>): AsyncGenerator<ChatEvent> {
+  const messages = readSse(chunks);
+  const parse = { responses: responsesEvents, messages: messagesEvents, chatCompletions: completionsEvents }[protocol];
+  return endWithError(parse(messages));
+}
+
+/** What a finished answer adds up to; used by commands that return the whole result. */
+export interface ChatResult {
+  text: string;
+  reasoning: string;
+  usage?: Usage;
+  finishReason?: FinishReason;
+  toolCalls: Array<{ id: string; name: string; arguments: string }>;
+  citations: Array<{ url: string; title?: string }>;
+  images: Array<{ base64: string; format?: string }>;
+  error?: GatewayError;
+}
+
+export async function collectChat(events: AsyncIterable<ChatEvent>): Promise<ChatResult> {
+  const result: ChatResult = { text: '', reasoning: '', toolCalls: [], citations: [], images: [] };
+  for await (const e of events) {
+    switch (e.type) {
+      case 'textDelta':
+        result.text += e.text;
+        break;
+      case 'reasoningDelta':
+        result.reasoning += e.text;
+        break;
+      case 'toolCall':
+        result.toolCalls.push({ id: e.id, name: e.name, arguments: e.arguments });
+        break;
+      case 'citation':
+        result.citations.push({ url: e.url, ...(e.title ? { title: e.title } : {}) });
+        break;
+      case 'image':
+        if (!e.partial) result.images.push({ base64: e.base64, ...(e.format ? { format: e.format } : {}) });
+        break;
+      case 'usage':
+        result.usage = e.usage;
+        break;
+      case 'done':
+        result.finishReason = e.finishReason;
+        break;
+      case 'error':
+        result.error = e.error;
+        break;
+    }
+  }
+  return result;
+}

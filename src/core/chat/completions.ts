@@ -1,0 +1,140 @@
+import * as z from 'zod/mini';
+import { errorFromStreamPayload } from '../errorBody';
+import type { HttpClient } from '../http';
+import { parseWith } from '../validate';
+import type { ChatEvent, ChatRequest, FinishReason, Usage } from './events';
+import type { SseMessage } from './sse';
+import { endedEarly, parseEventJson, runChat } from './transport';
+
+const text = z.optional(z.nullable(z.string()));
+const toolCallDelta = z.looseObject({
+  index: z.optional(z.number()),
+  id: z.optional(z.nullable(z.string())),
+  function: z.optional(z.nullable(z.looseObject({ name: text, arguments: text }))),
+});
+const usage = z.optional(
+  z.nullable(
+    z.looseObject({
+      prompt_tokens: z.optional(z.number()),
+      completion_tokens: z.optional(z.number()),
+      total_tokens: z.optional(z.number()),
+      completion_tokens_details: z.optional(z.nullable(z.looseObject({ reasoning_tokens: z.optional(z.nullable(z.number())) }))),
+    }),
+  ),
+);
+const chunkSchema = z.looseObject({
+  choices: z.optional(
+    z.nullable(
+      z.array(
+        z.looseObject({
+          delta: z.optional(z.nullable(z.looseObject({ content: text, reasoning_content: text, reasoning: text, tool_calls: z.optional(z.nullable(z.array(toolCallDelta))) }))),
+          finish_reason: text,
+        }),
+      ),
+    ),
+  ),
+  usage,
+});
+const completionSchema = z.looseObject({
+  choices: z.array(
+    z.looseObject({
+      message: z.looseObject({ content: text, reasoning_content: text, reasoning: text, tool_calls: z.optional(z.nullable(z.array(toolCallDelta))) }),
+      finish_reason: text,
+    }),
+  ),
+  usage,
+});
+
+/** `POST /v1/chat/completions`, the chat entry every upstream provider of the gateway offers. */
+export function streamCompletions(http: HttpClient, request: ChatRequest): AsyncGenerator<ChatEvent> {
+  const messages = [...(request.system ? [{ role: 'system', content: request.system }] : []), ...request.messages.map((m) => ({ role: m.role, content: m.content }))];
+  const body: Record<string, unknown> = { model: request.model, messages, stream: request.stream };
+  if (request.stream) body.stream_options = { include_usage: true };
+  if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.enableSearch) body.enable_search = true;
+  return runChat(http, request, { url: http.endpoints.chatCompletions, body, parseStream, parseJson });
+}
+
+interface PendingCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGenerator<ChatEvent> {
+  const calls = new Map<number, PendingCall>();
+  let finish: string | undefined;
+  for await (const message of messages) {
+    if (message.data === '[DONE]') {
+      yield* flushCalls(calls);
+      yield done(finish ?? 'stop');
+      return;
+    }
+    const json = parseEventJson(message);
+    if (json.error) {
+      yield { type: 'error', error: errorFromStreamPayload(json.error) };
+      return;
+    }
+    const chunk = parseWith(chunkSchema, json, 'A streamed Chat Completions chunk');
+    // new-api sends a final usage chunk with `choices: []`, even when usage was not asked for.
+    if (chunk.usage) yield { type: 'usage', usage: usageFrom(chunk.usage) };
+    const choice = chunk.choices?.[0];
+    if (!choice) continue;
+    const delta = choice.delta;
+    const reasoning = delta?.reasoning_content ?? delta?.reasoning;
+    if (reasoning) yield { type: 'reasoningDelta', text: reasoning };
+    if (delta?.content) yield { type: 'textDelta', text: delta.content };
+    for (const part of delta?.tool_calls ?? []) {
+      const index = part.index ?? 0;
+      const call = calls.get(index) ?? { id: '', name: '', arguments: '' };
+      if (part.id) call.id = part.id;
+      if (part.function?.name) call.name += part.function.name;
+      if (part.function?.arguments) call.arguments += part.function.arguments;
+      calls.set(index, call);
+    }
+    if (choice.finish_reason) finish = choice.finish_reason;
+  }
+  yield* flushCalls(calls);
+  // Some upstreams close without `[DONE]` after a proper finish_reason; only a missing finish is a cut.
+  if (finish) yield done(finish);
+  else yield { type: 'error', error: endedEarly('its finish reason and [DONE]') };
+}
+
+function* flushCalls(calls: Map<number, PendingCall>): Generator<ChatEvent> {
+  for (const [index, call] of [...calls.entries()].sort((a, b) => a[0] - b[0])) {
+    yield { type: 'toolCall', id: call.id || `call_${index}`, name: call.name, arguments: call.arguments };
+  }
+  calls.clear();
+}
+
+function parseJson(json: unknown): ChatEvent[] {
+  const body = parseWith(completionSchema, json, 'The Chat Completions answer');
+  const choice = body.choices[0];
+  const events: ChatEvent[] = [];
+  const reasoning = choice?.message.reasoning_content ?? choice?.message.reasoning;
+  if (reasoning) events.push({ type: 'reasoningDelta', text: reasoning });
+  if (choice?.message.content) events.push({ type: 'textDelta', text: choice.message.content });
+  for (const [i, call] of (choice?.message.tool_calls ?? []).entries()) {
+    events.push({ type: 'toolCall', id: call.id ?? `call_${i}`, name: call.function?.name ?? '', arguments: call.function?.arguments ?? '' });
+  }
+  if (body.usage) events.push({ type: 'usage', usage: usageFrom(body.usage) });
+  events.push(done(choice?.finish_reason ?? 'stop'));
+  return events;
+}
+
+type WireUsage = NonNullable<z.infer<typeof usage>>;
+
+function usageFrom(u: WireUsage): Usage {
+  return {
+    inputTokens: u.prompt_tokens,
+    outputTokens: u.completion_tokens,
+    totalTokens: u.total_tokens,
+    reasoningTokens: u.completion_tokens_details?.reasoning_tokens ?? undefined,
+  };
+}
+
+function done(raw: string): ChatEvent {
+  const map: Record<string, FinishReason> = { stop: 'stop', length: 'length', tool_calls: 'toolCalls', function_call: 'toolCalls', content_filter: 'contentFilter' };
+  return { type: 'done', finishReason: map[raw] ?? 'other', raw };
+}

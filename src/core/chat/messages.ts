@@ -1,0 +1,123 @@
+import * as z from 'zod/mini';
+import { errorFromStreamPayload } from '../errorBody';
+import type { HttpClient } from '../http';
+import { parseWith } from '../validate';
+import type { ChatEvent, ChatRequest, FinishReason, Usage } from './events';
+import type { SseMessage } from './sse';
+import { endedEarly, parseEventJson, runChat } from './transport';
+
+export const ANTHROPIC_VERSION = '2023-06-01';
+const DEFAULT_MAX_TOKENS = 4096;
+
+const str = z.optional(z.nullable(z.string()));
+const usageSchema = z.optional(
+  z.nullable(z.looseObject({ input_tokens: z.optional(z.nullable(z.number())), output_tokens: z.optional(z.nullable(z.number())) })),
+);
+const block = z.looseObject({ type: z.string(), text: str, thinking: str, id: str, name: str, input: z.optional(z.unknown()) });
+const eventSchema = z.looseObject({
+  type: z.optional(z.string()),
+  index: z.optional(z.number()),
+  content_block: z.optional(block),
+  delta: z.optional(z.looseObject({ type: z.optional(z.string()), text: str, thinking: str, partial_json: str, stop_reason: str })),
+  message: z.optional(z.looseObject({ usage: usageSchema })),
+  usage: usageSchema,
+});
+const messageSchema = z.looseObject({ content: z.array(block), stop_reason: str, usage: usageSchema });
+
+/** `POST /v1/messages` with `Authorization: Bearer` (added by the client) and `anthropic-version`. */
+export function streamMessages(http: HttpClient, request: ChatRequest): AsyncGenerator<ChatEvent> {
+  const body: Record<string, unknown> = {
+    model: request.model,
+    max_tokens: request.maxTokens ?? DEFAULT_MAX_TOKENS,
+    messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+    stream: request.stream,
+  };
+  if (request.system) body.system = request.system;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  return runChat(http, request, { url: http.endpoints.messages, body, headers: { 'anthropic-version': ANTHROPIC_VERSION }, parseStream, parseJson });
+}
+
+interface OpenTool {
+  id: string;
+  name: string;
+  json: string;
+}
+
+export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGenerator<ChatEvent> {
+  const tools = new Map<number, OpenTool>();
+  const usage: Usage = {};
+  let stop: string | undefined;
+  for await (const message of messages) {
+    const json = parseEventJson(message);
+    // Anthropic clients dispatch on the `event:` name; the JSON `type` is the fallback.
+    const name = message.event ?? (typeof json.type === 'string' ? json.type : '');
+    if (name === 'ping') continue;
+    if (name === 'error') {
+      yield { type: 'error', error: errorFromStreamPayload(json.error ?? json) };
+      return;
+    }
+    const e = parseWith(eventSchema, json, `A streamed Messages event (${name})`);
+    switch (name) {
+      case 'message_start':
+        if (e.message?.usage?.input_tokens != null) usage.inputTokens = e.message.usage.input_tokens;
+        break;
+      case 'content_block_start':
+        if (e.content_block?.type === 'tool_use') tools.set(e.index ?? 0, { id: e.content_block.id ?? '', name: e.content_block.name ?? '', json: '' });
+        else if (e.content_block?.type === 'text' && e.content_block.text) yield { type: 'textDelta', text: e.content_block.text };
+        break;
+      case 'content_block_delta': {
+        const d = e.delta;
+        if (d?.type === 'text_delta' && d.text) yield { type: 'textDelta', text: d.text };
+        else if (d?.type === 'thinking_delta' && d.thinking) yield { type: 'reasoningDelta', text: d.thinking };
+        else if (d?.type === 'input_json_delta' && d.partial_json) {
+          const tool = tools.get(e.index ?? 0);
+          if (tool) tool.json += d.partial_json;
+        }
+        break;
+      }
+      case 'content_block_stop': {
+        const tool = tools.get(e.index ?? 0);
+        if (tool) {
+          yield { type: 'toolCall', id: tool.id, name: tool.name, arguments: tool.json || '{}' };
+          tools.delete(e.index ?? 0);
+        }
+        break;
+      }
+      case 'message_delta':
+        if (e.delta?.stop_reason) stop = e.delta.stop_reason;
+        // output_tokens is cumulative: the last value is the total.
+        if (e.usage?.output_tokens != null) usage.outputTokens = e.usage.output_tokens;
+        if (e.usage?.input_tokens != null) usage.inputTokens = e.usage.input_tokens;
+        break;
+      case 'message_stop':
+        yield { type: 'usage', usage: withTotal(usage) };
+        yield done(stop ?? 'end_turn');
+        return;
+      default:
+        break;
+    }
+  }
+  yield { type: 'error', error: endedEarly('message_stop') };
+}
+
+function parseJson(json: unknown): ChatEvent[] {
+  const m = parseWith(messageSchema, json, 'The Messages answer');
+  const events: ChatEvent[] = [];
+  for (const b of m.content) {
+    if (b.type === 'thinking' && b.thinking) events.push({ type: 'reasoningDelta', text: b.thinking });
+    else if (b.type === 'text' && b.text) events.push({ type: 'textDelta', text: b.text });
+    else if (b.type === 'tool_use') events.push({ type: 'toolCall', id: b.id ?? '', name: b.name ?? '', arguments: JSON.stringify(b.input ?? {}) });
+  }
+  if (m.usage) events.push({ type: 'usage', usage: withTotal({ inputTokens: m.usage.input_tokens ?? undefined, outputTokens: m.usage.output_tokens ?? undefined }) });
+  events.push(done(m.stop_reason ?? 'end_turn'));
+  return events;
+}
+
+function withTotal(u: Usage): Usage {
+  return u.inputTokens !== undefined && u.outputTokens !== undefined ? { ...u, totalTokens: u.inputTokens + u.outputTokens } : u;
+}
+
+function done(raw: string): ChatEvent {
+  const map: Record<string, FinishReason> = { end_turn: 'stop', stop_sequence: 'stop', max_tokens: 'length', tool_use: 'toolCalls', refusal: 'contentFilter' };
+  return { type: 'done', finishReason: map[raw] ?? 'other', raw };
+}

@@ -1,0 +1,160 @@
+import * as z from 'zod/mini';
+import { errorFromStreamPayload } from '../errorBody';
+import type { HttpClient } from '../http';
+import { parseWith } from '../validate';
+import type { ChatEvent, ChatRequest, Usage } from './events';
+import type { SseMessage } from './sse';
+import { endedEarly, parseEventJson, runChat } from './transport';
+
+export interface ResponsesExtras {
+  /** Built-in tools such as `{type: 'image_generation', action: 'generate', model}`. */
+  tools?: unknown[];
+  toolChoice?: unknown;
+}
+
+const str = z.optional(z.nullable(z.string()));
+const usageSchema = z.optional(
+  z.nullable(
+    z.looseObject({
+      input_tokens: z.optional(z.number()),
+      output_tokens: z.optional(z.number()),
+      total_tokens: z.optional(z.number()),
+      output_tokens_details: z.optional(z.nullable(z.looseObject({ reasoning_tokens: z.optional(z.nullable(z.number())) }))),
+    }),
+  ),
+);
+const annotation = z.looseObject({ type: z.string(), url: str, title: str });
+const outputItem = z.looseObject({
+  type: z.string(),
+  id: str,
+  call_id: str,
+  name: str,
+  arguments: str,
+  result: str,
+  revised_prompt: str,
+  output_format: str,
+  content: z.optional(z.nullable(z.array(z.looseObject({ type: z.string(), text: str, annotations: z.optional(z.nullable(z.array(annotation))) })))),
+  summary: z.optional(z.nullable(z.array(z.looseObject({ text: str })))),
+});
+const responseSchema = z.looseObject({
+  status: str,
+  output: z.optional(z.nullable(z.array(outputItem))),
+  usage: usageSchema,
+  error: z.optional(z.nullable(z.looseObject({ code: str, message: str }))),
+  incomplete_details: z.optional(z.nullable(z.looseObject({ reason: str }))),
+});
+const eventSchema = z.looseObject({
+  type: z.string(),
+  delta: z.optional(z.unknown()),
+  item: z.optional(outputItem),
+  response: z.optional(responseSchema),
+  annotation: z.optional(annotation),
+  partial_image_b64: str,
+  partial_image_index: z.optional(z.number()),
+  output_format: str,
+});
+
+/** `POST /v1/responses`. The image-generation tool rides along in `extras.tools`. */
+export function streamResponses(http: HttpClient, request: ChatRequest, extras: ResponsesExtras = {}): AsyncGenerator<ChatEvent> {
+  const input = request.messages.map((m) => ({
+    role: m.role,
+    content: [{ type: m.role === 'assistant' ? 'output_text' : 'input_text', text: m.content }],
+  }));
+  const body: Record<string, unknown> = { model: request.model, input, stream: request.stream };
+  if (request.system) body.instructions = request.system;
+  if (request.maxTokens !== undefined) body.max_output_tokens = request.maxTokens;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (extras.tools) body.tools = extras.tools;
+  if (extras.toolChoice !== undefined) body.tool_choice = extras.toolChoice;
+  return runChat(http, request, { url: http.endpoints.responses, body, parseStream, parseJson });
+}
+
+export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGenerator<ChatEvent> {
+  let partials = 0;
+  const sawCall = new Set<string>();
+  for await (const message of messages) {
+    if (message.data === '[DONE]') break;
+    const json = parseEventJson(message);
+    // The error event comes flat ({code,message}) or nested ({error:{...}}); both are read.
+    if (message.event === 'error' || json.type === 'error') {
+      yield { type: 'error', error: errorFromStreamPayload(json.error ?? json) };
+      return;
+    }
+    const e = parseWith(eventSchema, json, `A streamed Responses event (${String(json.type)})`);
+    switch (e.type) {
+      case 'response.output_text.delta':
+      case 'response.refusal.delta':
+        if (typeof e.delta === 'string' && e.delta) yield { type: 'textDelta', text: e.delta };
+        break;
+      case 'response.reasoning_summary_text.delta':
+      case 'response.reasoning_text.delta':
+        if (typeof e.delta === 'string' && e.delta) yield { type: 'reasoningDelta', text: e.delta };
+        break;
+      case 'response.output_text.annotation.added':
+        if (e.annotation?.type === 'url_citation' && e.annotation.url) yield { type: 'citation', url: e.annotation.url, ...(e.annotation.title ? { title: e.annotation.title } : {}) };
+        break;
+      case 'response.image_generation_call.partial_image':
+        if (e.partial_image_b64) yield { type: 'image', base64: e.partial_image_b64, partial: true, index: e.partial_image_index ?? partials++, ...(e.output_format ? { format: e.output_format } : {}) };
+        break;
+      case 'response.output_item.done':
+        if (e.item) {
+          for (const event of itemEvents(e.item, true)) {
+            if (event.type === 'toolCall') sawCall.add(event.id);
+            yield event;
+          }
+        }
+        break;
+      case 'response.completed':
+      case 'response.incomplete':
+        yield* finish(e.response, sawCall);
+        return;
+      case 'response.failed':
+        yield { type: 'error', error: errorFromStreamPayload(e.response?.error ?? { message: 'The response failed without a reason.' }) };
+        return;
+      default:
+        break;
+    }
+  }
+  yield { type: 'error', error: endedEarly('response.completed') };
+}
+
+/** Events for a finished output item; text and reasoning were streamed already when `streamed`. */
+function itemEvents(item: z.infer<typeof outputItem>, streamed: boolean): ChatEvent[] {
+  const events: ChatEvent[] = [];
+  if (item.type === 'function_call') {
+    events.push({ type: 'toolCall', id: item.call_id ?? item.id ?? 'call', name: item.name ?? '', arguments: item.arguments ?? '' });
+  } else if (item.type === 'image_generation_call' && item.result) {
+    events.push({ type: 'image', base64: item.result, partial: false, index: 0, ...(item.output_format ? { format: item.output_format } : {}), ...(item.revised_prompt ? { revisedPrompt: item.revised_prompt } : {}) });
+  } else if (!streamed && item.type === 'reasoning') {
+    const text = (item.summary ?? []).map((s) => s.text ?? '').join('');
+    if (text) events.push({ type: 'reasoningDelta', text });
+  } else if (!streamed && item.type === 'message') {
+    for (const part of item.content ?? []) {
+      if (part.text) events.push({ type: 'textDelta', text: part.text });
+      for (const a of part.annotations ?? []) if (a.type === 'url_citation' && a.url) events.push({ type: 'citation', url: a.url, ...(a.title ? { title: a.title } : {}) });
+    }
+  }
+  return events;
+}
+
+function* finish(response: z.infer<typeof responseSchema> | undefined, sawCall: Set<string>): Generator<ChatEvent> {
+  if (response?.usage) yield { type: 'usage', usage: usageFrom(response.usage) };
+  const reason = response?.incomplete_details?.reason;
+  if (response?.status === 'incomplete') {
+    yield { type: 'done', finishReason: reason === 'max_output_tokens' ? 'length' : reason === 'content_filter' ? 'contentFilter' : 'other', raw: reason ?? 'incomplete' };
+    return;
+  }
+  yield { type: 'done', finishReason: sawCall.size ? 'toolCalls' : 'stop', raw: response?.status ?? 'completed' };
+}
+
+function parseJson(json: unknown): ChatEvent[] {
+  const response = parseWith(responseSchema, json, 'The Responses answer');
+  if (response.status === 'failed') return [{ type: 'error', error: errorFromStreamPayload(response.error ?? { message: 'The response failed without a reason.' }) }];
+  const events = (response.output ?? []).flatMap((item) => itemEvents(item, false));
+  const calls = new Set(events.flatMap((e) => (e.type === 'toolCall' ? [e.id] : [])));
+  return [...events, ...finish(response, calls)];
+}
+
+function usageFrom(u: NonNullable<z.infer<typeof usageSchema>>): Usage {
+  return { inputTokens: u.input_tokens, outputTokens: u.output_tokens, totalTokens: u.total_tokens, reasoningTokens: u.output_tokens_details?.reasoning_tokens ?? undefined };
+}

@@ -1,0 +1,71 @@
+import { errorFromStreamPayload } from '../errorBody';
+import { GatewayError, isGatewayError } from '../errors';
+import type { HttpClient } from '../http';
+import { parseJsonText } from '../validate';
+import type { ChatEvent, ChatRequest } from './events';
+import { readSse, type SseMessage } from './sse';
+
+export interface ProtocolCall {
+  url: string;
+  body: unknown;
+  headers?: Record<string, string>;
+  /** Turns the SSE messages of a streamed answer into events; returns when the stream ended. */
+  parseStream: (messages: AsyncIterable<SseMessage>) => AsyncGenerator<ChatEvent>;
+  /** Turns a whole JSON answer into events. */
+  parseJson: (json: unknown) => ChatEvent[];
+}
+
+/**
+ * Sends one chat request and yields its events. Whatever goes wrong (HTTP error, a stream cut off,
+ * a timeout, a cancel) ends the sequence with an `error` event, after the text that did arrive.
+ * A chat POST is billed, so it is never retried here.
+ */
+export function runChat(http: HttpClient, request: ChatRequest, call: ProtocolCall): AsyncGenerator<ChatEvent> {
+  return endWithError(send(http, request, call));
+}
+
+async function* send(http: HttpClient, request: ChatRequest, call: ProtocolCall): AsyncGenerator<ChatEvent> {
+  const response = await http.send({
+    method: 'POST',
+    url: call.url,
+    json: call.body,
+    headers: { accept: request.stream ? 'text/event-stream' : 'application/json', ...call.headers },
+    signal: request.signal,
+    model: request.model,
+    idempotent: false,
+  });
+  if ((response.headers['content-type'] ?? '').includes('text/event-stream')) {
+    yield* call.parseStream(readSse(response.chunks()));
+    return;
+  }
+  // A server may answer a streaming request with one JSON document (or an error object in a 200).
+  const json = parseJsonText(await response.text(), 'The chat answer');
+  const error = (json as { error?: unknown } | null)?.error;
+  if (error && typeof error === 'object') {
+    yield { type: 'error', error: errorFromStreamPayload(error) };
+    return;
+  }
+  yield* call.parseJson(json);
+}
+
+/** Whatever is thrown becomes the last event, after the events that did arrive. */
+export async function* endWithError(events: AsyncIterable<ChatEvent>): AsyncGenerator<ChatEvent> {
+  try {
+    yield* events;
+  } catch (err) {
+    yield { type: 'error', error: isGatewayError(err) ? err : new GatewayError('protocol', err instanceof Error ? err.message : String(err), { cause: err }) };
+  }
+}
+
+/** Parses one SSE data payload as JSON, or explains which event was unreadable. */
+export function parseEventJson(message: SseMessage): Record<string, unknown> {
+  const value = parseJsonText(message.data, `A streamed event${message.event ? ` (${message.event})` : ''}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new GatewayError('protocol', `A streamed event${message.event ? ` (${message.event})` : ''} was not a JSON object.`);
+  }
+  return value as Record<string, unknown>;
+}
+
+export function endedEarly(what: string): GatewayError {
+  return new GatewayError('protocol', `The answer was cut off: the stream ended before ${what}. The text received so far is kept.`);
+}
