@@ -1,28 +1,237 @@
 /**
- * `npm start`: builds the extension and runs the gateway double, printing what to set.
+ * `npm start`: the extension running in a real VS Code (code-server in the browser) against the
+ * gateway double, ready to try.
+ *
+ *   1. builds and packages the extension into .cache/demo/model-gateway.vsix
+ *   2. starts the gateway double (GATEWAY_PORT / CATALOG_PORT, else free ports)
+ *   3. installs code-server once (or reuses an install), installs the .vsix into a scratch profile
+ *      whose settings point at the double, and serves a workspace of sample files (PORT, else 8080)
+ *   4. prints the address to open and the demo key to paste into "Model Gateway: Set API Key"
+ *
+ * Everything it writes lives under the repository's git-ignored .cache/: the profile is kept between
+ * runs (code-server keeps secrets in the browser's storage for its address, encrypted with a key in
+ * the profile, so a key set once survives a restart on the same port), the samples are regenerated
+ * only when missing. Ctrl-C or SIGTERM stops the double, code-server and everything they started.
  */
-import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { GatewayDouble } from '../gateway';
+import { ensureSampleWorkspace } from '../fixtures/samples';
+import { CODE_SERVER_VERSION, codeServerDir, ensureCodeServer, startCodeServer, workbenchUrl, type CodeServer } from '../vscode/codeServer';
+import { box, portFromEnv, portIsFree, readSettings, run, stopDescendants, watchAncestors } from './support';
 
-async function main(): Promise<void> {
-  const root = path.resolve(__dirname, '../..');
-  execFileSync(process.execPath, [path.join(root, 'esbuild.js')], { cwd: root, stdio: 'inherit' });
-  const gw = new GatewayDouble({ port: Number(process.env.GATEWAY_PORT ?? 0) });
-  await gw.start();
-  console.log(`
-Gateway double running.
-  modelGateway.baseUrl    ${gw.url}
-  modelGateway.catalogUrl ${gw.catalogUrl}
-  demo API key            ${gw.demoKey}
+const ROOT = path.resolve(__dirname, '..', '..');
+const CACHE_DIR = path.join(ROOT, '.cache');
+const DEMO_DIR = path.join(CACHE_DIR, 'demo');
+const PROFILE_DIR = path.join(DEMO_DIR, 'profile');
+const WORKSPACE_DIR = path.join(DEMO_DIR, 'workspace');
+const VSIX = path.join(DEMO_DIR, 'model-gateway.vsix');
+/** Fixed so the browser origin, and with it the stored key, stays the same from one start to the next. */
+const DEFAULT_PORT = 8080;
+const INSTALL_MARKER = '.install-complete';
 
-Run "Model Gateway: Set API Key" and paste the demo key. Press Ctrl-C to stop.`);
-  const stop = () => void gw.stop().then(() => process.exit(0));
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+const started = Date.now();
+let double: GatewayDouble | undefined;
+let server: CodeServer | undefined;
+let stopping = false;
+
+function say(message: string): void {
+  console.log(`[start] ${message}`);
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
+function seconds(since: number): string {
+  return `${((Date.now() - since) / 1000).toFixed(1)} s`;
+}
+
+function rel(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  // Paths outside the working folder read better in full than as ../../..
+  return relative === '' ? '.' : relative.startsWith('..') ? file : relative;
+}
+
+class StartError extends Error {}
+
+async function step<T>(label: string, fn: () => Promise<T>): Promise<T> {
+  if (stopping) throw new StartError('stopped');
+  say(`${label} ...`);
+  const t = Date.now();
+  const result = await fn();
+  say(`${label}: done in ${seconds(t)}`);
+  return result;
+}
+
+async function buildAndPackage(): Promise<void> {
+  await step('building the extension (esbuild --production)', async () => {
+    const result = await run(process.execPath, [path.join(ROOT, 'esbuild.js'), '--production'], ROOT);
+    if (result.code !== 0) throw new StartError(`the build failed (exit ${result.code}):\n${result.output}`);
+  });
+  await step(`packaging ${rel(VSIX)}`, async () => {
+    await fsp.mkdir(DEMO_DIR, { recursive: true });
+    // The repository's pinned vsce, run directly: what `npx @vscode/vsce` would resolve, minus npx.
+    const vsce = path.join(path.dirname(require.resolve('@vscode/vsce/package.json')), 'vsce');
+    const result = await run(process.execPath, [vsce, 'package', '--no-dependencies', '--out', VSIX], ROOT);
+    if (result.code !== 0) throw new StartError(`vsce package failed (exit ${result.code}):\n${result.output}`);
+  });
+}
+
+/**
+ * Prefers the install in the repository's .cache; an install the test harness made in the user's
+ * cache folder is reused as is (reading it writes nothing); only when neither exists is one made,
+ * in .cache, so nothing lands in the home folder. MODEL_GATEWAY_CODE_SERVER_DIR overrides all this.
+ */
+function chooseCodeServerDir(): string {
+  if (!process.env.MODEL_GATEWAY_CODE_SERVER_DIR) {
+    const local = path.join(CACHE_DIR, `code-server-${CODE_SERVER_VERSION}`);
+    const shared = codeServerDir();
+    const installed = (dir: string): boolean => fs.existsSync(path.join(dir, INSTALL_MARKER));
+    process.env.MODEL_GATEWAY_CODE_SERVER_DIR = !installed(local) && installed(shared) ? shared : local;
+  }
+  return codeServerDir();
+}
+
+async function ensureCodeServerInstalled(): Promise<void> {
+  const dir = chooseCodeServerDir();
+  if (fs.existsSync(path.join(dir, INSTALL_MARKER))) {
+    say(`code-server ${CODE_SERVER_VERSION}: using the install in ${rel(dir)}`);
+    return;
+  }
+  await step(`installing code-server ${CODE_SERVER_VERSION} into ${rel(dir)} (first time only, about 45 s)`, async () => {
+    await ensureCodeServer();
+  });
+}
+
+/** undefined lets the harness pick a free port. */
+async function choosePort(): Promise<number | undefined> {
+  const fromEnv = portFromEnv('PORT');
+  if (fromEnv === 0) return undefined;
+  if (fromEnv !== undefined) {
+    if (!(await portIsFree(fromEnv))) throw new StartError(`PORT=${fromEnv} is already in use; choose another one`);
+    return fromEnv;
+  }
+  if (await portIsFree(DEFAULT_PORT)) return DEFAULT_PORT;
+  say(`port ${DEFAULT_PORT} is in use; using a free one (a key set on another port is not seen here: set PORT to keep one)`);
+  return undefined;
+}
+
+/**
+ * The profile's settings as the user left them, with the extension pointed at this run's double.
+ * The key is never part of them: it is pasted into the command and kept in secret storage.
+ */
+async function demoSettings(gateway: GatewayDouble): Promise<Record<string, unknown>> {
+  const file = path.join(PROFILE_DIR, 'ud', 'User', 'settings.json');
+  const existing = await readSettings(file);
+  if (existing === undefined && fs.existsSync(file)) {
+    const aside = `${file}.unreadable-${Date.now()}`;
+    await fsp.copyFile(file, aside);
+    say(`settings.json could not be read; a copy is kept as ${rel(aside)}`);
+  }
+  const settings: Record<string, unknown> = {
+    // The workspace sits inside this repository; without this the git extension offers to open it.
+    'git.openRepositoryInParentFolders': 'never',
+    ...existing,
+    'modelGateway.baseUrl': gateway.url,
+    'modelGateway.catalogUrl': gateway.catalogUrl,
+  };
+  if (JSON.stringify(settings).includes(gateway.demoKey)) {
+    throw new StartError('refusing to write settings that contain the API key; remove it from the profile settings.json');
+  }
+  return settings;
+}
+
+async function main(): Promise<void> {
+  console.log('Model Gateway demo: the extension in code-server, against the gateway double. Ctrl-C stops it.');
+  await buildAndPackage();
+
+  double = await step('starting the gateway double', async () => {
+    const gateway = new GatewayDouble({ port: portFromEnv('GATEWAY_PORT') ?? 0, catalogPort: portFromEnv('CATALOG_PORT') ?? 0 });
+    await gateway.start();
+    return gateway;
+  });
+  say(`gateway double at ${double.url}, catalog at ${double.catalogUrl}`);
+
+  await ensureCodeServerInstalled();
+
+  await step(`preparing the workspace ${rel(WORKSPACE_DIR)}`, async () => {
+    const { written, kept } = await ensureSampleWorkspace(WORKSPACE_DIR);
+    if (written.length > 0) say(`sample files written: ${written.join(', ')}`);
+    if (kept.length > 0) say(`sample files kept: ${kept.join(', ')}`);
+  });
+
+  const port = await choosePort();
+  const settings = await demoSettings(double);
+  // Only this run's server log is of interest; the previous one is kept beside it for comparison.
+  const logFile = path.join(PROFILE_DIR, 'code-server.log');
+  if (fs.existsSync(logFile)) await fsp.rename(logFile, path.join(PROFILE_DIR, 'code-server.previous.log'));
+
+  const gatewayDouble = double;
+  server = await step('installing the .vsix and starting code-server', () =>
+    startCodeServer({ workspace: WORKSPACE_DIR, scratchDir: PROFILE_DIR, settings, vsixPaths: [VSIX], port }),
+  );
+  if (stopping) return;
+
+  const url = workbenchUrl(server.url, WORKSPACE_DIR);
+  console.log(
+    '\n' +
+      box([
+        `Model Gateway demo is ready (started in ${seconds(started)}).`,
+        '',
+        'Open in a browser:',
+        `  ${url}`,
+        '',
+        'Then run "Model Gateway: Set API Key" (F1) and paste the demo key:',
+        `  ${gatewayDouble.demoKey}`,
+        'The settings already point the extension at the gateway double. The key stays',
+        'in that browser for this address, so the next start on the same port has it.',
+        '',
+        `Gateway double:  ${gatewayDouble.url}   (catalog ${gatewayDouble.catalogUrl})`,
+        `Profile and log: ${rel(PROFILE_DIR)}`,
+        'Press Ctrl-C to stop everything.',
+      ]) +
+      '\n',
+  );
+}
+
+async function shutdown(reason: string, exitCode: number): Promise<never> {
+  stopping = true;
+  say(`${reason}: stopping ...`);
+  const t = Date.now();
+  // Every stop below is bounded, but a hung one must not keep the terminal.
+  setTimeout(() => {
+    say('stopping took too long; exiting');
+    process.exit(exitCode || 1);
+  }, 20_000).unref();
+  // Each part gets stopped even if another one fails to.
+  await server?.stop().catch((error: unknown) => say(`code-server: ${String(error)}`));
+  await double?.stop().catch((error: unknown) => say(`gateway double: ${String(error)}`));
+  // Whatever is still below this process: a build tool, an interrupted install, a vsix install.
+  await stopDescendants(3000);
+  say(`stopped in ${seconds(t)}`);
+  process.exit(exitCode);
+}
+
+let firstSignalAt = 0;
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    // Ctrl-C reaches this process both from the terminal and relayed by tsx: one press, two signals.
+    if (stopping && Date.now() - firstSignalAt < 1000) return;
+    if (stopping) {
+      // A second Ctrl-C while stopping: no more waiting. Process groups are killed by the harness on exit.
+      say('stopping now');
+      void stopDescendants(0).then(() => process.exit(1));
+      return;
+    }
+    firstSignalAt = Date.now();
+    void shutdown(signal, 0);
+  });
+}
+// tsx, sh and npm: see watchAncestors for why their exit has to be noticed here.
+watchAncestors(3, () => {
+  if (!stopping) void shutdown('npm start ended', 0);
+});
+
+main().catch((error: unknown) => {
+  if (stopping) return;
+  console.error(`\n[start] failed: ${error instanceof StartError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  void shutdown('start failed', 1);
 });
