@@ -81,7 +81,9 @@ function classify(ctx: ErrorContext, e: Extracted, message: string): ErrorKind {
   const m = message.toLowerCase();
 
   if (code === 'convert_request_failed' || code === 'api_not_implemented' || ctx.status === 501) return 'notImplemented';
-  if (code === 'model_not_found' || /no available channel|无可用渠道|has no access to (the )?model|无权访问模型/i.test(message)) {
+  // A 400 model_not_found is a model the key has but this endpoint does not serve (e.g. an image
+  // model sent as the outer Responses model): a bad request, not a missing grant.
+  if ((code === 'model_not_found' && ctx.status !== 400) || /no available channel|无可用渠道|has no access to (the )?model|无权访问模型/i.test(message)) {
     return 'modelUnavailable';
   }
   if (['insufficient_user_quota', 'pre_consume_token_quota_failed'].includes(code) || /额度不足|quota is not enough|预扣费额度失败/i.test(message)) {
@@ -150,6 +152,9 @@ function explain(kind: ErrorKind, ctx: ErrorContext, e: Extracted, upstream: str
     case 'timeout':
       return `${capitalise(who)} timed out (HTTP ${ctx.status}).${said} Try again; for long image or video work raise the timeout in the settings.`;
     case 'badRequest':
+      if (/not supported with the Responses API/i.test(upstream ?? '')) {
+        return `This model cannot be the outer model of a Responses request.${said} Pick a chat model, and pass an image model in the image_generation tool instead.`;
+      }
       return `${capitalise(who)} rejected the request as invalid (HTTP ${ctx.status}).${said}`;
     case 'server':
       return `${capitalise(who)} had an internal error (HTTP ${ctx.status}).${said} Try again later.`;

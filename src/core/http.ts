@@ -137,7 +137,7 @@ export class HttpClient {
       this.log(`${req.method} ${url.pathname} → ${response.statusCode} in ${Date.now() - started} ms${requestId ? ` (request id ${requestId})` : ''}`);
       const status = response.statusCode;
       if ((status >= 200 && status < 300) || req.acceptStatus?.includes(status)) {
-        const mapError = (err: unknown) => mapTransportError(err, url, req, this.options.timeouts).error;
+        const mapError = (err: unknown) => mapBodyError(err, url, req, this.options.timeouts);
         return wrapResponse(status, flatHeaders, requestId, response.body as unknown as Readable, mapError);
       }
       const errorText = await readLimited(response.body as unknown as Readable, ERROR_BODY_LIMIT).catch(() => '');
@@ -288,6 +288,13 @@ function mapTransportError(err: unknown, url: URL, req: HttpRequest, t: Timeouts
   return { error: new GatewayError('network', `Could not reach the gateway: ${what}. Check the base address, the network and the proxy settings.`, { cause: err }), notSent };
 }
 
+/** A failure while the body was arriving: the request got through, the answer was cut. */
+function mapBodyError(err: unknown, url: URL, req: HttpRequest, t: Timeouts): GatewayError {
+  const mapped = mapTransportError(err, url, req, t).error;
+  if (mapped.kind !== 'network') return mapped;
+  return new GatewayError('network', `The connection to ${url.host} closed in the middle of the answer. What arrived before is kept; try again.`, { cause: err });
+}
+
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
@@ -337,7 +344,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 function seconds(ms: number): string {
-  return `${Math.round(ms / 1000)} s`;
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
 }
 
 function redactProxy(proxy: string): string {

@@ -145,3 +145,11 @@ export function htmlErrorPage(status: number, server = 'nginx'): string {
 export function notJsonBody(): string {
   return 'upstream connect error or disconnect/reset before headers. reset reason: connection termination';
 }
+
+/** OpenAI's own 500 as new-api relays it (param null → ""); also what a mid-stream upstream failure carries. */
+export function upstreamServerError(): OpenAIErrorBody {
+  return relayError('The server had an error while processing your request. Sorry about that!', 'server_error', undefined, 'server_error');
+}
+
+/** Anthropic's overload error object, in-band (`event: error`) or as a relayed 529 body. */
+export const OVERLOADED_ERROR = { type: 'overloaded_error', message: 'Overloaded' } as const;

@@ -10,6 +10,8 @@ import { QUOTA_PER_USD, usdToQuota, World } from './world';
 export * from './types';
 export * from './defaults';
 export { REQUEST_ID_HEADER, newRequestId } from './requestId';
+export { CHAT_SCENARIOS, parseScenarios, type ChatScenario } from './chatScenarios';
+export { PNG_SIGNATURE, promptPng } from './png';
 
 export const DEFAULT_CATALOG_PATH = '/static/models.json';
 

@@ -3,7 +3,7 @@
  * Ports also come from GATEWAY_PORT / CATALOG_PORT; 0 (the default) picks free ones.
  */
 import { parseArgs } from 'node:util';
-import { GatewayDouble } from './index';
+import { CHAT_SCENARIOS, GatewayDouble } from './index';
 
 function port(flag: string | undefined, env: string | undefined, name: string): number {
   const raw = flag ?? env ?? '0';
@@ -23,6 +23,7 @@ async function main(): Promise<void> {
   gateway base URL : ${double.url}
   catalog file     : ${double.catalogUrl}
   demo key         : ${double.demoKey}
+  chat scenarios   : type into a prompt ${CHAT_SCENARIOS.filter((s) => s.marker.startsWith('[[')).map((s) => s.marker).join(' ')}
 Press Ctrl+C to stop.`);
 
   const shutdown = () => {

@@ -87,6 +87,33 @@ export interface RequestLogEntry {
   /** The X-Oneapi-Request-Id sent back (gateway origin only). */
   requestId?: string;
   time: number;
+  /** What a chat route answered (Chat Completions, Responses, Messages), for tests to compare with. */
+  answer?: ChatAnswerRecord;
+}
+
+/** The double's own account of one chat answer: the whole planned answer and what it cost. */
+export interface ChatAnswerRecord {
+  protocol: 'chatCompletions' | 'responses' | 'messages';
+  stream: boolean;
+  model: string;
+  /** Scenario markers found in the last user message, as typed. */
+  markers: string[];
+  /** The full answer text as planned; a stream that was cut, stalled or failed sent a prefix of it. */
+  text: string;
+  reasoning: string;
+  toolCalls: Array<{ id: string; name: string; arguments: string }>;
+  /** Base64 PNG of an image_generation_call (Responses), and how many partial images preceded it. */
+  image?: { base64: string; partialImages: number };
+  /** The usage the answer reports on the wire when it completes. */
+  usage: { promptTokens: number; completionTokens: number; reasoningTokens: number; totalTokens: number };
+  /** The wire finish reason (`stop`, `tool_calls`, `end_turn`, `completed`, `incomplete`, …). */
+  finish: string;
+  /** `complete`, or the scenario that ended it early. */
+  ending: string;
+  /** The `anthropic-version` header of a Messages request (optional toward new-api), if sent. */
+  anthropicVersion?: string;
+  /** Quota units charged, set once the answer has ended or stalled (undefined until then). */
+  chargedQuota?: number;
 }
 
 export type FaultAction =

@@ -228,3 +228,11 @@ describe('error bodies', () => {
     assert.equal(parseRetryAfter(undefined), undefined);
   });
 });
+
+describe('model errors by status', () => {
+  it('a 400 model_not_found from the Responses API is a bad request with the image-tool hint', () => {
+    const err = errorFromResponse({ status: 400, body: '{"error":{"message":"The requested model \'gpt-image-1\' is not supported with the Responses API.","type":"invalid_request_error","param":"model","code":"model_not_found"}}' });
+    assert.equal(err.kind, 'badRequest');
+    assert.match(err.message, /image_generation tool/);
+  });
+});

@@ -3,6 +3,7 @@ import { chatRoutes } from './chat';
 import { messagesRoutes } from './messages';
 import { modelRoutes } from './models';
 import { notImplementedRoutes } from './notImplemented';
+import { responsesRoutes } from './responses';
 
 /** Every gateway endpoint. A new endpoint family is a module exporting Route[] and one line here. */
-export const gatewayRoutes: Route[] = [...modelRoutes, ...chatRoutes, ...messagesRoutes, ...notImplementedRoutes];
+export const gatewayRoutes: Route[] = [...modelRoutes, ...chatRoutes, ...responsesRoutes, ...messagesRoutes, ...notImplementedRoutes];

@@ -1,40 +1,158 @@
-import { charge, preConsume, textPreConsumeQuota, textQuota } from '../billing';
+import { randomBytes } from 'node:crypto';
+import { preConsume, textPreConsumeQuota } from '../billing';
+import { planAnswer, type ChatPlan } from '../chatScenarios';
+import { anthropicError, OVERLOADED_ERROR } from '../errorBodies';
+import { randomAlphanumeric } from '../requestId';
 import type { GatewayContext, Route } from '../route';
+import { eventFrame, type Step } from '../sse';
+import type { ChatAnswerRecord } from '../types';
 import { isRecord, numberOr } from '../values';
-import { allText, contentText, echoReply, estimateTokens, lastUserText, randomId } from './echo';
+import { nonStreamPrelude, recordAnswer, sendHalfThenCut, settle, streamAnswer } from './answer';
+import { allText, contentText, estimateTokens, lastUserText, randomId } from './echo';
 
 /**
- * POST /v1/messages, non-streaming only (wire-formats §3.3). It exists now so that the split of
- * error shapes on this route (§3.5: relay errors in the Messages shape, middleware errors not) is real.
+ * POST /v1/messages (wire-formats §3): the Message JSON of §3.3 or the `event:`-named stream of
+ * §3.4. Relay errors use the Messages shape; middleware errors keep the OpenAI-style middleware
+ * shape (§3.5), which the router takes care of. `anthropic-version` is optional toward new-api:
+ * it is not required, only recorded in the answer record (the request log has every header).
  */
-function createMessage(ctx: GatewayContext): void {
+async function createMessage(ctx: GatewayContext): Promise<void> {
   const parsed = ctx.http.json();
   const body = parsed.ok && isRecord(parsed.value) ? parsed.value : {};
   const messages = Array.isArray(body.messages) ? body.messages : [];
   if (messages.length === 0) return ctx.relayError(500, 'invalid_request', 'field messages is required');
-  if (body.stream === true) return ctx.relayError(500, 'invalid_request', 'stream is not supported by the gateway double yet');
 
   const model = ctx.model;
-  const inputTokens = estimateTokens(contentText(body.system) + allText(messages));
-  if (!preConsume(ctx, textPreConsumeQuota(model, inputTokens, numberOr(body.max_tokens, 0)))) return;
+  const promptText = contentText(body.system) + allText(messages);
+  const maxTokens = numberOr(body.max_tokens, 0);
+  if (!preConsume(ctx, textPreConsumeQuota(model, estimateTokens(promptText), maxTokens))) return;
 
-  const text = echoReply(model.id, lastUserText(messages));
-  const outputTokens = estimateTokens(text);
-  charge(ctx.key, textQuota(model, inputTokens, outputTokens));
-  ctx.http.sendJson(200, {
-    id: randomId('msg_'),
+  const thinking = isRecord(body.thinking) && (body.thinking.type === 'enabled' || body.thinking.type === 'adaptive');
+  const plan = planAnswer({ model, lastUser: lastUserText(messages), promptText, thinkingRequested: thinking, maxTokens });
+  if (plan.scenarios.ending === 'failed') plan.scenarios.ending = 'midstreamError';
+
+  const stream = body.stream === true;
+  const toolId = `toolu_${randomAlphanumeric(24)}`;
+  const stopReason = plan.truncated ? 'max_tokens' : plan.toolCall ? 'tool_use' : 'end_turn';
+  const version = ctx.http.header('anthropic-version');
+  const record = recordAnswer(ctx, {
+    protocol: 'messages',
+    stream,
+    model: model.id,
+    markers: plan.scenarios.markers,
+    text: plan.text,
+    reasoning: plan.reasoning,
+    toolCalls: plan.toolCall ? [{ id: toolId, ...plan.toolCall }] : [],
+    usage: plan.usage,
+    finish: stopReason,
+    ending: plan.scenarios.ending,
+    ...(version ? { anthropicVersion: version } : {}),
+  });
+  const ids = { message: randomId('msg_'), tool: toolId, signature: randomBytes(48).toString('base64') };
+  if (stream) return streamMessage(ctx, plan, record, ids, stopReason);
+  return message(ctx, plan, record, ids, stopReason);
+}
+
+interface Ids {
+  message: string;
+  tool: string;
+  signature: string;
+}
+
+async function message(ctx: GatewayContext, plan: ChatPlan, record: ChatAnswerRecord, ids: Ids, stopReason: string): Promise<void> {
+  if (!(await nonStreamPrelude(ctx, plan))) return;
+  const ending = plan.scenarios.ending;
+  if (ending === 'errorIn200') {
+    settle(ctx, plan, record, false, '');
+    return ctx.http.sendJson(200, { type: 'error', error: OVERLOADED_ERROR });
+  }
+  if (ending === 'midstreamError') {
+    // A native Claude upstream error is relayed unchanged, request_id and all (§3.5).
+    settle(ctx, plan, record, false, '');
+    return ctx.http.sendJson(529, anthropicError(OVERLOADED_ERROR.type, OVERLOADED_ERROR.message, randomId('req_')));
+  }
+  const content: unknown[] = [];
+  if (plan.reasoning) content.push({ type: 'thinking', thinking: plan.reasoning, signature: ids.signature });
+  if (plan.text) content.push({ type: 'text', text: plan.text });
+  if (plan.toolCall) content.push({ type: 'tool_use', id: ids.tool, name: plan.toolCall.name, input: JSON.parse(plan.toolCall.arguments) as unknown });
+  const answer = {
+    id: ids.message,
     type: 'message',
     role: 'assistant',
-    model: model.id,
-    content: [{ type: 'text', text }],
-    stop_reason: 'end_turn',
+    model: ctx.model.id,
+    content,
+    stop_reason: stopReason,
     stop_sequence: null,
     usage: {
-      input_tokens: inputTokens,
-      output_tokens: outputTokens,
+      input_tokens: plan.usage.promptTokens,
+      output_tokens: plan.usage.completionTokens,
       cache_creation_input_tokens: 0,
       cache_read_input_tokens: 0,
+      cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+      service_tier: 'standard',
     },
+  };
+  settle(ctx, plan, record, true, '');
+  if (ending === 'cut' || ending === 'cutClean') return sendHalfThenCut(ctx, answer);
+  ctx.http.sendJson(200, answer);
+}
+
+async function streamMessage(ctx: GatewayContext, plan: ChatPlan, record: ChatAnswerRecord, ids: Ids, stopReason: string): Promise<void> {
+  const ev = (type: string, fields: Record<string, unknown> = {}) => eventFrame(type, { type, ...fields });
+  // Anthropic's own ping payload has a space after the colon.
+  const ping = 'event: ping\ndata: {"type": "ping"}\n\n';
+  const error = ev('error', { error: OVERLOADED_ERROR });
+
+  const steps: Step[] = [];
+  if (plan.scenarios.ending === 'errorIn200') {
+    steps.push({ frame: error });
+  } else {
+    steps.push({
+      frame: ev('message_start', {
+        message: {
+          id: ids.message,
+          type: 'message',
+          role: 'assistant',
+          content: [],
+          model: ctx.model.id,
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: plan.usage.promptTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 },
+        },
+      }),
+    });
+    let index = 0;
+    const start = (block: Record<string, unknown>) => {
+      steps.push({ frame: ev('content_block_start', { index, content_block: block }) });
+      if (index === 0) steps.push({ frame: ping });
+    };
+    const delta = (d: Record<string, unknown>, content?: string) => steps.push({ frame: ev('content_block_delta', { index, delta: d }), ...(content === undefined ? {} : { content }) });
+    const stop = () => steps.push({ frame: ev('content_block_stop', { index: index++ }) });
+
+    if (plan.reasoning) {
+      start({ type: 'thinking', thinking: '', signature: '' });
+      for (const piece of plan.reasoningChunks) delta({ type: 'thinking_delta', thinking: piece }, piece);
+      delta({ type: 'signature_delta', signature: ids.signature });
+      stop();
+    }
+    if (plan.text) {
+      start({ type: 'text', text: '' });
+      for (const piece of plan.textChunks) delta({ type: 'text_delta', text: piece }, piece);
+      stop();
+    }
+    if (plan.toolCall) {
+      start({ type: 'tool_use', id: ids.tool, name: plan.toolCall.name, input: {} });
+      delta({ type: 'input_json_delta', partial_json: '' }, plan.toolCall.name);
+      for (const piece of plan.argumentChunks) delta({ type: 'input_json_delta', partial_json: piece }, piece);
+      stop();
+    }
+    steps.push({ frame: ev('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: plan.usage.completionTokens } }) });
+    steps.push({ frame: ev('message_stop') });
+  }
+
+  await streamAnswer(ctx, plan, record, steps, {
+    pingFrame: plan.scenarios.ping ? ping : undefined,
+    errorFrames: () => [error],
   });
 }
 

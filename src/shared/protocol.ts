@@ -1,0 +1,130 @@
+/**
+ * Every message between the extension host and the chat webview, as zod schemas both sides import.
+ * The webview only renders state and sends intents; it never sees the API key.
+ *
+ * State rule (as in GitLens): an update buffered for a hidden view is a full `snapshot`, never a
+ * delta. Deltas (`append`) are only sent to a visible, ready view and always name the message and
+ * the length it extends, so a webview that missed one asks for a snapshot instead of going wrong.
+ */
+import * as z from 'zod/mini';
+
+export const protocolSchema = z.enum(['chatCompletions', 'responses', 'messages']);
+export type WireProtocol = z.infer<typeof protocolSchema>;
+
+export const errorInfoSchema = z.object({
+  kind: z.string(),
+  message: z.string(),
+  requestId: z.optional(z.string()),
+});
+
+export const usageSchema = z.object({
+  inputTokens: z.optional(z.number()),
+  outputTokens: z.optional(z.number()),
+  reasoningTokens: z.optional(z.number()),
+  totalTokens: z.optional(z.number()),
+});
+
+/**
+ * `streaming`: being written now. `done`: finished normally. `stopped`: the user pressed stop.
+ * `cut`: ended by an error, a timeout or a reload; the text that arrived is kept.
+ */
+export const messageStatusSchema = z.enum(['streaming', 'done', 'stopped', 'cut']);
+
+export const chatMessageSchema = z.object({
+  id: z.string(),
+  role: z.enum(['user', 'assistant']),
+  text: z.string(),
+  reasoning: z.optional(z.string()),
+  status: messageStatusSchema,
+  model: z.optional(z.string()),
+  protocol: z.optional(protocolSchema),
+  usage: z.optional(usageSchema),
+  error: z.optional(errorInfoSchema),
+  /** Context attached to a user message, shown as chips (name and how much text was cut). */
+  attachments: z.optional(z.array(z.object({ label: z.string(), chars: z.number(), truncated: z.boolean() }))),
+  createdAt: z.number(),
+});
+export type ChatMessageView = z.infer<typeof chatMessageSchema>;
+
+export const conversationSummarySchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  updatedAt: z.number(),
+  messageCount: z.number(),
+});
+export type ConversationSummary = z.infer<typeof conversationSummarySchema>;
+
+export const chatModelSchema = z.object({
+  id: z.string(),
+  provider: z.string(),
+  protocols: z.array(protocolSchema),
+  /** Whether the web-search switch applies (third-provider models on Chat Completions). */
+  searchable: z.boolean(),
+});
+export type ChatModelView = z.infer<typeof chatModelSchema>;
+
+export const pendingAttachmentSchema = z.object({ id: z.string(), label: z.string(), chars: z.number(), truncated: z.boolean() });
+
+export const snapshotSchema = z.object({
+  conversations: z.array(conversationSummarySchema),
+  conversationId: z.optional(z.string()),
+  messages: z.array(chatMessageSchema),
+  /** Older messages exist that were not sent; the view offers to load them. */
+  hasOlder: z.boolean(),
+  models: z.array(chatModelSchema),
+  model: z.optional(z.string()),
+  /** The user's per-conversation choice; absent = the model's first protocol. */
+  protocolOverride: z.optional(protocolSchema),
+  enableSearch: z.boolean(),
+  attachments: z.array(pendingAttachmentSchema),
+  busy: z.boolean(),
+  allowRemoteImages: z.boolean(),
+  /** Why chat cannot be used right now (no key, no base address…), with the action that fixes it. */
+  notice: z.optional(z.object({ message: z.string(), action: z.optional(z.enum(['setKey', 'openSettings', 'refreshModels'])) })),
+});
+export type Snapshot = z.infer<typeof snapshotSchema>;
+
+/** Host → webview. */
+export const hostMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('snapshot'), state: snapshotSchema }),
+  z.object({
+    type: z.literal('append'),
+    messageId: z.string(),
+    /** Lengths the deltas extend; a mismatch means a delta was missed and a snapshot is needed. */
+    textFrom: z.number(),
+    text: z.string(),
+    reasoningFrom: z.number(),
+    reasoning: z.string(),
+  }),
+  z.object({ type: z.literal('message'), message: chatMessageSchema }),
+  z.object({ type: z.literal('busy'), busy: z.boolean() }),
+  z.object({ type: z.literal('focusInput') }),
+]);
+export type HostMessage = z.infer<typeof hostMessageSchema>;
+
+/** Webview → host. */
+export const webviewMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready') }),
+  z.object({ type: z.literal('needSnapshot') }),
+  z.object({ type: z.literal('send'), text: z.string() }),
+  z.object({ type: z.literal('stop') }),
+  z.object({ type: z.literal('regenerate') }),
+  z.object({ type: z.literal('editLast'), text: z.string() }),
+  z.object({ type: z.literal('selectModel'), model: z.string() }),
+  z.object({ type: z.literal('setProtocol'), protocol: z.optional(protocolSchema) }),
+  z.object({ type: z.literal('setSearch'), enabled: z.boolean() }),
+  z.object({ type: z.literal('newConversation') }),
+  z.object({ type: z.literal('switchConversation'), id: z.string() }),
+  z.object({ type: z.literal('renameConversation'), id: z.string() }),
+  z.object({ type: z.literal('deleteConversation'), id: z.string() }),
+  z.object({ type: z.literal('exportConversation'), id: z.string() }),
+  z.object({ type: z.literal('loadOlder') }),
+  z.object({ type: z.literal('attach'), what: z.enum(['file', 'selection']) }),
+  z.object({ type: z.literal('removeAttachment'), id: z.string() }),
+  z.object({ type: z.literal('copy'), text: z.string() }),
+  z.object({ type: z.literal('insertCode'), code: z.string() }),
+  z.object({ type: z.literal('openLink'), url: z.string() }),
+  z.object({ type: z.literal('allowRemoteImages') }),
+  z.object({ type: z.literal('action'), action: z.enum(['setKey', 'openSettings', 'refreshModels', 'retry', 'pickModel']) }),
+]);
+export type WebviewMessage = z.infer<typeof webviewMessageSchema>;

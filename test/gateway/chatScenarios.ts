@@ -1,0 +1,324 @@
+import type { ModelSpec } from './types';
+import { echoReply, estimateTokens } from './routes/echo';
+
+/**
+ * What the double's "model" answers on the three chat routes. A scenario is picked by markers
+ * typed into the last user message, so tests and people in the UI can trigger it by typing;
+ * several markers combine (`[[reasoning]] [[slow:40]] explain tides`). Markers are removed from
+ * the prompt before it is echoed. Unknown `[[...]]` text is left alone.
+ */
+
+export type ChatRouteProtocol = 'chatCompletions' | 'responses' | 'messages';
+
+export interface ChatScenario {
+  /** The marker as typed; `N`, `MS` and `:nested`/`:clean` are arguments. */
+  marker: string;
+  /** What the answer does, on which protocol, stream and non-stream. */
+  effect: string;
+}
+
+/** Every scenario marker. Without one the answer is the plain echo (also the default for a prompt). */
+export const CHAT_SCENARIOS: readonly ChatScenario[] = [
+  {
+    marker: '(none)',
+    effect:
+      'Plain answer `Echo from <model>: <prompt>` (markers removed), the same text on every protocol. Reasoning models that always think (deepseek-r1) ' +
+      'and requests that ask for thinking (enable_thinking, Messages `thinking`, Responses `reasoning.summary`) on a reasoning model add reasoning first. ' +
+      'Chat Completions with `enable_search: true` on an ali-owned model appends a sentence saying the web was searched.',
+  },
+  { marker: '[[reasoning]]', effect: 'Reasoning first, on any model: `reasoning_content` deltas / a thinking block with signature / a reasoning item with summary deltas.' },
+  {
+    marker: '[[tool]]',
+    effect:
+      'A short preamble then a get_weather call with `{"city":…,"unit":"celsius"}` (city = capitalised word after "in"/"for"/"at", else Paris), streamed in argument fragments; finish tool_calls / tool_use.',
+  },
+  { marker: '[[long:N]]', effect: 'The echo followed by N KB (1–4096) of markdown: headings, paragraphs, code fences, lists, tables. Streamed four words per chunk.' },
+  { marker: '[[slow:MS]]', effect: 'Waits MS ms (≤ 60000) before every streamed frame after the first; non-stream answers wait MS once.' },
+  { marker: '[[stall]]', effect: 'Stream: stops after three content chunks and keeps the connection open. Non-stream: never answers.' },
+  {
+    marker: '[[midstream-error]]',
+    effect:
+      'Stream: three content chunks, then the protocol’s in-band error (Chat `data: {"error":…}`; Messages `event: error` overloaded_error; Responses flat `error` event, ' +
+      '`[[midstream-error:nested]]` for the nested shape) and the end of the body. Non-stream: a relayed upstream error (HTTP 500 server_error; Messages 529 overloaded_error).',
+  },
+  {
+    marker: '[[error-in-200]]',
+    effect:
+      'HTTP 200 carrying only an error: Chat `data: {"error":…}` then `[DONE]`, Messages `event: error` (overloaded_error), Responses a nested `error` event; ' +
+      'non-stream a 200 JSON error body (`{"error":…}`; Messages `{"type":"error","error":…}`). Nothing is charged.',
+  },
+  { marker: '[[cut]]', effect: 'Stream: three content chunks, then the socket is destroyed (`[[cut:clean]]`: the HTTP body ends properly but without the protocol terminator). Non-stream: half the JSON body, then the socket is destroyed.' },
+  { marker: '[[xss]]', effect: 'The echo plus `<script>alert(1)</script>`, `<img src=x onerror=alert(1)>` and `[link](javascript:alert(1))`.' },
+  { marker: '[[ping]]', effect: 'Keep-alive frames between content chunks: `: PING` comments (Chat, Responses), `event: ping` (Messages, which always sends one ping after the first block start).' },
+  {
+    marker: '[[incomplete]]',
+    effect:
+      'The text stops halfway as if max tokens were hit: Chat finish_reason length, Messages stop_reason max_tokens, Responses `response.incomplete` (reason max_output_tokens). ' +
+      'A real max_tokens / max_output_tokens smaller than the answer truncates the same way.',
+  },
+  { marker: '[[failed]]', effect: 'Responses: three content chunks then `response.failed` (non-stream: a 200 Response with status failed). Other protocols: as [[midstream-error]].' },
+];
+
+export type Ending = 'complete' | 'stall' | 'cut' | 'cutClean' | 'midstreamError' | 'errorIn200' | 'failed';
+
+export interface Scenarios {
+  /** The markers found, as typed, in order. */
+  markers: string[];
+  reasoning: boolean;
+  tool: boolean;
+  longKb: number;
+  slowMs: number;
+  ping: boolean;
+  xss: boolean;
+  incomplete: boolean;
+  ending: Ending;
+  /** Responses error event shape for midstream-error. */
+  nestedError: boolean;
+}
+
+const MARKER = /\[\[([a-z0-9-]+)(?::([^\]\s]*))?\]\]/gi;
+const KNOWN = new Set(['reasoning', 'tool', 'long', 'slow', 'stall', 'midstream-error', 'error-in-200', 'cut', 'xss', 'ping', 'incomplete', 'failed']);
+
+/** Reads the markers of a prompt and returns them with the prompt they leave behind. */
+export function parseScenarios(prompt: string): { scenarios: Scenarios; prompt: string } {
+  const s: Scenarios = {
+    markers: [],
+    reasoning: false,
+    tool: false,
+    longKb: 0,
+    slowMs: 0,
+    ping: false,
+    xss: false,
+    incomplete: false,
+    ending: 'complete',
+    nestedError: false,
+  };
+  const endings: Ending[] = [];
+  const stripped = prompt.replace(MARKER, (whole: string, rawName: string, arg: string | undefined) => {
+    const name = rawName.toLowerCase();
+    if (!KNOWN.has(name)) return whole;
+    s.markers.push(whole);
+    const n = Number(arg);
+    switch (name) {
+      case 'reasoning':
+        s.reasoning = true;
+        break;
+      case 'tool':
+        s.tool = true;
+        break;
+      case 'long':
+        s.longKb = Number.isFinite(n) && n > 0 ? Math.min(Math.floor(n), 4096) : 1;
+        break;
+      case 'slow':
+        s.slowMs = Number.isFinite(n) && n > 0 ? Math.min(Math.floor(n), 60_000) : 200;
+        break;
+      case 'ping':
+        s.ping = true;
+        break;
+      case 'xss':
+        s.xss = true;
+        break;
+      case 'incomplete':
+        s.incomplete = true;
+        break;
+      case 'stall':
+        endings.push('stall');
+        break;
+      case 'cut':
+        endings.push(arg === 'clean' ? 'cutClean' : 'cut');
+        break;
+      case 'midstream-error':
+        endings.push('midstreamError');
+        s.nestedError = arg === 'nested';
+        break;
+      case 'error-in-200':
+        endings.push('errorIn200');
+        break;
+      case 'failed':
+        endings.push('failed');
+        break;
+    }
+    return '';
+  });
+  // When several endings are asked for, the one that cuts earliest wins.
+  const priority: Ending[] = ['errorIn200', 'cut', 'cutClean', 'stall', 'midstreamError', 'failed'];
+  s.ending = priority.find((e) => endings.includes(e)) ?? 'complete';
+  return { scenarios: s, prompt: stripped.replace(/[ \t]{2,}/g, ' ').trim() };
+}
+
+export interface ToolCallPlan {
+  name: string;
+  /** The JSON text of the arguments. */
+  arguments: string;
+}
+
+/** One answer, independent of the protocol that will carry it. */
+export interface ChatPlan {
+  scenarios: Scenarios;
+  /** The prompt without markers. */
+  prompt: string;
+  /** '' when the answer has no reasoning. */
+  reasoning: string;
+  text: string;
+  toolCall?: ToolCallPlan;
+  /** The answer stopped at a token limit. */
+  truncated: boolean;
+  /** Streamed text chunks, concatenating to `text` (and `reasoning`). */
+  textChunks: string[];
+  reasoningChunks: string[];
+  argumentChunks: string[];
+  usage: PlanUsage;
+}
+
+export interface PlanUsage {
+  promptTokens: number;
+  completionTokens: number;
+  reasoningTokens: number;
+  totalTokens: number;
+}
+
+export interface PlanInput {
+  model: ModelSpec;
+  /** The last user message, markers included. */
+  lastUser: string;
+  /** Everything the prompt-token estimate counts (system, instructions, every message). */
+  promptText: string;
+  /** The request asked a reasoning model to think (enable_thinking, Messages thinking, Responses reasoning.summary). */
+  thinkingRequested: boolean;
+  /** max_tokens / max_output_tokens; 0 = none. */
+  maxTokens: number;
+  /** Chat Completions `enable_search: true` on an ali-owned model: the answer says it searched. */
+  webSearch?: boolean;
+}
+
+/** Models that always think, whatever the request says (DeepSeek R1, QwQ, "-thinking" variants). */
+export function alwaysReasons(model: ModelSpec): boolean {
+  return /(^|[-_])r1($|[-_])|reasoner|qwq|thinking/i.test(model.id);
+}
+
+export function planAnswer(input: PlanInput): ChatPlan {
+  const { scenarios, prompt } = parseScenarios(input.lastUser);
+  const model = input.model;
+  const withReasoning = scenarios.reasoning || alwaysReasons(model) || (input.thinkingRequested && model.reasoning === true);
+
+  let text: string;
+  let toolCall: ToolCallPlan | undefined;
+  if (scenarios.tool) {
+    const city = /\b(?:in|for|at)\s+([A-Z][\p{L}-]+)/u.exec(prompt)?.[1] ?? 'Paris';
+    text = `Let me look up the weather in ${city}.`;
+    toolCall = { name: 'get_weather', arguments: JSON.stringify({ city, unit: 'celsius' }) };
+  } else {
+    text = echoReply(model.id, prompt);
+  }
+  if (scenarios.xss) {
+    text += '\n\nSome markup that must stay inert: <script>alert(1)</script> and <img src=x onerror=alert(1)> and [link](javascript:alert(1)).';
+  }
+  if (scenarios.longKb > 0) text += '\n\n' + longMarkdown(scenarios.longKb * 1024, prompt);
+  if (input.webSearch) text += `\n\nI searched the web for "${prompt}" and used the results in this answer.`;
+
+  let reasoning = '';
+  if (withReasoning) {
+    reasoning = scenarios.tool
+      ? `The user wrote "${prompt}". They want the current weather, so I should call get_weather with the city and report back.`
+      : `The user wrote "${prompt}". A short, direct reply is best here, so I will answer by echoing the message back.`;
+  }
+
+  let truncated = false;
+  if (scenarios.incomplete) {
+    const words = wordsOf(text);
+    text = words.slice(0, Math.max(1, Math.floor(words.length / 2))).join('');
+    toolCall = undefined;
+    truncated = true;
+  }
+  if (input.maxTokens > 0 && completionTokens(reasoning, text, toolCall) > input.maxTokens) {
+    const budget = input.maxTokens * 4;
+    if (reasoning.length >= budget) {
+      reasoning = cutAtWord(reasoning, budget);
+      text = '';
+    } else {
+      text = cutAtWord(text, budget - reasoning.length);
+    }
+    toolCall = undefined;
+    truncated = true;
+  }
+
+  const perChunk = scenarios.longKb > 0 ? 4 : 1;
+  const promptTokens = estimateTokens(input.promptText);
+  const reasoningTokens = reasoning ? estimateTokens(reasoning) : 0;
+  const completion = completionTokens(reasoning, text, toolCall);
+  return {
+    scenarios,
+    prompt,
+    reasoning,
+    text,
+    ...(toolCall ? { toolCall } : {}),
+    truncated,
+    textChunks: chunkWords(text, perChunk),
+    reasoningChunks: chunkWords(reasoning, 1),
+    argumentChunks: toolCall ? chunkChars(toolCall.arguments, 8) : [],
+    usage: { promptTokens, completionTokens: completion, reasoningTokens, totalTokens: promptTokens + completion },
+  };
+}
+
+function completionTokens(reasoning: string, text: string, toolCall: ToolCallPlan | undefined): number {
+  const visible = text + (toolCall ? toolCall.name + toolCall.arguments : '');
+  return (reasoning ? estimateTokens(reasoning) : 0) + estimateTokens(visible);
+}
+
+/** Words with their trailing whitespace (leading whitespace is a piece of its own); they concatenate back. */
+function wordsOf(text: string): string[] {
+  return text.match(/\S+\s*|\s+/g) ?? [];
+}
+
+export function chunkWords(text: string, perChunk: number): string[] {
+  const words = wordsOf(text);
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i += perChunk) out.push(words.slice(i, i + perChunk).join(''));
+  return out;
+}
+
+function chunkChars(text: string, size: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+function cutAtWord(text: string, maxChars: number): string {
+  let out = '';
+  for (const w of wordsOf(text)) {
+    if (out.length + w.length > maxChars) break;
+    out += w;
+  }
+  return out || text.slice(0, Math.max(1, maxChars));
+}
+
+/** Characters the estimator counts for the pieces a partial stream emitted. */
+export function tokensOf(emitted: string): number {
+  return emitted ? estimateTokens(emitted) : 0;
+}
+
+/** Deterministic markdown of at least `chars` characters, varied by the prompt. */
+function longMarkdown(chars: number, seedText: string): string {
+  const topics = ['streaming', 'rendering', 'caching', 'parsing', 'billing', 'retries', 'timeouts', 'proxies'];
+  let seed = 0;
+  for (const c of seedText) seed = (seed * 31 + (c.codePointAt(0) ?? 0)) >>> 0;
+  const parts: string[] = [];
+  let size = 0;
+  for (let i = 0; size < chars; i++) {
+    const topic = topics[(seed + i) % topics.length] ?? 'notes';
+    const section =
+      `## Section ${i + 1}: ${topic}\n\n` +
+      `This paragraph explains **${topic}** in part ${i + 1}. It has *emphasis*, \`inline code\` and enough words to wrap ` +
+      `across several lines in a narrow chat view, so that layout work is measured as well as parsing.\n\n` +
+      `- first point about ${topic}\n- second point with a [link](https://example.com/${topic}/${i})\n  - a nested item\n- third point\n\n` +
+      `1. step one\n2. step two\n3. step three\n\n` +
+      '```ts\n' +
+      `export function ${topic}Step${i}(input: string): number {\n  const parts = input.split(',');\n  return parts.length * ${i + 1};\n}\n` +
+      '```\n\n' +
+      `| key | value | note |\n| --- | ---: | :---: |\n| ${topic} | ${i * 7} | ok |\n| seed | ${(seed + i) % 97} | fine |\n\n` +
+      `> A quote closing section ${i + 1}.\n\n`;
+    parts.push(section);
+    size += section.length;
+  }
+  return parts.join('').trimEnd();
+}

@@ -1,0 +1,275 @@
+import Anthropic from '@anthropic-ai/sdk';
+import * as assert from 'node:assert/strict';
+import OpenAI from 'openai';
+import { collectChat, streamChat, type ChatResult } from '../../src/core/chat/chat';
+import type { ResponsesExtras } from '../../src/core/chat/responses';
+import type { HttpClient } from '../../src/core/http';
+import type { ChatProtocol } from '../../src/core/models/types';
+import { DEMO_KEY, GatewayDouble, PNG_SIGNATURE, ZERO_QUOTA_KEY } from '../gateway';
+import { clientFor } from '../support/client';
+
+/**
+ * The official SDKs pointed at the double must read the same answers our adapters read. If an SDK
+ * chokes on something the double sends, the double is wrong, not the SDK.
+ */
+
+const MODEL = 'gpt-4o-mini';
+const MAX_TOKENS = 4096; // what our Messages adapter sends by default
+
+const PROMPTS = [
+  'Tell me about tides.',
+  '[[reasoning]] Why is the sky blue?',
+  '[[tool]] What is the weather in Lisbon?',
+  '[[reasoning]] [[tool]] Weather for Kyoto please',
+  '[[long:3]] write the docs',
+  '[[xss]] render this',
+  '[[ping]] stay with me',
+  '[[incomplete]] explain everything about the sea',
+];
+
+/** What both sides must agree on. */
+interface Seen {
+  text: string;
+  reasoning: string;
+  toolCalls: Array<{ name: string; args: unknown }>;
+  usage: { input?: number; output?: number; total?: number; reasoning?: number };
+}
+
+type ImageTool = { type: 'image_generation'; action: 'generate'; model: string; partial_images?: number };
+
+describe('official SDKs against the gateway double', function () {
+  let gw: GatewayDouble;
+  let http: HttpClient;
+  let openai: OpenAI;
+  let anthropic: Anthropic;
+
+  before(async () => {
+    gw = new GatewayDouble();
+    await gw.start();
+    http = clientFor(gw.url, DEMO_KEY).http;
+    openai = new OpenAI({ apiKey: DEMO_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0, timeout: 5000 });
+    // authToken sends `Authorization: Bearer`, as our adapter does; apiKey null keeps x-api-key out.
+    anthropic = new Anthropic({ authToken: DEMO_KEY, apiKey: null, baseURL: gw.url, maxRetries: 0, timeout: 5000 });
+  });
+  after(async () => {
+    await http.close();
+    await gw.stop();
+  });
+  beforeEach(() => gw.clearLog());
+
+  async function ours(protocol: ChatProtocol, stream: boolean, prompt: string, extras?: ResponsesExtras): Promise<ChatResult> {
+    return collectChat(streamChat(http, { model: MODEL, protocol, stream, messages: [{ role: 'user', content: prompt }] }, extras));
+  }
+
+  /** Our side must actually contain what the prompt asked for, so agreeing on nothing cannot pass. */
+  function fromOurs(r: ChatResult, protocol: ChatProtocol, prompt: string): Seen {
+    assert.equal(r.error, undefined, r.error?.message);
+    assert.ok(r.text.length > 0);
+    assert.equal(r.reasoning.length > 0, prompt.includes('[[reasoning]]'), 'reasoning present exactly when asked');
+    assert.equal(r.toolCalls.length, prompt.includes('[[tool]]') ? 1 : 0);
+    assert.equal(r.finishReason, prompt.includes('[[incomplete]]') ? 'length' : prompt.includes('[[tool]]') ? 'toolCalls' : 'stop');
+    return {
+      text: r.text,
+      reasoning: r.reasoning,
+      toolCalls: r.toolCalls.map((c) => ({ name: c.name, args: JSON.parse(c.arguments) as unknown })),
+      usage: {
+        input: r.usage?.inputTokens,
+        output: r.usage?.outputTokens,
+        total: r.usage?.totalTokens,
+        ...(protocol === 'messages' ? {} : { reasoning: r.usage?.reasoningTokens }),
+      },
+    };
+  }
+
+  async function openaiChat(prompt: string, stream: boolean): Promise<Seen> {
+    const messages = [{ role: 'user' as const, content: prompt }];
+    if (!stream) {
+      const r = await openai.chat.completions.create({ model: MODEL, messages });
+      const message = r.choices[0]?.message as (OpenAI.Chat.ChatCompletionMessage & { reasoning_content?: string }) | undefined;
+      return {
+        text: message?.content ?? '',
+        reasoning: message?.reasoning_content ?? '',
+        toolCalls: (message?.tool_calls ?? []).map((c) => (c.type === 'function' ? { name: c.function.name, args: JSON.parse(c.function.arguments) as unknown } : { name: '', args: null })),
+        usage: { input: r.usage?.prompt_tokens, output: r.usage?.completion_tokens, total: r.usage?.total_tokens, reasoning: r.usage?.completion_tokens_details?.reasoning_tokens },
+      };
+    }
+    // No stream_options: new-api still appends its usage chunk.
+    const s = await openai.chat.completions.create({ model: MODEL, messages, stream: true });
+    const seen: Seen = { text: '', reasoning: '', toolCalls: [], usage: {} };
+    const args: string[] = [];
+    for await (const chunk of s) {
+      if (chunk.usage) {
+        const u = chunk.usage;
+        seen.usage = { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens, reasoning: u.completion_tokens_details?.reasoning_tokens };
+      }
+      const delta = chunk.choices[0]?.delta as (OpenAI.Chat.ChatCompletionChunk.Choice.Delta & { reasoning_content?: string | null }) | undefined;
+      seen.text += delta?.content ?? '';
+      seen.reasoning += delta?.reasoning_content ?? '';
+      for (const tc of delta?.tool_calls ?? []) {
+        if (tc.function?.name) seen.toolCalls[tc.index] = { name: tc.function.name, args: null };
+        args[tc.index] = (args[tc.index] ?? '') + (tc.function?.arguments ?? '');
+      }
+    }
+    seen.toolCalls.forEach((c, i) => (c.args = JSON.parse(args[i] ?? '') as unknown));
+    return seen;
+  }
+
+  async function openaiResponses(prompt: string, stream: boolean, tools?: ImageTool[]): Promise<{ seen: Seen; response: OpenAI.Responses.Response; events: string[] }> {
+    const params = { model: MODEL, input: prompt, ...(tools ? { tools } : {}) };
+    let response: OpenAI.Responses.Response;
+    const events: string[] = [];
+    let reasoning = '';
+    if (stream) {
+      const s = openai.responses.stream(params);
+      for await (const event of s) {
+        events.push(event.type);
+        if (event.type === 'response.reasoning_summary_text.delta') reasoning += event.delta;
+      }
+      response = await s.finalResponse();
+    } else {
+      response = await openai.responses.create(params);
+      for (const item of response.output) if (item.type === 'reasoning') reasoning += item.summary.map((p) => p.text).join('');
+    }
+    const u = response.usage;
+    return {
+      seen: {
+        text: response.output_text,
+        reasoning,
+        toolCalls: response.output.flatMap((item) => (item.type === 'function_call' ? [{ name: item.name, args: JSON.parse(item.arguments) as unknown }] : [])),
+        usage: { input: u?.input_tokens, output: u?.output_tokens, total: u?.total_tokens, reasoning: u?.output_tokens_details.reasoning_tokens },
+      },
+      response,
+      events,
+    };
+  }
+
+  async function anthropicMessages(prompt: string, stream: boolean): Promise<Seen> {
+    const params = { model: MODEL, max_tokens: MAX_TOKENS, messages: [{ role: 'user' as const, content: prompt }] };
+    const message = stream ? await anthropic.messages.stream(params).finalMessage() : await anthropic.messages.create(params);
+    return {
+      text: message.content.map((b) => (b.type === 'text' ? b.text : '')).join(''),
+      reasoning: message.content.map((b) => (b.type === 'thinking' ? b.thinking : '')).join(''),
+      toolCalls: message.content.flatMap((b) => (b.type === 'tool_use' ? [{ name: b.name, args: b.input }] : [])),
+      usage: { input: message.usage.input_tokens, output: message.usage.output_tokens, total: message.usage.input_tokens + message.usage.output_tokens },
+    };
+  }
+
+  for (const stream of [true, false]) {
+    const how = stream ? 'streamed' : 'not streamed';
+    for (const prompt of PROMPTS) {
+      describe(`${JSON.stringify(prompt)}, ${how}`, () => {
+        it('Chat Completions: openai reads what our adapter reads (reasoning_content from the raw chunks)', async () => {
+          assert.deepEqual(await openaiChat(prompt, stream), fromOurs(await ours('chatCompletions', stream, prompt), 'chatCompletions', prompt));
+        });
+
+        it('Responses: openai reads what our adapter reads (reasoning from the summary events)', async () => {
+          const { seen } = await openaiResponses(prompt, stream);
+          assert.deepEqual(seen, fromOurs(await ours('responses', stream, prompt), 'responses', prompt));
+        });
+
+        it('Messages: anthropic reads what our adapter reads (thinking blocks)', async () => {
+          assert.deepEqual(await anthropicMessages(prompt, stream), fromOurs(await ours('messages', stream, prompt), 'messages', prompt));
+        });
+      });
+    }
+  }
+
+  describe('SDK helpers and failures', () => {
+    it('the Chat Completions stream helper accumulates the double’s tool-call deltas', async () => {
+      const s = openai.chat.completions.stream({ model: MODEL, messages: [{ role: 'user', content: '[[tool]] weather in Rome' }], stream_options: { include_usage: true } });
+      const final = await s.finalChatCompletion();
+      const call = final.choices[0]?.message.tool_calls?.[0];
+      assert.ok(call?.type === 'function');
+      assert.equal(call.function.name, 'get_weather');
+      assert.deepEqual(JSON.parse(call.function.arguments), { city: 'Rome', unit: 'celsius' });
+      assert.equal(final.choices[0]?.finish_reason, 'tool_calls');
+      assert.equal(final.usage?.total_tokens, gw.log.at(-1)?.answer?.usage.totalTokens);
+    });
+
+    it('Responses image generation: the SDK gets the same PNG as our adapter, with partial images', async () => {
+      const tools: ImageTool[] = [{ type: 'image_generation', action: 'generate', model: 'gpt-image-1', partial_images: 2 }];
+      const streamed = await openaiResponses('a red fox', true, tools);
+      assert.equal(streamed.events.filter((t) => t === 'response.image_generation_call.partial_image').length, 2);
+      const item = streamed.response.output.find((o) => o.type === 'image_generation_call');
+      assert.ok(item?.type === 'image_generation_call' && item.result);
+      assert.deepEqual(Buffer.from(item.result, 'base64').subarray(0, 8), PNG_SIGNATURE);
+      const mine = await ours('responses', true, 'a red fox', { tools });
+      assert.equal(mine.images[0]?.base64, item.result);
+      const whole = await openaiResponses('a red fox', false, tools);
+      const wholeItem = whole.response.output.find((o) => o.type === 'image_generation_call');
+      assert.equal(wholeItem?.type === 'image_generation_call' ? wholeItem.result : undefined, item.result);
+      assert.equal(whole.seen.text, mine.text);
+    });
+
+    it('Responses incomplete: the SDK sees status incomplete with max_output_tokens', async () => {
+      const { response } = await openaiResponses('[[incomplete]] one two three four five', true);
+      assert.equal(response.status, 'incomplete');
+      assert.equal(response.incomplete_details?.reason, 'max_output_tokens');
+      const r = await openai.responses.create({ model: MODEL, input: '[[failed]] one two three four five' });
+      assert.equal(r.status, 'failed');
+      assert.equal(r.error?.code, 'server_error');
+    });
+
+    it('Chat Completions in-band errors throw from the SDK after the partial text our adapter keeps', async () => {
+      for (const prompt of ['[[midstream-error]] one two three four five', '[[error-in-200]] one two three']) {
+        let text = '';
+        await assert.rejects(
+          (async () => {
+            for await (const chunk of await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: prompt }], stream: true })) {
+              text += chunk.choices[0]?.delta.content ?? '';
+            }
+          })(),
+          (err: unknown) => err instanceof OpenAI.APIError && (err.error as { type?: string } | undefined)?.type === 'server_error',
+        );
+        const mine = await ours('chatCompletions', true, prompt);
+        assert.equal(mine.error?.kind, 'server');
+        assert.equal(text, mine.text);
+      }
+    });
+
+    it('Responses error events: the nested shape throws, the flat shape arrives as an error event', async () => {
+      let text = '';
+      await assert.rejects(
+        (async () => {
+          for await (const e of await openai.responses.create({ model: MODEL, input: '[[midstream-error:nested]] one two three four', stream: true })) {
+            if (e.type === 'response.output_text.delta') text += e.delta;
+          }
+        })(),
+        (err: unknown) => err instanceof OpenAI.APIError && (err.error as { code?: string } | undefined)?.code === 'server_error',
+      );
+      assert.equal(text, (await ours('responses', true, '[[midstream-error:nested]] one two three four')).text);
+
+      const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+      for await (const e of await openai.responses.create({ model: MODEL, input: '[[midstream-error]] one two three four', stream: true })) events.push(e);
+      const last = events.at(-1);
+      assert.ok(last?.type === 'error');
+      assert.equal(last.code, 'server_error');
+      assert.equal(last.sequence_number, events.length - 1);
+    });
+
+    it('Responses on a channel without conversion fails with convert_request_failed in the SDK too', async () => {
+      await assert.rejects(
+        openai.responses.create({ model: 'claude-sonnet-4-5', input: 'hi' }),
+        (err: unknown) => err instanceof OpenAI.InternalServerError && (err.error as { code?: string } | undefined)?.code === 'convert_request_failed',
+      );
+    });
+
+    it('Messages: the SDK sends Bearer auth, throws overloaded_error mid-stream, and reads the relay error shape', async () => {
+      let text = '';
+      const s = anthropic.messages.stream({ model: MODEL, max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: '[[midstream-error]] one two three four' }] });
+      s.on('text', (delta) => (text += delta));
+      await assert.rejects(s.finalMessage(), (err: unknown) => err instanceof Anthropic.APIError && err.type === 'overloaded_error');
+      assert.equal(text, (await ours('messages', true, '[[midstream-error]] one two three four')).text);
+      const sdkRequest = gw.log.find((e) => e.path === '/v1/messages' && e.headers['x-stainless-lang']);
+      assert.equal(sdkRequest?.headers.authorization, `Bearer ${DEMO_KEY}`);
+      assert.equal(sdkRequest?.headers['anthropic-version'], '2023-06-01');
+      assert.equal(sdkRequest?.headers['x-api-key'], undefined);
+
+      const poor = new Anthropic({ authToken: ZERO_QUOTA_KEY, apiKey: null, baseURL: gw.url, maxRetries: 0 });
+      await assert.rejects(
+        poor.messages.create({ model: MODEL, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }),
+        (err: unknown) => err instanceof Anthropic.PermissionDeniedError && String(err.type) === 'new_api_error' && /用户额度不足/.test(err.message),
+      );
+    });
+  });
+});
