@@ -1,24 +1,35 @@
+import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { ConversationStore } from './core/chat/conversationStore';
+import { ChatController } from './host/chat/chatController';
 import { COMMANDS } from './host/commands';
+import { chatCommands } from './host/commands/chat';
 import { Services } from './host/services';
 import { GatewayStatusBar } from './host/statusBar';
+import { ChatViewProvider } from './host/views/chatView';
 import { ModelsView } from './host/views/modelsView';
 
 /**
- * Builds the services and registers contributions; nothing else. No network call happens here:
- * the first request is made by a command or by a view as it is shown.
+ * Builds the services and registers contributions; nothing else. No network call and no file
+ * read happens here: the first request is made by a command or by a view as it is shown.
  */
 export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('Model Gateway', { log: true });
   const services = new Services(context, log);
   const models = new ModelsView(services);
+  const chat = new ChatController(services, new ConversationStore(path.join(context.globalStorageUri.fsPath, 'conversations')));
+  const chatView = new ChatViewProvider(context.extensionUri, chat, log, () => context.globalState.get<boolean>('chat.allowRemoteImages') ?? false);
+  const commands = [...COMMANDS, ...chatCommands(() => chat)];
   context.subscriptions.push(
     log,
     services,
     models,
+    chat,
+    chatView,
     new GatewayStatusBar(services),
     vscode.window.registerTreeDataProvider('modelGateway.models', models),
-    ...COMMANDS.map((c) => vscode.commands.registerCommand(c.id, (...args: unknown[]) => c.run(services, ...args))),
+    vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chatView),
+    ...commands.map((c) => vscode.commands.registerCommand(c.id, (...args: unknown[]) => c.run(services, ...args))),
   );
 }
 

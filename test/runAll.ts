@@ -4,6 +4,7 @@
  * `npm test -- --only unit` runs a subset while developing.
  */
 import Mocha from 'mocha';
+import { runUiSuite } from './e2e/run';
 import { runIntegrationSuite } from './integration/run';
 import * as path from 'node:path';
 import { readdirSync } from 'node:fs';
@@ -55,6 +56,10 @@ const suites: Suite[] = [
   {
     name: 'integration',
     run: () => runIntegrationSuite(),
+  },
+  {
+    name: 'ui',
+    run: () => runUiSuite(),
   },
 ];
 

@@ -66,6 +66,22 @@ export function formatReport(r: ConnectionReport): string {
   return lines.join('\n');
 }
 
+/** The same report as a few sentences, most important first, for a one-line notification. */
+export function summariseReport(r: ConnectionReport): string {
+  const parts: string[] = [];
+  if (!r.keySet) parts.push('No API key is set.');
+  else if (r.keyAccepted === true) parts.push(`Key accepted by the gateway. API key: set (${r.maskedKey}).`);
+  else if (r.keyAccepted === false) parts.push(`Key refused by the gateway. API key: set (${r.maskedKey}).`);
+  else parts.push(`The gateway could not be reached. API key: set (${r.maskedKey}).`);
+  if (r.error) parts.push(`Problem: ${r.error.message}`);
+  const c = r.modelsPerKind;
+  if (r.keyAccepted) parts.push(`Models for this key: ${c.chat} chat, ${c.image} image, ${c.video} video, ${c.tool} tool.`);
+  if (r.catalog) parts.push(`Catalog: ${r.catalog.models} models, ${formatAge(r.catalog.ageSeconds)} old${r.catalog.source === 'cache' ? ' (offline cache)' : ''}.`);
+  else if (r.catalogError) parts.push(`Catalog problem: ${r.catalogError}`);
+  parts.push(`Base address: ${r.base}${r.baseChanges.length ? ` (normalised: ${r.baseChanges.join('; ')})` : ''}.`);
+  return parts.join(' ');
+}
+
 export function formatAge(seconds: number): string {
   if (seconds < 90) return `${seconds} s`;
   if (seconds < 90 * 60) return `${Math.round(seconds / 60)} min`;

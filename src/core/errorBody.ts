@@ -112,13 +112,13 @@ function classify(ctx: ErrorContext, e: Extracted, message: string): ErrorKind {
 }
 
 function explain(kind: ErrorKind, ctx: ErrorContext, e: Extracted, upstream: string | undefined): string {
-  const said = upstream ? ` The gateway said: ${upstream}` : '';
+  const said = upstream ? ` The gateway said: ${/[.!?。！？]$/.test(upstream) ? upstream : `${upstream}.`}` : '';
   const who = ctx.route === 'glm' ? 'the first provider (GLM)' : ctx.route === 'kimi' ? 'the second provider (Kimi)' : 'the gateway';
   switch (kind) {
     case 'auth':
       return ctx.status === 403
         ? `The gateway refused this request for the key (HTTP 403).${said} Check that the key is enabled and allowed to use this feature.`
-        : `The API key was not accepted (HTTP ${ctx.status}).${said} Copy the key again in full from the console and run "Model Gateway: Set API Key".`;
+        : `The API key was not accepted (HTTP ${ctx.status}).${said} In the console, check that the key is enabled, not expired and has quota left; if it is, copy it again in full and run "Model Gateway: Set API Key".`;
     case 'quota':
       return `The key's quota is not enough for this request.${said} Nothing was charged: no automatic overdraft and no switch to another plan happens. Top up the account or ask an administrator to raise the key's quota.`;
     case 'modelUnavailable': {

@@ -38,8 +38,11 @@ export class Services implements vscode.Disposable {
     this.disposables.push(
       this.keys,
       this.settingsChanged,
+      // Subscribed before any view, so the registry is stale before they ask it to refresh.
+      this.keys.onDidChange(() => this.registry.invalidate()),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (!affectsGateway(e)) return;
+        this.registry.invalidate();
         this.settingsCache = undefined;
         void this.client?.close();
         this.client = undefined;

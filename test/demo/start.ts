@@ -70,7 +70,7 @@ async function buildAndPackage(): Promise<void> {
     await fsp.mkdir(DEMO_DIR, { recursive: true });
     // The repository's pinned vsce, run directly: what `npx @vscode/vsce` would resolve, minus npx.
     const vsce = path.join(path.dirname(require.resolve('@vscode/vsce/package.json')), 'vsce');
-    const result = await run(process.execPath, [vsce, 'package', '--no-dependencies', '--out', VSIX], ROOT);
+    const result = await run(process.execPath, [vsce, 'package', '--no-dependencies', '--no-rewrite-relative-links', '--out', VSIX], ROOT);
     if (result.code !== 0) throw new StartError(`vsce package failed (exit ${result.code}):\n${result.output}`);
   });
 }

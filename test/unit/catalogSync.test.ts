@@ -178,3 +178,26 @@ describe('model registry and connection report', function () {
     assert.equal(gw.log.filter((e) => e.path === '/v1/models').length, 1);
   });
 });
+
+describe('model registry freshness', () => {
+  let gw: GatewayDouble;
+  before(async () => {
+    gw = new GatewayDouble();
+    await gw.start();
+  });
+  after(() => gw.stop());
+
+  it('does not hand a refresh started before a key change to a caller after it', async () => {
+    let key: string | undefined;
+    const { http, setKey } = clientFor(gw.url, undefined);
+    const registry = new ModelRegistry({ http: () => http, catalogUrl: () => '', store: new MemoryStore(), hasKey: async () => key !== undefined });
+    const early = registry.refresh();
+    key = DEMO_KEY;
+    setKey(DEMO_KEY);
+    registry.invalidate();
+    const late = await registry.refresh();
+    assert.ok(late.keyModels && late.keyModels.length > 0, 'the refresh after the change sees the key');
+    await early;
+    assert.ok(registry.snapshot.keyModels, 'the stale refresh did not overwrite the newer result');
+  });
+});

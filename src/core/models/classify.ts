@@ -59,6 +59,7 @@ export function mergeModels(keyModels: KeyModel[] | undefined, catalog: CatalogE
       id,
       name: entry?.name ?? id,
       provider: providerName(key?.ownedBy, entry?.provider),
+      ...(key?.ownedBy ? { ownedBy: key.ownedBy } : {}),
       kind,
       ...protocols,
       // Without the key's list (no key yet, or offline) nothing is known to be callable.
@@ -72,8 +73,12 @@ export function mergeModels(keyModels: KeyModel[] | undefined, catalog: CatalogE
 
 const KIND_ORDER: ModelKind[] = ['chat', 'image', 'video', 'tool'];
 
+/**
+ * The gateway's `owned_by` names the upstream channel; a catalog often files every model under
+ * one provider (the gateway itself), so it is only the fallback.
+ */
 function providerName(ownedBy: string | undefined, catalogProvider: string | undefined): string {
-  return catalogProvider ?? ownedBy ?? 'other';
+  return ownedBy ?? catalogProvider ?? 'other';
 }
 
 export function countByKind(models: ModelInfo[], onlyAvailable = true): Record<ModelKind, number> {

@@ -26,7 +26,9 @@ export interface RegistryDeps {
 /** The merged model list, refreshed from the key's `/v1/models` and the catalog file together. */
 export class ModelRegistry {
   private current: RegistrySnapshot = { models: [], updatedAt: 0 };
-  private inFlight?: Promise<RegistrySnapshot>;
+  private inFlight?: { generation: number; promise: Promise<RegistrySnapshot> };
+  /** Bumped when the key or the settings change: older refreshes are then stale. */
+  private generation = 0;
   private readonly listeners = new Set<(s: RegistrySnapshot) => void>();
 
   constructor(private readonly deps: RegistryDeps) {}
@@ -40,19 +42,30 @@ export class ModelRegistry {
     return { dispose: () => this.listeners.delete(listener) };
   }
 
-  /** Concurrent callers share one refresh instead of sending the same requests twice. */
+  /**
+   * Concurrent callers share one refresh instead of sending the same requests twice, but never
+   * one that started before the key or settings changed.
+   */
   refresh(signal?: AbortSignal): Promise<RegistrySnapshot> {
-    this.inFlight ??= this.load(signal).finally(() => {
-      this.inFlight = undefined;
+    if (this.inFlight?.generation === this.generation) return this.inFlight.promise;
+    const generation = this.generation;
+    const promise = this.load(generation, signal).finally(() => {
+      if (this.inFlight?.promise === promise) this.inFlight = undefined;
     });
-    return this.inFlight;
+    this.inFlight = { generation, promise };
+    return promise;
+  }
+
+  /** The key or the settings changed: what is known is stale, and so is any refresh under way. */
+  invalidate(): void {
+    this.generation++;
   }
 
   find(id: string): ModelInfo | undefined {
     return this.current.models.find((m) => m.id === id);
   }
 
-  private async load(signal?: AbortSignal): Promise<RegistrySnapshot> {
+  private async load(generation: number, signal?: AbortSignal): Promise<RegistrySnapshot> {
     const http = this.deps.http();
     const url = this.deps.catalogUrl();
     const [keyResult, catalogResult] = await Promise.allSettled([
@@ -67,7 +80,7 @@ export class ModelRegistry {
     for (const r of [keyResult, catalogResult]) {
       if (r.status === 'rejected' && isGatewayError(r.reason, 'cancelled')) throw r.reason;
     }
-    this.current = {
+    const snapshot: RegistrySnapshot = {
       models: mergeModels(keyModels, catalog?.entries),
       keyModels,
       keyError: keyResult.status === 'rejected' ? asGatewayError(keyResult.reason) : undefined,
@@ -75,6 +88,9 @@ export class ModelRegistry {
       catalogError: catalogResult.status === 'rejected' ? asGatewayError(catalogResult.reason) : undefined,
       updatedAt: Date.now(),
     };
+    // A refresh that was overtaken by a key or settings change must not overwrite newer results.
+    if (generation !== this.generation) return this.refresh(signal);
+    this.current = snapshot;
     for (const listener of this.listeners) listener(this.current);
     return this.current;
   }

@@ -46,7 +46,10 @@ export interface ParsedCatalog {
 export interface ModelInfo {
   id: string;
   name: string;
+  /** The upstream provider: the gateway's `owned_by`, else the catalog's provider name. */
   provider: string;
+  /** The gateway's own `owned_by` (its channel type, e.g. `ali`), when the key's list has it. */
+  ownedBy?: string;
   kind: ModelKind;
   /** Chat protocols in order of preference; empty for non-chat kinds. */
   protocols: ChatProtocol[];

@@ -2,6 +2,8 @@ import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import { checkApiKey, maskKey } from '../../core/config';
 import { parseWith } from '../../core/validate';
+import { showError } from '../notify';
+import type { Services } from '../services';
 import type { CommandDef } from './types';
 
 const setArgs = z.optional(z.union([z.string(), z.object({ key: z.string() })]));
@@ -46,10 +48,25 @@ export const setApiKey: CommandDef = {
       void vscode.window.showInformationMessage(`API key ${masked} saved${check.trimmed ? ' (spaces around it were removed)' : ''}.`, 'Check Connection').then((choice) => {
         if (choice) void vscode.commands.executeCommand('modelGateway.checkConnection');
       });
+      void verifyKey(services);
     }
     return { stored: true, masked, trimmed: check.trimmed };
   },
 };
+
+/**
+ * A key typed in by hand is checked at once with the free model list, so the status bar shows
+ * whether it works and a refused key is reported now rather than at the first chat.
+ */
+async function verifyKey(services: Services): Promise<void> {
+  if (!services.settings().baseUrl.trim()) return;
+  try {
+    const snap = await services.registry.refresh();
+    if (snap.keyError?.kind === 'auth' && snap.keyError.status !== undefined) showError(snap.keyError, services.log);
+  } catch (err) {
+    services.log.warn(`Checking the new key failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
 
 export const clearApiKey: CommandDef = {
   id: 'modelGateway.clearApiKey',

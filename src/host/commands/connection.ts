@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
-import { buildReport, formatReport, type ConnectionReport } from '../../core/connection';
+import { buildReport, formatReport, summariseReport, type ConnectionReport } from '../../core/connection';
 import { isGatewayError } from '../../core/errors';
 import type { ChatProtocol, ModelKind } from '../../core/models/types';
 import { parseWith } from '../../core/validate';
@@ -33,11 +33,10 @@ export const checkConnection: CommandDef = {
 };
 
 function showReport(report: ConnectionReport, services: Services): void {
-  const text = formatReport(report);
   const ok = report.keyAccepted === true && !report.catalogError;
-  const actions = report.keySet ? ['Show Log'] : ['Set API Key', 'Show Log'];
+  const actions = report.keyAccepted === true ? ['Show Log'] : ['Set API Key', 'Show Log'];
   const show = ok ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-  void show(text.replace(/\n/g, ' · '), ...actions).then((choice) => {
+  void show(summariseReport(report), ...actions).then((choice) => {
     if (choice === 'Set API Key') void vscode.commands.executeCommand('modelGateway.setApiKey');
     if (choice === 'Show Log') services.log.show(true);
   });

@@ -20,10 +20,12 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
   private failure?: string;
 
   constructor(private readonly services: Services) {
+    // A key or settings change reloads the list only once the view has been shown: setting a
+    // key alone calls no network.
     this.subscriptions = [
       services.registry.onDidChange(() => this.changed.fire(undefined)),
-      services.keys.onDidChange(() => void this.reload()),
-      services.onDidChangeSettings(() => void this.reload()),
+      services.keys.onDidChange(() => this.attempted && void this.reload()),
+      services.onDidChangeSettings(() => this.attempted && void this.reload()),
     ];
   }
 
@@ -48,9 +50,10 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
   getTreeItem(node: Node): vscode.TreeItem {
     if (node.type === 'kind') {
       const available = node.models.filter((m) => m.available).length;
+      const known = this.services.registry.snapshot.keyModels !== undefined;
       const item = new vscode.TreeItem(KIND_LABELS[node.kind], node.kind === 'chat' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
       item.id = `kind:${node.kind}`;
-      item.description = `${available} available${node.models.length > available ? `, ${node.models.length - available} not for this key` : ''}`;
+      item.description = known ? `${available} available${node.models.length > available ? `, ${node.models.length - available} not for this key` : ''}` : `${node.models.length} in the catalog`;
       item.iconPath = new vscode.ThemeIcon(KIND_ICONS[node.kind]);
       item.contextValue = 'modelKind';
       return item;
@@ -66,16 +69,19 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     const item = new vscode.TreeItem(m.id, vscode.TreeItemCollapsibleState.None);
     item.id = `model:${m.id}`;
     const badges = m.protocols.map((p) => PROTOCOL_LABELS[p]).join(' · ');
-    item.description = m.available ? [m.provider, badges].filter(Boolean).join(' — ') : 'not available to this key';
-    item.iconPath = new vscode.ThemeIcon(m.available ? KIND_ICONS[m.kind] : 'circle-slash');
+    // Without the key's own list (no key, refused, offline) availability is unknown, not "no".
+    const known = this.services.registry.snapshot.keyModels !== undefined;
+    const state = m.available ? 'available' : known ? 'not available to this key' : 'availability unknown';
+    item.description = m.available ? [badges, m.provider].filter(Boolean).join(' — ') : state;
+    item.iconPath = new vscode.ThemeIcon(m.available ? KIND_ICONS[m.kind] : known ? 'circle-slash' : 'question');
     item.contextValue = m.available ? `model.${m.kind}` : 'model.unavailable';
-    item.tooltip = tooltipFor(m);
-    item.accessibilityInformation = { label: `${m.id}, ${KIND_LABELS[m.kind]} model, ${m.available ? `available, ${badges || 'no chat protocol'}` : 'not available to this key'}` };
+    item.tooltip = tooltipFor(m, known);
+    item.accessibilityInformation = { label: `${m.id}, ${KIND_LABELS[m.kind]} model, ${m.available ? `available, ${badges || 'no chat protocol'}` : state}` };
     return item;
   }
 
   getChildren(node?: Node): Node[] {
-    if (node?.type === 'kind') return node.models.map((model) => ({ type: 'model', model }));
+    if (node?.type === 'kind') return [...node.models].sort((a, b) => a.id.localeCompare(b.id)).map((model) => ({ type: 'model', model }));
     if (node) return [];
     const snap = this.services.registry.snapshot;
     const notices: Node[] = [];
@@ -102,7 +108,7 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
   }
 }
 
-function tooltipFor(m: ModelInfo): vscode.MarkdownString {
+function tooltipFor(m: ModelInfo, known: boolean): vscode.MarkdownString {
   const md = new vscode.MarkdownString();
   md.appendMarkdown(`**${m.name}** \`${m.id}\`\n\n`);
   md.appendMarkdown(`Kind: ${KIND_LABELS[m.kind]} · Provider: ${m.provider}\n\n`);
@@ -110,7 +116,9 @@ function tooltipFor(m: ModelInfo): vscode.MarkdownString {
     const source = { gateway: "the gateway's endpoint types", catalog: 'the catalog', fallback: 'the default (Chat Completions is every provider\'s entry)', none: '' }[m.protocolSource];
     md.appendMarkdown(`Protocols: ${m.protocols.map((p) => PROTOCOL_LABELS[p]).join(', ')} (from ${source})\n\n`);
   }
-  md.appendMarkdown(m.available ? 'Available to this key.' : 'Listed in the catalog but **not available to this key**: an administrator must grant it to the key\'s group.');
+  if (m.available) md.appendMarkdown('Available to this key.');
+  else if (known) md.appendMarkdown('Listed in the catalog but **not available to this key**: an administrator must grant it to the key\'s group.');
+  else md.appendMarkdown('Listed in the catalog. Whether this key may use it is unknown until the gateway lists the key\'s models.');
   const c = m.catalog;
   if (c?.contextWindow) md.appendMarkdown(`\n\nContext: ${c.contextWindow.toLocaleString()} tokens`);
   if (c?.inputModalities?.length) md.appendMarkdown(`\n\nInput: ${c.inputModalities.join(', ')}`);

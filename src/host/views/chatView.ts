@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import * as z from 'zod/mini';
+import { webviewMessageSchema } from '../../shared/protocol';
+import type { ChatController, ChatViewPort } from '../chat/chatController';
+import { showError } from '../notify';
+
+/**
+ * The sidebar chat. The HTML is a shell with a strict CSP (no inline script or style, script by
+ * nonce only); the app in dist/webview/chat.js renders what the controller sends.
+ */
+export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+  static readonly viewId = 'modelGateway.chat';
+  private view?: vscode.WebviewView;
+  private ready = false;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly controller: ChatController,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly remoteImagesAllowed: () => boolean,
+  ) {}
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    this.ready = false;
+    const webview = view.webview;
+    webview.options = {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'media'), vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview')],
+    };
+    const port: ChatViewPort = {
+      post: (message) => void webview.postMessage(message),
+      isLive: () => this.ready && view.visible,
+      // The CSP changes with the remote-image permission, so the page is rebuilt; it then
+      // reports ready again and gets a snapshot.
+      reload: () => {
+        this.ready = false;
+        webview.html = this.html(webview);
+      },
+    };
+    this.controller.attach(port);
+    webview.html = this.html(webview);
+    view.onDidChangeVisibility(() => {
+      // Hidden views are torn down and reload; a visible one is resynced from a full snapshot.
+      if (view.visible) void this.controller.sendSnapshot();
+    });
+    view.onDidDispose(() => {
+      if (this.view === view) {
+        this.view = undefined;
+        this.ready = false;
+        this.controller.attach(undefined);
+      }
+    });
+    webview.onDidReceiveMessage(async (raw: unknown) => {
+      const parsed = z.safeParse(webviewMessageSchema, raw);
+      if (!parsed.success) {
+        this.log.warn(`Ignored a malformed message from the chat view: ${JSON.stringify(raw).slice(0, 200)}`);
+        return;
+      }
+      if (parsed.data.type === 'ready') this.ready = true;
+      try {
+        await this.controller.handle(parsed.data);
+      } catch (err) {
+        showError(err, this.log);
+      }
+    });
+  }
+
+  reveal(): void {
+    this.view?.show(true);
+  }
+
+  dispose(): void {
+    this.controller.attach(undefined);
+  }
+
+  private html(webview: vscode.Webview): string {
+    const nonce = randomBytes(16).toString('base64');
+    const script = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview', 'chat.js'));
+    const style = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'chat.css'));
+    const images = `img-src ${webview.cspSource} data:${this.remoteImagesAllowed() ? ' https:' : ''}`;
+    const csp = [`default-src 'none'`, images, `style-src ${webview.cspSource}`, `font-src ${webview.cspSource}`, `script-src 'nonce-${nonce}'`].join('; ');
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${style.toString()}">
+<title>Model Gateway Chat</title>
+</head>
+<body>
+<div id="app"></div>
+<script nonce="${nonce}" src="${script.toString()}"></script>
+</body>
+</html>`;
+  }
+}

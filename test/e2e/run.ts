@@ -1,0 +1,108 @@
+/**
+ * UI end-to-end tests: the packaged extension installed into a real VS Code (code-server) and
+ * driven through headless Chromium with the keyboard, the palette and the mouse, against the
+ * gateway double. One workbench for all `test/e2e/*.e2e.ts` files, which run in this process.
+ *
+ *   npx tsx test/e2e/run.ts [--grep <pattern>]
+ */
+import Mocha from 'mocha';
+import { readdirSync } from 'node:fs';
+import * as fsp from 'node:fs/promises';
+import * as path from 'node:path';
+import { saveFailureArtifacts } from '../vscode/browser';
+import type { CodeServer } from '../vscode/codeServer';
+import { setUiContext, ui } from './context';
+import { startEnvironment, type E2eEnvironment } from './environment';
+import { clearNotifications, dismissInputs, parkMouse } from './workbench';
+
+export interface UiSuiteResult {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+const SUITE_DIR = __dirname;
+
+/** Starts the environment, runs every `*.e2e.ts` file in it, and stops it again, also on failure. */
+export async function runUiSuite(opts: { grep?: string } = {}): Promise<UiSuiteResult> {
+  const files = readdirSync(SUITE_DIR)
+    .filter((name) => name.endsWith('.e2e.ts'))
+    .sort()
+    .map((name) => path.join(SUITE_DIR, name));
+  if (files.length === 0) throw new Error(`no *.e2e.ts files in ${SUITE_DIR}`);
+
+  let env: E2eEnvironment | undefined;
+  try {
+    env = await startEnvironment();
+    setUiContext({ page: env.page, double: env.double, codeServer: env.codeServer, workspace: env.workspace });
+    return await runMocha(files, opts.grep);
+  } finally {
+    setUiContext(undefined);
+    await env?.stop();
+  }
+}
+
+function runMocha(files: string[], grep: string | undefined): Promise<UiSuiteResult> {
+  const mocha = new Mocha({
+    reporter: 'spec',
+    // A scenario is a handful of palette round trips (about 1 s each); a stuck selector must fail, not hang.
+    timeout: 60_000,
+    slow: 15_000,
+    ...(grep !== undefined && { grep }),
+    rootHooks: {
+      async beforeEach() {
+        const { page } = ui();
+        // Scenarios share one workbench: start each from a closed palette and no leftover toasts.
+        await dismissInputs(page);
+        await clearNotifications(page);
+        await parkMouse(page);
+      },
+      async afterEach(this: Mocha.Context) {
+        const test = this.currentTest;
+        if (test?.state !== 'failed') return;
+        const { page, codeServer } = ui();
+        await saveFailureArtifacts(page, test.fullTitle(), [codeServer.logFile, ...(await extensionLogs(codeServer))]);
+      },
+    },
+  });
+  for (const file of files) mocha.addFile(file);
+  return new Promise<UiSuiteResult>((resolve, reject) => {
+    mocha.loadFilesAsync().then(() => {
+      const runner = mocha.run(() => {
+        const stats = runner.stats;
+        // Lets a second runUiSuite in the same process load the files afresh.
+        mocha.dispose();
+        resolve({ passed: stats?.passes ?? 0, failed: stats?.failures ?? 0, skipped: stats?.pending ?? 0 });
+      });
+    }, reject);
+  });
+}
+
+/** The extension's own output channel and the extension host's log: where a failing step's cause usually is. */
+async function extensionLogs(codeServer: CodeServer): Promise<string[]> {
+  const logsDir = path.join(codeServer.scratchDir, 'ud', 'logs');
+  const entries = await fsp.readdir(logsDir, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries
+    .filter((e) => e.isFile() && (e.name.includes('Model Gateway') || e.name === 'exthost.log' || e.name === 'remoteexthost.log'))
+    .map((e) => path.join(e.parentPath, e.name));
+}
+
+async function main(): Promise<void> {
+  const grepIndex = process.argv.indexOf('--grep');
+  const grep = grepIndex >= 0 ? process.argv[grepIndex + 1] : undefined;
+  const started = Date.now();
+  let result: UiSuiteResult;
+  try {
+    result = await runUiSuite(grep === undefined ? {} : { grep });
+  } catch (error) {
+    // An environment that cannot start is one failure, never a silent "0 passed".
+    console.error('The UI suite could not run:', error);
+    result = { passed: 0, failed: 1, skipped: 0 };
+  }
+  console.log(`\nUI suite took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(`${result.passed} passed, ${result.failed} failed, ${result.skipped} skipped`);
+  // Exit explicitly: a socket a failed test left open must not keep the run alive.
+  process.exit(result.failed > 0 || result.passed === 0 ? 1 : 0);
+}
+
+if (require.main === module) void main();
