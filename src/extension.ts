@@ -4,6 +4,7 @@ import { ConversationStore } from './core/chat/conversationStore';
 import { ChatController } from './host/chat/chatController';
 import { COMMANDS } from './host/commands';
 import { chatCommands } from './host/commands/chat';
+import { toolCommands } from './host/commands/tools';
 import { Services } from './host/services';
 import { GatewayStatusBar } from './host/statusBar';
 import { ChatViewProvider } from './host/views/chatView';
@@ -19,7 +20,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const models = new ModelsView(services);
   const chat = new ChatController(services, new ConversationStore(path.join(context.globalStorageUri.fsPath, 'conversations')));
   const chatView = new ChatViewProvider(context.extensionUri, chat, log, () => context.globalState.get<boolean>('chat.allowRemoteImages') ?? false);
-  const commands = [...COMMANDS, ...chatCommands(() => chat)];
+  const commands = [...COMMANDS, ...chatCommands(() => chat), ...toolCommands(() => chat)];
   context.subscriptions.push(
     log,
     services,

@@ -6,6 +6,7 @@
 import Mocha from 'mocha';
 import { runUiSuite } from './e2e/run';
 import { runIntegrationSuite } from './integration/run';
+import { runWebviewSuite } from './webview/chatView.webtest';
 import * as path from 'node:path';
 import { readdirSync } from 'node:fs';
 
@@ -52,6 +53,10 @@ const suites: Suite[] = [
   {
     name: 'unit',
     run: () => runMochaFiles(findFiles(path.join(root, 'test/unit'), '.test.ts')),
+  },
+  {
+    name: 'webview',
+    run: () => runWebviewSuite(),
   },
   {
     name: 'integration',

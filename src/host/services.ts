@@ -6,6 +6,7 @@ import { HttpClient } from '../core/http';
 import { FileCatalogStore } from '../core/models/catalogSync';
 import { ModelRegistry } from '../core/models/modelRegistry';
 import { timeoutsFrom, type Settings } from '../core/settings';
+import { BillingMeter } from '../core/tools/billing';
 import { KeyStore } from './secrets';
 import { affectsGateway, readHostSettings, readProxySettings, SECTION } from './settings';
 
@@ -16,6 +17,10 @@ import { affectsGateway, readHostSettings, readProxySettings, SECTION } from './
 export class Services implements vscode.Disposable {
   readonly keys: KeyStore;
   readonly registry: ModelRegistry;
+  /** Billed tool calls of this session (counted, never persisted). */
+  readonly billing = new BillingMeter();
+  /** The user accepted the billing notice in this session. */
+  billingConfirmed = false;
   private client?: HttpClient;
   private settingsCache?: Settings;
   private catalogTimer?: ReturnType<typeof setInterval>;

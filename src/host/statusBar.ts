@@ -17,6 +17,7 @@ export class GatewayStatusBar implements vscode.Disposable {
       services.keys.onDidChange(() => void this.update()),
       services.registry.onDidChange(() => void this.update()),
       services.onDidChangeSettings(() => void this.update()),
+      services.billing.onDidChange(() => void this.update()),
     ];
     void this.update();
     this.item.show();
@@ -49,6 +50,8 @@ export class GatewayStatusBar implements vscode.Disposable {
         tooltip.appendMarkdown(`The gateway could not be reached. ${escape(err?.message ?? '')}`);
       }
     }
+    const billing = this.services.billing;
+    if (billing.calls > 0) tooltip.appendMarkdown(`\n\nThis session: ${billing.calls} billed tool call${billing.calls === 1 ? '' : 's'}, about US$${billing.usd.toFixed(2)}.`);
     tooltip.appendMarkdown('\n\nClick to check the connection.');
     this.item.tooltip = tooltip;
   }

@@ -15,6 +15,8 @@ import { REPO_ROOT, startEnvironment, type E2eEnvironment } from './environment'
 import {
   checkConnection,
   clearNotifications,
+  openNewChat,
+  sendChatMessage,
   expandGroup,
   masked,
   modelRow,
@@ -40,15 +42,6 @@ async function shoot(page: Page, name: string): Promise<string> {
   return file;
 }
 
-/**
- * The pictures are about the Models view; other sections of the container (the Chat view, still
- * being built) are collapsed by their headers, as a user makes room, so all model rows fit.
- */
-async function collapseOtherSections(page: Page): Promise<void> {
-  const others = page.locator('.part.sidebar .pane-header[aria-expanded="true"]:not([aria-label="Models Section"])');
-  while ((await others.count()) > 0) await others.first().click();
-}
-
 export async function takeScreenshots(env: E2eEnvironment): Promise<string[]> {
   const { page } = env;
   await fsp.mkdir(OUT_DIR, { recursive: true });
@@ -63,7 +56,6 @@ export async function takeScreenshots(env: E2eEnvironment): Promise<string[]> {
 
   await openModelsView(page);
   await resizeSidebar(page, SIDEBAR_WIDTH);
-  await collapseOtherSections(page);
 
   await modelRow(page, 'qwen-max').filter({ hasText: 'not available to this key' }).waitFor();
   // Tools, because a tool entry under its own group is what the view adds over a plain model list.
@@ -76,6 +68,16 @@ export async function takeScreenshots(env: E2eEnvironment): Promise<string[]> {
 
   await checkConnection(page, 'Key accepted');
   files.push(await shoot(page, 'check-connection.png'));
+
+  // The chat with a rendered answer: headings, lists, a table and highlighted code.
+  await clearNotifications(page);
+  const chat = await openNewChat(page);
+  await page.locator('.part.sidebar .pane-header[aria-label="Models Section"][aria-expanded="true"]').click();
+  await chat.locator('select.model-select').selectOption('deepseek-r1');
+  const answer = await sendChatMessage(chat, '[[long:2]] Show me what you can render');
+  await chat.locator('button[aria-label^="Send the message"]').waitFor({ timeout: 60_000 });
+  await answer.locator('.msg-usage').waitFor();
+  files.push(await shoot(page, 'chat.png'));
   return files;
 }
 

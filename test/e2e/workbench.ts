@@ -5,8 +5,8 @@
  * Every step waits for what it needs to see. The one timed wait is the pacing VS Code's toast
  * spam protection forces on anything faster than a person (see paceToasts).
  */
-import type { Locator, Page } from 'playwright-core';
-import { findCommand } from '../vscode/browser';
+import type { FrameLocator, Locator, Page } from 'playwright-core';
+import { findCommand, webviewFrame } from '../vscode/browser';
 
 export const COMMANDS = {
   setApiKey: 'Model Gateway: Set API Key',
@@ -186,7 +186,17 @@ export async function openModelsView(page: Page): Promise<void> {
   // The container holds other views too; the section header is hidden only while Models is alone.
   const header = page.locator('.part.sidebar .pane-header[aria-label="Models Section"]');
   if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
+  await collapseOtherSections(page);
   await treeGroup(page, 'Chat').waitFor();
+}
+
+/**
+ * Collapses the container's other sections (the Chat view), as a user makes room, so every row of
+ * the Models tree is on screen and keyboard focus lands in the tree, whatever earlier steps left.
+ */
+export async function collapseOtherSections(page: Page): Promise<void> {
+  const others = page.locator('.part.sidebar .pane-header[aria-expanded="true"]:not([aria-label="Models Section"])');
+  while ((await others.count()) > 0) await others.first().click();
 }
 
 /** A top-level group row of the Models tree ("Chat", "Image", "Video", "Tools"). */
@@ -217,6 +227,16 @@ export interface TreeRow {
  * its pane, and moving focus scrolls each one into view.
  */
 export async function readModelsTree(page: Page): Promise<TreeRow[]> {
+  try {
+    return await readModelsTreeOnce(page, 10_000);
+  } catch {
+    // A model refresh that lands mid-read re-renders the tree and drops keyboard focus; a user
+    // would simply start again, and so does this.
+    return readModelsTreeOnce(page, 30_000);
+  }
+}
+
+async function readModelsTreeOnce(page: Page, timeout: number): Promise<TreeRow[]> {
   await runCommandFromPalette(page, COMMANDS.focusModels);
   await page.keyboard.press('End');
   const last = page.locator(`${TREE_ROW}.focused[data-last-element="true"]`);
@@ -228,7 +248,7 @@ export async function readModelsTree(page: Page): Promise<TreeRow[]> {
   for (let index = 0; index <= lastIndex; index++) {
     if (index > 0) await page.keyboard.press('ArrowDown');
     const row = page.locator(`${TREE_ROW}.focused[data-index="${index}"]`);
-    await row.waitFor();
+    await row.waitFor({ timeout });
     const level = Number(await row.getAttribute('aria-level'));
     const label = (await row.locator('.label-name').innerText()).trim();
     if (level === 1) group = label;
@@ -297,4 +317,30 @@ export async function resizeSidebar(page: Page, width: number): Promise<void> {
   await page.mouse.move(box.x + width, y, { steps: 5 });
   await page.mouse.up();
   await parkMouse(page);
+}
+
+const EXTENSION_ID = 'model-gateway.model-gateway';
+
+export function chatFrame(page: Page): FrameLocator {
+  return webviewFrame(page, EXTENSION_ID);
+}
+
+/** Opens the chat as a user would (the palette's New Chat) and waits for the app to be ready. */
+export async function openNewChat(page: Page): Promise<FrameLocator> {
+  await runCommandFromPalette(page, 'Model Gateway: New Chat');
+  const frame = chatFrame(page);
+  await frame.locator('textarea[aria-label="Message"]').waitFor();
+  await frame.locator('select.model-select option[value="gpt-4o-mini"]').waitFor({ state: 'attached' });
+  return frame;
+}
+
+/** Types a message and presses Enter, as a user would; returns the new answer's element. */
+export async function sendChatMessage(frame: FrameLocator, text: string) {
+  const before = await frame.locator('article.msg-assistant').count();
+  const input = frame.locator('textarea[aria-label="Message"]');
+  await input.fill(text);
+  await input.press('Enter');
+  const answer = frame.locator('article.msg-assistant').nth(before);
+  await answer.waitFor();
+  return answer;
 }

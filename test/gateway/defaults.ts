@@ -19,6 +19,24 @@ export const EXPIRED_KEY = 'sk-bryGp5shPQ9npKpFkm2jID5iAo0lHwDFFrX6uKWu7CVle9U9'
 /** Limited to gpt-4o-mini, qwen-plus and qwen-max; qwen-max is whitelisted but not granted to its group. */
 export const WHITELIST_KEY = 'sk-g1Wushcb64OIW5cA6kVfxOJ595f7JkPHe0Mon2FnWajt0Xna';
 
+/**
+ * The provider tool routes (/providers/glm, /providers/kimi) answer a key that cannot pay for a call
+ * in the provider's own dialect: GLM `1113` with HTTP 429, Kimi `exceeded_current_quota_error`.
+ * The double decides this by quota alone (user quota or the key's own quota below the call's price),
+ * exactly as the /v1 routes decide their 403, so no flag is needed: this name is the zero-quota key
+ * under the name tool tests look for. Any key brought below the price with setQuota behaves the same.
+ */
+export const GLM_NO_BALANCE_KEY = ZERO_QUOTA_KEY;
+
+/** Search, web reading, file parsing and upload cost this per call when not priced separately (spec: Limits). */
+export const DEFAULT_TOOL_PRICE_USD = 0.1;
+
+/**
+ * Upload request size for GLM's sync file parse and Kimi's file upload: 20 MiB per request, counting
+ * the whole multipart form (boundaries and part headers included), not just the file.
+ */
+export const TOOL_LIMIT_BYTES = 20 * 1024 * 1024;
+
 /** Granted to group vip only. */
 export const VIP_ONLY_MODEL = 'qwen-max';
 

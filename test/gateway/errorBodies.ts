@@ -104,6 +104,25 @@ export function kimiError(type: string, message: string): { error: { type: strin
   return { error: { type, message } };
 }
 
+/**
+ * Kimi's answer to an account without balance. The notes (§9.5) list both 403 ("insufficient
+ * balance", kimi.com help) and 429 `exceeded_current_quota_error`; Moonshot's own support quotes the
+ * 429 form with this type and wording, so the double uses it (the account ids are left out).
+ */
+export const KIMI_INSUFFICIENT_BALANCE = {
+  status: 429,
+  body: kimiError('exceeded_current_quota_error', 'Your account is suspended, please check your plan and billing details'),
+} as const;
+
+/** Kimi's search and search_pro entries: the upstream account is blocked (spec: Errors 3), so always 403. */
+export const KIMI_SEARCH_BLOCKED = {
+  status: 403,
+  body: kimiError(
+    'permission_denied_error',
+    'Search is currently unavailable: the upstream Kimi account behind this gateway is blocked (HTTP 403 from upstream).',
+  ),
+} as const;
+
 /** songquanpeng/one-api middleware errors: no `code`, type one_api_error. */
 export function oneApiMiddlewareError(message: string, requestId: string): { error: { message: string; type: 'one_api_error' } } {
   return { error: { message: withRequestId(message, requestId), type: 'one_api_error' } };

@@ -12,14 +12,7 @@ import type { World } from './world';
  */
 export function gatewayDispatch(world: World, routes: Route[]): Dispatch {
   return async (http) => {
-    let found: { route: Route; params: Record<string, string> } | undefined;
-    for (const route of routes) {
-      const params = route.method === http.method ? matchPath(route.path, http.path) : undefined;
-      if (params) {
-        found = { route, params };
-        break;
-      }
-    }
+    const found = findRoute(routes, http.method, http.path);
     if (!found) return http.sendJson(404, notFoundError(http.method, http.path));
 
     const { route, params } = found;
@@ -27,8 +20,25 @@ export function gatewayDispatch(world: World, routes: Route[]): Dispatch {
     const key = tokenAuth(http, world, lang);
     if (!key) return;
     if (route.rateLimit && !rateLimit(http, key)) return;
-    const modelId = route.distribute ? distribute(http, world, key, lang) : '';
+    // new-api reads (and size-checks) the body first thing after the middleware that need no body.
+    if (http.bodyTooLarge) return new GatewayContext(http, world, route, params, key, lang, '').bodyTooLarge();
+    // Routes without a JSON `model` either name theirs (`route.model`, e.g. the GLM parser and Kimi
+    // upload under their tool entries) or skip Distribute: see routes/glm.ts and routes/kimi.ts.
+    const modelId = route.distribute ? distribute(http, world, key, lang, route.model) : '';
     if (modelId === undefined) return;
     await route.handle(new GatewayContext(http, world, route, params, key, lang, modelId));
   };
+}
+
+function findRoute(routes: Route[], method: string, path: string): { route: Route; params: Record<string, string> } | undefined {
+  for (const route of routes) {
+    const params = route.method === method ? matchPath(route.path, path) : undefined;
+    if (params) return { route, params };
+  }
+  return undefined;
+}
+
+/** For the origin server: how much body the matching route accepts, read before any middleware runs. */
+export function gatewayBodyLimit(routes: Route[]): (method: string, path: string) => number | undefined {
+  return (method, path) => findRoute(routes, method, path)?.route.maxBodyBytes;
 }

@@ -1,10 +1,11 @@
 import { CatalogFile } from './catalogOrigin';
 import { DEFAULT_GROUPS, DEFAULT_KEYS, DEFAULT_MODELS, DEMO_KEY } from './defaults';
 import { FaultBook } from './faults';
-import { gatewayDispatch } from './gateway';
-import { OriginServer } from './originServer';
+import { gatewayBodyLimit, gatewayDispatch } from './gateway';
+import { OriginServer, type Dispatch } from './originServer';
 import { gatewayRoutes } from './routes';
-import type { CatalogSpec, Fault, GatewayOptions, KeySpec, RequestLogEntry } from './types';
+import { toolState } from './toolState';
+import type { CatalogSpec, Fault, GatewayOptions, KeySpec, RequestLogEntry, StoredFileInfo } from './types';
 import { QUOTA_PER_USD, usdToQuota, World } from './world';
 
 export * from './types';
@@ -12,6 +13,10 @@ export * from './defaults';
 export { REQUEST_ID_HEADER, newRequestId } from './requestId';
 export { CHAT_SCENARIOS, parseScenarios, type ChatScenario } from './chatScenarios';
 export { PNG_SIGNATURE, promptPng } from './png';
+export { GLM_ROOT, OCR_IMAGE_LIMIT_BYTES, OCR_MAX_PAGES, OCR_PDF_LIMIT_BYTES } from './routes/glm';
+export { KIMI_MAX_FILES, KIMI_ROOT } from './routes/kimi';
+export { boundaryOf, MultipartError, MultipartParser, parseMultipart, type FormPart } from './multipart';
+export { decodePng, pdfPageImages, recognise, type OcrPage } from './ocr';
 
 export const DEFAULT_CATALOG_PATH = '/static/models.json';
 
@@ -36,13 +41,48 @@ export class GatewayDouble {
     this.catalog = new CatalogFile(opts.catalog ?? { format: 'opencode' }, opts.catalogPath ?? DEFAULT_CATALOG_PATH, models, () => this.url);
     const shared = { log: this.log, faults: this.faults };
     this.gateway = new OriginServer(
-      { name: 'gateway', port: opts.port ?? 0, sendsRequestId: true, dispatch: gatewayDispatch(this.world, gatewayRoutes) },
+      {
+        name: 'gateway',
+        port: opts.port ?? 0,
+        sendsRequestId: true,
+        dispatch: gatewayDispatch(this.world, gatewayRoutes),
+        bodyLimit: gatewayBodyLimit(gatewayRoutes),
+      },
       shared,
     );
     this.catalogOrigin = new OriginServer(
-      { name: 'catalog', port: opts.catalogPort ?? 0, sendsRequestId: false, dispatch: this.catalog.dispatch },
+      { name: 'catalog', port: opts.catalogPort ?? 0, sendsRequestId: false, dispatch: this.staticDispatch() },
       shared,
     );
+    toolState(this.world).selfOrigins = () => [this.gateway.url, this.catalogOrigin.url];
+  }
+
+  /** The static origin serves the catalog file and whatever hostFile put there. */
+  private staticDispatch(): Dispatch {
+    return (http) => {
+      const hosted = toolState(this.world).hosted.get(http.path);
+      if (!hosted || (http.method !== 'GET' && http.method !== 'HEAD')) return this.catalog.dispatch(http);
+      http.send(200, hosted.body, { 'Content-Type': hosted.contentType });
+    };
+  }
+
+  /**
+   * Puts a file on the static origin (no auth, like the platform's static path) and returns its URL.
+   * GLM's layout_parsing accepts a `file` URL only when it points at the double itself, since the
+   * double does not reach the internet; this is how a test gives it one.
+   */
+  hostFile(path: string, body: Buffer | string, contentType = 'application/octet-stream'): string {
+    const at = path.startsWith('/') ? path : `/${path}`;
+    toolState(this.world).hosted.set(at, { body: Buffer.isBuffer(body) ? body : Buffer.from(body), contentType });
+    return this.catalogOrigin.url + at;
+  }
+
+  /** The Kimi files a key has uploaded and not deleted, oldest first (what its GET /files lists). */
+  kimiFiles(key: string): StoredFileInfo[] {
+    const state = this.world.state(key);
+    return toolState(this.world)
+      .filesOf(state)
+      .map(({ id, filename, bytes, createdAt, purpose, status, content, fileType }) => ({ id, filename, bytes, createdAt, purpose, status, content, fileType }));
   }
 
   async start(): Promise<void> {

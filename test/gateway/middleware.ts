@@ -55,16 +55,17 @@ export function rateLimit(http: RequestContext, key: KeyState): boolean {
 /**
  * new-api's Distribute: the model comes from the body (never from multipart forms), the token's
  * whitelist is checked first, then the name, then whether the key's group has a channel for it.
+ * A route that names its model (`fixedModel`, for bodies without a JSON model) skips the body.
  * Returns the model id, or undefined once it has answered.
  */
-export function distribute(http: RequestContext, world: World, key: KeyState, lang: Language): string | undefined {
+export function distribute(http: RequestContext, world: World, key: KeyState, lang: Language, fixedModel?: string): string | undefined {
   const fail = (status: number, message: string, code = ''): undefined => {
     http.sendJson(status, middlewareError(message, http.requestId, code));
     return undefined;
   };
 
-  let model = '';
-  if (!(http.header('content-type') ?? '').includes('multipart/form-data') && http.body.length > 0) {
+  let model = fixedModel ?? '';
+  if (fixedModel === undefined && !(http.header('content-type') ?? '').includes('multipart/form-data') && http.body.length > 0) {
     const parsed = http.json();
     if (!parsed.ok) return fail(400, translate(lang, 'distributor.invalid_request', { Error: 'invalid JSON request body' }));
     const value = isRecord(parsed.value) ? parsed.value.model : undefined;

@@ -15,6 +15,11 @@ export interface OriginConfig {
   /** new-api stamps every response with X-Oneapi-Request-Id; static file hosts do not. */
   sendsRequestId: boolean;
   dispatch: Dispatch;
+  /**
+   * The most body bytes the origin reads for a request (by method and path), undefined = no limit.
+   * Past it the request is handed over with `bodyTooLarge` set and an empty body (see readBody).
+   */
+  bodyLimit?: (method: string, path: string) => number | undefined;
 }
 
 /** Shared by all origins of one double, so the log and the faults cover both. */
@@ -78,20 +83,23 @@ export class OriginServer {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const time = Date.now();
-    let body: Buffer;
+    const limit = this.config.bodyLimit?.(req.method ?? 'GET', new URL(req.url ?? '/', 'http://double.invalid').pathname);
+    let read: BodyRead;
     try {
-      body = await readBody(req);
+      read = await readBody(req, limit);
     } catch {
       return; // the client went away mid-upload; nothing to answer
     }
+    const { body, received, tooLarge } = read;
     const entry = logEntry(this.config.name, req, body, time);
+    entry.bodyBytes = received;
     this.shared.log.push(entry);
     const requestId = newRequestId(new Date(time));
     if (this.config.sendsRequestId) {
       res.setHeader(REQUEST_ID_HEADER, requestId);
       entry.requestId = requestId;
     }
-    const ctx = new RequestContext(this.config.name, req, res, body, entry, requestId);
+    const ctx = new RequestContext(this.config.name, req, res, body, entry, requestId, tooLarge);
 
     const action = this.shared.faults.take(this.config.name, ctx.method, ctx.path, entry.path);
     if (action && !(await applyFault(action, ctx, (ms) => this.sleep(ms)))) return;
@@ -106,12 +114,50 @@ export class OriginServer {
   }
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
+interface BodyRead {
+  /** The whole body, or empty when it went past the limit. */
+  body: Buffer;
+  /** Bytes read before the request was handed over (0 when refused on Content-Length alone). */
+  received: number;
+  tooLarge: boolean;
+}
+
+/**
+ * Reads the body, up to `limit` bytes when one is given. A declared Content-Length over the limit is
+ * refused before a byte is read; a body without one (chunked) is counted as it arrives and handed
+ * over as soon as it passes the limit, with nothing kept. Either way the handler answers at once;
+ * what the client still sends is discarded until the answer is out and the connection is closed
+ * (the route answers with `Connection: close`), much as nginx's lingering close does, so the client
+ * reads a clean 413 instead of a reset in the middle of its upload.
+ */
+function readBody(req: IncomingMessage, limit?: number): Promise<BodyRead> {
+  const declared = Number(req.headers['content-length']);
+  if (limit !== undefined && Number.isFinite(declared) && declared > limit) {
+    return Promise.resolve({ body: Buffer.alloc(0), received: 0, tooLarge: true });
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
+    let received = 0;
+    let settled = false;
+    req.on('data', (c: Buffer) => {
+      received += c.length;
+      if (settled) return; // past the limit: dropped as it arrives
+      if (limit !== undefined && received > limit) {
+        settled = true;
+        chunks.length = 0;
+        resolve({ body: Buffer.alloc(0), received, tooLarge: true });
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => {
+      if (settled) return;
+      settled = true;
+      resolve({ body: Buffer.concat(chunks), received, tooLarge: false });
+    });
+    req.on('error', (err) => {
+      if (!settled) reject(err);
+    });
   });
 }
 

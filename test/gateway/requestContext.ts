@@ -4,7 +4,7 @@ import type { OriginName, RequestLogEntry } from './types';
 export type JsonBody = { ok: true; value: unknown } | { ok: false };
 
 /**
- * One request on any origin: its fully read body, its log entry and the only ways to answer it.
+ * One request on any origin: its fully read body (or the fact that it was too large), its log entry and the only ways to answer it.
  * Answering through here keeps the log's status in step with what the client actually receives.
  */
 export class RequestContext {
@@ -19,6 +19,8 @@ export class RequestContext {
     readonly entry: RequestLogEntry,
     /** Generated for every request; only the gateway origin sends it. */
     readonly requestId: string,
+    /** The body went past the route's size limit and was not kept (`body` is empty). */
+    readonly bodyTooLarge = false,
   ) {
     this.url = new URL(req.url ?? '/', 'http://double.invalid');
   }

@@ -1,13 +1,15 @@
-import { claudeRelayError, relayError, taskError } from './errorBodies';
+import { claudeRelayError, glmError, kimiError, relayError, taskError } from './errorBodies';
 import type { RequestContext } from './requestContext';
 import type { Language, ModelSpec } from './types';
 import type { KeyState, World } from './world';
 
 /**
- * How errors raised inside the relay look on a route (wire-formats §7.1, §3.5, §6.7). Middleware
- * errors (auth, distributor, rate limit) ignore this and always use the middleware shape.
+ * How errors raised inside the relay look on a route (wire-formats §7.1, §3.5, §6.7, §8.6, §9.5).
+ * Middleware errors (auth, distributor, rate limit) ignore this and always use the middleware shape.
+ * The provider tool routes keep their upstream's error bodies: `glm` = `{error:{code,message}}` with a
+ * string code, `kimi` = `{error:{type,message}}`.
  */
-export type ErrorFormat = 'openai' | 'claude' | 'task';
+export type ErrorFormat = 'openai' | 'claude' | 'task' | 'glm' | 'kimi';
 
 /** One gateway endpoint. Every gateway route authenticates with TokenAuth first. */
 export interface Route {
@@ -18,6 +20,14 @@ export interface Route {
   rateLimit: boolean;
   /** new-api's Distribute: take `model` from the body and demand a channel for it in the key's group. */
   distribute: boolean;
+  /**
+   * For routes whose body carries no JSON `model` (multipart uploads): the permission and billing
+   * name Distribute checks instead of reading one from the body, as new-api derives the model from
+   * the path on its relays without one (Midjourney, Suno, images, moderations).
+   */
+  model?: string;
+  /** Largest body accepted; a larger one is answered 413 in the route's error format after auth. */
+  maxBodyBytes?: number;
   errorFormat: ErrorFormat;
   handle: (ctx: GatewayContext) => void | Promise<void>;
 }
@@ -58,16 +68,44 @@ export class GatewayContext {
     return this.world.models.get(this.modelId) ?? { id: this.modelId, owned_by: 'custom', supported_endpoint_types: [] };
   }
 
-  /** An error the gateway itself raises inside the relay, in this route's shape. */
-  relayError(status: number, code: string, message: string): void {
+  /**
+   * An error the gateway itself raises inside the relay, in this route's shape. For `glm` the code is
+   * GLM's business code (a string such as "1214"); for `kimi` it is the Kimi error `type`. Provider
+   * shapes carry no request-id suffix: they are the upstream's bodies.
+   */
+  relayError(status: number, code: string, message: string, headers: Record<string, string> = {}): void {
     const id = this.http.requestId;
     switch (this.route.errorFormat) {
       case 'openai':
-        return this.http.sendJson(status, relayError(message, code, id));
+        return this.http.sendJson(status, relayError(message, code, id), headers);
       case 'claude':
-        return this.http.sendJson(status, claudeRelayError(message, id));
+        return this.http.sendJson(status, claudeRelayError(message, id), headers);
       case 'task':
-        return this.http.sendJson(status, taskError(code, message));
+        return this.http.sendJson(status, taskError(code, message), headers);
+      case 'glm':
+        return this.http.sendJson(status, glmError(code, message), headers);
+      case 'kimi':
+        return this.http.sendJson(status, kimiError(code, message), headers);
+    }
+  }
+
+  /**
+   * 413 for a body past `route.maxBodyBytes`. Connection: close so the rest of the upload, which the
+   * origin discards, ends with the connection instead of being read to its end.
+   */
+  bodyTooLarge(): void {
+    const limit = this.route.maxBodyBytes ?? 0;
+    const mib = `${Math.round((limit / (1024 * 1024)) * 100) / 100} MiB`;
+    const close = { Connection: 'close' };
+    const form = (this.http.header('content-type') ?? '').toLowerCase().includes('multipart/form-data');
+    switch (this.route.errorFormat) {
+      case 'glm':
+        return this.relayError(413, '1214', `file 参数非法：请求体超过 ${mib} 上限${form ? '（含表单内容）' : ''}。`, close);
+      case 'kimi':
+        return this.relayError(413, 'invalid_request_error', `Request too large: the request${form ? ', form content included,' : ''} exceeds the ${mib} limit`, close);
+      default:
+        // new-api's common.GetRequestBody → ErrRequestBodyTooLarge, reported as read_request_body_failed.
+        return this.relayError(413, 'read_request_body_failed', 'request body too large', close);
     }
   }
 }

@@ -79,6 +79,7 @@ export interface RequestLogEntry {
   path: string;
   /** Lower-case names; repeated headers joined with ", ". */
   headers: Record<string, string>;
+  /** Bytes read; a body refused for its size counts what was read before (0 if refused on Content-Length). */
   bodyBytes: number;
   /** Present for JSON and text bodies under 1 MB. */
   bodyText?: string;
@@ -89,6 +90,34 @@ export interface RequestLogEntry {
   time: number;
   /** What a chat route answered (Chat Completions, Responses, Messages), for tests to compare with. */
   answer?: ChatAnswerRecord;
+  /** What a provider tool route (GLM / Kimi under /providers) did; absent when the middleware refused the request. */
+  tool?: ToolCallRecord;
+}
+
+/** The double's account of one provider tool call (file parse, OCR, search, reader, Kimi files). */
+export interface ToolCallRecord {
+  provider: 'glm' | 'kimi';
+  /** The tool path below the provider root, e.g. `files/parser/sync`, `layout_parsing`, `files/:id/content`. */
+  tool: string;
+  /** Quota units charged: the per-call price for a billed call that succeeded, else 0. */
+  chargedQuota: number;
+  /** The Kimi file the call created, read or deleted. */
+  fileId?: string;
+}
+
+/** A file stored by the Kimi upload route, as GatewayDouble.kimiFiles reports it. */
+export interface StoredFileInfo {
+  id: string;
+  filename: string;
+  bytes: number;
+  /** Unix seconds. */
+  createdAt: number;
+  purpose: string;
+  /** `ok` once text was extracted (possibly none, for a scan); `error` when extraction failed. */
+  status: 'ok' | 'error';
+  /** The text GET /files/{id}/content returns. */
+  content: string;
+  fileType: string;
 }
 
 /** The double's own account of one chat answer: the whole planned answer and what it cost. */

@@ -188,7 +188,7 @@ describe('model registry freshness', () => {
   after(() => gw.stop());
 
   it('does not hand a refresh started before a key change to a caller after it', async () => {
-    let key: string | undefined;
+    let key: string | undefined = undefined;
     const { http, setKey } = clientFor(gw.url, undefined);
     const registry = new ModelRegistry({ http: () => http, catalogUrl: () => '', store: new MemoryStore(), hasKey: async () => key !== undefined });
     const early = registry.refresh();

@@ -33,7 +33,7 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     if (this.loading) return;
     this.loading = true;
     this.attempted = true;
-    this.changed.fire(undefined);
+    const before = this.failure;
     try {
       this.services.ensureCatalogTimer();
       await this.services.registry.refresh();
@@ -43,7 +43,9 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
       this.services.log.warn(`Model refresh failed: ${this.failure}`);
     } finally {
       this.loading = false;
-      this.changed.fire(undefined);
+      // New data re-renders the tree through the registry's own event; a redundant refresh
+      // would only reset the user's keyboard focus in the tree.
+      if (this.failure !== before) this.changed.fire(undefined);
     }
   }
 

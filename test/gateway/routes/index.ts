@@ -1,9 +1,11 @@
 import type { Route } from '../route';
 import { chatRoutes } from './chat';
+import { glmRoutes } from './glm';
+import { kimiRoutes } from './kimi';
 import { messagesRoutes } from './messages';
 import { modelRoutes } from './models';
 import { notImplementedRoutes } from './notImplemented';
 import { responsesRoutes } from './responses';
 
 /** Every gateway endpoint. A new endpoint family is a module exporting Route[] and one line here. */
-export const gatewayRoutes: Route[] = [...modelRoutes, ...chatRoutes, ...responsesRoutes, ...messagesRoutes, ...notImplementedRoutes];
+export const gatewayRoutes: Route[] = [...modelRoutes, ...chatRoutes, ...responsesRoutes, ...messagesRoutes, ...notImplementedRoutes, ...glmRoutes, ...kimiRoutes];

@@ -1,0 +1,159 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import * as z from 'zod/mini';
+import { GatewayError } from '../errors';
+import type { HttpClient } from '../http';
+import { formatBytes, multipartFromFile } from './multipart';
+import type { SearchResult } from './searchResult';
+
+/** Both providers' upload limit, counting the multipart form itself (spec, Limits). */
+export const UPLOAD_LIMIT_BYTES = 20 * 1024 * 1024;
+const OCR_IMAGE_LIMIT = 10 * 1024 * 1024;
+const OCR_PDF_LIMIT = 50 * 1024 * 1024;
+const SEARCH_QUERY_MAX = 70;
+
+const str = z.optional(z.nullable(z.string()));
+
+const parseAnswer = z.looseObject({ status: z.string(), message: str, content: str, task_id: str });
+
+export interface ParseResult {
+  content: string;
+  /** The parser succeeded but found no text: the document is most likely a scan and needs OCR. */
+  empty: boolean;
+  taskId?: string;
+}
+
+/** First provider's synchronous parser (`files/parser/sync`); the only parsing mode the gateway opens. */
+export async function parsePdf(http: HttpClient, file: string, signal?: AbortSignal): Promise<ParseResult> {
+  const form = await multipartFromFile({ tool_type: 'prime-sync', file_type: 'PDF' }, { name: 'file', path: file, contentType: 'application/pdf' });
+  refuseOverLimit(form.length, form.fileBytes, path.basename(file));
+  const answer = await http.sendJson(
+    {
+      method: 'POST',
+      url: http.endpoints.glm('files/parser/sync'),
+      body: form.stream(),
+      headers: { 'content-type': form.contentType, 'content-length': String(form.length) },
+      signal,
+      route: 'glm',
+      timeout: 'long',
+    },
+    parseAnswer,
+    "The first provider's parse result",
+  );
+  if (answer.status === 'failed') {
+    throw new GatewayError('badRequest', `The first provider could not parse ${path.basename(file)}: ${answer.message ?? 'no reason given'}.`);
+  }
+  if (answer.status !== 'succeeded') {
+    throw new GatewayError('protocol', `The synchronous parser answered with status "${answer.status}" instead of a result.`);
+  }
+  const content = answer.content ?? '';
+  return { content, empty: content.trim() === '', ...(answer.task_id ? { taskId: answer.task_id } : {}) };
+}
+
+export function refuseOverLimit(total: number, fileBytes: number, name: string): void {
+  if (total > UPLOAD_LIMIT_BYTES) {
+    throw new GatewayError(
+      'tooLarge',
+      `${name} is too large to send: the request would be ${formatBytes(total)} (${formatBytes(fileBytes)} of file plus the form), and the limit is 20 MiB per request. Nothing was uploaded or charged.`,
+    );
+  }
+}
+
+const ocrAnswer = z.looseObject({
+  md_results: str,
+  data_info: z.optional(z.nullable(z.looseObject({ num_pages: z.optional(z.number()) }))),
+});
+
+export interface OcrResult {
+  markdown: string;
+  pages?: number;
+}
+
+const OCR_TYPES: Record<string, string> = { '.pdf': 'application/pdf', '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg' };
+
+/** First provider's layout parsing (OCR) for images and scanned PDFs. */
+export async function ocrFile(http: HttpClient, file: string, signal?: AbortSignal): Promise<OcrResult> {
+  const ext = path.extname(file).toLowerCase();
+  const type = OCR_TYPES[ext];
+  if (!type) throw new GatewayError('badRequest', `OCR takes PDF, PNG or JPEG files, not "${ext || 'no extension'}".`);
+  const size = (await fs.stat(file)).size;
+  const limit = type === 'application/pdf' ? OCR_PDF_LIMIT : OCR_IMAGE_LIMIT;
+  if (size > limit) throw new GatewayError('tooLarge', `${path.basename(file)} is ${formatBytes(size)}; OCR takes ${type === 'application/pdf' ? 'PDFs up to 50 MB' : 'images up to 10 MB'}. Nothing was sent.`);
+  // The notes leave open whether a bare base64 string or a data URL is expected; a data URL
+  // also tells the service the file type.
+  const data = `data:${type};base64,${(await fs.readFile(file)).toString('base64')}`;
+  const answer = await http.sendJson(
+    { method: 'POST', url: http.endpoints.glm('layout_parsing'), json: { model: 'glm-ocr', file: data }, signal, route: 'glm', timeout: 'long' },
+    ocrAnswer,
+    "The first provider's OCR result",
+  );
+  return { markdown: answer.md_results ?? '', ...(answer.data_info?.num_pages !== undefined ? { pages: answer.data_info.num_pages } : {}) };
+}
+
+const searchAnswer = z.looseObject({
+  search_result: z.optional(
+    z.nullable(z.array(z.looseObject({ title: str, content: str, link: str, media: str, publish_date: str, refer: str }))),
+  ),
+});
+
+export interface GlmSearchOptions {
+  engine: string;
+  count: number;
+  intent: boolean;
+}
+
+export async function webSearch(http: HttpClient, query: string, options: GlmSearchOptions, signal?: AbortSignal): Promise<SearchResult[]> {
+  const q = query.trim();
+  if (!q) throw new GatewayError('badRequest', 'Type something to search for.');
+  if (q.length > SEARCH_QUERY_MAX) throw new GatewayError('badRequest', `The first provider's search takes at most ${SEARCH_QUERY_MAX} characters; this query has ${q.length}. Shorten it.`);
+  const answer = await http.sendJson(
+    {
+      method: 'POST',
+      url: http.endpoints.glm('web_search'),
+      json: { search_query: q, search_engine: options.engine, search_intent: options.intent, count: Math.min(50, Math.max(1, Math.round(options.count))) },
+      signal,
+      route: 'glm',
+    },
+    searchAnswer,
+    "The first provider's search results",
+  );
+  return (answer.search_result ?? []).map((r) => ({
+    title: r.title || r.link || 'Untitled',
+    url: r.link ?? '',
+    ...(r.media ? { site: r.media } : {}),
+    ...(r.publish_date ? { date: r.publish_date } : {}),
+    snippet: r.content ?? '',
+  }));
+}
+
+const readerAnswer = z.looseObject({
+  reader_result: z.looseObject({ content: str, title: str, description: str, url: str, publishedTime: str }),
+});
+
+export interface PageResult {
+  url: string;
+  title?: string;
+  markdown: string;
+}
+
+export async function readPage(http: HttpClient, url: string, signal?: AbortSignal): Promise<PageResult> {
+  const target = checkPublicUrl(url);
+  const answer = await http.sendJson(
+    { method: 'POST', url: http.endpoints.glm('reader'), json: { url: target, return_format: 'markdown' }, signal, route: 'glm', timeout: 'long' },
+    readerAnswer,
+    "The first provider's page reader",
+  );
+  const r = answer.reader_result;
+  return { url: r.url ?? target, ...(r.title ? { title: r.title } : {}), markdown: r.content ?? '' };
+}
+
+export function checkPublicUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url.trim());
+  } catch {
+    throw new GatewayError('badRequest', `"${url}" is not a web address. Enter a full address such as https://example.com/page.`);
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new GatewayError('badRequest', 'Only http and https pages can be read.');
+  return parsed.toString();
+}

@@ -1,0 +1,93 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import * as z from 'zod/mini';
+import { GatewayError } from '../errors';
+import type { HttpClient } from '../http';
+import { checkPublicUrl, refuseOverLimit, type PageResult } from './glm';
+import { multipartFromFile } from './multipart';
+import type { SearchResult } from './searchResult';
+
+const str = z.optional(z.nullable(z.string()));
+const fileObject = z.looseObject({ id: z.string(), filename: str, bytes: z.optional(z.number()), status: str, status_details: str, created_at: z.optional(z.number()) });
+
+export interface KimiFile {
+  id: string;
+  filename: string;
+  bytes?: number;
+  createdAt: number;
+}
+
+const IMAGE_SIGNATURES: Array<[string, number[]]> = [
+  ['PNG', [0x89, 0x50, 0x4e, 0x47]],
+  ['JPEG', [0xff, 0xd8, 0xff]],
+  ['GIF', [0x47, 0x49, 0x46, 0x38]],
+  ['WebP', [0x52, 0x49, 0x46, 0x46]],
+  ['BMP', [0x42, 0x4d]],
+];
+
+/** Images are not file-extract documents (spec): say where image understanding lives instead. */
+async function refuseImages(file: string): Promise<void> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const head = Buffer.alloc(12);
+    await handle.read(head, 0, 12, 0);
+    const image = IMAGE_SIGNATURES.find(([, sig]) => sig.every((b, i) => head[i] === b));
+    if (image || /\.(png|jpe?g|gif|webp|bmp)$/i.test(file)) {
+      throw new GatewayError('badRequest', `${path.basename(file)} is an image (${image?.[0] ?? 'by its extension'}). Images are not file-extract documents: attach the image to a chat message with a model that takes image input ("Ask about this image") instead.`);
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Second provider's upload with `purpose=file-extract`, the only purpose it accepts. */
+export async function uploadForExtract(http: HttpClient, file: string, signal?: AbortSignal): Promise<KimiFile> {
+  await refuseImages(file);
+  const form = await multipartFromFile({ purpose: 'file-extract' }, { name: 'file', path: file });
+  refuseOverLimit(form.length, form.fileBytes, path.basename(file));
+  if (form.fileBytes === 0) throw new GatewayError('badRequest', `${path.basename(file)} is empty; there is nothing to extract.`);
+  const answer = await http.sendJson(
+    { method: 'POST', url: http.endpoints.kimi('files'), body: form.stream(), headers: { 'content-type': form.contentType, 'content-length': String(form.length) }, signal, route: 'kimi', timeout: 'long' },
+    fileObject,
+    "The second provider's file record",
+  );
+  if (answer.status === 'error') throw new GatewayError('badRequest', `The second provider could not extract ${path.basename(file)}: ${answer.status_details || 'no reason given'}.`);
+  return { id: answer.id, filename: answer.filename ?? path.basename(file), ...(answer.bytes !== undefined ? { bytes: answer.bytes } : {}), createdAt: (answer.created_at ?? Math.floor(Date.now() / 1000)) * 1000 };
+}
+
+/**
+ * The extracted text. The docs say text/plain, but in practice the body is a JSON string with a
+ * `content` field (research notes §9.1): read that, and fall back to the raw text. Not billed.
+ */
+export async function fileContent(http: HttpClient, id: string, signal?: AbortSignal): Promise<string> {
+  const response = await http.send({ method: 'GET', url: http.endpoints.kimi(`files/${encodeURIComponent(id)}/content`), signal, route: 'kimi' });
+  const text = await response.text();
+  try {
+    const json: unknown = JSON.parse(text);
+    if (json && typeof json === 'object' && typeof (json as { content?: unknown }).content === 'string') return (json as { content: string }).content;
+  } catch {
+    // Plain text, as the documentation describes.
+  }
+  return text;
+}
+
+const searchAnswer = z.looseObject({
+  search_results: z.optional(z.nullable(z.array(z.looseObject({ site_name: str, title: str, url: str, snippet: str, date: str })))),
+});
+
+/** Second provider's search; it currently answers 403 (upstream account blocked), which callers handle. */
+export async function kimiSearch(http: HttpClient, query: string, limit: number, pro: boolean, signal?: AbortSignal): Promise<SearchResult[]> {
+  const answer = await http.sendJson(
+    { method: 'POST', url: http.endpoints.kimi(pro ? 'tools/search_pro' : 'tools/search'), json: { text_query: query.trim(), limit: Math.min(20, Math.max(1, Math.round(limit))) }, signal, route: 'kimi' },
+    searchAnswer,
+    "The second provider's search results",
+  );
+  return (answer.search_results ?? []).map((r) => ({ title: r.title || r.url || 'Untitled', url: r.url ?? '', ...(r.site_name ? { site: r.site_name } : {}), ...(r.date ? { date: r.date } : {}), snippet: r.snippet ?? '' }));
+}
+
+/** Second provider's page fetch: a plain Markdown body. */
+export async function kimiFetch(http: HttpClient, url: string, signal?: AbortSignal): Promise<PageResult> {
+  const target = checkPublicUrl(url);
+  const response = await http.send({ method: 'POST', url: http.endpoints.kimi('tools/fetch'), json: { url: target }, headers: { accept: 'text/markdown' }, signal, route: 'kimi', timeout: 'long' });
+  return { url: target, markdown: await response.text() };
+}

@@ -1,0 +1,26 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { writeFileAtomic } from '../../core/output';
+
+/** Opens a tool's Markdown result beside the editor, as an untitled document nothing is lost from. */
+export async function showMarkdown(content: string): Promise<vscode.TextDocument> {
+  const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content });
+  await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: false });
+  return doc;
+}
+
+/** Saves next to the source as `<name>.md`, then `<name>-1.md`…: an existing file is never replaced. */
+export async function saveBeside(source: vscode.Uri, content: string, suffix = ''): Promise<vscode.Uri> {
+  const dir = path.dirname(source.fsPath);
+  const base = path.basename(source.fsPath, path.extname(source.fsPath)) + suffix;
+  for (let i = 0; i < 1000; i++) {
+    const file = path.join(dir, `${base}${i ? `-${i}` : ''}.md`);
+    try {
+      await writeFileAtomic(file, content, { overwrite: false });
+      return vscode.Uri.file(file);
+    } catch (err) {
+      if (!(err instanceof Error) || !/already exists/.test(err.message)) throw err;
+    }
+  }
+  throw new Error(`Could not find a free file name next to ${path.basename(source.fsPath)}.`);
+}

@@ -1,0 +1,23 @@
+import * as vscode from 'vscode';
+
+/**
+ * The file a document command works on: the explorer item it was run on, else the active tab's
+ * resource (a PDF shows as a binary or custom-editor tab, not a text editor), else a file picker.
+ */
+export async function resolveTarget(arg: unknown, filters: Record<string, string[]>, title: string): Promise<vscode.Uri | undefined> {
+  if (arg instanceof vscode.Uri) return arg;
+  if (typeof arg === 'string') return arg.includes('://') ? vscode.Uri.parse(arg) : vscode.Uri.file(arg);
+  if (arg && typeof arg === 'object' && 'uri' in arg) return resolveTarget((arg as { uri: unknown }).uri, filters, title);
+  const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+  const uri = input instanceof vscode.TabInputText || input instanceof vscode.TabInputCustom ? input.uri : undefined;
+  const extensions = Object.values(filters).flat();
+  if (uri && extensions.some((ext) => uri.path.toLowerCase().endsWith(`.${ext}`))) return uri;
+  const picked = await vscode.window.showOpenDialog({ title, canSelectMany: false, filters, openLabel: 'Choose' });
+  return picked?.[0];
+}
+
+/** Files are read from disk by path; remote workspaces are not supported by the upload code. */
+export function localPath(uri: vscode.Uri): string {
+  if (uri.scheme !== 'file' && uri.scheme !== 'vscode-remote') throw new Error(`Only files on disk can be sent (this one is ${uri.scheme}:).`);
+  return uri.fsPath;
+}

@@ -1,0 +1,110 @@
+/**
+ * Wires the parts together: host messages update the store as they arrive, and the DOM follows at
+ * most once per animation frame, however many deltas came in between.
+ */
+import type { HostMessage } from '../../shared/protocol';
+import { ChatStore } from './chatStore';
+import { Composer } from './composer';
+import { h } from './dom';
+import { Header } from './header';
+import { MessageList } from './messageList';
+import { NoticeBanner } from './notice';
+import type { HostChannel } from './vscodeApi';
+
+/** Render timings, collected only when a test page installs `window.__chatPerf`. */
+interface PerfProbe {
+  renders: number;
+  totalMs: number;
+  maxMs: number;
+  /** Each render's duration, when the probe asks for them. */
+  samples?: number[];
+}
+
+/** Ask again for a snapshot if none came this long after the first request. */
+const SNAPSHOT_RETRY_MS = 3000;
+
+export class ChatApp {
+  private readonly store = new ChatStore();
+  private readonly header: Header;
+  private readonly notice: NoticeBanner;
+  private readonly list: MessageList;
+  private readonly composer: Composer;
+  private readonly loading = h('div', { className: 'loading', text: 'Loading…' });
+  private frame: number | undefined;
+  private snapshotRequestedAt = 0;
+
+  constructor(
+    root: HTMLElement,
+    private readonly channel: HostChannel,
+  ) {
+    this.header = new Header(channel);
+    this.notice = new NoticeBanner(channel);
+    this.list = new MessageList(this.store, channel, () => this.header.focusModel());
+    this.composer = new Composer(channel);
+    this.header.el.hidden = true;
+    root.replaceChildren(this.header.el, this.notice.el, this.loading, this.list.el, this.composer.el);
+    document.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape' && !event.defaultPrevented && !(event.target instanceof HTMLSelectElement) && this.composer.stop()) event.preventDefault();
+    });
+    window.addEventListener('pagehide', () => channel.flushUi());
+  }
+
+  receive(message: HostMessage): void {
+    const store = this.store;
+    switch (message.type) {
+      case 'snapshot':
+        store.applySnapshot(message.state);
+        break;
+      case 'append': {
+        const result = store.applyAppend(message);
+        const now = Date.now();
+        if (result === 'mismatch' || (result === 'ignored' && now - this.snapshotRequestedAt > SNAPSHOT_RETRY_MS)) {
+          this.snapshotRequestedAt = now;
+          this.channel.post({ type: 'needSnapshot' });
+        }
+        break;
+      }
+      case 'message':
+        store.applyMessage(message.message);
+        break;
+      case 'busy':
+        store.applyBusy(message.busy);
+        break;
+      case 'focusInput':
+        this.composer.focus();
+        return;
+    }
+    if (store.dirty) this.schedule();
+  }
+
+  private schedule(): void {
+    this.frame ??= requestAnimationFrame(() => {
+      this.frame = undefined;
+      this.render();
+    });
+  }
+
+  private render(): void {
+    const perf = (window as { __chatPerf?: PerfProbe }).__chatPerf;
+    const started = perf ? performance.now() : 0;
+    const store = this.store;
+    const snapshot = store.snapshot;
+    if (snapshot && store.snapshotDirty) {
+      this.loading.remove();
+      this.header.el.hidden = false;
+      this.header.update(snapshot);
+      this.notice.update(snapshot.notice);
+      this.composer.updateAttachments(snapshot.attachments);
+    }
+    if (store.busyDirty) this.composer.setBusy(store.busy);
+    this.list.render();
+    store.clearDirty();
+    if (perf) {
+      const ms = performance.now() - started;
+      perf.renders++;
+      perf.totalMs += ms;
+      perf.maxMs = Math.max(perf.maxMs, ms);
+      perf.samples?.push(ms);
+    }
+  }
+}

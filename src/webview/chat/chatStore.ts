@@ -1,0 +1,101 @@
+/**
+ * The conversation as the host last described it, plus what changed since the last frame.
+ * Host messages are applied here as they arrive (cheap); the DOM is updated at most once per
+ * animation frame from the dirty flags.
+ */
+import type { ChatMessageView, HostMessage, Snapshot } from '../../shared/protocol';
+
+type AppendMessage = Extract<HostMessage, { type: 'append' }>;
+
+/** `mismatch`: this delta showed one was missed (ask for a snapshot); `ignored`: still waiting for it. */
+export type AppendResult = 'applied' | 'mismatch' | 'ignored';
+
+export class ChatStore {
+  snapshot: Snapshot | undefined;
+  /** Messages in display order; `messages` in `snapshot` is not kept up to date. */
+  messages: ChatMessageView[] = [];
+  private byId = new Map<string, ChatMessageView>();
+  busy = false;
+
+  /** Everything (header, list, composer) must be brought up to date. */
+  snapshotDirty = false;
+  /** The set or order of messages changed (a message was added). */
+  structureDirty = false;
+  busyDirty = false;
+  readonly dirtyMessages = new Set<string>();
+
+  /** A delta did not fit; appends are ignored until the next snapshot. */
+  awaitingSnapshot = false;
+
+  applySnapshot(state: Snapshot): void {
+    this.snapshot = state;
+    this.messages = state.messages.slice();
+    this.byId = new Map(this.messages.map((m) => [m.id, m]));
+    this.busy = state.busy;
+    this.awaitingSnapshot = false;
+    this.snapshotDirty = true;
+    this.structureDirty = true;
+    this.busyDirty = true;
+  }
+
+  /** Extends a message; a delta that does not start where the text ends means one was missed. */
+  applyAppend(delta: AppendMessage): AppendResult {
+    if (this.awaitingSnapshot) return 'ignored';
+    const message = this.byId.get(delta.messageId);
+    const reasoning = message?.reasoning ?? '';
+    if (!message || message.text.length !== delta.textFrom || reasoning.length !== delta.reasoningFrom) {
+      this.awaitingSnapshot = true;
+      return 'mismatch';
+    }
+    if (!delta.text && !delta.reasoning) return 'applied';
+    const next: ChatMessageView = { ...message, text: message.text + delta.text };
+    if (delta.reasoning) next.reasoning = reasoning + delta.reasoning;
+    this.replace(next);
+    return 'applied';
+  }
+
+  /** Replaces one message (final status, usage, error) or adds it at the end. */
+  applyMessage(message: ChatMessageView): void {
+    if (this.byId.has(message.id)) {
+      this.replace(message);
+    } else {
+      this.messages.push(message);
+      this.byId.set(message.id, message);
+      this.structureDirty = true;
+      this.dirtyMessages.add(message.id);
+    }
+  }
+
+  applyBusy(busy: boolean): void {
+    if (this.busy === busy) return;
+    this.busy = busy;
+    this.busyDirty = true;
+  }
+
+  get(id: string): ChatMessageView | undefined {
+    return this.byId.get(id);
+  }
+
+  get dirty(): boolean {
+    return this.snapshotDirty || this.structureDirty || this.busyDirty || this.dirtyMessages.size > 0;
+  }
+
+  clearDirty(): void {
+    this.snapshotDirty = false;
+    this.structureDirty = false;
+    this.busyDirty = false;
+    this.dirtyMessages.clear();
+  }
+
+  private replace(message: ChatMessageView): void {
+    // The streaming message is normally the last one, so search from the end.
+    for (let i = this.messages.length - 1; i >= 0; i--) {
+      if (this.messages[i]?.id === message.id) {
+        this.messages[i] = message;
+        break;
+      }
+    }
+    this.byId.set(message.id, message);
+    this.dirtyMessages.add(message.id);
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * The header: conversation picker with New / Rename / Delete / Export, the model picker (chat
+ * models grouped by provider, with protocol badges), the protocol override and the web-search
+ * switch. Native <select>s and checkboxes, so the keyboard and screen readers work as usual; every
+ * change is posted as an intent and the host answers with a new snapshot.
+ */
+import type { ChatModelView, Snapshot, WireProtocol } from '../../shared/protocol';
+import { button, h, setHidden } from './dom';
+import { PROTOCOL_LABELS, PROTOCOL_SHORT } from './labels';
+import type { HostChannel } from './vscodeApi';
+
+let nextId = 0;
+
+function labelled<T extends HTMLElement>(text: string, control: T, className = 'sr-only'): [HTMLLabelElement, T] {
+  control.id ||= `ctl-${++nextId}`;
+  return [h('label', { className, text, attrs: { for: control.id } }), control];
+}
+
+export class Header {
+  readonly el: HTMLElement;
+  private readonly conversation = h('select', { className: 'select conversation-select' });
+  private readonly renameButton = button('Rename', { className: 'btn-small', ariaLabel: 'Rename this conversation' });
+  private readonly deleteButton = button('Delete', { className: 'btn-small', ariaLabel: 'Delete this conversation' });
+  private readonly exportButton = button('Export', { className: 'btn-small', ariaLabel: 'Export this conversation as Markdown' });
+  private readonly model = h('select', { className: 'select model-select' });
+  private readonly badges = h('span', { className: 'badges', attrs: { 'aria-label': 'Protocols this model speaks' } });
+  private readonly protocol = h('select', { className: 'select protocol-select' });
+  private readonly search = h('input', { attrs: { type: 'checkbox' } });
+  private readonly searchLabel: HTMLElement;
+  private conversationsKey = '';
+  private modelsKey = '';
+  private protocolKey = '';
+  private snapshot: Snapshot | undefined;
+
+  constructor(private readonly channel: HostChannel) {
+    const newButton = button('New', { className: 'btn-small', ariaLabel: 'Start a new conversation' });
+    this.searchLabel = h('label', { className: 'search-toggle', attrs: { title: 'Let the model search the web' } }, this.search, ' Web search');
+    this.el = h(
+      'header',
+      { className: 'chat-header' },
+      h('div', { className: 'row' }, ...labelled('Conversation', this.conversation), newButton, this.renameButton, this.deleteButton, this.exportButton),
+      h('div', { className: 'row' }, ...labelled('Model', this.model), this.badges, ...labelled('Protocol', this.protocol), this.searchLabel),
+    );
+
+    const current = (): string | undefined => this.snapshot?.conversationId;
+    newButton.addEventListener('click', () => channel.post({ type: 'newConversation' }));
+    this.renameButton.addEventListener('click', () => {
+      const id = current();
+      if (id) channel.post({ type: 'renameConversation', id });
+    });
+    this.deleteButton.addEventListener('click', () => {
+      const id = current();
+      if (id) channel.post({ type: 'deleteConversation', id });
+    });
+    this.exportButton.addEventListener('click', () => {
+      const id = current();
+      if (id) channel.post({ type: 'exportConversation', id });
+    });
+    this.conversation.addEventListener('change', () => {
+      const id = this.conversation.value;
+      if (id && id !== current()) channel.post({ type: 'switchConversation', id });
+    });
+    this.model.addEventListener('change', () => {
+      if (this.model.value) channel.post({ type: 'selectModel', model: this.model.value });
+    });
+    this.protocol.addEventListener('change', () => {
+      const value = this.protocol.value;
+      const chosen = this.selectedModel()?.protocols.find((p) => p === value);
+      channel.post(chosen ? { type: 'setProtocol', protocol: chosen } : { type: 'setProtocol' });
+    });
+    this.search.addEventListener('change', () => channel.post({ type: 'setSearch', enabled: this.search.checked }));
+  }
+
+  /** Focus the model picker (the "Pick another model" error action does this too, host-side). */
+  focusModel(): void {
+    this.model.focus();
+  }
+
+  update(snapshot: Snapshot): void {
+    this.snapshot = snapshot;
+    this.updateConversations(snapshot);
+    this.updateModels(snapshot);
+    const model = this.selectedModel();
+    this.updateProtocols(model, snapshot.protocolOverride);
+    setHidden(this.searchLabel, !model?.searchable);
+    this.search.checked = snapshot.enableSearch;
+  }
+
+  private selectedModel(): ChatModelView | undefined {
+    const snapshot = this.snapshot;
+    return snapshot?.models.find((m) => m.id === snapshot.model);
+  }
+
+  private updateConversations(snapshot: Snapshot): void {
+    const key = JSON.stringify([snapshot.conversationId, snapshot.conversations.map((c) => [c.id, c.title, c.messageCount])]);
+    if (key === this.conversationsKey) return;
+    this.conversationsKey = key;
+    const options = snapshot.conversations.map((c) => h('option', { text: c.title || 'Untitled', attrs: { value: c.id, title: `${c.title} (${c.messageCount} messages)` } }));
+    if (!snapshot.conversationId || !snapshot.conversations.some((c) => c.id === snapshot.conversationId)) {
+      options.unshift(h('option', { text: 'New conversation', attrs: { value: '' } }));
+    }
+    this.conversation.replaceChildren(...options);
+    this.conversation.value = snapshot.conversationId ?? '';
+    this.conversation.disabled = options.length <= 1 && !snapshot.conversationId;
+    const none = !snapshot.conversationId;
+    this.renameButton.disabled = none;
+    this.deleteButton.disabled = none;
+    this.exportButton.disabled = none;
+  }
+
+  private updateModels(snapshot: Snapshot): void {
+    const key = JSON.stringify([snapshot.model, snapshot.models]);
+    if (key === this.modelsKey) return;
+    this.modelsKey = key;
+    const groups = new Map<string, ChatModelView[]>();
+    for (const model of snapshot.models) {
+      const list = groups.get(model.provider) ?? [];
+      list.push(model);
+      groups.set(model.provider, list);
+    }
+    const children: HTMLElement[] = [];
+    if (!snapshot.model || !snapshot.models.some((m) => m.id === snapshot.model)) {
+      const text = snapshot.model ? `${snapshot.model} (not available)` : snapshot.models.length ? 'Choose a model' : 'No chat models';
+      children.push(h('option', { text, attrs: { value: snapshot.model ?? '', disabled: '' } }));
+    }
+    for (const [provider, models] of groups) {
+      children.push(
+        h(
+          'optgroup',
+          { attrs: { label: provider || 'Other' } },
+          ...models.map((m) =>
+            h('option', {
+              text: `${m.id}  [${m.protocols.map((p) => PROTOCOL_SHORT[p]).join(' · ')}]${m.searchable ? ' · web search' : ''}`,
+              attrs: { value: m.id, title: `${m.id}: ${m.protocols.map((p) => PROTOCOL_LABELS[p]).join(', ')}` },
+            }),
+          ),
+        ),
+      );
+    }
+    this.model.replaceChildren(...children);
+    this.model.value = snapshot.model ?? '';
+    this.model.disabled = snapshot.models.length === 0;
+  }
+
+  private updateProtocols(model: ChatModelView | undefined, override: WireProtocol | undefined): void {
+    const protocols = model?.protocols ?? [];
+    const active = override && protocols.includes(override) ? override : protocols[0];
+    this.badges.replaceChildren(
+      ...protocols.map((p) => h('span', { className: p === active ? 'badge badge-active' : 'badge', text: PROTOCOL_LABELS[p], attrs: { title: p === active ? 'Used for this conversation' : 'Also available' } })),
+    );
+    const key = JSON.stringify([protocols, override]);
+    if (key !== this.protocolKey) {
+      this.protocolKey = key;
+      const first = protocols[0];
+      this.protocol.replaceChildren(
+        h('option', { text: first ? `auto (${PROTOCOL_LABELS[first]})` : 'auto', attrs: { value: '' } }),
+        ...protocols.map((p) => h('option', { text: PROTOCOL_LABELS[p], attrs: { value: p } })),
+      );
+      this.protocol.value = override && protocols.includes(override) ? override : '';
+    }
+    this.protocol.disabled = protocols.length <= 1;
+    setHidden(this.protocol, !model);
+  }
+}

@@ -1,0 +1,62 @@
+/** User-facing words for protocol values: protocol names, error actions, token usage. */
+import type { ChatMessageView, WebviewMessage, WireProtocol } from '../../shared/protocol';
+
+type Action = Extract<WebviewMessage, { type: 'action' }>['action'];
+
+export const PROTOCOL_LABELS: Record<WireProtocol, string> = {
+  chatCompletions: 'Chat Completions',
+  responses: 'Responses',
+  messages: 'Messages',
+};
+
+export const PROTOCOL_SHORT: Record<WireProtocol, string> = {
+  chatCompletions: 'CC',
+  responses: 'Resp',
+  messages: 'Msg',
+};
+
+export const NOTICE_ACTION_LABELS: Record<'setKey' | 'openSettings' | 'refreshModels', string> = {
+  setKey: 'Set API Key',
+  openSettings: 'Open Settings',
+  refreshModels: 'Refresh Models',
+};
+
+/** The button offered under a failed answer, by error kind. */
+export function errorAction(kind: string): { action: Action; label: string } | undefined {
+  switch (kind) {
+    case 'auth':
+      return { action: 'setKey', label: 'Set API Key' };
+    case 'modelUnavailable':
+      return { action: 'pickModel', label: 'Pick another model' };
+    case 'network':
+    case 'timeout':
+    case 'server':
+    case 'rateLimited':
+    case 'protocol':
+      return { action: 'retry', label: 'Retry' };
+    default:
+      return undefined;
+  }
+}
+
+export function statusLabel(status: ChatMessageView['status']): string | undefined {
+  if (status === 'stopped') return 'Stopped';
+  if (status === 'cut') return 'Cut off';
+  return undefined;
+}
+
+const number = new Intl.NumberFormat();
+
+export function usageLine(usage: ChatMessageView['usage']): string {
+  if (!usage) return '';
+  const parts: string[] = [];
+  if (usage.inputTokens !== undefined) parts.push(`${number.format(usage.inputTokens)} in`);
+  if (usage.outputTokens !== undefined) parts.push(`${number.format(usage.outputTokens)} out`);
+  if (usage.reasoningTokens !== undefined) parts.push(`${number.format(usage.reasoningTokens)} reasoning`);
+  if (usage.totalTokens !== undefined) parts.push(`${number.format(usage.totalTokens)} total`);
+  return parts.length ? `Tokens: ${parts.join(' · ')}` : '';
+}
+
+export function formatChars(chars: number): string {
+  return chars >= 1000 ? `${(chars / 1000).toFixed(chars >= 10_000 ? 0 : 1)}k chars` : `${chars} chars`;
+}

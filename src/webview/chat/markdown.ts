@@ -1,0 +1,99 @@
+/**
+ * Markdown → safe DOM: markdown-it (no raw HTML, linkify) → DOMPurify → decoration (code block
+ * toolbars, remote-image placeholders). Everything clickable is a real element with `data-act`;
+ * clicks are handled by one delegated listener on the message list.
+ */
+import MarkdownIt from 'markdown-it';
+import { fenceLanguage, highlightCode } from './highlight';
+import { sanitizeToFragment } from './sanitizer';
+import { button, h } from './dom';
+
+export interface RenderOptions {
+  allowRemoteImages: boolean;
+}
+
+const md = new MarkdownIt({
+  html: false,
+  linkify: true,
+  typographer: false,
+  // '' tells markdown-it to escape the code itself (unknown language: plain text).
+  highlight: (code, lang) => highlightCode(code, fenceLanguage(lang)) ?? '',
+});
+
+// Table alignment arrives as style="text-align:…"; the CSP allows no inline styles, so use classes.
+md.core.ruler.push('align_classes', (state) => {
+  for (const token of state.tokens) {
+    if (token.type !== 'th_open' && token.type !== 'td_open') continue;
+    const style = token.attrGet('style');
+    if (style === null) continue;
+    token.attrs = token.attrs?.filter(([name]) => name !== 'style') ?? null;
+    const align = /text-align:\s*(left|right|center)/.exec(style)?.[1];
+    if (align) token.attrJoin('class', `align-${align}`);
+  }
+});
+
+/** Renders one markdown block to decorated, sanitised nodes, ready to insert. */
+export function renderMarkdown(source: string, options: RenderOptions): DocumentFragment {
+  const fragment = sanitizeToFragment(md.render(source));
+  decorate(fragment, options);
+  return fragment;
+}
+
+/** The frame of a code block: language label, Copy and Insert buttons, then the <pre>. */
+export function codeBlock(language: string, pre: HTMLPreElement): HTMLDivElement {
+  const label = language || 'text';
+  return h(
+    'div',
+    { className: 'code-block' },
+    h(
+      'div',
+      { className: 'code-toolbar' },
+      h('span', { className: 'code-lang', text: label }),
+      button('Copy', { className: 'btn-small', act: 'copy-code', ariaLabel: `Copy ${label} code` }),
+      button('Insert at cursor', { className: 'btn-small', act: 'insert-code', ariaLabel: `Insert ${label} code at the cursor` }),
+    ),
+    pre,
+  );
+}
+
+function decorate(fragment: DocumentFragment, options: RenderOptions): void {
+  for (const pre of Array.from(fragment.querySelectorAll('pre'))) {
+    const code = pre.querySelector('code');
+    const language = /(?:^|\s)language-(\S+)/.exec(code?.className ?? '')?.[1] ?? '';
+    code?.classList.add('hljs');
+    const placeholder = document.createComment('');
+    pre.replaceWith(placeholder);
+    placeholder.replaceWith(codeBlock(language, pre));
+  }
+  for (const img of Array.from(fragment.querySelectorAll('img'))) vetImage(img, options);
+}
+
+/** Keeps data: images and allowed https images; everything else becomes text that loads nothing. */
+function vetImage(img: HTMLImageElement, options: RenderOptions): void {
+  const src = img.getAttribute('src') ?? '';
+  const alt = img.getAttribute('alt') ?? '';
+  if (/^data:/i.test(src)) return;
+  let url: URL | undefined;
+  try {
+    url = src ? new URL(src) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (!url) {
+    img.replaceWith(h('span', { className: 'image-alt', text: alt ? `[image: ${alt}]` : '[image]' }));
+    return;
+  }
+  if (url.protocol === 'https:' && options.allowRemoteImages) {
+    img.setAttribute('referrerpolicy', 'no-referrer');
+    return;
+  }
+  const what = alt ? `image “${alt}” from ` : 'image from ';
+  const host = h('a', { text: url.host, attrs: { href: url.href, title: url.href } });
+  const placeholder = h('span', { className: 'remote-image' }, what, host);
+  if (url.protocol === 'https:') {
+    placeholder.append(' — ', button('Load remote images', { className: 'btn-link', act: 'allow-images', ariaLabel: `Load remote images (${url.host})` }));
+  } else {
+    placeholder.append(' (not loaded: not a secure address)');
+  }
+  img.replaceWith(placeholder);
+}

@@ -1,0 +1,231 @@
+/**
+ * One message in the list. The DOM is built once; `update` only touches the parts whose data
+ * changed, and the answer / reasoning text goes through an incremental MarkdownView.
+ */
+import type { ChatMessageView, WebviewMessage } from '../../shared/protocol';
+import { button, h, setHidden, setText } from './dom';
+import { errorAction, formatChars, PROTOCOL_LABELS, statusLabel, usageLine } from './labels';
+import type { RenderOptions } from './markdown';
+import { MarkdownView } from './markdownView';
+import type { UiState } from './vscodeApi';
+
+export interface MessageContext {
+  ui: UiState;
+  saveUi(): void;
+  post(message: WebviewMessage): void;
+  renderOptions: RenderOptions;
+}
+
+export interface MessageFlags {
+  isLastUser: boolean;
+  isLastAssistant: boolean;
+  busy: boolean;
+}
+
+export class MessageView {
+  readonly el: HTMLElement;
+  message: ChatMessageView;
+  private readonly head: HTMLElement;
+  private readonly meta: HTMLElement;
+  private readonly status: HTMLElement;
+  private readonly usage: HTMLElement;
+  private readonly actions: HTMLElement;
+  private readonly copyButton: HTMLButtonElement;
+  private readonly lastButton: HTMLButtonElement;
+  // Assistant parts.
+  private answer: MarkdownView | undefined;
+  private reasoning: MarkdownView | undefined;
+  private details: HTMLDetailsElement | undefined;
+  private summary: HTMLElement | undefined;
+  private waiting: HTMLElement | undefined;
+  // User parts.
+  private userText: HTMLElement | undefined;
+  private attachments: HTMLElement | undefined;
+  private editor: HTMLElement | undefined;
+
+  private renderedMeta = '';
+  private renderedStatus = '';
+  private renderedUsage = '';
+  private renderedAttachments = '';
+  private renderOptions: RenderOptions;
+
+  constructor(
+    message: ChatMessageView,
+    private readonly ctx: MessageContext,
+  ) {
+    this.message = message;
+    this.renderOptions = ctx.renderOptions;
+    const isUser = message.role === 'user';
+    this.el = h('article', {
+      className: `msg ${isUser ? 'msg-user' : 'msg-assistant'}`,
+      dataset: { id: message.id },
+      attrs: { 'aria-label': isUser ? 'You' : 'Assistant' },
+    });
+    this.meta = h('span', { className: 'msg-meta' });
+    this.head = h('div', { className: 'msg-head' }, h('span', { className: 'msg-role', text: isUser ? 'You' : 'Assistant' }), this.meta);
+    this.status = h('div', { className: 'msg-status' });
+    this.usage = h('div', { className: 'msg-usage' });
+    this.copyButton = button('Copy', { className: 'btn-small', act: 'copy-msg', ariaLabel: isUser ? 'Copy your message' : 'Copy the answer' });
+    this.lastButton = isUser
+      ? button('Edit', { className: 'btn-small', act: 'edit', ariaLabel: 'Edit and resend your last message' })
+      : button('Regenerate', { className: 'btn-small', act: 'regenerate', ariaLabel: 'Regenerate the last answer' });
+    this.actions = h('div', { className: 'msg-actions' }, this.copyButton, this.lastButton);
+    this.el.append(this.head);
+
+    if (isUser) {
+      this.attachments = h('div', { className: 'chips msg-attachments' });
+      this.userText = h('div', { className: 'user-text' });
+      this.el.append(this.attachments, this.userText);
+    } else {
+      this.reasoning = new MarkdownView(this.renderOptions, 'md reasoning-body');
+      this.summary = h('summary', { text: 'Thinking' });
+      this.details = h('details', { className: 'reasoning' }, this.summary, this.reasoning.el);
+      this.summary.addEventListener('click', () => {
+        // Runs before the element toggles: the new state is the opposite of the current one.
+        this.ctx.ui.reasoning[this.message.id] = !(this.details as HTMLDetailsElement).open;
+        this.ctx.saveUi();
+      });
+      this.answer = new MarkdownView(this.renderOptions, 'md msg-body');
+      this.waiting = h('div', { className: 'waiting', text: 'Waiting for the answer…' });
+      this.el.append(this.details, this.waiting, this.answer.el);
+    }
+    this.el.append(this.status, this.usage, this.actions);
+    this.update(message);
+  }
+
+  get id(): string {
+    return this.message.id;
+  }
+
+  update(message: ChatMessageView): void {
+    this.message = message;
+    const streaming = message.status === 'streaming';
+    if (streaming) this.el.setAttribute('aria-busy', 'true');
+    else this.el.removeAttribute('aria-busy');
+
+    if (message.role === 'user') this.updateUser(message);
+    else this.updateAssistant(message, streaming);
+
+    const meta = [message.model, message.protocol ? PROTOCOL_LABELS[message.protocol] : undefined].filter(Boolean).join(' · ');
+    if (meta !== this.renderedMeta) {
+      this.renderedMeta = meta;
+      setText(this.meta, meta);
+    }
+    this.updateStatus(message);
+    const usage = usageLine(message.usage);
+    if (usage !== this.renderedUsage) {
+      this.renderedUsage = usage;
+      setText(this.usage, usage);
+      setHidden(this.usage, !usage);
+    }
+    setHidden(this.copyButton, streaming || (!message.text && message.role === 'assistant'));
+  }
+
+  setFlags(flags: MessageFlags): void {
+    const isLast = this.message.role === 'user' ? flags.isLastUser : flags.isLastAssistant;
+    setHidden(this.lastButton, !isLast || flags.busy || this.editor !== undefined);
+    setHidden(this.actions, Array.from(this.actions.children).every((c) => (c as HTMLElement).hidden));
+  }
+
+  /** New rendering options (remote images allowed): everything markdown is rendered again. */
+  setRenderOptions(options: RenderOptions): void {
+    if (options.allowRemoteImages === this.renderOptions.allowRemoteImages) return;
+    this.renderOptions = options;
+    this.answer?.reset(options);
+    this.reasoning?.reset(options);
+    this.update(this.message);
+  }
+
+  /** Inline editor for the last user message: Enter resends, Shift+Enter newline, Escape cancels. */
+  startEdit(): void {
+    if (this.message.role !== 'user' || this.editor) return;
+    const textarea = h('textarea', { className: 'input', attrs: { 'aria-label': 'Edit your message', rows: '3' } });
+    textarea.value = this.message.text;
+    const save = button('Save & Resend', { className: 'btn' });
+    const cancel = button('Cancel', { className: 'btn btn-secondary' });
+    const editor = h('div', { className: 'msg-editor' }, textarea, h('div', { className: 'row' }, save, cancel));
+    const finish = (): void => {
+      editor.remove();
+      this.editor = undefined;
+      setHidden(this.userText as HTMLElement, false);
+      setHidden(this.lastButton, false);
+      this.lastButton.focus();
+    };
+    const submit = (): void => {
+      const text = textarea.value;
+      if (!text.trim()) return;
+      this.ctx.post({ type: 'editLast', text });
+      finish();
+    };
+    save.addEventListener('click', submit);
+    cancel.addEventListener('click', finish);
+    textarea.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        submit();
+      } else if (event.key === 'Escape') {
+        event.preventDefault();
+        event.stopPropagation();
+        finish();
+      }
+    });
+    this.editor = editor;
+    setHidden(this.userText as HTMLElement, true);
+    setHidden(this.lastButton, true);
+    (this.userText as HTMLElement).after(editor);
+    textarea.focus();
+    textarea.setSelectionRange(textarea.value.length, textarea.value.length);
+  }
+
+  private updateUser(message: ChatMessageView): void {
+    setText(this.userText as HTMLElement, message.text);
+    const key = JSON.stringify(message.attachments ?? []);
+    if (key === this.renderedAttachments) return;
+    this.renderedAttachments = key;
+    const list = this.attachments as HTMLElement;
+    list.replaceChildren(
+      ...(message.attachments ?? []).map((a) =>
+        h('span', { className: 'chip', attrs: { title: `${a.label}: ${a.chars} characters${a.truncated ? ' (cut)' : ''}` } }, a.label, h('span', { className: 'chip-detail', text: `${formatChars(a.chars)}${a.truncated ? ', cut' : ''}` })),
+      ),
+    );
+    setHidden(list, !message.attachments?.length);
+  }
+
+  private updateAssistant(message: ChatMessageView, streaming: boolean): void {
+    const reasoning = message.reasoning ?? '';
+    const details = this.details as HTMLDetailsElement;
+    setHidden(details, !reasoning);
+    if (reasoning) {
+      (this.reasoning as MarkdownView).update(reasoning, streaming);
+      setText(this.summary as HTMLElement, streaming && !message.text ? 'Thinking…' : 'Thinking');
+      // Open while the model is thinking, collapsed once the answer is done, unless the user chose.
+      const chosen = this.ctx.ui.reasoning[message.id];
+      const open = chosen ?? streaming;
+      if (details.open !== open) details.open = open;
+    }
+    (this.answer as MarkdownView).update(message.text, streaming);
+    setHidden(this.waiting as HTMLElement, !(streaming && !message.text && !reasoning));
+  }
+
+  private updateStatus(message: ChatMessageView): void {
+    const label = statusLabel(message.status);
+    const error = message.error;
+    const key = JSON.stringify([label, error]);
+    if (key === this.renderedStatus) return;
+    this.renderedStatus = key;
+    const parts: Node[] = [];
+    if (label) parts.push(h('span', { className: `badge status-${message.status}`, text: label }));
+    if (error) {
+      parts.push(h('span', { className: 'error-message', text: error.message }));
+      const action = errorAction(error.kind);
+      if (action) {
+        const actionButton = button(action.label, { className: 'btn', act: 'error-action' });
+        actionButton.dataset.action = action.action;
+        parts.push(actionButton);
+      }
+    }
+    this.status.replaceChildren(...parts);
+    setHidden(this.status, parts.length === 0);
+    this.el.classList.toggle('msg-failed', Boolean(error));
+  }
+}

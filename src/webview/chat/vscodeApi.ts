@@ -1,0 +1,71 @@
+/**
+ * The webview's only channel to the host: typed `post` of protocol intents, and VS Code's
+ * per-webview state for UI-local things (draft, scroll position, opened reasoning). Conversation
+ * content is never stored here; it always comes from the host.
+ */
+import type { WebviewMessage } from '../../shared/protocol';
+
+interface VsCodeApi {
+  postMessage(message: unknown): void;
+  getState(): unknown;
+  setState(state: unknown): void;
+}
+
+declare function acquireVsCodeApi(): VsCodeApi;
+
+export interface UiState {
+  draft: string;
+  /** The conversation the scroll position belongs to. */
+  conversationId?: string;
+  scrollTop?: number;
+  /** Follow new content (the user was at the bottom). */
+  stickToBottom: boolean;
+  /** Reasoning sections the user opened (true) or closed (false), by message id. */
+  reasoning: Record<string, boolean>;
+}
+
+const MAX_REASONING_ENTRIES = 200;
+
+export class HostChannel {
+  private readonly api: VsCodeApi;
+  readonly ui: UiState;
+  private saveTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor() {
+    this.api = acquireVsCodeApi();
+    this.ui = readUiState(this.api.getState());
+  }
+
+  post(message: WebviewMessage): void {
+    this.api.postMessage(message);
+  }
+
+  /** Saves the UI state soon (typing and scrolling update it often). */
+  saveUi(): void {
+    if (this.saveTimer !== undefined) return;
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = undefined;
+      this.flushUi();
+    }, 250);
+  }
+
+  flushUi(): void {
+    const keys = Object.keys(this.ui.reasoning);
+    for (const key of keys.slice(0, Math.max(0, keys.length - MAX_REASONING_ENTRIES))) delete this.ui.reasoning[key];
+    this.api.setState(this.ui);
+  }
+}
+
+function readUiState(saved: unknown): UiState {
+  const state: UiState = { draft: '', stickToBottom: true, reasoning: {} };
+  if (typeof saved !== 'object' || saved === null) return state;
+  const s = saved as Record<string, unknown>;
+  if (typeof s.draft === 'string') state.draft = s.draft;
+  if (typeof s.conversationId === 'string') state.conversationId = s.conversationId;
+  if (typeof s.scrollTop === 'number') state.scrollTop = s.scrollTop;
+  if (typeof s.stickToBottom === 'boolean') state.stickToBottom = s.stickToBottom;
+  if (typeof s.reasoning === 'object' && s.reasoning !== null) {
+    for (const [id, open] of Object.entries(s.reasoning)) if (typeof open === 'boolean') state.reasoning[id] = open;
+  }
+  return state;
+}

@@ -1,0 +1,89 @@
+import * as assert from 'node:assert/strict';
+import { DEMO_KEY } from '../gateway';
+import { ui } from './context';
+import { chatFrame, clearNotifications, masked, openNewChat, runCommandFromPalette, sendChatMessage as send, setApiKey, waitForStatus } from './workbench';
+
+describe('Chat view', () => {
+  before(async () => {
+    const { page } = ui();
+    await setApiKey(page, DEMO_KEY);
+    await waitForStatus(page, masked(DEMO_KEY), 'check');
+    await clearNotifications(page);
+  });
+
+  const cases = [
+    { model: 'gpt-4o-mini', protocol: 'chatCompletions', path: '/v1/chat/completions' },
+    { model: 'gpt-5', protocol: 'responses', path: '/v1/responses' },
+    { model: 'claude-sonnet-4-5', protocol: 'messages', path: '/v1/messages' },
+  ];
+
+  it('streams a rendered answer over each protocol from the model picker', async () => {
+    const { page, double } = ui();
+    const frame = await openNewChat(page);
+    for (const c of cases) {
+      await frame.locator('select.model-select').selectOption(c.model);
+      await frame.locator('select.protocol-select').selectOption(c.protocol);
+      double.clearLog();
+      const answer = await send(frame, `Say **hello** over ${c.protocol}`);
+      await answer.locator('.md strong', { hasText: 'hello' }).waitFor();
+      await answer.filter({ hasText: `Echo from ${c.model}:` }).waitFor();
+      await frame.locator('button[aria-label^="Send the message"]').waitFor();
+      assert.ok(double.log.some((e) => e.path === c.path), `the answer came over ${c.path}`);
+      assert.match(await answer.locator('.msg-usage').innerText(), /tokens/i);
+    }
+  });
+
+  it('stops mid-stream and keeps the partial answer', async () => {
+    const { page } = ui();
+    const frame = await openNewChat(page);
+    await frame.locator('select.model-select').selectOption('gpt-4o-mini');
+    const answer = await send(frame, '[[slow:40]] [[long:16]] a long answer to stop');
+    await answer.locator('.md').filter({ hasText: /\S{20,}/ }).first().waitFor();
+    await frame.locator('button[aria-label^="Stop the answer"]').click();
+    await answer.locator('.badge.status-stopped').waitFor();
+    const text = await answer.innerText();
+    assert.ok(text.length > 40, `the partial answer is kept: ${text.slice(0, 80)}`);
+  });
+
+  it('shows a model answer with script, onerror and javascript: links without running them', async () => {
+    const { page } = ui();
+    const dialogs: string[] = [];
+    const onDialog = (d: { message(): string; dismiss(): Promise<void> }) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    };
+    page.on('dialog', onDialog);
+    try {
+      const frame = await openNewChat(page);
+      await frame.locator('select.model-select').selectOption('gpt-4o-mini');
+      const answer = await send(frame, '[[xss]] show me');
+      await answer.filter({ hasText: 'Echo from gpt-4o-mini' }).waitFor();
+      await frame.locator('button[aria-label^="Send the message"]').waitFor();
+      const md = answer.locator('.md');
+      assert.equal(await md.locator('script').count(), 0);
+      assert.equal(await md.locator('[onerror], [onclick], [onload]').count(), 0);
+      assert.equal(await md.locator('a[href^="javascript:"]').count(), 0);
+      const link = md.locator('a', { hasText: 'link' });
+      if (await link.count()) await link.first().click();
+      await page.waitForTimeout(300);
+      assert.deepEqual(dialogs, [], 'nothing from the answer ran');
+    } finally {
+      page.off('dialog', onDialog);
+    }
+  });
+
+  it('finds the conversation again after a window reload, with the cut answer kept', async () => {
+    const { page } = ui();
+    const frame = await openNewChat(page);
+    await frame.locator('select.model-select').selectOption('gpt-4o-mini');
+    await send(frame, 'remember the platypus');
+    await frame.locator('article.msg-assistant', { hasText: 'Echo from gpt-4o-mini: remember the platypus' }).waitFor();
+    await frame.locator('button[aria-label^="Send the message"]').waitFor();
+    await page.reload();
+    await page.locator('.monaco-workbench .part.activitybar').waitFor({ timeout: 60_000 });
+    await runCommandFromPalette(page, 'Model Gateway: Focus on Chat View');
+    const after = chatFrame(page);
+    await after.locator('article.msg-user', { hasText: 'remember the platypus' }).waitFor({ timeout: 30_000 });
+    await after.locator('article.msg-assistant', { hasText: 'Echo from gpt-4o-mini: remember the platypus' }).waitFor();
+  });
+});

@@ -1,0 +1,721 @@
+/**
+ * The chat webview in a real Chromium page with the host's CSP (see harness.ts).
+ *
+ * The suite is built with Mocha's programmatic API rather than `describe` globals, so that
+ * `runWebviewSuite()` can be imported and run from `npm test` (test/runAll.ts) or from
+ * `npx tsx test/webview/run.ts`.
+ */
+import assert from 'node:assert/strict';
+import * as fsp from 'node:fs/promises';
+import * as path from 'node:path';
+import MarkdownIt from 'markdown-it';
+import Mocha from 'mocha';
+import fc from 'fast-check';
+import { BlockSplitter, splitBlocks } from '../../src/webview/chat/blockSplitter';
+import type { WebviewMessage } from '../../src/shared/protocol';
+import { type ChatPage, WebviewHarness } from './harness';
+import { assistantMessage, longAnswer, longCodeFence, RICH_ANSWER, snapshot, snapshotMessage, userMessage } from './fixtures';
+import { expectedText, formatMeasurement, measureStreaming } from './streaming';
+
+export interface SuiteResult {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+const SCREENSHOTS = path.resolve(__dirname, '..', '..', 'test-results', 'webview');
+
+type TestBody = () => Promise<void> | void;
+
+/** Builds Mocha suites without globals. */
+class SuiteBuilder {
+  constructor(readonly suite: Mocha.Suite) {}
+  describe(title: string, body: (s: SuiteBuilder) => void): void {
+    body(new SuiteBuilder(Mocha.Suite.create(this.suite, title)));
+  }
+  it(title: string, fn: TestBody): void {
+    this.suite.addTest(new Mocha.Test(title, async () => fn()));
+  }
+  before(fn: TestBody): void {
+    this.suite.beforeAll(async () => fn());
+  }
+  after(fn: TestBody): void {
+    this.suite.afterAll(async () => fn());
+  }
+  afterEach(fn: TestBody): void {
+    this.suite.afterEach(async () => fn());
+  }
+}
+
+function posts<T extends WebviewMessage['type']>(messages: WebviewMessage[], type: T): Extract<WebviewMessage, { type: T }>[] {
+  return messages.filter((m): m is Extract<WebviewMessage, { type: T }> => m.type === type);
+}
+
+function defineSplitterTests(t: SuiteBuilder): void {
+  const md = new MarkdownIt({ html: false, linkify: true });
+  const text = (html: string): string =>
+    html
+      .replace(/<[^>]+>/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
+
+  t.it('splits at blank lines outside fences and keeps fences and indented continuations whole', () => {
+    const source = 'para one\nline two\n\n```js\na\n\nb\n```\nafter fence\n\n- item\n\n  continued\n\n~~~\nx\n\ny\n~~~\n\nlast';
+    assert.deepEqual(splitBlocks(source), ['para one\nline two\n\n', '```js\na\n\nb\n```\n', 'after fence\n\n', '- item\n\n  continued\n\n', '~~~\nx\n\ny\n~~~\n', '\nlast']);
+  });
+
+  t.it('rendering block by block shows the same text as rendering the whole answer', () => {
+    for (const source of [RICH_ANSWER, longAnswer(40_000), longCodeFence(5_000)]) {
+      const whole = text(md.render(source));
+      const pieces = text(splitBlocks(source).map((b) => md.render(b)).join('\n'));
+      assert.equal(pieces, whole);
+    }
+  });
+
+  t.it('feeding text in any chunks gives the same blocks as feeding it at once', () => {
+    const source = RICH_ANSWER + longAnswer(6_000);
+    const expected = splitBlocks(source);
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 400 }), (sizes) => {
+        const splitter = new BlockSplitter();
+        let fed = 0;
+        for (let i = 0; fed < source.length; i++) {
+          fed = Math.min(source.length, fed + (sizes[i % sizes.length] as number));
+          splitter.feed(source.slice(0, fed));
+        }
+        const blocks: string[] = [];
+        let start = 0;
+        for (const end of splitter.ends) {
+          blocks.push(source.slice(start, end));
+          start = end;
+        }
+        if (start < source.length) blocks.push(source.slice(start));
+        assert.deepEqual(blocks, expected);
+      }),
+      { numRuns: 60 },
+    );
+  });
+}
+
+function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): void {
+  let page: ChatPage | undefined;
+  const open = async (options?: Parameters<WebviewHarness['open']>[0]): Promise<ChatPage> => {
+    page = await harness().open(options);
+    return page;
+  };
+  t.afterEach(async () => {
+    if (page) {
+      const violations = await page.violations().catch(() => []);
+      const errors = await page.read<string[]>('errors').catch(() => []);
+      await page.close();
+      page = undefined;
+      // Every test doubles as a CSP check: nothing the app does may be blocked by the host's policy.
+      assert.deepEqual(violations, [], 'CSP violations');
+      assert.deepEqual(errors, [], 'uncaught page errors');
+    }
+  });
+
+  t.describe('snapshot and header', (s) => {
+    s.it('posts ready first and renders the messages of a snapshot', async () => {
+      const p = await open();
+      assert.deepEqual((await p.posted())[0], { type: 'ready' });
+      await p.push(
+        snapshotMessage(
+          snapshot({
+            messages: [
+              userMessage('u1', 'How do I sort?\nBy age.', { attachments: [{ label: 'users.ts', chars: 1234, truncated: false }] }),
+              assistantMessage('a1', RICH_ANSWER, { usage: { inputTokens: 1200, outputTokens: 345, reasoningTokens: 20, totalTokens: 1565 } }),
+            ],
+            hasOlder: true,
+          }),
+        ),
+      );
+      const page = p.page;
+      assert.equal(await page.locator('.msg').count(), 2);
+      assert.equal(await page.locator('.msg-user .user-text').innerText(), 'How do I sort?\nBy age.');
+      assert.match(await page.locator('.msg-user .chip').innerText(), /users\.ts\s+1\.2k chars/);
+      assert.equal(await page.locator('.msg-assistant .msg-body h1').innerText(), 'Sorting objects');
+      assert.equal(await page.locator('.msg-assistant .msg-body table th').count(), 3);
+      assert.equal(await page.locator('.msg-assistant .msg-body td.align-right').count(), 1);
+      assert.match(await page.locator('.msg-assistant .msg-meta').innerText(), /gpt-4\.1 · Responses/);
+      assert.equal(await page.locator('.msg-assistant .msg-usage').innerText(), 'Tokens: 1,200 in · 345 out · 20 reasoning · 1,565 total');
+      assert.equal(await page.locator('.loading').count(), 0);
+      await page.getByRole('button', { name: 'Load older messages' }).click();
+      assert.equal((await p.waitForPosted('loadOlder')).type, 'loadOlder');
+    });
+
+    s.it('conversation picker and its buttons post intents with the current id', async () => {
+      const p = await open();
+      await p.push(snapshotMessage(snapshot()));
+      const page = p.page;
+      const conversation = page.getByLabel('Conversation', { exact: true });
+      assert.deepEqual(await conversation.locator('option').allInnerTexts(), ['Sorting in TypeScript', 'Rust lifetimes']);
+      await conversation.selectOption('c2');
+      assert.deepEqual(await p.waitForPosted('switchConversation'), { type: 'switchConversation', id: 'c2' });
+      for (const [name, type] of [
+        ['Start a new conversation', 'newConversation'],
+        ['Rename this conversation', 'renameConversation'],
+        ['Delete this conversation', 'deleteConversation'],
+        ['Export this conversation as Markdown', 'exportConversation'],
+      ] as const) {
+        await page.getByRole('button', { name }).click();
+        const posted = await p.waitForPosted(type);
+        assert.deepEqual(posted, type === 'newConversation' ? { type } : { type, id: 'c1' });
+      }
+      // Without a current conversation there is nothing to rename.
+      await p.push(snapshotMessage(snapshot({ conversationId: undefined })));
+      assert.equal(await page.getByRole('button', { name: 'Rename this conversation' }).isDisabled(), true);
+      assert.equal(await conversation.inputValue(), '');
+    });
+
+    s.it('model picker groups chat models by provider; protocol override and web search follow the model', async () => {
+      const p = await open();
+      await p.push(snapshotMessage(snapshot()));
+      const page = p.page;
+      const model = page.getByLabel('Model', { exact: true });
+      assert.deepEqual(await model.locator('optgroup').evaluateAll((groups) => groups.map((g) => g.getAttribute('label'))), ['openai', 'anthropic', 'zhipu']);
+      assert.match(await model.locator('option[value="gpt-4.1"]').innerText(), /gpt-4\.1\s+\[Resp · CC\]/);
+      assert.deepEqual(await page.locator('.badges .badge').allInnerTexts(), ['Responses', 'Chat Completions']);
+      assert.equal(await page.locator('.badges .badge-active').innerText(), 'Responses');
+      const protocol = page.getByLabel('Protocol', { exact: true });
+      assert.deepEqual(await protocol.locator('option').allInnerTexts(), ['auto (Responses)', 'Responses', 'Chat Completions']);
+      assert.equal(await page.getByLabel('Web search').isVisible(), false);
+
+      await model.selectOption('claude-sonnet-4');
+      assert.deepEqual(await p.waitForPosted('selectModel'), { type: 'selectModel', model: 'claude-sonnet-4' });
+      await protocol.selectOption('chatCompletions');
+      assert.deepEqual(await p.waitForPosted('setProtocol'), { type: 'setProtocol', protocol: 'chatCompletions' });
+      await p.clearPosted();
+      await protocol.selectOption('');
+      assert.deepEqual(await p.waitForPosted('setProtocol'), { type: 'setProtocol' });
+
+      await p.push(snapshotMessage(snapshot({ model: 'glm-4.6', enableSearch: false })));
+      assert.equal(await protocol.isDisabled(), true, 'a model with one protocol has nothing to override');
+      const search = page.getByLabel('Web search');
+      assert.equal(await search.isVisible(), true);
+      await search.check();
+      assert.deepEqual(await p.waitForPosted('setSearch'), { type: 'setSearch', enabled: true });
+
+      await p.push(snapshotMessage(snapshot({ model: 'claude-sonnet-4', protocolOverride: 'chatCompletions' })));
+      assert.equal(await protocol.inputValue(), 'chatCompletions');
+      assert.equal(await page.locator('.badges .badge-active').innerText(), 'Chat Completions');
+      assert.equal(await page.getByLabel('Web search').isVisible(), false);
+    });
+
+    s.it('shows the notice banner with its action', async () => {
+      const p = await open();
+      await p.push(snapshotMessage(snapshot({ notice: { message: 'No API key is set.', action: 'setKey' } })));
+      assert.match(await p.page.locator('.notice').innerText(), /No API key is set\./);
+      await p.page.locator('.notice').getByRole('button', { name: 'Set API Key' }).click();
+      assert.deepEqual(await p.waitForPosted('action'), { type: 'action', action: 'setKey' });
+      await p.push(snapshotMessage(snapshot()));
+      assert.equal(await p.page.locator('.notice').isVisible(), false);
+    });
+
+    s.it('decodes HTML entities exactly as markdown-it does (the bundle replaces its entity tables)', async () => {
+      const p = await open();
+      const markdown = [
+        'Named: &copy; &amp; &nbsp;x &lt;b&gt; &eacute;t&eacute; &NotEqualTilde; &Afr; &semi; &notin;',
+        'Not entities: &notit; &bogus; &amp &#xZZ; &;',
+        'Numeric: &#65; &#x42; &#0; &#x110000;',
+        '[link](https://example.com/?a=1&amp;b=2 "t&eacute;st") `&amp; in code`',
+        '```&lt;ts\n&amp; stays in fences\n```',
+      ].join('\n\n');
+      await p.push(snapshotMessage(snapshot({ messages: [assistantMessage('a1', markdown)] })));
+      assert.equal(await p.probe('answerText', 'a1'), await expectedText(p, markdown));
+      assert.equal(await p.page.getByRole('link', { name: 'link' }).getAttribute('href'), 'https://example.com/?a=1&b=2');
+      assert.equal(await p.page.getByRole('link', { name: 'link' }).getAttribute('title'), 'tést');
+    });
+
+    s.it('ignores and logs host messages that do not fit the protocol', async () => {
+      const p = await open();
+      await p.push(snapshotMessage(snapshot({ messages: [assistantMessage('a1', 'Hello')] })));
+      await p.clearPosted();
+      await p.push({ type: 'bogus' }, { type: 'append', messageId: 'a1', textFrom: 'five', text: 'x' }, { type: 'snapshot', state: { messages: 'nope' } });
+      assert.equal(p.console.filter((line) => line.includes('does not fit the protocol')).length, 3);
+      assert.equal(await p.page.locator('.msg-body').innerText(), 'Hello');
+      assert.deepEqual(await p.posted(), []);
+    });
+  });
+
+  t.describe('streaming', (s) => {
+    s.it('appends deltas, renders markdown incrementally and never re-creates finished blocks', async () => {
+      const p = await open();
+      await p.push(snapshotMessage(snapshot({ messages: [userMessage('u1', 'Go'), assistantMessage('a1', '', { status: 'streaming' })], busy: true })));
+      const page = p.page;
+      assert.equal(await page.locator('.msg-assistant .waiting').isVisible(), true);
+      let offset = 0;
+      const send = async (text: string): Promise<void> => {
+        await p.push({ type: 'append', messageId: 'a1', textFrom: offset, text, reasoningFrom: 0, reasoning: '' });
+        offset += text.length;
+      };
+      await send('# Title\n\nFirst **para');
+      assert.equal(await page.locator('.msg-body h1').innerText(), 'Title');
+      assert.equal(await page.locator('.msg-body strong').count(), 0);
+      await send('graph** done.\n\n');
+      assert.equal(await page.locator('.msg-body strong').innerText(), 'paragraph');
+      await send('```ts\nconst a = 1;\n');
+      // The open fence streams as plain code text inside a code block frame.
+      assert.equal(await page.locator('.msg-body .code-block code').last().innerText(), 'const a = 1;\n');
+      assert.equal(await p.probe('watch', '.msg[data-id="a1"] .md-block'), true);
+      await send('\nconst b = 2;\n```\n\nAfter the code, a [link](https://example.com/x).\n\n- one\n- two\n');
+      await send('\nlast paragraph');
+      assert.equal(await p.probe('watchedStillFirst', '.msg[data-id="a1"] .md-block'), true, 'the first block element is the same node');
+      assert.equal(await p.read('mutations'), 0, 'the finished first block was not touched');
+      assert.equal(await page.locator('.msg-body .hljs-keyword').first().innerText(), 'const', 'the closed fence is highlighted');
+      // Title, paragraph, fence, "After…", and the list still open: the last line has no newline yet.
+      assert.equal(await page.locator('.msg-body .md-block').count(), 5);
+      assert.equal(await page.locator('.msg[data-id="a1"]').getAttribute('aria-busy'), 'true');
+
+      await p.push({ type: 'message', message: assistantMessage('a1', '# Title\n\nFirst **paragraph** done.\n\n```ts\nconst a = 1;\n\nconst b = 2;\n```\n\nAfter the code, a [link](https://example.com/x).\n\n- one\n- two\n\nlast paragraph', { usage: { outputTokens: 42 } }) }, { type: 'busy', busy: false });
+      assert.equal(await page.locator('.msg[data-id="a1"]').getAttribute('aria-busy'), null);
+      assert.equal(await p.probe('watchedStillFirst', '.msg[data-id="a1"] .md-block'), true);
+      assert.equal(await page.locator('.msg-body p').last().innerText(), 'last paragraph');
+      assert.equal(await page.locator('.msg[data-id="a1"] .msg-usage').innerText(), 'Tokens: 42 out');
+    });
+
+    s.it('an open code fence streams as plain text that reads as one block, then is highlighted', async () => {
+      const p = await open();
+      await p.push(snapshotMessage(snapshot({ messages: [assistantMessage('a1', '', { status: 'streaming' })], busy: true })));
+      const lines = Array.from({ length: 150 }, (_, i) => `let v${i} = ${i};${i % 7 === 0 ? '\n' : ''}`).join('\n');
+      const source = `\`\`\`js\n${lines}\n`;
+      for (let offset = 0; offset < source.length; offset += 97) {
+        await p.probe('push', { type: 'append', messageId: 'a1', textFrom: offset, text: source.slice(offset, offset + 97), reasoningFrom: 0, reasoning: '' });
+        if (offset % 970 === 0) await p.frames(1);
+      }
+      await p.frames();
+      const code = p.page.locator('.msg-body .code-block code');
+      assert.ok((await code.locator('.code-piece').count()) > 1, 'shown in several pieces');
+      assert.equal(await code.textContent(), `${lines}\n`, 'the pieces hold exactly the code');
+      assert.equal(await code.locator('.hljs-keyword').count(), 0, 'not highlighted while streaming');
+      const streamedHeight = (await p.page.locator('.msg-body .code-block pre').boundingBox())?.height;
+      await p.push({ type: 'append', messageId: 'a1', textFrom: source.length, text: '```\n', reasoningFrom: 0, reasoning: '' });
+      assert.ok((await code.locator('.hljs-keyword').count()) > 100, 'highlighted once closed');
+      assert.equal(await code.textContent(), `${lines}\n`);
+      const finalHeight = (await p.page.locator('.msg-body .code-block pre').boundingBox())?.height;
+      assert.equal(streamedHeight, finalHeight, 'the pieces take the same lines as the finished block');
+    });
+
+    s.it('reasoning is open while thinking and collapsed once the answer is done, unless the user chose', async () => {
+      const p = await open();
+      await p.push(snapshotMessage(snapshot({ messages: [userMessage('u1', 'Think'), assistantMessage('a1', '', { status: 'streaming' })], busy: true })));
+      await p.push({ type: 'append', messageId: 'a1', textFrom: 0, text: '', reasoningFrom: 0, reasoning: 'Let me *think* about it.' });
+      const details = p.page.locator('.msg[data-id="a1"] details.reasoning');
+      assert.equal(await details.getAttribute('open'), '');
+      assert.equal(await details.locator('summary').innerText(), 'Thinking…');
+      assert.equal(await details.locator('em').innerText(), 'think');
+      await p.push({ type: 'append', messageId: 'a1', textFrom: 0, text: 'Answer.', reasoningFrom: 24, reasoning: '' });
+      await p.push({ type: 'message', message: assistantMessage('a1', 'Answer.', { reasoning: 'Let me *think* about it.' }) });
+      assert.equal(await details.getAttribute('open'), null);
+      await details.locator('summary').click();
+      await p.push({ type: 'message', message: assistantMessage('a1', 'Answer.', { reasoning: 'Let me *think* about it.', usage: { outputTokens: 3 } }) });
+      assert.equal(await details.getAttribute('open'), '', 'the user opened it and it stays open');
+      await p.waitFor(`window.__probe.state?.reasoning?.a1 === true`);
+    });
+
+    s.it('follows the answer while the user is at the bottom, and stays put once they scroll up', async () => {
+      const p = await open({ viewport: { width: 420, height: 500 } });
+      await p.push(snapshotMessage(snapshot({ messages: [userMessage('u1', 'Long please'), assistantMessage('a1', '', { status: 'streaming' })], busy: true })));
+      const distanceFromBottom = `(() => { const el = document.querySelector('.messages'); return el.scrollHeight - el.scrollTop - el.clientHeight; })()`;
+      const answer = longAnswer(8_000);
+      await p.push({ type: 'append', messageId: 'a1', textFrom: 0, text: answer.slice(0, 4_000), reasoningFrom: 0, reasoning: '' });
+      await p.frames(3);
+      assert.ok((await p.page.evaluate<number>(distanceFromBottom)) <= 2, 'scrolled to the end');
+      await p.page.evaluate(`document.querySelector('.messages').scrollTop = 100`);
+      await p.frames(3);
+      await p.push({ type: 'append', messageId: 'a1', textFrom: 4_000, text: answer.slice(4_000), reasoningFrom: 0, reasoning: '' });
+      await p.frames(3);
+      assert.equal(await p.page.evaluate<number>(`document.querySelector('.messages').scrollTop`), 100, 'the reader keeps their place');
+      await p.page.evaluate(`document.querySelector('.messages').scrollTop = 1e9`);
+      await p.frames(3);
+      await p.push({ type: 'message', message: assistantMessage('a1', `${answer}\n\nOne more paragraph at the end.`) });
+      await p.frames(3);
+      assert.ok((await p.page.evaluate<number>(distanceFromBottom)) <= 2, 'following again after scrolling back down');
+    });
+
+    s.it('a missed delta asks for a snapshot once and waits for it', async () => {
+      const p = await open();
+      await p.push(snapshotMessage(snapshot({ messages: [assistantMessage('a1', 'Hello', { status: 'streaming' })], busy: true })));
+      await p.clearPosted();
+      await p.push({ type: 'append', messageId: 'a1', textFrom: 5, text: ' there', reasoningFrom: 0, reasoning: '' });
+      assert.equal(await p.page.locator('.msg-body').innerText(), 'Hello there');
+      assert.deepEqual(await p.posted(), []);
+      await p.push({ type: 'append', messageId: 'a1', textFrom: 99, text: 'lost', reasoningFrom: 0, reasoning: '' });
+      await p.push({ type: 'append', messageId: 'a1', textFrom: 11, text: ' ignored', reasoningFrom: 0, reasoning: '' });
+      assert.deepEqual(await p.posted(), [{ type: 'needSnapshot' }]);
+      assert.equal(await p.page.locator('.msg-body').innerText(), 'Hello there');
+      await p.push(snapshotMessage(snapshot({ messages: [assistantMessage('a1', 'Hello there, friend', { status: 'streaming' })], busy: true })));
+      await p.push({ type: 'append', messageId: 'a1', textFrom: 19, text: '!', reasoningFrom: 0, reasoning: '' });
+      assert.equal(await p.page.locator('.msg-body').innerText(), 'Hello there, friend!');
+      // A delta for a message the view does not know is a missed update too.
+      await p.push({ type: 'append', messageId: 'nope', textFrom: 0, text: 'x', reasoningFrom: 0, reasoning: '' });
+      assert.deepEqual(posts(await p.posted(), 'needSnapshot').length, 2);
+    });
+
+    s.it('streams a 200 KB answer in 5-character deltas and shows exactly its text (timings printed)', async () => {
+      const p = await open();
+      const results: string[] = [];
+      for (const [label, markdown] of [
+        ['20 KB answer', longAnswer(20 * 1024)],
+        ['200 KB answer', longAnswer(200 * 1024)],
+        ['100 KB single code fence', longCodeFence(100 * 1024)],
+      ] as const) {
+        const measured = await measureStreaming(p, markdown, 5);
+        results.push(formatMeasurement(label, measured));
+        assert.equal(await p.probe('answerText', measured.messageId), await expectedText(p, markdown), `${label}: rendered text`);
+      }
+      console.log(`      streaming measurements:\n${results.map((r) => `        ${r}`).join('\n')}`);
+    });
+  });
+
+  t.describe('input', (s) => {
+    s.it('Enter sends, Shift+Enter inserts a newline, empty input is not sent', async () => {
+      const p = await open();
+      await p.push(snapshotMessage(snapshot()));
+      await p.clearPosted();
+      const input = p.page.getByRole('textbox', { name: 'Message' });
+      await input.focus();
+      await p.page.keyboard.press('Enter');
+      await input.fill('   ');
+      await p.page.keyboard.press('Enter');
+      assert.equal(await p.page.getByRole('button', { name: 'Send the message (Enter)' }).isDisabled(), true);
+      await input.fill('');
+      await p.page.keyboard.type('hello');
+      await p.page.keyboard.press('Shift+Enter');
+      await p.page.keyboard.type('world');
+      assert.equal(await input.inputValue(), 'hello\nworld');
+      await p.page.keyboard.press('Enter');
+      assert.deepEqual(posts(await p.posted(), 'send'), [{ type: 'send', text: 'hello\nworld' }]);
+      assert.equal(await input.inputValue(), '');
+      await p.waitFor(`window.__probe.state?.draft === ''`);
+    });
+
+    s.it('Stop (button or Escape) is offered while busy, and sending waits', async () => {
+      const p = await open();
+      await p.push(snapshotMessage(snapshot({ messages: [userMessage('u1', 'Hi'), assistantMessage('a1', 'Thinking', { status: 'streaming' })], busy: true })));
+      const stop = p.page.getByRole('button', { name: 'Stop the answer (Escape)' });
+      assert.equal(await stop.isVisible(), true);
+      await p.clearPosted();
+      await stop.click();
+      assert.deepEqual(await p.posted(), [{ type: 'stop' }]);
+      const input = p.page.getByRole('textbox', { name: 'Message' });
+      await input.fill('next question');
+      await input.press('Enter');
+      await input.press('Escape');
+      assert.deepEqual(await p.posted(), [{ type: 'stop' }, { type: 'stop' }], 'Enter does not send while busy; Escape stops');
+      await p.push({ type: 'busy', busy: false });
+      assert.equal(await stop.isVisible(), false);
+      await input.press('Enter');
+      assert.deepEqual(posts(await p.posted(), 'send'), [{ type: 'send', text: 'next question' }]);
+    });
+
+    s.it('attach buttons post intents and pending attachments show as removable chips', async () => {
+      const p = await open();
+      await p.push(snapshotMessage(snapshot({ attachments: [{ id: 'att1', label: 'main.ts (lines 1-40)', chars: 15_000, truncated: true }] })));
+      await p.clearPosted();
+      await p.page.getByRole('button', { name: 'Attach the current file' }).click();
+      await p.page.getByRole('button', { name: 'Attach the current selection' }).click();
+      assert.match(await p.page.locator('.composer .chip').innerText(), /main\.ts \(lines 1-40\)\s+15k chars, cut/);
+      await p.page.getByRole('button', { name: 'Remove attachment main.ts (lines 1-40)' }).click();
+      assert.deepEqual(await p.posted(), [
+        { type: 'attach', what: 'file' },
+        { type: 'attach', what: 'selection' },
+        { type: 'removeAttachment', id: 'att1' },
+      ]);
+    });
+
+    s.it('restores the draft from the UI state and keeps only UI-local things there', async () => {
+      const p = await open({ uiState: { draft: 'half-written question', stickToBottom: true, reasoning: {} } });
+      await p.push(snapshotMessage(snapshot({ messages: [userMessage('u1', 'SECRET-CONTENT question'), assistantMessage('a1', 'SECRET-CONTENT answer')] })));
+      const input = p.page.getByRole('textbox', { name: 'Message' });
+      assert.equal(await input.inputValue(), 'half-written question');
+      await input.fill('new draft');
+      await p.waitFor(`window.__probe.state?.draft === 'new draft'`);
+      assert.equal(JSON.stringify(await p.uiState()).includes('SECRET-CONTENT'), false);
+    });
+
+    s.it('focusInput focuses the message box', async () => {
+      const p = await open();
+      await p.push(snapshotMessage(snapshot()));
+      await p.page.getByRole('button', { name: 'Start a new conversation' }).focus();
+      await p.push({ type: 'focusInput' });
+      assert.equal(await p.page.evaluate<string>('document.activeElement.getAttribute("aria-label")'), 'Message');
+    });
+  });
+
+  t.describe('message actions', (s) => {
+    s.it('Copy on any message, Edit on the last question, Regenerate on the last answer', async () => {
+      const p = await open();
+      await p.push(
+        snapshotMessage(
+          snapshot({ messages: [userMessage('u1', 'First'), assistantMessage('a1', 'One'), userMessage('u2', 'Second'), assistantMessage('a2', 'Two **bold**')] }),
+        ),
+      );
+      const page = p.page;
+      assert.equal(await page.getByRole('button', { name: 'Edit and resend your last message' }).count(), 1);
+      assert.equal(await page.locator('.msg[data-id="u2"]').getByRole('button', { name: 'Edit and resend your last message' }).isVisible(), true);
+      assert.equal(await page.locator('.msg[data-id="a2"]').getByRole('button', { name: 'Regenerate the last answer' }).isVisible(), true);
+      assert.equal(await page.locator('.msg[data-id="a1"]').getByRole('button', { name: 'Regenerate the last answer' }).isVisible(), false);
+      await p.clearPosted();
+      await page.locator('.msg[data-id="a2"]').getByRole('button', { name: 'Copy the answer' }).click();
+      await page.locator('.msg[data-id="u1"]').getByRole('button', { name: 'Copy your message' }).click();
+      await page.locator('.msg[data-id="a2"]').getByRole('button', { name: 'Regenerate the last answer' }).click();
+      assert.deepEqual(await p.posted(), [{ type: 'copy', text: 'Two **bold**' }, { type: 'copy', text: 'First' }, { type: 'regenerate' }]);
+
+      await page.getByRole('button', { name: 'Edit and resend your last message' }).click();
+      const editor = page.getByRole('textbox', { name: 'Edit your message' });
+      assert.equal(await editor.inputValue(), 'Second');
+      await editor.press('Escape');
+      assert.equal(await editor.count(), 0, 'Escape cancels the edit');
+      await page.getByRole('button', { name: 'Edit and resend your last message' }).click();
+      await editor.fill('Second, better');
+      await editor.press('Shift+Enter');
+      await editor.pressSequentially('again');
+      await editor.press('Enter');
+      assert.deepEqual(posts(await p.posted(), 'editLast'), [{ type: 'editLast', text: 'Second, better\nagain' }]);
+
+      await p.push({ type: 'busy', busy: true });
+      assert.equal(await page.getByRole('button', { name: 'Edit and resend your last message' }).isVisible(), false);
+      assert.equal(await page.getByRole('button', { name: 'Regenerate the last answer' }).isVisible(), false);
+    });
+
+    s.it('stopped and cut-off answers show a badge, the error and the action for its kind', async () => {
+      const p = await open();
+      const cut = (id: string, kind: string, message: string) => assistantMessage(id, `Partial ${id}`, { status: 'cut', error: { kind, message } });
+      await p.push(
+        snapshotMessage(
+          snapshot({
+            messages: [
+              assistantMessage('s1', 'Half an answer', { status: 'stopped' }),
+              cut('e1', 'auth', 'The API key was rejected.'),
+              cut('e2', 'modelUnavailable', 'This model is not available to your key.'),
+              cut('e3', 'network', 'The connection dropped.'),
+              cut('e4', 'timeout', 'No data for 120 s.'),
+              cut('e5', 'quota', 'Your balance is used up.'),
+            ],
+          }),
+        ),
+      );
+      const page = p.page;
+      assert.equal(await page.locator('.msg[data-id="s1"] .badge').innerText(), 'Stopped');
+      assert.equal(await page.locator('.msg[data-id="e1"] .badge').innerText(), 'Cut off');
+      assert.equal(await page.locator('.msg[data-id="e1"] .error-message').innerText(), 'The API key was rejected.');
+      await p.clearPosted();
+      await page.locator('.msg[data-id="e1"]').getByRole('button', { name: 'Set API Key' }).click();
+      await page.locator('.msg[data-id="e2"]').getByRole('button', { name: 'Pick another model' }).click();
+      assert.equal(await page.evaluate<string>('document.activeElement.getAttribute("id") && document.activeElement.tagName'), 'SELECT', 'the model picker gets focus');
+      await page.locator('.msg[data-id="e3"]').getByRole('button', { name: 'Retry' }).click();
+      await page.locator('.msg[data-id="e4"]').getByRole('button', { name: 'Retry' }).click();
+      assert.equal(await page.locator('.msg[data-id="e5"] .msg-status button').count(), 0);
+      assert.deepEqual(await p.posted(), [
+        { type: 'action', action: 'setKey' },
+        { type: 'action', action: 'pickModel' },
+        { type: 'action', action: 'retry' },
+        { type: 'action', action: 'retry' },
+      ]);
+    });
+
+    s.it('code blocks are highlighted and their buttons post copy and insertCode', async () => {
+      const p = await open();
+      await p.push(snapshotMessage(snapshot({ messages: [assistantMessage('a1', RICH_ANSWER)] })));
+      const page = p.page;
+      const blocks = page.locator('.code-block');
+      assert.equal(await blocks.count(), 3);
+      assert.deepEqual(await page.locator('.code-lang').allInnerTexts(), ['ts', 'python', 'brainfuck']);
+      assert.ok((await blocks.nth(0).locator('.hljs-keyword').count()) > 0, 'TypeScript is highlighted');
+      assert.ok((await blocks.nth(1).locator('.hljs-keyword').count()) > 0, 'Python is highlighted');
+      assert.equal(await blocks.nth(2).locator('code span').count(), 0, 'an unknown language is plain text');
+      await p.clearPosted();
+      await blocks.nth(1).getByRole('button', { name: 'Copy python code' }).click();
+      await blocks.nth(0).getByRole('button', { name: 'Insert ts code at the cursor' }).click();
+      assert.deepEqual(await p.posted(), [
+        { type: 'copy', text: 'def by_age(user):\n    return user["age"]' },
+        { type: 'insertCode', code: 'interface User { name: string; age: number }\n\nconst byAge = (a: User, b: User): number => a.age - b.age;\nusers.sort(byAge);' },
+      ]);
+    });
+
+    s.it('link clicks post openLink and never navigate the webview', async () => {
+      const p = await open();
+      await p.push(snapshotMessage(snapshot({ messages: [assistantMessage('a1', 'See [the docs](https://example.com/docs?q=1), https://example.org/auto and <mailto:me@example.com>.')] })));
+      const url = p.page.url();
+      await p.clearPosted();
+      await p.page.getByRole('link', { name: 'the docs' }).click();
+      await p.page.getByRole('link', { name: 'https://example.org/auto' }).click({ button: 'middle' });
+      await p.page.getByRole('link', { name: 'https://example.org/auto' }).focus();
+      await p.page.keyboard.press('Enter');
+      await p.page.getByRole('link', { name: 'me@example.com' }).click();
+      assert.deepEqual(await p.posted(), [
+        { type: 'openLink', url: 'https://example.com/docs?q=1' },
+        { type: 'openLink', url: 'https://example.org/auto' },
+        { type: 'openLink', url: 'mailto:me@example.com' },
+      ]);
+      assert.equal(p.page.url(), url);
+      assert.equal(p.page.context().pages().length, 1);
+    });
+  });
+
+  t.describe('security', (s) => {
+    const PAYLOADS = [
+      '<script>alert(1)</script>',
+      '<img src=x onerror=alert(1)>',
+      '[x](javascript:alert(1))',
+      '[y](JaVaScRiPt:alert(2))',
+      '[z](&#106;avascript:alert(3))',
+      '[v](vbscript:msgbox(1))',
+      '[d](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)',
+      '<javascript:alert(4)>',
+      '![i](javascript:alert(5))',
+      '<a href="javascript:alert(6)">raw link</a>',
+      '<svg onload=alert(7)></svg>',
+      '<iframe src="javascript:alert(8)"></iframe>',
+      '<style>body { display: none }</style>',
+      '<div style="background:url(javascript:alert(9))">styled</div>',
+      '[t](https://example.com "x\\" onmouseover=\\"alert(10)")',
+      '<details open ontoggle=alert(11)>',
+      '```html\n<script>alert(12)</script>\n```',
+    ];
+
+    s.it('XSS payloads in answers and questions do not execute and javascript: links are not clickable', async () => {
+      const p = await open();
+      const markdown = PAYLOADS.join('\n\n');
+      await p.push(snapshotMessage(snapshot({ messages: [userMessage('u1', PAYLOADS.join('\n')), assistantMessage('a1', markdown, { reasoning: markdown })] })));
+      const page = p.page;
+      // Hover and click everything in the answer and the reasoning, including the text of the would-be links.
+      await page.locator('.msg[data-id="a1"] summary').click();
+      for (const el of await page.locator('.msg-body a, .msg-body p, .reasoning-body a').all()) {
+        await el.hover();
+        await el.click({ force: true });
+      }
+      await p.frames(3);
+      const dom = await page.evaluate<{ dangerous: number; handlers: number; styles: number; badLinks: number; links: string[] }>(`(() => {
+        const list = document.querySelector('.messages');
+        const all = Array.from(list.querySelectorAll('*'));
+        return {
+          dangerous: list.querySelectorAll('script, iframe, object, embed, svg, style, form, input:not([type]), details:not(.reasoning)').length,
+          handlers: all.filter((el) => Array.from(el.attributes).some((a) => a.name.startsWith('on'))).length,
+          styles: all.filter((el) => el.hasAttribute('style')).length,
+          badLinks: all.filter((el) => /^\\s*(javascript|vbscript|data):/i.test(el.getAttribute('href') || el.getAttribute('src') || '')).length,
+          links: Array.from(list.querySelectorAll('.msg-body a[href]')).map((a) => a.getAttribute('href')),
+        };
+      })()`);
+      assert.deepEqual(dom, { dangerous: 0, handlers: 0, styles: 0, badLinks: 0, links: ['https://example.com'] });
+      assert.deepEqual(await p.alerts(), []);
+      assert.deepEqual(p.dialogs, []);
+      const opened = posts(await p.posted(), 'openLink').map((m) => m.url);
+      assert.ok(opened.every((u) => u === 'https://example.com/'), `only the https link may be opened: ${opened.join(', ')}`);
+      assert.match(await page.locator('.msg-body').innerText(), /<script>alert\(1\)<\/script>/, 'raw HTML is shown as text');
+      assert.match(await page.locator('.msg-body').innerText(), /\[x\]\(javascript:alert\(1\)\)/, 'a javascript: link stays plain text');
+    });
+  });
+
+  t.describe('remote images', (s) => {
+    const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+
+    s.it('are not loaded until the user allows them; data: images show at once', async () => {
+      const p = await open({ remoteImagesInCsp: true });
+      const requests: string[] = [];
+      await p.context.route('**/*', (route) => {
+        const url = route.request().url();
+        if (url.startsWith('https://') || url.startsWith('http://images.')) {
+          requests.push(url);
+          return route.fulfill({ status: 200, contentType: 'image/png', body: PNG });
+        }
+        return route.continue();
+      });
+      const text = `Remote: ![a cat](https://images.example.test/cat.png)\n\nInsecure: ![dog](http://images.example.test/dog.png)\n\nInline: ![dot](data:image/png;base64,${PNG.toString('base64')})`;
+      await p.push(snapshotMessage(snapshot({ messages: [assistantMessage('a1', text)] })));
+      const page = p.page;
+      await page.waitForTimeout(300);
+      assert.deepEqual(requests, []);
+      assert.equal(await page.locator('.msg-body img').count(), 1, 'only the data: image is an <img>');
+      assert.match(await page.locator('.remote-image').first().innerText(), /image “a cat” from images\.example\.test — Load remote images/);
+      assert.match(await page.locator('.remote-image').nth(1).innerText(), /not a secure address/);
+      await p.clearPosted();
+      await page.getByRole('button', { name: 'Load remote images (images.example.test)' }).click();
+      assert.deepEqual(await p.posted(), [{ type: 'allowRemoteImages' }]);
+
+      await p.push(snapshotMessage(snapshot({ messages: [assistantMessage('a1', text)], allowRemoteImages: true })));
+      await p.waitFor(`Array.from(document.querySelectorAll('.msg-body img')).every((img) => img.complete && img.naturalWidth > 0)`);
+      assert.deepEqual(requests, ['https://images.example.test/cat.png']);
+      assert.equal(await page.locator('.msg-body img').count(), 2);
+      assert.equal(await page.locator('.msg-body img').first().getAttribute('referrerpolicy'), 'no-referrer');
+    });
+  });
+
+  t.describe('accessibility and looks', (s) => {
+    s.it('the list is a polite log, a streaming answer is busy, controls are named buttons with a visible focus', async () => {
+      const p = await open();
+      await p.push(snapshotMessage(snapshot({ messages: [userMessage('u1', 'Q'), assistantMessage('a1', 'A', { status: 'streaming' })], busy: true })));
+      const page = p.page;
+      const log = page.getByRole('log');
+      assert.equal(await log.getAttribute('aria-live'), 'polite');
+      assert.equal(await page.locator('[role="log"] .msg[data-id="a1"]').getAttribute('aria-busy'), 'true');
+      const unnamed = await page.evaluate<number>(
+        `Array.from(document.querySelectorAll('button')).filter((b) => !(b.getAttribute('aria-label') || b.textContent.trim())).length`,
+      );
+      assert.equal(unnamed, 0);
+      assert.equal(await page.locator('[onclick], [onkeydown], [onload]').count(), 0);
+      await page.locator('body').click({ position: { x: 2, y: 2 } });
+      await page.keyboard.press('Tab');
+      const outline = await page.evaluate<string>('getComputedStyle(document.activeElement).outlineStyle');
+      assert.notEqual(outline, 'none', 'keyboard focus is visible');
+    });
+
+    s.it('renders in the light and the dark theme (screenshots in test-results/webview)', async () => {
+      await fsp.mkdir(SCREENSHOTS, { recursive: true });
+      for (const theme of ['light', 'dark'] as const) {
+        const p = await open({ theme, viewport: { width: 460, height: 1100 } });
+        await p.push(
+          snapshotMessage(
+            snapshot({
+              messages: [
+                userMessage('u1', 'How do I sort users by age in TypeScript?', { attachments: [{ label: 'users.ts', chars: 1234, truncated: false }] }),
+                assistantMessage('a1', RICH_ANSWER, { reasoning: 'The user wants a **comparator**.', usage: { inputTokens: 1200, outputTokens: 345 } }),
+                userMessage('u2', 'And with a remote image?'),
+                assistantMessage('a2', 'Here: ![chart](https://images.example.test/chart.png)\n\nThen the stream broke', { status: 'cut', error: { kind: 'network', message: 'The connection to the gateway dropped.' } }),
+              ],
+              attachments: [{ id: 'att1', label: 'selection.ts', chars: 320, truncated: false }],
+              notice: { message: 'The model list is out of date.', action: 'refreshModels' },
+            }),
+          ),
+        );
+        await p.page.evaluate('document.fonts.ready');
+        await p.page.screenshot({ path: path.join(SCREENSHOTS, `chat-${theme}.png`), fullPage: false });
+        await p.close();
+        page = undefined;
+      }
+    });
+  });
+}
+
+/** Adds the suite's tests to `root`. */
+export function defineWebviewSuite(root: Mocha.Suite): void {
+  const top = new SuiteBuilder(Mocha.Suite.create(root, 'chat webview'));
+  top.describe('block splitter', (s) => defineSplitterTests(s));
+  top.describe('in Chromium', (s) => {
+    let harness: WebviewHarness | undefined;
+    s.suite.timeout(120_000);
+    s.before(async () => {
+      harness = await WebviewHarness.start();
+    });
+    s.after(async () => {
+      await harness?.close();
+    });
+    defineBrowserTests(s, () => {
+      if (!harness) throw new Error('the webview harness did not start');
+      return harness;
+    });
+  });
+}
+
+/** Runs the chat webview suite; `npm test` adds the counts to its total. */
+export function runWebviewSuite(): Promise<SuiteResult> {
+  const mocha = new Mocha({ timeout: 60_000, reporter: 'spec' });
+  defineWebviewSuite(mocha.suite);
+  return new Promise((resolve) => {
+    const runner = mocha.run(() => {
+      const stats = runner.stats;
+      resolve({ passed: stats?.passes ?? 0, failed: stats?.failures ?? 0, skipped: stats?.pending ?? 0 });
+    });
+  });
+}

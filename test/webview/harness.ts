@@ -1,0 +1,256 @@
+/**
+ * A standalone page for the chat webview: the bundle (built in memory with the same esbuild options
+ * as esbuild.js, or dist/webview/chat.js with WEBVIEW_BUNDLE=dist), media/chat.css and the same CSP
+ * the host serves (nonce'd script, no inline styles), on 127.0.0.1. A probe script injected before
+ * the bundle fakes `acquireVsCodeApi`, records posted messages, dialogs, CSP violations and long
+ * tasks, and lets a test deliver host messages. Driven by playwright-core and Debian's Chromium.
+ */
+import * as esbuild from 'esbuild';
+import * as fs from 'node:fs';
+import * as fsp from 'node:fs/promises';
+import * as http from 'node:http';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { HostMessage, WebviewMessage } from '../../src/shared/protocol';
+import { DARK, LIGHT } from './themes';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+export const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** The chat bundle: built now from src (default), or the file `node esbuild.js` wrote. */
+export async function chatBundle(): Promise<string> {
+  if (process.env.WEBVIEW_BUNDLE === 'dist') return fsp.readFile(path.join(ROOT, 'dist/webview/chat.js'), 'utf8');
+  const result = await esbuild.build({
+    // Keep in step with the chat entry in esbuild.js.
+    entryPoints: [path.join(ROOT, 'src/webview/chat/main.ts')],
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    alias: { entities: path.join(ROOT, 'src/webview/chat/entities.ts') },
+    minify: true,
+    legalComments: 'none',
+    write: false,
+    logLevel: 'silent',
+  });
+  const file = result.outputFiles[0];
+  if (!file) throw new Error('esbuild produced no chat bundle');
+  return file.text;
+}
+
+export interface PageOptions {
+  theme?: 'light' | 'dark';
+  /** Add `https:` to img-src, as the host does once remote images are allowed (default true, so the app alone must hold them back). */
+  remoteImagesInCsp?: boolean;
+  /** What `acquireVsCodeApi().getState()` returns at start. */
+  uiState?: unknown;
+  viewport?: { width: number; height: number };
+}
+
+export interface CspViolation {
+  directive: string;
+  blocked: string;
+  sample: string;
+}
+
+/** One chat page and the probe inside it. */
+export class ChatPage {
+  constructor(
+    readonly page: Page,
+    readonly context: BrowserContext,
+    /** console.warn / console.error lines the page printed. */
+    readonly console: string[],
+    /** Dialogs the page tried to open (should stay empty). */
+    readonly dialogs: string[],
+  ) {}
+
+  /** Evaluates `window.__probe.<name>(...args)` in the page. */
+  probe<T>(name: string, ...args: unknown[]): Promise<T> {
+    return this.page.evaluate<T>(`window.__probe.${name}(...${JSON.stringify(args)})`);
+  }
+
+  read<T>(name: string): Promise<T> {
+    return this.page.evaluate<T>(`window.__probe.${name}`);
+  }
+
+  /** Delivers host messages, then waits for the frame that renders them. */
+  async push(...messages: (HostMessage | Record<string, unknown>)[]): Promise<void> {
+    for (const message of messages) await this.probe('push', message);
+    await this.frames();
+  }
+
+  frames(count = 2): Promise<void> {
+    return this.probe('frames', count);
+  }
+
+  posted(): Promise<WebviewMessage[]> {
+    return this.read('posted');
+  }
+
+  async clearPosted(): Promise<void> {
+    await this.page.evaluate('window.__probe.posted.length = 0');
+  }
+
+  /**
+   * Polls `expression` until it is truthy. (Playwright's waitForFunction evaluates string predicates
+   * with eval inside the page, which the page's CSP rightly blocks.)
+   */
+  waitFor(expression: string, timeoutMs = 5000): Promise<void> {
+    return pollPage(this.page, expression, timeoutMs);
+  }
+
+  /** Waits until a message of `type` was posted and returns the last one. */
+  async waitForPosted<T extends WebviewMessage['type']>(type: T, timeoutMs = 5000): Promise<Extract<WebviewMessage, { type: T }>> {
+    await this.waitFor(`window.__probe.posted.some((m) => m.type === ${JSON.stringify(type)})`, timeoutMs);
+    const posted = await this.posted();
+    return posted.filter((m) => m.type === type).pop() as Extract<WebviewMessage, { type: T }>;
+  }
+
+  violations(): Promise<CspViolation[]> {
+    return this.read('violations');
+  }
+
+  alerts(): Promise<string[]> {
+    return this.read('alerts');
+  }
+
+  uiState<T>(): Promise<T> {
+    return this.read('state');
+  }
+
+  async close(): Promise<void> {
+    await this.context.close();
+  }
+}
+
+/** A browser and a local server for the chat page; one per test suite. */
+export class WebviewHarness {
+  private constructor(
+    private readonly browser: Browser,
+    private readonly server: http.Server,
+    readonly origin: string,
+    private readonly home: string,
+  ) {}
+
+  static async start(): Promise<WebviewHarness> {
+    const [bundle, css, probe] = await Promise.all([
+      chatBundle(),
+      fsp.readFile(path.join(ROOT, 'media/chat.css'), 'utf8'),
+      fsp.readFile(path.join(__dirname, 'pageProbe.js'), 'utf8'),
+    ]);
+    WebviewHarness.probeSource = probe;
+    const server = http.createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const send = (type: string, body: string, status = 200): void => {
+        res.writeHead(status, { 'content-type': `${type}; charset=utf-8`, 'cache-control': 'no-store' });
+        res.end(body);
+      };
+      switch (url.pathname) {
+        case '/chat.html':
+          return send('text/html', chatHtml(origin, url.searchParams));
+        case '/dist/webview/chat.js':
+          return send('text/javascript', bundle);
+        case '/media/chat.css':
+          return send('text/css', css);
+        case '/test/theme-dark.css':
+          return send('text/css', DARK);
+        case '/test/theme-light.css':
+          return send('text/css', LIGHT);
+        default:
+          return send('text/plain', 'not found', 404);
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+    // A throwaway profile and HOME, so nothing of a real profile is read or left behind.
+    const home = await fsp.mkdtemp(path.join(os.tmpdir(), 'mg-webview-'));
+    try {
+      const browser = await chromium.launch({
+        executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+        headless: true,
+        args: CHROMIUM_FLAGS,
+        env: { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), XDG_CACHE_HOME: path.join(home, '.cache') },
+      });
+      return new WebviewHarness(browser, server, origin, home);
+    } catch (error) {
+      server.close();
+      fs.rmSync(home, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  private static probeSource = '';
+
+  /** Opens a fresh page (own context) and waits for the app's `ready`. */
+  async open(options: PageOptions = {}): Promise<ChatPage> {
+    const context = await this.browser.newContext({ viewport: options.viewport ?? { width: 420, height: 720 } });
+    const page = await context.newPage();
+    const consoleLines: string[] = [];
+    const dialogs: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'warning' || message.type() === 'error') consoleLines.push(`${message.type()}: ${message.text()}`);
+    });
+    page.on('dialog', (dialog) => {
+      dialogs.push(`${dialog.type()}: ${dialog.message()}`);
+      void dialog.dismiss();
+    });
+    const seed = JSON.stringify({ uiState: options.uiState });
+    await page.addInitScript({ content: `const __PROBE_SEED__ = ${seed};\n${WebviewHarness.probeSource}` });
+    const query = new URLSearchParams({ theme: options.theme ?? 'dark', remote: options.remoteImagesInCsp === false ? '0' : '1' });
+    await page.goto(`${this.origin}/chat.html?${query}`);
+    await pollPage(page, `window.__probe.posted.some((m) => m.type === 'ready')`, 10_000);
+    return new ChatPage(page, context, consoleLines, dialogs);
+  }
+
+  async close(): Promise<void> {
+    await this.browser.close().catch(() => undefined);
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    fs.rmSync(this.home, { recursive: true, force: true });
+  }
+}
+
+async function pollPage(page: Page, expression: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await page.evaluate<unknown>(expression))) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${expression}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** The page as the host serves it: CSP with a fresh nonce, stylesheet links, one nonce'd script. */
+function chatHtml(origin: string, params: URLSearchParams): string {
+  const nonce = randomBytes(16).toString('base64');
+  const theme = params.get('theme') === 'light' ? 'light' : 'dark';
+  const img = `${origin} data:${params.get('remote') === '0' ? '' : ' https:'}`;
+  const csp = `default-src 'none'; img-src ${img}; style-src ${origin}; script-src 'nonce-${nonce}'; font-src ${origin};`;
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${origin}/test/theme-${theme}.css">
+<link rel="stylesheet" href="${origin}/media/chat.css">
+<title>Chat</title>
+</head>
+<body>
+<div id="app"></div>
+<script nonce="${nonce}" src="${origin}/dist/webview/chat.js"></script>
+</body>
+</html>`;
+}
