@@ -24,7 +24,11 @@ export const CHAT_SCENARIOS: readonly ChatScenario[] = [
     effect:
       'Plain answer `Echo from <model>: <prompt>` (markers removed), the same text on every protocol. Reasoning models that always think (deepseek-r1) ' +
       'and requests that ask for thinking (enable_thinking, Messages `thinking`, Responses `reasoning.summary`) on a reasoning model add reasoning first. ' +
-      'Chat Completions with `enable_search: true` on an ali-owned model appends a sentence saying the web was searched.',
+      'Chat Completions with `enable_search: true` on an ali-owned model appends a sentence saying the web was searched. ' +
+      'Responses with a `web_search` tool first streams a `web_search_call` item (in_progress, searching, completed; action search with the prompt as query) ' +
+      'and appends a sentence naming two sources, each carrying a `url_citation` annotation. ' +
+      'Images in the last user message (Chat `image_url` data URLs, Responses `input_image`, Messages `image` blocks) are checked as the upstream checks them ' +
+      'and described from their bytes after the echo, one line each: `image 1: PNG 48x48, 2107 bytes, sha256 <first 12 hex>`.',
   },
   { marker: '[[reasoning]]', effect: 'Reasoning first, on any model: `reasoning_content` deltas / a thinking block with signature / a reasoning item with summary deltas.' },
   {
@@ -168,6 +172,10 @@ export interface ChatPlan {
   reasoningChunks: string[];
   argumentChunks: string[];
   usage: PlanUsage;
+  /** The web search the answer did (Responses `web_search` tool): its query and the sources it read. */
+  search?: { query: string; sources: string[] };
+  /** Citations into `text` (only those still inside it after a token-limit cut). */
+  citations: PlanCitation[];
 }
 
 export interface PlanUsage {
@@ -187,8 +195,21 @@ export interface PlanInput {
   thinkingRequested: boolean;
   /** max_tokens / max_output_tokens; 0 = none. */
   maxTokens: number;
-  /** Chat Completions `enable_search: true` on an ali-owned model: the answer says it searched. */
-  webSearch?: boolean;
+  /**
+   * `true`: Chat Completions `enable_search: true` on an ali-owned model, the answer says it
+   * searched. `cited`: the Responses `web_search` tool, the answer names sources with citations.
+   */
+  webSearch?: boolean | 'cited';
+  /** One line per image of the last user message, as the double read it from the bytes. */
+  imageFacts?: string[];
+}
+
+/** A `url_citation` annotation: the span of the answer text that cites `url`. */
+export interface PlanCitation {
+  url: string;
+  title: string;
+  start: number;
+  end: number;
 }
 
 /** Models that always think, whatever the request says (DeepSeek R1, QwQ, "-thinking" variants). */
@@ -213,8 +234,24 @@ export function planAnswer(input: PlanInput): ChatPlan {
   if (scenarios.xss) {
     text += '\n\nSome markup that must stay inert: <script>alert(1)</script> and <img src=x onerror=alert(1)> and [link](javascript:alert(1)).';
   }
+  if (input.imageFacts?.length) text += '\n\n' + input.imageFacts.map((line) => `- ${line}`).join('\n');
   if (scenarios.longKb > 0) text += '\n\n' + longMarkdown(scenarios.longKb * 1024, prompt);
-  if (input.webSearch) text += `\n\nI searched the web for "${prompt}" and used the results in this answer.`;
+  let search: ChatPlan['search'];
+  let cited: PlanCitation[] = [];
+  if (input.webSearch === 'cited') {
+    const sources = searchSources(prompt);
+    search = { query: prompt, sources: sources.map((s) => s.url) };
+    text += `\n\nI searched the web for "${prompt}". `;
+    cited = sources.map((source, i) => {
+      const start = text.length;
+      text += source.title;
+      const citation = { url: source.url, title: source.title, start, end: text.length };
+      text += i === sources.length - 1 ? ' agree.' : ' and ';
+      return citation;
+    });
+  } else if (input.webSearch) {
+    text += `\n\nI searched the web for "${prompt}" and used the results in this answer.`;
+  }
 
   let reasoning = '';
   if (withReasoning) {
@@ -257,7 +294,18 @@ export function planAnswer(input: PlanInput): ChatPlan {
     reasoningChunks: chunkWords(reasoning, 1),
     argumentChunks: toolCall ? chunkChars(toolCall.arguments, 8) : [],
     usage: { promptTokens, completionTokens: completion, reasoningTokens, totalTokens: promptTokens + completion },
+    ...(search ? { search } : {}),
+    citations: cited.filter((c) => c.end <= text.length),
   };
+}
+
+/** Two made-up but stable sources for a query (the double never reaches the internet). */
+export function searchSources(query: string): Array<{ url: string; title: string }> {
+  const slug = query.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'query';
+  return [
+    { url: `https://news.example.com/${slug}`, title: 'Example News' },
+    { url: `https://encyclopedia.example.org/wiki/${slug}`, title: 'Example Encyclopedia' },
+  ];
 }
 
 function completionTokens(reasoning: string, text: string, toolCall: ToolCallPlan | undefined): number {

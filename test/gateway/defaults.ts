@@ -123,6 +123,16 @@ export const DEFAULT_MODELS: readonly ModelSpec[] = [
     modalities: { input: ['text', 'image'], output: ['image'] },
   },
   {
+    // Alibaba's Wan text-to-image model behind new-api's converted Ali channel: answers carry DashScope
+    // result URLs (on the CDN origin) unless `response_format` is `b64_json`. Priced per image.
+    id: 'wanx2.1-t2i-turbo',
+    owned_by: 'ali',
+    supported_endpoint_types: ['image-generation'],
+    priceUsd: 0.02,
+    name: 'Wan 2.1 T2I Turbo',
+    modalities: { input: ['text'], output: ['image'] },
+  },
+  {
     id: 'wan2.5-t2v-preview',
     owned_by: 'ali',
     supported_endpoint_types: ['openai-video'],

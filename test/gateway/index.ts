@@ -2,10 +2,12 @@ import { CatalogFile } from './catalogOrigin';
 import { DEFAULT_GROUPS, DEFAULT_KEYS, DEFAULT_MODELS, DEMO_KEY } from './defaults';
 import { FaultBook } from './faults';
 import { gatewayBodyLimit, gatewayDispatch } from './gateway';
+import { mediaState } from './mediaState';
 import { OriginServer, type Dispatch } from './originServer';
 import { gatewayRoutes } from './routes';
 import { toolState } from './toolState';
 import type { CatalogSpec, Fault, GatewayOptions, KeySpec, RequestLogEntry, StoredFileInfo } from './types';
+import type { VideoStatus, VideoTaskInfo } from './videoTasks';
 import { QUOTA_PER_USD, usdToQuota, World } from './world';
 
 export * from './types';
@@ -17,12 +19,25 @@ export { GLM_ROOT, OCR_IMAGE_LIMIT_BYTES, OCR_MAX_PAGES, OCR_PDF_LIMIT_BYTES } f
 export { KIMI_MAX_FILES, KIMI_ROOT } from './routes/kimi';
 export { boundaryOf, MultipartError, MultipartParser, parseMultipart, type FormPart } from './multipart';
 export { decodePng, pdfPageImages, recognise, type OcrPage } from './ocr';
+export { MEDIA_SCENARIOS, parseMediaMarkers, type MediaMarkers, type MediaScenario } from './mediaScenarios';
+export { drawImage, imageSize, sniffImage, type ImageFormat } from './imageCodecs';
+export { buildMp4, findMp4Box, materialize, mp4Boxes, mp4Summary, readRange, VIDEO_FPS, type Mp4Box, type Mp4Summary, type VirtualFile } from './mp4';
+export {
+  DEFAULT_VIDEO_TIMING,
+  RESULT_LINK_VALIDITY_MS,
+  VIDEO_PROGRESS,
+  VIDEO_STATUSES,
+  type VideoStatus,
+  type VideoTaskInfo,
+} from './videoTasks';
+export { VIDEO_SIZE_TIERS } from './routes/video';
 
 export const DEFAULT_CATALOG_PATH = '/static/models.json';
 
 /**
  * A local imitation of a new-api-style model gateway (the gateway origin) plus a second origin
- * serving the downloadable model catalog. Both are real HTTP servers on 127.0.0.1.
+ * serving the downloadable model catalog and a third, the CDN, serving result links of images and
+ * videos (DashScope/OSS-style signed URLs). All are real HTTP servers on 127.0.0.1.
  */
 export class GatewayDouble {
   readonly log: RequestLogEntry[] = [];
@@ -32,6 +47,7 @@ export class GatewayDouble {
   private readonly catalog: CatalogFile;
   private readonly gateway: OriginServer;
   private readonly catalogOrigin: OriginServer;
+  private readonly cdnOrigin: OriginServer;
 
   constructor(opts: GatewayOptions = {}) {
     const keys = opts.keys ?? DEFAULT_KEYS;
@@ -54,7 +70,11 @@ export class GatewayDouble {
       { name: 'catalog', port: opts.catalogPort ?? 0, sendsRequestId: false, dispatch: this.staticDispatch() },
       shared,
     );
-    toolState(this.world).selfOrigins = () => [this.gateway.url, this.catalogOrigin.url];
+    const media = mediaState(this.world);
+    media.configure(opts.videoTiming);
+    this.cdnOrigin = new OriginServer({ name: 'cdn', port: opts.cdnPort ?? 0, sendsRequestId: false, dispatch: media.cdn.dispatch }, shared);
+    media.cdnOrigin = () => this.cdnOrigin.url;
+    toolState(this.world).selfOrigins = () => [this.gateway.url, this.catalogOrigin.url, this.cdnOrigin.url];
   }
 
   /** The static origin serves the catalog file and whatever hostFile put there. */
@@ -88,11 +108,14 @@ export class GatewayDouble {
   async start(): Promise<void> {
     await this.gateway.listen();
     await this.catalogOrigin.listen();
+    await this.cdnOrigin.listen();
+    mediaState(this.world).start();
   }
 
-  /** Closes both origins, cutting off stalled and delayed requests. */
+  /** Closes all origins, cutting off stalled and delayed requests, and stops the video polling loop. */
   async stop(): Promise<void> {
-    await Promise.all([this.gateway.close(), this.catalogOrigin.close()]);
+    mediaState(this.world).stop();
+    await Promise.all([this.gateway.close(), this.catalogOrigin.close(), this.cdnOrigin.close()]);
   }
 
   /** The gateway origin, e.g. `http://127.0.0.1:43211`, no trailing slash. */
@@ -103,6 +126,40 @@ export class GatewayDouble {
   /** Full URL of the catalog file on the second origin. */
   get catalogUrl(): string {
     return this.catalogOrigin.url + this.catalog.path;
+  }
+
+  /** The CDN origin serving result links, e.g. `http://127.0.0.1:43213`, no trailing slash. */
+  get cdnUrl(): string {
+    return this.cdnOrigin.url;
+  }
+
+  /** Requests the CDN origin received (tests assert none carried an Authorization header). */
+  get cdnLog(): RequestLogEntry[] {
+    return this.log.filter((e) => e.origin === 'cdn');
+  }
+
+  /**
+   * One run of new-api's task polling loop, after every unfinished upstream task moved one stage:
+   * with `videoTiming.manual`, each call moves every open task exactly one status
+   * (NOT_START → SUBMITTED → QUEUED → IN_PROGRESS → SUCCESS/FAILURE).
+   */
+  tickVideo(): void {
+    mediaState(this.world).board.tick();
+  }
+
+  /**
+   * Moves one task one status further, or on until it reaches `to` (`'FAILURE'` makes any open
+   * task fail). Throws when it cannot get there (a [[stuck]] task never succeeds).
+   */
+  advanceVideo(taskId: string, to?: VideoStatus): VideoStatus {
+    return mediaState(this.world).board.advance(taskId, to);
+  }
+
+  /** The double's view of a video task (whoever owns it), or undefined. */
+  videoTask(taskId: string): VideoTaskInfo | undefined {
+    const board = mediaState(this.world).board;
+    const task = board.tasks.get(taskId);
+    return task ? board.info(task) : undefined;
   }
 
   clearLog(): void {

@@ -1,6 +1,7 @@
 /** The public vocabulary of the gateway double: world description, request log and faults. */
 
-export type OriginName = 'gateway' | 'catalog';
+/** `cdn` serves result links (videos, image URLs) like DashScope's OSS bucket. */
+export type OriginName = 'gateway' | 'catalog' | 'cdn';
 
 export type Language = 'en' | 'zh-CN';
 
@@ -70,6 +71,37 @@ export interface GatewayOptions {
   catalog?: CatalogSpec;
   /** The user's saved UI language; when unset, Accept-Language decides, then English. */
   language?: Language;
+  /** Port of the CDN origin serving result links; 0 (default) picks a free one. */
+  cdnPort?: number;
+  /** How fast video tasks move; see VideoTiming. Tests usually pass `{ manual: true }`. */
+  videoTiming?: Partial<VideoTiming>;
+}
+
+/**
+ * Video task timing. The upstream (DashScope) task moves one stage (accepted → PENDING → RUNNING →
+ * done) every `stepMs`; the gateway's row changes only when its polling loop runs, every `pollMs`
+ * (new-api: 15 s), so statuses lag and may skip. Defaults: 4 s steps, 5 s polls, timeout 1440 min.
+ */
+export interface VideoTiming {
+  stepMs: number;
+  pollMs: number;
+  /** No timers at all: tasks move only through GatewayDouble.tickVideo() / advanceVideo(). */
+  manual: boolean;
+  /** new-api's TASK_TIMEOUT_MINUTES: an unfinished task this old fails (refunded) at the next poll; ≤ 0 = never. */
+  timeoutMinutes: number;
+}
+
+/** The double's account of an image or video route call. */
+export interface MediaRecord {
+  kind: 'image' | 'videoSubmit' | 'videoQuery';
+  model: string;
+  /** Scenario markers found in the prompt, as typed. */
+  markers: string[];
+  /** Quota units charged by this request (0 when refused or for a query). */
+  chargedQuota: number;
+  /** Images answered. */
+  images?: number;
+  taskId?: string;
 }
 
 export interface RequestLogEntry {
@@ -92,6 +124,8 @@ export interface RequestLogEntry {
   answer?: ChatAnswerRecord;
   /** What a provider tool route (GLM / Kimi under /providers) did; absent when the middleware refused the request. */
   tool?: ToolCallRecord;
+  /** What an image or video route did; absent when the middleware refused the request. */
+  media?: MediaRecord;
 }
 
 /** The double's account of one provider tool call (file parse, OCR, search, reader, Kimi files). */

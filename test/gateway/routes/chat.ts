@@ -1,6 +1,7 @@
 import { preConsume, textPreConsumeQuota } from '../billing';
 import { planAnswer, tokensOf, type ChatPlan, type PlanUsage } from '../chatScenarios';
-import { upstreamServerError } from '../errorBodies';
+import { relayError, upstreamServerError } from '../errorBodies';
+import { checkChatParts, factLines } from '../imageFacts';
 import { randomAlphanumeric } from '../requestId';
 import type { GatewayContext, Route } from '../route';
 import { dataFrame, type Step } from '../sse';
@@ -26,6 +27,10 @@ async function chatCompletion(ctx: GatewayContext): Promise<void> {
   const maxTokens = numberOr(body.max_completion_tokens, numberOr(body.max_tokens, 0));
   if (!preConsume(ctx, textPreConsumeQuota(model, estimateTokens(promptText), maxTokens))) return;
 
+  // Content parts are the upstream's business: its 400 is relayed as it came (no request-id suffix).
+  const parts = checkChatParts(messages, model);
+  if (!parts.ok) return ctx.http.sendJson(400, relayError(parts.error.message, parts.error.code ?? '', undefined, 'invalid_request_error', parts.error.param ?? ''));
+
   const thinking = body.enable_thinking === true || (isRecord(body.thinking) && body.thinking.type === 'enabled');
   const plan = planAnswer({
     model,
@@ -35,6 +40,7 @@ async function chatCompletion(ctx: GatewayContext): Promise<void> {
     maxTokens,
     // new-api forwards enable_search; only Alibaba's upstream acts on it, the others ignore it.
     webSearch: body.enable_search === true && model.owned_by === 'ali',
+    imageFacts: factLines(parts.facts),
   });
   // Chat Completions has no "failed" response; it fails the way any stream does.
   if (plan.scenarios.ending === 'failed') plan.scenarios.ending = 'midstreamError';

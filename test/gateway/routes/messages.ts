@@ -9,6 +9,7 @@ import type { ChatAnswerRecord } from '../types';
 import { isRecord, numberOr } from '../values';
 import { nonStreamPrelude, recordAnswer, sendHalfThenCut, settle, streamAnswer } from './answer';
 import { allText, contentText, estimateTokens, lastUserText, randomId } from './echo';
+import { checkMessagesParts, factLines } from '../imageFacts';
 
 /**
  * POST /v1/messages (wire-formats §3): the Message JSON of §3.3 or the `event:`-named stream of
@@ -27,8 +28,12 @@ async function createMessage(ctx: GatewayContext): Promise<void> {
   const maxTokens = numberOr(body.max_tokens, 0);
   if (!preConsume(ctx, textPreConsumeQuota(model, estimateTokens(promptText), maxTokens))) return;
 
+  // Anthropic's own 400 for a malformed block, relayed unchanged with its request_id (§3.5).
+  const parts = checkMessagesParts(messages, model);
+  if (!parts.ok) return ctx.http.sendJson(400, anthropicError('invalid_request_error', parts.error.message, randomId('req_')));
+
   const thinking = isRecord(body.thinking) && (body.thinking.type === 'enabled' || body.thinking.type === 'adaptive');
-  const plan = planAnswer({ model, lastUser: lastUserText(messages), promptText, thinkingRequested: thinking, maxTokens });
+  const plan = planAnswer({ model, lastUser: lastUserText(messages), promptText, thinkingRequested: thinking, maxTokens, imageFacts: factLines(parts.facts) });
   if (plan.scenarios.ending === 'failed') plan.scenarios.ending = 'midstreamError';
 
   const stream = body.stream === true;

@@ -1,5 +1,6 @@
 import { preConsume, textPreConsumeQuota, textQuota } from '../billing';
 import { planAnswer, type ChatPlan, type PlanUsage } from '../chatScenarios';
+import { checkResponsesParts, factLines } from '../imageFacts';
 import { relayError, upstreamServerError } from '../errorBodies';
 import { promptPng } from '../png';
 import { randomAlphanumeric } from '../requestId';
@@ -59,7 +60,13 @@ async function createResponse(ctx: GatewayContext): Promise<void> {
     );
   }
 
+  const parts = checkResponsesParts(input, model);
+  if (!parts.ok) return ctx.http.sendJson(400, relayError(parts.error.message, parts.error.code ?? '', undefined, 'invalid_request_error', parts.error.param ?? ''));
+
   const tools = Array.isArray(body.tools) ? body.tools : [];
+  // The built-in search tool (its own parameters, not Chat Completions' enable_search).
+  const searchTool = tools.find((t) => isRecord(t) && typeof t.type === 'string' && SEARCH_TOOLS.has(t.type));
+  const include = Array.isArray(body.include) ? body.include : [];
   const imageToolIndex = tools.findIndex((t) => isRecord(t) && t.type === 'image_generation');
   const imageTool = imageToolIndex >= 0 ? (tools[imageToolIndex] as Record<string, unknown>) : undefined;
   if (imageTool && typeof imageTool.model === 'string' && !isImageModel(ctx, imageTool.model)) {
@@ -83,6 +90,8 @@ async function createResponse(ctx: GatewayContext): Promise<void> {
     promptText,
     thinkingRequested: summary === 'auto' || summary === 'concise' || summary === 'detailed',
     maxTokens,
+    ...(searchTool && body.tool_choice !== 'none' ? { webSearch: 'cited' as const } : {}),
+    imageFacts: factLines(parts.facts),
   });
   const image = imageTool && body.tool_choice !== 'none' && !plan.truncated ? imagePlan(ctx, imageTool, plan.prompt) : undefined;
 
@@ -94,6 +103,7 @@ async function createResponse(ctx: GatewayContext): Promise<void> {
     message: `msg_${randomAlphanumeric(32).toLowerCase()}`,
     call: `fc_${randomAlphanumeric(32).toLowerCase()}`,
     callId: `call_${randomAlphanumeric(24)}`,
+    search: `ws_${randomAlphanumeric(32).toLowerCase()}`,
   };
   const record = recordAnswer(ctx, {
     protocol: 'responses',
@@ -136,7 +146,7 @@ async function createResponse(ctx: GatewayContext): Promise<void> {
     metadata: isRecord(body.metadata) ? body.metadata : {},
     ...extra,
   });
-  const items = finalItems(plan, image, ids);
+  const items = finalItems(plan, image, ids, include.includes('web_search_call.action.sources'));
   const finished = () =>
     plan.truncated
       ? envelope('incomplete', items, plan.usage, { incomplete_details: { reason: 'max_output_tokens' } })
@@ -181,6 +191,13 @@ async function createResponse(ctx: GatewayContext): Promise<void> {
         push('response.reasoning_summary_part.done', { item_id: id, output_index: oi, summary_index: 0, part: part(plan.reasoning) });
         break;
       }
+      case 'web_search_call': {
+        push('response.output_item.added', { output_index: oi, item: { id, type: 'web_search_call', status: 'in_progress', action: { type: 'search' } } });
+        push('response.web_search_call.in_progress', { output_index: oi, item_id: id });
+        push('response.web_search_call.searching', { output_index: oi, item_id: id });
+        push('response.web_search_call.completed', { output_index: oi, item_id: id });
+        break;
+      }
       case 'image_generation_call': {
         push('response.output_item.added', { output_index: oi, item: { id, type: 'image_generation_call', status: 'in_progress' } });
         push('response.image_generation_call.in_progress', { output_index: oi, item_id: id });
@@ -201,13 +218,24 @@ async function createResponse(ctx: GatewayContext): Promise<void> {
         break;
       }
       case 'message': {
-        const part = (text: string) => ({ type: 'output_text', text, annotations: [], logprobs: [] });
+        const part = (text: string, annotations: unknown[] = []) => ({ type: 'output_text', text, annotations, logprobs: [] });
         const at = { item_id: id, output_index: oi, content_index: 0 };
         push('response.output_item.added', { output_index: oi, item: { id, type: 'message', status: 'in_progress', role: 'assistant', content: [] } });
         push('response.content_part.added', { ...at, part: part('') });
-        for (const piece of plan.textChunks) push('response.output_text.delta', { ...at, delta: piece, logprobs: [] }, piece);
+        // Each citation is announced once the text it covers has streamed.
+        const pending = [...plan.citations];
+        let streamed = 0;
+        let annotationIndex = 0;
+        for (const piece of plan.textChunks) {
+          push('response.output_text.delta', { ...at, delta: piece, logprobs: [] }, piece);
+          streamed += piece.length;
+          while (pending[0] && pending[0].end <= streamed) {
+            const c = pending.shift();
+            if (c) push('response.output_text.annotation.added', { ...at, annotation_index: annotationIndex++, annotation: urlCitation(c) });
+          }
+        }
         push('response.output_text.done', { ...at, text: plan.text, logprobs: [] });
-        push('response.content_part.done', { ...at, part: part(plan.text) });
+        push('response.content_part.done', { ...at, part: part(plan.text, plan.citations.map(urlCitation)) });
         break;
       }
       case 'function_call': {
@@ -261,9 +289,20 @@ async function createResponse(ctx: GatewayContext): Promise<void> {
   );
 }
 
-function finalItems(plan: ChatPlan, image: ImagePlan | undefined, ids: Record<string, string>): Array<Record<string, unknown>> {
+const SEARCH_TOOLS = new Set(['web_search', 'web_search_2025_08_26', 'web_search_preview', 'web_search_preview_2025_03_11']);
+
+function urlCitation(c: ChatPlan['citations'][number]): Record<string, unknown> {
+  return { type: 'url_citation', start_index: c.start, end_index: c.end, url: c.url, title: c.title };
+}
+
+function finalItems(plan: ChatPlan, image: ImagePlan | undefined, ids: Record<string, string>, withSources: boolean): Array<Record<string, unknown>> {
   const items: Array<Record<string, unknown>> = [];
   if (plan.reasoning) items.push({ id: ids.reasoning, type: 'reasoning', summary: [{ type: 'summary_text', text: plan.reasoning }] });
+  if (plan.search) {
+    const action: Record<string, unknown> = { type: 'search', query: plan.search.query, queries: [plan.search.query] };
+    if (withSources) action.sources = plan.search.sources.map((url) => ({ type: 'url', url }));
+    items.push({ id: ids.search, type: 'web_search_call', status: 'completed', action });
+  }
   if (image) {
     items.push({
       id: ids.image,
@@ -283,7 +322,7 @@ function finalItems(plan: ChatPlan, image: ImagePlan | undefined, ids: Record<st
       type: 'message',
       status: plan.truncated ? 'incomplete' : 'completed',
       role: 'assistant',
-      content: [{ type: 'output_text', text: plan.text, annotations: [], logprobs: [] }],
+      content: [{ type: 'output_text', text: plan.text, annotations: plan.citations.map(urlCitation), logprobs: [] }],
     });
   }
   if (plan.toolCall) {
@@ -292,9 +331,10 @@ function finalItems(plan: ChatPlan, image: ImagePlan | undefined, ids: Record<st
   return items;
 }
 
+/** OpenAI's image_generation tool takes gpt-image models only (not, say, an Ali Wan image model). */
 function isImageModel(ctx: GatewayContext, id: string): boolean {
   const known = ctx.world.models.get(id);
-  return known ? modelKind(known) === 'image' : /^gpt-image-/.test(id);
+  return /^gpt-image-/.test(id) && (!known || modelKind(known) === 'image');
 }
 
 function imagePlan(ctx: GatewayContext, tool: Record<string, unknown>, prompt: string): ImagePlan {
