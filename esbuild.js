@@ -46,6 +46,19 @@ const builds = [
     legalComments: 'none',
     logLevel: 'info',
   },
+  {
+    // The Media Studio webview app (browser): plain DOM and zod/mini, no Markdown.
+    entryPoints: ['src/webview/media/main.ts'],
+    outfile: 'dist/webview/media.js',
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    minify: production,
+    sourcemap: production ? false : 'linked',
+    legalComments: 'none',
+    logLevel: 'info',
+  },
 ];
 
 // Tests that run inside the VS Code extension host need JavaScript: transpile src and test

@@ -4,7 +4,9 @@ import { ConversationStore } from './core/chat/conversationStore';
 import { ChatController } from './host/chat/chatController';
 import { COMMANDS } from './host/commands';
 import { chatCommands } from './host/commands/chat';
+import { mediaCommands } from './host/commands/media';
 import { toolCommands } from './host/commands/tools';
+import { MediaStudio } from './host/media/mediaStudio';
 import { Services } from './host/services';
 import { GatewayStatusBar } from './host/statusBar';
 import { ChatViewProvider } from './host/views/chatView';
@@ -20,13 +22,15 @@ export function activate(context: vscode.ExtensionContext): void {
   const models = new ModelsView(services);
   const chat = new ChatController(services, new ConversationStore(path.join(context.globalStorageUri.fsPath, 'conversations')));
   const chatView = new ChatViewProvider(context.extensionUri, chat, log, () => context.globalState.get<boolean>('chat.allowRemoteImages') ?? false);
-  const commands = [...COMMANDS, ...chatCommands(() => chat), ...toolCommands(() => chat)];
+  const media = new MediaStudio(services);
+  const commands = [...COMMANDS, ...chatCommands(() => chat), ...toolCommands(() => chat), ...mediaCommands(() => media)];
   context.subscriptions.push(
     log,
     services,
     models,
     chat,
     chatView,
+    media,
     new GatewayStatusBar(services),
     vscode.window.registerTreeDataProvider('modelGateway.models', models),
     vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chatView),

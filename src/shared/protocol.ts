@@ -30,6 +30,29 @@ export const usageSchema = z.object({
  */
 export const messageStatusSchema = z.enum(['streaming', 'done', 'stopped', 'cut']);
 
+/** The image formats every chat protocol accepts; the type is read from the bytes. */
+export const imageMediaTypeSchema = z.enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+
+/**
+ * An image sent with a user message. The bytes are stored once by the host, named by `id` (their
+ * SHA-256); conversations only hold this reference.
+ */
+export const imageRefSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  mediaType: imageMediaTypeSchema,
+  bytes: z.number(),
+  width: z.optional(z.number()),
+  height: z.optional(z.number()),
+  /** Where the webview loads the picture from (the stored file as a webview URI); never saved. */
+  src: z.optional(z.string()),
+});
+export type ImageRef = z.infer<typeof imageRefSchema>;
+
+/** A source the answer came with (a URL citation of a web search), shown as a numbered link. */
+export const citationSchema = z.object({ url: z.string(), title: z.optional(z.string()) });
+export type Citation = z.infer<typeof citationSchema>;
+
 export const chatMessageSchema = z.object({
   id: z.string(),
   role: z.enum(['user', 'assistant']),
@@ -42,6 +65,12 @@ export const chatMessageSchema = z.object({
   error: z.optional(errorInfoSchema),
   /** Context attached to a user message, shown as chips (name and how much text was cut). */
   attachments: z.optional(z.array(z.object({ label: z.string(), chars: z.number(), truncated: z.boolean() }))),
+  /** Images sent with a user message. */
+  images: z.optional(z.array(imageRefSchema)),
+  /** Sources of an answer that searched the web, in the order they were first cited. */
+  citations: z.optional(z.array(citationSchema)),
+  /** What the model searched the web for, when it says so. */
+  searches: z.optional(z.array(z.string())),
   createdAt: z.number(),
 });
 export type ChatMessageView = z.infer<typeof chatMessageSchema>;
@@ -58,12 +87,27 @@ export const chatModelSchema = z.object({
   id: z.string(),
   provider: z.string(),
   protocols: z.array(protocolSchema),
-  /** Whether the web-search switch applies (third-provider models on Chat Completions). */
+  /**
+   * Whether the web-search switch applies over the protocol this conversation would use with the
+   * model (Chat Completions: third-provider models; Responses: every model).
+   */
   searchable: z.boolean(),
+  /** Every protocol over which the model can search. */
+  searchProtocols: z.optional(z.array(protocolSchema)),
+  /** Whether images can be attached for this model, and why (or why not). */
+  imageInput: z.optional(z.boolean()),
+  imageNote: z.optional(z.string()),
 });
 export type ChatModelView = z.infer<typeof chatModelSchema>;
 
-export const pendingAttachmentSchema = z.object({ id: z.string(), label: z.string(), chars: z.number(), truncated: z.boolean() });
+export const pendingAttachmentSchema = z.object({
+  id: z.string(),
+  label: z.string(),
+  chars: z.number(),
+  truncated: z.boolean(),
+  /** Set for an image waiting to go with the next message. */
+  image: z.optional(imageRefSchema),
+});
 
 export const snapshotSchema = z.object({
   conversations: z.array(conversationSummarySchema),
@@ -79,6 +123,8 @@ export const snapshotSchema = z.object({
   attachments: z.array(pendingAttachmentSchema),
   busy: z.boolean(),
   allowRemoteImages: z.boolean(),
+  /** Largest image the host accepts (bytes), so the view can refuse a bigger one before posting it. */
+  imageMaxBytes: z.optional(z.number()),
   /** Why chat cannot be used right now (no key, no base address…), with the action that fixes it. */
   notice: z.optional(z.object({ message: z.string(), action: z.optional(z.enum(['setKey', 'openSettings', 'refreshModels'])) })),
 });
@@ -119,7 +165,12 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('deleteConversation'), id: z.string() }),
   z.object({ type: z.literal('exportConversation'), id: z.string() }),
   z.object({ type: z.literal('loadOlder') }),
-  z.object({ type: z.literal('attach'), what: z.enum(['file', 'selection']) }),
+  z.object({ type: z.literal('attach'), what: z.enum(['file', 'selection', 'image']) }),
+  /** An image pasted or dropped into the view: its bytes as base64 (the host reads the format from them). */
+  z.object({ type: z.literal('attachImage'), name: z.string(), data: z.string() }),
+  /** Files dropped from the explorer or the OS, as URIs. */
+  z.object({ type: z.literal('attachImageUris'), uris: z.array(z.string()) }),
+  z.object({ type: z.literal('openImage'), id: z.string() }),
   z.object({ type: z.literal('removeAttachment'), id: z.string() }),
   z.object({ type: z.literal('copy'), text: z.string() }),
   z.object({ type: z.literal('insertCode'), code: z.string() }),

@@ -344,3 +344,149 @@ export async function sendChatMessage(frame: FrameLocator, text: string) {
   await answer.waitFor();
   return answer;
 }
+
+// ---------------------------------------------------------------------------------------------
+// The explorer, context menus, dialogs, editors and quick picks (document and web tools).
+
+/**
+ * F1, type the label, then click the row whose label is exactly `label`: for commands whose label
+ * is a prefix or part of another's ("File: New Untitled Text File" vs "File: Compare New Untitled
+ * Text Files"), where the palette's first row may be the other one.
+ */
+export async function runExactCommandFromPalette(page: Page, label: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator(`${QUICK_INPUT} input`);
+  await input.waitFor();
+  await input.fill(`>${label}`);
+  const exact = new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+  await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`).filter({ has: page.locator('.label-name', { hasText: exact }) }).first().click();
+  await page.locator(QUICK_INPUT).waitFor({ state: 'hidden' });
+}
+
+/** A file's row in the Explorer (its accessible label is the file name). */
+export function explorerRow(page: Page, name: string): Locator {
+  return page.locator(`.part.sidebar .monaco-list-row[role="treeitem"][aria-label="${name}"]`);
+}
+
+/**
+ * Shows the Explorer and waits for each of `names` in it. Files written behind the workbench's back
+ * are picked up by its file watcher eventually; "Refresh Explorer" (as a user would click it)
+ * makes that immediate.
+ */
+export async function showExplorerWith(page: Page, names: readonly string[]): Promise<void> {
+  await runCommandFromPalette(page, 'View: Show Explorer');
+  await runCommandFromPalette(page, 'Refresh Explorer');
+  for (const name of names) await explorerRow(page, name).waitFor();
+}
+
+/**
+ * Right-click on an Explorer row and choose `item` from its context menu. The item is focused by
+ * pointing at it and chosen with Enter: VS Code's menu ignores a click that lands too soon after
+ * the right-click that opened it.
+ */
+export async function explorerContextCommand(page: Page, name: string, item: string): Promise<void> {
+  const row = explorerRow(page, name);
+  await row.click({ button: 'right' });
+  const entry = page.locator('.context-view .monaco-menu .action-item', { has: page.locator('.action-label', { hasText: new RegExp(`^${item}$`) }) }).first();
+  await entry.hover();
+  await page.locator('.context-view .monaco-menu .action-item.focused', { hasText: item }).waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('.context-view .monaco-menu').waitFor({ state: 'detached' });
+}
+
+/** VS Code's modal dialog (a `{modal: true}` message) containing `text`. */
+export function modalDialog(page: Page, text: string | RegExp): Locator {
+  return page.locator('.monaco-dialog-box[role="dialog"]', { hasText: text });
+}
+
+/** A button of a dialog or toast, by its exact title ("Continue" is not "Continue and Don't Ask Again"). */
+export function buttonIn(container: Locator, title: string): Locator {
+  return container.locator('a.monaco-button', { hasText: new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) });
+}
+
+/** The billing notice shown before the first billed tool call of a session. */
+export function billingNotice(page: Page): Locator {
+  return modalDialog(page, /is billed per call/);
+}
+
+/**
+ * Waits for whichever comes first, the billing notice or `next`; answers the notice with
+ * "Continue" if it came. Returns whether it was shown. (The notice is shown once per session, so a
+ * scenario run on its own meets it where a full run does not.)
+ */
+export async function continuePastBillingNotice(page: Page, next: Locator, timeoutMs = 20_000): Promise<boolean> {
+  const notice = billingNotice(page);
+  await notice.or(next).first().waitFor({ timeout: timeoutMs });
+  if (!(await notice.isVisible())) return false;
+  await buttonIn(notice, 'Continue').click();
+  await notice.waitFor({ state: 'detached' });
+  return true;
+}
+
+/** An editor in the editor area whose rendered lines contain `text`. */
+export function editorShowing(page: Page, text: string): Locator {
+  return page.locator('.part.editor .editor-group-container .monaco-editor .view-lines', { hasText: text });
+}
+
+/** The rendered text of an editor's visible lines, with Monaco's non-breaking spaces as spaces. */
+export async function editorText(lines: Locator): Promise<string> {
+  return (await lines.innerText()).replace(/\u00a0/g, ' ');
+}
+
+/** The language the status bar shows for the active editor ("Markdown", "Plain Text"). */
+export function editorLanguage(page: Page): Locator {
+  return page.locator('.part.statusbar [id="status.editor.mode"]');
+}
+
+/** Hovers the Model Gateway status bar item and returns its hover card once it shows `text`. */
+export async function statusHover(page: Page, text: string | RegExp): Promise<Locator> {
+  await parkMouse(page);
+  await statusItem(page).hover();
+  const hover = page.locator('.monaco-hover', { hasText: text });
+  await hover.waitFor();
+  return hover;
+}
+
+/**
+ * Before clicking a toast's button that leads to more toasts (a progress toast, then a result):
+ * waits out the toast window the last toast seen opened, so VS Code's spam protection shows the
+ * next ones as toasts instead of only in the notification center. (See paceToasts.)
+ */
+export async function paceBeforeToasts(page: Page): Promise<void> {
+  await paceToasts(page);
+}
+
+/**
+ * Replaces the user settings with `json` the way a user edits them: "Preferences: Open User
+ * Settings (JSON)", select all, type the new text over it, save, close. Whatever the editor's
+ * auto-closing added after the cursor is deleted before saving. `saved` tells when the new
+ * settings are on disk (the caller can read the file; the page cannot).
+ */
+export async function replaceUserSettingsJson(page: Page, json: string, saved: () => Promise<boolean>): Promise<void> {
+  await runCommandFromPalette(page, 'Preferences: Open User Settings (JSON)');
+  await page.locator('.part.editor .tab.active[aria-label^="settings.json"]').waitFor();
+  // Opening it puts the keyboard focus into its text.
+  await page.locator('.part.editor .editor-group-container.active .monaco-editor.focused').waitFor();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.insertText(json);
+  await page.keyboard.press('Shift+ControlOrMeta+End');
+  await page.keyboard.press('Delete');
+  await page.keyboard.press('ControlOrMeta+S');
+  const deadline = Date.now() + 10_000;
+  while (!(await saved())) {
+    if (Date.now() > deadline) throw new Error('the edited user settings did not reach the disk');
+    await page.locator('.part.editor .tab.active:not(.dirty)[aria-label^="settings.json"]').waitFor();
+  }
+  await runExactCommandFromPalette(page, 'View: Close Editor');
+  await page.locator('.part.editor .tab[aria-label^="settings.json"]').waitFor({ state: 'detached' });
+}
+
+/** The editor of the active editor group, once its rendered lines contain `text`. */
+export function activeEditorShowing(page: Page, text: string): Locator {
+  return page.locator('.part.editor .editor-group-container.active .monaco-editor .view-lines', { hasText: text });
+}
+
+/** The action button `label` (e.g. a command's title) in the title bar of the active editor. */
+export function editorTitleAction(page: Page, label: string): Locator {
+  return page.locator(`.part.editor .editor-group-container.active .title .editor-actions a.action-label[aria-label="${label}"]`);
+}

@@ -1,8 +1,17 @@
 import * as assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { AskResult } from '../../src/host/chat/chatController';
-import { DEMO_KEY, GatewayDouble } from '../gateway';
+import type { AskResult, AttachImagesResult } from '../../src/host/chat/chatController';
+import { DEMO_KEY, GatewayDouble, promptPng } from '../gateway';
 import { run, setSetting } from './support';
+
+/** The double's description of an image it received (see test/gateway/imageFacts.ts). */
+function fact(bytes: Buffer, n = 1): string {
+  return `image ${n}: PNG 48x48, ${bytes.length} bytes, sha256 ${createHash('sha256').update(bytes).digest('hex').slice(0, 12)}`;
+}
 
 describe('Chat in a real extension host', function () {
   let gw: GatewayDouble;
@@ -93,6 +102,135 @@ describe('Chat in a real extension host', function () {
     const result = await run<AskResult>('ask', { prompt: '[[cut]] interrupted', model: 'gpt-4o-mini' });
     assert.equal(result.status, 'cut');
     assert.match(result.error?.message ?? '', /closed in the middle/);
+  });
+
+  describe('images', () => {
+    let dir: string;
+    const fox = promptPng('a fox in the snow');
+    const owl = promptPng('an owl at night');
+    let foxFile: string;
+    let owlFile: string;
+    before(() => {
+      dir = mkdtempSync(path.join(os.tmpdir(), 'mg-chat-images-'));
+      foxFile = path.join(dir, 'fox.png');
+      owlFile = path.join(dir, 'owl.png');
+      writeFileSync(foxFile, fox);
+      writeFileSync(owlFile, owl);
+    });
+    after(async () => {
+      await setSetting('chat.imageMaxBytes', undefined);
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    for (const c of cases) {
+      it(`"Ask About This Image" with a prompt sends the image over ${c.protocol} and gets the double's description of that exact image`, async () => {
+        const result = await run<AskResult>('askAboutImage', { uri: vscode.Uri.file(foxFile).toString(), prompt: `What is this? (${c.protocol})`, model: c.model, protocol: c.protocol });
+        assert.equal(result.status, 'done', JSON.stringify(result.error));
+        assert.equal(result.protocol, c.protocol);
+        assert.ok(result.text.includes(fact(fox)), result.text);
+        assert.deepEqual(
+          result.images.map((i) => [i.name, i.mediaType, i.width, i.height, i.bytes, i.id]),
+          [['fox.png', 'image/png', 48, 48, fox.length, createHash('sha256').update(fox).digest('hex')]],
+        );
+        const body = gw.log.find((e) => e.path === c.path)?.bodyText ?? '';
+        const b64 = fox.toString('base64');
+        if (c.protocol === 'messages') assert.ok(body.includes(`"media_type":"image/png","data":"${b64}"`));
+        else if (c.protocol === 'responses') assert.ok(body.includes(`"type":"input_image","image_url":"data:image/png;base64,${b64}"`));
+        else assert.ok(body.includes(`"image_url":{"url":"data:image/png;base64,${b64}"}`));
+      });
+    }
+
+    it('from the explorer: attaches every selected image and returns; the next message carries them, and later turns re-send them from storage', async () => {
+      await run('newChat');
+      await run<AskResult>('ask', { prompt: 'pick a model first', model: 'gpt-4o-mini', protocol: 'chatCompletions' });
+      await run('newChat');
+      gw.clearLog();
+      const attached = await run<AttachImagesResult>('askAboutImage', vscode.Uri.file(foxFile), [vscode.Uri.file(foxFile), vscode.Uri.file(owlFile)]);
+      assert.deepEqual(
+        attached.attached.map((i) => i.name),
+        ['fox.png', 'owl.png'],
+      );
+      assert.equal(gw.log.filter((e) => e.path.startsWith('/v1/chat') || e.path === '/v1/responses').length, 0, 'attaching sends nothing');
+      const first = await run<AskResult>('ask', { prompt: 'compare these two' });
+      assert.ok(first.text.includes(fact(fox, 1)) && first.text.includes(fact(owl, 2)), first.text);
+      gw.clearLog();
+      const second = await run<AskResult>('ask', { prompt: 'and now without new images', conversationId: first.conversationId });
+      assert.ok(!second.text.includes('image 1:'), 'the new question has no images of its own');
+      assert.ok((gw.log.at(-1)?.bodyText ?? '').includes(owl.toString('base64')), 'the earlier images go along as history, read back from storage');
+      const exported = await run<{ markdown: string }>('exportChat', { conversationId: first.conversationId });
+      assert.match(exported.markdown, /> Image: fox\.png \(PNG 48×48, [\d.]+ KB, sha256 [0-9a-f]{12}\)/);
+      assert.ok(!exported.markdown.includes(fox.toString('base64').slice(0, 40)));
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    });
+
+    it('switches to a model that takes images when the selected one does not (the media gallery calls it with {uri})', async () => {
+      await run<AskResult>('ask', { prompt: 'text only', model: 'qwen-plus' });
+      await run('newChat');
+      const attached = await run<AttachImagesResult>('askAboutImage', { uri: vscode.Uri.file(foxFile) });
+      assert.equal(attached.switchedFrom, 'qwen-plus');
+      assert.notEqual(attached.model, 'qwen-plus');
+      assert.equal(attached.attached[0]?.name, 'fox.png');
+      const answer = await run<AskResult>('ask', { prompt: 'what is it?' });
+      assert.equal(answer.model, attached.model);
+      assert.ok(answer.text.includes(fact(fox)));
+    });
+
+    it('refuses a model without image input, too large images and non-images, saying why and sending nothing', async () => {
+      gw.clearLog();
+      await assert.rejects(
+        Promise.resolve(vscode.commands.executeCommand('modelGateway.ask', { prompt: 'see this', model: 'qwen-plus', images: [foxFile] })),
+        /qwen-plus does not take images/,
+      );
+      await setSetting('chat.imageMaxBytes', 100);
+      await assert.rejects(Promise.resolve(vscode.commands.executeCommand('modelGateway.askAboutImage', { uri: foxFile, prompt: 'big?' })), /fox\.png is [\d.]+ KB .* over the 100 B limit/);
+      await setSetting('chat.imageMaxBytes', undefined);
+      const fake = path.join(dir, 'fake.png');
+      writeFileSync(fake, 'BM not really an image');
+      const refused = await run<{ attached: unknown[]; error?: { message: string } }>('askAboutImage', { uri: fake });
+      assert.deepEqual(refused.attached, []);
+      assert.match(refused.error?.message ?? '', /fake\.png is a BMP file/);
+      assert.equal(gw.log.filter((e) => e.answer).length, 0, 'nothing was sent to a model');
+      const clean = await run<AskResult>('ask', { prompt: 'no leftovers', model: 'gpt-4o-mini' });
+      assert.deepEqual(clean.images, [], 'a refused scripted question leaves nothing attached');
+    });
+  });
+
+  describe('web search', () => {
+    it('Responses: the switch adds the web_search tool; the numbered sources are kept and exported', async () => {
+      await run('newChat');
+      const on = await run<AskResult>('ask', { prompt: 'who won the regatta', model: 'gpt-4o-mini', protocol: 'responses', enableSearch: true });
+      assert.equal(on.status, 'done', JSON.stringify(on.error));
+      const body = JSON.parse(gw.log.find((e) => e.path === '/v1/responses')?.bodyText ?? '{}') as { tools?: unknown; enable_search?: unknown };
+      assert.deepEqual(body.tools, [{ type: 'web_search' }]);
+      assert.equal(body.enable_search, undefined);
+      assert.deepEqual(on.citations, [
+        { url: 'https://news.example.com/who-won-the-regatta', title: 'Example News' },
+        { url: 'https://encyclopedia.example.org/wiki/who-won-the-regatta', title: 'Example Encyclopedia' },
+      ]);
+      assert.deepEqual(on.searches, ['who won the regatta']);
+      const exported = await run<{ markdown: string }>('exportChat', { conversationId: on.conversationId });
+      assert.match(exported.markdown, /\*\*Sources\*\*\n\n1\. \[Example News\]\(https:\/\/news\.example\.com\/who-won-the-regatta\)\n2\. \[Example Encyclopedia\]/);
+      assert.match(exported.markdown, /_Searched the web for: “who won the regatta”_/);
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+
+      gw.clearLog();
+      const off = await run<AskResult>('ask', { prompt: 'and without searching', conversationId: on.conversationId, enableSearch: false });
+      assert.equal((JSON.parse(gw.log.find((e) => e.path === '/v1/responses')?.bodyText ?? '{}') as { tools?: unknown }).tools, undefined);
+      assert.deepEqual(off.citations, []);
+    });
+
+    it('Chat Completions: enable_search for the third provider, nothing for others, and no tool', async () => {
+      await run('newChat');
+      const on = await run<AskResult>('ask', { prompt: 'weather news', model: 'qwen-plus', enableSearch: true });
+      const body = JSON.parse(gw.log.find((e) => e.path === '/v1/chat/completions')?.bodyText ?? '{}') as { enable_search?: unknown; tools?: unknown };
+      assert.equal(body.enable_search, true);
+      assert.equal(body.tools, undefined);
+      assert.match(on.text, /I searched the web for "weather news"/);
+      gw.clearLog();
+      await run<AskResult>('ask', { prompt: 'gpt on chat completions', model: 'gpt-4o-mini', protocol: 'chatCompletions', enableSearch: true });
+      const other = JSON.parse(gw.log.find((e) => e.path === '/v1/chat/completions')?.bodyText ?? '{}') as { enable_search?: unknown };
+      assert.equal(other.enable_search, undefined, 'gpt-4o-mini cannot search over Chat Completions');
+    });
   });
 
   it('stores conversations and exports them as Markdown', async () => {

@@ -79,3 +79,11 @@ describe('catalog formats', () => {
     assert.throws(() => parseCatalog({ models: [{ name: 'nameless' }] }), /models\.0\.id/);
   });
 });
+
+describe('catalog image-input metadata', () => {
+  it('keeps the attachment flag and OpenAI-style input_modalities', () => {
+    const c = parseCatalog({ models: [{ id: 'vl', attachment: true }, { id: 'x', input_modalities: ['text', 'image'] }] });
+    assert.equal(c.entries[0]?.attachment, true);
+    assert.deepEqual(c.entries[1]?.inputModalities, ['text', 'image']);
+  });
+});

@@ -5,7 +5,8 @@ import { collectChat, streamChat, type ChatResult } from '../../src/core/chat/ch
 import type { ResponsesExtras } from '../../src/core/chat/responses';
 import type { HttpClient } from '../../src/core/http';
 import type { ChatProtocol } from '../../src/core/models/types';
-import { DEMO_KEY, GatewayDouble, PNG_SIGNATURE, ZERO_QUOTA_KEY } from '../gateway';
+import type { ChatImage, ChatRequest } from '../../src/core/chat/events';
+import { DEMO_KEY, GatewayDouble, PNG_SIGNATURE, promptPng, ZERO_QUOTA_KEY } from '../gateway';
 import { clientFor } from '../support/client';
 
 /**
@@ -174,6 +175,90 @@ describe('official SDKs against the gateway double', function () {
     }
   }
 
+  describe('request shapes: the SDKs’ request types are the reference', () => {
+    const png = promptPng('conformance picture');
+    const base64 = png.toString('base64');
+    const image: ChatImage = { mediaType: 'image/png', base64 };
+    const dataUrl = `data:image/png;base64,${base64}`;
+    const question = 'Describe this picture.';
+
+    /** The JSON body of the last request to `path` (the double logs bodies under 1 MB). */
+    function lastBody(path: string): unknown {
+      const entry = [...gw.log].reverse().find((e) => e.path === path);
+      assert.ok(entry?.bodyText, `a request went to ${path}`);
+      return JSON.parse(entry.bodyText) as unknown;
+    }
+
+    async function oursBody(request: Omit<ChatRequest, 'messages'> & { images?: ChatImage[] }, path: string, extras?: ResponsesExtras): Promise<unknown> {
+      const { images, ...rest } = request;
+      const r = await collectChat(streamChat(http, { ...rest, messages: [{ role: 'user', content: question, ...(images ? { images } : {}) }] }, extras));
+      assert.equal(r.error, undefined, r.error?.message);
+      return lastBody(path);
+    }
+
+    it('Chat Completions: an image_url part with a data URL, and enable_search in the body, exactly as the openai SDK sends them', async () => {
+      const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
+        { role: 'user', content: [{ type: 'text', text: question }, { type: 'image_url', image_url: { url: dataUrl } }] },
+      ];
+      const sdkStream = await openai.chat.completions.create({ model: MODEL, messages, stream: true, stream_options: { include_usage: true } });
+      for await (const chunk of sdkStream) void chunk;
+      const sdk = lastBody('/v1/chat/completions');
+      assert.deepEqual(await oursBody({ model: MODEL, protocol: 'chatCompletions', stream: true, images: [image] }, '/v1/chat/completions'), sdk);
+
+      // enable_search is not in the SDK's types; the Node SDK sends extra body fields top level.
+      const withSearch: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming & { enable_search: boolean } = { model: 'qwen-plus', messages: [{ role: 'user', content: question }], stream: false, enable_search: true };
+      await openai.chat.completions.create(withSearch);
+      const sdkSearch = lastBody('/v1/chat/completions');
+      assert.deepEqual(await oursBody({ model: 'qwen-plus', protocol: 'chatCompletions', stream: false, enableSearch: true }, '/v1/chat/completions'), sdkSearch);
+    });
+
+    it('Responses: an input_image part with a data URL and detail, and the web_search tool, exactly as the openai SDK sends them', async () => {
+      const input: OpenAI.Responses.ResponseInput = [
+        { role: 'user', content: [{ type: 'input_text', text: question }, { type: 'input_image', image_url: dataUrl, detail: 'auto' }] },
+      ];
+      const tools: OpenAI.Responses.Tool[] = [{ type: 'web_search' }];
+      const sdkStream = await openai.responses.create({ model: MODEL, input, tools, stream: true });
+      for await (const event of sdkStream) void event;
+      const sdk = lastBody('/v1/responses');
+      assert.deepEqual(await oursBody({ model: MODEL, protocol: 'responses', stream: true, images: [image], enableSearch: true }, '/v1/responses'), sdk);
+
+      const withImageTool: OpenAI.Responses.Tool[] = [{ type: 'image_generation', action: 'generate', model: 'gpt-image-1' }, { type: 'web_search' }];
+      await openai.responses.create({ model: MODEL, input: [{ role: 'user', content: [{ type: 'input_text', text: question }] }], tools: withImageTool, stream: false });
+      const sdkTools = lastBody('/v1/responses');
+      assert.deepEqual(
+        await oursBody({ model: MODEL, protocol: 'responses', stream: false, enableSearch: true }, '/v1/responses', { tools: [{ type: 'image_generation', action: 'generate', model: 'gpt-image-1' }] }),
+        sdkTools,
+      );
+    });
+
+    it('Messages: an image block with a base64 source and media_type, exactly as the anthropic SDK sends it', async () => {
+      const messages: Anthropic.MessageParam[] = [
+        { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: base64 } }, { type: 'text', text: question }] },
+      ];
+      await anthropic.messages.stream({ model: MODEL, max_tokens: MAX_TOKENS, messages }).finalMessage();
+      const sdk = lastBody('/v1/messages');
+      assert.deepEqual(await oursBody({ model: MODEL, protocol: 'messages', stream: true, images: [image] }, '/v1/messages'), sdk);
+    });
+
+    it('the SDKs read the double’s description of the image they sent, as our adapters do', async () => {
+      const r = await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: [{ type: 'text', text: question }, { type: 'image_url', image_url: { url: dataUrl } }] }] });
+      const mine = await collectChat(streamChat(http, { model: MODEL, protocol: 'chatCompletions', stream: false, messages: [{ role: 'user', content: question, images: [image] }] }));
+      assert.equal(r.choices[0]?.message.content, mine.text);
+      assert.match(mine.text, /image 1: PNG 48x48/);
+      const m = await anthropic.messages.create({ model: MODEL, max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: base64 } }, { type: 'text', text: question }] }] });
+      const mineM = await collectChat(streamChat(http, { model: MODEL, protocol: 'messages', stream: false, maxTokens: MAX_TOKENS, messages: [{ role: 'user', content: question, images: [image] }] }));
+      assert.equal(m.content.map((b) => (b.type === 'text' ? b.text : '')).join(''), mineM.text);
+      await assert.rejects(
+        anthropic.messages.create({ model: MODEL, max_tokens: 16, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: base64 } }] }] }),
+        (err: unknown) => err instanceof Anthropic.BadRequestError && /appears to be a image\/png image/.test(err.message),
+      );
+      await assert.rejects(
+        openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: base64 } }] }] }),
+        (err: unknown) => err instanceof OpenAI.BadRequestError && err.code === 'invalid_value' && err.param === 'messages[0].content[0].image_url.url',
+      );
+    });
+  });
+
   describe('SDK helpers and failures', () => {
     it('the Chat Completions stream helper accumulates the double’s tool-call deltas', async () => {
       const s = openai.chat.completions.stream({ model: MODEL, messages: [{ role: 'user', content: '[[tool]] weather in Rome' }], stream_options: { include_usage: true } });
@@ -245,6 +330,26 @@ describe('official SDKs against the gateway double', function () {
       assert.ok(last?.type === 'error');
       assert.equal(last.code, 'server_error');
       assert.equal(last.sequence_number, events.length - 1);
+    });
+
+    it('Responses web search: the SDK reads the same web_search_call and url_citation sources as our adapter', async () => {
+      const tools: OpenAI.Responses.WebSearchTool[] = [{ type: 'web_search' }];
+      for (const stream of [true, false]) {
+        const prompt = 'latest regatta results';
+        const response = stream ? await openai.responses.stream({ model: MODEL, input: prompt, tools }).finalResponse() : await openai.responses.create({ model: MODEL, input: prompt, tools });
+        const call = response.output.find((o) => o.type === 'web_search_call');
+        assert.ok(call?.type === 'web_search_call' && call.action.type === 'search');
+        assert.equal(call.status, 'completed');
+        const message = response.output.find((o) => o.type === 'message');
+        const part = message?.type === 'message' ? message.content[0] : undefined;
+        assert.ok(part?.type === 'output_text');
+        const sdkCitations = part.annotations.flatMap((a) => (a.type === 'url_citation' ? [{ url: a.url, title: a.title }] : []));
+        assert.equal(sdkCitations.length, 2);
+        const mine = await collectChat(streamChat(http, { model: MODEL, protocol: 'responses', stream, enableSearch: true, messages: [{ role: 'user', content: prompt }] }));
+        assert.deepEqual(mine.citations, sdkCitations);
+        assert.deepEqual(mine.searches.map((x) => x.queries), [call.action.type === 'search' ? (call.action.queries ?? [call.action.query]) : []]);
+        assert.equal(mine.text, response.output_text);
+      }
     });
 
     it('Responses on a channel without conversion fails with convert_request_failed in the SDK too', async () => {

@@ -6,29 +6,18 @@
  * tasks, and lets a test deliver host messages. Driven by playwright-core and Debian's Chromium.
  */
 import * as esbuild from 'esbuild';
-import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as http from 'node:http';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchBrowser } from '../vscode/browser';
 import type { HostMessage, WebviewMessage } from '../../src/shared/protocol';
 import { DARK, LIGHT } from './themes';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
-export const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 /** The chat bundle: built now from src (default), or the file `node esbuild.js` wrote. */
 export async function chatBundle(): Promise<string> {
@@ -142,7 +131,6 @@ export class WebviewHarness {
     private readonly browser: Browser,
     private readonly server: http.Server,
     readonly origin: string,
-    private readonly home: string,
   ) {}
 
   static async start(): Promise<WebviewHarness> {
@@ -177,19 +165,11 @@ export class WebviewHarness {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-    // A throwaway profile and HOME, so nothing of a real profile is read or left behind.
-    const home = await fsp.mkdtemp(path.join(os.tmpdir(), 'mg-webview-'));
+    // The shared launcher gives Chromium a throwaway profile and HOME, removed when it closes.
     try {
-      const browser = await chromium.launch({
-        executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-        headless: true,
-        args: CHROMIUM_FLAGS,
-        env: { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), XDG_CACHE_HOME: path.join(home, '.cache') },
-      });
-      return new WebviewHarness(browser, server, origin, home);
+      return new WebviewHarness(await launchBrowser(), server, origin);
     } catch (error) {
       server.close();
-      fs.rmSync(home, { recursive: true, force: true });
       throw error;
     }
   }
@@ -220,7 +200,6 @@ export class WebviewHarness {
   async close(): Promise<void> {
     await this.browser.close().catch(() => undefined);
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
-    fs.rmSync(this.home, { recursive: true, force: true });
   }
 }
 

@@ -6,10 +6,14 @@ import type { ChatEvent, ChatRequest, FinishReason, Usage } from './events';
 import { parseStream as messagesEvents, streamMessages } from './messages';
 import { parseStream as responsesEvents, streamResponses, type ResponsesExtras } from './responses';
 import { readSse } from './sse';
-import { endWithError } from './transport';
+import { endWithError, uniqueCitations } from './transport';
 
-/** Sends a chat request over the protocol it names; the events are the same for all three. */
-export function streamChat(http: HttpClient, request: ChatRequest, extras?: ResponsesExtras): AsyncGenerator<ChatEvent> {
+/**
+ * Sends a chat request over the protocol it names; the events are the same for all three. A model
+ * that requires streaming is always called with streaming on, whatever `stream` says.
+ */
+export function streamChat(http: HttpClient, given: ChatRequest, extras?: ResponsesExtras): AsyncGenerator<ChatEvent> {
+  const request = given.requiresStreaming && !given.stream ? { ...given, stream: true } : given;
   switch (request.protocol) {
     case 'responses':
       return streamResponses(http, request, extras);
@@ -24,7 +28,7 @@ export function streamChat(http: HttpClient, request: ChatRequest, extras?: Resp
 export function eventsFromBytes(protocol: ChatProtocol, chunks: AsyncIterable<Uint8Array>): AsyncGenerator<ChatEvent> {
   const messages = readSse(chunks);
   const parse = { responses: responsesEvents, messages: messagesEvents, chatCompletions: completionsEvents }[protocol];
-  return endWithError(parse(messages));
+  return endWithError(uniqueCitations(parse(messages)));
 }
 
 /** What a finished answer adds up to; used by commands that return the whole result. */
@@ -35,12 +39,14 @@ export interface ChatResult {
   finishReason?: FinishReason;
   toolCalls: Array<{ id: string; name: string; arguments: string }>;
   citations: Array<{ url: string; title?: string }>;
+  /** What the model searched the web for, and the sources its searches read (Responses `web_search_call`). */
+  searches: Array<{ queries: string[]; sources: string[] }>;
   images: Array<{ base64: string; format?: string }>;
   error?: GatewayError;
 }
 
 export async function collectChat(events: AsyncIterable<ChatEvent>): Promise<ChatResult> {
-  const result: ChatResult = { text: '', reasoning: '', toolCalls: [], citations: [], images: [] };
+  const result: ChatResult = { text: '', reasoning: '', toolCalls: [], citations: [], searches: [], images: [] };
   for await (const e of events) {
     switch (e.type) {
       case 'textDelta':
@@ -54,6 +60,9 @@ export async function collectChat(events: AsyncIterable<ChatEvent>): Promise<Cha
         break;
       case 'citation':
         result.citations.push({ url: e.url, ...(e.title ? { title: e.title } : {}) });
+        break;
+      case 'webSearch':
+        result.searches.push({ queries: e.queries, sources: e.sources });
         break;
       case 'image':
         if (!e.partial) result.images.push({ base64: e.base64, ...(e.format ? { format: e.format } : {}) });

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { errorFromStreamPayload } from '../errorBody';
 import type { HttpClient } from '../http';
 import { parseWith } from '../validate';
-import type { ChatEvent, ChatRequest, FinishReason, Usage } from './events';
+import type { ChatEvent, ChatMessage, ChatRequest, FinishReason, Usage } from './events';
 import type { SseMessage } from './sse';
 import { endedEarly, parseEventJson, runChat } from './transport';
 
@@ -22,12 +22,16 @@ const usage = z.optional(
     }),
   ),
 );
+/** OpenAI's `url_citation` annotation on a Chat Completions message (search-enabled models). */
+const annotations = z.optional(
+  z.nullable(z.array(z.looseObject({ type: z.optional(z.string()), url_citation: z.optional(z.nullable(z.looseObject({ url: text, title: text }))) }))),
+);
 const chunkSchema = z.looseObject({
   choices: z.optional(
     z.nullable(
       z.array(
         z.looseObject({
-          delta: z.optional(z.nullable(z.looseObject({ content: text, reasoning_content: text, reasoning: text, tool_calls: z.optional(z.nullable(z.array(toolCallDelta))) }))),
+          delta: z.optional(z.nullable(z.looseObject({ content: text, reasoning_content: text, reasoning: text, tool_calls: z.optional(z.nullable(z.array(toolCallDelta))), annotations }))),
           finish_reason: text,
         }),
       ),
@@ -38,7 +42,7 @@ const chunkSchema = z.looseObject({
 const completionSchema = z.looseObject({
   choices: z.array(
     z.looseObject({
-      message: z.looseObject({ content: text, reasoning_content: text, reasoning: text, tool_calls: z.optional(z.nullable(z.array(toolCallDelta))) }),
+      message: z.looseObject({ content: text, reasoning_content: text, reasoning: text, tool_calls: z.optional(z.nullable(z.array(toolCallDelta))), annotations }),
       finish_reason: text,
     }),
   ),
@@ -47,13 +51,31 @@ const completionSchema = z.looseObject({
 
 /** `POST /v1/chat/completions`, the chat entry every upstream provider of the gateway offers. */
 export function streamCompletions(http: HttpClient, request: ChatRequest): AsyncGenerator<ChatEvent> {
-  const messages = [...(request.system ? [{ role: 'system', content: request.system }] : []), ...request.messages.map((m) => ({ role: m.role, content: m.content }))];
+  const messages = [...(request.system ? [{ role: 'system', content: request.system }] : []), ...request.messages.map(wireMessage)];
   const body: Record<string, unknown> = { model: request.model, messages, stream: request.stream };
   if (request.stream) body.stream_options = { include_usage: true };
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.enableSearch) body.enable_search = true;
   return runChat(http, request, { url: http.endpoints.chatCompletions, body, parseStream, parseJson });
+}
+
+/**
+ * A message with images becomes an array of content parts: the text first, then one `image_url`
+ * part per image whose `url` is a `data:<media type>;base64,<bytes>` URL (wire-formats §1.2).
+ */
+function wireMessage(m: ChatMessage): { role: string; content: string | Array<Record<string, unknown>> } {
+  if (!m.images?.length) return { role: m.role, content: m.content };
+  const parts: Array<Record<string, unknown>> = m.content ? [{ type: 'text', text: m.content }] : [];
+  for (const image of m.images) parts.push({ type: 'image_url', image_url: { url: `data:${image.mediaType};base64,${image.base64}` } });
+  return { role: m.role, content: parts };
+}
+
+function* citations(list: z.infer<typeof annotations>): Generator<ChatEvent> {
+  for (const a of list ?? []) {
+    const c = a.url_citation;
+    if (a.type === 'url_citation' && c?.url) yield { type: 'citation', url: c.url, ...(c.title ? { title: c.title } : {}) };
+  }
 }
 
 interface PendingCall {
@@ -85,6 +107,7 @@ export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGe
     const reasoning = delta?.reasoning_content ?? delta?.reasoning;
     if (reasoning) yield { type: 'reasoningDelta', text: reasoning };
     if (delta?.content) yield { type: 'textDelta', text: delta.content };
+    yield* citations(delta?.annotations);
     for (const part of delta?.tool_calls ?? []) {
       const index = part.index ?? 0;
       const call = calls.get(index) ?? { id: '', name: '', arguments: '' };
@@ -115,6 +138,7 @@ function parseJson(json: unknown): ChatEvent[] {
   const reasoning = choice?.message.reasoning_content ?? choice?.message.reasoning;
   if (reasoning) events.push({ type: 'reasoningDelta', text: reasoning });
   if (choice?.message.content) events.push({ type: 'textDelta', text: choice.message.content });
+  events.push(...citations(choice?.message.annotations));
   for (const [i, call] of (choice?.message.tool_calls ?? []).entries()) {
     events.push({ type: 'toolCall', id: call.id ?? `call_${i}`, name: call.function?.name ?? '', arguments: call.function?.arguments ?? '' });
   }

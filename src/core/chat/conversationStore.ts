@@ -3,8 +3,9 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod/mini';
 import { writeFileAtomic } from '../output';
-import { chatMessageSchema, conversationSummarySchema, protocolSchema, type ChatMessageView, type ConversationSummary } from '../../shared/protocol';
+import { chatMessageSchema, conversationSummarySchema, protocolSchema, type ChatMessageView, type ConversationSummary, type ImageRef } from '../../shared/protocol';
 import { parseJsonText, parseWith } from '../validate';
+import { describeImage, ImageStore } from './images';
 
 /** A stored message also keeps the context text that was sent with it (shown only as a chip). */
 const storedMessageSchema = z.extend(chatMessageSchema, { context: z.optional(z.string()) });
@@ -32,8 +33,12 @@ const indexSchema = z.object({ version: z.literal(1), conversations: z.array(con
 export class ConversationStore {
   private index?: ConversationSummary[];
   private queue: Promise<unknown> = Promise.resolve();
+  /** Images of the conversations, stored once each next to them (`images/<sha256>.<ext>`). */
+  readonly images: ImageStore;
 
-  constructor(private readonly dir: string) {}
+  constructor(private readonly dir: string) {
+    this.images = new ImageStore(path.join(dir, 'images'));
+  }
 
   async list(): Promise<ConversationSummary[]> {
     return [...(await this.loadIndex())].sort((a, b) => b.updatedAt - a.updatedAt);
@@ -58,7 +63,7 @@ export class ConversationStore {
   save(conversation: Conversation): Promise<void> {
     return this.enqueue(async () => {
       await fs.mkdir(this.dir, { recursive: true });
-      await writeFileAtomic(this.file(conversation.id), JSON.stringify(conversation), { overwrite: true });
+      await writeFileAtomic(this.file(conversation.id), JSON.stringify(conversation, withoutImageSrc), { overwrite: true });
       const index = await this.loadIndex();
       const summary = summarise(conversation);
       const at = index.findIndex((c) => c.id === conversation.id);
@@ -74,6 +79,23 @@ export class ConversationStore {
       const index = (await this.loadIndex()).filter((c) => c.id !== id);
       this.index = index;
       await this.writeIndex(index);
+    });
+  }
+
+  /**
+   * Removes stored images that no saved conversation refers to (after a delete), keeping `keep`
+   * too (images attached to a message not sent yet). Returns how many files were removed.
+   */
+  pruneImages(keep: Iterable<string> = []): Promise<number> {
+    return this.enqueue(async () => {
+      const used = new Set(keep);
+      for (const summary of await this.loadIndex()) {
+        const c = await this.load(summary.id).catch(() => undefined);
+        // An unreadable conversation may still refer to images: keep everything rather than guess.
+        if (!c) return 0;
+        for (const m of c.messages) for (const image of m.images ?? []) used.add(image.id);
+      }
+      return this.images.prune(used);
     });
   }
 
@@ -118,6 +140,11 @@ export class ConversationStore {
   }
 }
 
+/** The webview address of an image is worked out when a view is sent, never saved. */
+function withoutImageSrc(key: string, value: unknown): unknown {
+  return key === 'src' ? undefined : value;
+}
+
 function summarise(c: Conversation): ConversationSummary {
   return { id: c.id, title: c.title, updatedAt: c.updatedAt, messageCount: c.messages.length };
 }
@@ -145,12 +172,19 @@ export function toMarkdown(c: Conversation): string {
     if (m.role === 'user') {
       lines.push('## You', '');
       for (const a of m.attachments ?? []) lines.push(`> Attached: ${a.label}${a.truncated ? ' (cut to fit)' : ''}`);
-      if (m.attachments?.length) lines.push('');
+      for (const image of m.images ?? []) lines.push(`> Image: ${image.name} (${describeImage(image)}, sha256 ${image.id.slice(0, 12)})`);
+      if (m.attachments?.length || m.images?.length) lines.push('');
       lines.push(m.text, '');
     } else {
       lines.push(`## ${m.model ?? 'Assistant'}`, '');
       if (m.reasoning) lines.push('<details><summary>Thinking</summary>', '', m.reasoning, '', '</details>', '');
       lines.push(m.text, '');
+      if (m.searches?.length) lines.push(`_Searched the web for: ${m.searches.map((q) => `“${q}”`).join(', ')}_`, '');
+      if (m.citations?.length) {
+        lines.push('**Sources**', '');
+        m.citations.forEach((c, i) => lines.push(`${i + 1}. [${markdownLinkText(c.title || c.url)}](${markdownUrl(c.url)})`));
+        lines.push('');
+      }
       if (m.status === 'stopped') lines.push('_(stopped)_', '');
       if (m.status === 'cut') lines.push(`_(cut off: ${m.error?.message ?? 'unknown reason'})_`, '');
     }
@@ -158,7 +192,23 @@ export function toMarkdown(c: Conversation): string {
   return lines.join('\n');
 }
 
-export function toView(m: StoredMessage): ChatMessageView {
+function markdownLinkText(text: string): string {
+  return text.replace(/[[\]\\]/g, '\\$&').replace(/\s+/g, ' ');
+}
+
+function markdownUrl(url: string): string {
+  return url.replace(/[()<>\s]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+}
+
+/** A stored message as the view gets it; `imageSrc` gives each image the address the view loads it from. */
+export function toView(m: StoredMessage, imageSrc?: (image: ImageRef) => string | undefined): ChatMessageView {
   const { context: _context, ...view } = m;
-  return view;
+  if (!imageSrc || !view.images?.length) return view;
+  return {
+    ...view,
+    images: view.images.map((image) => {
+      const src = imageSrc(image);
+      return src ? { ...image, src } : image;
+    }),
+  };
 }

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { errorFromStreamPayload } from '../errorBody';
 import type { HttpClient } from '../http';
 import { parseWith } from '../validate';
-import type { ChatEvent, ChatRequest, FinishReason, Usage } from './events';
+import type { ChatEvent, ChatMessage, ChatRequest, FinishReason, Usage } from './events';
 import type { SseMessage } from './sse';
 import { endedEarly, parseEventJson, runChat } from './transport';
 
@@ -13,12 +13,31 @@ const str = z.optional(z.nullable(z.string()));
 const usageSchema = z.optional(
   z.nullable(z.looseObject({ input_tokens: z.optional(z.nullable(z.number())), output_tokens: z.optional(z.nullable(z.number())) })),
 );
-const block = z.looseObject({ type: z.string(), text: str, thinking: str, id: str, name: str, input: z.optional(z.unknown()) });
+const citation = z.looseObject({ type: str, url: str, title: str });
+const block = z.looseObject({
+  type: z.string(),
+  text: str,
+  thinking: str,
+  id: str,
+  name: str,
+  input: z.optional(z.unknown()),
+  citations: z.optional(z.nullable(z.array(citation))),
+});
 const eventSchema = z.looseObject({
   type: z.optional(z.string()),
   index: z.optional(z.number()),
   content_block: z.optional(block),
-  delta: z.optional(z.looseObject({ type: z.optional(z.string()), text: str, thinking: str, partial_json: str, stop_reason: str })),
+  delta: z.optional(
+    z.looseObject({
+      type: z.optional(z.string()),
+      text: str,
+      thinking: str,
+      partial_json: str,
+      stop_reason: str,
+      // citations_delta: a web search result location (url, title) or a document location.
+      citation: z.optional(z.nullable(citation)),
+    }),
+  ),
   message: z.optional(z.looseObject({ usage: usageSchema })),
   usage: usageSchema,
 });
@@ -29,12 +48,23 @@ export function streamMessages(http: HttpClient, request: ChatRequest): AsyncGen
   const body: Record<string, unknown> = {
     model: request.model,
     max_tokens: request.maxTokens ?? DEFAULT_MAX_TOKENS,
-    messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+    messages: request.messages.map(wireMessage),
     stream: request.stream,
   };
   if (request.system) body.system = request.system;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   return runChat(http, request, { url: http.endpoints.messages, body, headers: { 'anthropic-version': ANTHROPIC_VERSION }, parseStream, parseJson });
+}
+
+/**
+ * A message with images becomes content blocks: one `image` block per image with a base64 source
+ * and its `media_type` (wire-formats §3.2), then the text. Images go first, as Anthropic advises.
+ */
+function wireMessage(m: ChatMessage): { role: string; content: string | Array<Record<string, unknown>> } {
+  if (!m.images?.length) return { role: m.role, content: m.content };
+  const blocks: Array<Record<string, unknown>> = m.images.map((image) => ({ type: 'image', source: { type: 'base64', media_type: image.mediaType, data: image.base64 } }));
+  if (m.content) blocks.push({ type: 'text', text: m.content });
+  return { role: m.role, content: blocks };
 }
 
 interface OpenTool {
@@ -69,6 +99,7 @@ export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGe
         const d = e.delta;
         if (d?.type === 'text_delta' && d.text) yield { type: 'textDelta', text: d.text };
         else if (d?.type === 'thinking_delta' && d.thinking) yield { type: 'reasoningDelta', text: d.thinking };
+        else if (d?.type === 'citations_delta' && d.citation) yield* webCitations([d.citation]);
         else if (d?.type === 'input_json_delta' && d.partial_json) {
           const tool = tools.get(e.index ?? 0);
           if (tool) tool.json += d.partial_json;
@@ -105,12 +136,20 @@ function parseJson(json: unknown): ChatEvent[] {
   const events: ChatEvent[] = [];
   for (const b of m.content) {
     if (b.type === 'thinking' && b.thinking) events.push({ type: 'reasoningDelta', text: b.thinking });
-    else if (b.type === 'text' && b.text) events.push({ type: 'textDelta', text: b.text });
+    else if (b.type === 'text' && b.text) {
+      events.push({ type: 'textDelta', text: b.text });
+      events.push(...webCitations(b.citations));
+    }
     else if (b.type === 'tool_use') events.push({ type: 'toolCall', id: b.id ?? '', name: b.name ?? '', arguments: JSON.stringify(b.input ?? {}) });
   }
   if (m.usage) events.push({ type: 'usage', usage: withTotal({ inputTokens: m.usage.input_tokens ?? undefined, outputTokens: m.usage.output_tokens ?? undefined }) });
   events.push(done(m.stop_reason ?? 'end_turn'));
   return events;
+}
+
+/** Web search result locations (url, title) among a text block's citations; document citations have no URL. */
+function webCitations(list: Array<z.infer<typeof citation>> | null | undefined): ChatEvent[] {
+  return (list ?? []).flatMap((c): ChatEvent[] => (c.type === 'web_search_result_location' && c.url ? [{ type: 'citation', url: c.url, ...(c.title ? { title: c.title } : {}) }] : []));
 }
 
 function withTotal(u: Usage): Usage {

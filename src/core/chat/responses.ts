@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { errorFromStreamPayload } from '../errorBody';
 import type { HttpClient } from '../http';
 import { parseWith } from '../validate';
-import type { ChatEvent, ChatRequest, Usage } from './events';
+import type { ChatEvent, ChatMessage, ChatRequest, Usage } from './events';
 import type { SseMessage } from './sse';
 import { endedEarly, parseEventJson, runChat } from './transport';
 
@@ -24,9 +24,22 @@ const usageSchema = z.optional(
   ),
 );
 const annotation = z.looseObject({ type: z.string(), url: str, title: str });
+/** A `web_search_call`'s action: `search` (queries, sources), `open_page` (url) or `find_in_page`. */
+const searchAction = z.optional(
+  z.nullable(
+    z.looseObject({
+      type: str,
+      query: str,
+      queries: z.optional(z.nullable(z.array(z.string()))),
+      url: str,
+      sources: z.optional(z.nullable(z.array(z.looseObject({ type: str, url: str })))),
+    }),
+  ),
+);
 const outputItem = z.looseObject({
   type: z.string(),
   id: str,
+  action: searchAction,
   call_id: str,
   name: str,
   arguments: str,
@@ -54,19 +67,36 @@ const eventSchema = z.looseObject({
   output_format: str,
 });
 
-/** `POST /v1/responses`. The image-generation tool rides along in `extras.tools`. */
+/** The built-in search tool; its parameters are the tool's own, not ordinary chat's `enable_search`. */
+export const WEB_SEARCH_TOOL = { type: 'web_search' } as const;
+const SEARCH_TOOL_TYPES = new Set(['web_search', 'web_search_2025_08_26', 'web_search_preview', 'web_search_preview_2025_03_11']);
+
+/**
+ * `POST /v1/responses`. The image-generation tool rides along in `extras.tools`; the web-search
+ * switch adds the `web_search` tool (once, next to any other tools).
+ */
 export function streamResponses(http: HttpClient, request: ChatRequest, extras: ResponsesExtras = {}): AsyncGenerator<ChatEvent> {
-  const input = request.messages.map((m) => ({
-    role: m.role,
-    content: [{ type: m.role === 'assistant' ? 'output_text' : 'input_text', text: m.content }],
-  }));
+  const input = request.messages.map(wireInput);
   const body: Record<string, unknown> = { model: request.model, input, stream: request.stream };
   if (request.system) body.instructions = request.system;
   if (request.maxTokens !== undefined) body.max_output_tokens = request.maxTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
-  if (extras.tools) body.tools = extras.tools;
+  const tools = [...(extras.tools ?? [])];
+  if (request.enableSearch && !tools.some((t) => SEARCH_TOOL_TYPES.has(String((t as { type?: unknown } | null)?.type)))) tools.push({ ...WEB_SEARCH_TOOL });
+  if (tools.length) body.tools = tools;
   if (extras.toolChoice !== undefined) body.tool_choice = extras.toolChoice;
   return runChat(http, request, { url: http.endpoints.responses, body, parseStream, parseJson });
+}
+
+/**
+ * One input message: `input_text` (or `output_text` for the assistant's turns), then one
+ * `input_image` per image with a data URL in `image_url` and `detail: auto` (wire-formats §2.2).
+ */
+function wireInput(m: ChatMessage): { role: string; content: Array<Record<string, unknown>> } {
+  const content: Array<Record<string, unknown>> = [];
+  if (m.content || !m.images?.length) content.push({ type: m.role === 'assistant' ? 'output_text' : 'input_text', text: m.content });
+  for (const image of m.images ?? []) content.push({ type: 'input_image', image_url: `data:${image.mediaType};base64,${image.base64}`, detail: 'auto' });
+  return { role: m.role, content };
 }
 
 export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGenerator<ChatEvent> {
@@ -91,13 +121,15 @@ export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGe
         if (typeof e.delta === 'string' && e.delta) yield { type: 'reasoningDelta', text: e.delta };
         break;
       case 'response.output_text.annotation.added':
-        if (e.annotation?.type === 'url_citation' && e.annotation.url) yield { type: 'citation', url: e.annotation.url, ...(e.annotation.title ? { title: e.annotation.title } : {}) };
+        if (e.annotation) yield* urlCitations([e.annotation]);
         break;
       case 'response.image_generation_call.partial_image':
         if (e.partial_image_b64) yield { type: 'image', base64: e.partial_image_b64, partial: true, index: e.partial_image_index ?? partials++, ...(e.output_format ? { format: e.output_format } : {}) };
         break;
       case 'response.output_item.done':
         if (e.item) {
+          // Annotations normally arrive as events of their own; a server that only puts them in
+          // the finished item is read too (duplicates are merged by URL later).
           for (const event of itemEvents(e.item, true)) {
             if (event.type === 'toolCall') sawCall.add(event.id);
             yield event;
@@ -123,6 +155,13 @@ function itemEvents(item: z.infer<typeof outputItem>, streamed: boolean): ChatEv
   const events: ChatEvent[] = [];
   if (item.type === 'function_call') {
     events.push({ type: 'toolCall', id: item.call_id ?? item.id ?? 'call', name: item.name ?? '', arguments: item.arguments ?? '' });
+  } else if (item.type === 'web_search_call') {
+    const action = item.action;
+    const queries = action?.queries?.length ? action.queries : action?.query ? [action.query] : [];
+    const sources = (action?.sources ?? []).flatMap((s) => (s.url ? [s.url] : []));
+    events.push({ type: 'webSearch', queries, sources });
+  } else if (streamed && item.type === 'message') {
+    for (const part of item.content ?? []) events.push(...urlCitations(part.annotations));
   } else if (item.type === 'image_generation_call' && item.result) {
     events.push({ type: 'image', base64: item.result, partial: false, index: 0, ...(item.output_format ? { format: item.output_format } : {}), ...(item.revised_prompt ? { revisedPrompt: item.revised_prompt } : {}) });
   } else if (!streamed && item.type === 'reasoning') {
@@ -131,10 +170,14 @@ function itemEvents(item: z.infer<typeof outputItem>, streamed: boolean): ChatEv
   } else if (!streamed && item.type === 'message') {
     for (const part of item.content ?? []) {
       if (part.text) events.push({ type: 'textDelta', text: part.text });
-      for (const a of part.annotations ?? []) if (a.type === 'url_citation' && a.url) events.push({ type: 'citation', url: a.url, ...(a.title ? { title: a.title } : {}) });
+      events.push(...urlCitations(part.annotations));
     }
   }
   return events;
+}
+
+function urlCitations(list: Array<z.infer<typeof annotation>> | null | undefined): ChatEvent[] {
+  return (list ?? []).flatMap((a): ChatEvent[] => (a.type === 'url_citation' && a.url ? [{ type: 'citation', url: a.url, ...(a.title ? { title: a.title } : {}) }] : []));
 }
 
 function* finish(response: z.infer<typeof responseSchema> | undefined, sawCall: Set<string>): Generator<ChatEvent> {

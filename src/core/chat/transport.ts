@@ -21,7 +21,7 @@ export interface ProtocolCall {
  * A chat POST is billed, so it is never retried here.
  */
 export function runChat(http: HttpClient, request: ChatRequest, call: ProtocolCall): AsyncGenerator<ChatEvent> {
-  return endWithError(send(http, request, call));
+  return endWithError(uniqueCitations(send(http, request, call)));
 }
 
 async function* send(http: HttpClient, request: ChatRequest, call: ProtocolCall): AsyncGenerator<ChatEvent> {
@@ -46,6 +46,21 @@ async function* send(http: HttpClient, request: ChatRequest, call: ProtocolCall)
     return;
   }
   yield* call.parseJson(json);
+}
+
+/**
+ * A source cited several times (one annotation per place in the text, or an annotation event and
+ * the finished item repeating it) is one citation, numbered where it first appeared.
+ */
+export async function* uniqueCitations(events: AsyncIterable<ChatEvent>): AsyncGenerator<ChatEvent> {
+  const seen = new Set<string>();
+  for await (const e of events) {
+    if (e.type === 'citation') {
+      if (seen.has(e.url)) continue;
+      seen.add(e.url);
+    }
+    yield e;
+  }
 }
 
 /** Whatever is thrown becomes the last event, after the events that did arrive. */

@@ -24,6 +24,8 @@ export interface CatalogEntry {
   protocols?: ChatProtocol[];
   inputModalities?: string[];
   outputModalities?: string[];
+  /** opencode / models.dev: the model accepts attachments (images) in its input. */
+  attachment?: boolean;
   reasoning?: boolean;
   toolCall?: boolean;
   contextWindow?: number;

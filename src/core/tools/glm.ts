@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import * as z from 'zod/mini';
 import { GatewayError } from '../errors';
 import type { HttpClient } from '../http';
-import { formatBytes, multipartFromFile } from './multipart';
+import { formatBytes, multipartFromFile, type MultipartBody } from './multipart';
 import type { SearchResult } from './searchResult';
 
 /** Both providers' upload limit, counting the multipart form itself (spec, Limits). */
@@ -24,9 +24,15 @@ export interface ParseResult {
 }
 
 /** First provider's synchronous parser (`files/parser/sync`); the only parsing mode the gateway opens. */
-export async function parsePdf(http: HttpClient, file: string, signal?: AbortSignal): Promise<ParseResult> {
+/** The form for a parse, checked against the limit: nothing is sent, so nothing is billed. */
+export async function pdfParseForm(file: string): Promise<MultipartBody> {
   const form = await multipartFromFile({ tool_type: 'prime-sync', file_type: 'PDF' }, { name: 'file', path: file, contentType: 'application/pdf' });
   refuseOverLimit(form.length, form.fileBytes, path.basename(file));
+  return form;
+}
+
+export async function parsePdf(http: HttpClient, file: string, signal?: AbortSignal, prepared?: MultipartBody): Promise<ParseResult> {
+  const form = prepared ?? (await pdfParseForm(file));
   const answer = await http.sendJson(
     {
       method: 'POST',
@@ -72,13 +78,19 @@ export interface OcrResult {
 const OCR_TYPES: Record<string, string> = { '.pdf': 'application/pdf', '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg' };
 
 /** First provider's layout parsing (OCR) for images and scanned PDFs. */
-export async function ocrFile(http: HttpClient, file: string, signal?: AbortSignal): Promise<OcrResult> {
+/** Checks a file for OCR without sending it; returns its MIME type. */
+export async function checkOcrFile(file: string): Promise<string> {
   const ext = path.extname(file).toLowerCase();
   const type = OCR_TYPES[ext];
   if (!type) throw new GatewayError('badRequest', `OCR takes PDF, PNG or JPEG files, not "${ext || 'no extension'}".`);
   const size = (await fs.stat(file)).size;
   const limit = type === 'application/pdf' ? OCR_PDF_LIMIT : OCR_IMAGE_LIMIT;
   if (size > limit) throw new GatewayError('tooLarge', `${path.basename(file)} is ${formatBytes(size)}; OCR takes ${type === 'application/pdf' ? 'PDFs up to 50 MB' : 'images up to 10 MB'}. Nothing was sent.`);
+  return type;
+}
+
+export async function ocrFile(http: HttpClient, file: string, signal?: AbortSignal): Promise<OcrResult> {
+  const type = await checkOcrFile(file);
   // The notes leave open whether a bare base64 string or a data URL is expected; a data URL
   // also tells the service the file type.
   const data = `data:${type};base64,${(await fs.readFile(file)).toString('base64')}`;

@@ -4,7 +4,7 @@ import * as z from 'zod/mini';
 import { GatewayError } from '../errors';
 import type { HttpClient } from '../http';
 import { checkPublicUrl, refuseOverLimit, type PageResult } from './glm';
-import { multipartFromFile } from './multipart';
+import { multipartFromFile, type MultipartBody } from './multipart';
 import type { SearchResult } from './searchResult';
 
 const str = z.optional(z.nullable(z.string()));
@@ -41,11 +41,17 @@ async function refuseImages(file: string): Promise<void> {
 }
 
 /** Second provider's upload with `purpose=file-extract`, the only purpose it accepts. */
-export async function uploadForExtract(http: HttpClient, file: string, signal?: AbortSignal): Promise<KimiFile> {
+/** The upload form, after the checks that need no request (image, size, empty): nothing billed yet. */
+export async function extractForm(file: string): Promise<MultipartBody> {
   await refuseImages(file);
   const form = await multipartFromFile({ purpose: 'file-extract' }, { name: 'file', path: file });
   refuseOverLimit(form.length, form.fileBytes, path.basename(file));
   if (form.fileBytes === 0) throw new GatewayError('badRequest', `${path.basename(file)} is empty; there is nothing to extract.`);
+  return form;
+}
+
+export async function uploadForExtract(http: HttpClient, file: string, signal?: AbortSignal, prepared?: MultipartBody): Promise<KimiFile> {
+  const form = prepared ?? (await extractForm(file));
   const answer = await http.sendJson(
     { method: 'POST', url: http.endpoints.kimi('files'), body: form.stream(), headers: { 'content-type': form.contentType, 'content-length': String(form.length) }, signal, route: 'kimi', timeout: 'long' },
     fileObject,

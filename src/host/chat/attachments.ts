@@ -1,14 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { checkImage, describeImage, formatBytes, type ImageStore } from '../../core/chat/images';
+import { GatewayError } from '../../core/errors';
+import type { ImageRef } from '../../shared/protocol';
 
 export interface PendingAttachment {
   id: string;
   label: string;
-  /** The text sent with the next message, already cut to the limit. */
+  /** The text sent with the next message, already cut to the limit ('' for an image). */
   text: string;
   chars: number;
   truncated: boolean;
+  /** An image: stored already, sent with the next message in the protocol's image form. */
+  image?: ImageRef;
 }
 
 /** The active editor's file or selection as chat context, cut to `max` characters. */
@@ -32,4 +37,41 @@ export function contextFromEditor(what: 'file' | 'selection', max: number): Pend
   const fence = kept.includes('```') ? '~~~~' : '```';
   const text = `${label}${truncated ? ` (cut to the first ${max.toLocaleString()} of ${body.length.toLocaleString()} characters)` : ''}:\n${fence}${doc.languageId}\n${kept}\n${fence}`;
   return { id: randomUUID(), label, text, chars: kept.length, truncated };
+}
+
+/**
+ * Checks image bytes (accepted format read from the bytes, size within `maxBytes`), stores them
+ * once by their hash and returns the pending attachment.
+ */
+export async function imageAttachment(store: ImageStore, bytes: Uint8Array, name: string, maxBytes: number): Promise<PendingAttachment> {
+  const info = checkImage(bytes, name, maxBytes);
+  const id = await store.put(bytes, info.mediaType);
+  const image: ImageRef = { id, name, mediaType: info.mediaType, bytes: bytes.length, ...(info.width ? { width: info.width } : {}), ...(info.height ? { height: info.height } : {}) };
+  return { id: randomUUID(), label: name, text: '', chars: 0, truncated: false, image };
+}
+
+/** Reads an image file, refusing one over the limit by its size before reading it. */
+export async function readImageFile(uri: vscode.Uri, maxBytes: number): Promise<{ bytes: Uint8Array; name: string }> {
+  const name = path.basename(uri.path) || uri.toString();
+  let size: number;
+  try {
+    const stat = await vscode.workspace.fs.stat(uri);
+    if (stat.type & vscode.FileType.Directory) throw new GatewayError('badRequest', `${name} is a folder, not an image.`);
+    size = stat.size;
+  } catch (err) {
+    if (err instanceof GatewayError) throw err;
+    throw new GatewayError('badRequest', `${name} could not be read: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+  if (size > maxBytes) {
+    throw new GatewayError(
+      'tooLarge',
+      `${name} is ${formatBytes(size)} (${size.toLocaleString('en-US')} bytes), over the ${formatBytes(maxBytes)} limit for chat images. Make it smaller, or raise "modelGateway.chat.imageMaxBytes" if your models accept more (the Messages protocol refuses images over 5 MB).`,
+    );
+  }
+  return { bytes: await vscode.workspace.fs.readFile(uri), name };
+}
+
+/** "photo.png (PNG 48×48, 2.1 KB)" for messages about an attached image. */
+export function imageLabel(image: ImageRef): string {
+  return `${image.name} (${describeImage(image)})`;
 }

@@ -1,10 +1,15 @@
 import * as vscode from 'vscode';
+import { DEFAULT_IMAGE_MAX_BYTES } from '../../core/chat/images';
 
 export interface ChatSettings {
   maxTokens: number;
   contextMaxChars: number;
   historyMessages: number;
   systemPrompt: string;
+  /** Largest image sent with a message, in bytes; bigger ones are refused with their size. */
+  imageMaxBytes: number;
+  /** Model ids (`*` wildcards) that take images although the catalog does not say so. */
+  imageInputModels: string[];
 }
 
 /** Chat settings are read when a message is sent, so a change applies to the next message. */
@@ -14,10 +19,13 @@ export function chatSettings(): ChatSettings {
     const v = c.get<number>(key);
     return typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : fallback;
   };
+  const models = c.get<unknown>('imageInputModels');
   return {
     maxTokens: positive('maxTokens', 4096),
     contextMaxChars: positive('contextMaxChars', 20000),
     historyMessages: positive('historyMessages', 40),
     systemPrompt: c.get<string>('systemPrompt') ?? '',
+    imageMaxBytes: positive('imageMaxBytes', DEFAULT_IMAGE_MAX_BYTES),
+    imageInputModels: Array.isArray(models) ? models.filter((m): m is string => typeof m === 'string') : [],
   };
 }

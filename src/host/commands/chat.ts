@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import { protocolSchema } from '../../shared/protocol';
+import { GatewayError, isGatewayError } from '../../core/errors';
 import { parseWith } from '../../core/validate';
-import type { ChatController } from '../chat/chatController';
+import { toUri, type ChatController } from '../chat/chatController';
 import { showError } from '../notify';
 import type { Services } from '../services';
 import type { CommandDef } from './types';
@@ -14,7 +15,23 @@ const askArgs = z.object({
   system: z.optional(z.string()),
   conversationId: z.optional(z.string()),
   enableSearch: z.optional(z.boolean()),
+  /** Image files (URIs or paths) sent with the prompt. */
+  images: z.optional(z.array(z.string())),
 });
+
+/** `{uri}` / `{uris}` (strings or vscode.Uri), optionally with a prompt and the ask options. */
+const imageArgs = z.object({
+  uri: z.optional(z.unknown()),
+  uris: z.optional(z.array(z.unknown())),
+  prompt: z.optional(z.string()),
+  model: z.optional(z.string()),
+  protocol: z.optional(protocolSchema),
+  system: z.optional(z.string()),
+  conversationId: z.optional(z.string()),
+  enableSearch: z.optional(z.boolean()),
+});
+
+const IMAGE_EXTENSIONS = ['png', 'jpg', 'jpeg', 'gif', 'webp'];
 
 /** Chat commands need the controller, which is created with the chat view's services. */
 export function chatCommands(chat: () => ChatController): CommandDef[] {
@@ -29,6 +46,44 @@ export function chatCommands(chat: () => ChatController): CommandDef[] {
         } catch (err) {
           showError(err, services.log);
           throw err;
+        }
+      },
+    },
+    {
+      /**
+       * "Ask About This Image": from the explorer (the clicked file, or every selected one), from
+       * another view with `{uri}` (attaches and shows the chat, returns what was attached), or with
+       * `{uri, prompt}` (sends the question with the image and returns the answer, like `ask`).
+       * Without an argument it asks for image files.
+       */
+      id: 'modelGateway.askAboutImage',
+      async run(services: Services, arg: unknown, selected: unknown) {
+        const request = imageRequest(arg, selected);
+        let uris = request.uris;
+        if (!uris.length) {
+          uris =
+            (await vscode.window.showOpenDialog({ canSelectMany: true, openLabel: 'Ask About Image', title: 'Choose images to ask about', filters: { Images: IMAGE_EXTENSIONS } })) ?? [];
+          if (!uris.length) return undefined;
+        }
+        const { prompt, ...options } = request.options;
+        if (prompt !== undefined) {
+          try {
+            return await chat().ask({ ...options, prompt, images: uris });
+          } catch (err) {
+            showError(err, services.log);
+            throw err;
+          }
+        }
+        await vscode.commands.executeCommand('modelGateway.chat.focus');
+        try {
+          if (options.conversationId) await chat().handle({ type: 'switchConversation', id: options.conversationId });
+          if (options.model) await chat().handle({ type: 'selectModel', model: options.model });
+          const result = await chat().attachImages(uris, { switchModel: !options.model });
+          await chat().focusInput();
+          return result;
+        } catch (err) {
+          showError(err, services.log);
+          return { attached: [], error: { kind: isGatewayError(err) ? err.kind : 'badRequest', message: err instanceof Error ? err.message : String(err) } };
         }
       },
     },
@@ -69,6 +124,24 @@ export function chatCommands(chat: () => ChatController): CommandDef[] {
       },
     },
   ];
+}
+
+function imageRequest(arg: unknown, selected: unknown): { uris: vscode.Uri[]; options: Omit<z.infer<typeof imageArgs>, 'uri' | 'uris'> } {
+  if (arg === undefined || arg === null) return { uris: [], options: {} };
+  // From the explorer: the clicked file and the whole selection (which includes it).
+  if (arg instanceof vscode.Uri) {
+    const all = Array.isArray(selected) ? selected.filter((u): u is vscode.Uri => u instanceof vscode.Uri) : [];
+    return { uris: all.some((u) => u.toString() === arg.toString()) ? all : [arg], options: {} };
+  }
+  if (typeof arg === 'string') return { uris: [toUri(arg)], options: {} };
+  const { uri, uris, ...options } = parseWith(imageArgs, arg, 'The argument of "Ask About This Image"');
+  const list = [...(uri === undefined ? [] : [uri]), ...(uris ?? [])].map((u) => {
+    if (u instanceof vscode.Uri) return u;
+    if (typeof u === 'string') return toUri(u);
+    throw new GatewayError('badRequest', 'The argument of "Ask About This Image": `uri` must be a file URI (a string or a vscode.Uri).');
+  });
+  if (!list.length) throw new GatewayError('badRequest', 'The argument of "Ask About This Image" needs `uri` (or `uris`): the image file to ask about.');
+  return { uris: list, options };
 }
 
 async function promptFor(): Promise<{ prompt: string } | undefined> {

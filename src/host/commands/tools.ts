@@ -3,8 +3,8 @@ import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import type { BilledTool } from '../../core/tools/billing';
-import { ocrFile, parsePdf, readPage, webSearch } from '../../core/tools/glm';
-import { fileContent, kimiFetch, kimiSearch, uploadForExtract } from '../../core/tools/kimi';
+import { checkOcrFile, ocrFile, parsePdf, pdfParseForm, readPage, webSearch } from '../../core/tools/glm';
+import { extractForm, fileContent, kimiFetch, kimiSearch, uploadForExtract } from '../../core/tools/kimi';
 import { citation, resultsMarkdown, type SearchResult } from '../../core/tools/searchResult';
 import { parseWith } from '../../core/validate';
 import type { ChatController } from '../chat/chatController';
@@ -62,7 +62,9 @@ export function toolCommands(chat: () => ChatController): CommandDef[] {
         if (!uri) return undefined;
         const name = path.basename(uri.fsPath);
         try {
-          const result = await billedCall(services, 'parse', `Parsing ${name}…`, (signal) => parsePdf(services.http(), localPath(uri), signal));
+          // Local checks (size with the form) come first: a refused file never asks to be billed.
+          const form = await pdfParseForm(localPath(uri));
+          const result = await billedCall(services, 'parse', `Parsing ${name}…`, (signal) => parsePdf(services.http(), localPath(uri), signal, form));
           if (!result) return undefined;
           if (result.empty) {
             void vscode.window.showWarningMessage(`No text was found in ${name}. The upload worked, but scanned documents need OCR to get their text.`, 'Run OCR').then((choice) => {
@@ -85,6 +87,7 @@ export function toolCommands(chat: () => ChatController): CommandDef[] {
         if (!uri) return undefined;
         const name = path.basename(uri.fsPath);
         try {
+          await checkOcrFile(localPath(uri));
           const result = await billedCall(services, 'ocr', `Reading the text of ${name} (OCR)…`, (signal) => ocrFile(services.http(), localPath(uri), signal));
           if (!result) return undefined;
           if (!result.markdown.trim()) {
@@ -107,7 +110,8 @@ export function toolCommands(chat: () => ChatController): CommandDef[] {
         const name = path.basename(uri.fsPath);
         try {
           const key = await services.keys.get();
-          const file = await billedCall(services, 'upload', `Uploading ${name} for extraction…`, (signal) => uploadForExtract(services.http(), localPath(uri), signal));
+          const form = await extractForm(localPath(uri));
+          const file = await billedCall(services, 'upload', `Uploading ${name} for extraction…`, (signal) => uploadForExtract(services.http(), localPath(uri), signal, form));
           if (!file) return undefined;
           if (key) await new KimiFileList(services.context.globalState).add(key, file);
           const content = await withToolProgress(`Reading the text of ${name}…`, (signal) => fileContent(services.http(), file.id, signal));
@@ -116,7 +120,7 @@ export function toolCommands(chat: () => ChatController): CommandDef[] {
           return { id: file.id, content, document: doc.uri.toString() };
         } catch (err) {
           const isImage = isGatewayError(err, 'badRequest') && /is an image/.test(err.message);
-          return failure(err, services, isImage ? [{ title: 'Open Chat', run: () => vscode.commands.executeCommand('modelGateway.chat.focus') }] : []);
+          return failure(err, services, isImage ? [{ title: 'Ask About This Image', run: () => vscode.commands.executeCommand('modelGateway.askAboutImage', uri) }] : []);
         }
       },
     },
@@ -165,7 +169,8 @@ export function toolCommands(chat: () => ChatController): CommandDef[] {
           if (provider === 'kimi' && isGatewayError(err, 'upstreamBlocked')) {
             const message = `The second provider's search is blocked upstream (its account is blocked, HTTP 403). Nothing was found.`;
             const choice = args.query ? undefined : await vscode.window.showWarningMessage(message, 'Search with the First Provider');
-            if (choice) return vscode.commands.executeCommand('modelGateway.searchWeb', { ...args, query, provider: 'glm' });
+            // The user typed this query, so the first provider's results go to the same quick pick.
+            if (choice) return vscode.commands.executeCommand('modelGateway.searchWeb', { ...args, query, provider: 'glm', action: args.action ?? 'pick' });
             return { error: message, kind: err.kind };
           }
           return failure(err, services);

@@ -2,10 +2,14 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { writeFileAtomic } from '../../core/output';
 
-/** Opens a tool's Markdown result beside the editor, as an untitled document nothing is lost from. */
+/**
+ * Opens a tool's Markdown result as an untitled document nothing is lost from, in the second
+ * column: beside the source, and always the same column, so results do not keep splitting the
+ * editor area.
+ */
 export async function showMarkdown(content: string): Promise<vscode.TextDocument> {
   const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content });
-  await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: false });
+  await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Two, preview: false });
   return doc;
 }
 

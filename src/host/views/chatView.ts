@@ -27,11 +27,13 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     const webview = view.webview;
     webview.options = {
       enableScripts: true,
-      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'media'), vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview')],
+      // Stored chat images are shown from their files (thumbnails of attached and sent images).
+      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'media'), vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview'), this.controller.imageDir],
     };
     const port: ChatViewPort = {
       post: (message) => void webview.postMessage(message),
       isLive: () => this.ready && view.visible,
+      resourceUri: (file) => webview.asWebviewUri(file).toString(),
       // The CSP changes with the remote-image permission, so the page is rebuilt; it then
       // reports ready again and gets a snapshot.
       reload: () => {

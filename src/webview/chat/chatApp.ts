@@ -94,6 +94,10 @@ export class ChatApp {
       this.header.el.hidden = false;
       this.header.update(snapshot);
       this.notice.update(snapshot.notice);
+      this.composer.updateModel(
+        snapshot.models.find((m) => m.id === snapshot.model),
+        snapshot.imageMaxBytes,
+      );
       this.composer.updateAttachments(snapshot.attachments);
     }
     if (store.busyDirty) this.composer.setBusy(store.busy);

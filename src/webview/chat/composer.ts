@@ -1,21 +1,30 @@
 /**
  * The input area: a textarea (Enter sends, Shift+Enter adds a line), Send / Stop, the attach buttons
- * and the chips of the attachments waiting to go with the next message. The draft survives a
- * reload through the webview's UI state.
+ * and the chips of the attachments waiting to go with the next message. Images come in three ways:
+ * the Image… button (the host's open dialog), pasting into the message box and dropping files on
+ * the view. The draft survives a reload through the webview's UI state.
  */
-import type { Snapshot } from '../../shared/protocol';
-import { button, h, setHidden } from './dom';
-import { formatChars } from './labels';
+import type { ChatModelView, Snapshot } from '../../shared/protocol';
+import { button, h, setHidden, setText } from './dom';
+import { formatBytes, formatChars, imageDetail } from './labels';
 import type { HostChannel } from './vscodeApi';
+
+/** Types a browser gives image files; the host reads the real format from the bytes. */
+const IMAGE_FILE = /^image\/|\.(png|jpe?g|gif|webp)$/i;
 
 export class Composer {
   readonly el: HTMLElement;
   private readonly input: HTMLTextAreaElement;
   private readonly sendButton: HTMLButtonElement;
   private readonly stopButton: HTMLButtonElement;
+  private readonly imageButton: HTMLButtonElement;
   private readonly chips: HTMLElement;
+  private readonly note: HTMLElement;
   private busy = false;
   private attachmentsKey = '';
+  private model: ChatModelView | undefined;
+  private maxBytes = 0;
+  private pendingImages = 0;
 
   constructor(private readonly channel: HostChannel) {
     this.input = h('textarea', {
@@ -27,13 +36,18 @@ export class Composer {
     this.stopButton = button('Stop', { className: 'btn btn-stop', ariaLabel: 'Stop the answer (Escape)' });
     const attachFile = button('Current file', { className: 'btn-small', ariaLabel: 'Attach the current file' });
     const attachSelection = button('Selection', { className: 'btn-small', ariaLabel: 'Attach the current selection' });
+    this.imageButton = button('Image…', { className: 'btn-small attach-image', ariaLabel: 'Attach images (or paste or drop them here)' });
     this.chips = h('div', { className: 'chips', attrs: { 'aria-label': 'Attachments for the next message' } });
+    // Why something was not attached or cannot be sent; polite, so it is read without stealing focus.
+    this.note = h('div', { className: 'composer-note', attrs: { role: 'status', 'aria-live': 'polite' } });
+    this.note.hidden = true;
     this.el = h(
       'footer',
       { className: 'composer' },
       this.chips,
+      this.note,
       this.input,
-      h('div', { className: 'row' }, h('span', { className: 'attach-label', text: 'Attach:' }), attachFile, attachSelection, h('span', { className: 'spacer' }), this.stopButton, this.sendButton),
+      h('div', { className: 'row' }, h('span', { className: 'attach-label', text: 'Attach:' }), attachFile, attachSelection, this.imageButton, h('span', { className: 'spacer' }), this.stopButton, this.sendButton),
     );
 
     this.input.addEventListener('keydown', (event) => {
@@ -47,14 +61,26 @@ export class Composer {
       channel.saveUi();
       this.updateButtons();
     });
+    this.input.addEventListener('paste', (event) => {
+      const files = Array.from(event.clipboardData?.files ?? []).filter((f) => IMAGE_FILE.test(f.type) || IMAGE_FILE.test(f.name));
+      if (!files.length) return;
+      // Text pastes go on as usual; only pasted images are taken over.
+      event.preventDefault();
+      this.attachFiles(files);
+    });
     this.sendButton.addEventListener('click', () => this.send());
     this.stopButton.addEventListener('click', () => this.stop());
     attachFile.addEventListener('click', () => channel.post({ type: 'attach', what: 'file' }));
     attachSelection.addEventListener('click', () => channel.post({ type: 'attach', what: 'selection' }));
+    this.imageButton.addEventListener('click', () => {
+      if (this.imagesRefused()) return;
+      channel.post({ type: 'attach', what: 'image' });
+    });
     this.chips.addEventListener('click', (event) => {
       const remove = (event.target as Element).closest<HTMLElement>('[data-attachment]');
       if (remove?.dataset.attachment) channel.post({ type: 'removeAttachment', id: remove.dataset.attachment });
     });
+    this.listenForDrops();
     this.updateButtons();
   }
 
@@ -74,14 +100,38 @@ export class Composer {
     return true;
   }
 
+  /** The selected model decides whether images may be attached; the button says why not. */
+  updateModel(model: ChatModelView | undefined, maxBytes: number | undefined): void {
+    // A note about the previous model (e.g. "does not take images") no longer applies.
+    if (model?.id !== this.model?.id) this.showNote('');
+    this.model = model;
+    this.maxBytes = maxBytes ?? 0;
+    const allowed = model?.imageInput === true;
+    const why = model ? (model.imageNote ?? (allowed ? '' : `${model.id} does not take images.`)) : 'Choose a model first.';
+    this.imageButton.setAttribute('aria-disabled', String(!allowed));
+    this.imageButton.classList.toggle('is-disabled', !allowed);
+    this.imageButton.title = allowed ? 'Attach images (PNG, JPEG, GIF, WebP); you can also paste or drop them here' : why;
+    this.imageButton.setAttribute('aria-label', allowed ? 'Attach images (or paste or drop them here)' : `Attach images: unavailable. ${why}`);
+    this.updateButtons();
+  }
+
   updateAttachments(attachments: Snapshot['attachments']): void {
+    this.pendingImages = attachments.filter((a) => a.image).length;
     const key = JSON.stringify(attachments);
-    if (key === this.attachmentsKey) return;
+    if (key === this.attachmentsKey) {
+      this.updateButtons();
+      return;
+    }
     this.attachmentsKey = key;
     this.chips.replaceChildren(
       ...attachments.map((a) => {
         const remove = button('×', { className: 'chip-remove', ariaLabel: `Remove attachment ${a.label}` });
         remove.dataset.attachment = a.id;
+        if (a.image) {
+          const detail = imageDetail(a.image);
+          const thumb = a.image.src ? h('img', { className: 'thumb thumb-small', attrs: { src: a.image.src, alt: '' } }) : null;
+          return h('span', { className: 'chip chip-image', attrs: { title: `${a.label}: ${detail}` } }, thumb, a.label, h('span', { className: 'chip-detail', text: detail }), remove);
+        }
         return h(
           'span',
           { className: 'chip', attrs: { title: `${a.chars} characters${a.truncated ? ', cut to fit' : ''}` } },
@@ -92,21 +142,114 @@ export class Composer {
       }),
     );
     setHidden(this.chips, attachments.length === 0);
+    this.updateButtons();
+  }
+
+  /** Files dropped anywhere on the view: images from the OS (as files) or the explorer (as URIs). */
+  private listenForDrops(): void {
+    const carries = (data: DataTransfer | null) => !!data && Array.from(data.types).some((t) => t === 'Files' || /uri-list|resourceurls/i.test(t));
+    document.addEventListener('dragover', (event) => {
+      if (!carries(event.dataTransfer)) return;
+      event.preventDefault();
+      if (event.dataTransfer) event.dataTransfer.dropEffect = 'copy';
+      this.el.classList.add('drop-target');
+    });
+    document.addEventListener('dragleave', (event) => {
+      if (event.relatedTarget === null) this.el.classList.remove('drop-target');
+    });
+    document.addEventListener('drop', (event) => {
+      this.el.classList.remove('drop-target');
+      const data = event.dataTransfer;
+      if (!carries(data) || !data) return;
+      const files = Array.from(data.files);
+      if (files.length) {
+        event.preventDefault();
+        const images = files.filter((f) => IMAGE_FILE.test(f.type) || IMAGE_FILE.test(f.name));
+        if (images.length < files.length) this.showNote(`Only images can be dropped here (PNG, JPEG, GIF, WebP); ${files.length - images.length} other file(s) ignored.`);
+        this.attachFiles(images);
+        return;
+      }
+      // Files from the explorer come as URIs; a web link dragged from an answer is not a file.
+      const uris = droppedUris(data).filter((uri) => !/^(https?|data|javascript|mailto):/i.test(uri));
+      if (!uris.length) return;
+      event.preventDefault();
+      if (this.imagesRefused()) return;
+      this.channel.post({ type: 'attachImageUris', uris });
+    });
+  }
+
+  private attachFiles(files: File[]): void {
+    if (!files.length || this.imagesRefused()) return;
+    for (const file of files) {
+      const name = file.name || 'pasted image';
+      if (this.maxBytes && file.size > this.maxBytes) {
+        this.showNote(`${name} is ${formatBytes(file.size)}, over the ${formatBytes(this.maxBytes)} limit for chat images (setting "modelGateway.chat.imageMaxBytes").`);
+        continue;
+      }
+      const reader = new FileReader();
+      reader.addEventListener('load', () => {
+        const url = typeof reader.result === 'string' ? reader.result : '';
+        const comma = url.indexOf(',');
+        if (comma < 0) return;
+        this.channel.post({ type: 'attachImage', name, data: url.slice(comma + 1) });
+      });
+      reader.addEventListener('error', () => this.showNote(`${name} could not be read.`));
+      reader.readAsDataURL(file);
+    }
+  }
+
+  /** True (and says why) when the selected model does not take images. */
+  private imagesRefused(): boolean {
+    if (this.model?.imageInput) return false;
+    this.showNote(this.model?.imageNote ?? (this.model ? `${this.model.id} does not take images.` : 'Choose a model first.'));
+    return true;
+  }
+
+  private showNote(text: string): void {
+    setText(this.note, text);
+    setHidden(this.note, !text);
   }
 
   private send(): void {
     const text = this.input.value;
     if (this.busy || !text.trim()) return;
+    if (this.pendingImages && !this.model?.imageInput) {
+      this.imagesRefused();
+      return;
+    }
     this.channel.post({ type: 'send', text });
     this.input.value = '';
     this.channel.ui.draft = '';
     this.channel.saveUi();
+    this.showNote('');
     this.updateButtons();
   }
 
   private updateButtons(): void {
-    this.sendButton.disabled = this.busy || !this.input.value.trim();
+    const imagesBlocked = this.pendingImages > 0 && this.model !== undefined && !this.model.imageInput;
+    this.sendButton.disabled = this.busy || !this.input.value.trim() || imagesBlocked;
+    this.sendButton.title = imagesBlocked ? `Remove the images first: ${this.model?.imageNote ?? 'this model does not take images.'}` : 'Send the message (Enter)';
     setHidden(this.stopButton, !this.busy);
     setHidden(this.sendButton, this.busy);
   }
+}
+
+/** URIs of a drop from VS Code's explorer (`text/uri-list`, VS Code's own lists) or another app. */
+function droppedUris(data: DataTransfer): string[] {
+  const out = new Set<string>();
+  for (const type of ['application/vnd.code.uri-list', 'text/uri-list']) {
+    for (const line of data.getData(type).split(/\r?\n/)) {
+      const uri = line.trim();
+      if (uri && !uri.startsWith('#')) out.add(uri);
+    }
+  }
+  const resources = data.getData('ResourceURLs');
+  if (resources) {
+    try {
+      for (const uri of JSON.parse(resources) as unknown[]) if (typeof uri === 'string') out.add(uri);
+    } catch {
+      // Not the JSON list VS Code writes: ignored.
+    }
+  }
+  return [...out];
 }

@@ -16,6 +16,10 @@ function labelled<T extends HTMLElement>(text: string, control: T, className = '
   return [h('label', { className, text, attrs: { for: control.id } }), control];
 }
 
+function activeProtocol(model: ChatModelView, override: WireProtocol | undefined): WireProtocol | undefined {
+  return override && model.protocols.includes(override) ? override : model.protocols[0];
+}
+
 export class Header {
   readonly el: HTMLElement;
   private readonly conversation = h('select', { className: 'select conversation-select' });
@@ -82,7 +86,13 @@ export class Header {
     this.updateModels(snapshot);
     const model = this.selectedModel();
     this.updateProtocols(model, snapshot.protocolOverride);
+    // Shown only where the model can search over the protocol in use; each protocol has its own form.
     setHidden(this.searchLabel, !model?.searchable);
+    const active = model ? activeProtocol(model, snapshot.protocolOverride) : undefined;
+    this.searchLabel.title =
+      active === 'responses'
+        ? 'Let the model search the web (the Responses web_search tool); its sources are listed under the answer'
+        : 'Let the model search the web (enable_search, for third-provider models)';
     this.search.checked = snapshot.enableSearch;
   }
 
@@ -130,7 +140,7 @@ export class Header {
           { attrs: { label: provider || 'Other' } },
           ...models.map((m) =>
             h('option', {
-              text: `${m.id}  [${m.protocols.map((p) => PROTOCOL_SHORT[p]).join(' · ')}]${m.searchable ? ' · web search' : ''}`,
+              text: `${m.id}  [${m.protocols.map((p) => PROTOCOL_SHORT[p]).join(' · ')}]${m.imageInput ? ' · images' : ''}${m.searchable ? ' · web search' : ''}`,
               attrs: { value: m.id, title: `${m.id}: ${m.protocols.map((p) => PROTOCOL_LABELS[p]).join(', ')}` },
             }),
           ),
@@ -144,7 +154,7 @@ export class Header {
 
   private updateProtocols(model: ChatModelView | undefined, override: WireProtocol | undefined): void {
     const protocols = model?.protocols ?? [];
-    const active = override && protocols.includes(override) ? override : protocols[0];
+    const active = model ? activeProtocol(model, override) : undefined;
     this.badges.replaceChildren(
       ...protocols.map((p) => h('span', { className: p === active ? 'badge badge-active' : 'badge', text: PROTOCOL_LABELS[p], attrs: { title: p === active ? 'Used for this conversation' : 'Also available' } })),
     );

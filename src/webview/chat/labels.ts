@@ -1,5 +1,5 @@
 /** User-facing words for protocol values: protocol names, error actions, token usage. */
-import type { ChatMessageView, WebviewMessage, WireProtocol } from '../../shared/protocol';
+import type { ChatMessageView, ImageRef, WebviewMessage, WireProtocol } from '../../shared/protocol';
 
 type Action = Extract<WebviewMessage, { type: 'action' }>['action'];
 
@@ -59,4 +59,18 @@ export function usageLine(usage: ChatMessageView['usage']): string {
 
 export function formatChars(chars: number): string {
   return chars >= 1000 ? `${(chars / 1000).toFixed(chars >= 10_000 ? 0 : 1)}k chars` : `${chars} chars`;
+}
+
+const IMAGE_FORMATS: Record<ImageRef['mediaType'], string> = { 'image/png': 'PNG', 'image/jpeg': 'JPEG', 'image/gif': 'GIF', 'image/webp': 'WebP' };
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(bytes < 10 * 1024 ? 1 : 0)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/** "PNG 48×48, 2.1 KB" */
+export function imageDetail(image: Pick<ImageRef, 'mediaType' | 'bytes' | 'width' | 'height'>): string {
+  const size = image.width && image.height ? ` ${image.width}×${image.height}` : '';
+  return `${IMAGE_FORMATS[image.mediaType]}${size}, ${formatBytes(image.bytes)}`;
 }

@@ -222,6 +222,9 @@ export class MessageList {
       case 'load-older':
         post({ type: 'loadOlder' });
         break;
+      case 'open-image':
+        if (control.dataset.image) post({ type: 'openImage', id: control.dataset.image });
+        break;
     }
   }
 }

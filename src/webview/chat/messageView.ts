@@ -4,7 +4,7 @@
  */
 import type { ChatMessageView, WebviewMessage } from '../../shared/protocol';
 import { button, h, setHidden, setText } from './dom';
-import { errorAction, formatChars, PROTOCOL_LABELS, statusLabel, usageLine } from './labels';
+import { errorAction, formatChars, imageDetail, PROTOCOL_LABELS, statusLabel, usageLine } from './labels';
 import type { RenderOptions } from './markdown';
 import { MarkdownView } from './markdownView';
 import type { UiState } from './vscodeApi';
@@ -20,6 +20,14 @@ export interface MessageFlags {
   isLastUser: boolean;
   isLastAssistant: boolean;
   busy: boolean;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return '';
+  }
 }
 
 export class MessageView {
@@ -38,15 +46,19 @@ export class MessageView {
   private details: HTMLDetailsElement | undefined;
   private summary: HTMLElement | undefined;
   private waiting: HTMLElement | undefined;
+  private sources: HTMLElement | undefined;
   // User parts.
   private userText: HTMLElement | undefined;
   private attachments: HTMLElement | undefined;
+  private images: HTMLElement | undefined;
   private editor: HTMLElement | undefined;
 
   private renderedMeta = '';
   private renderedStatus = '';
   private renderedUsage = '';
   private renderedAttachments = '';
+  private renderedImages = '';
+  private renderedSources = '';
   private renderOptions: RenderOptions;
 
   constructor(
@@ -74,8 +86,9 @@ export class MessageView {
 
     if (isUser) {
       this.attachments = h('div', { className: 'chips msg-attachments' });
+      this.images = h('div', { className: 'msg-images', attrs: { role: 'list', 'aria-label': 'Images sent with this message' } });
       this.userText = h('div', { className: 'user-text' });
-      this.el.append(this.attachments, this.userText);
+      this.el.append(this.attachments, this.images, this.userText);
     } else {
       this.reasoning = new MarkdownView(this.renderOptions, 'md reasoning-body');
       this.summary = h('summary', { text: 'Thinking' });
@@ -87,7 +100,8 @@ export class MessageView {
       });
       this.answer = new MarkdownView(this.renderOptions, 'md msg-body');
       this.waiting = h('div', { className: 'waiting', text: 'Waiting for the answer…' });
-      this.el.append(this.details, this.waiting, this.answer.el);
+      this.sources = h('div', { className: 'sources' });
+      this.el.append(this.details, this.waiting, this.answer.el, this.sources);
     }
     this.el.append(this.status, this.usage, this.actions);
     this.update(message);
@@ -179,6 +193,7 @@ export class MessageView {
 
   private updateUser(message: ChatMessageView): void {
     setText(this.userText as HTMLElement, message.text);
+    this.updateImages(message);
     const key = JSON.stringify(message.attachments ?? []);
     if (key === this.renderedAttachments) return;
     this.renderedAttachments = key;
@@ -205,6 +220,58 @@ export class MessageView {
     }
     (this.answer as MarkdownView).update(message.text, streaming);
     setHidden(this.waiting as HTMLElement, !(streaming && !message.text && !reasoning));
+    this.updateSources(message);
+  }
+
+  /** Thumbnails of the images a question carried; a click opens the stored image in an editor. */
+  private updateImages(message: ChatMessageView): void {
+    const key = JSON.stringify(message.images ?? []);
+    if (key === this.renderedImages) return;
+    this.renderedImages = key;
+    const list = this.images as HTMLElement;
+    list.replaceChildren(
+      ...(message.images ?? []).map((image) => {
+        const detail = imageDetail(image);
+        const picture = image.src
+          ? h('img', { className: 'thumb', attrs: { src: image.src, alt: `${image.name} (${detail})`, loading: 'lazy' } })
+          : h('span', { className: 'thumb thumb-missing', text: image.name });
+        const open = h('button', { className: 'thumb-button', attrs: { type: 'button', 'aria-label': `Open image ${image.name} (${detail})`, title: `${image.name}: ${detail}` } }, picture);
+        open.dataset.act = 'open-image';
+        open.dataset.image = image.id;
+        return h('div', { className: 'msg-image', attrs: { role: 'listitem' } }, open, h('span', { className: 'msg-image-label', text: `${image.name} · ${detail}` }));
+      }),
+    );
+    setHidden(list, !message.images?.length);
+  }
+
+  /** The sources a web search brought, as numbered links, and what was searched for. */
+  private updateSources(message: ChatMessageView): void {
+    const citations = message.citations ?? [];
+    const searches = message.searches ?? [];
+    const key = JSON.stringify([citations, searches]);
+    if (key === this.renderedSources) return;
+    this.renderedSources = key;
+    const box = this.sources as HTMLElement;
+    const parts: Node[] = [];
+    if (searches.length) parts.push(h('div', { className: 'searched', text: `Searched the web for ${searches.map((q) => `“${q}”`).join(', ')}` }));
+    if (citations.length) {
+      parts.push(h('div', { className: 'sources-title', text: 'Sources' }));
+      parts.push(
+        h(
+          'ol',
+          { className: 'source-list' },
+          ...citations.map((c) => {
+            const host = hostOf(c.url);
+            // Only web links become links; anything else is shown, never made clickable.
+            const label = c.title || host || c.url;
+            const link = /^https?:\/\//i.test(c.url) ? h('a', { text: label, attrs: { href: c.url, title: c.url } }) : h('span', { text: label });
+            return h('li', {}, link, host && label !== host ? h('span', { className: 'source-host', text: ` ${host}` }) : null);
+          }),
+        ),
+      );
+    }
+    box.replaceChildren(...parts);
+    setHidden(box, parts.length === 0);
   }
 
   private updateStatus(message: ChatMessageView): void {

@@ -1,0 +1,231 @@
+import * as z from 'zod/mini';
+import { streamResponses } from '../chat/responses';
+import { errorFromStreamPayload } from '../errorBody';
+import { GatewayError, isGatewayError } from '../errors';
+import type { HttpClient, Timeouts } from '../http';
+import { parseJsonText, parseWith } from '../validate';
+import { describeBytes, detectImageFormat, type ImageFormat } from './mediaFiles';
+
+/** One decoded image, in the format its bytes really have. */
+export interface GeneratedImage {
+  bytes: Buffer;
+  format: ImageFormat;
+  revisedPrompt?: string;
+  /** How it arrived: inline Base64 or a link downloaded without the key. */
+  source: 'b64_json' | 'url' | 'responses';
+}
+
+export interface ImagesApiRequest {
+  model: string;
+  prompt: string;
+  n: number;
+  /** `<width>x<height>`. */
+  size: string;
+  signal?: AbortSignal;
+}
+
+export const MAX_IMAGES_PER_REQUEST = 10;
+const MAX_SIDE = 16384;
+/** A downloaded image larger than this is refused rather than held in memory. */
+const MAX_IMAGE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Image generation takes minutes. Its calls wait for the first byte as long as
+ * `timeouts.longRequestSeconds` allows, and a streamed answer may also stay silent that long
+ * between two events (0 = no limit, as in the settings).
+ */
+export function longCallTimeouts(t: Timeouts): Timeouts {
+  const longest = (a: number, b: number) => (a === 0 || b === 0 ? 0 : Math.max(a, b));
+  return { ...t, firstByteMs: t.longMs, idleMs: longest(t.idleMs, t.longMs) };
+}
+
+/** `1024x1024`: two positive integers joined by a lower-case x (spec: image request, `size`). */
+export function validateImageSize(size: string): string {
+  const s = size.trim();
+  const m = /^(\d{1,5})x(\d{1,5})$/.exec(s);
+  if (!m) {
+    const hint = /^\d+\s*[*×X]\s*\d+$/.test(s) ? ` Write it as ${s.replace(/\s*[*×X]\s*/, 'x')}.` : '';
+    throw new GatewayError('badRequest', `The image size "${size}" is not of the form <width>x<height>, e.g. 1024x1024.${hint}`);
+  }
+  const [w, h] = [Number(m[1]), Number(m[2])];
+  if (w < 1 || h < 1 || w > MAX_SIDE || h > MAX_SIDE) throw new GatewayError('badRequest', `The image size ${s} is out of range: each side must be between 1 and ${MAX_SIDE} pixels.`);
+  return s;
+}
+
+function validatePrompt(prompt: string): string {
+  if (!prompt.trim()) throw new GatewayError('badRequest', 'Describe the image to generate: the prompt is empty.');
+  return prompt;
+}
+
+const imageItem = z.looseObject({
+  b64_json: z.optional(z.nullable(z.string())),
+  url: z.optional(z.nullable(z.string())),
+  revised_prompt: z.optional(z.nullable(z.string())),
+});
+const imagesResponse = z.looseObject({ data: z.array(imageItem) });
+
+/**
+ * `POST /v1/images/generations` with `response_format: b64_json` (spec: image request). Each
+ * `data[].b64_json` is decoded and its real format read from the bytes; an item that carries a
+ * `url` instead is downloaded without the key. The call is billed, so it is never retried.
+ */
+export async function generateImages(http: HttpClient, req: ImagesApiRequest): Promise<GeneratedImage[]> {
+  validatePrompt(req.prompt);
+  const size = validateImageSize(req.size);
+  if (!Number.isInteger(req.n) || req.n < 1 || req.n > MAX_IMAGES_PER_REQUEST) {
+    throw new GatewayError('badRequest', `The number of images must be a whole number from 1 to ${MAX_IMAGES_PER_REQUEST}; ${req.n} was given.`);
+  }
+  const response = await http.send({
+    method: 'POST',
+    url: http.endpoints.images,
+    json: { model: req.model, prompt: req.prompt, n: req.n, size, response_format: 'b64_json' },
+    headers: { accept: 'application/json' },
+    signal: req.signal,
+    timeout: 'long',
+    idempotent: false,
+    model: req.model,
+  });
+  const json = parseJsonText(await response.text(), 'The image generation answer');
+  const error = (json as { error?: unknown } | null)?.error;
+  if (error && typeof error === 'object') {
+    const made = errorFromStreamPayload(error);
+    throw new GatewayError(made.kind, made.message.replace(/^The answer stopped with an error\. /, 'Image generation failed. '), { code: made.code, detail: made.detail, requestId: response.requestId });
+  }
+  const body = parseWith(imagesResponse, json, 'The image generation answer');
+  if (body.data.length === 0) throw new GatewayError('protocol', 'The gateway answered the image request without any image (an empty "data" list).', { requestId: response.requestId });
+  const images: GeneratedImage[] = [];
+  for (const [i, item] of body.data.entries()) {
+    const revisedPrompt = item.revised_prompt || undefined;
+    if (item.b64_json) {
+      const bytes = decodeBase64(item.b64_json, `Image ${i + 1} of the answer`);
+      images.push({ bytes, format: requireImageFormat(bytes, `Image ${i + 1} of the answer`), source: 'b64_json', ...(revisedPrompt ? { revisedPrompt } : {}) });
+    } else if (item.url) {
+      const bytes = await downloadImage(http, item.url, req.signal);
+      images.push({ bytes, format: requireImageFormat(bytes, `The image at ${redactUrl(item.url)}`), source: 'url', ...(revisedPrompt ? { revisedPrompt } : {}) });
+    } else {
+      throw new GatewayError('protocol', `Image ${i + 1} of the answer has neither "b64_json" nor "url".`, { requestId: response.requestId });
+    }
+  }
+  return images;
+}
+
+/**
+ * Fetches an image link of an answer. Such links point at a storage host, never the gateway, so
+ * the key is never sent (`anonymous`), whatever the host.
+ */
+export async function downloadImage(http: HttpClient, url: string, signal?: AbortSignal): Promise<Buffer> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new GatewayError('protocol', `The answer's image link is not a valid address: "${url.slice(0, 120)}".`);
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new GatewayError('protocol', `The answer's image link uses "${parsed.protocol}", which is not downloaded.`);
+  const response = await http.send({ method: 'GET', url, anonymous: true, signal, timeout: 'long', acceptStatus: ERROR_STATUSES });
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response.chunks()) {
+    size += chunk.length;
+    if (size > MAX_IMAGE_BYTES) {
+      response.body.destroy();
+      throw new GatewayError('tooLarge', `The image at ${redactUrl(url)} is larger than ${MAX_IMAGE_BYTES / 1024 / 1024} MiB; it was not saved.`);
+    }
+    chunks.push(Buffer.from(chunk));
+  }
+  const bytes = Buffer.concat(chunks);
+  if (response.status >= 400) {
+    throw new GatewayError(response.status >= 500 ? 'server' : 'badRequest', `The image link ${redactUrl(url)} answered HTTP ${response.status} with ${describeBytes(bytes)}. Such links expire; generate the image again.`, { status: response.status });
+  }
+  return bytes;
+}
+
+/** Every 4xx and 5xx status, so a storage host's own error page can be read and described. */
+export const ERROR_STATUSES: number[] = Array.from({ length: 200 }, (_, i) => 400 + i);
+
+export interface ResponsesImageRequest {
+  /** A language model that speaks the Responses protocol. */
+  outerModel: string;
+  /** The image model, passed in the image_generation tool. */
+  imageModel: string;
+  prompt: string;
+  /** SSE with partial images as they arrive, or one JSON answer. */
+  stream: boolean;
+  /** How many partial previews to ask for while streaming (0–3). */
+  partialImages?: number;
+  /** Optional `<width>x<height>` for the tool. */
+  size?: string;
+  signal?: AbortSignal;
+  onPartial?: (image: { base64: string; index: number; format?: string }) => void;
+}
+
+export interface ResponsesImageResult {
+  images: GeneratedImage[];
+  /** Whatever text the outer model wrote alongside the image. */
+  text: string;
+}
+
+/**
+ * An image through `POST /v1/responses`: the outer model is a language model and the image model
+ * rides in `tools: [{type: image_generation, action: generate, model}]` with `tool_choice: auto`
+ * (spec: Responses request with image tool). The final `image_generation_call.result` is decoded.
+ */
+export async function generateImageViaResponses(http: HttpClient, req: ResponsesImageRequest): Promise<ResponsesImageResult> {
+  validatePrompt(req.prompt);
+  const size = req.size ? validateImageSize(req.size) : undefined;
+  const partials = req.stream ? Math.max(0, Math.min(3, Math.floor(req.partialImages ?? 0))) : 0;
+  const tool: Record<string, unknown> = { type: 'image_generation', action: 'generate', model: req.imageModel };
+  if (size) tool.size = size;
+  if (partials) tool.partial_images = partials;
+  const events = streamResponses(
+    http,
+    { model: req.outerModel, protocol: 'responses', messages: [{ role: 'user', content: req.prompt }], stream: req.stream, signal: req.signal },
+    { tools: [tool], toolChoice: 'auto' },
+  );
+  const images: GeneratedImage[] = [];
+  let text = '';
+  for await (const e of events) {
+    if (e.type === 'textDelta') text += e.text;
+    else if (e.type === 'image' && e.partial) req.onPartial?.({ base64: e.base64, index: e.index, ...(e.format ? { format: e.format } : {}) });
+    else if (e.type === 'image') {
+      const bytes = decodeBase64(e.base64, 'The generated image');
+      images.push({ bytes, format: requireImageFormat(bytes, 'The generated image'), source: 'responses', ...(e.revisedPrompt ? { revisedPrompt: e.revisedPrompt } : {}) });
+    } else if (e.type === 'error') {
+      throw e.error.kind === 'cancelled' ? e.error : new GatewayError(e.error.kind, `Image generation through ${req.outerModel} failed. ${e.error.message}`, { status: e.error.status, code: e.error.code, requestId: e.error.requestId, detail: e.error.detail });
+    }
+  }
+  if (images.length === 0) {
+    const said = text.trim() ? ` It answered: "${text.trim().slice(0, 200)}${text.length > 200 ? '…' : ''}"` : '';
+    throw new GatewayError('protocol', `${req.outerModel} finished without generating an image (no image_generation_call result).${said} Try a prompt that asks for a picture, or the Images API.`);
+  }
+  return { images, text };
+}
+
+/** Base64 (standard or URL-safe, optionally a data: URL) to bytes, refusing text that is not Base64. */
+export function decodeBase64(data: string, what: string): Buffer {
+  const body = data.startsWith('data:') ? data.slice(data.indexOf(',') + 1) : data;
+  const compact = body.replace(/\s+/g, '');
+  if (!compact || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(compact)) {
+    throw new GatewayError('protocol', `${what} is not valid Base64 ("${compact.slice(0, 40)}${compact.length > 40 ? '…' : ''}").`);
+  }
+  return Buffer.from(compact, 'base64');
+}
+
+function requireImageFormat(bytes: Buffer, what: string): ImageFormat {
+  const format = detectImageFormat(bytes);
+  if (!format) throw new GatewayError('protocol', `${what} is not a PNG, JPEG or WebP image: it is ${describeBytes(bytes)}. Nothing was saved.`);
+  return format;
+}
+
+/** A link without its query string, which may hold a signature. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return url.slice(0, 80);
+  }
+}
+
+export function isCancel(err: unknown): boolean {
+  return isGatewayError(err, 'cancelled');
+}

@@ -1,0 +1,96 @@
+import { GatewayError } from '../errors';
+import type { ModelInfo, ModelKind } from '../models/types';
+
+const KIND_WORDS: Record<ModelKind, string> = { chat: 'language (chat)', image: 'image', video: 'video', tool: 'tool' };
+
+/**
+ * The model exactly as the key's list names it. The gateway refuses an abbreviated id (spec:
+ * image request, `model`), so a near miss is refused here, before anything is sent or billed,
+ * with the closest real ids as suggestions.
+ */
+export function requireListedModel(id: string, models: readonly ModelInfo[], kind: ModelKind): ModelInfo {
+  const wanted = id.trim();
+  if (!wanted) throw new GatewayError('badRequest', `Choose a ${KIND_WORDS[kind]} model.`);
+  const exact = models.find((m) => m.id === wanted);
+  if (exact) {
+    if (!exact.available) {
+      throw new GatewayError('modelUnavailable', `The model ${exact.id} is in the catalog but not available to this key. An administrator must confirm the grant for the key's group; until then pick another ${KIND_WORDS[kind]} model.`);
+    }
+    if (exact.kind !== kind) {
+      throw new GatewayError('badRequest', `${exact.id} is a ${KIND_WORDS[exact.kind]} model, not a ${KIND_WORDS[kind]} model.${suggestionText(wanted, models, kind)}`);
+    }
+    return exact;
+  }
+  const caseOnly = models.find((m) => m.id.toLowerCase() === wanted.toLowerCase());
+  const hint = caseOnly ? ` Model ids are case-sensitive: did you mean ${caseOnly.id}?` : suggestionText(wanted, models, kind);
+  throw new GatewayError(
+    'badRequest',
+    `"${wanted}" is not a model id listed for this key. The gateway accepts only the exact id as listed, never an abbreviated form.${hint || ` No ${KIND_WORDS[kind]} model is available to this key; refresh the models or check the key.`}`,
+  );
+}
+
+/**
+ * The outer model of a Responses request with the image tool must be a language model that speaks
+ * the Responses protocol (spec: Responses request with image tool); the image model goes in the tool.
+ */
+export function requireOuterModel(id: string, models: readonly ModelInfo[]): ModelInfo {
+  const exact = models.find((m) => m.id === id.trim());
+  if (exact && exact.kind === 'image') {
+    throw new GatewayError(
+      'badRequest',
+      `${exact.id} is an image model and cannot be the outer model of a Responses request: the outer model must be a language model, and the image model goes in the image_generation tool (tools: [{type: image_generation, action: generate, model: ${exact.id}}]). Choose a chat model as the outer model.${suggestionText('', models, 'chat', responsesCapable)}`,
+    );
+  }
+  const model = requireListedModel(id, models, 'chat');
+  if (!responsesCapable(model)) {
+    const capable = models.filter((m) => m.kind === 'chat' && m.available && responsesCapable(m) && m.protocolSource !== 'fallback');
+    throw new GatewayError(
+      'badRequest',
+      `${model.id} does not speak the Responses protocol (it speaks ${model.protocols.join(', ') || 'no known protocol'}), so it cannot carry the image tool.${capable.length ? ` Models that do: ${capable.slice(0, 5).map((m) => m.id).join(', ')}.` : ''}`,
+    );
+  }
+  return model;
+}
+
+/** Protocol lists that came from a guess do not rule a model out; the gateway then decides. */
+function responsesCapable(m: ModelInfo): boolean {
+  return m.protocols.includes('responses') || m.protocolSource === 'fallback';
+}
+
+function suggestionText(wanted: string, models: readonly ModelInfo[], kind: ModelKind, filter: (m: ModelInfo) => boolean = () => true): string {
+  const found = suggestModels(wanted, models.filter((m) => m.kind === kind && m.available && filter(m)));
+  return found.length ? ` Did you mean ${found.map((m) => m.id).join(', ')}?` : '';
+}
+
+/** Up to three ids closest to `wanted`: containing it, sharing its start, or within a small edit distance. */
+export function suggestModels(wanted: string, candidates: readonly ModelInfo[]): ModelInfo[] {
+  const w = wanted.toLowerCase();
+  if (!w) return candidates.slice(0, 3);
+  const scored = candidates.map((m) => {
+    const id = m.id.toLowerCase();
+    let score = editDistance(w, id);
+    if (id.includes(w) || w.includes(id)) score -= 100;
+    else if (id.startsWith(w.slice(0, Math.min(4, w.length)))) score -= 50;
+    return { m, score };
+  });
+  const limit = Math.max(3, Math.ceil(w.length / 2));
+  return scored
+    .filter((s) => s.score < limit)
+    .sort((a, b) => a.score - b.score || a.m.id.localeCompare(b.m.id))
+    .slice(0, 3)
+    .map((s) => s.m);
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0] as number;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j] as number;
+      row[j] = Math.min((row[j] as number) + 1, (row[j - 1] as number) + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length] as number;
+}

@@ -1,0 +1,317 @@
+import * as z from 'zod/mini';
+import { errorFromResponse } from '../errorBody';
+import { GatewayError, isGatewayError } from '../errors';
+import type { HttpClient } from '../http';
+import type { ModelInfo } from '../models/types';
+import { resolutionTier, videoBillingNote } from '../../shared/mediaProtocol';
+import { parseJsonText, parseWith } from '../validate';
+import { ERROR_STATUSES, redactUrl } from './images';
+import { checkMp4File, describeBytes, streamToFileUnique } from './mediaFiles';
+
+/** `data.status` of a task query (research notes §6.5). */
+export const REMOTE_STATUSES = ['NOT_START', 'SUBMITTED', 'QUEUED', 'IN_PROGRESS', 'SUCCESS', 'FAILURE', 'UNKNOWN'] as const;
+export type RemoteStatus = (typeof REMOTE_STATUSES)[number];
+
+export interface VideoParams {
+  model: string;
+  prompt: string;
+  /** `<width>*<height>`, asterisk separator (spec: video task). */
+  size: string;
+  /** Seconds. */
+  duration: number;
+}
+
+/** What one query said about a task, in one shape whatever variant of the body arrived. */
+export interface VideoStatus {
+  status: RemoteStatus;
+  /** The status as the gateway wrote it, when it was not one of the known values. */
+  rawStatus: string;
+  /** 0–100, from `"NN%"`. */
+  progress?: number;
+  failReason?: string;
+  videoUrl?: string;
+}
+
+/** The one model whose parameters the spec verified (a Wan-type model; spec: Limits). */
+export const VERIFIED_WAN = { size: '832*480', duration: 5 } as const;
+
+export interface VideoHints {
+  sizes: string[];
+  durations: number[];
+  /** Preselected values; absent when nothing is known about the model. */
+  defaultSize?: string;
+  defaultDuration?: number;
+  source: 'catalog' | 'verified' | 'none';
+}
+
+/**
+ * Per-model parameter hints: the catalog's where it has them; for a Wan-type model without them,
+ * the verified `832*480` and 5 s. Other models get no invented defaults: the spec says the
+ * verified values are not to be taken for them.
+ */
+export function videoHints(model: ModelInfo | undefined): VideoHints {
+  const v = model?.catalog?.video;
+  const sizes = (v?.sizes ?? []).filter((s) => SIZE_PATTERN.test(s));
+  const durations = (v?.durations ?? []).filter((d) => Number.isInteger(d) && d > 0);
+  if (sizes.length || durations.length) {
+    const wan = isWanType(model?.id ?? '');
+    return {
+      sizes,
+      durations,
+      defaultSize: sizes[0] ?? (wan ? VERIFIED_WAN.size : undefined),
+      defaultDuration: durations[0] ?? (wan ? VERIFIED_WAN.duration : undefined),
+      source: 'catalog',
+    };
+  }
+  if (model && isWanType(model.id)) {
+    return { sizes: [VERIFIED_WAN.size], durations: [VERIFIED_WAN.duration], defaultSize: VERIFIED_WAN.size, defaultDuration: VERIFIED_WAN.duration, source: 'verified' };
+  }
+  return { sizes: [], durations: [], source: 'none' };
+}
+
+export function isWanType(id: string): boolean {
+  return /^wanx?\d/i.test(id) || /(^|[-_/])wan[-_.]?\d/i.test(id);
+}
+
+const SIZE_PATTERN = /^(\d{2,5})\*(\d{2,5})$/;
+
+export function validateVideoParams(p: VideoParams): VideoParams {
+  if (!p.prompt.trim()) throw new GatewayError('badRequest', 'Describe the video to generate: the prompt is empty.');
+  const size = p.size.trim();
+  if (!SIZE_PATTERN.test(size)) {
+    const hint = /^\d+\s*[xX×]\s*\d+$/.test(size) ? ` Video sizes use an asterisk: ${size.replace(/\s*[xX×]\s*/, '*')}.` : '';
+    throw new GatewayError('badRequest', `The video size "${p.size}" is not of the form <width>*<height> (asterisk), e.g. ${VERIFIED_WAN.size}.${hint}`);
+  }
+  if (!Number.isInteger(p.duration) || p.duration < 1 || p.duration > 600) {
+    throw new GatewayError('badRequest', `The video duration must be a whole number of seconds from 1 to 600; ${p.duration} was given.`);
+  }
+  return { ...p, size };
+}
+
+/** Shown before submitting: video is billed by model, duration and resolution (spec rule 10). */
+export const billingNote = videoBillingNote;
+export { resolutionTier };
+
+const submitSchema = z.looseObject({
+  id: z.optional(z.nullable(z.union([z.string(), z.number()]))),
+  task_id: z.optional(z.nullable(z.string())),
+  code: z.optional(z.nullable(z.union([z.string(), z.number()]))),
+  message: z.optional(z.nullable(z.string())),
+  data: z.optional(z.nullable(z.unknown())),
+});
+
+/**
+ * `POST /v1/video/generations`. The returned id only means the task was accepted (spec rule 1).
+ * A size or duration the model rejects comes back as an error that names them; nothing is
+ * retried, least of all with other parameters.
+ */
+export async function submitVideo(http: HttpClient, params: VideoParams, signal?: AbortSignal): Promise<string> {
+  const p = validateVideoParams(params);
+  let text: string;
+  let requestId: string | undefined;
+  try {
+    const response = await http.send({
+      method: 'POST',
+      url: http.endpoints.videoSubmit,
+      json: { model: p.model, prompt: p.prompt, size: p.size, duration: p.duration },
+      headers: { accept: 'application/json' },
+      signal,
+      idempotent: false,
+      model: p.model,
+    });
+    requestId = response.requestId;
+    text = await response.text();
+  } catch (err) {
+    throw explainSubmitError(err, p);
+  }
+  const body = parseWith(submitSchema, parseJsonText(text, 'The video submit answer'), 'The video submit answer');
+  const inner = body.data && typeof body.data === 'object' ? (body.data as Record<string, unknown>) : {};
+  const id = [body.id, body.task_id, inner.task_id, inner.id].find((v) => (typeof v === 'string' && v) || typeof v === 'number');
+  if (id === undefined) {
+    if (body.code !== undefined && body.code !== null && body.code !== 'success') {
+      throw explainSubmitError(errorFromResponse({ status: 400, body: text, requestIdHeader: requestId, model: p.model }), p);
+    }
+    throw new GatewayError('protocol', `The gateway accepted the video request but sent no task id: ${text.slice(0, 200)}`, { requestId });
+  }
+  return String(id);
+}
+
+function explainSubmitError(err: unknown, p: VideoParams): unknown {
+  if (!isGatewayError(err) || err.kind !== 'badRequest') return err;
+  const said = err.detail ? ` The gateway said: ${err.detail}` : '';
+  const sizeWords = /size|resolution|分辨率|尺寸/i.test(err.detail ?? '') || err.code === 'invalid_size';
+  const lead = sizeWords
+    ? `The model ${p.model} does not accept the size ${p.size}.`
+    : `The model ${p.model} refused the video request (size ${p.size}, ${p.duration} s).`;
+  const advice = ` Nothing was retried with other parameters: choose a size and duration this model supports${isWanType(p.model) ? ` (verified for the Wan-type model: ${VERIFIED_WAN.size}, ${VERIFIED_WAN.duration} s)` : ''} and submit again.`;
+  return new GatewayError('badRequest', `${lead}${said.endsWith('.') || !said ? said : `${said}.`}${advice}`, { status: err.status, code: err.code, requestId: err.requestId, detail: err.detail, cause: err });
+}
+
+const strish = z.optional(z.nullable(z.union([z.string(), z.number()])));
+const taskDataSchema = z.looseObject({
+  task_id: strish,
+  status: strish,
+  progress: strish,
+  fail_reason: z.optional(z.nullable(z.string())),
+  result_url: z.optional(z.nullable(z.string())),
+  url: z.optional(z.nullable(z.string())),
+  video_url: z.optional(z.nullable(z.string())),
+  error: z.optional(z.nullable(z.unknown())),
+  data: z.optional(z.nullable(z.unknown())),
+});
+const queryEnvelope = z.looseObject({
+  code: strish,
+  message: z.optional(z.nullable(z.string())),
+  data: z.optional(z.nullable(taskDataSchema)),
+});
+/** The raw upstream body at `data.data`: read leniently, its shape is the provider's. */
+const upstreamSchema = z.looseObject({
+  output: z.optional(
+    z.nullable(
+      z.looseObject({
+        video_url: z.optional(z.nullable(z.string())),
+        task_status: z.optional(z.nullable(z.string())),
+        code: z.optional(z.nullable(z.string())),
+        message: z.optional(z.nullable(z.string())),
+      }),
+    ),
+  ),
+  code: z.optional(z.nullable(z.string())),
+  message: z.optional(z.nullable(z.string())),
+});
+
+/** `GET /v1/video/generations/<id>`; a GET, so the HTTP client may retry it. */
+export async function queryVideo(http: HttpClient, taskId: string, signal?: AbortSignal): Promise<VideoStatus> {
+  const response = await http.send({ method: 'GET', url: http.endpoints.videoTask(taskId), headers: { accept: 'application/json' }, signal });
+  const text = await response.text();
+  return parseVideoStatus(parseJsonText(text, 'The video task answer'), text, response.requestId);
+}
+
+export function parseVideoStatus(json: unknown, text = JSON.stringify(json), requestId?: string): VideoStatus {
+  const body = parseWith(queryEnvelope, json, 'The video task answer');
+  const code = body.code === undefined || body.code === null ? undefined : String(body.code);
+  if (!body.data) {
+    if (code && code !== 'success') throw errorFromResponse({ status: 400, body: text, requestIdHeader: requestId });
+    throw new GatewayError('protocol', `The video task answer has no "data": ${text.slice(0, 200)}`, { requestId });
+  }
+  const d = body.data;
+  const upstream = z.safeParse(upstreamSchema, d.data);
+  const output = upstream.success ? upstream.data.output : undefined;
+  const rawStatus = d.status === undefined || d.status === null ? '' : String(d.status);
+  const status = normaliseStatus(rawStatus);
+  const failReason = d.fail_reason && !/^https?:\/\//i.test(d.fail_reason) ? d.fail_reason : undefined;
+  const upstreamReason = [output?.code, output?.message].filter(Boolean).join(': ') || (upstream.success ? upstream.data.message : undefined);
+  const errorMessage = typeof d.error === 'object' && d.error !== null && typeof (d.error as { message?: unknown }).message === 'string' ? (d.error as { message: string }).message : undefined;
+  // The spec names data.data.output.video_url; result_url (and, in older gateways, fail_reason) carry the same link.
+  const link = [output?.video_url, d.result_url, d.video_url, d.url, d.fail_reason].find((u): u is string => typeof u === 'string' && /^https?:\/\//i.test(u));
+  const progress = parseProgress(d.progress);
+  return {
+    status,
+    rawStatus,
+    ...(progress !== undefined ? { progress } : {}),
+    ...(failReason || upstreamReason || errorMessage ? { failReason: failReason || upstreamReason || errorMessage } : {}),
+    ...(link ? { videoUrl: link } : {}),
+  };
+}
+
+/** Upper-case task statuses as they are; the lower-case words of other gateway variants mapped onto them. */
+export function normaliseStatus(raw: string): RemoteStatus {
+  const s = raw.trim();
+  if ((REMOTE_STATUSES as readonly string[]).includes(s)) return s as RemoteStatus;
+  switch (s.toLowerCase()) {
+    case 'succeeded':
+    case 'success':
+    case 'completed':
+      return 'SUCCESS';
+    case 'failed':
+    case 'failure':
+    case 'canceled':
+    case 'cancelled':
+      return 'FAILURE';
+    case 'queued':
+    case 'pending':
+      return 'QUEUED';
+    case 'in_progress':
+    case 'processing':
+    case 'running':
+      return 'IN_PROGRESS';
+    case 'submitted':
+      return 'SUBMITTED';
+    case 'not_start':
+      return 'NOT_START';
+    default:
+      return 'UNKNOWN';
+  }
+}
+
+/** `"30%"` → 30; numbers pass; anything else is unknown. */
+export function parseProgress(value: unknown): number | undefined {
+  const n = typeof value === 'number' ? value : typeof value === 'string' ? Number.parseFloat(value.replace('%', '')) : NaN;
+  return Number.isFinite(n) ? Math.max(0, Math.min(100, n)) : undefined;
+}
+
+export interface DownloadOptions {
+  /** Folder the file goes in (created if missing). */
+  dir: string;
+  /** File name without extension. */
+  baseName: string;
+  signal?: AbortSignal;
+  onBytes?: (received: number, total?: number) => void;
+}
+
+/**
+ * Downloads a result link at once (it expires), streaming to disk, and keeps the file only when it
+ * is a playable MP4. Links on storage hosts get no key. The gateway's own content route
+ * (`<base>/v1/videos/<id>/content`, used when a provider gives no link) needs the key and gets it.
+ */
+export async function downloadVideo(http: HttpClient, url: string, opts: DownloadOptions): Promise<string> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new GatewayError('protocol', `The video link is not a valid address: "${url.slice(0, 120)}".`);
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new GatewayError('protocol', `The video link uses "${parsed.protocol}", which is not downloaded.`);
+  const gatewayRoute = parsed.origin === http.endpoints.origin && parsed.pathname.startsWith('/v1/');
+  const response = await http.send({ method: 'GET', url, anonymous: !gatewayRoute, signal: opts.signal, acceptStatus: ERROR_STATUSES, headers: { accept: 'video/mp4,video/*;q=0.9,*/*;q=0.5' } });
+  if (response.status >= 400) {
+    const head = await readHead(response.chunks(), 4096);
+    response.body.destroy();
+    const expired = response.status === 403 || response.status === 404 || response.status === 410 || /expire/i.test(head.toString('utf8'));
+    throw new GatewayError(
+      response.status >= 500 ? 'server' : 'badRequest',
+      `The video could not be downloaded: ${parsed.host} answered HTTP ${response.status} with ${describeBytes(head)}.${expired ? ' The result link has most likely expired (it is valid only for a limited time).' : ''} The task itself finished; it was not resubmitted.`,
+      { status: response.status },
+    );
+  }
+  const total = Number(response.headers['content-length']) || undefined;
+  return streamToFileUnique(
+    opts.dir,
+    opts.baseName,
+    'mp4',
+    response.chunks(),
+    async (tmp) => {
+      const check = await checkMp4File(tmp);
+      if (!check.ok) throw new GatewayError('protocol', `The downloaded video from ${redactUrl(url)} is not playable: ${check.reason}. It was not kept.`);
+      if (total !== undefined && check.size !== total) {
+        throw new GatewayError('protocol', `The downloaded video is incomplete: ${check.size} of ${total} bytes arrived. It was not kept.`);
+      }
+    },
+    (received) => opts.onBytes?.(received, total),
+  );
+}
+
+async function readHead(chunks: AsyncIterable<Uint8Array>, limit: number): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of chunks) {
+      parts.push(Buffer.from(chunk));
+      size += chunk.length;
+      if (size >= limit) break;
+    }
+  } catch {
+    // What arrived before the error is enough to describe the answer.
+  }
+  return Buffer.concat(parts).subarray(0, limit);
+}

@@ -1,0 +1,234 @@
+import * as z from 'zod/mini';
+import type { GatewayError } from '../errors';
+import { REMOTE_STATUSES, type VideoParams, type VideoStatus } from './video';
+
+/**
+ * The life of one video task on the client, as pure transitions (no timers, no I/O), so that it can
+ * be persisted after every step and resumed after a restart exactly where it stopped.
+ *
+ *   submitting ──accepted──▶ running ──SUCCESS──▶ downloading ──playable──▶ succeeded
+ *        │                     │  ▲                    │
+ *        │                 FAILURE│ resume (user)   link expired / not playable
+ *        ▼                     ▼  │                    ▼
+ *      failed ◀────────────── stopped (user, poll limit, repeated errors)      failed
+ *
+ * `failed` is final: a failed task is never resubmitted automatically; the user may resubmit it
+ * (a new task) or, when only the download failed, fetch the link again.
+ */
+export const TASK_PHASES = ['submitting', 'running', 'downloading', 'succeeded', 'failed', 'stopped'] as const;
+export type TaskPhase = (typeof TASK_PHASES)[number];
+
+/** Where a failure happened: the user's next step differs for each. */
+export const FAILURE_STAGES = ['submit', 'task', 'poll', 'download', 'check'] as const;
+export type FailureStage = (typeof FAILURE_STAGES)[number];
+
+const taskSchema = z.object({
+  localId: z.string(),
+  taskId: z.optional(z.string()),
+  model: z.string(),
+  prompt: z.string(),
+  size: z.string(),
+  duration: z.number(),
+  outputDir: z.string(),
+  phase: z.enum(TASK_PHASES),
+  remoteStatus: z.optional(z.enum(REMOTE_STATUSES)),
+  rawStatus: z.optional(z.string()),
+  progress: z.optional(z.number()),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  /** When the current polling period began (submit or resume); the poll limit counts from here. */
+  pollStartedAt: z.optional(z.number()),
+  finishedAt: z.optional(z.number()),
+  polls: z.number(),
+  errorsInRow: z.number(),
+  nextPollAt: z.optional(z.number()),
+  videoUrl: z.optional(z.string()),
+  file: z.optional(z.string()),
+  error: z.optional(z.object({ kind: z.string(), message: z.string(), stage: z.enum(FAILURE_STAGES), requestId: z.optional(z.string()) })),
+  stoppedBy: z.optional(z.enum(['user', 'limit', 'errors'])),
+  /** The task this one was resubmitted from, by the user. */
+  resubmittedFrom: z.optional(z.string()),
+});
+export type VideoTask = z.infer<typeof taskSchema>;
+
+export const storedTasksSchema = z.array(taskSchema);
+
+export interface PollPolicy {
+  /** The gateway refreshes task states every 15 s (research notes §6.5); polls follow that rhythm. */
+  baseMs: number;
+  /** Polling stops (resumable) after this long without a final state; 0 = no limit. */
+  maxPollMs: number;
+  /** Consecutive failed queries before polling stops (resumable). */
+  maxErrors: number;
+}
+
+export const DEFAULT_POLICY: PollPolicy = { baseMs: 15_000, maxPollMs: 60 * 60_000, maxErrors: 8 };
+
+export function isFinal(task: VideoTask): boolean {
+  return task.phase === 'succeeded' || task.phase === 'failed';
+}
+
+/** Whether the task needs work from the client (a query or a download). */
+export function isActive(task: VideoTask): boolean {
+  return task.phase === 'submitting' || task.phase === 'running' || task.phase === 'downloading';
+}
+
+export function createTask(params: VideoParams & { outputDir: string }, localId: string, now: number, resubmittedFrom?: string): VideoTask {
+  return {
+    localId,
+    model: params.model,
+    prompt: params.prompt,
+    size: params.size,
+    duration: params.duration,
+    outputDir: params.outputDir,
+    phase: 'submitting',
+    createdAt: now,
+    updatedAt: now,
+    polls: 0,
+    errorsInRow: 0,
+    ...(resubmittedFrom ? { resubmittedFrom } : {}),
+  };
+}
+
+export function accepted(task: VideoTask, taskId: string, now: number, policy: PollPolicy): VideoTask {
+  const next: VideoTask = { ...task, taskId, phase: 'running', remoteStatus: 'NOT_START', progress: 0, pollStartedAt: now, updatedAt: now, polls: 0, errorsInRow: 0 };
+  return { ...next, nextPollAt: now + pollDelay(next, now, policy) };
+}
+
+export function submitFailed(task: VideoTask, error: GatewayError, now: number): VideoTask {
+  return fail(task, 'submit', error, now);
+}
+
+/** A query answered: move on according to `data.status`. */
+export function observed(task: VideoTask, s: VideoStatus, now: number, policy: PollPolicy): VideoTask {
+  if (task.phase !== 'running') return task;
+  const base: VideoTask = {
+    ...task,
+    remoteStatus: s.status,
+    rawStatus: s.rawStatus,
+    ...(s.progress !== undefined ? { progress: s.progress } : {}),
+    polls: task.polls + 1,
+    errorsInRow: 0,
+    updatedAt: now,
+  };
+  if (s.status === 'SUCCESS') {
+    if (!s.videoUrl) {
+      return fail(base, 'task', { kind: 'protocol', message: 'The gateway reports the task as SUCCESS but sent no video link (data.data.output.video_url or data.result_url).' }, now);
+    }
+    const { nextPollAt: _drop, ...rest } = base;
+    return { ...rest, phase: 'downloading', progress: 100, videoUrl: s.videoUrl };
+  }
+  if (s.status === 'FAILURE') {
+    const reason = s.failReason ? `The gateway reports the task as failed: ${s.failReason}` : 'The gateway reports the task as failed without a reason.';
+    return fail(base, 'task', { kind: 'server', message: `${reason} It was not resubmitted; change the prompt or parameters and submit again if you want another try.` }, now);
+  }
+  if (policy.maxPollMs > 0 && now - (task.pollStartedAt ?? task.createdAt) >= policy.maxPollMs) {
+    return stop(base, 'limit', now);
+  }
+  return { ...base, nextPollAt: now + pollDelay(base, now, policy) };
+}
+
+/**
+ * A query failed. A task the gateway does not know is final; a refused key stops polling until
+ * the user resumes; anything else (network, 5xx, 429) is retried with a growing delay, a bounded
+ * number of times.
+ */
+export function pollFailed(task: VideoTask, error: Pick<GatewayError, 'kind' | 'message' | 'code' | 'requestId'>, now: number, policy: PollPolicy): VideoTask {
+  if (task.phase !== 'running') return task;
+  if (error.code === 'task_not_exist') {
+    return fail(task, 'poll', { kind: error.kind, message: `The gateway does not know the task ${task.taskId ?? ''}: ${error.message}`, requestId: error.requestId }, now);
+  }
+  const errorsInRow = task.errorsInRow + 1;
+  const base: VideoTask = { ...task, errorsInRow, updatedAt: now, error: { kind: error.kind, message: error.message, stage: 'poll', ...(error.requestId ? { requestId: error.requestId } : {}) } };
+  if (error.kind === 'auth' || error.kind === 'quota' || errorsInRow >= policy.maxErrors) {
+    return stop(base, 'errors', now);
+  }
+  return { ...base, nextPollAt: now + pollDelay(base, now, policy) };
+}
+
+export function downloaded(task: VideoTask, file: string, now: number): VideoTask {
+  const { error: _e, nextPollAt: _n, stoppedBy: _s, ...rest } = task;
+  return { ...rest, phase: 'succeeded', file, progress: 100, updatedAt: now, finishedAt: now };
+}
+
+export function downloadFailed(task: VideoTask, error: Pick<GatewayError, 'kind' | 'message' | 'requestId'>, now: number): VideoTask {
+  return fail(task, error.kind === 'protocol' ? 'check' : 'download', error, now);
+}
+
+/** The user stopped polling (or a download); the task keeps its id and may be resumed. */
+export function stoppedByUser(task: VideoTask, now: number): VideoTask {
+  if (!isActive(task)) return task;
+  if (task.phase === 'submitting') return task;
+  return stop(task, 'user', now);
+}
+
+/**
+ * The user resumes a stopped task, or fetches the link of a task whose download failed: both poll
+ * again at once (a fresh query also brings the link back). Nothing is resubmitted.
+ */
+export function resumed(task: VideoTask, now: number): VideoTask {
+  const downloadFailure = task.phase === 'failed' && (task.error?.stage === 'download' || task.error?.stage === 'check');
+  if (!task.taskId || !(task.phase === 'stopped' || downloadFailure)) return task;
+  const { error: _e, stoppedBy: _s, finishedAt: _f, ...rest } = task;
+  return { ...rest, phase: 'running', pollStartedAt: now, errorsInRow: 0, nextPollAt: now, updatedAt: now };
+}
+
+/**
+ * Loaded from storage after VS Code restarted or the window reloaded. A running task is queried at
+ * once, a download starts again. A task that was being submitted when the window closed may or may
+ * not have been accepted: it is not submitted again (it could be billed twice); the user decides.
+ */
+export function restored(task: VideoTask, now: number): VideoTask {
+  switch (task.phase) {
+    case 'submitting':
+      return fail(task, 'submit', { kind: 'cancelled', message: 'VS Code closed while this task was being submitted, so whether the gateway accepted it is unknown. It was not submitted again; check the console, or resubmit it yourself.' }, now);
+    case 'running':
+      return { ...task, nextPollAt: Math.min(task.nextPollAt ?? now, now) };
+    default:
+      return task;
+  }
+}
+
+/**
+ * How long to wait before the next query. The gateway refreshes a task every 15 s, so asking more
+ * often only repeats the last answer: the first look comes after a third of that (an early
+ * rejection shows quickly), then every interval; long tasks are asked less often; failed queries
+ * back off exponentially, up to four intervals.
+ */
+export function pollDelay(task: VideoTask, now: number, policy: PollPolicy): number {
+  const base = policy.baseMs;
+  if (task.errorsInRow > 0) return Math.min(base * 2 ** (task.errorsInRow - 1), base * 4);
+  if (task.polls === 0) return Math.max(1, Math.round(base / 3));
+  const elapsed = now - (task.pollStartedAt ?? task.createdAt);
+  if (elapsed < base * 20) return base;
+  if (elapsed < base * 60) return base * 2;
+  return base * 4;
+}
+
+function stop(task: VideoTask, by: 'user' | 'limit' | 'errors', now: number): VideoTask {
+  const { nextPollAt: _n, ...rest } = task;
+  return { ...rest, phase: 'stopped', stoppedBy: by, updatedAt: now };
+}
+
+function fail(task: VideoTask, stage: FailureStage, error: { kind: string; message: string; requestId?: string }, now: number): VideoTask {
+  const { nextPollAt: _n, stoppedBy: _s, ...rest } = task;
+  return { ...rest, phase: 'failed', error: { kind: error.kind, message: error.message, stage, ...(error.requestId ? { requestId: error.requestId } : {}) }, updatedAt: now, finishedAt: now };
+}
+
+/** A short status line for lists: `IN_PROGRESS 30%`, `stopped (poll limit)`, … */
+export function describeTask(task: VideoTask): string {
+  switch (task.phase) {
+    case 'submitting':
+      return 'submitting';
+    case 'running':
+      return `${task.remoteStatus ?? 'NOT_START'}${task.progress !== undefined ? ` ${Math.round(task.progress)}%` : ''}`;
+    case 'downloading':
+      return 'downloading';
+    case 'succeeded':
+      return 'succeeded';
+    case 'failed':
+      return `failed (${task.error?.stage ?? 'task'})`;
+    case 'stopped':
+      return `polling stopped (${task.stoppedBy === 'limit' ? 'time limit' : task.stoppedBy === 'errors' ? 'errors' : 'by you'})`;
+  }
+}

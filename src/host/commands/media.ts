@@ -1,0 +1,130 @@
+import * as z from 'zod/mini';
+import { GatewayError, isGatewayError } from '../../core/errors';
+import { parseWith } from '../../core/validate';
+import { imageRouteSchema, mediaTabSchema } from '../../shared/mediaProtocol';
+import type { MediaStudio, VideoTaskSummary } from '../media/mediaStudio';
+import { showError } from '../notify';
+import type { Services } from '../services';
+import type { CommandDef } from './types';
+
+const openArgs = z.optional(z.object({ tab: z.optional(mediaTabSchema) }));
+
+const imageArgs = z.object({
+  prompt: z.string(),
+  model: z.optional(z.string()),
+  route: z.optional(imageRouteSchema),
+  outerModel: z.optional(z.string()),
+  n: z.optional(z.number().check(z.int(), z.gte(1), z.lte(10))),
+  size: z.optional(z.string()),
+  stream: z.optional(z.boolean()),
+});
+
+const videoArgs = z.object({
+  prompt: z.string(),
+  model: z.optional(z.string()),
+  size: z.optional(z.string()),
+  duration: z.optional(z.number().check(z.int(), z.gte(1))),
+  /** Resolve with the saved file (or the failure) instead of the accepted task id. */
+  wait: z.optional(z.boolean()),
+});
+
+const taskArgs = z.union([z.string(), z.object({ taskId: z.string() })]);
+
+export type GenerateVideoResult = VideoTaskSummary;
+
+/**
+ * Media Studio commands. Without arguments the generate commands open the panel on their tab (it
+ * shows the parameters and, for video, the billing before anything is sent); with arguments they
+ * run headless and return the result.
+ */
+export function mediaCommands(studio: () => MediaStudio): CommandDef[] {
+  const taskCommand = (id: string, title: string, act: (s: MediaStudio, taskId: string) => Promise<unknown>): CommandDef => ({
+    id,
+    async run(_services: Services, arg: unknown) {
+      const given = parseWith(taskArgs, arg, `The argument of "${title}"`);
+      return act(studio(), typeof given === 'string' ? given : given.taskId);
+    },
+  });
+  return [
+    {
+      id: 'modelGateway.openMediaStudio',
+      run(_services: Services, arg: unknown) {
+        const tab = parseWith(openArgs, arg, 'The argument of "Open Media Studio"')?.tab;
+        studio().open(tab);
+        return { opened: true, ...(tab ? { tab } : {}) };
+      },
+    },
+    {
+      id: 'modelGateway.generateImage',
+      async run(services: Services, arg: unknown) {
+        if (arg === undefined) {
+          studio().open('images');
+          return undefined;
+        }
+        const args = parseWith(imageArgs, arg, 'The argument of "Generate Image"');
+        try {
+          return await studio().generateImage(args);
+        } catch (err) {
+          showError(err, services.log);
+          throw err;
+        }
+      },
+    },
+    {
+      id: 'modelGateway.generateVideo',
+      async run(services: Services, arg: unknown): Promise<GenerateVideoResult | undefined> {
+        if (arg === undefined) {
+          studio().open('video');
+          return undefined;
+        }
+        const { wait, ...args } = parseWith(videoArgs, arg, 'The argument of "Generate Video"');
+        const s = studio();
+        let task;
+        try {
+          task = await s.submitVideo(args);
+        } catch (err) {
+          showError(err, services.log);
+          throw err;
+        }
+        if (!wait) return s.summary(task);
+        // Waiting follows the task across a reload of the task list; its outcome is the result.
+        return s.summary(await s.waitForVideo(task.localId));
+      },
+    },
+    {
+      id: 'modelGateway.listVideoTasks',
+      async run() {
+        const s = studio();
+        await s.video.ready();
+        return s.video.list().map((t) => s.summary(t));
+      },
+    },
+    taskCommand('modelGateway.cancelVideoTask', 'Cancel Video Task Polling', async (s, id) => s.summary(required(await s.taskAction('cancel', id)))),
+    taskCommand('modelGateway.resumeVideoTask', 'Resume Video Task', async (s, id) => s.summary(required(await s.taskAction('resume', id)))),
+    taskCommand('modelGateway.resubmitVideoTask', 'Resubmit Video Task', async (s, id) => {
+      const manager = await s.video.ready();
+      return s.summary(await manager.resubmit(id));
+    }),
+    taskCommand('modelGateway.forgetVideoTask', 'Forget Video Task', async (s, id) => {
+      await s.taskAction('forget', id);
+      return { forgotten: true };
+    }),
+    {
+      id: 'modelGateway.reloadVideoTasks',
+      async run(services: Services) {
+        const s = studio();
+        try {
+          return (await s.video.reload()).map((t) => s.summary(t));
+        } catch (err) {
+          if (!isGatewayError(err, 'cancelled')) showError(err, services.log);
+          throw err;
+        }
+      },
+    },
+  ];
+}
+
+function required<T>(value: T | undefined): T {
+  if (value === undefined) throw new GatewayError('badRequest', 'The task is gone.');
+  return value;
+}

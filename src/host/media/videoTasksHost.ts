@@ -1,0 +1,109 @@
+import * as vscode from 'vscode';
+import { isGatewayError } from '../../core/errors';
+import { VideoTaskManager, type TaskStore } from '../../core/media/videoTasks';
+import type { VideoTask } from '../../core/media/videoTask';
+import type { Services } from '../services';
+import { mediaSettings } from './mediaSettings';
+
+const KEY = 'media.videoTasks';
+
+/**
+ * The video tasks of this workspace, kept in its storage after every step. The manager is built
+ * on first use; `reload()` drops it and builds a new one from storage, exactly as a window reload
+ * or a restart of VS Code does, and waiting callers carry on with the new one.
+ */
+export class VideoTasks implements vscode.Disposable {
+  private current?: Promise<VideoTaskManager>;
+  private manager?: VideoTaskManager;
+  private generation = 0;
+  private disposed = false;
+  private readonly phases = new Map<string, VideoTask['phase']>();
+  private readonly changed = new vscode.EventEmitter<VideoTask | undefined>();
+  readonly onDidChange = this.changed.event;
+  private readonly store: TaskStore;
+
+  constructor(
+    private readonly services: Services,
+    private readonly memento: vscode.Memento,
+    private readonly onTransition: (task: VideoTask, from: VideoTask['phase'] | undefined) => void,
+  ) {
+    this.store = {
+      load: () => this.memento.get<unknown>(KEY),
+      save: (tasks) => Promise.resolve(this.memento.update(KEY, tasks)),
+    };
+  }
+
+  /** Whether storage holds a task that still needs polling or a download (read without the network). */
+  hasUnfinished(): boolean {
+    const stored = this.memento.get<unknown>(KEY);
+    return Array.isArray(stored) && stored.some((t) => typeof t === 'object' && t !== null && ['running', 'downloading', 'submitting'].includes(String((t as { phase?: unknown }).phase)));
+  }
+
+  ready(): Promise<VideoTaskManager> {
+    this.current ??= this.build();
+    return this.current;
+  }
+
+  /** What is known now, without starting anything. */
+  list(): VideoTask[] {
+    return this.manager?.list() ?? [];
+  }
+
+  downloadProgress(localId: string): { received: number; total?: number } | undefined {
+    return this.manager?.downloadProgress(localId);
+  }
+
+  /** Drops the running manager and resumes every task from storage, as after a window reload. */
+  async reload(): Promise<VideoTask[]> {
+    const previous = this.current;
+    this.generation++;
+    this.current = (async () => {
+      const old = await previous?.catch(() => undefined);
+      await old?.dispose();
+      return this.build();
+    })();
+    return (await this.current).list();
+  }
+
+  /** Resolves when the task succeeded, failed or stopped polling, across reloads of the task list. */
+  async wait(id: string, signal?: AbortSignal): Promise<VideoTask> {
+    for (;;) {
+      const generation = this.generation;
+      const manager = await this.ready();
+      try {
+        return await manager.wait(id, signal);
+      } catch (err) {
+        if (isGatewayError(err, 'cancelled') && !signal?.aborted && !this.disposed && generation !== this.generation) continue;
+        throw err;
+      }
+    }
+  }
+
+  private async build(): Promise<VideoTaskManager> {
+    const manager = new VideoTaskManager({
+      http: () => this.services.http(),
+      store: this.store,
+      policy: () => mediaSettings((line) => this.services.log.warn(line)).poll,
+      log: (line) => this.services.log.info(line),
+    });
+    manager.onDidChange((task) => {
+      if (task) {
+        const from = this.phases.get(task.localId);
+        this.phases.set(task.localId, task.phase);
+        if (from !== task.phase) this.onTransition(task, from);
+      }
+      this.changed.fire(task);
+    });
+    await manager.start();
+    for (const task of manager.list()) if (!this.phases.has(task.localId)) this.phases.set(task.localId, task.phase);
+    this.manager = manager;
+    this.changed.fire(undefined);
+    return manager;
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    void this.manager?.dispose();
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * The webview's only channel to the host: typed `post` of intents, and VS Code's per-webview state
+ * for what the user typed but has not sent (prompts, sizes, the open tab), so a hidden or reloaded
+ * panel comes back as it was left. Everything else comes from the host's snapshots.
+ */
+import type { MediaTab, MediaWebviewMessage } from '../../shared/mediaProtocol';
+
+interface VsCodeApi {
+  postMessage(message: unknown): void;
+  getState(): unknown;
+  setState(state: unknown): void;
+}
+
+declare function acquireVsCodeApi(): VsCodeApi;
+
+export interface Drafts {
+  tab: MediaTab;
+  /** Form values by field name (prompt, size, model…), as typed. */
+  fields: Record<string, string>;
+}
+
+export class MediaChannel {
+  private readonly api: VsCodeApi;
+  readonly drafts: Drafts;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor() {
+    this.api = acquireVsCodeApi();
+    this.drafts = readDrafts(this.api.getState());
+  }
+
+  post(message: MediaWebviewMessage): void {
+    this.api.postMessage(message);
+  }
+
+  saveSoon(): void {
+    if (this.timer !== undefined) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.api.setState(this.drafts);
+    }, 200);
+  }
+}
+
+function readDrafts(saved: unknown): Drafts {
+  const drafts: Drafts = { tab: 'images', fields: {} };
+  if (typeof saved !== 'object' || saved === null) return drafts;
+  const s = saved as Record<string, unknown>;
+  if (s.tab === 'images' || s.tab === 'video') drafts.tab = s.tab;
+  if (typeof s.fields === 'object' && s.fields !== null) {
+    for (const [k, v] of Object.entries(s.fields)) if (typeof v === 'string') drafts.fields[k] = v;
+  }
+  return drafts;
+}

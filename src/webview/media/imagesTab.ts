@@ -1,0 +1,180 @@
+/**
+ * The Images tab: route (Images API or Responses with the image tool), models, prompt, size,
+ * count or streaming, Generate / Cancel, and the running job with its partial preview.
+ */
+import type { ImageJobView, MediaSnapshot } from '../../shared/mediaProtocol';
+import { button, h, setHidden, setText } from '../chat/dom';
+import type { MediaChannel } from './channel';
+import { field, fillList, fillModels, persist } from './fields';
+import { elapsed, IMAGE_SIZE } from './format';
+
+const COMMON_SIZES = ['1024x1024', '1536x1024', '1024x1536', '512x512', '256x256'];
+
+export class ImagesTab {
+  readonly el: HTMLElement;
+  private readonly route = h('select', { className: 'select', attrs: { name: 'route' } });
+  private readonly model = h('select', { className: 'select model-select', attrs: { name: 'imageModel' } });
+  private readonly outer = h('select', { className: 'select outer-select', attrs: { name: 'outerModel' } });
+  private readonly outerField: HTMLElement;
+  private readonly prompt = h('textarea', { className: 'input prompt', attrs: { rows: '4', placeholder: 'Describe the image…', name: 'imagePrompt' } });
+  private readonly size = h('input', { className: 'input size', attrs: { type: 'text', list: 'image-sizes', spellcheck: 'false', autocomplete: 'off', name: 'imageSize' } });
+  private readonly sizes = h('datalist', { attrs: { id: 'image-sizes' } });
+  private readonly count = h('input', { className: 'input count', attrs: { type: 'number', min: '1', max: '10', step: '1', name: 'imageCount' } });
+  private readonly countField: HTMLElement;
+  private readonly stream = h('input', { attrs: { type: 'checkbox', name: 'stream' } });
+  private readonly streamField: HTMLElement;
+  private readonly sizeProblem = h('div', { className: 'problem', attrs: { role: 'alert' } });
+  private readonly generate = button('Generate', { className: 'btn', ariaLabel: 'Generate the image' });
+  private readonly cancel = button('Cancel', { className: 'btn btn-secondary', ariaLabel: 'Cancel image generation' });
+  private readonly routeNote = h('p', { className: 'note' });
+  private readonly job = h('section', { className: 'job', attrs: { 'aria-label': 'Current image', 'aria-live': 'polite' } });
+  private readonly jobStatus = h('div', { className: 'job-status' });
+  private readonly jobElapsed = h('span', { className: 'elapsed' });
+  private readonly preview = h('img', { className: 'preview', attrs: { alt: 'Partial image as it arrives' } });
+  private snapshot?: MediaSnapshot;
+  private jobKey = '';
+
+  constructor(private readonly channel: MediaChannel) {
+    this.route.append(h('option', { text: 'Images API', attrs: { value: 'images' } }), h('option', { text: 'Responses (image tool)', attrs: { value: 'responses' } }));
+    this.outerField = field('Language model (outer)', this.outer);
+    this.countField = field('Images', this.count);
+    this.streamField = h('label', { className: 'check' }, this.stream, ' Stream partial images');
+    this.preview.hidden = true;
+    this.cancel.hidden = true;
+    this.job.hidden = true;
+    this.job.append(h('div', { className: 'row' }, this.jobStatus, this.jobElapsed), this.preview);
+    fillList(this.sizes, COMMON_SIZES);
+
+    this.el = h(
+      'div',
+      { className: 'tab-body' },
+      h('div', { className: 'grid' }, field('Route', this.route), field('Image model', this.model), this.outerField),
+      this.routeNote,
+      field('Prompt', this.prompt),
+      h('div', { className: 'grid' }, field('Size (width x height)', this.size, this.sizeProblem), this.countField, h('div', { className: 'field field-check' }, this.streamField)),
+      this.sizes,
+      h('div', { className: 'row actions' }, this.generate, this.cancel, h('span', { className: 'hint', text: 'Ctrl+Enter generates' })),
+      this.job,
+    );
+
+    persist(channel, 'route', this.route, () => this.updateVisibility());
+    persist(channel, 'imageModel', this.model);
+    persist(channel, 'outerModel', this.outer);
+    persist(channel, 'imagePrompt', this.prompt, () => this.updateButtons());
+    persist(channel, 'imageSize', this.size, () => this.validate());
+    persist(channel, 'imageCount', this.count);
+    persist(channel, 'stream', this.stream);
+    this.generate.addEventListener('click', () => this.submit());
+    this.cancel.addEventListener('click', () => channel.post({ type: 'cancelImage' }));
+    this.prompt.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+        e.preventDefault();
+        this.submit();
+      }
+    });
+  }
+
+  update(s: MediaSnapshot): void {
+    const first = !this.snapshot;
+    this.snapshot = s;
+    const d = this.channel.drafts.fields;
+    if (first) {
+      this.route.value = d.route ?? s.defaults.route;
+      if (!this.size.value) this.size.value = d.imageSize ?? s.defaults.imageSize;
+      if (!this.count.value) this.count.value = d.imageCount ?? String(s.defaults.imageCount);
+      if (d.stream === undefined) this.stream.checked = s.defaults.stream;
+    }
+    fillModels(this.model, s.imageModels, d.imageModel, s.defaults.imageModel, 'No image models for this key');
+    fillModels(this.outer, s.outerModels, d.outerModel, s.defaults.outerModel, 'No Responses-capable language model');
+    this.updateVisibility();
+    this.renderJob(s.imageJob);
+    this.updateButtons();
+  }
+
+  focus(): void {
+    this.prompt.focus();
+  }
+
+  /** Keeps the elapsed time of a running job moving. */
+  tick(now: number): void {
+    const job = this.snapshot?.imageJob;
+    if (job?.state === 'running') setText(this.jobElapsed, elapsed(now - job.startedAt));
+  }
+
+  private updateVisibility(): void {
+    const responses = this.route.value === 'responses';
+    setHidden(this.outerField, !responses);
+    setHidden(this.countField, responses);
+    setHidden(this.streamField, !responses);
+    setText(
+      this.routeNote,
+      responses
+        ? 'A language model answers and calls the image_generation tool with the image model; the image model is never the outer model.'
+        : 'POST /v1/images/generations with response_format b64_json; each image is decoded and saved in its real format.',
+    );
+    this.validate();
+  }
+
+  private validate(): boolean {
+    const ok = IMAGE_SIZE.test(this.size.value.trim());
+    setText(this.sizeProblem, ok ? '' : 'Write the size as <width>x<height>, e.g. 1024x1024.');
+    this.size.setAttribute('aria-invalid', String(!ok));
+    this.updateButtons();
+    return ok;
+  }
+
+  private updateButtons(): void {
+    const running = this.snapshot?.imageJob?.state === 'running';
+    const responses = this.route.value === 'responses';
+    const ready = !!this.model.value && (!responses || !!this.outer.value) && !!this.prompt.value.trim() && IMAGE_SIZE.test(this.size.value.trim());
+    this.generate.disabled = running || !ready;
+    setHidden(this.cancel, !running);
+  }
+
+  private submit(): void {
+    if (this.generate.disabled || !this.validate()) return;
+    const route = this.route.value === 'responses' ? 'responses' : 'images';
+    const n = Math.max(1, Math.min(10, Math.floor(Number(this.count.value) || 1)));
+    this.channel.post({
+      type: 'generateImage',
+      request: {
+        route,
+        model: this.model.value,
+        ...(route === 'responses' ? { outerModel: this.outer.value } : {}),
+        prompt: this.prompt.value,
+        n,
+        size: this.size.value.trim(),
+        stream: this.stream.checked,
+      },
+    });
+    this.generate.disabled = true;
+  }
+
+  private renderJob(job: ImageJobView | undefined): void {
+    const key = JSON.stringify(job ?? null);
+    if (key === this.jobKey) return;
+    this.jobKey = key;
+    setHidden(this.job, !job);
+    this.updateButtons();
+    if (!job) return;
+    this.job.className = `job job-${job.state}`;
+    const via = job.outerModel ? ` through ${job.outerModel}` : '';
+    const text =
+      job.state === 'running'
+        ? `Generating with ${job.model}${via}…${job.partial ? ` (preview ${job.partial.index + 1})` : ''}`
+        : job.state === 'done'
+          ? `Saved ${job.files.join(', ')}`
+          : job.state === 'cancelled'
+            ? 'Cancelled. Nothing was saved.'
+            : `Failed: ${job.message ?? 'no reason given'}`;
+    setText(this.jobStatus, text);
+    setText(this.jobElapsed, elapsed((job.finishedAt ?? Date.now()) - job.startedAt));
+    if (job.partial && job.state === 'running') {
+      if (this.preview.getAttribute('src') !== job.partial.src) this.preview.src = job.partial.src;
+      this.preview.hidden = false;
+    } else {
+      this.preview.hidden = true;
+      this.preview.removeAttribute('src');
+    }
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * The video task list and the gallery. Both are keyed lists: an entry's element is rebuilt only
+ * when its data changed, so thumbnails do not flicker and focus stays on an untouched row.
+ */
+import type { GalleryItemView, MediaWebviewMessage, TaskView } from '../../shared/mediaProtocol';
+import { button, h, setText } from '../chat/dom';
+import type { MediaChannel } from './channel';
+import { bytes, clip, elapsed, when } from './format';
+
+type TaskAction = Extract<MediaWebviewMessage, { type: 'task' }>['action'];
+type ItemAction = Extract<MediaWebviewMessage, { type: 'item' }>['action'];
+
+class KeyedList<T> {
+  private readonly rows = new Map<string, { key: string; el: HTMLElement }>();
+
+  constructor(
+    readonly el: HTMLElement,
+    private readonly empty: HTMLElement,
+    private readonly id: (item: T) => string,
+    private readonly render: (item: T) => HTMLElement,
+  ) {}
+
+  update(items: T[]): void {
+    const seen = new Set<string>();
+    const ordered: HTMLElement[] = [];
+    for (const item of items) {
+      const id = this.id(item);
+      seen.add(id);
+      const key = JSON.stringify(item);
+      let row = this.rows.get(id);
+      if (!row || row.key !== key) {
+        const el = this.render(item);
+        // Keep keyboard focus on the same button when a row is rebuilt.
+        const focused = row?.el.contains(document.activeElement) ? (document.activeElement as HTMLElement | null)?.dataset.act : undefined;
+        row?.el.replaceWith(el);
+        row = { key, el };
+        this.rows.set(id, row);
+        if (focused) el.querySelector<HTMLElement>(`[data-act="${focused}"]`)?.focus();
+      }
+      ordered.push(row.el);
+    }
+    for (const [id, row] of this.rows) {
+      if (!seen.has(id)) {
+        row.el.remove();
+        this.rows.delete(id);
+      }
+    }
+    ordered.forEach((el, i) => {
+      if (this.el.children[i] !== el) this.el.insertBefore(el, this.el.children[i] ?? null);
+    });
+    this.empty.hidden = items.length > 0;
+  }
+}
+
+export class TaskList {
+  readonly el: HTMLElement;
+  private readonly list = h('ul', { className: 'tasks', attrs: { 'aria-label': 'Video tasks' } });
+  private readonly keyed: KeyedList<TaskView>;
+  private readonly empty = h('p', { className: 'empty', text: 'No video tasks yet. Submitted tasks are kept with this workspace and resume after a reload.' });
+
+  constructor(private readonly channel: MediaChannel) {
+    this.el = h('div', {}, this.empty, this.list);
+    this.keyed = new KeyedList(this.list, this.empty, (t) => t.localId, (t) => this.row(t));
+  }
+
+  update(tasks: TaskView[]): void {
+    this.keyed.update(tasks);
+  }
+
+  /** Elapsed times of unfinished tasks move every second without a host message. */
+  tick(now: number): void {
+    for (const el of this.list.querySelectorAll<HTMLElement>('[data-since]')) {
+      setText(el, elapsed(now - Number(el.dataset.since)));
+    }
+  }
+
+  private row(t: TaskView): HTMLElement {
+    const act = (label: string, action: TaskAction, aria: string, secondary = true) => {
+      const b = button(label, { className: secondary ? 'btn-small' : 'btn', ariaLabel: `${aria}: ${clip(t.prompt, 40)}`, act: action });
+      b.addEventListener('click', () => this.channel.post({ type: 'task', action, id: t.localId }));
+      return b;
+    };
+    const running = t.phase === 'submitting' || t.phase === 'running' || t.phase === 'downloading';
+    const time = running ? h('span', { className: 'elapsed', text: elapsed(Date.now() - t.createdAt), dataset: { since: String(t.createdAt) } }) : h('span', { className: 'elapsed', text: `${elapsed((t.finishedAt ?? t.createdAt) - t.createdAt)}` });
+    const progress = h('progress', { className: 'progress', attrs: { max: '100', 'aria-label': 'Progress' } });
+    if (t.progress !== undefined && t.phase !== 'submitting') progress.value = t.progress;
+    else progress.removeAttribute('value');
+    const download = t.download ? ` ${bytes(t.download.received)}${t.download.total ? ` of ${bytes(t.download.total)}` : ''}` : '';
+    const actions: HTMLElement[] = [];
+    if (t.file) {
+      actions.push(act('Open', 'open', 'Open the video'), act('System Player', 'openExternal', 'Open with the system player'), act('Reveal', 'reveal', 'Reveal in the explorer'));
+    }
+    if (t.canCancel) actions.push(act('Cancel Polling', 'cancel', 'Stop polling this task'));
+    if (t.canResume) actions.push(act('Resume', 'resume', 'Resume polling this task'));
+    if (t.canRetryDownload) actions.push(act('Retry Download', 'retryDownload', 'Fetch the link again and download'));
+    if (t.canResubmit) actions.push(act('Resubmit', 'resubmit', 'Submit again as a new task (billed)'));
+    if (!running) actions.push(act('Forget', 'forget', 'Remove from the list'));
+    return h(
+      'li',
+      { className: `task task-${t.phase}`, dataset: { taskId: t.taskId ?? '', phase: t.phase } },
+      h('div', { className: 'task-head' }, h('span', { className: 'task-prompt', text: clip(t.prompt, 120), attrs: { title: t.prompt } }), h('span', { className: `badge status-${t.phase}`, text: t.statusText })),
+      h('div', { className: 'meta' }, `${t.model} · ${t.size} · ${t.duration} s · `, time, t.taskId ? ` · ${t.taskId}` : '', download),
+      t.phase === 'succeeded' ? null : progress,
+      t.error ? h('div', { className: 'error-message', text: t.error.message, attrs: { role: t.phase === 'failed' ? 'alert' : 'status' } }) : null,
+      t.file ? h('div', { className: 'path', text: t.file.label, attrs: { title: t.file.path } }) : null,
+      h('div', { className: 'row item-actions' }, ...actions),
+    );
+  }
+}
+
+export class GalleryGrid {
+  readonly el: HTMLElement;
+  private readonly grid = h('ul', { className: 'gallery', attrs: { 'aria-label': 'Gallery' } });
+  private readonly keyed: KeyedList<GalleryItemView>;
+  private readonly empty: HTMLElement;
+
+  constructor(
+    private readonly channel: MediaChannel,
+    private readonly kind: 'image' | 'video',
+  ) {
+    this.empty = h('p', { className: 'empty', text: kind === 'image' ? 'Generated images of this workspace appear here.' : 'Downloaded videos of this workspace appear here.' });
+    this.el = h('section', { className: 'gallery-section' }, h('h2', { className: 'section-title', text: 'Gallery' }), this.empty, this.grid);
+    this.keyed = new KeyedList(this.grid, this.empty, (i) => i.id, (i) => this.card(i));
+  }
+
+  update(items: GalleryItemView[]): void {
+    this.keyed.update(items.filter((i) => i.kind === this.kind));
+  }
+
+  private card(item: GalleryItemView): HTMLElement {
+    const act = (label: string, action: ItemAction, aria: string) => {
+      const b = button(label, { className: 'btn-small', ariaLabel: `${aria}: ${item.label}`, act: action });
+      b.addEventListener('click', () => this.channel.post({ type: 'item', action, id: item.id }));
+      return b;
+    };
+    const thumb = item.src
+      ? h('img', { className: 'thumb', attrs: { src: item.src, alt: clip(item.prompt, 100), loading: 'lazy' } })
+      : h('div', { className: `thumb thumb-${item.kind}`, text: item.exists ? (item.kind === 'video' ? '▶ MP4' : 'image') : 'file missing', attrs: { 'aria-hidden': 'true' } });
+    const actions = item.exists
+      ? [
+          act('Open', 'open', 'Open'),
+          ...(item.kind === 'video' ? [act('System Player', 'openExternal', 'Open with the system player')] : []),
+          act('Reveal', 'reveal', 'Reveal in the explorer'),
+          act('Copy Path', 'copyPath', 'Copy the path'),
+          act('Insert Link', 'insertLink', 'Insert a Markdown link at the cursor'),
+          ...(item.kind === 'image' ? [act('Ask in Chat', 'askInChat', 'Attach to the next chat message')] : []),
+          act('Remove', 'remove', 'Remove from the gallery (the file stays)'),
+        ]
+      : [act('Remove', 'remove', 'Remove from the gallery')];
+    return h(
+      'li',
+      { className: `card${item.exists ? '' : ' card-missing'}`, dataset: { path: item.label } },
+      thumb,
+      h(
+        'div',
+        { className: 'card-body' },
+        h('div', { className: 'card-prompt', text: clip(item.prompt, 160), attrs: { title: item.prompt } }),
+        h('div', { className: 'meta', text: `${item.model} · ${item.size} · ${when(item.createdAt)}` }),
+        h('div', { className: 'path', text: item.label, attrs: { title: item.label } }),
+        h('div', { className: 'row item-actions' }, ...actions),
+      ),
+    );
+  }
+}

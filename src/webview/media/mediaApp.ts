@@ -1,0 +1,126 @@
+/**
+ * Media Studio: an Images tab and a Video tab (a real tablist, arrow keys move between tabs), a
+ * notice when the key or models are missing, and each tab's gallery. Every snapshot is applied
+ * whole; the form fields the user is typing in are never overwritten by one.
+ */
+import type { MediaHostMessage, MediaSnapshot, MediaTab } from '../../shared/mediaProtocol';
+import { button, h, setHidden, setText } from '../chat/dom';
+import type { MediaChannel } from './channel';
+import { ImagesTab } from './imagesTab';
+import { GalleryGrid } from './lists';
+import { VideoTab } from './videoTab';
+
+const NOTICE_LABELS = { setKey: 'Set API Key', openSettings: 'Open Settings', refreshModels: 'Refresh Models' } as const;
+
+export class MediaApp {
+  private readonly images: ImagesTab;
+  private readonly video: VideoTab;
+  private readonly imageGallery: GalleryGrid;
+  private readonly videoGallery: GalleryGrid;
+  private readonly tabs: Record<MediaTab, { tab: HTMLButtonElement; panel: HTMLElement }>;
+  private readonly notice = h('div', { className: 'notice', attrs: { role: 'status' } });
+  private readonly output = h('span', { className: 'output-folder' });
+  private readonly loading = h('div', { className: 'loading', text: 'Loading…' });
+  private noticeKey = '';
+
+  constructor(
+    root: HTMLElement,
+    private readonly channel: MediaChannel,
+  ) {
+    this.images = new ImagesTab(channel);
+    this.video = new VideoTab(channel);
+    this.imageGallery = new GalleryGrid(channel, 'image');
+    this.videoGallery = new GalleryGrid(channel, 'video');
+    const makeTab = (id: MediaTab, label: string, ...content: HTMLElement[]) => {
+      const tab = h('button', { className: 'tab', text: label, attrs: { type: 'button', role: 'tab', id: `tab-${id}`, 'aria-controls': `panel-${id}` } });
+      const panel = h('section', { className: 'tab-panel', attrs: { role: 'tabpanel', id: `panel-${id}`, 'aria-labelledby': `tab-${id}` } }, ...content);
+      tab.addEventListener('click', () => this.select(id, true));
+      return { tab, panel };
+    };
+    this.tabs = {
+      images: makeTab('images', 'Images', this.images.el, this.imageGallery.el),
+      video: makeTab('video', 'Video', this.video.el, this.videoGallery.el),
+    };
+    const openFolder = button('Open Folder', { className: 'btn-link', ariaLabel: 'Show the output folder' });
+    openFolder.addEventListener('click', () => channel.post({ type: 'action', action: 'openOutputFolder' }));
+    const tablist = h('div', { className: 'tabs', attrs: { role: 'tablist', 'aria-label': 'Media Studio' } }, this.tabs.images.tab, this.tabs.video.tab);
+    tablist.addEventListener('keydown', (e) => {
+      if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft' && e.key !== 'Home' && e.key !== 'End') return;
+      e.preventDefault();
+      const order: MediaTab[] = ['images', 'video'];
+      const current = order.indexOf(this.channel.drafts.tab);
+      const next = e.key === 'Home' ? 0 : e.key === 'End' ? order.length - 1 : (current + (e.key === 'ArrowRight' ? 1 : order.length - 1)) % order.length;
+      this.select(order[next] ?? 'images', true);
+      this.tabs[order[next] ?? 'images'].tab.focus();
+    });
+    this.notice.hidden = true;
+    const header = h('header', { className: 'studio-header' }, h('h1', { className: 'title', text: 'Media Studio' }), tablist, h('span', { className: 'spacer' }), h('span', { className: 'output' }, 'Saved to ', this.output, ' ', openFolder));
+    const body = h('main', { className: 'studio-body' }, this.notice, this.loading, this.tabs.images.panel, this.tabs.video.panel);
+    body.hidden = false;
+    this.tabs.images.panel.hidden = true;
+    this.tabs.video.panel.hidden = true;
+    root.replaceChildren(header, body);
+    setInterval(() => {
+      const now = Date.now();
+      this.images.tick(now);
+      this.video.tick(now);
+    }, 1000);
+  }
+
+  receive(message: MediaHostMessage): void {
+    switch (message.type) {
+      case 'snapshot':
+        this.apply(message.state);
+        return;
+      case 'showTab':
+        this.select(message.tab, true);
+        return;
+    }
+  }
+
+  private apply(s: MediaSnapshot): void {
+    const first = this.loading.isConnected;
+    this.loading.remove();
+    this.images.update(s);
+    this.video.update(s);
+    this.imageGallery.update(s.gallery);
+    this.videoGallery.update(s.gallery);
+    setText(this.output, s.outputFolder);
+    this.renderNotice(s.notice);
+    if (first) this.select(this.channel.drafts.tab, false);
+  }
+
+  private select(tab: MediaTab, focusForm: boolean): void {
+    for (const [id, t] of Object.entries(this.tabs) as Array<[MediaTab, { tab: HTMLButtonElement; panel: HTMLElement }]>) {
+      const on = id === tab;
+      t.tab.setAttribute('aria-selected', String(on));
+      t.tab.tabIndex = on ? 0 : -1;
+      t.tab.classList.toggle('tab-active', on);
+      setHidden(t.panel, !on || this.loading.isConnected);
+    }
+    if (this.channel.drafts.tab !== tab) {
+      this.channel.drafts.tab = tab;
+      this.channel.saveSoon();
+    }
+    if (focusForm && !this.loading.isConnected && document.activeElement === document.body) (tab === 'images' ? this.images : this.video).focus();
+  }
+
+  private renderNotice(notice: MediaSnapshot['notice']): void {
+    const key = JSON.stringify(notice ?? null);
+    if (key === this.noticeKey) return;
+    this.noticeKey = key;
+    setHidden(this.notice, !notice);
+    if (!notice) {
+      this.notice.replaceChildren();
+      return;
+    }
+    const parts: Node[] = [h('span', { className: 'notice-text', text: notice.message })];
+    const action = notice.action;
+    if (action) {
+      const fix = button(NOTICE_LABELS[action], { className: 'btn' });
+      fix.addEventListener('click', () => this.channel.post({ type: 'action', action }));
+      parts.push(fix);
+    }
+    this.notice.replaceChildren(...parts);
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * The Video tab: model, prompt, size (`<width>*<height>`) and duration with the model's hints, the
+ * billing note that is shown before anything is submitted, and the task list.
+ */
+import { videoBillingNote, type MediaSnapshot, type VideoModelView } from '../../shared/mediaProtocol';
+import { button, h, setText } from '../chat/dom';
+import type { MediaChannel } from './channel';
+import { field, fillList, fillModels, persist } from './fields';
+import { VIDEO_SIZE } from './format';
+import { TaskList } from './lists';
+
+export class VideoTab {
+  readonly el: HTMLElement;
+  readonly tasks: TaskList;
+  private readonly model = h('select', { className: 'select video-model-select', attrs: { name: 'videoModel' } });
+  private readonly hint = h('p', { className: 'note' });
+  private readonly prompt = h('textarea', { className: 'input prompt', attrs: { rows: '3', placeholder: 'Describe the video…', name: 'videoPrompt' } });
+  private readonly size = h('input', { className: 'input size', attrs: { type: 'text', list: 'video-sizes', spellcheck: 'false', autocomplete: 'off', placeholder: '832*480', name: 'videoSize' } });
+  private readonly sizes = h('datalist', { attrs: { id: 'video-sizes' } });
+  private readonly duration = h('input', { className: 'input count', attrs: { type: 'number', min: '1', step: '1', list: 'video-durations', name: 'videoDuration' } });
+  private readonly durations = h('datalist', { attrs: { id: 'video-durations' } });
+  private readonly problem = h('div', { className: 'problem', attrs: { role: 'alert' } });
+  private readonly billing = h('p', { className: 'billing', attrs: { 'aria-live': 'polite' } });
+  private readonly submitButton = button('Submit Video Task', { className: 'btn', ariaLabel: 'Submit the video task (billed)' });
+  private snapshot?: MediaSnapshot;
+  private modelShown = '';
+  /** A submit was sent and no snapshot came back yet: a second click must not submit (and bill) twice. */
+  private pending = false;
+
+  constructor(private readonly channel: MediaChannel) {
+    this.tasks = new TaskList(channel);
+    this.el = h(
+      'div',
+      { className: 'tab-body' },
+      field('Video model', this.model),
+      this.hint,
+      field('Prompt', this.prompt),
+      h('div', { className: 'grid' }, field('Size (width*height)', this.size), field('Duration (seconds)', this.duration)),
+      this.problem,
+      this.sizes,
+      this.durations,
+      this.billing,
+      h('div', { className: 'row actions' }, this.submitButton, h('span', { className: 'hint', text: 'Receiving a task id only means the gateway accepted the task.' })),
+      h('h2', { className: 'section-title', text: 'Tasks' }),
+      this.tasks.el,
+    );
+    persist(channel, 'videoModel', this.model, () => this.applyHints(true));
+    persist(channel, 'videoPrompt', this.prompt, () => this.refresh());
+    persist(channel, 'videoSize', this.size, () => this.refresh());
+    persist(channel, 'videoDuration', this.duration, () => this.refresh());
+    this.submitButton.addEventListener('click', () => this.submit());
+    this.prompt.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+        e.preventDefault();
+        this.submit();
+      }
+    });
+  }
+
+  update(s: MediaSnapshot): void {
+    this.snapshot = s;
+    this.pending = false;
+    fillModels(this.model, s.videoModels, this.channel.drafts.fields.videoModel, s.defaults.videoModel, 'No video models for this key');
+    this.applyHints(false);
+    this.tasks.update(s.tasks);
+  }
+
+  tick(now: number): void {
+    this.tasks.tick(now);
+  }
+
+  focus(): void {
+    this.prompt.focus();
+  }
+
+  private selected(): VideoModelView | undefined {
+    return this.snapshot?.videoModels.find((m) => m.id === this.model.value);
+  }
+
+  /** Offers the model's sizes and durations; fills them in when the model changed or nothing was typed. */
+  private applyHints(changed: boolean): void {
+    const m = this.selected();
+    fillList(this.sizes, m?.sizes ?? []);
+    fillList(this.durations, (m?.durations ?? []).map(String));
+    if (m && (changed || this.modelShown !== m.id)) {
+      // A model the user just picked brings its own values; otherwise only empty fields are filled.
+      if (m.defaultSize && (changed || !this.size.value)) this.size.value = m.defaultSize;
+      if (m.defaultDuration !== undefined && (changed || !this.duration.value)) this.duration.value = String(m.defaultDuration);
+      this.modelShown = m.id;
+    }
+    const words =
+      !m
+        ? ''
+        : m.hintSource === 'catalog'
+          ? `From the catalog: sizes ${m.sizes.join(', ') || 'not listed'}; durations ${m.durations.map((d) => `${d} s`).join(', ') || 'not listed'}.`
+          : m.hintSource === 'verified'
+            ? `Verified for this Wan-type model: ${m.sizes.join(', ')} and ${m.durations.join(', ')} s. Other sizes (e.g. 1280*720) may be rejected; nothing is retried with other sizes.`
+            : 'Nothing is known about the sizes and durations this model accepts; the gateway will say if it rejects them.';
+    setText(this.hint, words);
+    this.refresh();
+  }
+
+  private values(): { size: string; duration: number } | undefined {
+    const size = this.size.value.trim();
+    const duration = Number(this.duration.value);
+    if (!VIDEO_SIZE.test(size) || !Number.isInteger(duration) || duration < 1) return undefined;
+    return { size, duration };
+  }
+
+  private refresh(): void {
+    const v = this.values();
+    const size = this.size.value.trim();
+    const problem = !size
+      ? ''
+      : !VIDEO_SIZE.test(size)
+        ? `Video sizes are <width>*<height> with an asterisk${/^\d+\s*[xX×]\s*\d+$/.test(size) ? `: ${size.replace(/\s*[xX×]\s*/, '*')}` : ', e.g. 832*480'}.`
+        : this.duration.value && !v
+          ? 'The duration is a whole number of seconds.'
+          : '';
+    setText(this.problem, problem);
+    this.size.setAttribute('aria-invalid', String(!!problem && !VIDEO_SIZE.test(size)));
+    setText(this.billing, v && this.model.value ? videoBillingNote({ model: this.model.value, ...v }) : 'Video is billed by model, duration and resolution.');
+    this.submitButton.disabled = this.pending || !v || !this.model.value || !this.prompt.value.trim();
+  }
+
+  private submit(): void {
+    const v = this.values();
+    if (this.submitButton.disabled || !v) return;
+    this.channel.post({ type: 'submitVideo', request: { model: this.model.value, prompt: this.prompt.value, ...v } });
+    this.pending = true;
+    this.submitButton.disabled = true;
+  }
+}

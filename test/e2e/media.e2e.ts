@@ -1,0 +1,116 @@
+import * as assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { FrameLocator, Page } from 'playwright-core';
+import { DEMO_KEY } from '../gateway';
+import { ui } from './context';
+import { REPO_ROOT } from './environment';
+import { masked, parkMouse, runCommandFromPalette, setApiKey, waitForStatus } from './workbench';
+
+const PANEL_FRAMES = 'iframe.webview.ready[src*="extensionId=model-gateway.model-gateway"]:not([src*="purpose="])';
+
+/**
+ * The Media Studio panel's frame. The chat view is a webview of the same extension too, but VS Code
+ * marks view frames with `purpose=webviewView`; editor panels carry no purpose. Should the extension
+ * show another editor panel at the same time, the one holding the studio's header is taken.
+ */
+async function mediaFrame(page: Page): Promise<FrameLocator> {
+  const end = Date.now() + 30_000;
+  for (;;) {
+    const count = await page.locator(PANEL_FRAMES).count();
+    for (let i = 0; i < count; i++) {
+      const frame = page.frameLocator(PANEL_FRAMES).nth(i).frameLocator('#active-frame');
+      if ((await frame.locator('header.studio-header').count()) > 0) return frame;
+    }
+    if (Date.now() > end) throw new Error(`no Media Studio panel among ${count} editor webviews of the extension`);
+    await page.waitForTimeout(100);
+  }
+}
+
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+describe('Media Studio', () => {
+  before(async () => {
+    const { page } = ui();
+    await setApiKey(page, DEMO_KEY);
+    await waitForStatus(page, masked(DEMO_KEY), 'check');
+  });
+  after(async () => {
+    // The panel is a second webview of the extension; later scenarios expect only the chat's.
+    await runCommandFromPalette(ui().page, 'View: Close All Editors');
+  });
+
+  it('generates an image in the panel and the file shows up in the workspace explorer', async () => {
+    const { page, double, workspace } = ui();
+    await runCommandFromPalette(page, 'Model Gateway: Open Media Studio');
+    const frame = await mediaFrame(page);
+    await frame.locator('#tab-images').click();
+    const images = frame.locator('#panel-images');
+    await images.locator('select.model-select option[value="gpt-image-1"]').waitFor({ state: 'attached' });
+    await images.locator('select.model-select').selectOption('gpt-image-1');
+    await images.locator('select[name="route"]').selectOption('images');
+    await images.locator('textarea.prompt').fill('A red fox in the snow');
+    await images.locator('input.size').fill('1024x1024');
+    double.clearLog();
+    await frame.locator('button[aria-label="Generate the image"]').click();
+
+    const card = images.locator('.gallery .card', { hasText: 'A red fox in the snow' }).first();
+    await card.waitFor({ timeout: 30_000 });
+    await images.locator('.job-done').waitFor();
+    const thumb = card.locator('img.thumb');
+    await thumb.waitFor();
+    // The thumbnail really loaded through the webview's resource URI (CSP and resource roots allow it).
+    const loaded = await thumb.evaluate((img: unknown) => {
+      const i = img as { complete: boolean; naturalWidth: number };
+      return i.complete && i.naturalWidth > 0;
+    });
+    assert.ok(loaded, 'the thumbnail is shown');
+
+    const relative = (await card.locator('.path').innerText()).trim();
+    assert.match(relative, /^generated\/images\/\d{8}-\d{6}-a-red-fox-in-the-snow-1\.png$/);
+    const file = path.join(workspace, relative);
+    assert.ok(existsSync(file), file);
+    assert.deepEqual(readFileSync(file).subarray(0, 8), PNG);
+    assert.ok(double.log.some((e) => e.method === 'POST' && e.path === '/v1/images/generations'));
+
+    await parkMouse(page);
+    mkdirSync(path.join(REPO_ROOT, 'test-results'), { recursive: true });
+    await page.screenshot({ path: path.join(REPO_ROOT, 'test-results', 'media-studio.png') });
+
+    // "Reveal" shows the new file in the Explorer, inside the workspace's generated/images folder.
+    await card.locator('button[data-act="reveal"]').click();
+    const name = path.basename(relative);
+    await page.locator(`.part.sidebar .explorer-folders-view .monaco-list-row[role="treeitem"][aria-label="${name}"]`).waitFor({ timeout: 20_000 });
+  });
+
+  it('shows the billing before a video is submitted, and the task in the list once accepted', async () => {
+    const { page, double } = ui();
+    await runCommandFromPalette(page, 'Model Gateway: Generate Video');
+    const frame = await mediaFrame(page);
+    const video = frame.locator('#panel-video');
+    await video.waitFor();
+    await video.locator('select.video-model-select option[value="wan2.5-t2v-preview"]').waitFor({ state: 'attached' });
+    assert.equal(await video.locator('input.size').inputValue(), '832*480', 'the verified default size');
+    assert.equal(await video.locator('input[name="videoDuration"]').inputValue(), '5');
+    await video.locator('textarea.prompt').fill('A fox runs through snow');
+    await video.locator('.billing', { hasText: 'wan2.5-t2v-preview, 5 s, 832*480 (480P)' }).waitFor();
+
+    await video.locator('input.size').fill('832x480');
+    await video.locator('.problem', { hasText: 'asterisk: 832*480' }).waitFor();
+    assert.equal(await frame.locator('button[aria-label="Submit the video task (billed)"]').isDisabled(), true);
+    await video.locator('input.size').fill('832*480');
+
+    double.clearLog();
+    await frame.locator('button[aria-label="Submit the video task (billed)"]').click();
+    const row = video.locator('.tasks .task', { hasText: 'A fox runs through snow' }).first();
+    await row.waitFor();
+    await row.locator('.badge', { hasText: /NOT_START|SUBMITTED|QUEUED|IN_PROGRESS/ }).waitFor();
+    assert.match(await row.getAttribute('data-task-id') ?? '', /^task_/);
+    await parkMouse(page);
+    await page.screenshot({ path: path.join(REPO_ROOT, 'test-results', 'media-studio-video.png') });
+    await row.locator('button[data-act="cancel"]').click();
+    await row.locator('.badge', { hasText: 'polling stopped (by you)' }).waitFor();
+    await row.locator('button[data-act="forget"]').click();
+    await row.waitFor({ state: 'detached' });
+  });
+});

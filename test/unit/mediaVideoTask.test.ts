@@ -1,0 +1,286 @@
+import * as assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as z from 'zod/mini';
+import { GatewayError } from '../../src/core/errors';
+import { normaliseStatus, parseProgress, parseVideoStatus, type VideoStatus } from '../../src/core/media/video';
+import * as T from '../../src/core/media/videoTask';
+import { VideoTaskManager, type TaskStore } from '../../src/core/media/videoTasks';
+import { DEMO_KEY, GatewayDouble } from '../gateway';
+import { clientFor } from '../support/client';
+
+const policy: T.PollPolicy = { baseMs: 15_000, maxPollMs: 60 * 60_000, maxErrors: 3 };
+const params = { model: 'wan2.5-t2v-preview', prompt: 'a fox', size: '832*480', duration: 5, outputDir: '/tmp/videos' };
+const status = (s: Partial<VideoStatus> & Pick<VideoStatus, 'status'>): VideoStatus => ({ rawStatus: s.status, ...s });
+
+describe('video task state machine', () => {
+  const t0 = 1_000_000;
+  const fresh = () => T.accepted(T.createTask(params, 'local-1', t0), 'task_1', t0, policy);
+
+  it('starts as submitting, becomes running when accepted and polls first after a third of the interval', () => {
+    const created = T.createTask(params, 'local-1', t0);
+    assert.equal(created.phase, 'submitting');
+    assert.equal(T.isActive(created), true);
+    const task = fresh();
+    assert.deepEqual({ phase: task.phase, taskId: task.taskId, remoteStatus: task.remoteStatus, nextPollAt: task.nextPollAt }, { phase: 'running', taskId: 'task_1', remoteStatus: 'NOT_START', nextPollAt: t0 + 5000 });
+  });
+
+  it('follows NOT_START → SUBMITTED → QUEUED → IN_PROGRESS with progress, polling every interval', () => {
+    let task = fresh();
+    let now = t0;
+    for (const [s, p] of [['NOT_START', 0], ['SUBMITTED', 10], ['QUEUED', 20], ['IN_PROGRESS', 30]] as const) {
+      now = task.nextPollAt ?? now;
+      task = T.observed(task, status({ status: s, progress: p }), now, policy);
+      assert.equal(task.phase, 'running');
+      assert.equal(task.remoteStatus, s);
+      assert.equal(task.progress, p);
+      assert.equal(task.nextPollAt, now + 15_000, 'the gateway refreshes every 15 s: no point asking sooner');
+      assert.equal(T.describeTask(task), `${s} ${p}%`);
+    }
+    assert.equal(task.polls, 4);
+  });
+
+  it('asks less often as a task runs long: 2× after 5 minutes, 4× after 15', () => {
+    const task = { ...fresh(), polls: 3 };
+    assert.equal(T.pollDelay(task, t0 + 60_000, policy), 15_000);
+    assert.equal(T.pollDelay(task, t0 + 6 * 60_000, policy), 30_000);
+    assert.equal(T.pollDelay(task, t0 + 20 * 60_000, policy), 60_000);
+  });
+
+  it('SUCCESS with a link moves on to downloading; SUCCESS without one is a failure that says so', () => {
+    const done = T.observed(fresh(), status({ status: 'SUCCESS', progress: 100, videoUrl: 'https://cdn.example/v.mp4?sig=1' }), t0 + 5000, policy);
+    assert.deepEqual({ phase: done.phase, url: done.videoUrl, next: done.nextPollAt }, { phase: 'downloading', url: 'https://cdn.example/v.mp4?sig=1', next: undefined });
+    const bare = T.observed(fresh(), status({ status: 'SUCCESS' }), t0 + 5000, policy);
+    assert.equal(bare.phase, 'failed');
+    assert.equal(bare.error?.stage, 'task');
+    assert.match(bare.error?.message ?? '', /no video link/);
+  });
+
+  it('FAILURE is final, shows the gateway reason and is never resubmitted', () => {
+    const failed = T.observed(fresh(), status({ status: 'FAILURE', failReason: 'DataInspectionFailed: Output data may contain inappropriate content.' }), t0 + 5000, policy);
+    assert.equal(failed.phase, 'failed');
+    assert.equal(T.isFinal(failed), true);
+    assert.match(failed.error?.message ?? '', /DataInspectionFailed: Output data may contain inappropriate content\..*not resubmitted/);
+    assert.equal(failed.nextPollAt, undefined);
+    assert.equal(T.resumed(failed, t0 + 6000), failed, 'a task that failed on the gateway cannot be resumed');
+    assert.equal(T.observed(failed, status({ status: 'SUCCESS', videoUrl: 'https://x/y.mp4' }), t0 + 7000, policy), failed, 'a final task ignores late answers');
+  });
+
+  it('keeps polling through UNKNOWN and unknown words, bounded by the poll limit', () => {
+    let task = T.observed(fresh(), status({ status: 'UNKNOWN', rawStatus: 'WEIRD' }), t0 + 5000, policy);
+    assert.equal(task.phase, 'running');
+    assert.equal(task.rawStatus, 'WEIRD');
+    task = T.observed(task, status({ status: 'IN_PROGRESS' }), t0 + policy.maxPollMs, policy);
+    assert.deepEqual({ phase: task.phase, by: task.stoppedBy }, { phase: 'stopped', by: 'limit' });
+    assert.equal(T.describeTask(task), 'polling stopped (time limit)');
+    const resumed = T.resumed(task, t0 + policy.maxPollMs + 10);
+    assert.deepEqual({ phase: resumed.phase, next: resumed.nextPollAt, from: resumed.pollStartedAt, stopped: resumed.stoppedBy }, { phase: 'running', next: t0 + policy.maxPollMs + 10, from: t0 + policy.maxPollMs + 10, stopped: undefined });
+  });
+
+  it('backs off after failed queries and stops (resumable) after too many; a refused key stops at once', () => {
+    const net = new GatewayError('network', 'connection reset');
+    let task = fresh();
+    const delays: number[] = [];
+    for (let i = 0; i < policy.maxErrors - 1; i++) {
+      task = T.pollFailed(task, net, t0, policy);
+      delays.push((task.nextPollAt ?? 0) - t0);
+    }
+    assert.deepEqual(delays, [15_000, 30_000]);
+    assert.equal(T.pollDelay({ ...task, errorsInRow: 10 }, t0, policy), 60_000, 'capped at four intervals');
+    task = T.pollFailed(task, net, t0, policy);
+    assert.deepEqual({ phase: task.phase, by: task.stoppedBy, stage: task.error?.stage }, { phase: 'stopped', by: 'errors', stage: 'poll' });
+    const auth = T.pollFailed(fresh(), new GatewayError('auth', 'Invalid token'), t0, policy);
+    assert.equal(auth.phase, 'stopped');
+    // A good answer clears the error count.
+    const again = T.observed(T.pollFailed(fresh(), net, t0, policy), status({ status: 'QUEUED' }), t0 + 1, policy);
+    assert.equal(again.errorsInRow, 0);
+  });
+
+  it('treats a task the gateway does not know as failed', () => {
+    const gone = T.pollFailed(fresh(), new GatewayError('badRequest', 'task_not_exist', { code: 'task_not_exist' }), t0, policy);
+    assert.equal(gone.phase, 'failed');
+    assert.match(gone.error?.message ?? '', /does not know the task task_1/);
+  });
+
+  it('records a saved file, or a failed download that may be fetched again (without resubmitting)', () => {
+    const downloading = T.observed(fresh(), status({ status: 'SUCCESS', videoUrl: 'https://x/v.mp4' }), t0, policy);
+    const saved = T.downloaded(downloading, '/tmp/videos/v.mp4', t0 + 10);
+    assert.deepEqual({ phase: saved.phase, file: saved.file, finished: saved.finishedAt }, { phase: 'succeeded', file: '/tmp/videos/v.mp4', finished: t0 + 10 });
+    const expired = T.downloadFailed(downloading, new GatewayError('badRequest', 'HTTP 403 Request has expired'), t0 + 10);
+    assert.deepEqual({ phase: expired.phase, stage: expired.error?.stage }, { phase: 'failed', stage: 'download' });
+    const html = T.downloadFailed(downloading, new GatewayError('protocol', 'not an MP4: an HTML page'), t0 + 10);
+    assert.equal(html.error?.stage, 'check');
+    const retry = T.resumed(expired, t0 + 20);
+    assert.deepEqual({ phase: retry.phase, error: retry.error, taskId: retry.taskId }, { phase: 'running', error: undefined, taskId: 'task_1' });
+  });
+
+  it('lets the user stop polling and resume it', () => {
+    const stopped = T.stoppedByUser(fresh(), t0 + 1);
+    assert.deepEqual({ phase: stopped.phase, by: stopped.stoppedBy, next: stopped.nextPollAt }, { phase: 'stopped', by: 'user', next: undefined });
+    assert.equal(T.describeTask(stopped), 'polling stopped (by you)');
+    assert.equal(T.resumed(stopped, t0 + 2).phase, 'running');
+    const submitting = T.createTask(params, 'x', t0);
+    assert.equal(T.stoppedByUser(submitting, t0), submitting, 'a submission in flight cannot be stopped half-way');
+  });
+
+  it('after a restart: queries a running task at once, downloads again, never resubmits an unknown submission', () => {
+    const running = { ...fresh(), nextPollAt: t0 + 60_000 };
+    assert.equal(T.restored(running, t0 + 1000).nextPollAt, t0 + 1000);
+    const downloading = T.observed(fresh(), status({ status: 'SUCCESS', videoUrl: 'https://x/v.mp4' }), t0, policy);
+    assert.equal(T.restored(downloading, t0 + 1000).phase, 'downloading');
+    const submitting = T.restored(T.createTask(params, 'x', t0), t0 + 1000);
+    assert.equal(submitting.phase, 'failed');
+    assert.match(submitting.error?.message ?? '', /not submitted again/);
+    const done = T.downloaded(downloading, '/v.mp4', t0);
+    assert.equal(T.restored(done, t0 + 5), done);
+  });
+
+  it('survives a JSON round trip through storage exactly', () => {
+    const task = T.pollFailed(T.observed(fresh(), status({ status: 'QUEUED', progress: 20 }), t0 + 5000, policy), new GatewayError('network', 'reset', { requestId: 'r1' }), t0 + 6000, policy);
+    const stored = JSON.parse(JSON.stringify([task]));
+    assert.deepEqual(z.parse(T.storedTasksSchema, stored), [task]);
+  });
+});
+
+describe('reading task queries', () => {
+  it('reads the envelope: status, "NN%" progress, and the link at data.data.output.video_url first', () => {
+    const s = parseVideoStatus({
+      code: 'success',
+      message: '',
+      data: {
+        task_id: 'task_1',
+        status: 'SUCCESS',
+        progress: '100%',
+        fail_reason: '',
+        result_url: 'https://cdn.example/result.mp4',
+        data: { output: { task_status: 'SUCCEEDED', video_url: 'https://cdn.example/output.mp4?Expires=1' } },
+      },
+    });
+    assert.deepEqual(s, { status: 'SUCCESS', rawStatus: 'SUCCESS', progress: 100, videoUrl: 'https://cdn.example/output.mp4?Expires=1' });
+  });
+
+  it('falls back to result_url, then to a link in fail_reason (older gateways)', () => {
+    assert.equal(parseVideoStatus({ code: 'success', data: { status: 'SUCCESS', result_url: 'https://r/v.mp4', data: { output: {} } } }).videoUrl, 'https://r/v.mp4');
+    assert.equal(parseVideoStatus({ code: 'success', data: { status: 'SUCCESS', fail_reason: 'https://old/v.mp4', data: null } }).videoUrl, 'https://old/v.mp4');
+    assert.equal(parseVideoStatus({ code: 'success', data: { status: 'SUCCESS', fail_reason: 'https://old/v.mp4' } }).failReason, undefined, 'a link is not a reason');
+  });
+
+  it('gives the failure reason: fail_reason, else the upstream code and message', () => {
+    assert.equal(parseVideoStatus({ code: 'success', data: { status: 'FAILURE', progress: '100%', fail_reason: 'task failed, code: X , message: Y' } }).failReason, 'task failed, code: X , message: Y');
+    assert.equal(parseVideoStatus({ code: 'success', data: { status: 'FAILURE', fail_reason: '', data: { output: { task_status: 'FAILED', code: 'DataInspectionFailed', message: 'bad' } } } }).failReason, 'DataInspectionFailed: bad');
+  });
+
+  it('maps the lower-case words of other variants and parses progress', () => {
+    assert.deepEqual(['succeeded', 'completed', 'failed', 'queued', 'processing', 'in_progress', 'NOT_START', 'whatever'].map(normaliseStatus), ['SUCCESS', 'SUCCESS', 'FAILURE', 'QUEUED', 'IN_PROGRESS', 'IN_PROGRESS', 'NOT_START', 'UNKNOWN']);
+    assert.deepEqual(['30%', 45, '100%', 'n/a', undefined].map(parseProgress), [30, 45, 100, undefined, undefined]);
+  });
+
+  it('turns an error envelope into the gateway error', () => {
+    assert.throws(
+      () => parseVideoStatus({ code: 'task_not_exist', message: 'task_not_exist', data: null }),
+      (e: unknown) => e instanceof GatewayError && e.code === 'task_not_exist',
+    );
+    assert.throws(() => parseVideoStatus({ code: 'success', data: 'not a task' }), (e: unknown) => e instanceof GatewayError && e.kind === 'protocol');
+  });
+});
+
+/** Storage as the host keeps it: a value replaced as a whole, JSON-serialised. */
+class MemoryStore implements TaskStore {
+  value: unknown;
+  saves = 0;
+  load() {
+    return this.value === undefined ? undefined : JSON.parse(JSON.stringify(this.value));
+  }
+  async save(tasks: T.VideoTask[]) {
+    this.saves++;
+    this.value = JSON.parse(JSON.stringify(tasks));
+  }
+}
+
+describe('video task manager against the double (manual timing)', function () {
+  this.timeout(20_000);
+  let gw: GatewayDouble;
+  let dir: string;
+  const fast: T.PollPolicy = { baseMs: 30, maxPollMs: 0, maxErrors: 3 };
+
+  before(async () => {
+    gw = new GatewayDouble({ videoTiming: { manual: true } });
+    await gw.start();
+  });
+  after(() => gw.stop());
+  beforeEach(() => {
+    gw.clearLog();
+    dir = mkdtempSync(path.join(os.tmpdir(), 'video-tasks-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const manager = (store: TaskStore) => new VideoTaskManager({ http: () => clientFor(gw.url, DEMO_KEY).http, store, policy: () => fast });
+  const until = async (check: () => boolean, what: string, ms = 5000) => {
+    const end = Date.now() + ms;
+    while (!check()) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+
+  it('resumes after a restart from storage: same task, no second submit, the video saved once', async () => {
+    const store = new MemoryStore();
+    const first = manager(store);
+    await first.start();
+    const task = await first.submit({ ...params, outputDir: dir });
+    assert.ok(task.taskId?.startsWith('task_'));
+    const id = task.taskId ?? '';
+    gw.advanceVideo(id, 'IN_PROGRESS');
+    await until(() => first.find(id)?.remoteStatus === 'IN_PROGRESS', 'IN_PROGRESS');
+    await first.dispose();
+    const stored = z.parse(T.storedTasksSchema, store.value);
+    assert.equal(stored[0]?.phase, 'running', 'storage holds the task as running');
+
+    // "VS Code restarts": the gateway finishes meanwhile; a new manager picks it up from storage.
+    gw.advanceVideo(id, 'SUCCESS');
+    const second = manager(store);
+    await second.start();
+    const done = await second.wait(id);
+    assert.equal(done.phase, 'succeeded', JSON.stringify(done.error));
+    assert.equal(done.localId, task.localId);
+    assert.ok(done.file && readdirSync(dir).includes(path.basename(done.file)));
+    assert.equal(gw.log.filter((e) => e.method === 'POST' && e.path === '/v1/video/generations').length, 1, 'submitted exactly once');
+    assert.ok(gw.cdnLog.length >= 1 && gw.cdnLog.every((e) => e.headers.authorization === undefined), 'no key to the CDN');
+    await second.dispose();
+  });
+
+  it('resumes a download that was interrupted by the restart', async () => {
+    const store = new MemoryStore();
+    const first = manager(store);
+    await first.start();
+    const task = await first.submit({ ...params, prompt: '[[big:20]] a long download', outputDir: dir });
+    gw.advanceVideo(task.taskId ?? '', 'SUCCESS');
+    await until(() => first.find(task.localId)?.phase === 'downloading', 'downloading');
+    await first.dispose();
+    assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.mp4')), [], 'the interrupted download left no file');
+    const second = manager(store);
+    await second.start();
+    const done = await second.wait(task.localId);
+    assert.equal(done.phase, 'succeeded', JSON.stringify(done.error));
+    assert.deepEqual(readdirSync(dir).filter((f) => !f.startsWith('.')), [path.basename(done.file ?? '')]);
+    await second.dispose();
+  });
+
+  it('stops polling when asked and resumes on request', async () => {
+    const m = manager(new MemoryStore());
+    await m.start();
+    const task = await m.submit({ ...params, outputDir: dir });
+    m.cancel(task.localId);
+    assert.equal(m.find(task.localId)?.phase, 'stopped');
+    const polls = gw.log.filter((e) => e.method === 'GET').length;
+    await new Promise((r) => setTimeout(r, 150));
+    assert.equal(gw.log.filter((e) => e.method === 'GET').length, polls, 'no query while stopped');
+    gw.advanceVideo(task.taskId ?? '', 'SUCCESS');
+    m.resume(task.localId);
+    assert.equal((await m.wait(task.localId)).phase, 'succeeded');
+    m.forget(task.localId);
+    assert.equal(m.find(task.localId), undefined);
+    await m.dispose();
+  });
+});
