@@ -109,6 +109,9 @@ export async function startEnvironment(): Promise<E2eEnvironment> {
     const page = await context.newPage();
     const server = codeServer;
     await timed('workbench loaded', () => openWorkbench(page, workbenchUrl(server.url, workspace)));
+    // The palette lists the extension's commands only once its contributions are registered,
+    // which is also when its activity-bar entry appears.
+    await timed('extension contributions registered', () => page.locator('.part.activitybar .action-item a[aria-label^="Model Gateway"]').waitFor({ timeout: 60_000 }));
     return { page, browser, double, codeServer, workspace, scratch, stop };
   } catch (error) {
     await stop();

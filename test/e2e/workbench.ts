@@ -331,6 +331,8 @@ export async function openNewChat(page: Page): Promise<FrameLocator> {
   const frame = chatFrame(page);
   await frame.locator('textarea[aria-label="Message"]').waitFor();
   await frame.locator('select.model-select option[value="gpt-4o-mini"]').waitFor({ state: 'attached' });
+  // The new, empty conversation must be on screen before anything is counted or typed.
+  await frame.locator('article.msg').first().waitFor({ state: 'detached' });
   return frame;
 }
 
