@@ -1,0 +1,24 @@
+/**
+ * The gateway double in a process of its own, so that producing a 10 MB stream (or parsing a
+ * 20 MiB upload) never competes with the measured client for the same event loop.
+ * Prints `{"url", "catalogUrl", "key", "cdnUrl"?}` once listening; stops when stdin closes.
+ */
+import { DEMO_KEY, GatewayDouble } from '../gateway';
+import { stopWhenParentLeaves } from './lib';
+
+async function main(): Promise<void> {
+  // One key with an unlimited quota: hundreds of 10 MB answers would exhaust the demo quota.
+  // Video tasks move every 20 ms instead of every few seconds: the bench wants the result link.
+  const options = { keys: [{ key: DEMO_KEY, group: 'default' }], videoTiming: { stepMs: 20, pollMs: 20 } };
+  const gw = new GatewayDouble(options);
+  await gw.start();
+  // The CDN origin (video result links) is newer than the rest of the double.
+  const cdn = (gw as unknown as { cdnUrl?: unknown }).cdnUrl;
+  console.log(JSON.stringify({ url: gw.url, catalogUrl: gw.catalogUrl, key: gw.demoKey, ...(typeof cdn === 'string' ? { cdnUrl: cdn } : {}) }));
+  stopWhenParentLeaves(() => gw.stop());
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
