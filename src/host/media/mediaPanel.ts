@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import { mediaWebviewMessageSchema, type MediaHostMessage, type MediaTab, type MediaWebviewMessage } from '../../shared/mediaProtocol';
 import { showError } from '../notify';
+import { webviewHtml } from '../views/webviewHtml';
 
 /** What the panel needs from the studio behind it. */
 export interface MediaPanelOwner {
@@ -123,24 +123,6 @@ export class MediaPanel implements vscode.Disposable {
   }
 
   private html(): string {
-    const webview = this.panel.webview;
-    const nonce = randomBytes(16).toString('base64');
-    const script = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview', 'media.js'));
-    const style = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'media.css'));
-    const csp = [`default-src 'none'`, `img-src ${webview.cspSource} data:`, `style-src ${webview.cspSource}`, `font-src ${webview.cspSource}`, `script-src 'nonce-${nonce}'`].join('; ');
-    return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${style.toString()}">
-<title>Media Studio</title>
-</head>
-<body>
-<div id="app"></div>
-<script nonce="${nonce}" src="${script.toString()}"></script>
-</body>
-</html>`;
+    return webviewHtml(this.panel.webview, this.extensionUri, { app: 'media', style: 'media', title: 'Media Studio' });
   }
 }

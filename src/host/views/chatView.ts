@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import { webviewMessageSchema } from '../../shared/protocol';
 import type { ChatController, ChatViewPort } from '../chat/chatController';
 import { showError } from '../notify';
+import { webviewHtml } from './webviewHtml';
 
 /**
  * The sidebar chat. The HTML is a shell with a strict CSP (no inline script or style, script by
@@ -78,24 +78,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   private html(webview: vscode.Webview): string {
-    const nonce = randomBytes(16).toString('base64');
-    const script = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview', 'chat.js'));
-    const style = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'chat.css'));
-    const images = `img-src ${webview.cspSource} data:${this.remoteImagesAllowed() ? ' https:' : ''}`;
-    const csp = [`default-src 'none'`, images, `style-src ${webview.cspSource}`, `font-src ${webview.cspSource}`, `script-src 'nonce-${nonce}'`].join('; ');
-    return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${style.toString()}">
-<title>Model Gateway Chat</title>
-</head>
-<body>
-<div id="app"></div>
-<script nonce="${nonce}" src="${script.toString()}"></script>
-</body>
-</html>`;
+    return webviewHtml(webview, this.extensionUri, { app: 'chat', style: 'chat', title: 'Model Gateway Chat', remoteImages: this.remoteImagesAllowed() });
   }
 }
