@@ -1,5 +1,4 @@
-import { crc32, deflateSync } from 'node:zlib';
-import { PNG_SIGNATURE } from './png';
+import { encodeFilteredRgbPng, PNG_SIGNATURE } from './png';
 
 /**
  * The pictures the Images route "generates", at the requested size and in the requested format.
@@ -86,26 +85,9 @@ function cellsToPng(cells: Uint8Array, cols: number, width: number, height: numb
       raw[at + 3 + x * 3] = cells[c + 2] ?? 0;
     }
   }
-  return encodePngRaw(width, height, raw);
+  return encodeFilteredRgbPng(width, height, raw);
 }
 
-function encodePngRaw(width: number, height: number, filtered: Buffer): Buffer {
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header[8] = 8; // bit depth
-  header[9] = 2; // colour type: RGB
-  return Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', header), pngChunk('IDAT', deflateSync(filtered)), pngChunk('IEND', Buffer.alloc(0))]);
-}
-
-function pngChunk(type: string, body: Buffer): Buffer {
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(body.length, 0);
-  const typeAndBody = Buffer.concat([Buffer.from(type, 'ascii'), body]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(typeAndBody) >>> 0, 0);
-  return Buffer.concat([length, typeAndBody, crc]);
-}
 
 // ---------------------------------------------------------------------------------------------
 // JPEG: baseline, YCbCr 4:4:4, one 8×8 block per cell holding only its DC coefficient (every AC

@@ -15,12 +15,17 @@ export function encodePng(width: number, height: number, rgb: Uint8Array): Buffe
     raw[y * (width * 3 + 1)] = 0; // filter: none
     Buffer.from(rgb.buffer, rgb.byteOffset + y * width * 3, width * 3).copy(raw, y * (width * 3 + 1) + 1);
   }
+  return encodeFilteredRgbPng(width, height, raw);
+}
+
+/** An 8-bit RGB PNG from rows that already carry their filter byte. */
+export function encodeFilteredRgbPng(width: number, height: number, filtered: Buffer): Buffer {
   const header = Buffer.alloc(13);
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
   header[8] = 8; // bit depth
   header[9] = 2; // colour type: RGB
-  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', header), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', header), chunk('IDAT', deflateSync(filtered)), chunk('IEND', Buffer.alloc(0))]);
 }
 
 function chunk(type: string, body: Buffer): Buffer {
