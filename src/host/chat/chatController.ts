@@ -10,6 +10,7 @@ import type { ChatProtocol, ModelInfo } from '../../core/models/types';
 import type { ChatModelView, Citation, HostMessage, ImageRef, Snapshot, WebviewMessage } from '../../shared/protocol';
 import type { Services } from '../services';
 import { chatSettings } from './chatSettings';
+import { openExternalLink } from '../links';
 import { contextFromEditor, imageAttachment, imageLabel, readImageFile, type PendingAttachment } from './attachments';
 
 /** Where the controller posts to; `isLive()` is false while the view is hidden or not yet ready. */
@@ -175,7 +176,8 @@ export class ChatController implements vscode.Disposable {
       case 'insertCode':
         return insertAtCursor(msg.code);
       case 'openLink':
-        return openLink(msg.url);
+        await openExternalLink(msg.url);
+        return;
       case 'allowRemoteImages':
         await this.services.context.globalState.update('chat.allowRemoteImages', true);
         this.port?.reload();
@@ -831,19 +833,4 @@ async function insertAtCursor(code: string): Promise<void> {
   }
   const doc = await vscode.workspace.openTextDocument({ content: code });
   await vscode.window.showTextDocument(doc);
-}
-
-async function openLink(url: string): Promise<void> {
-  let parsed: vscode.Uri;
-  try {
-    parsed = vscode.Uri.parse(url, true);
-  } catch {
-    return;
-  }
-  if (!['http', 'https', 'mailto'].includes(parsed.scheme)) {
-    void vscode.window.showWarningMessage(`Links of the kind "${parsed.scheme}:" are not opened from chat.`);
-    return;
-  }
-  const choice = await vscode.window.showInformationMessage(`Open ${url}?`, { modal: true }, 'Open');
-  if (choice === 'Open') await vscode.env.openExternal(parsed);
 }

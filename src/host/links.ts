@@ -1,0 +1,26 @@
+import * as vscode from 'vscode';
+
+/** The only kinds of link opened outside VS Code from anything a model or a provider sent. */
+const OPENABLE_SCHEMES = ['http', 'https', 'mailto'];
+
+/**
+ * Opens a link that came from a model answer, a search result, the catalog or any other provider
+ * response: only web and mail links, and only after the user confirmed the exact address (a link's
+ * text can say something other than where it goes). Returns whether it was opened.
+ */
+export async function openExternalLink(url: string): Promise<boolean> {
+  let parsed: vscode.Uri;
+  try {
+    parsed = vscode.Uri.parse(url, true);
+  } catch {
+    void vscode.window.showWarningMessage(`"${url.slice(0, 200)}" is not a link that can be opened.`);
+    return false;
+  }
+  if (!OPENABLE_SCHEMES.includes(parsed.scheme)) {
+    void vscode.window.showWarningMessage(`Links of the kind "${parsed.scheme}:" are not opened from Model Gateway.`);
+    return false;
+  }
+  const choice = await vscode.window.showInformationMessage(`Open ${url}?`, { modal: true }, 'Open');
+  if (choice !== 'Open') return false;
+  return vscode.env.openExternal(parsed);
+}
