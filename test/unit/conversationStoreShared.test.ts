@@ -11,7 +11,7 @@ import { until } from '../support/until';
 /** Two instances on one folder stand for two VS Code windows of one profile. */
 const user = (id: string, text = `text of ${id}`, images?: StoredMessage['images']): StoredMessage => ({ id, role: 'user', text, status: 'done', createdAt: 1, ...(images ? { images } : {}) });
 
-function runWorker(dir: string, name: string, rounds: number, shared: string): Promise<{ kept: Array<{ id: string; title: string; texts: string[] }>; deleted: string[]; sharedIds: string[] }> {
+function runWorker(dir: string, name: string, rounds: number, shared: string): Promise<{ kept: Array<{ id: string; title: string; texts: string[] }>; deleted: string[]; sharedIds: string[]; heard: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'fixtures', 'storeWorker.ts'), dir, name, String(rounds), shared], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -25,6 +25,20 @@ function runWorker(dir: string, name: string, rounds: number, shared: string): P
       else resolve(JSON.parse(last));
     });
   });
+}
+
+/**
+ * A watcher takes its first look at the folder a moment after the first listener: until it has,
+ * a change is part of what it starts from. Changes a conversation until the listener has heard one.
+ */
+async function watching(other: ConversationStore, heard: () => boolean): Promise<void> {
+  const c = await other.create({ title: 'warm-up' });
+  let n = 0;
+  await until(async () => {
+    if (heard()) return true;
+    await other.setMeta(c.id, { model: `m${n++}` });
+    return heard();
+  }, 'the watcher to start');
 }
 
 describe('conversation store shared by windows', function () {
@@ -89,6 +103,8 @@ describe('conversation store shared by windows', function () {
     assert.deepEqual(sharedMessages.filter((id) => id.startsWith('one-')), one.sharedIds);
     assert.deepEqual(sharedMessages.filter((id) => id.startsWith('two-')), two.sharedIds);
     assert.equal(sharedMessages.length, 2 * rounds);
+    // Each worker also listened (and exited all the same: the watcher keeps no process alive).
+    assert.ok(one.heard > 0 && two.heard > 0, `heard ${one.heard} and ${two.heard} changes`);
     assert.ok(readdirSync(dir).every((n) => !n.endsWith('.tmp') && !n.includes('.lock')), readdirSync(dir).join(', '));
   });
 
@@ -99,19 +115,32 @@ describe('conversation store shared by windows', function () {
     const subscription = a.onDidChange((e) => {
       if (e.ids !== 'all') seen.push(...e.ids);
     });
-    await a.list();
-    // Give the watcher its first snapshot before the change it is to see.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await watching(b, () => seen.length > 0);
+    seen.length = 0;
     const c = await b.create({ title: 'From b' });
     await until(() => seen.includes(c.id), 'a to hear of b’s new conversation');
-    assert.deepEqual((await a.list()).map((s) => s.title), ['From b']);
+    assert.deepEqual((await a.list()).map((s) => s.title).sort(), ['From b', 'warm-up']);
     seen.length = 0;
     await b.checkpoint(c.id, 'nothing', { text: 'x' });
     await until(() => seen.includes(c.id), 'a to hear of b’s checkpoint');
     seen.length = 0;
     await b.delete(c.id);
     await until(() => seen.includes(c.id), 'a to hear of b’s delete');
-    assert.deepEqual(await a.list(), []);
+    assert.deepEqual((await a.list()).map((s) => s.title), ['warm-up']);
+    subscription.dispose();
+  });
+
+  it('tells of other windows’ changes by polling alone where fs.watch is not available', async () => {
+    const a = open({ watch: 'poll', watchIntervalMs: 200 });
+    const b = open();
+    const changes: string[][] = [];
+    const subscription = a.onDidChange((e) => changes.push(e.ids === 'all' ? ['all'] : e.ids));
+    await watching(b, () => changes.length > 0);
+    const c = await b.create({ title: 'Polled' });
+    await until(() => changes.some((ids) => ids.includes(c.id)), 'the poll to notice the new conversation');
+    changes.length = 0;
+    await b.setMeta(c.id, { title: 'Renamed' });
+    await until(() => changes.some((ids) => ids.includes(c.id)), 'the poll to notice the rename');
     subscription.dispose();
   });
 

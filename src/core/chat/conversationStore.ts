@@ -40,8 +40,10 @@ export interface StoreProblem {
 
 export interface ConversationStoreOptions {
   onProblem?: (problem: StoreProblem) => void;
-  /** How often the folder is looked at for other windows' changes, besides fs.watch (default 1 s). */
+  /** How often the folder is looked at for other windows' changes without fs.watch (default 1 s; five times that as a safety net with it). */
   watchIntervalMs?: number;
+  /** 'poll' looks at the folder only by polling (for file systems where fs.watch misses changes, and tests). */
+  watch?: 'auto' | 'poll';
   /** See STREAMING_STALE_MS. */
   streamingStaleMs?: number;
   /** See IMAGE_PRUNE_GRACE_MS. */
@@ -73,6 +75,7 @@ const oldConversationSchema = z.extend(metaSchema, { messages: z.array(storedMes
 
 const ID = /^[A-Za-z0-9-]+$/;
 const LOCK_NAME = '.lock';
+const LIST_BATCH = 16;
 
 /**
  * Conversations in the extension's global storage, shared by every window of the profile (each
@@ -115,14 +118,18 @@ export class ConversationStore {
   /** Every conversation, newest first. */
   async list(): Promise<ConversationSummary[]> {
     await this.ready();
-    const names = await fs.readdir(this.dir);
+    const names = await fs.readdir(this.dir).catch((err: unknown) => {
+      if (isMissing(err)) return [] as string[];
+      throw err;
+    });
     const ids = names.filter((n) => n.endsWith('.log')).map((n) => n.slice(0, -4)).filter((id) => ID.test(id));
     const out: ConversationSummary[] = [];
-    for (const id of ids) {
-      const summary = await this.summary(id);
-      if (summary) out.push(summary);
+    // A few metadata files at a time: a cold list of a thousand conversations is a thousand small reads.
+    for (let at = 0; at < ids.length; at += LIST_BATCH) {
+      for (const summary of await Promise.all(ids.slice(at, at + LIST_BATCH).map((id) => this.summary(id)))) if (summary) out.push(summary);
     }
-    for (const id of this.summaries.keys()) if (!ids.includes(id)) this.summaries.delete(id);
+    const present = new Set(ids);
+    for (const id of this.summaries.keys()) if (!present.has(id)) this.summaries.delete(id);
     return out.sort((a, b) => b.updatedAt - a.updatedAt || a.id.localeCompare(b.id));
   }
 
@@ -264,7 +271,8 @@ export class ConversationStore {
     return this.exclusive(async () => {
       const used = new Set<string>();
       for (const name of await fs.readdir(this.dir)) {
-        if (name.startsWith('.') || name === 'images') continue;
+        // Logs, metadata, files in the old format and files set aside: anything that may refer to an image.
+        if (!/^[A-Za-z0-9-]+\.(?:log|meta\.json|json)(?:\.damaged-.*)?$/.test(name)) continue;
         let text: string;
         try {
           text = await fs.readFile(path.join(this.dir, name), 'utf8');
@@ -287,7 +295,7 @@ export class ConversationStore {
     if (!this.watcher && !this.disposed) {
       const watcher = new ChangeWatcher(this.dir, this.options.watchIntervalMs ?? 1000, (e) => {
         for (const l of [...this.listeners]) l(e);
-      });
+      }, this.options.watch !== 'poll');
       this.watcher = watcher;
       void this.ready()
         .then(() => watcher.start())

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
 import { GatewayError } from '../../errors';
 
 export interface FileLockOptions {
@@ -72,7 +73,13 @@ export class FileLock {
         }
         return token;
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') {
+          // The folder was removed under us (a profile reset): make it again and retry.
+          await fs.mkdir(path.dirname(this.file), { recursive: true });
+          continue;
+        }
+        if (code !== 'EEXIST') throw err;
       }
       if (await this.takeOverIfStale()) continue;
       if (Date.now() > deadline) {

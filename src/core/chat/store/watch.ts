@@ -30,25 +30,35 @@ export class ChangeWatcher {
     private readonly dir: string,
     private readonly intervalMs: number,
     private readonly emit: (change: StoreChange) => void,
+    private readonly useFsWatch = true,
   ) {}
 
   async start(): Promise<void> {
     this.snapshot = await this.take();
     if (this.disposed) return;
     try {
+      if (!this.useFsWatch) throw new Error('polling only');
       this.watcher = watch(this.dir, { persistent: false }, (_event, name) => {
         const file = typeof name === 'string' ? name : undefined;
         if (file === undefined || conversationIdOf(file) !== undefined) this.schedule();
       });
       this.watcher.on('error', () => {
-        // The folder went away or the watch broke: the poll carries on alone.
+        // The folder went away or the watch broke: the poll carries on alone, at full pace.
         this.watcher?.close();
         this.watcher = undefined;
+        this.startPoll();
       });
     } catch {
       // No fs.watch here: the poll alone.
     }
-    this.poll = setInterval(() => this.schedule(), this.intervalMs);
+    this.startPoll();
+  }
+
+  private startPoll(): void {
+    if (this.poll) clearInterval(this.poll);
+    if (this.disposed) return;
+    // With a working fs.watch the poll is only a safety net for missed events, so it looks less often.
+    this.poll = setInterval(() => this.schedule(), this.watcher ? this.intervalMs * 5 : this.intervalMs);
     this.poll.unref();
   }
 
