@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -225,5 +225,14 @@ describe('conversation store shared by windows', function () {
     utimesSync(file, long, long);
     assert.equal(await two.run(async () => 'taken'), 'taken');
     assert.deepEqual(readdirSync(dir), []);
+    // A fresh lock of a process that no longer exists on this machine: taken over without waiting `staleMs`.
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
+    writeFileSync(file, `${gone} ${os.hostname()} ${Date.now()} dead`);
+    const recent = new Date(Date.now() - 5_000);
+    utimesSync(file, recent, recent);
+    assert.equal(await new FileLock(file, { staleMs: 10 * 60_000, timeoutMs: 60_000 }).run(async () => 'taken'), 'taken');
+    // A live owner's lock is respected: waiting for it times out.
+    writeFileSync(file, `${process.pid} ${os.hostname()} ${Date.now()} alive`);
+    await assert.rejects(new FileLock(file, { staleMs: 10 * 60_000, timeoutMs: 300 }).run(async () => 'stolen'), /held the chat history lock/);
   });
 });

@@ -48,7 +48,7 @@ export interface ConversationStoreOptions {
   streamingStaleMs?: number;
   /** See IMAGE_PRUNE_GRACE_MS. */
   imageGraceMs?: number;
-  /** How long a lock left by a dead window is respected (default 10 s). */
+  /** How long a lock left by a window that stopped refreshing it is respected (default 30 s; see store/lock.ts). */
   lockStaleMs?: number;
 }
 

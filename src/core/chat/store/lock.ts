@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import * as os from 'node:os';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { GatewayError } from '../../errors';
@@ -10,14 +11,18 @@ export interface FileLockOptions {
   timeoutMs?: number;
 }
 
-const DEFAULT_STALE_MS = 10_000;
+const DEFAULT_STALE_MS = 30_000;
+/** A lock whose owner process is gone (same machine) is taken over after this long, not `staleMs`. */
+const DEAD_OWNER_MS = 1_000;
 const DEFAULT_TIMEOUT_MS = 60_000;
 
 /**
  * A lock shared by every process on one folder (every VS Code window of a profile): a file created
- * with O_EXCL (`wx`), holding the owner's pid and a random token. While held, its mtime is refreshed
- * every third of `staleMs`, so only a dead owner's lock grows stale; a stale lock is moved aside
- * with a rename (atomic: of two waiters, one wins) and its content checked before it is dropped.
+ * with O_EXCL (`wx`), holding the owner's pid, host name and a random token. While held, its mtime
+ * is refreshed every third of `staleMs`, so only a dead owner's lock grows stale; a lock whose owner
+ * process no longer exists on this machine is stale after a second already (a crashed window does
+ * not hold the others up for `staleMs`). A stale lock is moved aside with a rename (atomic: of two
+ * waiters, one wins) and its content checked before it is dropped.
  * Within one process the holders also queue in memory, so one instance never contends with itself.
  *
  * Critical sections are meant to be short (a few small reads and one append); waiters poll with
@@ -60,7 +65,7 @@ export class FileLock {
   }
 
   private async acquire(): Promise<string> {
-    const token = `${process.pid} ${Date.now()} ${randomBytes(8).toString('hex')}`;
+    const token = `${process.pid} ${os.hostname()} ${Date.now()} ${randomBytes(8).toString('hex')}`;
     const deadline = Date.now() + this.timeoutMs;
     let delay = 2;
     for (;;) {
@@ -98,8 +103,10 @@ export class FileLock {
     let seen: string;
     try {
       const stat = await fs.stat(this.file);
-      if (Date.now() - stat.mtimeMs < this.staleMs) return false;
+      const age = Date.now() - stat.mtimeMs;
+      if (age < DEAD_OWNER_MS) return false;
       seen = await fs.readFile(this.file, 'utf8');
+      if (age < this.staleMs && !ownerIsGone(seen)) return false;
     } catch (err) {
       // Released between our attempt and the look: try again.
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return true;
@@ -127,5 +134,18 @@ export class FileLock {
     // file now belongs to someone else.
     const current = await fs.readFile(this.file, 'utf8').catch(() => undefined);
     if (current === token) await fs.rm(this.file, { force: true });
+  }
+}
+
+/** Whether the lock's owner was a process on this machine that no longer exists. */
+function ownerIsGone(content: string): boolean {
+  const [pid, host] = content.split(' ');
+  if (host !== os.hostname() || !pid || !/^\d+$/.test(pid)) return false;
+  try {
+    process.kill(Number(pid), 0);
+    return false;
+  } catch (err) {
+    // EPERM: it exists but belongs to someone else.
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }
