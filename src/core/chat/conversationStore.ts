@@ -182,7 +182,10 @@ export class ConversationStore {
       if (!slot) continue;
       messages.push(slot.message.status === 'streaming' && now - slot.lastAt > stale ? interrupted(slot.message) : slot.message);
     }
-    if (scan.bytesRead >= COMPACT_MIN_BYTES && scan.liveBytes * 3 < scan.bytesRead) await this.compact(id);
+    if (scan.bytesRead >= COMPACT_MIN_BYTES && scan.liveBytes * 3 < scan.bytesRead) {
+      // Compaction only saves reading time later: if it fails (a full disk), the log stays as it was.
+      await this.compact(id).catch((err: unknown) => this.report({ kind: 'io', id, message: `A long conversation could not be compacted (${describe(err)}); it stays as it is.` }));
+    }
     return { meta: metaFile.meta, messages, total: scan.total };
   }
 
@@ -554,14 +557,17 @@ export class ConversationStore {
       }
       const { messages, ...meta } = conversation;
       const records: LogRecord[] = [{ k: 'm', at: meta.updatedAt, meta }, ...messages.map((m, i): LogRecord => ({ k: 'a', at: meta.updatedAt, i, m }))];
+      let existed = false;
       try {
         // Written whole under its final name in one step: a log that exists is complete, so a
         // migration cut short is finished (or redone) by the next start.
         await writeFileAtomic(this.logFile(id), records.map(encodeRecord).join(''), { overwrite: false });
       } catch (err) {
         if ((await fs.stat(this.logFile(id)).catch(() => undefined)) === undefined) throw err;
+        existed = true;
       }
-      await this.writeMeta({ v: 1, meta, messageCount: messages.length });
+      // A log migrated before may have changed since: its metadata is kept, or rebuilt from it when missing.
+      if (!existed) await this.writeMeta({ v: 1, meta, messageCount: messages.length });
       await fs.rm(old, { force: true });
     }
     await fs.rm(path.join(this.dir, 'index.json'), { force: true });
