@@ -239,12 +239,18 @@ describe('conversation store', () => {
   it('finishes a migration cut short (new log written, old file still there) without duplicating', async () => {
     writeOldFormat(dir, 'c1', 'One', [user('u1')]);
     writeFileSync(path.join(dir, 'index.json'), JSON.stringify({ version: 1, conversations: [{ id: 'c1', title: 'One', updatedAt: 1000, messageCount: 1 }] }));
-    await new ConversationStore(dir).list();
+    const first = new ConversationStore(dir);
+    await first.list();
+    await first.append('c1', user('u2'));
     // As if the process died after writing the log but before removing the old file.
     writeOldFormat(dir, 'c1', 'One', [user('u1')]);
-    rmSync(path.join(dir, 'c1.meta.json'));
     const store = new ConversationStore(dir);
-    assert.deepEqual((await store.load('c1'))?.messages.map((m) => m.id), ['u1']);
+    assert.deepEqual((await store.list()).map((c) => c.messageCount), [2], 'the newer log and metadata win');
+    assert.deepEqual((await store.load('c1'))?.messages.map((m) => m.id), ['u1', 'u2']);
+    // And with the metadata file lost too, it is rebuilt from the log.
+    writeOldFormat(dir, 'c1', 'One', [user('u1')]);
+    rmSync(path.join(dir, 'c1.meta.json'));
+    assert.deepEqual((await new ConversationStore(dir).list()).map((c) => c.messageCount), [2]);
     assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith('c1')).sort(), ['c1.log', 'c1.meta.json']);
   });
 
