@@ -12,12 +12,14 @@ import { GatewayError } from './errors';
  * power cut after the rename can leave an empty file under the new name on ext4/XFS with delayed
  * allocation), and the folder is fsync'd after, so the new name itself survives a crash.
  */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: { overwrite: boolean }): Promise<void> {
+export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: { overwrite: boolean; durable?: boolean }): Promise<void> {
+  // `durable: false` is for files that can be rebuilt from others (a cache): atomic, not fsync'd.
+  const durable = opts.durable ?? true;
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await fs.open(tmp, 'wx');
   try {
     await handle.writeFile(data);
-    await handle.sync();
+    if (durable) await handle.sync();
   } finally {
     await handle.close();
   }
@@ -37,7 +39,7 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
   } finally {
     await fs.rm(tmp, { force: true });
   }
-  await syncDirectory(path.dirname(file));
+  if (durable) await syncDirectory(path.dirname(file));
 }
 
 /**

@@ -366,7 +366,10 @@ export class ConversationStore {
         if (changed === undefined) return false;
         if (changed !== 'unchanged') {
           const meta = changed.meta ?? { ...current.meta, updatedAt: changed.updatedAt ?? current.meta.updatedAt };
-          await this.writeMeta({ v: 1, meta, messageCount: changed.messageCount ?? current.messageCount });
+          // Only a new title, model or switch must survive a power cut in the metadata file itself;
+          // a count and a time that a crash leaves behind are set right by the next write (which
+          // counts from the log), so that write skips two fsyncs per message.
+          await this.writeMeta({ v: 1, meta, messageCount: changed.messageCount ?? current.messageCount }, changed.meta !== undefined);
         }
         return true;
       } catch (err) {
@@ -574,8 +577,8 @@ export class ConversationStore {
     await syncDirectory(this.dir);
   }
 
-  private async writeMeta(file: MetaFile): Promise<void> {
-    await writeFileAtomic(this.metaFile(file.meta.id), JSON.stringify(file), { overwrite: true });
+  private async writeMeta(file: MetaFile, durable = true): Promise<void> {
+    await writeFileAtomic(this.metaFile(file.meta.id), JSON.stringify(file), { overwrite: true, durable });
   }
 
   private report(problem: StoreProblem): void {
