@@ -84,6 +84,19 @@ describe('conversation store', () => {
     assert.equal(await store.update(c.id, answer('nope', 'x')), false, 'updating a message that is not there writes nothing');
   });
 
+  it('reads records longer than a read chunk, and many short ones across chunk edges', async () => {
+    const store = new ConversationStore(dir);
+    const c = await store.create();
+    const long = 'é'.repeat(150_000);
+    await store.append(c.id, user('u1', long));
+    for (let i = 0; i < 300; i++) await store.checkpoint(c.id, 'u1', { text: `${i % 10}`.repeat(500) });
+    await store.append(c.id, user('u2', 'after'));
+    const expected = long + Array.from({ length: 300 }, (_, i) => `${i % 10}`.repeat(500)).join('');
+    const fresh = new ConversationStore(dir);
+    assert.equal((await fresh.open(c.id, { limit: 2 }))?.messages[0]?.text, expected);
+    assert.deepEqual((await fresh.open(c.id, { limit: 1 }))?.messages.map((m) => m.text), ['after']);
+  });
+
   it('truncates from a message (regenerate) and appends after it', async () => {
     const store = new ConversationStore(dir);
     const c = await store.create();
