@@ -212,6 +212,24 @@ describe('conversation store', () => {
     assert.equal(problems.length, 1, 'reported once');
   });
 
+  it('lists from the summary cache only what is unchanged on disk', async () => {
+    const store = new ConversationStore(dir);
+    const a = await store.create({ title: 'A' });
+    const b = await store.create({ title: 'B' });
+    await store.list();
+    assert.ok(existsSync(path.join(dir, '.summaries.json')));
+    // Changed after the cache was written, by another window: the cache entry no longer matches.
+    await new ConversationStore(dir).setMeta(a.id, { title: 'A renamed' });
+    await new ConversationStore(dir).append(b.id, user('u'));
+    assert.deepEqual((await new ConversationStore(dir).list()).map((c) => [c.title, c.messageCount]).sort(), [['A renamed', 0], ['B', 1]]);
+    // A cache that claims what the files do not say is not believed.
+    const cache = readFileSync(path.join(dir, '.summaries.json'), 'utf8');
+    writeFileSync(path.join(dir, '.summaries.json'), cache.replaceAll('A renamed', 'Forged').replace(/"stamp":"[^"]*"/g, '"stamp":"0:0:0"'));
+    assert.deepEqual((await new ConversationStore(dir).list()).map((c) => c.title).sort(), ['A renamed', 'B']);
+    writeFileSync(path.join(dir, '.summaries.json'), '{broken');
+    assert.deepEqual((await new ConversationStore(dir).list()).map((c) => c.title).sort(), ['A renamed', 'B']);
+  });
+
   it('rebuilds a missing or damaged metadata file from the log', async () => {
     const problems: StoreProblem[] = [];
     const store = new ConversationStore(dir, { onProblem: (p) => problems.push(p) });

@@ -67,6 +67,7 @@ const COMPACT_MIN_BYTES = 1024 * 1024;
 
 const INTERRUPTED = 'The answer was interrupted when VS Code reloaded or closed; the text received until then is kept.';
 
+const summaryCacheSchema = z.object({ v: z.literal(1), entries: z.array(z.object({ stamp: z.string(), summary: conversationSummarySchema })) });
 const metaFileSchema = z.object({ v: z.literal(1), meta: metaSchema, messageCount: z.number() });
 type MetaFile = z.infer<typeof metaFileSchema>;
 
@@ -76,6 +77,8 @@ const oldConversationSchema = z.extend(metaSchema, { messages: z.array(storedMes
 const ID = /^[A-Za-z0-9-]+$/;
 const LOCK_NAME = '.lock';
 const LIST_BATCH = 16;
+/** See loadSummaryCache; a dot name, so that watchers and prune pass it by. */
+const SUMMARY_CACHE = '.summaries.json';
 
 /**
  * Conversations in the extension's global storage, shared by every window of the profile (each
@@ -123,13 +126,20 @@ export class ConversationStore {
       throw err;
     });
     const ids = names.filter((n) => n.endsWith('.log')).map((n) => n.slice(0, -4)).filter((id) => ID.test(id));
+    if (!this.summaries.size && ids.length) await this.loadSummaryCache();
     const out: ConversationSummary[] = [];
-    // A few metadata files at a time: a cold list of a thousand conversations is a thousand small reads.
+    let misses = 0;
+    // A few metadata files at a time: a cold list of a thousand conversations is a thousand stats.
     for (let at = 0; at < ids.length; at += LIST_BATCH) {
-      for (const summary of await Promise.all(ids.slice(at, at + LIST_BATCH).map((id) => this.summary(id)))) if (summary) out.push(summary);
+      const batch = await Promise.all(ids.slice(at, at + LIST_BATCH).map((id) => this.summary(id)));
+      for (const found of batch) {
+        if (found?.read) misses++;
+        if (found) out.push(found.summary);
+      }
     }
     const present = new Set(ids);
     for (const id of this.summaries.keys()) if (!present.has(id)) this.summaries.delete(id);
+    if (misses) await this.saveSummaryCache();
     return out.sort((a, b) => b.updatedAt - a.updatedAt || a.id.localeCompare(b.id));
   }
 
@@ -424,16 +434,38 @@ export class ConversationStore {
     return 0;
   }
 
-  private async summary(id: string): Promise<ConversationSummary | undefined> {
+  /** A conversation's summary: from the cache when its metadata file is unchanged (same size, time and inode), else read. */
+  private async summary(id: string): Promise<{ summary: ConversationSummary; read: boolean } | undefined> {
     const stat = await fs.stat(this.metaFile(id)).catch(() => undefined);
     const stamp = stat ? `${stat.size}:${stat.mtimeMs}:${stat.ino}` : '';
     const cached = this.summaries.get(id);
-    if (cached && stamp && cached.stamp === stamp) return cached.summary;
+    if (cached && stamp && cached.stamp === stamp) return { summary: cached.summary, read: false };
     const meta = await this.metaOrRepair(id);
     if (!meta) return undefined;
     const summary = parseSummary(meta);
+    // Stamped before the read: a file replaced meanwhile is read again next time, never missed.
     if (stamp) this.summaries.set(id, { stamp, summary });
-    return summary;
+    return { summary, read: true };
+  }
+
+  /**
+   * The summaries a window last read, with the stamps of the metadata files they came from: a new
+   * window (a reload) checks each against a stat instead of reading a thousand files. Any window
+   * may rewrite it (atomically, last one wins); every entry is checked before use, so an old or
+   * foreign copy costs reads, never a wrong list. A damaged one is ignored.
+   */
+  private async loadSummaryCache(): Promise<void> {
+    try {
+      const result = z.safeParse(summaryCacheSchema, JSON.parse(await fs.readFile(path.join(this.dir, SUMMARY_CACHE), 'utf8')));
+      if (result.success) for (const e of result.data.entries) this.summaries.set(e.summary.id, { stamp: e.stamp, summary: e.summary });
+    } catch {
+      // Missing or unreadable: every metadata file is read, as without it.
+    }
+  }
+
+  private async saveSummaryCache(): Promise<void> {
+    const entries = [...this.summaries.values()];
+    await writeFileAtomic(path.join(this.dir, SUMMARY_CACHE), JSON.stringify({ v: 1, entries }), { overwrite: true, durable: false }).catch(() => undefined);
   }
 
   /** The metadata file, rebuilt from the log when it is missing or damaged; undefined when the conversation is gone. */
