@@ -162,7 +162,7 @@ export class ConversationStore {
   /** The metadata and the last `limit` messages; undefined when the conversation is gone or was set aside. */
   async open(id: string, options: { limit?: number } = {}): Promise<ConversationPage | undefined> {
     await this.ready();
-    const limit = Math.max(0, options.limit ?? DEFAULT_PAGE);
+    const limit = Number.isNaN(options.limit) ? DEFAULT_PAGE : Math.max(0, options.limit ?? DEFAULT_PAGE);
     const metaFile = await this.metaOrRepair(id);
     if (!metaFile) return undefined;
     let handle: fs.FileHandle;
