@@ -113,6 +113,43 @@ describe('conversation store', () => {
     assert.equal((await store.open(c.id))?.total, 0);
   });
 
+  it('replays a log from its end: newest record per position, removals hide older records, checkpoints join their message', async () => {
+    const store = new ConversationStore(dir);
+    const c = await store.create({ title: 'Replay' });
+    const line = (r: object) => `${JSON.stringify({ at: 1, ...r })}\n`;
+    const a = (i: number, id: string, text: string, status = 'done') => line({ k: 'a', i, m: { id, role: 'assistant', text, status, createdAt: 1 } });
+    appendFileSync(
+      path.join(dir, `${c.id}.log`),
+      [
+        a(0, 'q', 'question'),
+        a(1, 'r', ''),
+        line({ k: 'c', id: 'r', t: 'first ' }),
+        line({ k: 'c', id: 'r', t: 'try' }),
+        line({ k: 'x', i: 1 }),
+        line({ k: 'c', id: 'r', t: ' (late delta of the removed answer)' }),
+        a(1, 'r', 'Second'),
+        line({ k: 'c', id: 'r', t: ' try', r: 'why' }),
+        a(2, 's', 'x', 'streaming'),
+        line({ k: 'u', i: 2, m: { id: 's', role: 'assistant', text: 'final', status: 'done', createdAt: 1 } }),
+        line({ k: 'c', id: 'gone', t: 'for no message' }),
+        line({ k: 'm', meta: { id: c.id, title: 'From the log', createdAt: 1, updatedAt: 1 } }),
+      ].join(''),
+    );
+    rmSync(path.join(dir, `${c.id}.meta.json`));
+    const loaded = await new ConversationStore(dir).load(c.id);
+    assert.deepEqual(
+      loaded?.messages.map((m) => [m.id, m.text, m.reasoning]),
+      [
+        ['q', 'question', undefined],
+        ['r', 'Second try', 'why'],
+        ['s', 'final', undefined],
+      ],
+    );
+    assert.equal(loaded?.title, 'From the log');
+    const page = await new ConversationStore(dir).open(c.id, { limit: 1 });
+    assert.deepEqual([page?.total, page?.messages.map((m) => m.text)], [3, ['final']]);
+  });
+
   it('reports an answer left streaming as cut only once nothing was written to it for a while', async () => {
     const live = new ConversationStore(dir, { streamingStaleMs: 60_000 });
     const c = await live.create();
