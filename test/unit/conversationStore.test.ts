@@ -223,6 +223,15 @@ describe('conversation store', () => {
     assert.deepEqual(problems, []);
   });
 
+  it('drops without a word the empty log of a create cut short by a crash', async () => {
+    writeFileSync(path.join(dir, 'c0ffee.log'), '{"k":"m","at":1,"meta":{"id":"c0f');
+    const problems: StoreProblem[] = [];
+    const store = new ConversationStore(dir, { onProblem: (p) => problems.push(p) });
+    assert.deepEqual(await store.list(), []);
+    assert.deepEqual(problems, []);
+    assert.ok(!existsSync(path.join(dir, 'c0ffee.log')));
+  });
+
   it('sets a damaged conversation aside, says so, and keeps working (also after a reload)', async () => {
     const problems: StoreProblem[] = [];
     const store = new ConversationStore(dir, { onProblem: (p) => problems.push(p) });

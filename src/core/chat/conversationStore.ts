@@ -499,6 +499,12 @@ export class ConversationStore {
     const file = this.metaFile(id);
     const found = await readMetaFile(file);
     if (found.ok) return found.value;
+    if (size === 0) {
+      // Under the lock an empty log (once a torn write is cut off) can only be a create that
+      // crashed before its first record was complete: nothing was ever stored in it.
+      await fs.rm(this.logFile(id), { force: true });
+      return undefined;
+    }
     const scan = await this.scan(handle, size, { limit: 0, wantMeta: true });
     if (!scan.meta) throw new DamagedLogError('it has no metadata record');
     const rebuilt: MetaFile = { v: 1, meta: { ...scan.meta, id, updatedAt: Math.max(scan.meta.updatedAt, scan.lastAt) }, messageCount: scan.total };
