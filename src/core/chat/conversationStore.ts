@@ -394,7 +394,7 @@ export class ConversationStore {
     });
   }
 
-  private async scan(handle: fs.FileHandle, size: number, options: ScanOptions): Promise<ScanResult & { foundAt?: number }> {
+  private async scan(handle: fs.FileHandle, size: number, options: ScanOptions): Promise<ScanResult> {
     const counter = { read: 0 };
     try {
       return await scanLog(handle, size, options, counter);

@@ -68,8 +68,8 @@ export interface ScanResult {
   /** Bytes read from the file, and bytes of the records that the result is made of. */
   bytesRead: number;
   liveBytes: number;
-  /** The scan read the whole file. */
-  reachedStart: boolean;
+  /** With `findId`: the position of that message, if it is in the conversation. */
+  foundAt?: number;
 }
 
 export interface ScanOptions {
@@ -138,7 +138,7 @@ export function parseRecord(line: string): LogRecord {
  * Replays the log from its end until the last `limit` messages are complete (and, if asked, a
  * metadata record was seen). Throws DamagedLogError for a line that is not a record.
  */
-export async function scanLog(handle: fs.FileHandle, size: number, options: ScanOptions, counter: { read: number } = { read: 0 }): Promise<ScanResult & { foundAt?: number }> {
+export async function scanLog(handle: fs.FileHandle, size: number, options: ScanOptions, counter: { read: number } = { read: 0 }): Promise<ScanResult> {
   const before = counter.read;
   let total: number | undefined;
   let cut = Number.POSITIVE_INFINITY;
@@ -149,15 +149,20 @@ export async function scanLog(handle: fs.FileHandle, size: number, options: Scan
   let lastAt = 0;
   let liveBytes = 0;
   let foundAt: number | undefined;
-  let reachedStart = true;
 
+  // The first wanted position, once the total is known, and how many wanted positions are filled.
+  let from = 0;
+  let filled = 0;
+  const setTotal = (value: number): void => {
+    total = value;
+    from = Math.max(0, value - options.limit);
+    for (const i of slots.keys()) if (i >= from && i < value) filled++;
+  };
   const complete = (): boolean => {
     if (total === undefined) return false;
     if (options.wantMeta && !meta) return false;
     if (options.findId !== undefined && foundAt !== undefined) return true;
-    const from = Math.max(0, total - options.limit);
-    for (let i = total - 1; i >= from; i--) if (!slots.has(i)) return false;
-    return true;
+    return filled >= total - from;
   };
 
   for await (const { line, bytes } of linesBackward(handle, size, counter)) {
@@ -171,12 +176,12 @@ export async function scanLog(handle: fs.FileHandle, size: number, options: Scan
         }
         break;
       case 'x':
-        if (total === undefined) total = record.i;
+        if (total === undefined) setTotal(record.i);
         cut = Math.min(cut, record.i);
         break;
       case 'a':
       case 'u': {
-        if (record.k === 'a' && total === undefined) total = record.i + 1;
+        if (record.k === 'a' && total === undefined) setTotal(record.i + 1);
         if (record.i >= cut || slots.has(record.i)) break;
         if (total !== undefined && record.i >= total) break;
         const id = record.m.id;
@@ -186,6 +191,7 @@ export async function scanLog(handle: fs.FileHandle, size: number, options: Scan
         pending.delete(id);
         done.add(id);
         slots.set(record.i, { message, lastAt: Math.max(record.at, deltas?.lastAt ?? 0) });
+        if (total !== undefined && record.i >= from) filled++;
         liveBytes += bytes + (deltas?.bytes ?? 0);
         if (options.findId === id) foundAt = record.i;
         break;
@@ -200,12 +206,7 @@ export async function scanLog(handle: fs.FileHandle, size: number, options: Scan
         break;
       }
     }
-    if (complete()) {
-      reachedStart = false;
-      break;
-    }
+    if (complete()) break;
   }
-  const finalTotal = total ?? 0;
-  // Keep only the wanted window (a `findId` scan may have filled positions beyond it, which is fine).
-  return { total: finalTotal, slots, meta, lastAt, bytesRead: counter.read - before, liveBytes, reachedStart, foundAt };
+  return { total: total ?? 0, slots, meta, lastAt, bytesRead: counter.read - before, liveBytes, foundAt };
 }
