@@ -307,7 +307,14 @@ export class ConversationStore {
     this.listeners.add(listener);
     if (!this.watcher && !this.disposed) {
       const watcher = new ChangeWatcher(this.dir, this.options.watchIntervalMs ?? 1000, (e) => {
-        for (const l of [...this.listeners]) l(e);
+        for (const l of [...this.listeners]) {
+          try {
+            l(e);
+          } catch (err) {
+            // One failing listener must not keep the news from the others.
+            this.report({ kind: 'io', message: `A listener to chat history changes failed: ${describe(err)}` });
+          }
+        }
       }, this.options.watch !== 'poll');
       this.watcher = watcher;
       void this.ready()
