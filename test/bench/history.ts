@@ -32,6 +32,8 @@ interface ChildResult {
   conversations: number;
   openMessages: number;
   shownMessages: number;
+  /** Bytes of the conversation log the store read to open it. */
+  openReadBytes: number;
 }
 
 /** A realistic answer of about 1.5 KB: prose, a list and a code fence. */
@@ -195,7 +197,7 @@ export async function historyRows(ctx: BenchContext): Promise<Row[]> {
       ratio: ratio(memoryRatio),
       goal: `≤ ${MEMORY_GOAL}× (∝ shown)`,
       pass: memoryRatio <= MEMORY_GOAL,
-      note: `store ${bytes(stores.storedBytes)} on disk; open conversation file ${bytes(stores.openBytes[stores.long] ?? NaN)} vs ${bytes(stores.openBytes[stores.short] ?? NaN)}; snapshot ${bytes(first.snapshotBytes)}`,
+      note: `store ${bytes(stores.storedBytes)} on disk; open conversation file ${bytes(stores.openBytes[stores.long] ?? NaN)} vs ${bytes(stores.openBytes[stores.short] ?? NaN)}, of which opening read ${bytes(first.openReadBytes)}; snapshot ${bytes(first.snapshotBytes)}`,
     },
   ];
 }

@@ -61,6 +61,7 @@ async function main(): Promise<void> {
       conversations: conversations.length,
       openMessages: kept.conversation?.total ?? 0,
       shownMessages: snapshot.messages.length,
+      openReadBytes: store.io.bytesRead,
     }),
   );
 }
