@@ -2,8 +2,9 @@ import * as z from 'zod/mini';
 import { errorFromStreamPayload } from '../errorBody';
 import type { HttpClient } from '../http';
 import { parseWith } from '../validate';
-import type { ChatEvent, ChatMessage, ChatRequest, Usage } from './events';
+import type { ChatEvent, ChatMessage, ChatRequest, ChatTool, Usage } from './events';
 import type { SseMessage } from './sse';
+import { callsOf, toolCallEvent } from './tools';
 import { endedEarly, parseEventJson, runChat } from './transport';
 
 export interface ResponsesExtras {
@@ -76,23 +77,44 @@ const SEARCH_TOOL_TYPES = new Set(['web_search', 'web_search_2025_08_26', 'web_s
  * switch adds the `web_search` tool (once, next to any other tools).
  */
 export function streamResponses(http: HttpClient, request: ChatRequest, extras: ResponsesExtras = {}): AsyncGenerator<ChatEvent> {
-  const input = request.messages.map(wireInput);
+  const input = request.messages.flatMap(wireInput);
   const body: Record<string, unknown> = { model: request.model, input, stream: request.stream };
   if (request.system) body.instructions = request.system;
   if (request.maxTokens !== undefined) body.max_output_tokens = request.maxTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
-  const tools = [...(extras.tools ?? [])];
+  const tools = [...(extras.tools ?? []), ...(request.tools ?? []).map(wireTool)];
   if (request.enableSearch && !tools.some((t) => SEARCH_TOOL_TYPES.has(String((t as { type?: unknown } | null)?.type)))) tools.push({ ...WEB_SEARCH_TOOL });
   if (tools.length) body.tools = tools;
   if (extras.toolChoice !== undefined) body.tool_choice = extras.toolChoice;
+  else if (request.tools?.length && request.toolMode === 'required') body.tool_choice = 'required';
   return runChat(http, request, { url: http.endpoints.responses, body, parseStream, parseJson });
+}
+
+/** A function tool in Responses' flat form (wire-formats §2.2). */
+function wireTool(t: ChatTool): Record<string, unknown> {
+  return { type: 'function', name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.inputSchema };
+}
+
+/**
+ * One conversation turn as input items. Tool results become `function_call_output` items (by
+ * `call_id`) ahead of the user's own message; an assistant turn's calls are echoed as
+ * `function_call` items after its text. Its reasoning is not sent back: a Responses reasoning item
+ * can only be returned with the id (and encrypted content) the server issued for it, which a
+ * stateless request does not keep, and function calls are accepted without it.
+ */
+function wireInput(m: ChatMessage): Array<Record<string, unknown>> {
+  const items: Array<Record<string, unknown>> = (m.toolResults ?? []).map((r) => ({ type: 'function_call_output', call_id: r.callId, output: r.content }));
+  const calls = callsOf(m);
+  if (m.content || m.images?.length || (!items.length && !calls.length)) items.push(wireMessage(m));
+  for (const c of calls) items.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: JSON.stringify(c.input) });
+  return items;
 }
 
 /**
  * One input message: `input_text` (or `output_text` for the assistant's turns), then one
  * `input_image` per image with a data URL in `image_url` and `detail: auto` (wire-formats §2.2).
  */
-function wireInput(m: ChatMessage): { role: string; content: Array<Record<string, unknown>> } {
+function wireMessage(m: ChatMessage): { role: string; content: Array<Record<string, unknown>> } {
   const content: Array<Record<string, unknown>> = [];
   if (m.content || !m.images?.length) content.push({ type: m.role === 'assistant' ? 'output_text' : 'input_text', text: m.content });
   for (const image of m.images ?? []) content.push({ type: 'input_image', image_url: `data:${image.mediaType};base64,${image.base64}`, detail: 'auto' });
@@ -154,7 +176,7 @@ export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGe
 function itemEvents(item: z.infer<typeof outputItem>, streamed: boolean): ChatEvent[] {
   const events: ChatEvent[] = [];
   if (item.type === 'function_call') {
-    events.push({ type: 'toolCall', id: item.call_id ?? item.id ?? 'call', name: item.name ?? '', arguments: item.arguments ?? '' });
+    events.push(toolCallEvent(item.call_id ?? item.id ?? 'call', item.name ?? '', item.arguments));
   } else if (item.type === 'web_search_call') {
     const action = item.action;
     const queries = action?.queries?.length ? action.queries : action?.query ? [action.query] : [];
