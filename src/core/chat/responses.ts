@@ -90,9 +90,13 @@ export function streamResponses(http: HttpClient, request: ChatRequest, extras: 
   return runChat(http, request, { url: http.endpoints.responses, body, parseStream, parseJson });
 }
 
-/** A function tool in Responses' flat form (wire-formats §2.2). */
+/**
+ * A function tool in Responses' flat form (wire-formats §2.2). `strict` is false on purpose: the
+ * Responses API treats an absent `strict` as true, which only schemas written for it pass (every
+ * property required, `additionalProperties: false`), and the tools callers hand us are not.
+ */
 function wireTool(t: ChatTool): Record<string, unknown> {
-  return { type: 'function', name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.inputSchema };
+  return { type: 'function', name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.inputSchema, strict: false };
 }
 
 /**
