@@ -138,6 +138,20 @@ describe('recorded streams decode to the right content', () => {
     assert.equal(r.finishReason, 'toolCalls');
   });
 
+  it('Responses tool calls without output_item.done: read from the streamed events, or from the final response', async () => {
+    const ev = (type: string, rest: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...rest })}\n\n`;
+    const added = ev('response.output_item.added', { output_index: 0, item: { id: 'fc_9', type: 'function_call', call_id: 'call_9', name: 'lookup', arguments: '' } });
+    const deltas = ev('response.function_call_arguments.delta', { item_id: 'fc_9', delta: '{"q":"ti' }) + ev('response.function_call_arguments.delta', { item_id: 'fc_9', delta: 'des"}' });
+    const completed = (output: object[]) => ev('response.completed', { response: { status: 'completed', output } });
+    const streamedOnly = await decode('responses', added + deltas + completed([]));
+    assert.deepEqual(streamedOnly.toolCalls.map(({ id, name, input }) => ({ id, name, input })), [{ id: 'call_9', name: 'lookup', input: { q: 'tides' } }]);
+    assert.equal(streamedOnly.finishReason, 'toolCalls');
+    const listedOnly = await decode('responses', completed([{ id: 'fc_9', type: 'function_call', call_id: 'call_9', name: 'lookup', arguments: '{"q":"moon"}' }]));
+    assert.deepEqual(listedOnly.toolCalls.map(({ id, input }) => ({ id, input })), [{ id: 'call_9', input: { q: 'moon' } }]);
+    const normal = await decode('responses', added + deltas + ev('response.output_item.done', { output_index: 0, item: { id: 'fc_9', type: 'function_call', call_id: 'call_9', name: 'lookup', arguments: '{"q":"tides"}' } }) + completed([{ id: 'fc_9', type: 'function_call', call_id: 'call_9', name: 'lookup', arguments: '{"q":"tides"}' }]));
+    assert.equal(normal.toolCalls.length, 1, 'a call listed again in the final response is one call');
+  });
+
   it('malformed tool arguments are a protocol error naming the tool, after the text that came', async () => {
     const cc =
       'data: {"choices":[{"index":0,"delta":{"content":"Let me check."}}]}\n\n' +

@@ -59,6 +59,8 @@ const responseSchema = z.looseObject({
 });
 const eventSchema = z.looseObject({
   type: z.string(),
+  item_id: str,
+  arguments: str,
   delta: z.optional(z.unknown()),
   item: z.optional(outputItem),
   response: z.optional(responseSchema),
@@ -125,9 +127,19 @@ function wireMessage(m: ChatMessage): { role: string; content: Array<Record<stri
   return { role: m.role, content };
 }
 
+/** A function call between its `output_item.added` and its `output_item.done`. */
+interface OpenCall {
+  callId: string;
+  name: string;
+  arguments: string;
+}
+
 export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGenerator<ChatEvent> {
   let partials = 0;
   const sawCall = new Set<string>();
+  // Calls are normally reported whole by `output_item.done`; what their added / arguments events
+  // said is kept only so that a server that skips that event still gets its calls read.
+  const openCalls = new Map<string, OpenCall>();
   for await (const message of messages) {
     if (message.data === '[DONE]') break;
     const json = parseEventJson(message);
@@ -152,7 +164,21 @@ export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGe
       case 'response.image_generation_call.partial_image':
         if (e.partial_image_b64) yield { type: 'image', base64: e.partial_image_b64, partial: true, index: e.partial_image_index ?? partials++, ...(e.output_format ? { format: e.output_format } : {}) };
         break;
+      case 'response.output_item.added':
+        if (e.item?.type === 'function_call' && e.item.id) openCalls.set(e.item.id, { callId: e.item.call_id ?? e.item.id, name: e.item.name ?? '', arguments: e.item.arguments ?? '' });
+        break;
+      case 'response.function_call_arguments.delta': {
+        const call = e.item_id ? openCalls.get(e.item_id) : undefined;
+        if (call && typeof e.delta === 'string') call.arguments += e.delta;
+        break;
+      }
+      case 'response.function_call_arguments.done': {
+        const call = e.item_id ? openCalls.get(e.item_id) : undefined;
+        if (call && typeof e.arguments === 'string') call.arguments = e.arguments;
+        break;
+      }
       case 'response.output_item.done':
+        if (e.item?.id) openCalls.delete(e.item.id);
         if (e.item) {
           // Annotations normally arrive as events of their own; a server that only puts them in
           // the finished item is read too (duplicates are merged by URL later).
@@ -164,6 +190,7 @@ export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGe
         break;
       case 'response.completed':
       case 'response.incomplete':
+        yield* unfinishedCalls(openCalls, e.response, sawCall);
         yield* finish(e.response, sawCall);
         return;
       case 'response.failed':
@@ -174,6 +201,26 @@ export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGe
     }
   }
   yield { type: 'error', error: endedEarly('response.completed') };
+}
+
+/**
+ * Calls the stream never closed with `output_item.done`: as the final response lists them (with
+ * what their streamed events said when it lists less), then any it does not list, as streamed.
+ */
+function* unfinishedCalls(open: Map<string, OpenCall>, response: z.infer<typeof responseSchema> | undefined, sawCall: Set<string>): Generator<ChatEvent> {
+  const pending: Array<[string, string, string | null | undefined]> = [];
+  for (const item of response?.output ?? []) {
+    if (item.type !== 'function_call') continue;
+    const streamed = item.id ? open.get(item.id) : undefined;
+    pending.push([item.call_id ?? streamed?.callId ?? item.id ?? 'call', item.name || streamed?.name || '', item.arguments || streamed?.arguments]);
+  }
+  for (const call of open.values()) pending.push([call.callId, call.name, call.arguments]);
+  open.clear();
+  for (const [id, name, args] of pending) {
+    if (sawCall.has(id)) continue;
+    sawCall.add(id);
+    yield toolCallEvent(id, name, args);
+  }
 }
 
 /** Events for a finished output item; text and reasoning were streamed already when `streamed`. */
