@@ -121,6 +121,25 @@ describe('tool calling through the chat adapters', function () {
     });
   }
 
+  it('calls sent back without their results get each upstream’s 400', async () => {
+    const messages: ChatMessage[] = [
+      { role: 'user', content: 'weather?' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'get_weather', input: { city: 'Oslo' } }] },
+      { role: 'user', content: 'never mind' },
+    ];
+    const expected: Record<ChatProtocol, RegExp> = {
+      chatCompletions: /An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'\. The following tool_call_ids did not have response messages: c1/,
+      responses: /No tool output found for function call c1\./,
+      messages: /messages\.1: `tool_use` ids were found without `tool_result` blocks immediately after: c1/,
+    };
+    for (const protocol of PROTOCOLS) {
+      const r = await run({ model: MODEL, protocol, stream: true, tools: [WEATHER], messages });
+      assert.equal(r.result.error?.kind, 'badRequest', protocol);
+      assert.match(r.result.error?.message ?? '', expected[protocol]);
+      assert.equal(r.result.text, '');
+    }
+  });
+
   it('request bodies: tools, calls sent back, results, reasoning echo, error flag, per protocol', async () => {
     const turns: ChatMessage[] = [
       { role: 'user', content: 'weather?' },

@@ -5,6 +5,7 @@ import type { ChatEvent } from '../../src/core/chat/events';
 import type { ChatProtocol } from '../../src/core/models/types';
 import { RECORDED, withCrlf } from './fixtures/recordedStreams';
 import { TOOL_STREAMS } from './fixtures/toolStreams';
+import { DEMO_KEY, GatewayDouble } from '../gateway';
 
 async function* from(chunks: Uint8Array[]): AsyncGenerator<Uint8Array> {
   for (const c of chunks) yield c;
@@ -58,6 +59,47 @@ describe('streams split at any byte boundary', () => {
         assert.deepEqual(await events(protocol, bytewise), whole);
       });
     }
+  }
+});
+
+describe('the gateway double’s tool-call streams split at any byte boundary', () => {
+  let gw: GatewayDouble;
+  before(async () => {
+    gw = new GatewayDouble();
+    await gw.start();
+  });
+  after(async () => gw.stop());
+
+  const schema = { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city'] };
+  const prompt = 'Please call the tool get_weather for Zürich days=4';
+  const requests: Array<{ protocol: ChatProtocol; model: string; path: string; body: Record<string, unknown> }> = [
+    // A Kimi model: fragments without index, ids like get_weather:0, reasoning first.
+    { protocol: 'chatCompletions', model: 'kimi-k2-thinking', path: '/v1/chat/completions', body: { messages: [{ role: 'user', content: prompt }], tools: [{ type: 'function', function: { name: 'get_weather', parameters: schema } }] } },
+    { protocol: 'responses', model: 'gpt-4o-mini', path: '/v1/responses', body: { input: `[[reasoning]] ${prompt}`, tools: [{ type: 'function', name: 'get_weather', parameters: schema }] } },
+    { protocol: 'messages', model: 'gpt-4o-mini', path: '/v1/messages', body: { max_tokens: 1024, messages: [{ role: 'user', content: `[[reasoning]] ${prompt}` }], tools: [{ name: 'get_weather', input_schema: schema }] } },
+  ];
+
+  for (const { protocol, model, path, body } of requests) {
+    it(`${protocol} (${model}): random splits of the double's stream give the same events, one call with its parsed input`, async () => {
+      const res = await fetch(`${gw.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({ model, stream: true, ...body }),
+      });
+      assert.equal(res.status, 200);
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      const whole = await events(protocol, [bytes]);
+      const calls = whole.filter((e) => (e as ChatEvent).type === 'toolCall') as Array<Extract<ChatEvent, { type: 'toolCall' }>>;
+      assert.equal(calls.length, 1);
+      assert.deepEqual(calls[0]?.input, { city: 'Zürich', days: 4 });
+      assert.equal(calls[0]?.id, gw.log.at(-1)?.answer?.toolCalls[0]?.id);
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 80 }), async (cuts) => {
+          assert.deepEqual(await events(protocol, splitAt(bytes, cuts)), whole);
+        }),
+        { numRuns: 80 },
+      );
+    });
   }
 });
 
