@@ -217,6 +217,11 @@ describe('recorded streams decode to the right content', () => {
     const m = await decode('messages', ms);
     assert.equal(m.error?.kind, 'protocol');
     assert.match(m.error?.message ?? '', /"search".*not valid JSON/);
+
+    const nameless = 'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_7","function":{"arguments":"{}"}}]}}]}\n\ndata: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\ndata: [DONE]\n\n';
+    const n = await decode('chatCompletions', nameless);
+    assert.equal(n.error?.kind, 'protocol');
+    assert.match(n.error?.message ?? '', /call_7.*names no tool/);
   });
 
   it('a stream cut mid-event keeps the text before it and ends with a protocol error', async () => {

@@ -14,9 +14,10 @@ import type { ChatEvent, ChatMessage, ChatToolCall } from './events';
  * answer after what it already said.
  */
 export function toolCallEvent(id: string, name: string, argumentText: string | null | undefined): ChatEvent {
+  requireName(id, name);
   const text = argumentText ?? '';
   if (text.trim() === '') return { type: 'toolCall', id, name, input: {}, arguments: text };
-  const what = `The arguments the model sent for the tool "${name || '(unnamed)'}"`;
+  const what = `The arguments the model sent for the tool "${name}"`;
   const value = parseJsonText(text, what);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new GatewayError('protocol', `${what} were not a JSON object: "${text.slice(0, 120)}".`);
@@ -26,11 +27,17 @@ export function toolCallEvent(id: string, name: string, argumentText: string | n
 
 /** The event for a call whose arguments already arrived parsed (a Messages `tool_use` block's `input`). */
 export function parsedToolCallEvent(id: string, name: string, input: unknown): ChatEvent {
+  requireName(id, name);
   if (input === undefined || input === null) return { type: 'toolCall', id, name, input: {}, arguments: '{}' };
   if (typeof input !== 'object' || Array.isArray(input)) {
-    throw new GatewayError('protocol', `The arguments the model sent for the tool "${name || '(unnamed)'}" were not a JSON object.`);
+    throw new GatewayError('protocol', `The arguments the model sent for the tool "${name}" were not a JSON object.`);
   }
   return { type: 'toolCall', id, name, input: input as Record<string, unknown>, arguments: JSON.stringify(input) };
+}
+
+/** A call without a tool name cannot be run or answered: a clear error rather than a call to nothing. */
+function requireName(id: string, name: string): void {
+  if (!name) throw new GatewayError('protocol', `The model sent a tool call (${id || 'without an id'}) that names no tool.`);
 }
 
 /** The calls an assistant turn made, when it made any. */
