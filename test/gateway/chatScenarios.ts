@@ -48,7 +48,8 @@ export const CHAT_SCENARIOS: readonly ChatScenario[] = [
       'Kimi models (owned by moonshot) get ids `NAME:N`. When the conversation ends with tool results (Chat `role: "tool"`, Responses `function_call_output`, ' +
       'Messages `tool_result` blocks) the answer is `The tool said: <result>` (several joined by ` | `; a Messages `is_error` result prefixed `error: `). ' +
       'A result that answers no call, or calls left without results, get the upstream’s 400; kimi-k2-thinking answers 400 ' +
-      '"thinking is enabled but reasoning_content is missing in assistant tool call message at index N" for a tool-call turn sent back without `reasoning_content`.',
+      '"thinking is enabled but reasoning_content is missing in assistant tool call message at index N" for a tool-call turn sent back without `reasoning_content`; ' +
+      'a Claude model with Messages `thinking` on answers Anthropic’s 400 when the assistant turn whose calls are answered does not start with its thinking block.',
   },
   { marker: '[[long:N]]', effect: 'The echo followed by N KB (1–4096) of markdown: headings, paragraphs, code fences, lists, tables. Streamed four words per chunk.' },
   { marker: '[[slow:MS]]', effect: 'Waits MS ms (≤ 60000) before every streamed frame after the first; non-stream answers wait MS once.' },

@@ -125,7 +125,7 @@ export function responsesToolTurns(body: Record<string, unknown>, input: unknown
 }
 
 /** Messages: `tools[].input_schema`, `tool_use` blocks and the `tool_result` blocks of the next user turn. */
-export function messagesToolTurns(body: Record<string, unknown>, messages: unknown[]): ToolTurnCheck {
+export function messagesToolTurns(body: Record<string, unknown>, messages: unknown[], model: ModelSpec, thinking: boolean): ToolTurnCheck {
   const tools = (Array.isArray(body.tools) ? body.tools : []).flatMap((t): OfferedTool[] =>
     isRecord(t) && typeof t.name === 'string' && (t.type === undefined || t.type === 'custom') ? [{ name: t.name, schema: schemaOf(t.input_schema) }] : [],
   );
@@ -172,5 +172,20 @@ export function messagesToolTurns(body: Record<string, unknown>, messages: unkno
   }
   const last: unknown = messages[messages.length - 1];
   const endsWithResults = isRecord(last) && last.role === 'user' && blocksOf(last).some((b) => b.type === 'tool_result');
+  // Claude with thinking on: the turn whose calls are being answered must send its thinking back first.
+  const callingAt = messages.length - 2;
+  const first = blocksOf(messages[callingAt])[0];
+  if (thinking && model.owned_by === 'claude' && endsWithResults && first && first.type !== 'thinking' && first.type !== 'redacted_thinking') {
+    return {
+      ok: false,
+      error: {
+        message:
+          `messages.${callingAt}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first.type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block ` +
+          '(preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. ' +
+          'Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking',
+        param: '',
+      },
+    };
+  }
   return { ok: true, turns: { tools, choice, results: endsWithResults ? results : [], priorCalls } };
 }

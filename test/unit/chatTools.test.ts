@@ -181,6 +181,35 @@ describe('tool calling through the chat adapters', function () {
     assert.deepEqual((lastBody('chatCompletions').messages as unknown[])[1], { role: 'assistant', content: 'Hello.' });
   });
 
+  it('Claude with thinking on: the answered tool-use turn must start with its thinking block (Anthropic’s 400)', async () => {
+    const send = async (assistant: unknown[]) => {
+      const res = await fetch(`${gw.url}/v1/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({
+          model: 'claude-sonnet-4-5',
+          max_tokens: 2048,
+          thinking: { type: 'enabled', budget_tokens: 1024 },
+          tools: [{ name: 'get_weather', input_schema: WEATHER.inputSchema }],
+          messages: [
+            { role: 'user', content: 'weather?' },
+            { role: 'assistant', content: assistant },
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'fog' }] },
+          ],
+        }),
+      });
+      return { status: res.status, body: (await res.json()) as { error?: { type?: string; message?: string }; content?: Array<{ type: string; text?: string }> } };
+    };
+    const use = { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Oslo' } };
+    const refused = await send([use]);
+    assert.equal(refused.status, 400);
+    assert.equal(refused.body.error?.type, 'invalid_request_error');
+    assert.match(refused.body.error?.message ?? '', /^messages\.1\.content\.0\.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`\./);
+    const accepted = await send([{ type: 'thinking', thinking: 'Need the weather.', signature: 'c2ln' }, use]);
+    assert.equal(accepted.status, 200);
+    assert.ok(accepted.body.content?.some((b) => b.type === 'text' && b.text === 'The tool said: fog'));
+  });
+
   describe('a Kimi-type thinking model', () => {
     const ask: ChatMessage = { role: 'user', content: 'use the tool get_weather in Lisbon' };
 

@@ -33,10 +33,10 @@ async function createMessage(ctx: GatewayContext): Promise<void> {
   const parts = checkMessagesParts(messages, model);
   if (!parts.ok) return ctx.http.sendJson(400, anthropicError('invalid_request_error', parts.error.message, randomId('req_')));
 
-  const tools = messagesToolTurns(body, messages);
+  const thinking = isRecord(body.thinking) && (body.thinking.type === 'enabled' || body.thinking.type === 'adaptive');
+  const tools = messagesToolTurns(body, messages, model, thinking);
   if (!tools.ok) return ctx.http.sendJson(400, anthropicError('invalid_request_error', tools.error.message, randomId('req_')));
 
-  const thinking = isRecord(body.thinking) && (body.thinking.type === 'enabled' || body.thinking.type === 'adaptive');
   const plan = planAnswer({ model, lastUser: lastUserText(messages), promptText, thinkingRequested: thinking, maxTokens, imageFacts: factLines(parts.facts), toolTurns: tools.turns });
   if (plan.scenarios.ending === 'failed') plan.scenarios.ending = 'midstreamError';
 
