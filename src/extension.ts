@@ -1,7 +1,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { ConversationStore } from './core/chat/conversationStore';
+import { ConversationStore, type StoreProblem } from './core/chat/conversationStore';
 import { ChatController } from './host/chat/chatController';
+import { dropGlobalRemoteImageFlag } from './host/chat/remoteImages';
 import { COMMANDS } from './host/commands';
 import { chatCommands } from './host/commands/chat';
 import { mediaCommands } from './host/commands/media';
@@ -20,8 +21,13 @@ export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('Model Gateway', { log: true });
   const services = new Services(context, log);
   const models = new ModelsView(services);
-  const chat = new ChatController(services, new ConversationStore(path.join(context.globalStorageUri.fsPath, 'conversations')));
-  const chatView = new ChatViewProvider(context.extensionUri, chat, log, () => context.globalState.get<boolean>('chat.allowRemoteImages') ?? false);
+  // The store reports damaged files it set aside; the controller tells the user once.
+  const problems: { report?: (problem: StoreProblem) => void } = {};
+  const store = new ConversationStore(path.join(context.globalStorageUri.fsPath, 'conversations'), { onProblem: (problem) => problems.report?.(problem) });
+  const chat = new ChatController(services, store);
+  problems.report = (problem) => chat.reportStoreProblem(problem);
+  const chatView = new ChatViewProvider(context.extensionUri, chat, log);
+  void dropGlobalRemoteImageFlag(context.globalState);
   const media = new MediaStudio(services);
   const commands = [...COMMANDS, ...chatCommands(() => chat), ...toolCommands(() => chat), ...mediaCommands(() => media)];
   context.subscriptions.push(
@@ -29,6 +35,7 @@ export function activate(context: vscode.ExtensionContext): void {
     services,
     models,
     chat,
+    store,
     chatView,
     media,
     new GatewayStatusBar(services),

@@ -5,6 +5,10 @@
  * State rule (as in GitLens): an update buffered for a hidden view is a full `snapshot`, never a
  * delta. Deltas (`append`) are only sent to a visible, ready view and always name the message and
  * the length it extends, so a webview that missed one asks for a snapshot instead of going wrong.
+ *
+ * Every post about an answer names its conversation (and message): the webview ignores posts for a
+ * conversation it is not showing or a message it does not have, so an answer streaming in the
+ * background never shows up in another conversation.
  */
 import * as z from 'zod/mini';
 
@@ -121,8 +125,10 @@ export const snapshotSchema = z.object({
   protocolOverride: z.optional(protocolSchema),
   enableSearch: z.boolean(),
   attachments: z.array(pendingAttachmentSchema),
+  /** Whether an answer is being written in the conversation shown. */
   busy: z.boolean(),
-  allowRemoteImages: z.boolean(),
+  /** Hosts the user allowed remote images from (setting `modelGateway.chat.remoteImageHosts`). */
+  remoteImageHosts: z.array(z.string()),
   /** Largest image the host accepts (bytes), so the view can refuse a bigger one before posting it. */
   imageMaxBytes: z.optional(z.number()),
   /** Why chat cannot be used right now (no key, no base address…), with the action that fixes it. */
@@ -135,6 +141,7 @@ export const hostMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('snapshot'), state: snapshotSchema }),
   z.object({
     type: z.literal('append'),
+    conversationId: z.string(),
     messageId: z.string(),
     /** Lengths the deltas extend; a mismatch means a delta was missed and a snapshot is needed. */
     textFrom: z.number(),
@@ -142,8 +149,8 @@ export const hostMessageSchema = z.discriminatedUnion('type', [
     reasoningFrom: z.number(),
     reasoning: z.string(),
   }),
-  z.object({ type: z.literal('message'), message: chatMessageSchema }),
-  z.object({ type: z.literal('busy'), busy: z.boolean() }),
+  z.object({ type: z.literal('message'), conversationId: z.string(), message: chatMessageSchema }),
+  z.object({ type: z.literal('busy'), conversationId: z.string(), busy: z.boolean() }),
   z.object({ type: z.literal('focusInput') }),
 ]);
 export type HostMessage = z.infer<typeof hostMessageSchema>;
@@ -154,8 +161,10 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('needSnapshot') }),
   z.object({ type: z.literal('send'), text: z.string() }),
   z.object({ type: z.literal('stop') }),
-  z.object({ type: z.literal('regenerate') }),
-  z.object({ type: z.literal('editLast'), text: z.string() }),
+  /** Regenerate or Retry: the answer it refers to (only the last message may be). */
+  z.object({ type: z.literal('regenerate'), messageId: z.string() }),
+  /** Edit and resend the last user message (`messageId`, which must still be the last question). */
+  z.object({ type: z.literal('editLast'), text: z.string(), messageId: z.string() }),
   z.object({ type: z.literal('selectModel'), model: z.string() }),
   z.object({ type: z.literal('setProtocol'), protocol: z.optional(protocolSchema) }),
   z.object({ type: z.literal('setSearch'), enabled: z.boolean() }),
@@ -175,7 +184,8 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('copy'), text: z.string() }),
   z.object({ type: z.literal('insertCode'), code: z.string() }),
   z.object({ type: z.literal('openLink'), url: z.string() }),
-  z.object({ type: z.literal('allowRemoteImages') }),
-  z.object({ type: z.literal('action'), action: z.enum(['setKey', 'openSettings', 'refreshModels', 'retry', 'pickModel']) }),
+  /** Asks the host whether images from this host may load; only the host asks the user and records the answer. */
+  z.object({ type: z.literal('allowRemoteImageHost'), host: z.string() }),
+  z.object({ type: z.literal('action'), action: z.enum(['setKey', 'openSettings', 'refreshModels', 'retry', 'pickModel']), messageId: z.optional(z.string()) }),
 ]);
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;

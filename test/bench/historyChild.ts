@@ -43,7 +43,7 @@ async function main(): Promise<void> {
     enableSearch: false,
     attachments: [],
     busy: false,
-    allowRemoteImages: false,
+    remoteImageHosts: [],
   };
   const json = JSON.stringify(snapshot);
   const t3 = performance.now();

@@ -231,7 +231,7 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       const p = await open();
       await p.push(snapshotMessage(snapshot({ messages: [assistantMessage('a1', 'Hello')] })));
       await p.clearPosted();
-      await p.push({ type: 'bogus' }, { type: 'append', messageId: 'a1', textFrom: 'five', text: 'x' }, { type: 'snapshot', state: { messages: 'nope' } });
+      await p.push({ type: 'bogus' }, { type: 'append', conversationId: 'c1', messageId: 'a1', textFrom: 'five', text: 'x' }, { type: 'snapshot', state: { messages: 'nope' } });
       assert.equal(p.console.filter((line) => line.includes('does not fit the protocol')).length, 3);
       assert.equal(await p.page.locator('.msg-body').innerText(), 'Hello');
       assert.deepEqual(await p.posted(), []);
@@ -246,7 +246,7 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.equal(await page.locator('.msg-assistant .waiting').isVisible(), true);
       let offset = 0;
       const send = async (text: string): Promise<void> => {
-        await p.push({ type: 'append', messageId: 'a1', textFrom: offset, text, reasoningFrom: 0, reasoning: '' });
+        await p.push({ type: 'append', conversationId: 'c1', messageId: 'a1', textFrom: offset, text, reasoningFrom: 0, reasoning: '' });
         offset += text.length;
       };
       await send('# Title\n\nFirst **para');
@@ -267,7 +267,7 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.equal(await page.locator('.msg-body .md-block').count(), 5);
       assert.equal(await page.locator('.msg[data-id="a1"]').getAttribute('aria-busy'), 'true');
 
-      await p.push({ type: 'message', message: assistantMessage('a1', '# Title\n\nFirst **paragraph** done.\n\n```ts\nconst a = 1;\n\nconst b = 2;\n```\n\nAfter the code, a [link](https://example.com/x).\n\n- one\n- two\n\nlast paragraph', { usage: { outputTokens: 42 } }) }, { type: 'busy', busy: false });
+      await p.push({ type: 'message', conversationId: 'c1', message: assistantMessage('a1', '# Title\n\nFirst **paragraph** done.\n\n```ts\nconst a = 1;\n\nconst b = 2;\n```\n\nAfter the code, a [link](https://example.com/x).\n\n- one\n- two\n\nlast paragraph', { usage: { outputTokens: 42 } }) }, { type: 'busy', conversationId: 'c1', busy: false });
       assert.equal(await page.locator('.msg[data-id="a1"]').getAttribute('aria-busy'), null);
       assert.equal(await p.probe('watchedStillFirst', '.msg[data-id="a1"] .md-block'), true);
       assert.equal(await page.locator('.msg-body p').last().innerText(), 'last paragraph');
@@ -280,7 +280,7 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       const lines = Array.from({ length: 150 }, (_, i) => `let v${i} = ${i};${i % 7 === 0 ? '\n' : ''}`).join('\n');
       const source = `\`\`\`js\n${lines}\n`;
       for (let offset = 0; offset < source.length; offset += 97) {
-        await p.probe('push', { type: 'append', messageId: 'a1', textFrom: offset, text: source.slice(offset, offset + 97), reasoningFrom: 0, reasoning: '' });
+        await p.probe('push', { type: 'append', conversationId: 'c1', messageId: 'a1', textFrom: offset, text: source.slice(offset, offset + 97), reasoningFrom: 0, reasoning: '' });
         if (offset % 970 === 0) await p.frames(1);
       }
       await p.frames();
@@ -289,7 +289,7 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.equal(await code.textContent(), `${lines}\n`, 'the pieces hold exactly the code');
       assert.equal(await code.locator('.hljs-keyword').count(), 0, 'not highlighted while streaming');
       const streamedHeight = (await p.page.locator('.msg-body .code-block pre').boundingBox())?.height;
-      await p.push({ type: 'append', messageId: 'a1', textFrom: source.length, text: '```\n', reasoningFrom: 0, reasoning: '' });
+      await p.push({ type: 'append', conversationId: 'c1', messageId: 'a1', textFrom: source.length, text: '```\n', reasoningFrom: 0, reasoning: '' });
       assert.ok((await code.locator('.hljs-keyword').count()) > 100, 'highlighted once closed');
       assert.equal(await code.textContent(), `${lines}\n`);
       const finalHeight = (await p.page.locator('.msg-body .code-block pre').boundingBox())?.height;
@@ -299,16 +299,16 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
     s.it('reasoning is open while thinking and collapsed once the answer is done, unless the user chose', async () => {
       const p = await open();
       await p.push(snapshotMessage(snapshot({ messages: [userMessage('u1', 'Think'), assistantMessage('a1', '', { status: 'streaming' })], busy: true })));
-      await p.push({ type: 'append', messageId: 'a1', textFrom: 0, text: '', reasoningFrom: 0, reasoning: 'Let me *think* about it.' });
+      await p.push({ type: 'append', conversationId: 'c1', messageId: 'a1', textFrom: 0, text: '', reasoningFrom: 0, reasoning: 'Let me *think* about it.' });
       const details = p.page.locator('.msg[data-id="a1"] details.reasoning');
       assert.equal(await details.getAttribute('open'), '');
       assert.equal(await details.locator('summary').innerText(), 'Thinking…');
       assert.equal(await details.locator('em').innerText(), 'think');
-      await p.push({ type: 'append', messageId: 'a1', textFrom: 0, text: 'Answer.', reasoningFrom: 24, reasoning: '' });
-      await p.push({ type: 'message', message: assistantMessage('a1', 'Answer.', { reasoning: 'Let me *think* about it.' }) });
+      await p.push({ type: 'append', conversationId: 'c1', messageId: 'a1', textFrom: 0, text: 'Answer.', reasoningFrom: 24, reasoning: '' });
+      await p.push({ type: 'message', conversationId: 'c1', message: assistantMessage('a1', 'Answer.', { reasoning: 'Let me *think* about it.' }) });
       assert.equal(await details.getAttribute('open'), null);
       await details.locator('summary').click();
-      await p.push({ type: 'message', message: assistantMessage('a1', 'Answer.', { reasoning: 'Let me *think* about it.', usage: { outputTokens: 3 } }) });
+      await p.push({ type: 'message', conversationId: 'c1', message: assistantMessage('a1', 'Answer.', { reasoning: 'Let me *think* about it.', usage: { outputTokens: 3 } }) });
       assert.equal(await details.getAttribute('open'), '', 'the user opened it and it stays open');
       await p.waitFor(`window.__probe.state?.reasoning?.a1 === true`);
     });
@@ -318,17 +318,17 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       await p.push(snapshotMessage(snapshot({ messages: [userMessage('u1', 'Long please'), assistantMessage('a1', '', { status: 'streaming' })], busy: true })));
       const distanceFromBottom = `(() => { const el = document.querySelector('.messages'); return el.scrollHeight - el.scrollTop - el.clientHeight; })()`;
       const answer = longAnswer(8_000);
-      await p.push({ type: 'append', messageId: 'a1', textFrom: 0, text: answer.slice(0, 4_000), reasoningFrom: 0, reasoning: '' });
+      await p.push({ type: 'append', conversationId: 'c1', messageId: 'a1', textFrom: 0, text: answer.slice(0, 4_000), reasoningFrom: 0, reasoning: '' });
       await p.frames(3);
       assert.ok((await p.page.evaluate<number>(distanceFromBottom)) <= 2, 'scrolled to the end');
       await p.page.evaluate(`document.querySelector('.messages').scrollTop = 100`);
       await p.frames(3);
-      await p.push({ type: 'append', messageId: 'a1', textFrom: 4_000, text: answer.slice(4_000), reasoningFrom: 0, reasoning: '' });
+      await p.push({ type: 'append', conversationId: 'c1', messageId: 'a1', textFrom: 4_000, text: answer.slice(4_000), reasoningFrom: 0, reasoning: '' });
       await p.frames(3);
       assert.equal(await p.page.evaluate<number>(`document.querySelector('.messages').scrollTop`), 100, 'the reader keeps their place');
       await p.page.evaluate(`document.querySelector('.messages').scrollTop = 1e9`);
       await p.frames(3);
-      await p.push({ type: 'message', message: assistantMessage('a1', `${answer}\n\nOne more paragraph at the end.`) });
+      await p.push({ type: 'message', conversationId: 'c1', message: assistantMessage('a1', `${answer}\n\nOne more paragraph at the end.`) });
       await p.frames(3);
       assert.ok((await p.page.evaluate<number>(distanceFromBottom)) <= 2, 'following again after scrolling back down');
     });
@@ -337,19 +337,41 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       const p = await open();
       await p.push(snapshotMessage(snapshot({ messages: [assistantMessage('a1', 'Hello', { status: 'streaming' })], busy: true })));
       await p.clearPosted();
-      await p.push({ type: 'append', messageId: 'a1', textFrom: 5, text: ' there', reasoningFrom: 0, reasoning: '' });
+      await p.push({ type: 'append', conversationId: 'c1', messageId: 'a1', textFrom: 5, text: ' there', reasoningFrom: 0, reasoning: '' });
       assert.equal(await p.page.locator('.msg-body').innerText(), 'Hello there');
       assert.deepEqual(await p.posted(), []);
-      await p.push({ type: 'append', messageId: 'a1', textFrom: 99, text: 'lost', reasoningFrom: 0, reasoning: '' });
-      await p.push({ type: 'append', messageId: 'a1', textFrom: 11, text: ' ignored', reasoningFrom: 0, reasoning: '' });
+      await p.push({ type: 'append', conversationId: 'c1', messageId: 'a1', textFrom: 99, text: 'lost', reasoningFrom: 0, reasoning: '' });
+      await p.push({ type: 'append', conversationId: 'c1', messageId: 'a1', textFrom: 11, text: ' ignored', reasoningFrom: 0, reasoning: '' });
       assert.deepEqual(await p.posted(), [{ type: 'needSnapshot' }]);
       assert.equal(await p.page.locator('.msg-body').innerText(), 'Hello there');
       await p.push(snapshotMessage(snapshot({ messages: [assistantMessage('a1', 'Hello there, friend', { status: 'streaming' })], busy: true })));
-      await p.push({ type: 'append', messageId: 'a1', textFrom: 19, text: '!', reasoningFrom: 0, reasoning: '' });
+      await p.push({ type: 'append', conversationId: 'c1', messageId: 'a1', textFrom: 19, text: '!', reasoningFrom: 0, reasoning: '' });
       assert.equal(await p.page.locator('.msg-body').innerText(), 'Hello there, friend!');
-      // A delta for a message the view does not know is a missed update too.
-      await p.push({ type: 'append', messageId: 'nope', textFrom: 0, text: 'x', reasoningFrom: 0, reasoning: '' });
-      assert.deepEqual(posts(await p.posted(), 'needSnapshot').length, 2);
+    });
+
+    s.it('posts about another conversation or a message the view does not have change nothing', async () => {
+      const p = await open();
+      await p.push(snapshotMessage(snapshot({ messages: [userMessage('u1', 'Hi'), assistantMessage('a1', 'Hello', { status: 'streaming' })], busy: true })));
+      await p.clearPosted();
+      const page = p.page;
+      // An answer still streaming in conversation c2 (the user switched away from it) keeps posting.
+      await p.push(
+        { type: 'append', conversationId: 'c2', messageId: 'a1', textFrom: 5, text: ' from c2', reasoningFrom: 0, reasoning: '' },
+        { type: 'append', conversationId: 'c2', messageId: 'b7', textFrom: 0, text: 'other', reasoningFrom: 0, reasoning: '' },
+        { type: 'message', conversationId: 'c2', message: assistantMessage('a1', 'Replaced from c2') },
+        { type: 'message', conversationId: 'c2', message: assistantMessage('b7', 'A whole answer of c2') },
+        { type: 'busy', conversationId: 'c2', busy: false },
+      );
+      // And in c1, posts about a message this view does not have (removed by a regenerate) are stale.
+      await p.push(
+        { type: 'append', conversationId: 'c1', messageId: 'gone', textFrom: 0, text: 'x', reasoningFrom: 0, reasoning: '' },
+        { type: 'message', conversationId: 'c1', message: assistantMessage('gone', 'An answer that was removed') },
+      );
+      await p.push({ type: 'append', conversationId: 'c1', messageId: 'a1', textFrom: 5, text: ' there', reasoningFrom: 0, reasoning: '' });
+      assert.equal(await page.locator('.msg-body').innerText(), 'Hello there');
+      assert.deepEqual(await page.locator('.msg').evaluateAll((els) => els.map((e) => e.getAttribute('data-id'))), ['u1', 'a1']);
+      assert.equal(await page.getByRole('button', { name: 'Stop the answer (Escape)' }).isVisible(), true, 'c2 finishing does not end the busy state of c1');
+      assert.deepEqual(await p.posted(), [], 'stale posts are ignored without asking for a snapshot');
     });
 
     s.it('streams a 200 KB answer in 5-character deltas and shows exactly its text (timings printed)', async () => {
@@ -403,7 +425,7 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       await input.press('Enter');
       await input.press('Escape');
       assert.deepEqual(await p.posted(), [{ type: 'stop' }, { type: 'stop' }], 'Enter does not send while busy; Escape stops');
-      await p.push({ type: 'busy', busy: false });
+      await p.push({ type: 'busy', conversationId: 'c1', busy: false });
       assert.equal(await stop.isVisible(), false);
       await input.press('Enter');
       assert.deepEqual(posts(await p.posted(), 'send'), [{ type: 'send', text: 'next question' }]);
@@ -460,7 +482,7 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       await page.locator('.msg[data-id="a2"]').getByRole('button', { name: 'Copy the answer' }).click();
       await page.locator('.msg[data-id="u1"]').getByRole('button', { name: 'Copy your message' }).click();
       await page.locator('.msg[data-id="a2"]').getByRole('button', { name: 'Regenerate the last answer' }).click();
-      assert.deepEqual(await p.posted(), [{ type: 'copy', text: 'Two **bold**' }, { type: 'copy', text: 'First' }, { type: 'regenerate' }]);
+      assert.deepEqual(await p.posted(), [{ type: 'copy', text: 'Two **bold**' }, { type: 'copy', text: 'First' }, { type: 'regenerate', messageId: 'a2' }]);
 
       await page.getByRole('button', { name: 'Edit and resend your last message' }).click();
       const editor = page.getByRole('textbox', { name: 'Edit your message' });
@@ -472,9 +494,9 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       await editor.press('Shift+Enter');
       await editor.pressSequentially('again');
       await editor.press('Enter');
-      assert.deepEqual(posts(await p.posted(), 'editLast'), [{ type: 'editLast', text: 'Second, better\nagain' }]);
+      assert.deepEqual(posts(await p.posted(), 'editLast'), [{ type: 'editLast', text: 'Second, better\nagain', messageId: 'u2' }]);
 
-      await p.push({ type: 'busy', busy: true });
+      await p.push({ type: 'busy', conversationId: 'c1', busy: true });
       assert.equal(await page.getByRole('button', { name: 'Edit and resend your last message' }).isVisible(), false);
       assert.equal(await page.getByRole('button', { name: 'Regenerate the last answer' }).isVisible(), false);
     });
@@ -510,8 +532,8 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.deepEqual(await p.posted(), [
         { type: 'action', action: 'setKey' },
         { type: 'action', action: 'pickModel' },
-        { type: 'action', action: 'retry' },
-        { type: 'action', action: 'retry' },
+        { type: 'action', action: 'retry', messageId: 'e3' },
+        { type: 'action', action: 'retry', messageId: 'e4' },
       ]);
     });
 
@@ -628,13 +650,16 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       await page.waitForTimeout(300);
       assert.deepEqual(requests, []);
       assert.equal(await page.locator('.msg-body img').count(), 1, 'only the data: image is an <img>');
-      assert.match(await page.locator('.remote-image').first().innerText(), /image “a cat” from images\.example\.test — Load remote images/);
+      assert.match(await page.locator('.remote-image').first().innerText(), /image “a cat” from images\.example\.test — Load images from images\.example\.test/);
       assert.match(await page.locator('.remote-image').nth(1).innerText(), /not a secure address/);
       await p.clearPosted();
-      await page.getByRole('button', { name: 'Load remote images (images.example.test)' }).click();
-      assert.deepEqual(await p.posted(), [{ type: 'allowRemoteImages' }]);
+      await page.getByRole('button', { name: 'Load images from images.example.test' }).click();
+      assert.deepEqual(await p.posted(), [{ type: 'allowRemoteImageHost', host: 'images.example.test' }]);
+      // The view only asks: nothing loads until the host's next snapshot lists the host.
+      await p.push(snapshotMessage(snapshot({ messages: [assistantMessage('a1', text)], remoteImageHosts: ['other.example.test'] })));
+      assert.equal(await page.locator('.msg-body img').count(), 1, 'another allowed host does not let this one in');
 
-      await p.push(snapshotMessage(snapshot({ messages: [assistantMessage('a1', text)], allowRemoteImages: true })));
+      await p.push(snapshotMessage(snapshot({ messages: [assistantMessage('a1', text)], remoteImageHosts: ['images.example.test'] })));
       await p.waitFor(`Array.from(document.querySelectorAll('.msg-body img')).every((img) => img.complete && img.naturalWidth > 0)`);
       assert.deepEqual(requests, ['https://images.example.test/cat.png']);
       assert.equal(await page.locator('.msg-body img').count(), 2);

@@ -28,7 +28,7 @@ export function snapshot(extra: Partial<Snapshot> = {}): Snapshot {
     enableSearch: false,
     attachments: [],
     busy: false,
-    allowRemoteImages: false,
+    remoteImageHosts: [],
     ...extra,
   };
 }

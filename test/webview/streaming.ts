@@ -44,7 +44,7 @@ export async function measureStreaming(page: ChatPage, markdown: string, deltaSi
     }),
   });
   const measured = await page.probe<Omit<StreamingMeasurement, 'messageId'>>('stream', { messageId, markdown, deltaSize });
-  await page.push({ type: 'message', message: assistantMessage(messageId, markdown, { usage: { inputTokens: 12, outputTokens: 34_567 } }) }, { type: 'busy', busy: false });
+  await page.push({ type: 'message', conversationId: 'c1', message: assistantMessage(messageId, markdown, { usage: { inputTokens: 12, outputTokens: 34_567 } }) }, { type: 'busy', conversationId: 'c1', busy: false });
   return { messageId, ...measured };
 }
 

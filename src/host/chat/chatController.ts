@@ -1,17 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import { effectiveProtocol, imageSupport, isSearchable as searchableOver, isThirdProvider, searchProtocols } from '../../core/chat/capabilities';
+import { effectiveProtocol, imageSupport, isSearchable as searchableOver } from '../../core/chat/capabilities';
 import { streamChat } from '../../core/chat/chat';
-import { ConversationStore, titleFrom, toMarkdown, toView, type Conversation, type StoredMessage } from '../../core/chat/conversationStore';
-import type { ChatImage, ChatMessage } from '../../core/chat/events';
+import { titleFrom, toView, type ConversationMeta, type ConversationStore, type StoredMessage, type StoreProblem } from '../../core/chat/conversationStore';
 import { MAX_IMAGES_PER_MESSAGE } from '../../core/chat/images';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import type { ChatProtocol, ModelInfo } from '../../core/models/types';
-import type { ChatModelView, Citation, HostMessage, ImageRef, Snapshot, WebviewMessage } from '../../shared/protocol';
+import type { Citation, HostMessage, ImageRef, Snapshot, WebviewMessage } from '../../shared/protocol';
 import type { Services } from '../services';
-import { chatSettings } from './chatSettings';
-import { openExternalLink } from '../links';
 import { contextFromEditor, imageAttachment, imageLabel, readImageFile, type PendingAttachment } from './attachments';
+import { chatSettings } from './chatSettings';
+import { ConversationActions } from './conversationActions';
+import { buildHistory } from './history';
+import { ImageReadPolicy } from './imageAccess';
+import { allowedImageHosts } from './remoteImages';
+import { AnswerSession, ChatSessions, DRAFT_PREFIX } from './sessions';
+import { SNAPSHOT_WINDOW, toModelView } from './snapshot';
+import { streamAnswer } from './streaming';
+import { routeViewMessage } from './viewRouter';
+
+export { isSearchable } from './snapshot';
 
 /** Where the controller posts to; `isLive()` is false while the view is hidden or not yet ready. */
 export interface ChatViewPort {
@@ -51,40 +59,56 @@ export interface AttachImagesResult {
   refused?: string[];
 }
 
-interface Running {
-  abort: AbortController;
-  message: StoredMessage;
-  sentText: number;
-  sentReasoning: number;
-  flushTimer?: ReturnType<typeof setTimeout>;
-  lastSave: number;
+/** The conversation the view shows: a stored one (`id`), or a new chat not stored until its first send. */
+export interface Shown {
+  /** The key its answer session is claimed under: the id, or a draft key. */
+  key: string;
+  id?: string;
+  /** Its title, model, protocol and search switch as last read (a draft keeps its choices here). */
+  meta: Partial<ConversationMeta>;
 }
 
-/** About one animation frame: deltas are coalesced into at most one post per interval. */
-const FLUSH_MS = 16;
-const SAVE_EVERY_MS = 1000;
-const SNAPSHOT_WINDOW = 200;
+/** A send that went through: where it went and what was asked and answered. */
+interface Sent {
+  conversationId: string;
+  question: StoredMessage;
+  answer?: StoredMessage;
+}
+
+const BUSY_HERE = 'An answer is still being written in this conversation. Stop it first or wait for it to finish.';
 
 /**
- * The chat's state lives here, in the host, not in the webview: conversations, the selected
- * model, pending attachments and the answer being streamed. The webview renders what it is sent.
+ * The chat's state lives here, in the host, not in the webview. Every answer is a session bound to
+ * its conversation and message (see sessions.ts): posts, checkpoints, the final save and Stop all
+ * name them, so switching, deleting or starting a chat while an answer streams moves, resurrects or
+ * mixes nothing. An answer keeps streaming into its own conversation when the view shows another
+ * one; the view only ever gets posts about the conversation it shows.
  */
 export class ChatController implements vscode.Disposable {
-  private conversation?: Conversation;
+  readonly sessions = new ChatSessions();
+  readonly imagePolicy: ImageReadPolicy;
+  private shown: Shown = draft();
   private model?: string;
   private attachments: PendingAttachment[] = [];
-  private running?: Running;
   private port?: ChatViewPort;
   private needsSnapshot = true;
+  /** Snapshots being built: deltas wait, the snapshot will carry their text. */
+  private snapshotsInFlight = 0;
   private window = SNAPSHOT_WINDOW;
   private loaded?: Promise<void>;
-  private readonly subscriptions: vscode.Disposable[];
+  private loadedDone = false;
+  private readonly reportedProblems = new Set<string>();
+  private readonly actions: ConversationActions;
+  private readonly subscriptions: Array<{ dispose(): void }>;
+  private refreshQueued = false;
 
   constructor(
-    private readonly services: Services,
-    private readonly store: ConversationStore,
+    readonly services: Services,
+    readonly store: ConversationStore,
   ) {
     this.model = services.context.globalState.get<string>('chat.model');
+    this.imagePolicy = new ImageReadPolicy(() => [services.context.globalStorageUri, ...(services.context.storageUri ? [services.context.storageUri] : [])]);
+    this.actions = new ConversationActions(this);
     this.subscriptions = [
       services.registry.onDidChange(() => this.refreshView()),
       services.keys.onDidChange(() => this.refreshView()),
@@ -97,9 +121,28 @@ export class ChatController implements vscode.Disposable {
     return vscode.Uri.file(this.store.images.dir);
   }
 
+  get currentConversationId(): string | undefined {
+    return this.shown.id;
+  }
+
+  /** The answer being written in the conversation the view shows, if any. */
+  get shownSession(): AnswerSession | undefined {
+    return this.sessions.get(this.shown.key);
+  }
+
   attach(port: ChatViewPort | undefined): void {
     this.port = port;
     this.needsSnapshot = true;
+  }
+
+  /** A problem the store worked around (a damaged conversation set aside): told once, chat goes on. */
+  reportStoreProblem(problem: StoreProblem): void {
+    const key = `${problem.kind}:${problem.id ?? ''}:${problem.setAsideAs ?? problem.message}`;
+    this.services.log.warn(`Conversation store: ${problem.message}`);
+    if (this.reportedProblems.has(key)) return;
+    this.reportedProblems.add(key);
+    const text = problem.setAsideAs ? `A damaged conversation was set aside as ${problem.setAsideAs}; the chat keeps working.` : problem.message;
+    void vscode.window.showWarningMessage(text);
   }
 
   /** The view became visible or (re)loaded: it gets the whole state, never a delta. */
@@ -107,141 +150,158 @@ export class ChatController implements vscode.Disposable {
     // Nothing is loaded (and no network call made) for a chat view that is not showing.
     if (!this.port?.isLive()) return;
     await this.ensureLoaded();
-    if (!this.port?.isLive()) return;
-    this.needsSnapshot = false;
-    if (this.running) {
-      this.running.sentText = this.running.message.text.length;
-      this.running.sentReasoning = (this.running.message.reasoning ?? '').length;
-    }
-    this.port.post({ type: 'snapshot', state: await this.snapshot() });
-  }
-
-  async handle(msg: WebviewMessage): Promise<void> {
-    switch (msg.type) {
-      case 'ready':
-      case 'needSnapshot':
-        return this.sendSnapshot();
-      case 'send':
-        await this.send(msg.text);
-        return;
-      case 'stop':
-        return this.stop();
-      case 'regenerate':
-        await this.regenerate();
-        return;
-      case 'editLast':
-        await this.editLast(msg.text);
-        return;
-      case 'selectModel':
-        return this.selectModel(msg.model);
-      case 'setProtocol':
-        return this.updateConversation((c) => (c.protocolOverride = msg.protocol));
-      case 'setSearch':
-        return this.updateConversation((c) => (c.enableSearch = msg.enabled));
-      case 'newConversation':
-        return this.newConversation();
-      case 'switchConversation':
-        return this.switchTo(msg.id);
-      case 'renameConversation':
-        return this.rename(msg.id);
-      case 'deleteConversation':
-        return this.delete(msg.id);
-      case 'exportConversation':
-        await this.exportMarkdown(msg.id);
-        return;
-      case 'loadOlder':
-        this.window += SNAPSHOT_WINDOW;
-        return this.sendSnapshot();
-      case 'attach':
-        if (msg.what === 'image') {
-          await this.pickImages();
-          return;
-        }
-        return this.attachFromEditor(msg.what);
-      case 'attachImage':
-        await this.attachImageData(msg.name, msg.data);
-        return;
-      case 'attachImageUris':
-        await this.attachImageUris(msg.uris);
-        return;
-      case 'openImage':
-        return this.openImage(msg.id);
-      case 'removeAttachment':
-        this.attachments = this.attachments.filter((a) => a.id !== msg.id);
-        return this.sendSnapshot();
-      case 'copy':
-        await vscode.env.clipboard.writeText(msg.text);
-        void vscode.window.setStatusBarMessage('Copied to the clipboard', 2000);
-        return;
-      case 'insertCode':
-        return insertAtCursor(msg.code);
-      case 'openLink':
-        await openExternalLink(msg.url);
-        return;
-      case 'allowRemoteImages':
-        await this.services.context.globalState.update('chat.allowRemoteImages', true);
-        this.port?.reload();
-        return;
-      case 'action':
-        return this.runAction(msg.action);
+    this.snapshotsInFlight++;
+    try {
+      const shown = this.shown;
+      const state = await this.snapshot(shown);
+      // The view may have moved on while this was built; the newer snapshot follows.
+      if (shown !== this.shown || !this.port?.isLive()) return;
+      // From here to the post nothing awaits: the streaming answer's text and the lengths the next
+      // delta starts from are taken together.
+      const session = this.sessions.get(shown.key);
+      const live = session?.message;
+      if (session && live) {
+        const at = state.messages.findIndex((m) => m.id === live.id);
+        if (at >= 0) state.messages[at] = this.view(live);
+        else state.messages.push(this.view(live));
+        session.sentText = live.text.length;
+        session.sentReasoning = (live.reasoning ?? '').length;
+      }
+      state.busy = session !== undefined;
+      this.needsSnapshot = false;
+      this.port.post({ type: 'snapshot', state });
+    } finally {
+      this.snapshotsInFlight--;
     }
   }
 
-  /** Sends a user message and streams the answer; resolves when the answer has ended. */
+  handle(msg: WebviewMessage): Promise<void> {
+    return routeViewMessage(this, this.actions, msg);
+  }
+
+  /** Sends a user message into the conversation shown and streams the answer; resolves when it has ended. */
   async send(text: string, options: { system?: string } = {}): Promise<StoredMessage | undefined> {
-    await this.ensureLoaded();
+    try {
+      return (await this.sendNow(text, options))?.answer;
+    } catch (err) {
+      if (isGatewayError(err) && err.message === BUSY_HERE) {
+        void vscode.window.showWarningMessage(BUSY_HERE);
+        return undefined;
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * The send itself. The conversation's slot is claimed before anything is awaited (after the one
+   * wait for the first load), so of two sends racing into one conversation exactly one runs and the
+   * other is refused with BUSY_HERE.
+   */
+  private async sendNow(text: string, options: { system?: string } = {}): Promise<Sent | undefined> {
+    if (!this.loadedDone) await this.ensureLoaded();
     if (!text.trim()) return undefined;
-    if (this.running) {
-      void vscode.window.showWarningMessage('An answer is still being written. Stop it first or wait for it to finish.');
+    const shown = this.shown;
+    const session = this.sessions.claim(shown.key);
+    if (!session) throw new GatewayError('badRequest', BUSY_HERE);
+    try {
+      const images = this.attachments.flatMap((a) => (a.image ? [a.image] : []));
+      if (images.length) {
+        // Refused before anything is stored or sent; the images stay attached for another model.
+        const model = this.selectedModel();
+        const support = model ? imageSupport(model, chatSettings().imageInputModels) : undefined;
+        if (model && !support?.supported) throw new GatewayError('badRequest', support?.reason ?? `${model.id} does not take images.`);
+      }
+      const texts = this.attachments.filter((a) => !a.image);
+      const taken = new Set([...texts, ...this.attachments.filter((a) => a.image)].map((a) => a.id));
+      this.attachments = this.attachments.filter((a) => !taken.has(a.id));
+      const question: StoredMessage = {
+        id: randomUUID(),
+        role: 'user',
+        text,
+        status: 'done',
+        createdAt: Date.now(),
+        ...(texts.length ? { attachments: texts.map(({ label, chars, truncated }) => ({ label, chars, truncated })), context: texts.map((a) => a.text).join('\n\n') } : {}),
+        ...(images.length ? { images } : {}),
+      };
+      let id = shown.id;
+      if (!id) {
+        const { model, protocolOverride, enableSearch } = shown.meta;
+        const meta = await this.store.create({ title: titleFrom(text), ...(model ? { model } : {}), ...(protocolOverride ? { protocolOverride } : {}), ...(enableSearch !== undefined ? { enableSearch } : {}) });
+        id = meta.id;
+        this.sessions.bind(session, id);
+        shown.key = id;
+        shown.id = id;
+        shown.meta = meta;
+      } else if (shown.meta.title === undefined || shown.meta.title === 'New chat') {
+        const page = await this.store.open(id, { limit: 0 });
+        if (page && page.total === 0) await this.writeMeta(id, { title: titleFrom(text) });
+      }
+      if (!(await this.sessions.track(id, this.store.append(id, question)))) throw gone();
+      const answer = await this.answer(session, id, options.system);
+      return { conversationId: id, question, answer };
+    } finally {
+      this.sessions.release(session);
+      this.postBusy(session);
+    }
+  }
+
+  async regenerate(messageId: string): Promise<StoredMessage | undefined> {
+    if (!this.loadedDone) await this.ensureLoaded();
+    const shown = this.shown;
+    const id = shown.id;
+    if (!id) return undefined;
+    const session = this.sessions.claim(shown.key);
+    if (!session) {
+      void vscode.window.showWarningMessage(BUSY_HERE);
       return undefined;
     }
-    const images = this.attachments.flatMap((a) => (a.image ? [a.image] : []));
-    if (images.length) {
-      // Refused before anything is stored or sent; the images stay attached for another model.
-      const model = this.selectedModel();
-      const support = model ? imageSupport(model, chatSettings().imageInputModels) : undefined;
-      if (model && !support?.supported) throw new GatewayError('badRequest', support?.reason ?? `${model.id} does not take images.`);
+    try {
+      const page = await this.store.open(id, { limit: 1 });
+      const last = page?.messages.at(-1);
+      if (!last || last.id !== messageId || last.role !== 'assistant') {
+        void vscode.window.showWarningMessage('That answer is no longer the last one in its conversation; only the last answer can be retried. Nothing was changed.');
+        await this.sendSnapshot();
+        return undefined;
+      }
+      if (!(await this.sessions.track(id, this.store.truncateFrom(id, messageId)))) throw gone();
+      return await this.answer(session, id);
+    } finally {
+      this.sessions.release(session);
+      this.postBusy(session);
     }
-    const conversation = this.conversation ?? this.store.create(titleFrom(text));
-    this.conversation = conversation;
-    if (conversation.messages.length === 0) conversation.title = titleFrom(text);
-    const texts = this.attachments.filter((a) => !a.image);
-    this.attachments = [];
-    conversation.messages.push({
-      id: randomUUID(),
-      role: 'user',
-      text,
-      status: 'done',
-      createdAt: Date.now(),
-      ...(texts.length ? { attachments: texts.map(({ label, chars, truncated }) => ({ label, chars, truncated })), context: texts.map((a) => a.text).join('\n\n') } : {}),
-      ...(images.length ? { images } : {}),
-    });
-    return this.answer(options.system);
   }
 
-  async regenerate(): Promise<StoredMessage | undefined> {
-    await this.ensureLoaded();
-    const c = this.conversation;
-    if (!c || this.running) return undefined;
-    if (c.messages.at(-1)?.role === 'assistant') c.messages.pop();
-    if (c.messages.at(-1)?.role !== 'user') return undefined;
-    return this.answer();
+  async editLast(text: string, messageId: string): Promise<StoredMessage | undefined> {
+    if (!this.loadedDone) await this.ensureLoaded();
+    const shown = this.shown;
+    const id = shown.id;
+    if (!id || !text.trim()) return undefined;
+    const session = this.sessions.claim(shown.key);
+    if (!session) {
+      void vscode.window.showWarningMessage(BUSY_HERE);
+      return undefined;
+    }
+    try {
+      const page = await this.store.open(id, { limit: 2 });
+      const messages = page?.messages ?? [];
+      const user = messages.at(-1)?.role === 'user' ? messages.at(-1) : messages.at(-2);
+      if (!user || user.role !== 'user' || user.id !== messageId) {
+        void vscode.window.showWarningMessage('That message is no longer your last one in its conversation; only the last message can be edited and resent. Nothing was changed.');
+        await this.sendSnapshot();
+        return undefined;
+      }
+      if (!(await this.sessions.track(id, this.store.truncateFrom(id, user.id)))) throw gone();
+      if (!(await this.sessions.track(id, this.store.append(id, { ...user, id: randomUUID(), text, createdAt: Date.now() })))) throw gone();
+      return await this.answer(session, id);
+    } finally {
+      this.sessions.release(session);
+      this.postBusy(session);
+    }
   }
 
-  async editLast(text: string): Promise<StoredMessage | undefined> {
-    await this.ensureLoaded();
-    const c = this.conversation;
-    if (!c || this.running || !text.trim()) return undefined;
-    const lastUser = c.messages.map((m) => m.role).lastIndexOf('user');
-    if (lastUser < 0) return undefined;
-    const user = c.messages[lastUser] as StoredMessage;
-    c.messages.splice(lastUser);
-    c.messages.push({ ...user, id: randomUUID(), text, createdAt: Date.now() });
-    return this.answer();
-  }
-
+  /** Stops the answer being written in the conversation the view shows (and only that one). */
   stop(): void {
-    this.running?.abort.abort();
+    this.shownSession?.abort.abort();
   }
 
   /** Runs `ask`: the view shows it as if typed; the caller gets the finished answer. */
@@ -259,7 +319,7 @@ export class ChatController implements vscode.Disposable {
     if (args.conversationId) await this.switchTo(args.conversationId);
     if (args.model) await this.selectModel(args.model);
     const before = new Set(this.attachments.map((a) => a.id));
-    let answer: StoredMessage | undefined;
+    let sent: Sent | undefined;
     try {
       if (args.images?.length) await this.attachImages(args.images.map(toUri), { switchModel: !args.model });
       if (args.protocol) {
@@ -268,14 +328,11 @@ export class ChatController implements vscode.Disposable {
         if (model && !model.protocols.includes(protocol)) {
           throw new GatewayError('badRequest', `${model.id} does not speak the ${protocol} protocol; it speaks ${model.protocols.join(', ')}.`);
         }
-        await this.updateConversation((c) => (c.protocolOverride = protocol), true);
+        await this.updateConversation({ protocolOverride: protocol }, true);
       }
-      if (args.enableSearch !== undefined) {
-        const enabled = args.enableSearch;
-        await this.updateConversation((c) => (c.enableSearch = enabled), true);
-      }
-      answer = await this.send(args.prompt, { system: args.system });
-      if (!answer || !this.conversation) throw new GatewayError('badRequest', 'Nothing was sent: the prompt was empty or another answer is still being written.');
+      if (args.enableSearch !== undefined) await this.updateConversation({ enableSearch: args.enableSearch }, true);
+      sent = await this.sendNow(args.prompt, { system: args.system });
+      if (!sent?.answer) throw new GatewayError('badRequest', 'Nothing was sent: the prompt was empty or no chat model is available.');
     } catch (err) {
       // A scripted question that could not go leaves nothing it attached behind.
       if (this.attachments.some((a) => !before.has(a.id))) {
@@ -284,7 +341,7 @@ export class ChatController implements vscode.Disposable {
       }
       throw err;
     }
-    const question = this.conversation.messages.filter((m) => m.role === 'user').at(-1);
+    const answer = sent.answer;
     return {
       text: answer.text,
       reasoning: answer.reasoning ?? '',
@@ -295,8 +352,8 @@ export class ChatController implements vscode.Disposable {
       error: answer.error,
       citations: answer.citations ?? [],
       searches: answer.searches ?? [],
-      images: question?.images ?? [],
-      conversationId: this.conversation.id,
+      images: sent.question.images ?? [],
+      conversationId: sent.conversationId,
     };
   }
 
@@ -350,160 +407,144 @@ export class ChatController implements vscode.Disposable {
     this.port?.post({ type: 'focusInput' });
   }
 
+  /** A new, empty chat in the view; an answer still being written goes on in its own conversation. */
   async newConversation(): Promise<void> {
-    if (this.running) this.stop();
-    this.conversation = undefined;
-    this.window = SNAPSHOT_WINDOW;
+    await this.ensureLoaded();
+    this.show(draft());
     await this.sendSnapshot();
     this.port?.post({ type: 'focusInput' });
   }
 
-  async exportMarkdown(id?: string): Promise<vscode.TextDocument | undefined> {
+  exportMarkdown(id?: string): Promise<vscode.TextDocument | undefined> {
+    return this.actions.exportMarkdown(id ?? this.shown.id);
+  }
+
+  /** Shows a stored conversation; an answer being written elsewhere keeps going in its own conversation. */
+  async switchTo(id: string): Promise<void> {
     await this.ensureLoaded();
-    const c = id && id !== this.conversation?.id ? await this.store.load(id) : this.conversation;
-    if (!c) {
-      void vscode.window.showInformationMessage('There is no conversation to export yet.');
-      return undefined;
-    }
-    const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: toMarkdown(c) });
-    await vscode.window.showTextDocument(doc, { preview: false });
-    return doc;
+    const page = await this.store.open(id, { limit: 0 });
+    if (!page) throw new GatewayError('badRequest', `The conversation ${id} no longer exists.`);
+    this.show({ key: id, id, meta: page.meta });
+    await this.sendSnapshot();
   }
 
-  get currentConversationId(): string | undefined {
-    return this.conversation?.id;
+  /** The view now shows `next`; the window of messages starts small again. */
+  show(next: Shown): void {
+    this.shown = next;
+    this.window = SNAPSHOT_WINDOW;
+    this.needsSnapshot = true;
   }
 
+  /** The conversation was deleted: if the view shows it, it shows a new chat instead. */
+  forget(id: string): void {
+    if (this.shown.id === id) this.show(draft());
+  }
+
+  loadOlder(): Promise<void> {
+    this.window += SNAPSHOT_WINDOW;
+    return this.sendSnapshot();
+  }
+
+  removeAttachment(id: string): Promise<void> {
+    this.attachments = this.attachments.filter((a) => a.id !== id);
+    return this.sendSnapshot();
+  }
+
+  /** Image ids waiting to go with the next message (an image prune keeps them anyway: grace period). */
   dispose(): void {
-    this.stop();
+    for (const session of this.sessions.all()) session.abort.abort();
     for (const s of this.subscriptions) s.dispose();
   }
 
-  private async answer(system?: string): Promise<StoredMessage | undefined> {
-    const c = this.conversation as Conversation;
-    const model = this.selectedModel();
+  /**
+   * Streams the answer to the last message of conversation `id` under `session`. The placeholder
+   * is stored first; posts go to the view only while it shows this conversation.
+   */
+  private async answer(session: AnswerSession, id: string, system?: string): Promise<StoredMessage | undefined> {
+    const meta = (await this.store.open(id, { limit: 0 }))?.meta;
+    if (!meta) throw gone();
+    const model = this.modelFor(meta);
     const settings = chatSettings();
     const problem = this.blocker(model);
     if (problem) {
-      await this.store.save(c);
       void this.sendSnapshot();
       void vscode.window.showWarningMessage(problem.message);
       return undefined;
     }
     const info = model as ModelInfo;
-    const protocol = effectiveProtocol(info, c.protocolOverride);
-    const history = await this.history(c, info, settings);
+    const protocol = effectiveProtocol(info, meta.protocolOverride);
+    const history = await buildHistory(this.store, id, info, settings);
+    if (!history) throw gone();
     const message: StoredMessage = { id: randomUUID(), role: 'assistant', text: '', reasoning: '', status: 'streaming', model: info.id, protocol, createdAt: Date.now() };
-    c.messages.push(message);
-    c.model = info.id;
-    c.updatedAt = Date.now();
-    const abort = new AbortController();
-    const running: Running = { abort, message, sentText: 0, sentReasoning: 0, lastSave: Date.now() };
-    this.running = running;
-    await this.store.save(c);
-    await this.sendSnapshot();
-    this.port?.post({ type: 'busy', busy: true });
-    const sources: string[] = [];
-    try {
-      const events = streamChat(this.services.http(), {
-        model: info.id,
-        protocol,
-        messages: history,
-        system: system ?? (settings.systemPrompt || undefined),
-        // The chat always streams; a model that requires streaming would get it anyway.
-        stream: true,
-        requiresStreaming: info.catalog?.requiresStreaming === true,
-        maxTokens: settings.maxTokens,
-        enableSearch: c.enableSearch && searchableOver(info, protocol) ? true : undefined,
-        signal: abort.signal,
-      });
-      for await (const e of events) {
-        if (e.type === 'textDelta') message.text += e.text;
-        else if (e.type === 'reasoningDelta') message.reasoning += e.text;
-        else if (e.type === 'citation') addCitation(message, { url: e.url, ...(e.title ? { title: e.title } : {}) });
-        else if (e.type === 'webSearch') {
-          if (e.queries.length) message.searches = [...(message.searches ?? []), ...e.queries];
-          sources.push(...e.sources);
-        } else if (e.type === 'usage') message.usage = e.usage;
-        else if (e.type === 'done') message.status = 'done';
-        else if (e.type === 'error') {
-          message.status = e.error.kind === 'cancelled' ? 'stopped' : 'cut';
-          if (e.error.kind !== 'cancelled') message.error = { kind: e.error.kind, message: e.error.message, ...(e.error.requestId ? { requestId: e.error.requestId } : {}) };
-        }
-        this.scheduleFlush(running);
-      }
-    } catch (err) {
-      message.status = 'cut';
-      const error = isGatewayError(err) ? err : new GatewayError('protocol', String(err));
-      message.error = { kind: error.kind, message: error.message };
-    } finally {
-      // Sources a search read but the text did not cite come after the cited ones.
-      for (const url of sources) addCitation(message, { url });
-      if (message.status === 'streaming') message.status = abort.signal.aborted ? 'stopped' : 'cut';
-      if (!message.reasoning) delete message.reasoning;
-      this.running = undefined;
-      if (running.flushTimer) clearTimeout(running.flushTimer);
-      c.updatedAt = Date.now();
-      await this.store.save(c);
-      this.flushFinal(message);
-    }
-    if (message.error) this.services.log.warn(`Chat answer from ${info.id} over ${protocol} ended: ${message.error.message}`);
-    return message;
-  }
-
-  private scheduleFlush(running: Running): void {
-    if (running.flushTimer) return;
-    running.flushTimer = setTimeout(() => {
-      running.flushTimer = undefined;
-      this.flush(running);
-      if (Date.now() - running.lastSave > SAVE_EVERY_MS && this.conversation) {
-        running.lastSave = Date.now();
-        void this.store.save(this.conversation);
-      }
-    }, FLUSH_MS);
-  }
-
-  private flush(running: Running): void {
-    if (!this.port?.isLive() || this.needsSnapshot) {
+    if (meta.model !== info.id) await this.writeMeta(id, { model: info.id });
+    if (!(await this.sessions.track(id, this.store.append(id, message)))) throw gone();
+    session.message = message;
+    if (this.shown.id === id) {
       this.needsSnapshot = true;
+      await this.sendSnapshot();
+    }
+    if (session.abort.signal.aborted) {
+      message.status = 'stopped';
+      await this.sessions.track(id, this.store.update(id, message));
+      this.postFinal(id, message);
+      return message;
+    }
+    const events = streamChat(this.services.http(), {
+      model: info.id,
+      protocol,
+      messages: history,
+      system: system ?? (settings.systemPrompt || undefined),
+      // The chat always streams; a model that requires streaming would get it anyway.
+      stream: true,
+      requiresStreaming: info.catalog?.requiresStreaming === true,
+      maxTokens: settings.maxTokens,
+      enableSearch: meta.enableSearch && searchableOver(info, protocol) ? true : undefined,
+      signal: session.abort.signal,
+    });
+    const final = await streamAnswer(session, id, events, { store: this.store, sessions: this.sessions, onProgress: (s) => this.postDelta(s) });
+    this.postFinal(id, final);
+    if (final.error) this.services.log.warn(`Chat answer from ${info.id} over ${protocol} ended: ${final.error.message}`);
+    return final;
+  }
+
+  /** The text that arrived since the last post, to the view only while it shows that conversation. */
+  private postDelta(session: AnswerSession): void {
+    const m = session.message;
+    const id = session.conversationId;
+    if (!m || !id || this.shown.id !== id) return;
+    if (!this.port?.isLive() || this.needsSnapshot || this.snapshotsInFlight > 0) {
+      // A hidden or resyncing view gets the text with its next snapshot.
+      if (!this.port?.isLive()) this.needsSnapshot = true;
       return;
     }
-    const m = running.message;
     const reasoning = m.reasoning ?? '';
-    if (m.text.length === running.sentText && reasoning.length === running.sentReasoning) return;
-    this.port.post({ type: 'append', messageId: m.id, textFrom: running.sentText, text: m.text.slice(running.sentText), reasoningFrom: running.sentReasoning, reasoning: reasoning.slice(running.sentReasoning) });
-    running.sentText = m.text.length;
-    running.sentReasoning = reasoning.length;
+    if (m.text.length === session.sentText && reasoning.length === session.sentReasoning) return;
+    this.port.post({ type: 'append', conversationId: id, messageId: m.id, textFrom: session.sentText, text: m.text.slice(session.sentText), reasoningFrom: session.sentReasoning, reasoning: reasoning.slice(session.sentReasoning) });
+    session.sentText = m.text.length;
+    session.sentReasoning = reasoning.length;
   }
 
-  /**
-   * The messages sent with a request: the last `historyMessages`, context text before the
-   * question, and the images of user messages read from the store. A model that does not take
-   * images gets a note in their place instead (the conversation may have started on another model).
-   */
-  private async history(c: Conversation, model: ModelInfo, settings: ReturnType<typeof chatSettings>): Promise<ChatMessage[]> {
-    const takesImages = imageSupport(model, settings.imageInputModels).supported;
-    const out: ChatMessage[] = [];
-    for (const m of c.messages.filter((m) => m.text.trim() || m.context || m.images?.length).slice(-settings.historyMessages)) {
-      let content = m.context ? `${m.context}\n\n${m.text}` : m.text;
-      const images: ChatImage[] = [];
-      const notes: string[] = [];
-      for (const ref of m.images ?? []) {
-        const bytes = takesImages ? await this.store.images.read(ref) : undefined;
-        if (bytes) images.push({ mediaType: ref.mediaType, base64: bytes.toString('base64') });
-        else notes.push(takesImages ? `[image ${ref.name} is no longer stored]` : `[image ${ref.name} not sent: ${model.id} does not take images]`);
-      }
-      if (notes.length) content = [content, ...notes].filter(Boolean).join('\n');
-      out.push({ role: m.role, content, ...(images.length ? { images } : {}) });
+  private postFinal(id: string, message: StoredMessage): void {
+    if (this.shown.id !== id) return;
+    if (this.port?.isLive() && !this.needsSnapshot && this.snapshotsInFlight === 0) {
+      this.port.post({ type: 'message', conversationId: id, message: this.view(message) });
+    } else {
+      this.needsSnapshot = true;
+      void this.sendSnapshot();
     }
-    return out;
   }
 
-  private view(m: StoredMessage) {
+  private postBusy(session: AnswerSession): void {
+    const id = session.conversationId;
+    if (!id || this.shown.id !== id || !this.port?.isLive()) return;
+    this.port.post({ type: 'busy', conversationId: id, busy: this.sessions.get(id) !== undefined });
+  }
+
+  view(m: StoredMessage) {
     return toView(m, (image) => this.imageSrc(image));
   }
 
-  private imageSrc(image: ImageRef): string | undefined {
+  imageSrc(image: ImageRef): string | undefined {
     try {
       return this.port?.resourceUri?.(vscode.Uri.file(this.store.images.file(image)));
     } catch {
@@ -511,37 +552,47 @@ export class ChatController implements vscode.Disposable {
     }
   }
 
-  private flushFinal(message: StoredMessage): void {
-    if (this.port?.isLive() && !this.needsSnapshot) {
-      this.port.post({ type: 'message', message: this.view(message) });
-      this.port.post({ type: 'busy', busy: false });
-    } else {
-      this.needsSnapshot = true;
-      void this.sendSnapshot();
+  private async snapshot(shown: Shown): Promise<Snapshot> {
+    let messages: StoredMessage[] = [];
+    let total = 0;
+    if (shown.id) {
+      const page = await this.store.open(shown.id, { limit: this.window }).catch((err: unknown) => {
+        this.services.log.warn(`Opening conversation ${shown.id ?? ''} failed: ${String(err)}`);
+        return undefined;
+      });
+      if (page) {
+        messages = page.messages;
+        total = page.total;
+        shown.meta = page.meta;
+      } else if (!this.sessions.get(shown.key)) {
+        // Deleted or set aside (by this window or another): the view shows a new chat.
+        if (this.shown === shown) this.show(draft());
+        return this.snapshot(this.shown);
+      }
     }
-  }
-
-  private async snapshot(): Promise<Snapshot> {
-    const messages = this.conversation?.messages ?? [];
     const models = this.chatModels();
-    const selected = this.selectedModel();
+    const selected = this.modelFor(shown.meta);
     const settings = chatSettings();
-    const override = this.conversation?.protocolOverride;
+    const override = shown.meta.protocolOverride;
+    const conversations = await this.store.list().catch((err: unknown) => {
+      this.services.log.warn(`Listing conversations failed: ${String(err)}`);
+      return [];
+    });
     return {
-      conversations: await this.store.list(),
-      ...(this.conversation ? { conversationId: this.conversation.id } : {}),
-      messages: messages.slice(-this.window).map((m) => this.view(m)),
-      hasOlder: messages.length > this.window,
+      conversations,
+      ...(shown.id ? { conversationId: shown.id } : {}),
+      messages: messages.map((m) => this.view(m)),
+      hasOlder: total > messages.length,
       models: models.map((m) => toModelView(m, override, settings.imageInputModels)),
       ...(selected ? { model: selected.id } : {}),
-      ...(this.conversation?.protocolOverride ? { protocolOverride: this.conversation.protocolOverride } : {}),
-      enableSearch: this.conversation?.enableSearch ?? false,
+      ...(override ? { protocolOverride: override } : {}),
+      enableSearch: shown.meta.enableSearch ?? false,
       attachments: this.attachments.map(({ id, label, chars, truncated, image }) => {
         const src = image ? this.imageSrc(image) : undefined;
         return { id, label, chars, truncated, ...(image ? { image: src ? { ...image, src } : image } : {}) };
       }),
-      busy: this.running !== undefined,
-      allowRemoteImages: this.services.context.globalState.get<boolean>('chat.allowRemoteImages') ?? false,
+      busy: false,
+      remoteImageHosts: allowedImageHosts(),
       imageMaxBytes: settings.imageMaxBytes,
       ...(await this.notice()),
     };
@@ -557,13 +608,17 @@ export class ChatController implements vscode.Disposable {
     return {};
   }
 
-  private chatModels(): ModelInfo[] {
+  chatModels(): ModelInfo[] {
     return this.services.registry.snapshot.models.filter((m) => m.kind === 'chat' && m.available);
   }
 
   private selectedModel(): ModelInfo | undefined {
+    return this.modelFor(this.shown.meta);
+  }
+
+  private modelFor(meta: Partial<ConversationMeta>): ModelInfo | undefined {
     const models = this.chatModels();
-    const wanted = this.conversation?.model ?? this.model;
+    const wanted = meta.model ?? this.model;
     return models.find((m) => m.id === wanted) ?? models[0];
   }
 
@@ -573,67 +628,33 @@ export class ChatController implements vscode.Disposable {
     return undefined;
   }
 
-  private async selectModel(id: string): Promise<void> {
+  async selectModel(id: string): Promise<void> {
     await this.ensureLoaded();
     const model = this.chatModels().find((m) => m.id === id);
     if (!model) throw new GatewayError('modelUnavailable', `The model ${id} is not a chat model available to this key.`);
     this.model = id;
     await this.services.context.globalState.update('chat.model', id);
-    if (this.conversation) {
-      this.conversation.model = id;
-      if (this.conversation.protocolOverride && !model.protocols.includes(this.conversation.protocolOverride)) delete this.conversation.protocolOverride;
-      if (this.conversation.messages.length) await this.store.save(this.conversation);
-    }
+    const override = this.shown.meta.protocolOverride;
+    await this.updateConversation({ model: id, ...(override && !model.protocols.includes(override) ? { protocolOverride: undefined } : {}) }, true);
     await this.sendSnapshot();
   }
 
-  private async updateConversation(change: (c: Conversation) => void, quiet = false): Promise<void> {
+  /** Changes the shown conversation's model, protocol or search switch (a new chat keeps them until its first send). */
+  async updateConversation(patch: Partial<Pick<ConversationMeta, 'model' | 'protocolOverride' | 'enableSearch'>>, quiet = false): Promise<void> {
     await this.ensureLoaded();
-    this.conversation ??= this.store.create();
-    change(this.conversation);
-    if (this.conversation.messages.length) await this.store.save(this.conversation);
+    const shown = this.shown;
+    shown.meta = { ...shown.meta, ...patch };
+    if ('protocolOverride' in patch && patch.protocolOverride === undefined) delete shown.meta.protocolOverride;
+    if (shown.id) await this.writeMeta(shown.id, patch);
     if (!quiet) await this.sendSnapshot();
   }
 
-  private async switchTo(id: string): Promise<void> {
-    if (this.running) this.stop();
-    const c = await this.store.load(id);
-    if (!c) throw new GatewayError('badRequest', `The conversation ${id} no longer exists.`);
-    this.conversation = c;
-    this.window = SNAPSHOT_WINDOW;
-    await this.sendSnapshot();
+  /** A metadata change, tracked so that a delete waits for it. */
+  writeMeta(id: string, patch: Partial<Omit<ConversationMeta, 'id' | 'createdAt'>>): Promise<boolean> {
+    return this.sessions.track(id, this.store.setMeta(id, patch));
   }
 
-  private async rename(id: string): Promise<void> {
-    const c = id === this.conversation?.id ? this.conversation : await this.store.load(id);
-    if (!c) return;
-    const title = await vscode.window.showInputBox({ title: 'Rename conversation', value: c.title, validateInput: (v) => (v.trim() ? undefined : 'A title cannot be empty.') });
-    if (!title?.trim()) return;
-    c.title = title.trim();
-    await this.store.save(c);
-    await this.sendSnapshot();
-  }
-
-  private async delete(id: string): Promise<void> {
-    const summary = (await this.store.list()).find((c) => c.id === id);
-    if (!summary) return;
-    const choice = await vscode.window.showWarningMessage(`Delete the conversation "${summary.title}"? This cannot be undone.`, { modal: true }, 'Delete');
-    if (choice !== 'Delete') return;
-    if (this.conversation?.id === id) {
-      this.stop();
-      this.conversation = undefined;
-    }
-    await this.store.delete(id);
-    // Images only this conversation used go with it; attached-but-unsent ones stay.
-    const removed = await this.store.pruneImages(this.attachments.flatMap((a) => (a.image ? [a.image.id] : []))).catch((err: unknown) => {
-      this.services.log.warn(`Removing unused chat images failed: ${String(err)}`);
-      return 0;
-    });
-    if (removed) this.services.log.info(`Removed ${removed} chat image(s) no conversation uses any more.`);
-    await this.sendSnapshot();
-  }
-
-  private async attachFromEditor(what: 'file' | 'selection'): Promise<void> {
+  async attachFromEditor(what: 'file' | 'selection'): Promise<void> {
     const attachment = contextFromEditor(what, chatSettings().contextMaxChars);
     if (!attachment) {
       void vscode.window.showInformationMessage(what === 'file' ? 'Open a file in the editor to attach it.' : 'Select some text in the editor to attach it.');
@@ -645,7 +666,7 @@ export class ChatController implements vscode.Disposable {
   }
 
   /** "Image…" in the view: the open dialog, filtered to the formats the protocols take. */
-  private async pickImages(): Promise<void> {
+  async pickImages(): Promise<void> {
     const model = this.selectedModel();
     const support = model ? imageSupport(model, chatSettings().imageInputModels) : undefined;
     if (model && !support?.supported) {
@@ -658,11 +679,13 @@ export class ChatController implements vscode.Disposable {
       title: 'Attach images to the next chat message',
       filters: { Images: ['png', 'jpg', 'jpeg', 'gif', 'webp'] },
     });
-    if (picked?.length) await this.attachImagesQuietly(picked);
+    if (!picked?.length) return;
+    await this.imagePolicy.rememberPicked(picked);
+    await this.attachImagesQuietly(picked);
   }
 
   /** Pasted or dropped image bytes from the view. */
-  private async attachImageData(name: string, base64: string): Promise<void> {
+  async attachImageData(name: string, base64: string): Promise<void> {
     const bytes = Buffer.from(base64, 'base64');
     await this.whenImagesAllowed(async () => {
       const max = chatSettings().imageMaxBytes;
@@ -671,17 +694,27 @@ export class ChatController implements vscode.Disposable {
     await this.sendSnapshot();
   }
 
-  /** Files dropped on the view from the explorer (or the OS) as URIs. */
-  private async attachImageUris(uris: string[]): Promise<void> {
-    const parsed: vscode.Uri[] = [];
+  /**
+   * Files dropped on the view from the explorer (or the OS) as URIs: read only when inside a
+   * workspace folder, the extension's storage, or picked in a dialog this session (imageAccess.ts).
+   */
+  async attachImageUris(uris: string[]): Promise<void> {
+    const allowed: vscode.Uri[] = [];
     for (const raw of uris) {
+      let uri: vscode.Uri;
       try {
-        parsed.push(vscode.Uri.parse(raw, true));
+        uri = vscode.Uri.parse(raw, true);
       } catch {
         this.services.log.warn(`Ignored a dropped item that is not a URI: ${raw.slice(0, 200)}`);
+        continue;
       }
+      const refusal = await this.imagePolicy.refusal(uri);
+      if (refusal) {
+        this.services.log.warn(`Refused to read ${uri.toString(true).slice(0, 300)} for the chat view: outside the workspace and not picked by the user.`);
+        void vscode.window.showWarningMessage(refusal);
+      } else allowed.push(uri);
     }
-    if (parsed.length) await this.attachImagesQuietly(parsed);
+    if (allowed.length) await this.attachImagesQuietly(allowed);
   }
 
   /** Attaches from the view: each problem is shown, the images that are fine still attach. */
@@ -729,8 +762,10 @@ export class ChatController implements vscode.Disposable {
     return attachment;
   }
 
-  private async openImage(id: string): Promise<void> {
-    const ref = this.conversation?.messages.flatMap((m) => m.images ?? []).find((i) => i.id === id) ?? this.attachments.find((a) => a.image?.id === id)?.image;
+  async openImage(id: string): Promise<void> {
+    const shownId = this.shown.id;
+    const page = shownId ? await this.store.open(shownId, { limit: this.window }) : undefined;
+    const ref = page?.messages.flatMap((m) => m.images ?? []).find((i) => i.id === id) ?? this.attachments.find((a) => a.image?.id === id)?.image;
     if (!ref) return;
     await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(this.store.images.file(ref)), { preview: true });
   }
@@ -742,37 +777,18 @@ export class ChatController implements vscode.Disposable {
     await this.sendSnapshot();
   }
 
-  private async runAction(action: 'setKey' | 'openSettings' | 'refreshModels' | 'retry' | 'pickModel'): Promise<void> {
-    switch (action) {
-      case 'setKey':
-        await vscode.commands.executeCommand('modelGateway.setApiKey');
-        return;
-      case 'openSettings':
-        await vscode.commands.executeCommand('modelGateway.openSettings');
-        return;
-      case 'refreshModels':
-        await vscode.commands.executeCommand('modelGateway.refreshModels');
-        return;
-      case 'retry':
-        await this.regenerate();
-        return;
-      case 'pickModel': {
-        const pick = await vscode.window.showQuickPick(
-          this.chatModels().map((m) => ({ label: m.id, description: m.provider })),
-          { title: 'Pick a chat model' },
-        );
-        if (pick) await this.selectModel(pick.label);
-        return;
-      }
-    }
-  }
-
-  private refreshView(): void {
+  refreshView(): void {
     this.needsSnapshot = true;
-    void this.sendSnapshot();
+    // Changes come in bursts (a checkpoint, a list change, a settings change): one snapshot each tick.
+    if (this.refreshQueued) return;
+    this.refreshQueued = true;
+    setTimeout(() => {
+      this.refreshQueued = false;
+      void this.sendSnapshot();
+    }, 0);
   }
 
-  private ensureLoaded(): Promise<void> {
+  ensureLoaded(): Promise<void> {
     this.loaded ??= (async () => {
       const registry = this.services.registry;
       if (registry.snapshot.updatedAt === 0) {
@@ -780,57 +796,45 @@ export class ChatController implements vscode.Disposable {
         // Listing models is needed to chat; its failure is shown in the view's notice.
         await registry.refresh().catch((err: unknown) => this.services.log.warn(`Model refresh for chat failed: ${String(err)}`));
       }
-      const latest = (await this.store.list())[0];
-      if (latest) this.conversation = await this.store.load(latest.id);
+      // Watching starts with the first use (activation reads no file). Another window (or this
+      // one) changed conversations: the list follows, and the open conversation too unless an
+      // answer is being written into it here (its own deltas are newer than the file).
+      this.subscriptions.push(
+        this.store.onDidChange((e) => {
+          const shownId = this.shown.id;
+          if (shownId && this.sessions.get(shownId) && (e.ids === 'all' || e.ids.includes(shownId))) return;
+          this.refreshView();
+        }),
+      );
+      // The latest conversation is shown; one that cannot be read (set aside or failing) leaves a
+      // new chat, never a chat that cannot be used.
+      try {
+        for (const summary of (await this.store.list()).slice(0, 3)) {
+          const page = await this.store.open(summary.id, { limit: 0 });
+          if (page) {
+            this.show({ key: page.meta.id, id: page.meta.id, meta: page.meta });
+            break;
+          }
+        }
+      } catch (err) {
+        this.services.log.warn(`Opening the latest conversation failed: ${String(err)}`);
+      }
+      this.loadedDone = true;
     })();
     return this.loaded;
   }
 }
 
-/**
- * Whether the web-search switch applies to a model: over `protocol` when given (Chat Completions:
- * third-provider models, `enable_search`; Responses: any model, the `web_search` tool), else
- * whether it is a third-provider model.
- */
-export function isSearchable(m: ModelInfo, protocol?: ChatProtocol): boolean {
-  return protocol ? searchableOver(m, protocol) : isThirdProvider(m);
+function draft(): Shown {
+  return { key: `${DRAFT_PREFIX}${randomUUID()}`, meta: {} };
 }
 
-function toModelView(m: ModelInfo, override: ChatProtocol | undefined, imageModels: string[]): ChatModelView {
-  const images = imageSupport(m, imageModels);
-  return {
-    id: m.id,
-    provider: m.provider,
-    protocols: m.protocols,
-    searchable: searchableOver(m, effectiveProtocol(m, override)),
-    searchProtocols: searchProtocols(m),
-    imageInput: images.supported,
-    imageNote: images.reason,
-  };
-}
-
-/** One entry in an answer's numbered sources; a URL already there keeps its place (and gains a title). */
-function addCitation(message: StoredMessage, citation: Citation): void {
-  const list = (message.citations ??= []);
-  const known = list.find((c) => c.url === citation.url);
-  if (!known) list.push(citation);
-  else if (!known.title && citation.title) known.title = citation.title;
+function gone(): GatewayError {
+  return new GatewayError('badRequest', 'The conversation was deleted; nothing more is written to it.');
 }
 
 /** A file URI from a vscode.Uri, a URI string (`file:///…`) or a plain path (Windows drive paths included). */
 export function toUri(value: string | vscode.Uri): vscode.Uri {
   if (value instanceof vscode.Uri) return value;
   return /^[a-z][a-z0-9+.-]+:/i.test(value) && !/^[a-z]:[\\/]/i.test(value) ? vscode.Uri.parse(value, true) : vscode.Uri.file(value);
-}
-
-async function insertAtCursor(code: string): Promise<void> {
-  const editor = vscode.window.activeTextEditor;
-  if (editor) {
-    await editor.edit((edit) => {
-      for (const selection of editor.selections) edit.replace(selection, code);
-    });
-    return;
-  }
-  const doc = await vscode.workspace.openTextDocument({ content: code });
-  await vscode.window.showTextDocument(doc);
 }

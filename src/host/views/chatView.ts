@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import { webviewMessageSchema } from '../../shared/protocol';
 import type { ChatController, ChatViewPort } from '../chat/chatController';
+import { allowedImageHosts, REMOTE_IMAGE_HOSTS_SETTING } from '../chat/remoteImages';
 import { showError } from '../notify';
 import { webviewHtml } from './webviewHtml';
 
@@ -18,8 +19,15 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     private readonly extensionUri: vscode.Uri,
     private readonly controller: ChatController,
     private readonly log: vscode.LogOutputChannel,
-    private readonly remoteImagesAllowed: () => boolean,
   ) {}
+
+  /** The page's CSP lists the allowed image hosts, so a change of them rebuilds the page. */
+  private readonly settingsWatch = vscode.workspace.onDidChangeConfiguration((e) => {
+    if (e.affectsConfiguration(REMOTE_IMAGE_HOSTS_SETTING) && this.view) {
+      this.ready = false;
+      this.view.webview.html = this.html(this.view.webview);
+    }
+  });
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
@@ -34,7 +42,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       post: (message) => void webview.postMessage(message),
       isLive: () => this.ready && view.visible,
       resourceUri: (file) => webview.asWebviewUri(file).toString(),
-      // The CSP changes with the remote-image permission, so the page is rebuilt; it then
+      // The CSP changes with the allowed image hosts, so the page is rebuilt; it then
       // reports ready again and gets a snapshot.
       reload: () => {
         this.ready = false;
@@ -74,10 +82,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   dispose(): void {
+    this.settingsWatch.dispose();
     this.controller.attach(undefined);
   }
 
   private html(webview: vscode.Webview): string {
-    return webviewHtml(webview, this.extensionUri, { app: 'chat', style: 'chat', title: 'Model Gateway Chat', remoteImages: this.remoteImagesAllowed() });
+    return webviewHtml(webview, this.extensionUri, { app: 'chat', style: 'chat', title: 'Model Gateway Chat', imageHosts: allowedImageHosts() });
   }
 }

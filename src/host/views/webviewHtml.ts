@@ -7,8 +7,8 @@ export interface WebviewPage {
   /** Stylesheet name under media/, e.g. `chat`. */
   style: string;
   title: string;
-  /** Lets `https:` images in; only after the user allowed remote images. */
-  remoteImages?: boolean;
+  /** Hosts `https:` images may load from (only hosts the user allowed one by one). */
+  imageHosts?: readonly string[];
 }
 
 /**
@@ -20,7 +20,7 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, p
   const nonce = randomBytes(16).toString('base64');
   const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', `${page.app}.js`));
   const style = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', `${page.style}.css`));
-  const images = `img-src ${webview.cspSource} data:${page.remoteImages ? ' https:' : ''}`;
+  const images = ['img-src', webview.cspSource, 'data:', ...(page.imageHosts ?? []).map((host) => `https://${host}`)].join(' ');
   const csp = [`default-src 'none'`, images, `style-src ${webview.cspSource}`, `font-src ${webview.cspSource}`, `script-src 'nonce-${nonce}'`].join('; ');
   return `<!DOCTYPE html>
 <html lang="en">

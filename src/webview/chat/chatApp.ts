@@ -65,10 +65,10 @@ export class ChatApp {
         break;
       }
       case 'message':
-        store.applyMessage(message.message);
+        store.applyMessage(message);
         break;
       case 'busy':
-        store.applyBusy(message.busy);
+        store.applyBusy(message);
         break;
       case 'focusInput':
         this.composer.focus();

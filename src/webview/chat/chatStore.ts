@@ -6,6 +6,8 @@
 import type { ChatMessageView, HostMessage, Snapshot } from '../../shared/protocol';
 
 type AppendMessage = Extract<HostMessage, { type: 'append' }>;
+type MessagePost = Extract<HostMessage, { type: 'message' }>;
+type BusyPost = Extract<HostMessage, { type: 'busy' }>;
 
 /** `mismatch`: this delta showed one was missed (ask for a snapshot); `ignored`: still waiting for it. */
 export type AppendResult = 'applied' | 'mismatch' | 'ignored';
@@ -38,12 +40,25 @@ export class ChatStore {
     this.busyDirty = true;
   }
 
-  /** Extends a message; a delta that does not start where the text ends means one was missed. */
-  applyAppend(delta: AppendMessage): AppendResult {
-    if (this.awaitingSnapshot) return 'ignored';
+  /**
+   * Whether a post is about the conversation shown. Posts about another conversation (an answer
+   * still streaming in one the user switched away from) are stale and change nothing.
+   */
+  private shows(conversationId: string): boolean {
+    return this.snapshot !== undefined && this.snapshot.conversationId === conversationId;
+  }
+
+  /**
+   * Extends a message; a delta that does not start where the text ends means one was missed.
+   * A delta for another conversation or for a message this view does not have is stale: ignored.
+   */
+  applyAppend(delta: AppendMessage): AppendResult | 'stale' {
+    if (!this.shows(delta.conversationId)) return 'stale';
     const message = this.byId.get(delta.messageId);
-    const reasoning = message?.reasoning ?? '';
-    if (!message || message.text.length !== delta.textFrom || reasoning.length !== delta.reasoningFrom) {
+    if (!message) return 'stale';
+    if (this.awaitingSnapshot) return 'ignored';
+    const reasoning = message.reasoning ?? '';
+    if (message.text.length !== delta.textFrom || reasoning.length !== delta.reasoningFrom) {
       this.awaitingSnapshot = true;
       return 'mismatch';
     }
@@ -54,19 +69,18 @@ export class ChatStore {
     return 'applied';
   }
 
-  /** Replaces one message (final status, usage, error) or adds it at the end. */
-  applyMessage(message: ChatMessageView): void {
-    if (this.byId.has(message.id)) {
-      this.replace(message);
-    } else {
-      this.messages.push(message);
-      this.byId.set(message.id, message);
-      this.structureDirty = true;
-      this.dirtyMessages.add(message.id);
-    }
+  /**
+   * Replaces one message (final status, usage, error). New messages come with a snapshot, so a
+   * message this view does not have, or one of another conversation, is stale: ignored.
+   */
+  applyMessage(post: MessagePost): void {
+    if (!this.shows(post.conversationId) || !this.byId.has(post.message.id)) return;
+    this.replace(post.message);
   }
 
-  applyBusy(busy: boolean): void {
+  applyBusy(post: BusyPost): void {
+    if (!this.shows(post.conversationId)) return;
+    const busy = post.busy;
     if (this.busy === busy) return;
     this.busy = busy;
     this.busyDirty = true;

@@ -20,11 +20,12 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, options: Elemen
 }
 
 /** A real <button type="button"> with a visible label and an optional longer accessible name. */
-export function button(label: string, options: { className?: string; ariaLabel?: string; title?: string; act?: string } = {}): HTMLButtonElement {
+export function button(label: string, options: { className?: string; ariaLabel?: string; title?: string; act?: string; dataset?: Record<string, string> } = {}): HTMLButtonElement {
   const el = h('button', { className: options.className ?? 'btn', text: label, attrs: { type: 'button' } });
   if (options.ariaLabel) el.setAttribute('aria-label', options.ariaLabel);
   if (options.title ?? options.ariaLabel) el.title = options.title ?? options.ariaLabel ?? '';
   if (options.act) el.dataset.act = options.act;
+  if (options.dataset) Object.assign(el.dataset, options.dataset);
   return el;
 }
 

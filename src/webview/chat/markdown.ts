@@ -9,7 +9,8 @@ import { sanitizeToFragment } from './sanitizer';
 import { button, h } from './dom';
 
 export interface RenderOptions {
-  allowRemoteImages: boolean;
+  /** Hosts the user allowed https images from (the host decides; the page's CSP lists the same). */
+  remoteImageHosts: readonly string[];
 }
 
 const md = new MarkdownIt({
@@ -83,7 +84,7 @@ function vetImage(img: HTMLImageElement, options: RenderOptions): void {
     img.replaceWith(h('span', { className: 'image-alt', text: alt ? `[image: ${alt}]` : '[image]' }));
     return;
   }
-  if (url.protocol === 'https:' && options.allowRemoteImages) {
+  if (url.protocol === 'https:' && options.remoteImageHosts.includes(url.host.toLowerCase())) {
     img.setAttribute('referrerpolicy', 'no-referrer');
     return;
   }
@@ -91,7 +92,7 @@ function vetImage(img: HTMLImageElement, options: RenderOptions): void {
   const host = h('a', { text: url.host, attrs: { href: url.href, title: url.href } });
   const placeholder = h('span', { className: 'remote-image' }, what, host);
   if (url.protocol === 'https:') {
-    placeholder.append(' — ', button('Load remote images', { className: 'btn-link', act: 'allow-images', ariaLabel: `Load remote images (${url.host})` }));
+    placeholder.append(' — ', button(`Load images from ${url.host}`, { className: 'btn-link', act: 'allow-images', ariaLabel: `Load images from ${url.host}`, dataset: { host: url.host.toLowerCase() } }));
   } else {
     placeholder.append(' (not loaded: not a secure address)');
   }

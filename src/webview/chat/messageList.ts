@@ -7,7 +7,7 @@ import type { WebviewMessage } from '../../shared/protocol';
 import type { ChatStore } from './chatStore';
 import { button, h, setHidden } from './dom';
 import type { RenderOptions } from './markdown';
-import { MessageView, type MessageContext } from './messageView';
+import { MessageView, sameHosts, type MessageContext } from './messageView';
 import { SAFE_LINK } from './sanitizer';
 import type { HostChannel } from './vscodeApi';
 
@@ -39,7 +39,7 @@ export class MessageList {
       ui: channel.ui,
       saveUi: () => channel.saveUi(),
       post: (message) => channel.post(message),
-      renderOptions: { allowRemoteImages: false },
+      renderOptions: { remoteImageHosts: [] },
     };
     this.stickToBottom = channel.ui.stickToBottom;
     this.olderButton = button('Load older messages', { className: 'btn btn-secondary older', act: 'load-older' });
@@ -70,8 +70,8 @@ export class MessageList {
     let restoreTop: number | undefined;
 
     if (store.snapshotDirty) {
-      const options: RenderOptions = { allowRemoteImages: snapshot.allowRemoteImages };
-      if (options.allowRemoteImages !== this.context.renderOptions.allowRemoteImages) {
+      const options: RenderOptions = { remoteImageHosts: snapshot.remoteImageHosts };
+      if (!sameHosts(options.remoteImageHosts, this.context.renderOptions.remoteImageHosts)) {
         this.context.renderOptions = options;
         for (const view of this.views.values()) view.setRenderOptions(options);
       }
@@ -200,7 +200,7 @@ export class MessageList {
         break;
       }
       case 'allow-images':
-        post({ type: 'allowRemoteImages' });
+        if (control.dataset.host) post({ type: 'allowRemoteImageHost', host: control.dataset.host });
         break;
       case 'copy-msg': {
         const message = messageId ? this.store.get(messageId) : undefined;
@@ -211,11 +211,11 @@ export class MessageList {
         if (messageId) this.views.get(messageId)?.startEdit();
         break;
       case 'regenerate':
-        post({ type: 'regenerate' });
+        if (messageId) post({ type: 'regenerate', messageId });
         break;
       case 'error-action': {
         const action = ACTIONS.find((a) => a === control.dataset.action);
-        if (action) post({ type: 'action', action });
+        if (action) post({ type: 'action', action, ...(messageId ? { messageId } : {}) });
         if (action === 'pickModel') this.onPickModel();
         break;
       }

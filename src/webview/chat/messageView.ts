@@ -143,7 +143,7 @@ export class MessageView {
 
   /** New rendering options (remote images allowed): everything markdown is rendered again. */
   setRenderOptions(options: RenderOptions): void {
-    if (options.allowRemoteImages === this.renderOptions.allowRemoteImages) return;
+    if (sameHosts(options.remoteImageHosts, this.renderOptions.remoteImageHosts)) return;
     this.renderOptions = options;
     this.answer?.reset(options);
     this.reasoning?.reset(options);
@@ -168,7 +168,7 @@ export class MessageView {
     const submit = (): void => {
       const text = textarea.value;
       if (!text.trim()) return;
-      this.ctx.post({ type: 'editLast', text });
+      this.ctx.post({ type: 'editLast', text, messageId: this.message.id });
       finish();
     };
     save.addEventListener('click', submit);
@@ -295,4 +295,9 @@ export class MessageView {
     setHidden(this.status, parts.length === 0);
     this.el.classList.toggle('msg-failed', Boolean(error));
   }
+}
+
+/** Whether two host lists allow the same hosts. */
+export function sameHosts(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((h) => b.includes(h));
 }

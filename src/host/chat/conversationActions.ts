@@ -1,0 +1,55 @@
+import * as vscode from 'vscode';
+import { toMarkdown } from '../../core/chat/conversationStore';
+import type { ChatController } from './chatController';
+
+/** Rename, delete and export: actions on a conversation named by id, whichever one the view shows. */
+export class ConversationActions {
+  constructor(private readonly chat: ChatController) {}
+
+  async rename(id: string): Promise<void> {
+    const page = await this.chat.store.open(id, { limit: 0 });
+    if (!page) return;
+    const title = await vscode.window.showInputBox({ title: 'Rename conversation', value: page.meta.title, validateInput: (v) => (v.trim() ? undefined : 'A title cannot be empty.') });
+    if (!title?.trim()) return;
+    await this.chat.writeMeta(id, { title: title.trim() });
+    await this.chat.sendSnapshot();
+  }
+
+  /**
+   * Deletes a conversation after asking. An answer being written in it is stopped first and waited
+   * for (its last write included), so nothing is written to it after the delete; no answer may start
+   * in it meanwhile. Images only it used are pruned once no write is pending.
+   */
+  async delete(id: string): Promise<void> {
+    const chat = this.chat;
+    const summary = (await chat.store.list()).find((c) => c.id === id);
+    if (!summary) return;
+    const choice = await vscode.window.showWarningMessage(`Delete the conversation "${summary.title}"? This cannot be undone.`, { modal: true }, 'Delete');
+    if (choice !== 'Delete') return;
+    await chat.sessions.whileDeleting(id, () => chat.store.delete(id));
+    chat.forget(id);
+    await chat.sendSnapshot();
+    // Attached-but-unsent images are safe: the store keeps recently attached images (grace period).
+    await chat.sessions.idleAll();
+    const removed = await chat.store.pruneImages().catch((err: unknown) => {
+      chat.services.log.warn(`Removing unused chat images failed: ${String(err)}`);
+      return 0;
+    });
+    if (removed) chat.services.log.info(`Removed ${removed} chat image(s) no conversation uses any more.`);
+  }
+
+  async exportMarkdown(id: string | undefined): Promise<vscode.TextDocument | undefined> {
+    await this.chat.ensureLoaded();
+    const c = id ? await this.chat.store.load(id) : undefined;
+    if (!c || !c.messages.length) {
+      void vscode.window.showInformationMessage('There is no conversation to export yet.');
+      return undefined;
+    }
+    // An answer still being written is exported as far as it got.
+    const live = this.chat.sessions.get(c.id)?.message;
+    if (live) c.messages = c.messages.map((m) => (m.id === live.id ? live : m));
+    const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: toMarkdown(c) });
+    await vscode.window.showTextDocument(doc, { preview: false });
+    return doc;
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * The messages sent with a request, read from the store: only the last `historyMessages` are read,
+ * so a long conversation costs the same as a short one. No `vscode` import.
+ */
+import { imageSupport } from '../../core/chat/capabilities';
+import type { ConversationStore, StoredMessage } from '../../core/chat/conversationStore';
+import type { ChatImage, ChatMessage } from '../../core/chat/events';
+import type { ModelInfo } from '../../core/models/types';
+
+export interface HistoryOptions {
+  historyMessages: number;
+  imageInputModels: string[];
+}
+
+/**
+ * The last `historyMessages` non-empty messages of a conversation, context text before the
+ * question, and the images of user messages read from the image store. A model that does not take
+ * images gets a note in their place (the conversation may have started on another model).
+ * Undefined when the conversation is gone.
+ */
+export async function buildHistory(store: ConversationStore, conversationId: string, model: ModelInfo, options: HistoryOptions): Promise<ChatMessage[] | undefined> {
+  const page = await store.open(conversationId, { limit: options.historyMessages });
+  if (!page) return undefined;
+  return toRequestMessages(store, page.messages, model, options);
+}
+
+export async function toRequestMessages(store: Pick<ConversationStore, 'images'>, messages: StoredMessage[], model: ModelInfo, options: HistoryOptions): Promise<ChatMessage[]> {
+  const takesImages = imageSupport(model, options.imageInputModels).supported;
+  const out: ChatMessage[] = [];
+  for (const m of messages.filter((m) => m.text.trim() || m.context || m.images?.length).slice(-options.historyMessages)) {
+    let content = m.context ? `${m.context}\n\n${m.text}` : m.text;
+    const images: ChatImage[] = [];
+    const notes: string[] = [];
+    for (const ref of m.images ?? []) {
+      const bytes = takesImages ? await store.images.read(ref) : undefined;
+      if (bytes) images.push({ mediaType: ref.mediaType, base64: bytes.toString('base64') });
+      else notes.push(takesImages ? `[image ${ref.name} is no longer stored]` : `[image ${ref.name} not sent: ${model.id} does not take images]`);
+    }
+    if (notes.length) content = [content, ...notes].filter(Boolean).join('\n');
+    out.push({ role: m.role, content, ...(images.length ? { images } : {}) });
+  }
+  return out;
+}

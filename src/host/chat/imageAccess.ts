@@ -1,0 +1,46 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+
+/**
+ * Which files the chat view may have the host read as images (`attachImageUris`): files inside a
+ * workspace folder, inside the extension's own storage, or picked by the user in an open dialog
+ * during this session. Anything else (a path a page could make up) is refused: the webview renders
+ * model output and must not be a way to read arbitrary files.
+ */
+export class ImageReadPolicy {
+  private readonly picked = new Set<string>();
+
+  constructor(private readonly storageRoots: () => vscode.Uri[]) {}
+
+  /** Files the user chose in a dialog may be read later in this session (e.g. dropped again). */
+  async rememberPicked(uris: readonly vscode.Uri[]): Promise<void> {
+    for (const uri of uris) if (uri.scheme === 'file') this.picked.add(await real(uri.fsPath));
+  }
+
+  /** Undefined when the file may be read, else why not (a sentence for the user). */
+  async refusal(uri: vscode.Uri): Promise<string | undefined> {
+    const name = path.basename(uri.path) || uri.toString(true);
+    const refused = `${name} was not attached: only images in the open workspace folders, or picked with "Image…", can be attached from the chat view.`;
+    if (uri.scheme !== 'file') {
+      // Files of a remote workspace (vscode-remote and the like) are allowed when inside a workspace folder.
+      return vscode.workspace.getWorkspaceFolder(uri) && !uri.path.split('/').includes('..') ? undefined : refused;
+    }
+    const file = await real(uri.fsPath);
+    if (this.picked.has(file)) return undefined;
+    const roots = [...(vscode.workspace.workspaceFolders ?? []).map((f) => f.uri), ...this.storageRoots()].filter((r) => r.scheme === 'file');
+    for (const root of roots) if (isInside(file, await real(root.fsPath))) return undefined;
+    return refused;
+  }
+}
+
+/** The path with symbolic links resolved (a link inside a folder may point out of it); as given if it does not exist. */
+async function real(p: string): Promise<string> {
+  const resolved = path.resolve(p);
+  return fs.realpath(resolved).catch(() => resolved);
+}
+
+function isInside(file: string, folder: string): boolean {
+  const rel = path.relative(folder, file);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+}

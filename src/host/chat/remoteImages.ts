@@ -1,0 +1,54 @@
+import * as vscode from 'vscode';
+
+/**
+ * Remote images in chat answers load only from hosts the user allowed, one by one. The host (this
+ * code) asks and records the answer in a user setting; the webview can only ask, never grant, and
+ * the page's content security policy lists exactly these hosts (https only).
+ */
+const SECTION = 'modelGateway.chat';
+const KEY = 'remoteImageHosts';
+export const REMOTE_IMAGE_HOSTS_SETTING = `${SECTION}.${KEY}`;
+
+/** A host name as a CSP source may name it: letters, digits, dots, dashes and an optional port. */
+const HOST = /^(?=.{1,253}(?::\d{1,5})?$)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*(?::\d{1,5})?$/;
+
+/** The host in a canonical form, or undefined when it is not a plain host name (no wildcards, no paths). */
+export function normalizeImageHost(host: string): string | undefined {
+  const h = host.trim().toLowerCase();
+  return HOST.test(h) ? h : undefined;
+}
+
+/** The allowed hosts, from the user's own settings only (an application-scoped setting). */
+export function allowedImageHosts(): string[] {
+  const value = vscode.workspace.getConfiguration(SECTION).inspect<unknown>(KEY)?.globalValue;
+  if (!Array.isArray(value)) return [];
+  const hosts = value.flatMap((v) => (typeof v === 'string' ? [normalizeImageHost(v)] : [])).filter((h): h is string => h !== undefined);
+  return [...new Set(hosts)];
+}
+
+/**
+ * Asks the user whether images from `host` may load (a modal naming the host) and records a yes in
+ * the user setting. Returns whether the host is allowed afterwards.
+ */
+export async function askToAllowImageHost(rawHost: string): Promise<boolean> {
+  const host = normalizeImageHost(rawHost);
+  if (!host) {
+    void vscode.window.showWarningMessage(`"${rawHost.slice(0, 100)}" is not a host images can be allowed from.`);
+    return false;
+  }
+  const current = allowedImageHosts();
+  if (current.includes(host)) return true;
+  const choice = await vscode.window.showWarningMessage(
+    `Load images from ${host} in chat answers?`,
+    { modal: true, detail: `Images from ${host} will load in every chat answer that shows one; the server learns when you view them. You can revoke this in the setting "${REMOTE_IMAGE_HOSTS_SETTING}".` },
+    'Load Images',
+  );
+  if (choice !== 'Load Images') return false;
+  await vscode.workspace.getConfiguration(SECTION).update(KEY, [...current, host], vscode.ConfigurationTarget.Global);
+  return true;
+}
+
+/** The old switch that let every https image in; per-host consent replaces it and it is dropped. */
+export async function dropGlobalRemoteImageFlag(state: vscode.Memento): Promise<void> {
+  if (state.get('chat.allowRemoteImages') !== undefined) await state.update('chat.allowRemoteImages', undefined);
+}

@@ -1,0 +1,141 @@
+/**
+ * Answers being written, each bound to the conversation and message it belongs to (architecture
+ * principle 9). No `vscode` import: the registry is tested in plain Node.
+ *
+ * Rules:
+ * - At most one answer per conversation. A send claims its conversation's slot synchronously
+ *   (`claim` never awaits), so two sends racing for the same conversation (the view and the
+ *   `modelGateway.ask` command, or Retry and Send) cannot both start: the second is refused.
+ * - Different conversations may stream at the same time: an answer keeps streaming into its own
+ *   conversation when the view switches away or starts a new chat (as VS Code's own chat does);
+ *   the view shows the state of the conversation it shows.
+ * - A conversation being deleted cannot be claimed; `settled` and `idle` let the deleter wait until
+ *   nothing writes to it any more.
+ */
+import type { StoredMessage } from '../../core/chat/conversationStore';
+
+export class AnswerSession {
+  readonly abort = new AbortController();
+  /** The conversation once it exists (a send into a new chat creates it after claiming). */
+  conversationId: string | undefined;
+  /** The assistant message being written, once its placeholder was stored. */
+  message: StoredMessage | undefined;
+  /** How much of the text / reasoning the view has (the next delta starts there). */
+  sentText = 0;
+  sentReasoning = 0;
+  /** How much of the text / reasoning is in the store's checkpoints. */
+  savedText = 0;
+  savedReasoning = 0;
+  lastCheckpoint = Date.now();
+  flushTimer: ReturnType<typeof setTimeout> | undefined;
+  private resolveSettled!: () => void;
+  /** Resolves once the session has ended and its last write is done. */
+  readonly settled = new Promise<void>((resolve) => (this.resolveSettled = resolve));
+
+  constructor(public key: string) {}
+
+  get messageId(): string | undefined {
+    return this.message?.id;
+  }
+
+  /** @internal called by ChatSessions.release */
+  markSettled(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    this.resolveSettled();
+  }
+}
+
+export class ChatSessions {
+  private readonly byKey = new Map<string, AnswerSession>();
+  private readonly deleting = new Set<string>();
+  private readonly writes = new Map<string, Set<Promise<unknown>>>();
+
+  /**
+   * Claims the slot of a conversation (its id, or the key of a chat not yet stored). Synchronous by
+   * design: the decision is taken before the caller's first await. Undefined when the conversation
+   * already has an answer being written or is being deleted.
+   */
+  claim(key: string): AnswerSession | undefined {
+    if (this.byKey.has(key) || this.deleting.has(key)) return undefined;
+    const session = new AnswerSession(key);
+    if (!key.startsWith(DRAFT_PREFIX)) session.conversationId = key;
+    this.byKey.set(key, session);
+    return session;
+  }
+
+  /** The new chat a session was claimed for now exists under `id`. */
+  bind(session: AnswerSession, id: string): void {
+    if (this.byKey.get(session.key) === session) this.byKey.delete(session.key);
+    session.key = id;
+    session.conversationId = id;
+    this.byKey.set(id, session);
+  }
+
+  /** Ends a session: its slot is free again and `settled` resolves. */
+  release(session: AnswerSession): void {
+    if (this.byKey.get(session.key) === session) this.byKey.delete(session.key);
+    session.markSettled();
+  }
+
+  get(key: string | undefined): AnswerSession | undefined {
+    return key === undefined ? undefined : this.byKey.get(key);
+  }
+
+  all(): AnswerSession[] {
+    return [...this.byKey.values()];
+  }
+
+  /** Runs a write for a conversation and remembers it until it is done (see `idle`). */
+  track<T>(id: string, write: Promise<T>): Promise<T> {
+    let set = this.writes.get(id);
+    if (!set) this.writes.set(id, (set = new Set()));
+    const entry = set;
+    const done = write.finally(() => {
+      entry.delete(done);
+      if (!entry.size && this.writes.get(id) === entry) this.writes.delete(id);
+    });
+    entry.add(done);
+    return done;
+  }
+
+  /** Resolves when no tracked write for the conversation is pending (failed writes count as done). */
+  async idle(id: string): Promise<void> {
+    for (;;) {
+      const pending = this.writes.get(id);
+      if (!pending?.size) return;
+      await Promise.allSettled([...pending]);
+    }
+  }
+
+  /** Whether any write is pending for any conversation (an image prune waits for none). */
+  async idleAll(): Promise<void> {
+    for (const id of [...this.writes.keys()]) await this.idle(id);
+  }
+
+  /**
+   * Stops the conversation's answer, waits for it and its writes to settle, then runs `work` (the
+   * delete) while no new answer may start in it.
+   */
+  async whileDeleting<T>(id: string, work: () => Promise<T>): Promise<T> {
+    this.deleting.add(id);
+    try {
+      const session = this.byKey.get(id);
+      if (session) {
+        session.abort.abort();
+        await session.settled;
+      }
+      await this.idle(id);
+      return await work();
+    } finally {
+      this.deleting.delete(id);
+    }
+  }
+
+  isDeleting(id: string): boolean {
+    return this.deleting.has(id);
+  }
+}
+
+/** Keys of chats that exist only in the view so far (nothing stored until the first send). */
+export const DRAFT_PREFIX = 'draft:';

@@ -1,0 +1,102 @@
+/**
+ * Streams one answer into its own conversation: applies the events to the session's message,
+ * checkpoints the new text about once a second, and stores the final state. Every write names the
+ * conversation and message it belongs to; none depends on what the view shows. No `vscode` import.
+ */
+import type { ConversationStore, StoredMessage } from '../../core/chat/conversationStore';
+import type { ChatEvent } from '../../core/chat/events';
+import { GatewayError, isGatewayError } from '../../core/errors';
+import type { Citation } from '../../shared/protocol';
+import type { AnswerSession, ChatSessions } from './sessions';
+
+/** About one animation frame: deltas are coalesced into at most one view update per interval. */
+export const FLUSH_MS = 16;
+/** How often the text streamed so far is written to the store. */
+export const CHECKPOINT_EVERY_MS = 1000;
+/**
+ * An empty checkpoint while a model thinks silently, so that other windows do not take the answer
+ * for one whose window died (the store's STREAMING_STALE_MS is far longer).
+ */
+export const HEARTBEAT_MS = 5000;
+
+export interface AnswerDeps {
+  store: Pick<ConversationStore, 'checkpoint' | 'update'>;
+  sessions: ChatSessions;
+  /** New text is in the session's message (called at most once per FLUSH_MS). */
+  onProgress(session: AnswerSession): void;
+}
+
+/**
+ * Runs the stream to its end (done, error, or the session's abort) and returns the final message,
+ * stored with `update` (which writes nothing if the conversation was deleted meanwhile).
+ */
+export async function streamAnswer(session: AnswerSession, conversationId: string, events: AsyncIterable<ChatEvent>, deps: AnswerDeps): Promise<StoredMessage> {
+  const message = session.message;
+  if (!message) throw new GatewayError('badRequest', 'An answer was streamed before its message was stored.');
+  let chain: Promise<unknown> = Promise.resolve();
+  const checkpoint = (): void => {
+    const text = message.text.slice(session.savedText);
+    const reasoning = (message.reasoning ?? '').slice(session.savedReasoning);
+    session.savedText = message.text.length;
+    session.savedReasoning = (message.reasoning ?? '').length;
+    session.lastCheckpoint = Date.now();
+    // Chained so the deltas reach the log in order; a failed checkpoint only loses a second of text
+    // to a crash (the final update writes the whole message).
+    chain = chain.then(() => deps.sessions.track(conversationId, deps.store.checkpoint(conversationId, message.id, { text, reasoning })).catch(() => false));
+  };
+  const heartbeat = setInterval(() => {
+    if (Date.now() - session.lastCheckpoint >= HEARTBEAT_MS) checkpoint();
+  }, HEARTBEAT_MS);
+  const schedule = (): void => {
+    if (session.flushTimer) return;
+    session.flushTimer = setTimeout(() => {
+      session.flushTimer = undefined;
+      deps.onProgress(session);
+      if (Date.now() - session.lastCheckpoint >= CHECKPOINT_EVERY_MS) checkpoint();
+    }, FLUSH_MS);
+  };
+  const sources: string[] = [];
+  try {
+    for await (const e of events) {
+      if (e.type === 'textDelta') message.text += e.text;
+      else if (e.type === 'reasoningDelta') message.reasoning = (message.reasoning ?? '') + e.text;
+      else if (e.type === 'citation') addCitation(message, { url: e.url, ...(e.title ? { title: e.title } : {}) });
+      else if (e.type === 'webSearch') {
+        if (e.queries.length) message.searches = [...(message.searches ?? []), ...e.queries];
+        sources.push(...e.sources);
+      } else if (e.type === 'usage') message.usage = e.usage;
+      else if (e.type === 'done') message.status = 'done';
+      else if (e.type === 'error') {
+        message.status = e.error.kind === 'cancelled' ? 'stopped' : 'cut';
+        if (e.error.kind !== 'cancelled') message.error = { kind: e.error.kind, message: e.error.message, ...(e.error.requestId ? { requestId: e.error.requestId } : {}) };
+      }
+      schedule();
+    }
+  } catch (err) {
+    if (session.abort.signal.aborted) message.status = 'stopped';
+    else {
+      message.status = 'cut';
+      const error = isGatewayError(err) ? err : new GatewayError('protocol', String(err));
+      message.error = { kind: error.kind, message: error.message };
+    }
+  } finally {
+    clearInterval(heartbeat);
+    if (session.flushTimer) clearTimeout(session.flushTimer);
+    session.flushTimer = undefined;
+  }
+  // Sources a search read but the text did not cite come after the cited ones.
+  for (const url of sources) addCitation(message, { url });
+  if (message.status === 'streaming') message.status = session.abort.signal.aborted ? 'stopped' : 'cut';
+  if (!message.reasoning) delete message.reasoning;
+  await chain;
+  await deps.sessions.track(conversationId, deps.store.update(conversationId, message));
+  return message;
+}
+
+/** One entry in an answer's numbered sources; a URL already there keeps its place (and gains a title). */
+export function addCitation(message: StoredMessage, citation: Citation): void {
+  const list = (message.citations ??= []);
+  const known = list.find((c) => c.url === citation.url);
+  if (!known) list.push(citation);
+  else if (!known.title && citation.title) known.title = citation.title;
+}
