@@ -215,7 +215,8 @@ export class MessageList {
         break;
       case 'error-action': {
         const action = ACTIONS.find((a) => a === control.dataset.action);
-        if (action) post({ type: 'action', action, ...(messageId ? { messageId } : {}) });
+        // Retry names the answer it re-runs; the host refuses it unless that is still the last one.
+        if (action) post({ type: 'action', action, ...(action === 'retry' && messageId ? { messageId } : {}) });
         if (action === 'pickModel') this.onPickModel();
         break;
       }

@@ -1,0 +1,220 @@
+/**
+ * The chat controller with a real store and the gateway double, outside VS Code (fakeVscode.ts):
+ * every answer belongs to its conversation and message, whatever the view does meanwhile.
+ * Waits are on conditions (a request reached the double, a delta was posted), never fixed sleeps.
+ */
+// First: answers `vscode` for every host module imported after it.
+import { ui } from './fakeVscode';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ConversationStore } from '../../../src/core/chat/conversationStore';
+import type { HttpClient } from '../../../src/core/http';
+import type { HostMessage } from '../../../src/shared/protocol';
+import { ChatController } from '../../../src/host/chat/chatController';
+import { DEMO_KEY, GatewayDouble } from '../../gateway';
+import { clientFor } from '../../support/client';
+
+const CHAT_PATH = '/v1/chat/completions';
+/** An answer that streams for a few seconds: long enough to act while it streams. */
+const SLOW = '[[slow:40]] [[long:2]]';
+
+async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > end) throw new Error(`Timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('Chat controller: answers bound to their conversation', function () {
+  this.timeout(90_000);
+  let gw: GatewayDouble;
+  let http: HttpClient;
+  let dir: string;
+  let store: ConversationStore;
+  let chat: ChatController;
+  let posts: HostMessage[];
+
+  before(async () => {
+    gw = new GatewayDouble();
+    await gw.start();
+    http = clientFor(gw.url, DEMO_KEY, { timeouts: { connectMs: 5000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 } }).http;
+  });
+  after(async () => {
+    await http.close();
+    await gw.stop();
+  });
+
+  beforeEach(async () => {
+    gw.clearLog();
+    ui.shown = [];
+    ui.answers = [];
+    dir = mkdtempSync(path.join(os.tmpdir(), 'mg-chat-host-'));
+    store = new ConversationStore(path.join(dir, 'conversations'), { watch: 'poll' });
+    const none = () => ({ dispose: () => undefined });
+    const model = { id: 'gpt-4o-mini', name: 'GPT-4o mini', provider: 'openai', ownedBy: 'openai', kind: 'chat', protocols: ['chatCompletions'], protocolSource: 'gateway', available: true, inCatalog: false };
+    const services = {
+      context: { globalState: { get: () => undefined, update: async () => undefined }, globalStorageUri: { fsPath: dir, scheme: 'file' }, extensionUri: {} },
+      registry: { snapshot: { updatedAt: Date.now(), models: [model] }, onDidChange: none, refresh: async () => undefined },
+      keys: { onDidChange: none, has: async () => true },
+      onDidChangeSettings: none,
+      settings: () => ({ baseUrl: gw.url, catalogUrl: '' }),
+      http: () => http,
+      ensureCatalogTimer: () => undefined,
+      log: { warn: () => undefined, info: () => undefined, error: () => undefined, debug: () => undefined, trace: () => undefined },
+    };
+    posts = [];
+    chat = new ChatController(services as never, store);
+    chat.attach({ post: (m) => posts.push(m), isLive: () => true, reload: () => undefined });
+    await chat.sendSnapshot();
+  });
+  afterEach(async () => {
+    chat.dispose();
+    await until('every answer has settled', () => chat.sessions.all().length === 0);
+    store.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const chatRequests = () => gw.log.filter((e) => e.path === CHAT_PATH);
+  const appendsFor = (id: string | undefined) => posts.filter((p) => p.type === 'append' && p.conversationId === id);
+  const files = () => readdirSync(path.join(dir, 'conversations')).filter((n) => !n.startsWith('.') && n !== 'images');
+
+  it('delete while the answer streams: stopped, deleted, and nothing written afterwards', async () => {
+    const sending = chat.send(`${SLOW} doomed`);
+    await until('a delta was posted', () => posts.some((p) => p.type === 'append'));
+    const id = chat.currentConversationId;
+    assert.ok(id);
+    assert.ok(existsSync(path.join(dir, 'conversations', `${id}.log`)));
+    ui.answers.push('Delete');
+    await chat.handle({ type: 'deleteConversation', id });
+    const answer = await sending;
+    assert.equal(answer?.status, 'stopped', 'the stream was stopped by the delete');
+    assert.deepEqual(files().filter((n) => n.startsWith(id)), [], 'no log or metadata file of the conversation is left');
+    assert.equal((await store.list()).some((c) => c.id === id), false);
+    assert.equal(await store.open(id), undefined);
+    // Nothing the stream does later (its last checkpoint, the final update) brings it back.
+    const written = store.io.bytesWritten;
+    await until('every answer has settled', () => chat.sessions.all().length === 0);
+    assert.equal(store.io.bytesWritten, written, 'no write after the delete');
+    assert.deepEqual(files().filter((n) => n.startsWith(id)), []);
+    assert.notEqual(chat.currentConversationId, id, 'the view shows a new chat');
+  });
+
+  it('switch while the answer streams: it keeps streaming into its own conversation; no post of it reaches the other view', async () => {
+    const other = await store.create({ title: 'Other' });
+    await store.append(other.id, { id: 'o1', role: 'user', text: 'An older question', status: 'done', createdAt: Date.now() });
+    const sending = chat.send(`${SLOW} stays home`);
+    await until('a delta was posted', () => posts.some((p) => p.type === 'append'));
+    const home = chat.currentConversationId as string;
+    await chat.handle({ type: 'switchConversation', id: other.id });
+    const since = posts.length;
+    const answer = await sending;
+    assert.equal(answer?.status, 'done');
+    const after = posts.slice(since);
+    assert.deepEqual(
+      after.filter((p) => p.type !== 'snapshot' && p.type !== 'focusInput' && p.conversationId !== other.id),
+      [],
+      'no delta, message or busy post of the old conversation after the switch',
+    );
+    assert.ok(after.filter((p) => p.type === 'snapshot').every((p) => p.type === 'snapshot' && p.state.conversationId === other.id));
+    const homeConversation = await store.load(home);
+    assert.equal(homeConversation?.messages.at(-1)?.text, answer?.text);
+    assert.match(answer?.text ?? '', /^Echo from gpt-4o-mini: stays home/);
+    const otherConversation = await store.load(other.id);
+    assert.deepEqual(otherConversation?.messages.map((m) => m.id), ['o1'], 'the other conversation got nothing');
+  });
+
+  it('new chat while the answer streams: both conversations stream at once, each into its own', async () => {
+    const first = chat.send(`${SLOW} first`);
+    await until('a delta was posted', () => posts.some((p) => p.type === 'append'));
+    const firstId = chat.currentConversationId as string;
+    await chat.newConversation();
+    assert.equal(chat.currentConversationId, undefined);
+    const second = chat.send('second');
+    const [a, b] = await Promise.all([first, second]);
+    const secondId = chat.currentConversationId as string;
+    assert.notEqual(secondId, firstId);
+    assert.equal(a?.status, 'done');
+    assert.equal(b?.status, 'done');
+    assert.deepEqual((await store.load(firstId))?.messages.map((m) => m.text.slice(0, 30)), [`${SLOW} first`.slice(0, 30), a?.text.slice(0, 30)]);
+    assert.deepEqual((await store.load(secondId))?.messages.map((m) => m.text), ['second', 'Echo from gpt-4o-mini: second']);
+    assert.equal(appendsFor(firstId).length > 0, true);
+    const firstDelta = posts.findIndex((p) => p.type === 'append');
+    const newChatAt = posts.findIndex((p, i) => i > firstDelta && p.type === 'snapshot' && p.state.conversationId === undefined && p.state.messages.length === 0);
+    assert.ok(newChatAt > firstDelta, 'the view showed the new, empty chat');
+    assert.deepEqual(posts.slice(newChatAt).filter((p) => p.type !== 'snapshot' && p.type !== 'focusInput' && p.conversationId === firstId), []);
+  });
+
+  it('a view send and `ask` racing into one conversation: exactly one request, the other is refused', async () => {
+    const viewSend = chat.handle({ type: 'send', text: `${SLOW} from the view` });
+    const ask = chat.ask({ prompt: 'from the command' });
+    await assert.rejects(ask, /still being written in this conversation/);
+    await viewSend;
+    assert.equal(chatRequests().length, 1);
+    assert.match(chatRequests()[0]?.bodyText ?? '', /from the view/);
+    const c = await store.load(chat.currentConversationId as string);
+    assert.deepEqual(c?.messages.map((m) => m.role), ['user', 'assistant']);
+  });
+
+  it('Retry and Send racing: one request; the refused one is told so', async () => {
+    await chat.send('first question');
+    const last = (await store.load(chat.currentConversationId as string))?.messages.at(-1);
+    gw.clearLog();
+    const retry = chat.regenerate(last?.id as string);
+    const send = chat.send('sent while retrying');
+    await Promise.all([retry, send]);
+    assert.equal(chatRequests().length, 1);
+    assert.ok(ui.shown.some((s) => /still being written/.test(s.message)));
+  });
+
+  it('Stop stops the answer of the conversation shown, not one streaming in the background', async () => {
+    const background = chat.send(`${SLOW} background`);
+    await until('a delta was posted', () => posts.some((p) => p.type === 'append'));
+    await chat.newConversation();
+    const shown = chat.send(`${SLOW} shown`);
+    await until('the second request reached the double', () => chatRequests().length === 2);
+    await until('the shown answer was stored', () => chat.shownSession?.message !== undefined);
+    chat.stop();
+    assert.equal((await shown)?.status, 'stopped');
+    assert.equal((await background)?.status, 'done');
+  });
+
+  it('a stale Retry (an older answer) is refused and changes nothing', async () => {
+    await chat.send('one');
+    await chat.send('two');
+    const id = chat.currentConversationId as string;
+    const before = await store.load(id);
+    const older = before?.messages[1];
+    assert.equal(older?.role, 'assistant');
+    gw.clearLog();
+    const result = await chat.regenerate(older?.id as string);
+    assert.equal(result, undefined);
+    assert.equal(chatRequests().length, 0, 'nothing was sent');
+    assert.deepEqual(await store.load(id), before, 'nothing was changed');
+    assert.ok(ui.shown.some((s) => /only the last answer can be retried/.test(s.message)));
+    // The last answer may be retried, and it is that answer that is replaced.
+    const last = before?.messages[3];
+    const again = await chat.regenerate(last?.id as string);
+    assert.equal(again?.status, 'done');
+    const afterRetry = await store.load(id);
+    assert.deepEqual(afterRetry?.messages.slice(0, 3), before?.messages.slice(0, 3));
+    assert.notEqual(afterRetry?.messages[3]?.id, last?.id);
+    assert.equal(afterRetry?.messages.length, 4);
+  });
+
+  it('the request carries only the last `historyMessages` messages, read from the store', async () => {
+    ui.settings['modelGateway.chat.historyMessages'] = 3;
+    try {
+      await chat.send('q1');
+      await chat.send('q2');
+      gw.clearLog();
+      await chat.send('q3');
+      const body = JSON.parse(chatRequests()[0]?.bodyText ?? '{}') as { messages: Array<{ role: string; content: string }> };
+      assert.deepEqual(body.messages.filter((m) => m.role !== 'system').map((m) => m.content), ['q2', 'Echo from gpt-4o-mini: q2', 'q3']);
+    } finally {
+      delete ui.settings['modelGateway.chat.historyMessages'];
+    }
+  });
+});
