@@ -30,22 +30,26 @@ export function allowedImageHosts(): string[] {
  * Asks the user whether images from `host` may load (a modal naming the host) and records a yes in
  * the user setting. Returns whether the host is allowed afterwards.
  */
-export async function askToAllowImageHost(rawHost: string): Promise<boolean> {
+export async function askToAllowImageHost(rawHost: string, confirm: (host: string) => Promise<boolean> = confirmImageHost): Promise<boolean> {
   const host = normalizeImageHost(rawHost);
   if (!host) {
     void vscode.window.showWarningMessage(`"${rawHost.slice(0, 100)}" is not a host images can be allowed from.`);
     return false;
   }
-  const current = allowedImageHosts();
-  if (current.includes(host)) return true;
+  if (allowedImageHosts().includes(host)) return true;
+  if (!(await confirm(host))) return false;
+  await vscode.workspace.getConfiguration(SECTION).update(KEY, [...allowedImageHosts().filter((h) => h !== host), host], vscode.ConfigurationTarget.Global);
+  return true;
+}
+
+/** The question, as a modal naming the host. */
+async function confirmImageHost(host: string): Promise<boolean> {
   const choice = await vscode.window.showWarningMessage(
     `Load images from ${host} in chat answers?`,
     { modal: true, detail: `Images from ${host} will load in every chat answer that shows one; the server learns when you view them. You can revoke this in the setting "${REMOTE_IMAGE_HOSTS_SETTING}".` },
     'Load Images',
   );
-  if (choice !== 'Load Images') return false;
-  await vscode.workspace.getConfiguration(SECTION).update(KEY, [...current, host], vscode.ConfigurationTarget.Global);
-  return true;
+  return choice === 'Load Images';
 }
 
 /** The old switch that let every https image in; per-host consent replaces it and it is dropped. */

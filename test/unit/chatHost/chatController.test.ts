@@ -77,6 +77,8 @@ describe('Chat controller: answers bound to their conversation', function () {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  /** Read through a call: the compiler would otherwise keep an earlier narrowing of the property. */
+  const shownId = (): string => chat.currentConversationId as string;
   const chatRequests = () => gw.log.filter((e) => e.path === CHAT_PATH);
   const appendsFor = (id: string | undefined) => posts.filter((p) => p.type === 'append' && p.conversationId === id);
   const files = () => readdirSync(path.join(dir, 'conversations')).filter((n) => !n.startsWith('.') && n !== 'images');
@@ -134,7 +136,7 @@ describe('Chat controller: answers bound to their conversation', function () {
     assert.equal(chat.currentConversationId, undefined);
     const second = chat.send('second');
     const [a, b] = await Promise.all([first, second]);
-    const secondId = chat.currentConversationId as string;
+    const secondId = shownId();
     assert.notEqual(secondId, firstId);
     assert.equal(a?.status, 'done');
     assert.equal(b?.status, 'done');
