@@ -55,6 +55,8 @@ export class MessageView {
 
   private renderedMeta = '';
   private renderedStatus = '';
+  private retryButton: HTMLElement | undefined;
+  private flags: MessageFlags | undefined;
   private renderedUsage = '';
   private renderedAttachments = '';
   private renderedImages = '';
@@ -136,7 +138,9 @@ export class MessageView {
   }
 
   setFlags(flags: MessageFlags): void {
+    this.flags = flags;
     const isLast = this.message.role === 'user' ? flags.isLastUser : flags.isLastAssistant;
+    this.showRetry();
     setHidden(this.lastButton, !isLast || flags.busy || this.editor !== undefined);
     setHidden(this.actions, Array.from(this.actions.children).every((c) => (c as HTMLElement).hidden));
   }
@@ -274,6 +278,11 @@ export class MessageView {
     setHidden(box, parts.length === 0);
   }
 
+  /** Retry re-runs an answer, so it is offered only on the last answer and not while one is written. */
+  private showRetry(): void {
+    if (this.retryButton) setHidden(this.retryButton, !this.flags?.isLastAssistant || this.flags.busy);
+  }
+
   private updateStatus(message: ChatMessageView): void {
     const label = statusLabel(message.status);
     const error = message.error;
@@ -281,6 +290,7 @@ export class MessageView {
     if (key === this.renderedStatus) return;
     this.renderedStatus = key;
     const parts: Node[] = [];
+    this.retryButton = undefined;
     if (label) parts.push(h('span', { className: `badge status-${message.status}`, text: label }));
     if (error) {
       parts.push(h('span', { className: 'error-message', text: error.message }));
@@ -288,10 +298,12 @@ export class MessageView {
       if (action) {
         const actionButton = button(action.label, { className: 'btn', act: 'error-action' });
         actionButton.dataset.action = action.action;
+        if (action.action === 'retry') this.retryButton = actionButton;
         parts.push(actionButton);
       }
     }
     this.status.replaceChildren(...parts);
+    this.showRetry();
     setHidden(this.status, parts.length === 0);
     this.el.classList.toggle('msg-failed', Boolean(error));
   }

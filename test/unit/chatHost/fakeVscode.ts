@@ -37,6 +37,9 @@ class Uri {
   static file(p: string): Uri {
     return new Uri('file', path.resolve(p));
   }
+  static joinPath(base: Uri, ...parts: string[]): Uri {
+    return new Uri(base.scheme, path.posix.join(base.path, ...parts));
+  }
   static parse(value: string): Uri {
     const url = new URL(value);
     return new Uri(url.protocol.slice(0, -1), decodeURIComponent(url.pathname));
@@ -47,7 +50,7 @@ class Uri {
 }
 
 const none = { dispose: () => undefined };
-const fake = {
+export const fake = {
   Uri,
   ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
   window: {
@@ -69,7 +72,7 @@ const fake = {
       },
     }),
     onDidChangeConfiguration: () => none,
-    workspaceFolders: undefined,
+    workspaceFolders: undefined as Array<{ uri: Uri }> | undefined,
     getWorkspaceFolder: () => undefined,
     openTextDocument: async () => ({}),
   },
