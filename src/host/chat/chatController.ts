@@ -152,10 +152,15 @@ export class ChatController implements vscode.Disposable {
     await this.ensureLoaded();
     this.snapshotsInFlight++;
     try {
-      const shown = this.shown;
-      const state = await this.snapshot(shown);
+      let shown = this.shown;
+      let state = await this.snapshot(shown);
+      // The conversation shown was deleted (here or in another window): the view shows a new chat.
+      if (!state && this.shown !== shown) {
+        shown = this.shown;
+        state = await this.snapshot(shown);
+      }
       // The view may have moved on while this was built; the newer snapshot follows.
-      if (shown !== this.shown || !this.port?.isLive()) return;
+      if (!state || shown !== this.shown || !this.port?.isLive()) return;
       // From here to the post nothing awaits: the streaming answer's text and the lengths the next
       // delta starts from are taken together.
       const session = this.sessions.get(shown.key);
@@ -197,17 +202,17 @@ export class ChatController implements vscode.Disposable {
    * wait for the first load), so of two sends racing into one conversation exactly one runs and the
    * other is refused with BUSY_HERE.
    */
-  private async sendNow(text: string, options: { system?: string } = {}): Promise<Sent | undefined> {
+  private async sendNow(text: string, options: { system?: string } = {}, target?: Shown): Promise<Sent | undefined> {
     if (!this.loadedDone) await this.ensureLoaded();
     if (!text.trim()) return undefined;
-    const shown = this.shown;
+    const shown = target ?? this.shown;
     const session = this.sessions.claim(shown.key);
     if (!session) throw new GatewayError('badRequest', BUSY_HERE);
     try {
       const images = this.attachments.flatMap((a) => (a.image ? [a.image] : []));
       if (images.length) {
         // Refused before anything is stored or sent; the images stay attached for another model.
-        const model = this.selectedModel();
+        const model = this.modelFor(shown.meta);
         const support = model ? imageSupport(model, chatSettings().imageInputModels) : undefined;
         if (model && !support?.supported) throw new GatewayError('badRequest', support?.reason ?? `${model.id} does not take images.`);
       }
@@ -317,7 +322,9 @@ export class ChatController implements vscode.Disposable {
   }): Promise<AskResult> {
     await this.ensureLoaded();
     if (args.conversationId) await this.switchTo(args.conversationId);
-    if (args.model) await this.selectModel(args.model);
+    // The question goes to this conversation even if the view moves on while it is prepared.
+    const target = this.shown;
+    if (args.model) await this.selectModel(args.model, target);
     const before = new Set(this.attachments.map((a) => a.id));
     let sent: Sent | undefined;
     try {
@@ -328,10 +335,10 @@ export class ChatController implements vscode.Disposable {
         if (model && !model.protocols.includes(protocol)) {
           throw new GatewayError('badRequest', `${model.id} does not speak the ${protocol} protocol; it speaks ${model.protocols.join(', ')}.`);
         }
-        await this.updateConversation({ protocolOverride: protocol }, true);
+        await this.updateConversation({ protocolOverride: protocol }, true, target);
       }
-      if (args.enableSearch !== undefined) await this.updateConversation({ enableSearch: args.enableSearch }, true);
-      sent = await this.sendNow(args.prompt, { system: args.system });
+      if (args.enableSearch !== undefined) await this.updateConversation({ enableSearch: args.enableSearch }, true, target);
+      sent = await this.sendNow(args.prompt, { system: args.system }, target);
       if (!sent?.answer) throw new GatewayError('badRequest', 'Nothing was sent: the prompt was empty or no chat model is available.');
     } catch (err) {
       // A scripted question that could not go leaves nothing it attached behind.
@@ -552,7 +559,8 @@ export class ChatController implements vscode.Disposable {
     }
   }
 
-  private async snapshot(shown: Shown): Promise<Snapshot> {
+  /** The whole state for `shown`; undefined when that conversation is gone (the view then shows a new chat). */
+  private async snapshot(shown: Shown): Promise<Snapshot | undefined> {
     let messages: StoredMessage[] = [];
     let total = 0;
     if (shown.id) {
@@ -567,7 +575,7 @@ export class ChatController implements vscode.Disposable {
       } else if (!this.sessions.get(shown.key)) {
         // Deleted or set aside (by this window or another): the view shows a new chat.
         if (this.shown === shown) this.show(draft());
-        return this.snapshot(this.shown);
+        return undefined;
       }
     }
     const models = this.chatModels();
@@ -628,21 +636,21 @@ export class ChatController implements vscode.Disposable {
     return undefined;
   }
 
-  async selectModel(id: string): Promise<void> {
+  async selectModel(id: string, target: Shown = this.shown): Promise<void> {
     await this.ensureLoaded();
     const model = this.chatModels().find((m) => m.id === id);
     if (!model) throw new GatewayError('modelUnavailable', `The model ${id} is not a chat model available to this key.`);
     this.model = id;
     await this.services.context.globalState.update('chat.model', id);
-    const override = this.shown.meta.protocolOverride;
-    await this.updateConversation({ model: id, ...(override && !model.protocols.includes(override) ? { protocolOverride: undefined } : {}) }, true);
+    const override = target.meta.protocolOverride;
+    await this.updateConversation({ model: id, ...(override && !model.protocols.includes(override) ? { protocolOverride: undefined } : {}) }, true, target);
     await this.sendSnapshot();
   }
 
   /** Changes the shown conversation's model, protocol or search switch (a new chat keeps them until its first send). */
-  async updateConversation(patch: Partial<Pick<ConversationMeta, 'model' | 'protocolOverride' | 'enableSearch'>>, quiet = false): Promise<void> {
+  async updateConversation(patch: Partial<Pick<ConversationMeta, 'model' | 'protocolOverride' | 'enableSearch'>>, quiet = false, target?: Shown): Promise<void> {
     await this.ensureLoaded();
-    const shown = this.shown;
+    const shown = target ?? this.shown;
     shown.meta = { ...shown.meta, ...patch };
     if ('protocolOverride' in patch && patch.protocolOverride === undefined) delete shown.meta.protocolOverride;
     if (shown.id) await this.writeMeta(shown.id, patch);

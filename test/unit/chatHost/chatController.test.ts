@@ -6,7 +6,7 @@
 // First: answers `vscode` for every host module imported after it.
 import { ui } from './fakeVscode';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ConversationStore } from '../../../src/core/chat/conversationStore';
@@ -218,5 +218,40 @@ describe('Chat controller: answers bound to their conversation', function () {
     } finally {
       delete ui.settings['modelGateway.chat.historyMessages'];
     }
+  });
+
+  it("another window's changes reach this window's list without a reload", async () => {
+    const other = new ConversationStore(path.join(dir, 'conversations'), { watch: 'poll' });
+    try {
+      const made = await other.create({ title: 'Made in another window' });
+      await until('a snapshot lists it', () => posts.some((p) => p.type === 'snapshot' && p.state.conversations.some((c) => c.id === made.id)));
+      await other.delete(made.id);
+      await until('a snapshot no longer lists it', () => {
+        const last = posts.filter((p) => p.type === 'snapshot').at(-1);
+        return last?.type === 'snapshot' && !last.state.conversations.some((c) => c.id === made.id);
+      });
+    } finally {
+      other.dispose();
+    }
+  });
+
+  it('a damaged latest conversation is set aside and reported; the chat keeps working', async () => {
+    await chat.send('a good conversation');
+    const id = chat.currentConversationId as string;
+    chat.dispose();
+    writeFileSync(path.join(dir, 'conversations', `${id}.log`), '{"k":"a","at":1,"i":0,"m":{"nonsense":true}}\n');
+    const reported: string[] = [];
+    const reopened = new ConversationStore(path.join(dir, 'conversations'), { watch: 'poll', onProblem: (p) => reported.push(p.message) });
+    const services = (chat as unknown as { services: unknown }).services;
+    chat = new ChatController(services as never, reopened);
+    posts = [];
+    chat.attach({ post: (m) => posts.push(m), isLive: () => true, reload: () => undefined });
+    await chat.sendSnapshot();
+    assert.equal(posts.at(-1)?.type, 'snapshot');
+    assert.equal(chat.currentConversationId, undefined, 'a new chat instead of the damaged one');
+    assert.ok(reported.length > 0, 'the store reported the damaged file');
+    const answer = await chat.send('still works');
+    assert.equal(answer?.status, 'done');
+    reopened.dispose();
   });
 });
