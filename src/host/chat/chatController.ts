@@ -3,12 +3,11 @@ import * as vscode from 'vscode';
 import { effectiveProtocol, imageSupport, isSearchable as searchableOver } from '../../core/chat/capabilities';
 import { streamChat } from '../../core/chat/chat';
 import { titleFrom, toView, type ConversationMeta, type ConversationStore, type StoredMessage, type StoreProblem } from '../../core/chat/conversationStore';
-import { MAX_IMAGES_PER_MESSAGE } from '../../core/chat/images';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import type { ChatProtocol, ModelInfo } from '../../core/models/types';
 import type { Citation, HostMessage, ImageRef, Snapshot, WebviewMessage } from '../../shared/protocol';
 import type { Services } from '../services';
-import { contextFromEditor, imageAttachment, imageLabel, readImageFile, type PendingAttachment } from './attachments';
+import { AttachmentTray, type AttachImagesResult } from './attachmentTray';
 import { chatSettings } from './chatSettings';
 import { ConversationActions } from './conversationActions';
 import { buildHistory } from './history';
@@ -48,16 +47,7 @@ export interface AskResult {
   conversationId: string;
 }
 
-/** What "Ask about this image" did when it only attached (no prompt given). */
-export interface AttachImagesResult {
-  attached: ImageRef[];
-  /** The model the images will go to (it may have been switched to one that takes images). */
-  model: string;
-  /** Set when the model was switched because the previous one does not take images. */
-  switchedFrom?: string;
-  /** Why some of the given files were not attached (the others were). */
-  refused?: string[];
-}
+export type { AttachImagesResult } from './attachmentTray';
 
 /** The conversation the view shows: a stored one (`id`), or a new chat not stored until its first send. */
 export interface Shown {
@@ -89,7 +79,8 @@ export class ChatController implements vscode.Disposable {
   readonly imagePolicy: ImageReadPolicy;
   private shown: Shown = draft();
   private model?: string;
-  private attachments: PendingAttachment[] = [];
+  /** What goes with the next message. */
+  readonly tray: AttachmentTray;
   private port?: ChatViewPort;
   private needsSnapshot = true;
   /** Snapshots being built: deltas wait, the snapshot will carry their text. */
@@ -109,6 +100,7 @@ export class ChatController implements vscode.Disposable {
     this.model = services.context.globalState.get<string>('chat.model');
     this.imagePolicy = new ImageReadPolicy(() => [services.context.globalStorageUri, ...(services.context.storageUri ? [services.context.storageUri] : [])]);
     this.actions = new ConversationActions(this);
+    this.tray = new AttachmentTray(this);
     this.subscriptions = [
       services.registry.onDidChange(() => this.refreshView()),
       services.keys.onDidChange(() => this.refreshView()),
@@ -209,16 +201,14 @@ export class ChatController implements vscode.Disposable {
     const session = this.sessions.claim(shown.key);
     if (!session) throw new GatewayError('badRequest', BUSY_HERE);
     try {
-      const images = this.attachments.flatMap((a) => (a.image ? [a.image] : []));
+      const images = this.tray.items.flatMap((a) => (a.image ? [a.image] : []));
       if (images.length) {
         // Refused before anything is stored or sent; the images stay attached for another model.
         const model = this.modelFor(shown.meta);
         const support = model ? imageSupport(model, chatSettings().imageInputModels) : undefined;
         if (model && !support?.supported) throw new GatewayError('badRequest', support?.reason ?? `${model.id} does not take images.`);
       }
-      const texts = this.attachments.filter((a) => !a.image);
-      const taken = new Set([...texts, ...this.attachments.filter((a) => a.image)].map((a) => a.id));
-      this.attachments = this.attachments.filter((a) => !taken.has(a.id));
+      const texts = this.tray.take().filter((a) => !a.image);
       const question: StoredMessage = {
         id: randomUUID(),
         role: 'user',
@@ -325,7 +315,7 @@ export class ChatController implements vscode.Disposable {
     // The question goes to this conversation even if the view moves on while it is prepared.
     const target = this.shown;
     if (args.model) await this.selectModel(args.model, target);
-    const before = new Set(this.attachments.map((a) => a.id));
+    const before = new Set(this.tray.items.map((a) => a.id));
     let sent: Sent | undefined;
     try {
       if (args.images?.length) await this.attachImages(args.images.map(toUri), { switchModel: !args.model });
@@ -342,8 +332,8 @@ export class ChatController implements vscode.Disposable {
       if (!sent?.answer) throw new GatewayError('badRequest', 'Nothing was sent: the prompt was empty or no chat model is available.');
     } catch (err) {
       // A scripted question that could not go leaves nothing it attached behind.
-      if (this.attachments.some((a) => !before.has(a.id))) {
-        this.attachments = this.attachments.filter((a) => before.has(a.id));
+      if (this.tray.items.some((a) => !before.has(a.id))) {
+        this.tray.items = this.tray.items.filter((a) => before.has(a.id));
         void this.sendSnapshot();
       }
       throw err;
@@ -368,44 +358,13 @@ export class ChatController implements vscode.Disposable {
    * Attaches image files to the next message. With `switchModel`, a selected model that does not
    * take images is replaced by the first chat model that does (and the caller is told).
    */
-  async attachImages(uris: vscode.Uri[], options: { switchModel?: boolean } = {}): Promise<AttachImagesResult> {
-    await this.ensureLoaded();
-    if (!uris.length) throw new GatewayError('badRequest', 'No image was given.');
-    const settings = chatSettings();
-    let model = this.selectedModel();
-    let switchedFrom: string | undefined;
-    if (options.switchModel && model && !imageSupport(model, settings.imageInputModels).supported) {
-      const capable = this.chatModels().find((m) => imageSupport(m, settings.imageInputModels).supported);
-      if (!capable) {
-        throw new GatewayError(
-          'modelUnavailable',
-          `None of the chat models this key may use takes images, by the model catalog. ${imageSupport(model, settings.imageInputModels).reason}`,
-        );
-      }
-      switchedFrom = model.id;
-      await this.selectModel(capable.id);
-      model = capable;
-      void vscode.window.setStatusBarMessage(`Chat model switched to ${capable.id}: ${switchedFrom} does not take images.`, 5000);
-    }
-    const attached: ImageRef[] = [];
-    const refused: GatewayError[] = [];
-    for (const uri of uris) {
-      try {
-        const a = await this.addImage(async () => {
-          const file = await readImageFile(uri, settings.imageMaxBytes);
-          return imageAttachment(this.store.images, file.bytes, file.name, settings.imageMaxBytes);
-        });
-        if (a.image) attached.push(a.image);
-      } catch (err) {
-        refused.push(isGatewayError(err) ? err : new GatewayError('badRequest', String(err), { cause: err }));
-      }
-    }
-    await this.sendSnapshot();
-    // One bad file among several is reported and the rest stay attached; nothing attached is an error.
-    const first = refused[0];
-    if (first && !attached.length) throw first;
-    for (const err of refused) void vscode.window.showWarningMessage(err.message);
-    return { attached, model: model?.id ?? '', ...(switchedFrom ? { switchedFrom } : {}), ...(refused.length ? { refused: refused.map((e) => e.message) } : {}) };
+  attachImages(uris: vscode.Uri[], options: { switchModel?: boolean } = {}): Promise<AttachImagesResult> {
+    return this.tray.attachImages(uris, options);
+  }
+
+  /** Adds text produced elsewhere (e.g. a parsed document) as context for the next message. */
+  addContext(label: string, text: string): Promise<void> {
+    return this.tray.addContext(label, text);
   }
 
   /** Puts the cursor in the view's message box (after attaching, the question is typed next). */
@@ -453,11 +412,11 @@ export class ChatController implements vscode.Disposable {
   }
 
   removeAttachment(id: string): Promise<void> {
-    this.attachments = this.attachments.filter((a) => a.id !== id);
+    this.tray.remove(id);
     return this.sendSnapshot();
   }
 
-  /** Image ids waiting to go with the next message (an image prune keeps them anyway: grace period). */
+  /** Stops every answer (each still stores what it had) and the watching of the store. */
   dispose(): void {
     for (const session of this.sessions.all()) session.abort.abort();
     for (const s of this.subscriptions) s.dispose();
@@ -547,11 +506,11 @@ export class ChatController implements vscode.Disposable {
     this.port.post({ type: 'busy', conversationId: id, busy: this.sessions.get(id) !== undefined });
   }
 
-  view(m: StoredMessage) {
+  private view(m: StoredMessage) {
     return toView(m, (image) => this.imageSrc(image));
   }
 
-  imageSrc(image: ImageRef): string | undefined {
+  private imageSrc(image: ImageRef): string | undefined {
     try {
       return this.port?.resourceUri?.(vscode.Uri.file(this.store.images.file(image)));
     } catch {
@@ -595,7 +554,7 @@ export class ChatController implements vscode.Disposable {
       ...(selected ? { model: selected.id } : {}),
       ...(override ? { protocolOverride: override } : {}),
       enableSearch: shown.meta.enableSearch ?? false,
-      attachments: this.attachments.map(({ id, label, chars, truncated, image }) => {
+      attachments: this.tray.items.map(({ id, label, chars, truncated, image }) => {
         const src = image ? this.imageSrc(image) : undefined;
         return { id, label, chars, truncated, ...(image ? { image: src ? { ...image, src } : image } : {}) };
       }),
@@ -620,7 +579,7 @@ export class ChatController implements vscode.Disposable {
     return this.services.registry.snapshot.models.filter((m) => m.kind === 'chat' && m.available);
   }
 
-  private selectedModel(): ModelInfo | undefined {
+  selectedModel(): ModelInfo | undefined {
     return this.modelFor(this.shown.meta);
   }
 
@@ -662,127 +621,12 @@ export class ChatController implements vscode.Disposable {
     return this.sessions.track(id, this.store.setMeta(id, patch));
   }
 
-  async attachFromEditor(what: 'file' | 'selection'): Promise<void> {
-    const attachment = contextFromEditor(what, chatSettings().contextMaxChars);
-    if (!attachment) {
-      void vscode.window.showInformationMessage(what === 'file' ? 'Open a file in the editor to attach it.' : 'Select some text in the editor to attach it.');
-      return;
-    }
-    this.attachments.push(attachment);
-    if (attachment.truncated) void vscode.window.showWarningMessage(`${attachment.label} was cut to ${attachment.chars.toLocaleString()} characters (setting "modelGateway.chat.contextMaxChars").`);
-    await this.sendSnapshot();
-  }
-
-  /** "Image…" in the view: the open dialog, filtered to the formats the protocols take. */
-  async pickImages(): Promise<void> {
-    const model = this.selectedModel();
-    const support = model ? imageSupport(model, chatSettings().imageInputModels) : undefined;
-    if (model && !support?.supported) {
-      void vscode.window.showWarningMessage(support?.reason ?? `${model.id} does not take images.`);
-      return;
-    }
-    const picked = await vscode.window.showOpenDialog({
-      canSelectMany: true,
-      openLabel: 'Attach',
-      title: 'Attach images to the next chat message',
-      filters: { Images: ['png', 'jpg', 'jpeg', 'gif', 'webp'] },
-    });
-    if (!picked?.length) return;
-    await this.imagePolicy.rememberPicked(picked);
-    await this.attachImagesQuietly(picked);
-  }
-
-  /** Pasted or dropped image bytes from the view. */
-  async attachImageData(name: string, base64: string): Promise<void> {
-    const bytes = Buffer.from(base64, 'base64');
-    await this.whenImagesAllowed(async () => {
-      const max = chatSettings().imageMaxBytes;
-      await this.addImage(() => imageAttachment(this.store.images, bytes, name || 'pasted image', max));
-    });
-    await this.sendSnapshot();
-  }
-
-  /**
-   * Files dropped on the view from the explorer (or the OS) as URIs: read only when inside a
-   * workspace folder, the extension's storage, or picked in a dialog this session (imageAccess.ts).
-   */
-  async attachImageUris(uris: string[]): Promise<void> {
-    const allowed: vscode.Uri[] = [];
-    for (const raw of uris) {
-      let uri: vscode.Uri;
-      try {
-        uri = vscode.Uri.parse(raw, true);
-      } catch {
-        this.services.log.warn(`Ignored a dropped item that is not a URI: ${raw.slice(0, 200)}`);
-        continue;
-      }
-      const refusal = await this.imagePolicy.refusal(uri);
-      if (refusal) {
-        this.services.log.warn(`Refused to read ${uri.toString(true).slice(0, 300)} for the chat view: outside the workspace and not picked by the user.`);
-        void vscode.window.showWarningMessage(refusal);
-      } else allowed.push(uri);
-    }
-    if (allowed.length) await this.attachImagesQuietly(allowed);
-  }
-
-  /** Attaches from the view: each problem is shown, the images that are fine still attach. */
-  private async attachImagesQuietly(uris: vscode.Uri[]): Promise<void> {
-    await this.whenImagesAllowed(async () => {
-      const max = chatSettings().imageMaxBytes;
-      for (const uri of uris) {
-        try {
-          await this.addImage(async () => {
-            const file = await readImageFile(uri, max);
-            return imageAttachment(this.store.images, file.bytes, file.name, max);
-          });
-        } catch (err) {
-          void vscode.window.showWarningMessage(err instanceof Error ? err.message : String(err));
-        }
-      }
-    });
-    await this.sendSnapshot();
-  }
-
-  private async whenImagesAllowed(work: () => Promise<void>): Promise<void> {
-    await this.ensureLoaded();
-    const model = this.selectedModel();
-    const support = model ? imageSupport(model, chatSettings().imageInputModels) : undefined;
-    if (model && !support?.supported) {
-      void vscode.window.showWarningMessage(support?.reason ?? `${model.id} does not take images.`);
-      return;
-    }
-    try {
-      await work();
-    } catch (err) {
-      void vscode.window.showWarningMessage(err instanceof Error ? err.message : String(err));
-    }
-  }
-
-  /** Adds one image attachment (the same image twice is attached once). */
-  private async addImage(make: () => Promise<PendingAttachment>): Promise<PendingAttachment> {
-    const count = this.attachments.filter((a) => a.image).length;
-    if (count >= MAX_IMAGES_PER_MESSAGE) throw new GatewayError('badRequest', `A message can carry at most ${MAX_IMAGES_PER_MESSAGE} images.`);
-    const attachment = await make();
-    const same = this.attachments.find((a) => a.image && a.image.id === attachment.image?.id);
-    if (same) return same;
-    this.attachments.push(attachment);
-    if (attachment.image) this.services.log.info(`Attached image ${imageLabel(attachment.image)} to the next chat message.`);
-    return attachment;
-  }
-
   async openImage(id: string): Promise<void> {
     const shownId = this.shown.id;
     const page = shownId ? await this.store.open(shownId, { limit: this.window }) : undefined;
-    const ref = page?.messages.flatMap((m) => m.images ?? []).find((i) => i.id === id) ?? this.attachments.find((a) => a.image?.id === id)?.image;
+    const ref = page?.messages.flatMap((m) => m.images ?? []).find((i) => i.id === id) ?? this.tray.items.find((a) => a.image?.id === id)?.image;
     if (!ref) return;
     await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(this.store.images.file(ref)), { preview: true });
-  }
-
-  /** Adds text produced elsewhere (e.g. a parsed document) as context for the next message. */
-  async addContext(label: string, text: string): Promise<void> {
-    const max = chatSettings().contextMaxChars;
-    this.attachments.push({ id: randomUUID(), label, text: text.slice(0, max), chars: Math.min(text.length, max), truncated: text.length > max });
-    await this.sendSnapshot();
   }
 
   refreshView(): void {

@@ -46,12 +46,12 @@ export async function routeViewMessage(chat: ChatController, actions: Conversati
     case 'loadOlder':
       return chat.loadOlder();
     case 'attach':
-      if (msg.what === 'image') return chat.pickImages();
-      return chat.attachFromEditor(msg.what);
+      if (msg.what === 'image') return chat.tray.pickImages();
+      return chat.tray.attachFromEditor(msg.what);
     case 'attachImage':
-      return chat.attachImageData(msg.name, msg.data);
+      return chat.tray.attachImageData(msg.name, msg.data);
     case 'attachImageUris':
-      return chat.attachImageUris(msg.uris);
+      return chat.tray.attachImageUris(msg.uris);
     case 'openImage':
       return chat.openImage(msg.id);
     case 'removeAttachment':

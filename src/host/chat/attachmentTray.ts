@@ -1,0 +1,215 @@
+import { randomUUID } from 'node:crypto';
+import * as vscode from 'vscode';
+import { imageSupport } from '../../core/chat/capabilities';
+import type { ConversationStore } from '../../core/chat/conversationStore';
+import { MAX_IMAGES_PER_MESSAGE } from '../../core/chat/images';
+import { GatewayError, isGatewayError } from '../../core/errors';
+import type { ModelInfo } from '../../core/models/types';
+import type { ImageRef } from '../../shared/protocol';
+import type { Services } from '../services';
+import { contextFromEditor, imageAttachment, imageLabel, readImageFile, type PendingAttachment } from './attachments';
+import { chatSettings } from './chatSettings';
+import type { ImageReadPolicy } from './imageAccess';
+
+/** What "Ask about this image" did when it only attached (no prompt given). */
+export interface AttachImagesResult {
+  attached: ImageRef[];
+  /** The model the images will go to (it may have been switched to one that takes images). */
+  model: string;
+  /** Set when the model was switched because the previous one does not take images. */
+  switchedFrom?: string;
+  /** Why some of the given files were not attached (the others were). */
+  refused?: string[];
+}
+
+/** What the tray needs from the chat controller. */
+export interface TrayHost {
+  readonly store: ConversationStore;
+  readonly services: Services;
+  readonly imagePolicy: ImageReadPolicy;
+  selectedModel(): ModelInfo | undefined;
+  chatModels(): ModelInfo[];
+  selectModel(id: string): Promise<void>;
+  sendSnapshot(): Promise<void>;
+  ensureLoaded(): Promise<void>;
+}
+
+/**
+ * Context and images waiting to go with the next message of the view: editor files and
+ * selections, parsed documents, and images picked, pasted, dropped or given by a command.
+ */
+export class AttachmentTray {
+  items: PendingAttachment[] = [];
+
+  constructor(private readonly host: TrayHost) {}
+
+  /** Takes everything attached (it goes with the message being sent). */
+  take(): PendingAttachment[] {
+    const taken = this.items;
+    this.items = [];
+    return taken;
+  }
+
+  remove(id: string): void {
+    this.items = this.items.filter((a) => a.id !== id);
+  }
+
+  /**
+   * Attaches image files to the next message. With `switchModel`, a selected model that does not
+   * take images is replaced by the first chat model that does (and the caller is told).
+   */
+  async attachImages(uris: vscode.Uri[], options: { switchModel?: boolean } = {}): Promise<AttachImagesResult> {
+    await this.host.ensureLoaded();
+    if (!uris.length) throw new GatewayError('badRequest', 'No image was given.');
+    const settings = chatSettings();
+    let model = this.host.selectedModel();
+    let switchedFrom: string | undefined;
+    if (options.switchModel && model && !imageSupport(model, settings.imageInputModels).supported) {
+      const capable = this.host.chatModels().find((m) => imageSupport(m, settings.imageInputModels).supported);
+      if (!capable) {
+        throw new GatewayError(
+          'modelUnavailable',
+          `None of the chat models this key may use takes images, by the model catalog. ${imageSupport(model, settings.imageInputModels).reason}`,
+        );
+      }
+      switchedFrom = model.id;
+      await this.host.selectModel(capable.id);
+      model = capable;
+      void vscode.window.setStatusBarMessage(`Chat model switched to ${capable.id}: ${switchedFrom} does not take images.`, 5000);
+    }
+    const attached: ImageRef[] = [];
+    const refused: GatewayError[] = [];
+    for (const uri of uris) {
+      try {
+        const a = await this.addImage(async () => {
+          const file = await readImageFile(uri, settings.imageMaxBytes);
+          return imageAttachment(this.host.store.images, file.bytes, file.name, settings.imageMaxBytes);
+        });
+        if (a.image) attached.push(a.image);
+      } catch (err) {
+        refused.push(isGatewayError(err) ? err : new GatewayError('badRequest', String(err), { cause: err }));
+      }
+    }
+    await this.host.sendSnapshot();
+    // One bad file among several is reported and the rest stay attached; nothing attached is an error.
+    const first = refused[0];
+    if (first && !attached.length) throw first;
+    for (const err of refused) void vscode.window.showWarningMessage(err.message);
+    return { attached, model: model?.id ?? '', ...(switchedFrom ? { switchedFrom } : {}), ...(refused.length ? { refused: refused.map((e) => e.message) } : {}) };
+  }
+
+  async attachFromEditor(what: 'file' | 'selection'): Promise<void> {
+    const attachment = contextFromEditor(what, chatSettings().contextMaxChars);
+    if (!attachment) {
+      void vscode.window.showInformationMessage(what === 'file' ? 'Open a file in the editor to attach it.' : 'Select some text in the editor to attach it.');
+      return;
+    }
+    this.items.push(attachment);
+    if (attachment.truncated) void vscode.window.showWarningMessage(`${attachment.label} was cut to ${attachment.chars.toLocaleString()} characters (setting "modelGateway.chat.contextMaxChars").`);
+    await this.host.sendSnapshot();
+  }
+
+  /** "Image…" in the view: the open dialog, filtered to the formats the protocols take. */
+  async pickImages(): Promise<void> {
+    const model = this.host.selectedModel();
+    const support = model ? imageSupport(model, chatSettings().imageInputModels) : undefined;
+    if (model && !support?.supported) {
+      void vscode.window.showWarningMessage(support?.reason ?? `${model.id} does not take images.`);
+      return;
+    }
+    const picked = await vscode.window.showOpenDialog({
+      canSelectMany: true,
+      openLabel: 'Attach',
+      title: 'Attach images to the next chat message',
+      filters: { Images: ['png', 'jpg', 'jpeg', 'gif', 'webp'] },
+    });
+    if (!picked?.length) return;
+    await this.host.imagePolicy.rememberPicked(picked);
+    await this.attachImagesQuietly(picked);
+  }
+
+  /** Pasted or dropped image bytes from the view. */
+  async attachImageData(name: string, base64: string): Promise<void> {
+    const bytes = Buffer.from(base64, 'base64');
+    await this.whenImagesAllowed(async () => {
+      const max = chatSettings().imageMaxBytes;
+      await this.addImage(() => imageAttachment(this.host.store.images, bytes, name || 'pasted image', max));
+    });
+    await this.host.sendSnapshot();
+  }
+
+  /**
+   * Files dropped on the view from the explorer (or the OS) as URIs: read only when inside a
+   * workspace folder, the extension's storage, or picked in a dialog this session (imageAccess.ts).
+   */
+  async attachImageUris(uris: string[]): Promise<void> {
+    const allowed: vscode.Uri[] = [];
+    for (const raw of uris) {
+      let uri: vscode.Uri;
+      try {
+        uri = vscode.Uri.parse(raw, true);
+      } catch {
+        this.host.services.log.warn(`Ignored a dropped item that is not a URI: ${raw.slice(0, 200)}`);
+        continue;
+      }
+      const refusal = await this.host.imagePolicy.refusal(uri);
+      if (refusal) {
+        this.host.services.log.warn(`Refused to read ${uri.toString(true).slice(0, 300)} for the chat view: outside the workspace and not picked by the user.`);
+        void vscode.window.showWarningMessage(refusal);
+      } else allowed.push(uri);
+    }
+    if (allowed.length) await this.attachImagesQuietly(allowed);
+  }
+
+  /** Attaches from the view: each problem is shown, the images that are fine still attach. */
+  private async attachImagesQuietly(uris: vscode.Uri[]): Promise<void> {
+    await this.whenImagesAllowed(async () => {
+      const max = chatSettings().imageMaxBytes;
+      for (const uri of uris) {
+        try {
+          await this.addImage(async () => {
+            const file = await readImageFile(uri, max);
+            return imageAttachment(this.host.store.images, file.bytes, file.name, max);
+          });
+        } catch (err) {
+          void vscode.window.showWarningMessage(err instanceof Error ? err.message : String(err));
+        }
+      }
+    });
+    await this.host.sendSnapshot();
+  }
+
+  private async whenImagesAllowed(work: () => Promise<void>): Promise<void> {
+    await this.host.ensureLoaded();
+    const model = this.host.selectedModel();
+    const support = model ? imageSupport(model, chatSettings().imageInputModels) : undefined;
+    if (model && !support?.supported) {
+      void vscode.window.showWarningMessage(support?.reason ?? `${model.id} does not take images.`);
+      return;
+    }
+    try {
+      await work();
+    } catch (err) {
+      void vscode.window.showWarningMessage(err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  /** Adds one image attachment (the same image twice is attached once). */
+  private async addImage(make: () => Promise<PendingAttachment>): Promise<PendingAttachment> {
+    const count = this.items.filter((a) => a.image).length;
+    if (count >= MAX_IMAGES_PER_MESSAGE) throw new GatewayError('badRequest', `A message can carry at most ${MAX_IMAGES_PER_MESSAGE} images.`);
+    const attachment = await make();
+    const same = this.items.find((a) => a.image && a.image.id === attachment.image?.id);
+    if (same) return same;
+    this.items.push(attachment);
+    if (attachment.image) this.host.services.log.info(`Attached image ${imageLabel(attachment.image)} to the next chat message.`);
+    return attachment;
+  }
+
+  /** Adds text produced elsewhere (e.g. a parsed document) as context for the next message. */
+  async addContext(label: string, text: string): Promise<void> {
+    const max = chatSettings().contextMaxChars;
+    this.items.push({ id: randomUUID(), label, text: text.slice(0, max), chars: Math.min(text.length, max), truncated: text.length > max });
+    await this.host.sendSnapshot();
+  }
+}
