@@ -62,6 +62,7 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
         snapshot = await this.services.registry.refresh();
         this.services.ensureCatalogTimer();
       } catch (err) {
+        this.stale = true;
         this.services.log.warn(`Model list for VS Code's chat could not be read: ${err instanceof Error ? err.message : String(err)}`);
         return [];
       }
