@@ -46,6 +46,12 @@ export function normaliseBaseUrl(input: string): NormalisedBase {
   if (url.username || url.password) {
     throw new GatewayError('badRequest', 'The base address must not contain a user name or password. The API key is set with "Model Gateway: Set API Key".');
   }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    throw new GatewayError(
+      'badRequest',
+      `The base address ${url.origin} uses plain http:// to a computer other than this one, so the API key would cross the network unencrypted. Use the gateway's https:// address; plain http:// is accepted only for localhost, 127.0.0.1 or [::1].`,
+    );
+  }
   if (url.search || url.hash) {
     changes.push(`removed "${url.search}${url.hash}"`);
     url.search = '';
@@ -66,6 +72,23 @@ export function normaliseBaseUrl(input: string): NormalisedBase {
   }
   const base = `${url.origin}${path}`;
   return { base, origin: url.origin, changes };
+}
+
+/**
+ * Whether a URL's host (as `URL.hostname` gives it) is this computer's loopback interface, the only
+ * place the key may travel over plain http://. The WHATWG URL parser has already turned `127.1`,
+ * `0x7f.1` or `2130706433` into `127.0.0.1` and `[0:0::1]` into `[::1]`, so only canonical forms
+ * are checked. `localhost.` and `*.localhost` are refused: unlike the bare name they are resolved
+ * by DNS on most systems, which may answer with any address. `0.0.0.0` is "any address", not
+ * loopback (RFC 5735 section 3; RFC 6761 section 6.3 for the localhost names).
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  if (host === 'localhost') return true;
+  if (/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)) return true;
+  if (host === '[::1]') return true;
+  // IPv4-mapped IPv6 of 127.0.0.0/8, which the parser prints in hex: [::ffff:7f00:1].
+  return /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host);
 }
 
 /** Every address the extension calls, derived from the bare base by the spec's rule. */

@@ -17,6 +17,8 @@ export interface ConnectionReport {
   modelsPerKind: Record<ModelKind, number>;
   catalog?: { url: string; format: string; models: number; ageSeconds: number; source: string; problem?: string };
   catalogError?: string;
+  /** Workspace values of user-only settings that were ignored in this session, one sentence each. */
+  ignoredSettings?: string[];
 }
 
 export function buildReport(base: NormalisedBase, keySet: boolean, maskedKey: string | undefined, snap: RegistrySnapshot, now = Date.now()): ConnectionReport {
@@ -63,6 +65,7 @@ export function formatReport(r: ConnectionReport): string {
   } else {
     lines.push('Catalog: not configured (modelGateway.catalogUrl)');
   }
+  for (const notice of r.ignoredSettings ?? []) lines.push(notice);
   return lines.join('\n');
 }
 

@@ -9,6 +9,7 @@ import { timeoutsFrom, type Settings } from '../core/settings';
 import { BillingMeter } from '../core/tools/billing';
 import { KeyStore } from './secrets';
 import { affectsGateway, readHostSettings, readProxySettings, SECTION } from './settings';
+import { WorkspaceOverrides } from './trust/workspaceOverrides';
 
 /**
  * Everything the commands and views share. Nothing here touches the network when it is built:
@@ -27,6 +28,8 @@ export class Services implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private readonly announcedBases = new Set<string>();
   private readonly settingsChanged = new vscode.EventEmitter<void>();
+  /** Workspace values of user-only settings, announced once each and never used. */
+  readonly overrides: WorkspaceOverrides;
   readonly onDidChangeSettings = this.settingsChanged.event;
 
   constructor(
@@ -34,6 +37,7 @@ export class Services implements vscode.Disposable {
     readonly log: vscode.LogOutputChannel,
   ) {
     this.keys = new KeyStore(context.secrets);
+    this.overrides = new WorkspaceOverrides(log);
     this.registry = new ModelRegistry({
       http: () => this.http(),
       catalogUrl: () => this.settings().catalogUrl,
@@ -42,6 +46,7 @@ export class Services implements vscode.Disposable {
     });
     this.disposables.push(
       this.keys,
+      this.overrides,
       this.settingsChanged,
       // Subscribed before any view, so the registry is stale before they ask it to refresh.
       this.keys.onDidChange(() => this.registry.invalidate()),
@@ -65,8 +70,17 @@ export class Services implements vscode.Disposable {
         void vscode.window.showWarningMessage(problem);
       }
       this.settingsCache = read.settings;
+      void this.checkOverrides();
     }
     return this.settingsCache;
+  }
+
+  /**
+   * Tells the user (once per setting and value) about workspace values of user-only settings,
+   * which are never used. Settles when every notice of the current files has been given.
+   */
+  checkOverrides(): Promise<void> {
+    return this.overrides.check().catch((err: unknown) => this.log.warn(`Looking for workspace values of user-only settings failed: ${String(err)}`));
   }
 
   /** The normalised base address; tells the user once what was changed in what they typed. */

@@ -11,7 +11,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ConversationStore, toView, type Conversation, type StoredMessage } from '../../src/core/chat/conversationStore';
+import { ConversationStore, toView, type StoredMessage } from '../../src/core/chat/conversationStore';
 import { WebviewHarness } from '../webview/harness';
 import { snapshot as fixtureSnapshot } from '../webview/fixtures';
 import { alternate, bytes, median, ms, ratio, runJsonChild, type BenchContext, type Row } from './lib';
@@ -32,6 +32,8 @@ interface ChildResult {
   conversations: number;
   openMessages: number;
   shownMessages: number;
+  /** Bytes of the conversation log the store read to open it. */
+  openReadBytes: number;
 }
 
 /** A realistic answer of about 1.5 KB: prose, a list and a code fence. */
@@ -71,8 +73,9 @@ async function writeStores(work: string): Promise<{ long: string; short: string;
   const store = new ConversationStore(long);
   const start = 1_700_000_000_000;
   for (let i = 0; i < CONVERSATIONS - 1; i++) {
-    const c: Conversation = { ...store.create(`Conversation ${i}: counting parts of a string`), createdAt: start + i, updatedAt: start + i, messages: messagesOf(6, start + i * 10) };
-    await store.save(c);
+    const c = await store.create({ title: `Conversation ${i}: counting parts of a string` });
+    for (const m of messagesOf(6, start + i * 10)) await store.append(c.id, m);
+    await store.setMeta(c.id, { updatedAt: start + i });
   }
   fs.cpSync(long, short, { recursive: true });
   const openBytes: Record<string, number> = {};
@@ -81,9 +84,12 @@ async function writeStores(work: string): Promise<{ long: string; short: string;
     [short, SNAPSHOT_WINDOW],
   ] as const) {
     const s = new ConversationStore(dir);
-    const c: Conversation = { ...s.create('The long one'), id: 'long-conversation', createdAt: start + 1e7, updatedAt: start + 1e7, messages: messagesOf(count, start + 1e7) };
-    await s.save(c);
-    openBytes[dir] = fs.statSync(path.join(dir, `${c.id}.json`)).size;
+    const c = await s.create({ title: 'The long one' });
+    for (const m of messagesOf(count, start + 1e7)) await s.append(c.id, m);
+    openBytes[dir] = fs.statSync(path.join(dir, `${c.id}.log`)).size;
+    // The window that wrote the history listed it, as the chat view does (this leaves the summary
+    // cache a reloaded window starts from).
+    await s.list();
   }
   const storedBytes = fs.readdirSync(long).reduce((a, f) => a + fs.statSync(path.join(long, f)).size, 0);
   return { long, short, storedBytes, openBytes };
@@ -148,9 +154,9 @@ export async function historyRows(ctx: BenchContext): Promise<Row[]> {
   // The same snapshot in the webview.
   const store = new ConversationStore(stores.long);
   const conversations = await store.list();
-  const open = await store.load(conversations[0]?.id ?? '');
-  const messages = (open?.messages ?? []).slice(-SNAPSHOT_WINDOW).map((m) => toView(m));
-  const state = fixtureSnapshot({ conversations, conversationId: open?.id, messages, hasOlder: true });
+  const open = await store.open(conversations[0]?.id ?? '', { limit: SNAPSHOT_WINDOW });
+  const messages = (open?.messages ?? []).map((m) => toView(m));
+  const state = fixtureSnapshot({ conversations, conversationId: open?.meta.id, messages, hasOlder: true });
   ctx.log('history: the snapshot in the chat webview (Chromium)');
   const harness = await WebviewHarness.start();
   const webview: ViewCost[] = [];
@@ -191,7 +197,7 @@ export async function historyRows(ctx: BenchContext): Promise<Row[]> {
       ratio: ratio(memoryRatio),
       goal: `≤ ${MEMORY_GOAL}× (∝ shown)`,
       pass: memoryRatio <= MEMORY_GOAL,
-      note: `store ${bytes(stores.storedBytes)} on disk; open conversation file ${bytes(stores.openBytes[stores.long] ?? NaN)} vs ${bytes(stores.openBytes[stores.short] ?? NaN)}; snapshot ${bytes(first.snapshotBytes)}`,
+      note: `store ${bytes(stores.storedBytes)} on disk; open conversation file ${bytes(stores.openBytes[stores.long] ?? NaN)} vs ${bytes(stores.openBytes[stores.short] ?? NaN)}, of which opening read ${bytes(first.openReadBytes)}; snapshot ${bytes(first.snapshotBytes)}`,
     },
   ];
 }

@@ -1,14 +1,14 @@
 /**
  * One cold open of the chat view's history, in a fresh Node process (as in a fresh window): what
- * ChatController does before its first snapshot — ConversationStore.list(), load() of the latest
- * conversation, the last 200 messages as views, the snapshot serialised as postMessage would —
+ * ChatController does before its first snapshot — ConversationStore.list(), open() of the latest
+ * conversation's last 200 messages, those as views, the snapshot serialised as postMessage would —
  * timed, and the heap the host keeps afterwards (store index + the open conversation).
  *
  *   node --import tsx historyChild.ts <store dir>
  */
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
-import { ConversationStore, toView, type Conversation } from '../../src/core/chat/conversationStore';
+import { ConversationStore, toView, type ConversationPage } from '../../src/core/chat/conversationStore';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
@@ -31,14 +31,14 @@ async function main(): Promise<void> {
   const conversations = await store.list();
   const t1 = performance.now();
   const latest = conversations[0];
-  const conversation: Conversation | undefined = latest ? await store.load(latest.id) : undefined;
+  const conversation: ConversationPage | undefined = latest ? await store.open(latest.id, { limit: SNAPSHOT_WINDOW }) : undefined;
   const t2 = performance.now();
   const messages = conversation?.messages ?? [];
   const snapshot = {
     conversations,
-    ...(conversation ? { conversationId: conversation.id } : {}),
-    messages: messages.slice(-SNAPSHOT_WINDOW).map((m) => toView(m)),
-    hasOlder: messages.length > SNAPSHOT_WINDOW,
+    ...(conversation ? { conversationId: conversation.meta.id } : {}),
+    messages: messages.map((m) => toView(m)),
+    hasOlder: (conversation?.total ?? 0) > messages.length,
     models: [],
     enableSearch: false,
     attachments: [],
@@ -59,8 +59,9 @@ async function main(): Promise<void> {
       retainedBytes: heap1 - heap0,
       snapshotBytes: Buffer.byteLength(json),
       conversations: conversations.length,
-      openMessages: kept.conversation?.messages.length ?? 0,
+      openMessages: kept.conversation?.total ?? 0,
       shownMessages: snapshot.messages.length,
+      openReadBytes: store.io.bytesRead,
     }),
   );
 }

@@ -20,9 +20,9 @@ async function main(): Promise<void> {
   if (!url || !key || !work) throw new Error('usage: payloadChild.ts <gateway url> <key> <scratch dir>');
   const dir = path.join(work, 'payload-store');
   const store = new ConversationStore(dir);
-  const conversation = store.create('A long conversation');
+  const conversation = await store.create({ title: 'A long conversation' });
   for (let i = 0; i < HISTORY; i++) {
-    conversation.messages.push({
+    await store.append(conversation.id, {
       id: `h${i}`,
       role: i % 2 ? 'assistant' : 'user',
       text: i % 2 ? `Answer ${i}: `.padEnd(900, 'lorem ipsum dolor sit amet ') : `Question ${i}?`,
@@ -30,7 +30,6 @@ async function main(): Promise<void> {
       createdAt: Date.now() - (HISTORY - i) * 1000,
     });
   }
-  await store.save(conversation);
 
   const { http } = clientFor(url, key, { timeouts: { connectMs: 5000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 } });
   const none = () => ({ dispose: () => undefined });

@@ -1,5 +1,7 @@
 import type { ModelSpec } from './types';
 import { echoReply, estimateTokens } from './routes/echo';
+import type { OfferedTool, ToolTurns } from './toolTurns';
+import { isRecord } from './values';
 
 /**
  * What the double's "model" answers on the three chat routes. A scenario is picked by markers
@@ -36,6 +38,19 @@ export const CHAT_SCENARIOS: readonly ChatScenario[] = [
     effect:
       'A short preamble then a get_weather call with `{"city":…,"unit":"celsius"}` (city = capitalised word after "in"/"for"/"at", else Paris), streamed in argument fragments; finish tool_calls / tool_use.',
   },
+  {
+    marker: '[[tool:NAME]]',
+    effect:
+      'Also triggered by "call the tool NAME" or "use the tool NAME" in the prompt. When the request offers a function tool NAME (Chat `tools[].function`, Responses flat `function` tools, Messages `tools[].input_schema`), a call to it: ' +
+      'arguments from `key=value` pairs in the prompt, typed by the tool schema, plus defaults for required properties (string: the city as for [[tool]], else "example"; ' +
+      'number 1; boolean true; enum: its first value). A required tool choice (`required`, `{type:"any"}`, a named tool) calls without being asked, with no preamble. ' +
+      'Streamed with the arguments in 8-character fragments, the id only in the first; Chat Completions leaves `index` out of every other fragment for models not owned by openai. ' +
+      'Kimi models (owned by moonshot) get ids `NAME:N`. When the conversation ends with tool results (Chat `role: "tool"`, Responses `function_call_output`, ' +
+      'Messages `tool_result` blocks) the answer is `The tool said: <result>` (several joined by ` | `; a Messages `is_error` result prefixed `error: `). ' +
+      'A result that answers no call, or calls left without results, get the upstream’s 400; kimi-k2-thinking answers 400 ' +
+      '"thinking is enabled but reasoning_content is missing in assistant tool call message at index N" for a tool-call turn sent back without `reasoning_content`; ' +
+      'a Claude model with Messages `thinking` on answers Anthropic’s 400 when the assistant turn whose calls are answered does not start with its thinking block.',
+  },
   { marker: '[[long:N]]', effect: 'The echo followed by N KB (1–4096) of markdown: headings, paragraphs, code fences, lists, tables. Streamed four words per chunk.' },
   { marker: '[[slow:MS]]', effect: 'Waits MS ms (≤ 60000) before every streamed frame after the first; non-stream answers wait MS once.' },
   { marker: '[[stall]]', effect: 'Stream: stops after three content chunks and keeps the connection open. Non-stream: never answers.' },
@@ -70,6 +85,8 @@ export interface Scenarios {
   markers: string[];
   reasoning: boolean;
   tool: boolean;
+  /** `[[tool:NAME]]`: call the offered tool NAME. */
+  toolName?: string;
   longKb: number;
   slowMs: number;
   ping: boolean;
@@ -108,7 +125,8 @@ export function parseScenarios(prompt: string): { scenarios: Scenarios; prompt: 
         s.reasoning = true;
         break;
       case 'tool':
-        s.tool = true;
+        if (arg) s.toolName = arg;
+        else s.tool = true;
         break;
       case 'long':
         s.longKb = Number.isFinite(n) && n > 0 ? Math.min(Math.floor(n), 4096) : 1;
@@ -202,6 +220,8 @@ export interface PlanInput {
   webSearch?: boolean | 'cited';
   /** One line per image of the last user message, as the double read it from the bytes. */
   imageFacts?: string[];
+  /** The function tools offered and the tool round trip so far (see toolTurns.ts). */
+  toolTurns?: ToolTurns;
 }
 
 /** A `url_citation` annotation: the span of the answer text that cites `url`. */
@@ -224,10 +244,17 @@ export function planAnswer(input: PlanInput): ChatPlan {
 
   let text: string;
   let toolCall: ToolCallPlan | undefined;
-  if (scenarios.tool) {
-    const city = /\b(?:in|for|at)\s+([A-Z][\p{L}-]+)/u.exec(prompt)?.[1] ?? 'Paris';
+  const turns = input.toolTurns;
+  const asked = turns && turns.choice.mode !== 'none' && !turns.results.length ? askedTool(turns, scenarios.toolName, prompt) : undefined;
+  if (turns?.results.length) {
+    text = `The tool said: ${turns.results.join(' | ')}`;
+  } else if (scenarios.tool) {
+    const city = cityOf(prompt);
     text = `Let me look up the weather in ${city}.`;
     toolCall = { name: 'get_weather', arguments: JSON.stringify({ city, unit: 'celsius' }) };
+  } else if (asked) {
+    text = turns?.choice.mode === 'required' ? '' : `Calling ${asked.name}.`;
+    toolCall = { name: asked.name, arguments: JSON.stringify(argumentsFor(asked, prompt)) };
   } else {
     text = echoReply(model.id, prompt);
   }
@@ -255,9 +282,13 @@ export function planAnswer(input: PlanInput): ChatPlan {
 
   let reasoning = '';
   if (withReasoning) {
-    reasoning = scenarios.tool
-      ? `The user wrote "${prompt}". They want the current weather, so I should call get_weather with the city and report back.`
-      : `The user wrote "${prompt}". A short, direct reply is best here, so I will answer by echoing the message back.`;
+    reasoning = turns?.results.length
+      ? `The tool answered, so I report what it said.`
+      : scenarios.tool
+        ? `The user wrote "${prompt}". They want the current weather, so I should call get_weather with the city and report back.`
+        : asked
+          ? `The user wrote "${prompt}". The tool ${asked.name} fits, so I call it.`
+          : `The user wrote "${prompt}". A short, direct reply is best here, so I will answer by echoing the message back.`;
   }
 
   let truncated = false;
@@ -297,6 +328,44 @@ export function planAnswer(input: PlanInput): ChatPlan {
     ...(search ? { search } : {}),
     citations: cited.filter((c) => c.end <= text.length),
   };
+}
+
+function cityOf(prompt: string): string {
+  return /\b(?:in|for|at)\s+([A-Z][\p{L}-]+)/u.exec(prompt)?.[1] ?? 'Paris';
+}
+
+/** The offered tool the request names (a forced choice), the prompt asks for, or the first one when a call is required. */
+function askedTool(turns: ToolTurns, marker: string | undefined, prompt: string): OfferedTool | undefined {
+  const find = (name: string | undefined) => (name ? turns.tools.find((t) => t.name === name) : undefined);
+  if (turns.choice.name) return find(turns.choice.name);
+  const named = find(marker) ?? find(/\b(?:call|use) the tool [`"']?([\w.-]+)/i.exec(prompt)?.[1]);
+  return named ?? (turns.choice.mode === 'required' ? turns.tools[0] : undefined);
+}
+
+/** Arguments for a call: `key=value` pairs of the prompt, typed by the schema, and defaults for required properties. */
+function argumentsFor(tool: OfferedTool, prompt: string): Record<string, unknown> {
+  const properties = isRecord(tool.schema.properties) ? tool.schema.properties : {};
+  const required = Array.isArray(tool.schema.required) ? tool.schema.required : [];
+  const given = new Map<string, string>();
+  for (const m of prompt.matchAll(/([A-Za-z_]\w*)=(?:"([^"]*)"|(\S+))/g)) given.set(m[1] ?? '', m[2] ?? m[3] ?? '');
+  const args: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(properties)) {
+    const raw = given.get(key);
+    if (raw === undefined && !required.includes(key)) continue;
+    const type = isRecord(spec) ? spec.type : undefined;
+    const choices = isRecord(spec) && Array.isArray(spec.enum) ? spec.enum : undefined;
+    if (type === 'number' || type === 'integer') {
+      const n = Number(raw);
+      args[key] = raw !== undefined && Number.isFinite(n) ? n : 1;
+    } else if (type === 'boolean') {
+      args[key] = raw === undefined ? true : raw === 'true';
+    } else if (raw !== undefined) {
+      args[key] = raw;
+    } else {
+      args[key] = choices?.[0] ?? (key === 'city' ? cityOf(prompt) : 'example');
+    }
+  }
+  return args;
 }
 
 /** Two made-up but stable sources for a query (the double never reaches the internet). */

@@ -88,6 +88,17 @@ export const DEFAULT_MODELS: readonly ModelSpec[] = [
     limit: { context: 262_144, output: 16_384 },
   },
   {
+    // A Kimi-type thinking model: it always reasons, and refuses a tool-call turn sent back
+    // without the reasoning_content it produced (see toolTurns.ts).
+    id: 'kimi-k2-thinking',
+    owned_by: 'moonshot',
+    supported_endpoint_types: ['openai'],
+    ratio: 0.3,
+    name: 'Kimi K2 Thinking',
+    reasoning: true,
+    limit: { context: 262_144, output: 16_384 },
+  },
+  {
     id: 'qwen-plus',
     owned_by: 'ali',
     supported_endpoint_types: ['openai'],

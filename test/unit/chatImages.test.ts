@@ -68,7 +68,8 @@ describe('chat images: formats, limits and storage', () => {
       assert.deepEqual(readdirSync(dir), [`${a}.png`]);
       assert.deepEqual(await store.read({ id: a, mediaType: 'image/png' }), png);
       const gif = await store.put(TINY.gif, 'image/gif');
-      assert.equal(await store.prune(new Set([a])), 1);
+      assert.equal(await store.prune(new Set([a])), 0, 'just stored: within the grace period');
+      assert.equal(await store.prune(new Set([a]), 0), 1);
       assert.equal(await store.read({ id: gif, mediaType: 'image/gif' }), undefined);
       assert.throws(() => store.file({ id: '../../etc/passwd', mediaType: 'image/png' }), /Invalid image id/);
     } finally {
@@ -79,15 +80,14 @@ describe('chat images: formats, limits and storage', () => {
   it('keeps images out of the saved conversation (a reference each), exports them, and prunes after a delete', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'conv-img-'));
     try {
-      const store = new ConversationStore(dir);
+      const store = new ConversationStore(dir, { imageGraceMs: 0 });
       const png = promptPng('conversation image');
       const id = await store.images.put(png, 'image/png');
       const image = { id, name: 'fox.png', mediaType: 'image/png' as const, bytes: png.length, width: 48, height: 48 };
-      const c = store.create('With an image');
-      c.messages.push({ id: 'u1', role: 'user', text: 'what is this?', status: 'done', createdAt: 1, images: [{ ...image, src: 'https://file+.vscode-resource/x.png' }] });
-      c.messages.push({ id: 'a1', role: 'assistant', text: 'A fox.', status: 'done', createdAt: 2, citations: [{ url: 'https://example.com/fox', title: 'Foxes [wild]' }], searches: ['fox'] });
-      await store.save(c);
-      const saved = readFileSync(path.join(dir, `${c.id}.json`), 'utf8');
+      const c = await store.create({ title: 'With an image' });
+      await store.append(c.id, { id: 'u1', role: 'user', text: 'what is this?', status: 'done', createdAt: 1, images: [{ ...image, src: 'https://file+.vscode-resource/x.png' }] });
+      await store.append(c.id, { id: 'a1', role: 'assistant', text: 'A fox.', status: 'done', createdAt: 2, citations: [{ url: 'https://example.com/fox', title: 'Foxes [wild]' }], searches: ['fox'] });
+      const saved = readFileSync(path.join(dir, `${c.id}.log`), 'utf8');
       assert.ok(!saved.includes(png.toString('base64').slice(0, 40)), 'no inline base64');
       assert.ok(!saved.includes('vscode-resource'), 'no webview address saved');
       assert.ok(saved.includes(id));
@@ -95,16 +95,15 @@ describe('chat images: formats, limits and storage', () => {
       assert.deepEqual(loaded?.messages[0]?.images, [image]);
       assert.equal(toView(loaded!.messages[0]!, (i) => `data:${i.mediaType};base64,AAAA`).images?.[0]?.src, 'data:image/png;base64,AAAA');
 
-      const md = toMarkdown(c);
+      const md = toMarkdown(loaded!);
       assert.match(md, /> Image: fox\.png \(PNG 48×48, [\d.]+ KB, sha256 [0-9a-f]{12}\)/);
       assert.match(md, /_Searched the web for: “fox”_/);
       assert.match(md, /\*\*Sources\*\*\n\n1\. \[Foxes \\\[wild\\\]\]\(https:\/\/example\.com\/fox\)/);
 
-      const other = store.create('Other');
-      await store.save(other);
+      await store.create({ title: 'Other' });
       assert.equal(await store.pruneImages(), 0, 'still used');
       await store.delete(c.id);
-      assert.equal(await store.pruneImages([]), 1);
+      assert.equal(await store.pruneImages(), 1);
       assert.deepEqual(readdirSync(path.join(dir, 'images')), []);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { checkApiKey, Endpoints, maskKey, normaliseBaseUrl } from '../../src/core/config';
+import { checkApiKey, Endpoints, isLoopbackHost, maskKey, normaliseBaseUrl } from '../../src/core/config';
 import { isGatewayError } from '../../src/core/errors';
 
 describe('base address rule', () => {
@@ -42,6 +42,76 @@ describe('base address rule', () => {
     for (const bad of ['', '   ', 'ftp://gw.example.com', 'https://user:pw@gw.example.com', 'https://']) {
       assert.throws(() => normaliseBaseUrl(bad), (e: unknown) => isGatewayError(e, 'badRequest'), bad);
     }
+  });
+});
+
+describe('plain http:// only to this computer', () => {
+  const loopback = [
+    'http://localhost:8080',
+    'HTTP://LOCALHOST:8080/v1',
+    'http://127.0.0.1:3000',
+    'http://127.1:3000',
+    'http://127.255.255.254',
+    'http://0x7f.1',
+    'http://2130706433',
+    'http://[::1]:8080',
+    'http://[0:0:0:0:0:0:0:1]',
+    'http://[::ffff:127.0.0.1]',
+  ];
+  for (const url of loopback) {
+    it(`accepts ${url}`, () => {
+      assert.equal(normaliseBaseUrl(url).base.startsWith('http://'), true);
+    });
+  }
+
+  const remote = [
+    'http://gw.example.com',
+    'HTTP://GW.EXAMPLE.COM/v1',
+    'Http://gw.example.com:80',
+    'http://0.0.0.0:8080',
+    'http://[::]:8080',
+    'http://localhost.',
+    'http://localhost.:8080',
+    'http://api.localhost',
+    'http://localhost.example.com',
+    'http://127.0.0.1.nip.io',
+    'http://128.0.0.1',
+    'http://192.168.1.10:3000',
+    'http://10.0.0.1',
+    'http://[::ffff:10.0.0.1]',
+    'http://[::2]',
+  ];
+  for (const url of remote) {
+    it(`refuses ${url} with the reason`, () => {
+      assert.throws(
+        () => normaliseBaseUrl(url),
+        (e: unknown) => isGatewayError(e, 'badRequest') && /plain http:\/\/.*unencrypted/.test(e.message),
+        url,
+      );
+    });
+  }
+
+  it('refuses user info in the address, which could disguise the host', () => {
+    for (const url of ['http://localhost@gw.example.com', 'http://user@127.0.0.1:8080', 'https://127.0.0.1:x@gw.example.com']) {
+      assert.throws(() => normaliseBaseUrl(url), (e: unknown) => isGatewayError(e, 'badRequest'), url);
+    }
+    // The host after "@" decides where the request goes: never treated as loopback.
+    assert.throws(() => normaliseBaseUrl('http://localhost@gw.example.com'), /plain http|user name/);
+  });
+
+  it('keeps https:// to any host, and an address without a scheme becomes https://', () => {
+    assert.equal(normaliseBaseUrl('HTTPS://GW.Example.com').base, 'https://gw.example.com');
+    assert.equal(normaliseBaseUrl('192.168.1.10:3000').base, 'https://192.168.1.10:3000');
+  });
+
+  it('knows loopback host names in their canonical form', () => {
+    assert.equal(isLoopbackHost('localhost'), true);
+    assert.equal(isLoopbackHost('127.0.0.1'), true);
+    assert.equal(isLoopbackHost('[::1]'), true);
+    assert.equal(isLoopbackHost('[::ffff:7f00:1]'), true);
+    assert.equal(isLoopbackHost('0.0.0.0'), false);
+    assert.equal(isLoopbackHost('localhost.'), false);
+    assert.equal(isLoopbackHost('[::ffff:a00:1]'), false);
   });
 });
 

@@ -1,9 +1,21 @@
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ConversationStore, titleFrom, toMarkdown, toView } from '../../src/core/chat/conversationStore';
-import { isGatewayError } from '../../src/core/errors';
+import { ConversationStore, titleFrom, toMarkdown, toView, type StoredMessage, type StoreProblem } from '../../src/core/chat/conversationStore';
+import { writeFileAtomic } from '../../src/core/output';
+
+const user = (id: string, text = `text of ${id}`): StoredMessage => ({ id, role: 'user', text, status: 'done', createdAt: 1 });
+const answer = (id: string, text: string, status: StoredMessage['status'] = 'done'): StoredMessage => ({ id, role: 'assistant', text, status, createdAt: 2 });
+
+/** A conversation in the format before logs (one JSON file each plus index.json), written as that code did. */
+function writeOldFormat(dir: string, id: string, title: string, messages: StoredMessage[], updatedAt = 1000): void {
+  writeFileSync(path.join(dir, `${id}.json`), JSON.stringify({ id, title, createdAt: 1, updatedAt, model: 'gpt-5', messages }));
+}
+
+function manyMessages(count: number): StoredMessage[] {
+  return Array.from({ length: count }, (_, i) => (i % 2 ? answer(`m${i}`, `Answer number ${i}: ${'lorem ipsum '.repeat(8)}`) : user(`m${i}`, `Question number ${i}?`)));
+}
 
 describe('conversation store', () => {
   let dir: string;
@@ -12,66 +24,351 @@ describe('conversation store', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('saves, lists newest first, loads, renames and deletes', async () => {
+  it('creates, appends, lists newest first, opens the end, renames and deletes', async () => {
     const store = new ConversationStore(dir);
-    const a = store.create('First');
-    a.messages.push({ id: 'u1', role: 'user', text: 'hi', status: 'done', createdAt: 1 });
-    a.updatedAt = 1000;
-    await store.save(a);
-    const b = store.create('Second');
-    b.updatedAt = 2000;
-    await store.save(b);
-    assert.deepEqual((await store.list()).map((c) => c.title), ['Second', 'First']);
-    assert.deepEqual((await store.load(a.id))?.messages.map((m) => m.text), ['hi']);
-    a.title = 'Renamed';
-    await store.save(a);
+    const a = await store.create({ title: 'First', model: 'gpt-5' });
+    assert.equal(await store.append(a.id, user('u1', 'hi')), true);
+    const b = await store.create({ title: 'Second' });
+    await store.setMeta(b.id, { updatedAt: a.updatedAt + 10_000 });
+    assert.deepEqual((await store.list()).map((c) => [c.title, c.messageCount]), [['Second', 0], ['First', 1]]);
+    const page = await store.open(a.id);
+    assert.deepEqual(page?.messages.map((m) => m.text), ['hi']);
+    assert.equal(page?.total, 1);
+    assert.equal(page?.meta.model, 'gpt-5');
+    assert.equal(await store.setMeta(a.id, { title: 'Renamed', protocolOverride: 'messages' }), true);
     const fresh = new ConversationStore(dir);
     assert.deepEqual((await fresh.list()).map((c) => c.title).sort(), ['Renamed', 'Second']);
+    assert.equal((await fresh.open(a.id))?.meta.protocolOverride, 'messages');
+    await fresh.setMeta(a.id, { protocolOverride: undefined });
+    assert.equal((await store.open(a.id))?.meta.protocolOverride, undefined, 'a key given as undefined is cleared');
     await fresh.delete(b.id);
-    assert.deepEqual((await fresh.list()).map((c) => c.title), ['Renamed']);
-    assert.equal(await fresh.load(b.id), undefined);
+    assert.deepEqual((await store.list()).map((c) => c.title), ['Renamed']);
+    assert.equal(await store.open(b.id), undefined);
+    assert.equal(await store.load(b.id), undefined);
   });
 
-  it('marks an answer left streaming by a reload as cut, keeping its text', async () => {
+  it('moves updatedAt on append, update and setMeta, and not on a checkpoint', async () => {
     const store = new ConversationStore(dir);
-    const c = store.create('x');
-    c.messages.push({ id: 'a1', role: 'assistant', text: 'half an ans', status: 'streaming', createdAt: 1 });
-    await store.save(c);
+    const c = await store.create();
+    const stamp = async () => (await store.open(c.id))!.meta.updatedAt;
+    const tick = async (before: number) => {
+      while (Date.now() <= before) await new Promise((resolve) => setTimeout(resolve, 2));
+    };
+    let last = await stamp();
+    for (const step of [() => store.append(c.id, answer('a', '', 'streaming')), () => store.update(c.id, answer('a', 'done')), () => store.setMeta(c.id, { title: 'x' })]) {
+      await tick(last);
+      await step();
+      const now = await stamp();
+      assert.ok(now > last, 'updatedAt moved');
+      last = now;
+    }
+    await tick(last);
+    await store.checkpoint(c.id, 'a', { text: '!' });
+    assert.equal(await stamp(), last);
+  });
+
+  it('streams by checkpoints of new text only, then replaces the answer with its final state', async () => {
+    const store = new ConversationStore(dir);
+    const c = await store.create();
+    await store.append(c.id, user('u'));
+    await store.append(c.id, answer('a', '', 'streaming'));
+    await store.checkpoint(c.id, 'a', { text: 'Hel', reasoning: 'thinking ' });
+    await store.checkpoint(c.id, 'a', { text: 'lo', reasoning: 'more' });
+    await store.checkpoint(c.id, 'a', {});
+    let m = (await store.open(c.id))!.messages[1]!;
+    assert.deepEqual([m.text, m.reasoning, m.status], ['Hello', 'thinking more', 'streaming']);
+    await store.update(c.id, { ...answer('a', 'Hello, world.'), reasoning: 'thinking more', usage: { outputTokens: 3 } });
+    await store.checkpoint(c.id, 'other', { text: 'ignored: no such message' });
+    m = (await new ConversationStore(dir).load(c.id))!.messages[1]!;
+    assert.deepEqual([m.text, m.status, m.usage?.outputTokens], ['Hello, world.', 'done', 3]);
+    assert.equal(await store.update(c.id, answer('nope', 'x')), false, 'updating a message that is not there writes nothing');
+  });
+
+  it('reads records longer than a read chunk, and many short ones across chunk edges', async () => {
+    const store = new ConversationStore(dir);
+    const c = await store.create();
+    const long = 'é'.repeat(150_000);
+    await store.append(c.id, user('u1', long));
+    for (let i = 0; i < 300; i++) await store.checkpoint(c.id, 'u1', { text: `${i % 10}`.repeat(500) });
+    await store.append(c.id, user('u2', 'after'));
+    const expected = long + Array.from({ length: 300 }, (_, i) => `${i % 10}`.repeat(500)).join('');
+    const fresh = new ConversationStore(dir);
+    assert.equal((await fresh.open(c.id, { limit: 2 }))?.messages[0]?.text, expected);
+    assert.deepEqual((await fresh.open(c.id, { limit: 1 }))?.messages.map((m) => m.text), ['after']);
+  });
+
+  it('truncates from a message (regenerate) and appends after it', async () => {
+    const store = new ConversationStore(dir);
+    const c = await store.create();
+    for (const m of [user('u1'), answer('a1', 'one'), user('u2'), answer('a2', 'two')]) await store.append(c.id, m);
+    assert.equal(await store.truncateFrom(c.id, 'a2'), true);
+    await store.append(c.id, answer('a2b', 'two again'));
+    await store.checkpoint(c.id, 'a2', { text: 'a late delta for the removed answer' });
+    assert.equal(await store.truncateFrom(c.id, 'a2'), false, 'already removed');
     const loaded = await new ConversationStore(dir).load(c.id);
+    assert.deepEqual(loaded?.messages.map((m) => m.text), ['text of u1', 'one', 'text of u2', 'two again']);
+    assert.equal((await store.list())[0]?.messageCount, 4);
+    await store.truncateFrom(c.id, 'u1');
+    assert.deepEqual((await store.open(c.id))?.messages, []);
+    assert.equal((await store.open(c.id))?.total, 0);
+  });
+
+  it('replays a log from its end: newest record per position, removals hide older records, checkpoints join their message', async () => {
+    const store = new ConversationStore(dir);
+    const c = await store.create({ title: 'Replay' });
+    const line = (r: object) => `${JSON.stringify({ at: 1, ...r })}\n`;
+    const a = (i: number, id: string, text: string, status = 'done') => line({ k: 'a', i, m: { id, role: 'assistant', text, status, createdAt: 1 } });
+    appendFileSync(
+      path.join(dir, `${c.id}.log`),
+      [
+        a(0, 'q', 'question'),
+        a(1, 'r', ''),
+        line({ k: 'c', id: 'r', t: 'first ' }),
+        line({ k: 'c', id: 'r', t: 'try' }),
+        line({ k: 'x', i: 1 }),
+        line({ k: 'c', id: 'r', t: ' (late delta of the removed answer)' }),
+        a(1, 'r', 'Second'),
+        line({ k: 'c', id: 'r', t: ' try', r: 'why' }),
+        a(2, 's', 'x', 'streaming'),
+        line({ k: 'u', i: 2, m: { id: 's', role: 'assistant', text: 'final', status: 'done', createdAt: 1 } }),
+        line({ k: 'c', id: 'gone', t: 'for no message' }),
+        line({ k: 'm', meta: { id: c.id, title: 'From the log', createdAt: 1, updatedAt: 1 } }),
+      ].join(''),
+    );
+    rmSync(path.join(dir, `${c.id}.meta.json`));
+    const loaded = await new ConversationStore(dir).load(c.id);
+    assert.deepEqual(
+      loaded?.messages.map((m) => [m.id, m.text, m.reasoning]),
+      [
+        ['q', 'question', undefined],
+        ['r', 'Second try', 'why'],
+        ['s', 'final', undefined],
+      ],
+    );
+    assert.equal(loaded?.title, 'From the log');
+    const page = await new ConversationStore(dir).open(c.id, { limit: 1 });
+    assert.deepEqual([page?.total, page?.messages.map((m) => m.text)], [3, ['final']]);
+  });
+
+  it('reports an answer left streaming as cut only once nothing was written to it for a while', async () => {
+    const live = new ConversationStore(dir, { streamingStaleMs: 60_000 });
+    const c = await live.create();
+    await live.append(c.id, answer('a1', '', 'streaming'));
+    await live.checkpoint(c.id, 'a1', { text: 'half an ans' });
+    assert.equal((await live.open(c.id))?.messages[0]?.status, 'streaming', 'another window may still be writing it');
+    const later = new ConversationStore(dir, { streamingStaleMs: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const loaded = await later.load(c.id);
     assert.equal(loaded?.messages[0]?.status, 'cut');
     assert.equal(loaded?.messages[0]?.text, 'half an ans');
     assert.match(loaded?.messages[0]?.error?.message ?? '', /interrupted/);
   });
 
-  it('rebuilds a damaged index from the conversation files', async () => {
+  it('opens the last messages of a 2,000-message conversation reading a bounded number of bytes', async () => {
+    writeOldFormat(dir, 'long', 'Long', manyMessages(2000));
     const store = new ConversationStore(dir);
-    const c = store.create('Survivor');
-    await store.save(c);
-    writeFileSync(path.join(dir, 'index.json'), '{broken');
-    assert.deepEqual((await new ConversationStore(dir).list()).map((s) => s.title), ['Survivor']);
+    await store.list();
+    const logBytes = statSync(path.join(dir, 'long.log')).size;
+    const before = store.io.bytesRead;
+    const page = await store.open('long', { limit: 20 });
+    const read = store.io.bytesRead - before;
+    assert.equal(page?.total, 2000);
+    assert.deepEqual(page?.messages.map((m) => m.id), Array.from({ length: 20 }, (_, i) => `m${1980 + i}`));
+    // One read chunk of 64 KiB at most for 20 short messages, against a log of ~400 KB.
+    assert.ok(logBytes > 300_000, `log is ${logBytes} bytes`);
+    assert.ok(read <= 64 * 1024, `read ${read} bytes of ${logBytes}`);
+    const all = await store.load('long');
+    assert.equal(all?.messages.length, 2000);
+    assert.equal(all?.messages[1999]?.id, 'm1999');
   });
 
-  it('serialises concurrent saves and leaves no temporary files', async () => {
+  it('appends and checkpoints with the same bytes written and read at message 20 and 2,000', async () => {
+    writeOldFormat(dir, 'short', 'Short', manyMessages(20));
+    writeOldFormat(dir, 'long', 'Long', manyMessages(2000));
     const store = new ConversationStore(dir);
-    const convs = Array.from({ length: 20 }, (_, i) => store.create(`c${i}`));
-    await Promise.all(convs.map((c) => store.save(c)));
-    assert.equal((await new ConversationStore(dir).list()).length, 20);
-    assert.ok(readdirSync(dir).every((f) => !f.endsWith('.tmp')));
+    await store.list();
+    const cost = async (id: string) => {
+      const w0 = store.io.bytesWritten;
+      const r0 = store.io.bytesRead;
+      const size0 = statSync(path.join(dir, `${id}.log`)).size;
+      await store.append(id, answer('new', '', 'streaming'));
+      await store.checkpoint(id, 'new', { text: 'twelve chars' });
+      await store.checkpoint(id, 'new', { text: 'twelve chars' });
+      return { written: store.io.bytesWritten - w0, read: store.io.bytesRead - r0, growth: statSync(path.join(dir, `${id}.log`)).size - size0 };
+    };
+    const short = await cost('short');
+    const long = await cost('long');
+    // The same bytes, but for the message's position: "2000" has two digits more than "20".
+    assert.equal(long.written - short.written, 2);
+    assert.equal(long.growth - short.growth, 2);
+    assert.equal(long.growth, long.written, 'the log grows by exactly what was written');
+    assert.ok(long.read <= 64 * 1024, `append read ${long.read} bytes`);
+    // A checkpoint writes its delta plus a small fixed envelope, not the answer so far.
+    const w0 = store.io.bytesWritten;
+    await store.checkpoint('long', 'new', { text: 'x'.repeat(1000) });
+    const checkpoint = store.io.bytesWritten - w0;
+    assert.ok(checkpoint > 1000 && checkpoint < 1100, `checkpoint wrote ${checkpoint} bytes`);
   });
 
-  it('reports a damaged conversation file as a readable error', async () => {
+  it('ignores a torn last line left by a crash, and the next write cuts it off', async () => {
     const store = new ConversationStore(dir);
-    const c = store.create('x');
-    await store.save(c);
-    writeFileSync(path.join(dir, `${c.id}.json`), '{"id":1}');
-    await assert.rejects(store.load(c.id), (e: unknown) => isGatewayError(e, 'protocol'));
+    const c = await store.create({ title: 'Torn' });
+    await store.append(c.id, user('u1'));
+    appendFileSync(path.join(dir, `${c.id}.log`), '{"k":"a","at":1,"i":1,"m":{"id":"u2","role":"us');
+    const problems: StoreProblem[] = [];
+    const fresh = new ConversationStore(dir, { onProblem: (p) => problems.push(p) });
+    assert.deepEqual((await fresh.open(c.id))?.messages.map((m) => m.id), ['u1']);
+    assert.equal(await fresh.append(c.id, user('u3')), true);
+    assert.deepEqual((await fresh.load(c.id))?.messages.map((m) => m.id), ['u1', 'u3']);
+    assert.deepEqual(problems, []);
+  });
+
+  it('drops without a word the empty log of a create cut short by a crash', async () => {
+    writeFileSync(path.join(dir, 'c0ffee.log'), '{"k":"m","at":1,"meta":{"id":"c0f');
+    const problems: StoreProblem[] = [];
+    const store = new ConversationStore(dir, { onProblem: (p) => problems.push(p) });
+    assert.deepEqual(await store.list(), []);
+    assert.deepEqual(problems, []);
+    assert.ok(!existsSync(path.join(dir, 'c0ffee.log')));
+  });
+
+  it('sets a damaged conversation aside, says so, and keeps working (also after a reload)', async () => {
+    const problems: StoreProblem[] = [];
+    const store = new ConversationStore(dir, { onProblem: (p) => problems.push(p) });
+    const good = await store.create({ title: 'Good' });
+    const bad = await store.create({ title: 'Bad' });
+    await store.append(bad.id, user('u1'));
+    await store.append(good.id, user('g1'));
+    const log = path.join(dir, `${bad.id}.log`);
+    writeFileSync(log, `${readFileSync(log, 'utf8')}{"k":"a","at":1,"i":"one"}\n`);
+    assert.equal(await store.open(bad.id), undefined);
+    assert.equal(problems.length, 1);
+    assert.equal(problems[0]?.kind, 'damaged');
+    assert.equal(problems[0]?.id, bad.id);
+    assert.match(problems[0]?.message ?? '', /"Bad" could not be read .* set aside as .*\.damaged-/);
+    const aside = problems[0]?.setAsideAs ?? '';
+    assert.ok(existsSync(path.join(dir, aside)), 'the damaged file is kept');
+    assert.ok(readFileSync(path.join(dir, aside), 'utf8').includes('"i":"one"'));
+    assert.deepEqual((await store.list()).map((c) => c.title), ['Good']);
+    assert.equal(await store.append(bad.id, user('u2')), false);
+    assert.equal(await store.append(good.id, user('g2')), true);
+    const reloaded = new ConversationStore(dir, { onProblem: (p) => problems.push(p) });
+    assert.deepEqual((await reloaded.list()).map((c) => c.title), ['Good']);
+    assert.deepEqual((await reloaded.load(good.id))?.messages.map((m) => m.id), ['g1', 'g2']);
+    assert.equal(problems.length, 1, 'reported once');
+  });
+
+  it('lists from the summary cache only what is unchanged on disk', async () => {
+    const store = new ConversationStore(dir);
+    const a = await store.create({ title: 'A' });
+    const b = await store.create({ title: 'B' });
+    await store.list();
+    assert.ok(existsSync(path.join(dir, '.summaries.json')));
+    // Changed after the cache was written, by another window: the cache entry no longer matches.
+    await new ConversationStore(dir).setMeta(a.id, { title: 'A renamed' });
+    await new ConversationStore(dir).append(b.id, user('u'));
+    assert.deepEqual((await new ConversationStore(dir).list()).map((c) => [c.title, c.messageCount]).sort(), [['A renamed', 0], ['B', 1]]);
+    // A cache that claims what the files do not say is not believed.
+    const cache = readFileSync(path.join(dir, '.summaries.json'), 'utf8');
+    writeFileSync(path.join(dir, '.summaries.json'), cache.replaceAll('A renamed', 'Forged').replace(/"stamp":"[^"]*"/g, '"stamp":"0:0:0"'));
+    assert.deepEqual((await new ConversationStore(dir).list()).map((c) => c.title).sort(), ['A renamed', 'B']);
+    writeFileSync(path.join(dir, '.summaries.json'), '{broken');
+    assert.deepEqual((await new ConversationStore(dir).list()).map((c) => c.title).sort(), ['A renamed', 'B']);
+  });
+
+  it('rebuilds a missing or damaged metadata file from the log', async () => {
+    const problems: StoreProblem[] = [];
+    const store = new ConversationStore(dir, { onProblem: (p) => problems.push(p) });
+    const c = await store.create({ title: 'Kept' });
+    await store.append(c.id, user('u1'));
+    await store.setMeta(c.id, { title: 'Kept, renamed' });
+    await store.append(c.id, user('u2'));
+    writeFileSync(path.join(dir, `${c.id}.meta.json`), 'garbage');
+    const fresh = new ConversationStore(dir, { onProblem: (p) => problems.push(p) });
+    assert.deepEqual((await fresh.list()).map((s) => [s.title, s.messageCount]), [['Kept, renamed', 2]]);
+    assert.equal(problems.length, 1);
+    assert.match(problems[0]?.message ?? '', /rebuilt/);
+    rmSync(path.join(dir, `${c.id}.meta.json`));
+    assert.equal((await new ConversationStore(dir).open(c.id))?.meta.title, 'Kept, renamed');
+    assert.equal(problems.length, 1, 'a missing metadata file is no problem to report');
+  });
+
+  it('migrates conversations of the format before logs, including a damaged file and a missing index', async () => {
+    const messages = [user('u1', 'hello'), { ...answer('a1', 'half'), status: 'streaming' as const }];
+    writeOldFormat(dir, 'c1', 'One', messages, 5000);
+    writeOldFormat(dir, 'c2', 'Two', [user('x')], 6000);
+    writeFileSync(path.join(dir, 'c3.json'), '{"id":"c3","title":');
+    // No index.json: it may have been lost; the files alone count.
+    const problems: StoreProblem[] = [];
+    const store = new ConversationStore(dir, { onProblem: (p) => problems.push(p) });
+    assert.deepEqual((await store.list()).map((c) => [c.id, c.title, c.messageCount]), [['c2', 'Two', 1], ['c1', 'One', 2]]);
+    const one = await store.load('c1');
+    assert.deepEqual(one?.messages.map((m) => m.text), ['hello', 'half']);
+    assert.equal(one?.messages[1]?.status, 'cut', 'an answer streaming in the old file was interrupted long ago');
+    assert.equal(one?.model, 'gpt-5');
+    assert.equal(problems.length, 1);
+    assert.equal(problems[0]?.kind, 'damaged');
+    assert.ok(existsSync(path.join(dir, problems[0]?.setAsideAs ?? '')));
+    const names = readdirSync(dir);
+    assert.ok(!names.includes('c1.json') && !names.includes('c2.json') && !names.includes('index.json'), names.join(', '));
+  });
+
+  it('finishes a migration cut short (new log written, old file still there) without duplicating', async () => {
+    writeOldFormat(dir, 'c1', 'One', [user('u1')]);
+    writeFileSync(path.join(dir, 'index.json'), JSON.stringify({ version: 1, conversations: [{ id: 'c1', title: 'One', updatedAt: 1000, messageCount: 1 }] }));
+    const first = new ConversationStore(dir);
+    await first.list();
+    await first.append('c1', user('u2'));
+    // As if the process died after writing the log but before removing the old file.
+    writeOldFormat(dir, 'c1', 'One', [user('u1')]);
+    const store = new ConversationStore(dir);
+    assert.deepEqual((await store.list()).map((c) => c.messageCount), [2], 'the newer log and metadata win');
+    assert.deepEqual((await store.load('c1'))?.messages.map((m) => m.id), ['u1', 'u2']);
+    // And with the metadata file lost too, it is rebuilt from the log.
+    writeOldFormat(dir, 'c1', 'One', [user('u1')]);
+    rmSync(path.join(dir, 'c1.meta.json'));
+    assert.deepEqual((await new ConversationStore(dir).list()).map((c) => c.messageCount), [2]);
+    assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith('c1')).sort(), ['c1.log', 'c1.meta.json']);
+  });
+
+  it('compacts a log whose dead records dominate, keeping every message', async () => {
+    const store = new ConversationStore(dir);
+    const c = await store.create();
+    await store.append(c.id, user('u'));
+    const chunk = 'y'.repeat(50_000);
+    // Regenerated answers: each streamed (dead checkpoints), then removed (dead) but the last.
+    for (let round = 0; round < 12; round++) {
+      if (round) await store.truncateFrom(c.id, 'a');
+      await store.append(c.id, answer('a', '', 'streaming'));
+      for (let i = 0; i < 3; i++) await store.checkpoint(c.id, 'a', { text: chunk });
+      await store.update(c.id, answer('a', `final ${round}`));
+    }
+    const log = path.join(dir, `${c.id}.log`);
+    const before = statSync(log).size;
+    assert.ok(before > 1024 * 1024);
+    assert.deepEqual((await store.load(c.id))?.messages.map((m) => m.text), ['text of u', 'final 11']);
+    const after = statSync(log).size;
+    assert.ok(after < 2000, `compacted from ${before} to ${after} bytes`);
+    assert.deepEqual((await new ConversationStore(dir).load(c.id))?.messages.map((m) => m.text), ['text of u', 'final 11']);
+    await store.append(c.id, user('u2'));
+    assert.equal((await store.open(c.id))?.total, 3);
   });
 
   it('refuses ids that could escape the folder', async () => {
     const store = new ConversationStore(dir);
-    assert.equal(await store.load('../x'), undefined);
+    await assert.rejects(store.open('../x'), /Invalid conversation id/);
     await assert.rejects(store.delete('../x'), /Invalid conversation id/);
-    await assert.rejects(store.save({ ...store.create('x'), id: '../../evil' }), /Invalid conversation id/);
+    await assert.rejects(store.append('../../evil', user('u')), /Invalid conversation id/);
+  });
+
+  it('writeFileAtomic never overwrites when asked not to, and leaves no temporary files', async () => {
+    const file = path.join(dir, 'out.txt');
+    await writeFileAtomic(file, 'first', { overwrite: false });
+    await assert.rejects(writeFileAtomic(file, 'second', { overwrite: false }), /already exists/);
+    assert.equal(readFileSync(file, 'utf8'), 'first');
+    await writeFileAtomic(file, 'third', { overwrite: true });
+    assert.equal(readFileSync(file, 'utf8'), 'third');
+    assert.deepEqual(readdirSync(dir), ['out.txt']);
   });
 
   it('exports Markdown with attachments, reasoning and cut answers, and views without context', () => {

@@ -5,7 +5,7 @@ import { collectChat, streamChat, type ChatResult } from '../../src/core/chat/ch
 import type { ResponsesExtras } from '../../src/core/chat/responses';
 import type { HttpClient } from '../../src/core/http';
 import type { ChatProtocol } from '../../src/core/models/types';
-import type { ChatImage, ChatRequest } from '../../src/core/chat/events';
+import type { ChatImage, ChatMessage, ChatRequest, ChatTool } from '../../src/core/chat/events';
 import { DEMO_KEY, GatewayDouble, PNG_SIGNATURE, promptPng, ZERO_QUOTA_KEY } from '../gateway';
 import { clientFor } from '../support/client';
 
@@ -256,6 +256,140 @@ describe('official SDKs against the gateway double', function () {
         openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: base64 } }] }] }),
         (err: unknown) => err instanceof OpenAI.BadRequestError && err.code === 'invalid_value' && err.param === 'messages[0].content[0].image_url.url',
       );
+    });
+  });
+
+  describe('function tools: the SDKs read the same calls and send the same round trip as our adapters', () => {
+    const schema = { type: 'object' as const, properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city'] };
+    const WEATHER: ChatTool = { name: 'get_weather', description: 'The current weather in a city', inputSchema: schema };
+    const prompt = '[[reasoning]] Please call the tool get_weather for Zürich days=2';
+    type Call = { id: string; name: string; input: unknown };
+
+    /** The ids the double issued for the last answer, which whoever read it must report. */
+    function issuedIds(): string[] {
+      return (gw.log.at(-1)?.answer?.toolCalls ?? []).map((c) => c.id);
+    }
+
+    async function oursCalls(protocol: ChatProtocol, stream: boolean): Promise<{ calls: Call[]; result: ChatResult }> {
+      const result = await collectChat(streamChat(http, { model: MODEL, protocol, stream, tools: [WEATHER], messages: [{ role: 'user', content: prompt }] }));
+      assert.equal(result.error, undefined, result.error?.message);
+      const calls = result.toolCalls.map(({ id, name, input }) => ({ id, name, input }));
+      assert.deepEqual(calls.map((c) => c.id), issuedIds());
+      return { calls, result };
+    }
+
+    /** Same names and arguments on both sides, each with the ids the double issued to it; never nothing. */
+    function sameCalls(sdk: Call[], ours: Call[]): void {
+      assert.equal(ours.length, 1);
+      assert.deepEqual(ours[0]?.input, { city: 'Zürich', days: 2 });
+      assert.deepEqual(
+        sdk.map(({ name, input }) => ({ name, input })),
+        ours.map(({ name, input }) => ({ name, input })),
+      );
+    }
+
+    for (const stream of [true, false]) {
+      const how = stream ? 'streamed' : 'not streamed';
+
+      it(`Chat Completions, ${how}: openai (its stream helper accumulating the deltas) reads the same calls`, async () => {
+        const params = { model: MODEL, messages: [{ role: 'user' as const, content: prompt }], tools: [{ type: 'function' as const, function: { name: WEATHER.name, parameters: schema } }] };
+        const completion = stream ? await openai.chat.completions.stream(params).finalChatCompletion() : await openai.chat.completions.create(params);
+        const sdk = (completion.choices[0]?.message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, input: JSON.parse(c.function.arguments) as unknown }] : []));
+        assert.deepEqual(sdk.map((c) => c.id), issuedIds());
+        sameCalls(sdk, (await oursCalls('chatCompletions', stream)).calls);
+      });
+
+      it(`Responses, ${how}: openai reads the same function_call items`, async () => {
+        const params = { model: MODEL, input: prompt, tools: [{ type: 'function' as const, name: WEATHER.name, parameters: schema, strict: false }] };
+        const response = stream ? await openai.responses.stream(params).finalResponse() : await openai.responses.create(params);
+        const sdk = response.output.flatMap((o) => (o.type === 'function_call' ? [{ id: o.call_id, name: o.name, input: JSON.parse(o.arguments) as unknown }] : []));
+        assert.deepEqual(sdk.map((c) => c.id), issuedIds());
+        sameCalls(sdk, (await oursCalls('responses', stream)).calls);
+      });
+
+      it(`Messages, ${how}: anthropic reads the same tool_use blocks and a signed thinking block`, async () => {
+        const params = { model: MODEL, max_tokens: MAX_TOKENS, messages: [{ role: 'user' as const, content: prompt }], tools: [{ name: WEATHER.name, input_schema: schema }] };
+        const message = stream ? await anthropic.messages.stream(params).finalMessage() : await anthropic.messages.create(params);
+        const sdk = message.content.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id, name: b.name, input: b.input }] : []));
+        assert.deepEqual(sdk.map((c) => c.id), issuedIds());
+        const thinking = message.content.find((b) => b.type === 'thinking');
+        assert.ok(thinking?.type === 'thinking' && thinking.signature.length > 0);
+        const ours = await oursCalls('messages', stream);
+        assert.ok(ours.result.reasoningSignature && ours.result.reasoningSignature.length === thinking.signature.length, 'our adapter surfaces the signature too');
+        sameCalls(sdk, ours.calls);
+      });
+    }
+
+    const turns: ChatMessage[] = [
+      { role: 'user', content: 'weather?' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'get_weather', input: { city: 'Oslo' } }], reasoning: { text: 'I need the weather.', signature: 'c2lnbmF0dXJl' } },
+      { role: 'user', content: '', toolResults: [{ callId: 'c1', content: 'rain' }] },
+    ];
+
+    function lastBody(path: string): unknown {
+      const entry = [...gw.log].reverse().find((e) => e.path === path);
+      assert.ok(entry?.bodyText, `a request went to ${path}`);
+      return JSON.parse(entry.bodyText) as unknown;
+    }
+
+    async function oursBody(protocol: ChatProtocol, stream: boolean, path: string): Promise<unknown> {
+      const r = await collectChat(streamChat(http, { model: MODEL, protocol, stream, tools: [WEATHER], toolMode: 'required', messages: turns }));
+      assert.equal(r.error, undefined, r.error?.message);
+      assert.equal(r.text, 'The tool said: rain');
+      return lastBody(path);
+    }
+
+    it('Chat Completions: tools, tool_choice required, assistant tool_calls with reasoning_content, a tool message — as the openai SDK sends them', async () => {
+      // reasoning_content is not in the SDK's types; the SDK sends extra message fields as given.
+      const assistant: OpenAI.Chat.ChatCompletionAssistantMessageParam & { reasoning_content: string } = {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }],
+        reasoning_content: 'I need the weather.',
+      };
+      await openai.chat.completions.create({
+        model: MODEL,
+        stream: false,
+        messages: [{ role: 'user', content: 'weather?' }, assistant, { role: 'tool', tool_call_id: 'c1', content: 'rain' }],
+        tools: [{ type: 'function', function: { name: WEATHER.name, description: 'The current weather in a city', parameters: schema } }],
+        tool_choice: 'required',
+      });
+      const sdk = lastBody('/v1/chat/completions');
+      assert.deepEqual(await oursBody('chatCompletions', false, '/v1/chat/completions'), sdk);
+    });
+
+    it('Responses: function tools, tool_choice required, function_call and function_call_output items — as the openai SDK sends them', async () => {
+      await openai.responses.create({
+        model: MODEL,
+        stream: false,
+        input: [
+          { role: 'user', content: [{ type: 'input_text', text: 'weather?' }] },
+          { type: 'function_call', call_id: 'c1', name: 'get_weather', arguments: '{"city":"Oslo"}' },
+          { type: 'function_call_output', call_id: 'c1', output: 'rain' },
+        ],
+        tools: [{ type: 'function', name: WEATHER.name, description: 'The current weather in a city', parameters: schema, strict: false }],
+        tool_choice: 'required',
+      });
+      const sdk = lastBody('/v1/responses');
+      assert.deepEqual(await oursBody('responses', false, '/v1/responses'), sdk);
+    });
+
+    it('Messages: tools, tool_choice any, a signed thinking block, tool_use and tool_result — as the anthropic SDK sends them', async () => {
+      await anthropic.messages
+        .stream({
+          model: MODEL,
+          max_tokens: MAX_TOKENS,
+          messages: [
+            { role: 'user', content: 'weather?' },
+            { role: 'assistant', content: [{ type: 'thinking', thinking: 'I need the weather.', signature: 'c2lnbmF0dXJl' }, { type: 'tool_use', id: 'c1', name: 'get_weather', input: { city: 'Oslo' } }] },
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'rain' }] },
+          ],
+          tools: [{ name: WEATHER.name, description: 'The current weather in a city', input_schema: schema }],
+          tool_choice: { type: 'any' },
+        })
+        .finalMessage();
+      const sdk = lastBody('/v1/messages');
+      assert.deepEqual(await oursBody('messages', true, '/v1/messages'), sdk);
     });
   });
 

@@ -37,7 +37,9 @@ export interface ChatResult {
   reasoning: string;
   usage?: Usage;
   finishReason?: FinishReason;
-  toolCalls: Array<{ id: string; name: string; arguments: string }>;
+  toolCalls: Array<{ id: string; name: string; input: Record<string, unknown>; arguments: string }>;
+  /** The signature of the answer's thinking (Messages), to send back with its reasoning. */
+  reasoningSignature?: string;
   citations: Array<{ url: string; title?: string }>;
   /** What the model searched the web for, and the sources its searches read (Responses `web_search_call`). */
   searches: Array<{ queries: string[]; sources: string[] }>;
@@ -56,7 +58,10 @@ export async function collectChat(events: AsyncIterable<ChatEvent>): Promise<Cha
         result.reasoning += e.text;
         break;
       case 'toolCall':
-        result.toolCalls.push({ id: e.id, name: e.name, arguments: e.arguments });
+        result.toolCalls.push({ id: e.id, name: e.name, input: e.input, arguments: e.arguments });
+        break;
+      case 'reasoningSignature':
+        result.reasoningSignature = e.signature;
         break;
       case 'citation':
         result.citations.push({ url: e.url, ...(e.title ? { title: e.title } : {}) });

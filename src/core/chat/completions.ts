@@ -2,13 +2,14 @@ import * as z from 'zod/mini';
 import { errorFromStreamPayload } from '../errorBody';
 import type { HttpClient } from '../http';
 import { parseWith } from '../validate';
-import type { ChatEvent, ChatMessage, ChatRequest, FinishReason, Usage } from './events';
+import type { ChatEvent, ChatMessage, ChatRequest, ChatTool, FinishReason, Usage } from './events';
 import type { SseMessage } from './sse';
+import { callsOf, echoedReasoning, toolCallEvent } from './tools';
 import { endedEarly, parseEventJson, runChat } from './transport';
 
 const text = z.optional(z.nullable(z.string()));
 const toolCallDelta = z.looseObject({
-  index: z.optional(z.number()),
+  index: z.optional(z.nullable(z.number())),
   id: z.optional(z.nullable(z.string())),
   function: z.optional(z.nullable(z.looseObject({ name: text, arguments: text }))),
 });
@@ -51,13 +52,46 @@ const completionSchema = z.looseObject({
 
 /** `POST /v1/chat/completions`, the chat entry every upstream provider of the gateway offers. */
 export function streamCompletions(http: HttpClient, request: ChatRequest): AsyncGenerator<ChatEvent> {
-  const messages = [...(request.system ? [{ role: 'system', content: request.system }] : []), ...request.messages.map(wireMessage)];
+  const messages = [...(request.system ? [{ role: 'system', content: request.system }] : []), ...request.messages.flatMap(wireMessages)];
   const body: Record<string, unknown> = { model: request.model, messages, stream: request.stream };
   if (request.stream) body.stream_options = { include_usage: true };
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.enableSearch) body.enable_search = true;
+  if (request.tools?.length) {
+    body.tools = request.tools.map(wireTool);
+    if (request.toolMode === 'required') body.tool_choice = 'required';
+  }
   return runChat(http, request, { url: http.endpoints.chatCompletions, body, parseStream, parseJson });
+}
+
+/** A function tool in Chat Completions' nested form (wire-formats §1.1). */
+function wireTool(t: ChatTool): Record<string, unknown> {
+  return { type: 'function', function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.inputSchema } };
+}
+
+/**
+ * One conversation turn as Chat Completions messages: the tool results a user turn carries become
+ * `role: "tool"` messages first (each answering its `tool_call_id`), then the user's own text, if
+ * any. An assistant turn that made calls carries `tool_calls` (content null when it said nothing)
+ * and, for thinking models, the `reasoning_content` it produced.
+ */
+function wireMessages(m: ChatMessage): Array<Record<string, unknown>> {
+  const out: Array<Record<string, unknown>> = (m.toolResults ?? []).map((r) => ({ role: 'tool', tool_call_id: r.callId, content: r.content }));
+  const calls = callsOf(m);
+  if (calls.length) {
+    const message: Record<string, unknown> = {
+      role: 'assistant',
+      content: m.content || null,
+      tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input) } })),
+    };
+    const reasoning = echoedReasoning(m);
+    if (reasoning) message.reasoning_content = reasoning;
+    out.push(message);
+  } else if (m.content || m.images?.length || !out.length) {
+    out.push(wireMessage(m));
+  }
+  return out;
 }
 
 /**
@@ -84,8 +118,27 @@ interface PendingCall {
   arguments: string;
 }
 
+/**
+ * Which call a streamed fragment belongs to. Its `index` when it has one; some OpenAI-compatible
+ * upstreams leave it out, and then a fragment with an id not seen yet starts a new call while one
+ * without an id (or with a known one) continues the call it names or the last one.
+ */
+function callIndex(calls: Map<number, PendingCall>, part: z.infer<typeof toolCallDelta>, last: number | undefined): number {
+  if (part.index != null) return part.index;
+  if (part.id) {
+    let next = 0;
+    for (const [index, call] of calls) {
+      if (call.id === part.id) return index;
+      next = Math.max(next, index + 1);
+    }
+    return next;
+  }
+  return last ?? 0;
+}
+
 export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGenerator<ChatEvent> {
   const calls = new Map<number, PendingCall>();
+  let lastCall: number | undefined;
   let finish: string | undefined;
   for await (const message of messages) {
     if (message.data === '[DONE]') {
@@ -109,12 +162,18 @@ export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGe
     if (delta?.content) yield { type: 'textDelta', text: delta.content };
     yield* citations(delta?.annotations);
     for (const part of delta?.tool_calls ?? []) {
-      const index = part.index ?? 0;
-      const call = calls.get(index) ?? { id: '', name: '', arguments: '' };
+      const index = callIndex(calls, part, lastCall);
+      lastCall = index;
+      let call = calls.get(index);
+      if (!call) {
+        call = { id: '', name: '', arguments: '' };
+        calls.set(index, call);
+      }
       if (part.id) call.id = part.id;
-      if (part.function?.name) call.name += part.function.name;
+      // The name normally comes once; some upstreams repeat it in every fragment.
+      const name = part.function?.name;
+      if (name && name !== call.name) call.name += name;
       if (part.function?.arguments) call.arguments += part.function.arguments;
-      calls.set(index, call);
     }
     if (choice.finish_reason) finish = choice.finish_reason;
   }
@@ -126,7 +185,7 @@ export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGe
 
 function* flushCalls(calls: Map<number, PendingCall>): Generator<ChatEvent> {
   for (const [index, call] of [...calls.entries()].sort((a, b) => a[0] - b[0])) {
-    yield { type: 'toolCall', id: call.id || `call_${index}`, name: call.name, arguments: call.arguments };
+    yield toolCallEvent(call.id || `call_${index}`, call.name, call.arguments);
   }
   calls.clear();
 }
@@ -140,7 +199,7 @@ function parseJson(json: unknown): ChatEvent[] {
   if (choice?.message.content) events.push({ type: 'textDelta', text: choice.message.content });
   events.push(...citations(choice?.message.annotations));
   for (const [i, call] of (choice?.message.tool_calls ?? []).entries()) {
-    events.push({ type: 'toolCall', id: call.id ?? `call_${i}`, name: call.function?.name ?? '', arguments: call.function?.arguments ?? '' });
+    events.push(toolCallEvent(call.id ?? `call_${i}`, call.function?.name ?? '', call.function?.arguments));
   }
   if (body.usage) events.push({ type: 'usage', usage: usageFrom(body.usage) });
   events.push(done(choice?.finish_reason ?? 'stop'));

@@ -2,162 +2,699 @@ import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod/mini';
-import { writeFileAtomic } from '../output';
-import { chatMessageSchema, conversationSummarySchema, protocolSchema, type ChatMessageView, type ConversationSummary, type ImageRef } from '../../shared/protocol';
-import { parseJsonText, parseWith } from '../validate';
-import { describeImage, ImageStore } from './images';
+import { syncDirectory, writeFileAtomic } from '../output';
+import { conversationSummarySchema, type ChatMessageView, type ConversationSummary, type ImageRef } from '../../shared/protocol';
+import { describeImage, ImageStore, IMAGE_PRUNE_GRACE_MS } from './images';
+import { FileLock } from './store/lock';
+import { DamagedLogError, encodeRecord, metaSchema, scanLog, storedMessageSchema, type LogRecord, type Meta, type ScanOptions, type ScanResult, type StoredMessage } from './store/log';
+import { ChangeWatcher, type StoreChange } from './store/watch';
 
-/** A stored message also keeps the context text that was sent with it (shown only as a chip). */
-const storedMessageSchema = z.extend(chatMessageSchema, { context: z.optional(z.string()) });
-export type StoredMessage = z.infer<typeof storedMessageSchema>;
+export type { StoredMessage } from './store/log';
+export type { StoreChange } from './store/watch';
 
-const conversationSchema = z.object({
-  id: z.string(),
-  title: z.string(),
-  createdAt: z.number(),
-  updatedAt: z.number(),
-  model: z.optional(z.string()),
-  protocolOverride: z.optional(protocolSchema),
-  enableSearch: z.optional(z.boolean()),
-  messages: z.array(storedMessageSchema),
-});
-export type Conversation = z.infer<typeof conversationSchema>;
+/** What a conversation is apart from its messages. */
+export type ConversationMeta = Meta;
 
-const indexSchema = z.object({ version: z.literal(1), conversations: z.array(conversationSummarySchema) });
+/** A whole conversation: export, tests, and stores in the old format. */
+export interface Conversation extends ConversationMeta {
+  messages: StoredMessage[];
+}
+
+/** The end of a conversation, as a view opens it. */
+export interface ConversationPage {
+  meta: ConversationMeta;
+  /** The last `limit` messages, oldest first. */
+  messages: StoredMessage[];
+  /** How many messages the conversation has in all. */
+  total: number;
+}
+
+/** Something wrong on disk that the store worked around; the user should hear of it once. */
+export interface StoreProblem {
+  kind: 'damaged' | 'io';
+  id?: string;
+  message: string;
+  /** The name a damaged file was given when it was set aside (kept in the same folder). */
+  setAsideAs?: string;
+}
+
+export interface ConversationStoreOptions {
+  onProblem?: (problem: StoreProblem) => void;
+  /** How often the folder is looked at for other windows' changes without fs.watch (default 1 s; five times that as a safety net with it). */
+  watchIntervalMs?: number;
+  /** 'poll' looks at the folder only by polling (for file systems where fs.watch misses changes, and tests). */
+  watch?: 'auto' | 'poll';
+  /** See STREAMING_STALE_MS. */
+  streamingStaleMs?: number;
+  /** See IMAGE_PRUNE_GRACE_MS. */
+  imageGraceMs?: number;
+  /** How long a lock left by a window that stopped refreshing it is respected (default 30 s; see store/lock.ts). */
+  lockStaleMs?: number;
+}
+
+/** How many of the last messages `open` returns unless told otherwise. */
+export const DEFAULT_PAGE = 50;
 
 /**
- * Conversations as files in the extension's global storage: one JSON file each, plus an index of
- * titles, so that opening the view reads the index and one conversation, not everything stored.
- * Writes go through one queue and are atomic; nothing is lost to a crash mid-write.
+ * An answer still marked as streaming is reported as cut (its window died) only when nothing was
+ * written to it for this long: another window may be streaming it right now, and a live writer
+ * checkpoints at least every few seconds (an empty checkpoint is a heartbeat while a model thinks).
+ */
+export const STREAMING_STALE_MS = 30_000;
+
+/** A log is rewritten without its dead records when a read of over this many bytes was mostly dead. */
+const COMPACT_MIN_BYTES = 1024 * 1024;
+
+const INTERRUPTED = 'The answer was interrupted when VS Code reloaded or closed; the text received until then is kept.';
+
+const summaryCacheSchema = z.object({ v: z.literal(1), entries: z.array(z.object({ stamp: z.string(), summary: conversationSummarySchema })) });
+const metaFileSchema = z.object({ v: z.literal(1), meta: metaSchema, messageCount: z.number() });
+type MetaFile = z.infer<typeof metaFileSchema>;
+
+/** Today's conversations before the log format: one JSON file each plus index.json. */
+const oldConversationSchema = z.extend(metaSchema, { messages: z.array(storedMessageSchema) });
+
+const ID = /^[A-Za-z0-9-]+$/;
+const LOCK_NAME = '.lock';
+const LIST_BATCH = 16;
+/** See loadSummaryCache; a dot name, so that watchers and prune pass it by. */
+const SUMMARY_CACHE = '.summaries.json';
+
+/**
+ * Conversations in the extension's global storage, shared by every window of the profile (each
+ * window is its own extension host process on the same folder). The files are the truth; nothing
+ * is cached that is not checked against them.
+ *
+ * Per conversation: `<id>.log`, an append-only log of records (see store/log.ts), and
+ * `<id>.meta.json`, a small file with the metadata and the message count, rewritten atomically on
+ * every change so that `list` reads one small file per conversation. The log alone is enough to
+ * rebuild the metadata file. Images live in `images/`, once each.
+ *
+ * Every write runs under one cross-process lock (`.lock`, see store/lock.ts) and opens the log
+ * without O_CREAT, so a conversation deleted by any window stays deleted: later writes find no
+ * log and write nothing. Reads take no lock: a log only grows (or is replaced whole by a rename),
+ * and a torn last line is ignored.
+ *
+ * Appends are fsync'd; checkpoints of a streaming answer are not (losing the last second of a
+ * stream to a power cut is acceptable, and the final `update` is fsync'd).
  */
 export class ConversationStore {
-  private index?: ConversationSummary[];
-  private queue: Promise<unknown> = Promise.resolve();
   /** Images of the conversations, stored once each next to them (`images/<sha256>.<ext>`). */
   readonly images: ImageStore;
+  /** Bytes this instance read from and wrote to conversation logs (for tests and the benchmark). */
+  readonly io = { bytesRead: 0, bytesWritten: 0 };
+  private readonly lock: FileLock;
+  private readonly listeners = new Set<(e: StoreChange) => void>();
+  private readonly summaries = new Map<string, { stamp: string; summary: ConversationSummary }>();
+  private watcher?: ChangeWatcher;
+  private readiness?: Promise<void>;
+  private disposed = false;
 
-  constructor(private readonly dir: string) {
-    this.images = new ImageStore(path.join(dir, 'images'));
+  constructor(
+    private readonly dir: string,
+    private readonly options: ConversationStoreOptions = {},
+  ) {
+    this.lock = new FileLock(path.join(dir, LOCK_NAME), { staleMs: options.lockStaleMs });
+    this.images = new ImageStore(path.join(dir, 'images'), (work) => this.exclusive(work));
   }
 
+  /** Every conversation, newest first. */
   async list(): Promise<ConversationSummary[]> {
-    return [...(await this.loadIndex())].sort((a, b) => b.updatedAt - a.updatedAt);
-  }
-
-  async load(id: string): Promise<Conversation | undefined> {
-    let text: string;
-    try {
-      text = await fs.readFile(this.file(id), 'utf8');
-    } catch {
-      return undefined;
+    await this.ready();
+    const names = await fs.readdir(this.dir).catch((err: unknown) => {
+      if (isMissing(err)) return [] as string[];
+      throw err;
+    });
+    const ids = names.filter((n) => n.endsWith('.log')).map((n) => n.slice(0, -4)).filter((id) => ID.test(id));
+    if (!this.summaries.size && ids.length) await this.loadSummaryCache();
+    const out: ConversationSummary[] = [];
+    let misses = 0;
+    // A few metadata files at a time: a cold list of a thousand conversations is a thousand stats.
+    for (let at = 0; at < ids.length; at += LIST_BATCH) {
+      const batch = await Promise.all(ids.slice(at, at + LIST_BATCH).map((id) => this.summary(id)));
+      for (const found of batch) {
+        if (found?.read) misses++;
+        if (found) out.push(found.summary);
+      }
     }
-    const conversation = parseWith(conversationSchema, parseJsonText(text, `Conversation ${id}`), `Conversation ${id}`);
-    return recoverInterrupted(conversation);
+    const present = new Set(ids);
+    for (const id of this.summaries.keys()) if (!present.has(id)) this.summaries.delete(id);
+    if (misses) await this.saveSummaryCache();
+    return out.sort((a, b) => b.updatedAt - a.updatedAt || a.id.localeCompare(b.id));
   }
 
-  create(title = 'New chat'): Conversation {
+  /** Creates and writes a new, empty conversation. */
+  async create(meta: Partial<Omit<ConversationMeta, 'id' | 'createdAt' | 'updatedAt'>> = {}): Promise<ConversationMeta> {
     const now = Date.now();
-    return { id: randomUUID(), title, createdAt: now, updatedAt: now, messages: [] };
+    const created: ConversationMeta = { ...definedOnly(meta), title: meta.title ?? 'New chat', id: randomUUID(), createdAt: now, updatedAt: now };
+    await this.exclusive(async () => {
+      const handle = await fs.open(this.logFile(created.id), 'wx');
+      try {
+        await this.write(handle, 0, [{ k: 'm', at: now, meta: created }], true);
+      } finally {
+        await handle.close();
+      }
+      await this.writeMeta({ v: 1, meta: created, messageCount: 0 });
+    });
+    return created;
   }
 
-  save(conversation: Conversation): Promise<void> {
-    return this.enqueue(async () => {
-      await fs.mkdir(this.dir, { recursive: true });
-      await writeFileAtomic(this.file(conversation.id), JSON.stringify(conversation, withoutImageSrc), { overwrite: true });
-      const index = await this.loadIndex();
-      const summary = summarise(conversation);
-      const at = index.findIndex((c) => c.id === conversation.id);
-      if (at >= 0) index[at] = summary;
-      else index.push(summary);
-      await this.writeIndex(index);
+  /** The metadata and the last `limit` messages; undefined when the conversation is gone or was set aside. */
+  async open(id: string, options: { limit?: number } = {}): Promise<ConversationPage | undefined> {
+    await this.ready();
+    const limit = Number.isNaN(options.limit) ? DEFAULT_PAGE : Math.max(0, options.limit ?? DEFAULT_PAGE);
+    const metaFile = await this.metaOrRepair(id);
+    if (!metaFile) return undefined;
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(this.logFile(id), 'r');
+    } catch (err) {
+      if (isMissing(err)) return undefined;
+      throw err;
+    }
+    let scan: ScanResult;
+    try {
+      scan = await this.scan(handle, (await handle.stat()).size, { limit });
+    } catch (err) {
+      if (err instanceof DamagedLogError) {
+        await this.exclusive(() => this.setAsideIfDamaged(id, err.message));
+        return undefined;
+      }
+      throw err;
+    } finally {
+      await handle.close();
+    }
+    const now = Date.now();
+    const stale = this.options.streamingStaleMs ?? STREAMING_STALE_MS;
+    const messages: StoredMessage[] = [];
+    for (let i = Math.max(0, scan.total - limit); i < scan.total; i++) {
+      const slot = scan.slots.get(i);
+      if (!slot) continue;
+      messages.push(slot.message.status === 'streaming' && now - slot.lastAt > stale ? interrupted(slot.message) : slot.message);
+    }
+    if (scan.bytesRead >= COMPACT_MIN_BYTES && scan.liveBytes * 3 < scan.bytesRead) {
+      // Compaction only saves reading time later: if it fails (a full disk), the log stays as it was.
+      await this.compact(id).catch((err: unknown) => this.report({ kind: 'io', id, message: `A long conversation could not be compacted (${describe(err)}); it stays as it is.` }));
+    }
+    return { meta: metaFile.meta, messages, total: scan.total };
+  }
+
+  /** Every message (export, tests). */
+  async load(id: string): Promise<Conversation | undefined> {
+    const page = await this.open(id, { limit: Number.POSITIVE_INFINITY });
+    return page && { ...page.meta, messages: page.messages };
+  }
+
+  /** Adds a message at the end; false (and nothing written) when the conversation was deleted. */
+  append(id: string, message: StoredMessage): Promise<boolean> {
+    return this.change(id, async (handle, size) => {
+      const { total } = await this.scan(handle, size, { limit: 0 });
+      const now = Date.now();
+      await this.write(handle, size, [{ k: 'a', at: now, i: total, m: message }], true);
+      return { messageCount: total + 1, updatedAt: now };
     });
   }
 
-  delete(id: string): Promise<void> {
-    return this.enqueue(async () => {
-      await fs.rm(this.file(id), { force: true });
-      const index = (await this.loadIndex()).filter((c) => c.id !== id);
-      this.index = index;
-      await this.writeIndex(index);
+  /** Replaces the message with that id (the final state of an answer); false when it or the conversation is gone. */
+  update(id: string, message: StoredMessage): Promise<boolean> {
+    return this.change(id, async (handle, size) => {
+      const { total, foundAt } = await this.scan(handle, size, { limit: Number.POSITIVE_INFINITY, findId: message.id });
+      if (foundAt === undefined) return undefined;
+      const now = Date.now();
+      await this.write(handle, size, [{ k: 'u', at: now, i: foundAt, m: message }], true);
+      return { messageCount: total, updatedAt: now };
     });
   }
 
   /**
-   * Removes stored images that no saved conversation refers to (after a delete), keeping `keep`
-   * too (images attached to a message not sent yet). Returns how many files were removed.
+   * Adds text streamed into a message since the previous checkpoint: only the new text is written,
+   * so a checkpoint costs the same at the first and the thousandth. Not fsync'd (see the class).
+   * An empty delta still records that the answer is alive (see STREAMING_STALE_MS).
    */
-  pruneImages(keep: Iterable<string> = []): Promise<number> {
-    return this.enqueue(async () => {
-      const used = new Set(keep);
-      for (const summary of await this.loadIndex()) {
-        const c = await this.load(summary.id).catch(() => undefined);
-        // An unreadable conversation may still refer to images: keep everything rather than guess.
-        if (!c) return 0;
-        for (const m of c.messages) for (const image of m.images ?? []) used.add(image.id);
-      }
-      return this.images.prune(used);
+  checkpoint(id: string, messageId: string, delta: { text?: string; reasoning?: string }): Promise<boolean> {
+    return this.change(id, async (handle, size) => {
+      const record: LogRecord = { k: 'c', at: Date.now(), id: messageId };
+      if (delta.text) record.t = delta.text;
+      if (delta.reasoning) record.r = delta.reasoning;
+      await this.write(handle, size, [record], false);
+      return 'unchanged';
     });
   }
 
-  private enqueue<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.queue.then(work, work);
-    this.queue = next.catch(() => undefined);
-    return next;
+  /** Removes that message and every later one (regenerate, edit and resend); false when it or the conversation is gone. */
+  truncateFrom(id: string, messageId: string): Promise<boolean> {
+    return this.change(id, async (handle, size) => {
+      const { foundAt } = await this.scan(handle, size, { limit: Number.POSITIVE_INFINITY, findId: messageId });
+      if (foundAt === undefined) return undefined;
+      const now = Date.now();
+      await this.write(handle, size, [{ k: 'x', at: now, i: foundAt }], true);
+      return { messageCount: foundAt, updatedAt: now };
+    });
   }
 
-  private async loadIndex(): Promise<ConversationSummary[]> {
-    if (this.index) return this.index;
+  /** Changes the title, model, protocol or search switch; a key given as undefined is cleared. */
+  setMeta(id: string, patch: Partial<Omit<ConversationMeta, 'id' | 'createdAt'>>): Promise<boolean> {
+    return this.change(id, async (handle, size, current) => {
+      const now = Date.now();
+      const meta: ConversationMeta = { ...current.meta, ...patch, id: current.meta.id, createdAt: current.meta.createdAt, updatedAt: patch.updatedAt ?? now };
+      await this.write(handle, size, [{ k: 'm', at: now, meta }], true);
+      return { meta };
+    });
+  }
+
+  /** Removes the conversation for every window: later writes to it (from anywhere) write nothing. */
+  async delete(id: string): Promise<void> {
+    this.logFile(id);
+    await this.exclusive(async () => {
+      // The log first: a metadata file without its log is ignored, a log without metadata is listed.
+      await fs.rm(this.logFile(id), { force: true });
+      await fs.rm(this.metaFile(id), { force: true });
+      await syncDirectory(this.dir);
+    });
+    this.summaries.delete(id);
+  }
+
+  /**
+   * Removes stored images that no conversation on disk refers to and that no window attached
+   * within the grace period (IMAGE_PRUNE_GRACE_MS): a message being written in another window is
+   * in no conversation yet. Runs under the lock and reads every file of the store; one it cannot
+   * read means nothing is removed this time. Returns how many files were removed.
+   */
+  async pruneImages(): Promise<number> {
+    return this.exclusive(async () => {
+      const used = new Set<string>();
+      for (const name of await fs.readdir(this.dir)) {
+        // Logs, metadata, files in the old format and files set aside: anything that may refer to an image.
+        if (!/^[A-Za-z0-9-]+\.(?:log|meta\.json|json)(?:\.damaged-.*)?$/.test(name)) continue;
+        let text: string;
+        try {
+          text = await fs.readFile(path.join(this.dir, name), 'utf8');
+        } catch (err) {
+          if (isMissing(err)) continue;
+          this.report({ kind: 'io', message: `Stored images were not cleaned up: ${name} could not be read (${describe(err)}).` });
+          return 0;
+        }
+        // Every image id anywhere in any file (old records, set-aside files included) is kept:
+        // cheaper than parsing, and an extra kept image costs little while a lost one is lost.
+        for (const match of text.matchAll(/[0-9a-f]{64}/g)) used.add(match[0]);
+      }
+      return this.images.prune(used, this.options.imageGraceMs ?? IMAGE_PRUNE_GRACE_MS);
+    });
+  }
+
+  /** Called when conversations change on disk, by this instance or any other window (within about a second). */
+  onDidChange(listener: (e: StoreChange) => void): { dispose(): void } {
+    this.listeners.add(listener);
+    if (!this.watcher && !this.disposed) {
+      const watcher = new ChangeWatcher(this.dir, this.options.watchIntervalMs ?? 1000, (e) => {
+        for (const l of [...this.listeners]) {
+          try {
+            l(e);
+          } catch (err) {
+            // One failing listener must not keep the news from the others.
+            this.report({ kind: 'io', message: `A listener to chat history changes failed: ${describe(err)}` });
+          }
+        }
+      }, this.options.watch !== 'poll');
+      this.watcher = watcher;
+      void this.ready()
+        .then(() => watcher.start())
+        .catch((err: unknown) => this.report({ kind: 'io', message: `Changes from other windows will not show: ${describe(err)}` }));
+    }
+    return {
+      dispose: () => {
+        this.listeners.delete(listener);
+        if (!this.listeners.size) {
+          this.watcher?.dispose();
+          this.watcher = undefined;
+        }
+      },
+    };
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.listeners.clear();
+    this.watcher?.dispose();
+    this.watcher = undefined;
+  }
+
+  // ---- internals -------------------------------------------------------------------------------
+
+  private ready(): Promise<void> {
+    this.readiness ??= (async () => {
+      await fs.mkdir(this.dir, { recursive: true });
+      const names = await fs.readdir(this.dir);
+      if (names.some((n) => isOldFormat(n) || n === 'index.json')) await this.lock.run(() => this.migrate());
+    })();
+    // A failed start (a folder that could not be made) is tried again by the next call.
+    this.readiness.catch(() => (this.readiness = undefined));
+    return this.readiness;
+  }
+
+  private async exclusive<T>(work: () => Promise<T>): Promise<T> {
+    await this.ready();
+    return this.lock.run(work);
+  }
+
+  /**
+   * One write to a conversation under the lock: the log is opened without O_CREAT (a deleted
+   * conversation stays deleted), a torn end left by a crash is cut off first, and the metadata
+   * file is rewritten when `work` says what changed. `undefined` from `work`: nothing was written.
+   */
+  private async change(
+    id: string,
+    work: (handle: fs.FileHandle, size: number, current: MetaFile) => Promise<Partial<Pick<MetaFile, 'messageCount'>> & { updatedAt?: number; meta?: ConversationMeta } | 'unchanged' | undefined>,
+  ): Promise<boolean> {
+    const file = this.logFile(id);
+    return this.exclusive(async () => {
+      let handle: fs.FileHandle;
+      try {
+        handle = await fs.open(file, 'r+');
+      } catch (err) {
+        if (isMissing(err)) return false;
+        throw err;
+      }
+      try {
+        const size = await this.cutTornEnd(handle);
+        const current = await this.metaOrRepairLocked(id, handle, size);
+        if (!current) return false;
+        const changed = await work(handle, size, current);
+        if (changed === undefined) return false;
+        if (changed !== 'unchanged') {
+          const meta = changed.meta ?? { ...current.meta, updatedAt: changed.updatedAt ?? current.meta.updatedAt };
+          // Only a new title, model or switch must survive a power cut in the metadata file itself;
+          // a count and a time that a crash leaves behind are set right by the next write (which
+          // counts from the log), so that write skips two fsyncs per message.
+          await this.writeMeta({ v: 1, meta, messageCount: changed.messageCount ?? current.messageCount }, changed.meta !== undefined);
+        }
+        return true;
+      } catch (err) {
+        if (err instanceof DamagedLogError) {
+          await this.setAsideIfDamaged(id, err.message);
+          return false;
+        }
+        throw err;
+      } finally {
+        await handle.close();
+      }
+    });
+  }
+
+  private async scan(handle: fs.FileHandle, size: number, options: ScanOptions): Promise<ScanResult> {
+    const counter = { read: 0 };
     try {
-      const text = await fs.readFile(path.join(this.dir, 'index.json'), 'utf8');
-      this.index = parseWith(indexSchema, parseJsonText(text, 'The conversation index'), 'The conversation index').conversations;
+      return await scanLog(handle, size, options, counter);
+    } finally {
+      this.io.bytesRead += counter.read;
+    }
+  }
+
+  private async write(handle: fs.FileHandle, at: number, records: LogRecord[], sync: boolean): Promise<void> {
+    const bytes = Buffer.from(records.map(encodeRecord).join(''), 'utf8');
+    await handle.write(bytes, 0, bytes.length, at);
+    this.io.bytesWritten += bytes.length;
+    if (sync) await handle.sync();
+  }
+
+  /** The log's size once a torn last line (a write cut by a crash, never acknowledged) is cut off. */
+  private async cutTornEnd(handle: fs.FileHandle): Promise<number> {
+    const size = (await handle.stat()).size;
+    if (size === 0) return 0;
+    const last = Buffer.alloc(1);
+    await handle.read(last, 0, 1, size - 1);
+    if (last[0] === 0x0a) return size;
+    let end = size;
+    const chunk = Buffer.alloc(64 * 1024);
+    while (end > 0) {
+      const start = Math.max(0, end - chunk.length);
+      const { bytesRead } = await handle.read(chunk, 0, end - start, start);
+      this.io.bytesRead += bytesRead;
+      const nl = chunk.subarray(0, bytesRead).lastIndexOf(0x0a);
+      if (nl >= 0) {
+        await handle.truncate(start + nl + 1);
+        return start + nl + 1;
+      }
+      end = start;
+    }
+    await handle.truncate(0);
+    return 0;
+  }
+
+  /** A conversation's summary: from the cache when its metadata file is unchanged (same size, time and inode), else read. */
+  private async summary(id: string): Promise<{ summary: ConversationSummary; read: boolean } | undefined> {
+    const stat = await fs.stat(this.metaFile(id)).catch(() => undefined);
+    const stamp = stat ? `${stat.size}:${stat.mtimeMs}:${stat.ino}` : '';
+    const cached = this.summaries.get(id);
+    if (cached && stamp && cached.stamp === stamp) return { summary: cached.summary, read: false };
+    const meta = await this.metaOrRepair(id);
+    if (!meta) return undefined;
+    const summary = parseSummary(meta);
+    // Stamped before the read: a file replaced meanwhile is read again next time, never missed.
+    if (stamp) this.summaries.set(id, { stamp, summary });
+    return { summary, read: true };
+  }
+
+  /**
+   * The summaries a window last read, with the stamps of the metadata files they came from: a new
+   * window (a reload) checks each against a stat instead of reading a thousand files. Any window
+   * may rewrite it (atomically, last one wins); every entry is checked before use, so an old or
+   * foreign copy costs reads, never a wrong list. A damaged one is ignored.
+   */
+  private async loadSummaryCache(): Promise<void> {
+    try {
+      const result = z.safeParse(summaryCacheSchema, JSON.parse(await fs.readFile(path.join(this.dir, SUMMARY_CACHE), 'utf8')));
+      if (result.success) for (const e of result.data.entries) this.summaries.set(e.summary.id, { stamp: e.stamp, summary: e.summary });
+    } catch {
+      // Missing or unreadable: every metadata file is read, as without it.
+    }
+  }
+
+  private async saveSummaryCache(): Promise<void> {
+    const entries = [...this.summaries.values()];
+    await writeFileAtomic(path.join(this.dir, SUMMARY_CACHE), JSON.stringify({ v: 1, entries }), { overwrite: true, durable: false }).catch(() => undefined);
+  }
+
+  /** The metadata file, rebuilt from the log when it is missing or damaged; undefined when the conversation is gone. */
+  private async metaOrRepair(id: string): Promise<MetaFile | undefined> {
+    const file = this.metaFile(id);
+    const found = await readMetaFile(file);
+    if (found.ok) return found.value;
+    return this.exclusive(async () => {
+      let handle: fs.FileHandle;
+      try {
+        handle = await fs.open(this.logFile(id), 'r+');
+      } catch (err) {
+        if (isMissing(err)) return undefined;
+        throw err;
+      }
+      try {
+        return await this.metaOrRepairLocked(id, handle, await this.cutTornEnd(handle));
+      } catch (err) {
+        if (err instanceof DamagedLogError) {
+          await this.setAsideIfDamaged(id, err.message);
+          return undefined;
+        }
+        throw err;
+      } finally {
+        await handle.close();
+      }
+    });
+  }
+
+  private async metaOrRepairLocked(id: string, handle: fs.FileHandle, size: number): Promise<MetaFile | undefined> {
+    const file = this.metaFile(id);
+    const found = await readMetaFile(file);
+    if (found.ok) return found.value;
+    if (size === 0) {
+      // Under the lock an empty log (once a torn write is cut off) can only be a create that
+      // crashed before its first record was complete: nothing was ever stored in it.
+      await fs.rm(this.logFile(id), { force: true });
+      return undefined;
+    }
+    const scan = await this.scan(handle, size, { limit: 0, wantMeta: true });
+    if (!scan.meta) throw new DamagedLogError('it has no metadata record');
+    const rebuilt: MetaFile = { v: 1, meta: { ...scan.meta, id, updatedAt: Math.max(scan.meta.updatedAt, scan.lastAt) }, messageCount: scan.total };
+    if (found.damaged) {
+      const aside = await setAside(file);
+      this.report({ kind: 'damaged', id, message: `The details of conversation "${rebuilt.meta.title}" were damaged and were rebuilt from its messages; the damaged file was kept as ${aside}.`, setAsideAs: aside });
+    }
+    await this.writeMeta(rebuilt);
+    return rebuilt;
+  }
+
+  /** Under the lock: reads the whole log again and, if it is still damaged, moves it aside and says so. */
+  private async setAsideIfDamaged(id: string, reason: string): Promise<void> {
+    const file = this.logFile(id);
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(file, 'r');
     } catch (err) {
-      // A missing or damaged index is rebuilt from the conversation files themselves.
-      this.index = await this.rebuildIndex(err);
+      if (isMissing(err)) return;
+      throw err;
     }
-    return this.index;
-  }
-
-  private async rebuildIndex(_reason: unknown): Promise<ConversationSummary[]> {
-    const names = await fs.readdir(this.dir).catch(() => [] as string[]);
-    const summaries: ConversationSummary[] = [];
-    for (const name of names) {
-      if (!name.endsWith('.json') || name === 'index.json') continue;
-      const conversation = await this.load(name.slice(0, -5)).catch(() => undefined);
-      if (conversation) summaries.push(summarise(conversation));
+    try {
+      const scan = await this.scan(handle, (await handle.stat()).size, { limit: Number.POSITIVE_INFINITY, wantMeta: true });
+      // Read whole and fine now: it was replaced (compacted) while the first read ran.
+      if (scan.meta) return;
+    } catch (err) {
+      if (!(err instanceof DamagedLogError)) throw err;
+    } finally {
+      await handle.close();
     }
-    return summaries;
+    const title = (await readMetaFile(this.metaFile(id))).value?.meta.title;
+    const aside = await setAside(file);
+    await fs.rm(this.metaFile(id), { force: true });
+    await syncDirectory(this.dir);
+    this.summaries.delete(id);
+    this.report({
+      kind: 'damaged',
+      id,
+      message: `The conversation ${title ? `"${title}"` : id} could not be read (${reason}). It was set aside as ${aside} in the chat history folder and is no longer listed.`,
+      setAsideAs: aside,
+    });
   }
 
-  private async writeIndex(index: ConversationSummary[]): Promise<void> {
-    this.index = index;
-    await fs.mkdir(this.dir, { recursive: true });
-    await writeFileAtomic(path.join(this.dir, 'index.json'), JSON.stringify({ version: 1, conversations: index }), { overwrite: true });
+  /** Rewrites a log whose dead records dominate, atomically, under the lock. */
+  private async compact(id: string): Promise<void> {
+    await this.exclusive(async () => {
+      let handle: fs.FileHandle;
+      try {
+        handle = await fs.open(this.logFile(id), 'r+');
+      } catch (err) {
+        if (isMissing(err)) return;
+        throw err;
+      }
+      try {
+        const size = await this.cutTornEnd(handle);
+        const scan = await this.scan(handle, size, { limit: Number.POSITIVE_INFINITY, wantMeta: true });
+        const meta = (await readMetaFile(this.metaFile(id))).value?.meta ?? scan.meta;
+        if (!meta) return;
+        const records: LogRecord[] = [{ k: 'm', at: meta.updatedAt, meta }];
+        for (let i = 0; i < scan.total; i++) {
+          const slot = scan.slots.get(i);
+          if (slot) records.push({ k: 'a', at: slot.lastAt, i: records.length - 1, m: slot.message });
+        }
+        const text = records.map(encodeRecord).join('');
+        await writeFileAtomic(this.logFile(id), text, { overwrite: true });
+        this.io.bytesWritten += Buffer.byteLength(text);
+      } catch (err) {
+        if (!(err instanceof DamagedLogError)) throw err;
+      } finally {
+        await handle.close();
+      }
+    });
   }
 
-  private file(id: string): string {
-    if (!/^[A-Za-z0-9-]+$/.test(id)) throw new Error(`Invalid conversation id "${id}".`);
-    return path.join(this.dir, `${id}.json`);
+  /** Moves conversations in the format before logs (one JSON file each + index.json) to logs. */
+  private async migrate(): Promise<void> {
+    for (const name of await fs.readdir(this.dir)) {
+      if (!isOldFormat(name)) continue;
+      const old = path.join(this.dir, name);
+      const id = name.slice(0, -'.json'.length);
+      let conversation: z.infer<typeof oldConversationSchema>;
+      try {
+        const result = z.safeParse(oldConversationSchema, JSON.parse(await fs.readFile(old, 'utf8')));
+        if (!result.success || result.data.id !== id) throw new Error('it does not have the shape of a conversation');
+        conversation = result.data;
+      } catch (err) {
+        if (isMissing(err)) continue;
+        const aside = await setAside(old);
+        this.report({ kind: 'damaged', id, message: `A stored conversation could not be read (${describe(err)}); it was set aside as ${aside} in the chat history folder.`, setAsideAs: aside });
+        continue;
+      }
+      const { messages, ...meta } = conversation;
+      const records: LogRecord[] = [{ k: 'm', at: meta.updatedAt, meta }, ...messages.map((m, i): LogRecord => ({ k: 'a', at: meta.updatedAt, i, m }))];
+      let existed = false;
+      try {
+        // Written whole under its final name in one step: a log that exists is complete, so a
+        // migration cut short is finished (or redone) by the next start.
+        await writeFileAtomic(this.logFile(id), records.map(encodeRecord).join(''), { overwrite: false });
+      } catch (err) {
+        if ((await fs.stat(this.logFile(id)).catch(() => undefined)) === undefined) throw err;
+        existed = true;
+      }
+      // A log migrated before may have changed since: its metadata is kept, or rebuilt from it when missing.
+      if (!existed) await this.writeMeta({ v: 1, meta, messageCount: messages.length });
+      await fs.rm(old, { force: true });
+    }
+    await fs.rm(path.join(this.dir, 'index.json'), { force: true });
+    await syncDirectory(this.dir);
+  }
+
+  private async writeMeta(file: MetaFile, durable = true): Promise<void> {
+    await writeFileAtomic(this.metaFile(file.meta.id), JSON.stringify(file), { overwrite: true, durable });
+  }
+
+  private report(problem: StoreProblem): void {
+    try {
+      this.options.onProblem?.(problem);
+    } catch {
+      // A failing listener must not turn a recovered problem into a failed operation.
+    }
+  }
+
+  private logFile(id: string): string {
+    return path.join(this.dir, `${checkId(id)}.log`);
+  }
+
+  private metaFile(id: string): string {
+    return path.join(this.dir, `${checkId(id)}.meta.json`);
   }
 }
 
-/** The webview address of an image is worked out when a view is sent, never saved. */
-function withoutImageSrc(key: string, value: unknown): unknown {
-  return key === 'src' ? undefined : value;
+function checkId(id: string): string {
+  if (!ID.test(id)) throw new Error(`Invalid conversation id "${id}".`);
+  return id;
 }
 
-function summarise(c: Conversation): ConversationSummary {
-  return { id: c.id, title: c.title, updatedAt: c.updatedAt, messageCount: c.messages.length };
+function isOldFormat(name: string): boolean {
+  return name !== 'index.json' && /^[A-Za-z0-9-]+\.json$/.test(name);
 }
 
-/** An answer still marked as streaming was cut by a reload or crash: keep its text, say so. */
-function recoverInterrupted(c: Conversation): Conversation {
-  for (const m of c.messages) {
-    if (m.status === 'streaming') {
-      m.status = 'cut';
-      m.error = { kind: 'cancelled', message: 'The answer was interrupted when VS Code reloaded or closed; the text received until then is kept.' };
-    }
+function isMissing(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function parseSummary(file: MetaFile): ConversationSummary {
+  return z.parse(conversationSummarySchema, { id: file.meta.id, title: file.meta.title, updatedAt: file.meta.updatedAt, messageCount: file.messageCount });
+}
+
+async function readMetaFile(file: string): Promise<{ ok: true; value: MetaFile; damaged?: undefined } | { ok: false; value?: undefined; damaged: boolean }> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    if (isMissing(err)) return { ok: false, damaged: false };
+    throw err;
   }
-  return c;
+  try {
+    const result = z.safeParse(metaFileSchema, JSON.parse(text));
+    if (result.success) return { ok: true, value: result.data };
+  } catch {
+    // Not JSON: damaged, like JSON of the wrong shape.
+  }
+  return { ok: false, damaged: true };
+}
+
+/** Renames a damaged file to `<name>.damaged-<time>` next to it (kept for the user) and returns the new name. */
+async function setAside(file: string): Promise<string> {
+  const aside = `${path.basename(file)}.damaged-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  await fs.rename(file, path.join(path.dirname(file), aside));
+  return aside;
+}
+
+/** An answer still marked as streaming whose window died: keep its text, say so. */
+function interrupted(m: StoredMessage): StoredMessage {
+  return { ...m, status: 'cut', error: { kind: 'cancelled', message: INTERRUPTED } };
 }
 
 /** A title from the first user message: its first line, shortened. */

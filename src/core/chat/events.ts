@@ -20,7 +20,17 @@ export interface Usage {
 export type ChatEvent =
   | { type: 'textDelta'; text: string }
   | { type: 'reasoningDelta'; text: string }
-  | { type: 'toolCall'; id: string; name: string; arguments: string }
+  /**
+   * One finished function call. `input` is the parsed argument object (`{}` when the model sent no
+   * arguments); `arguments` keeps the JSON text as it came, for callers that show or store it.
+   */
+  | { type: 'toolCall'; id: string; name: string; input: Record<string, unknown>; arguments: string }
+  /**
+   * The signature of a Messages thinking block (`signature_delta`, or the block's `signature` in a
+   * whole answer). Anthropic accepts a thinking block sent back only with its signature, and a
+   * tool-use turn must send its thinking back, so a caller keeps it with the turn's reasoning.
+   */
+  | { type: 'reasoningSignature'; signature: string }
   | { type: 'image'; base64: string; partial: boolean; index: number; format?: string; revisedPrompt?: string }
   | { type: 'citation'; url: string; title?: string }
   /** The model searched the web (a Responses `web_search_call`): its queries and the sources it read, when it says them. */
@@ -35,12 +45,55 @@ export interface ChatImage {
   base64: string;
 }
 
+/** A function the model may call: its JSON Schema goes out as `parameters` / `input_schema`. */
+export interface ChatTool {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** A call an assistant turn made, sent back with that turn. */
+export interface ChatToolCall {
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+
+/** The result of one call, sent in the next user turn. */
+export interface ChatToolResult {
+  /** The `id` of the call it answers. */
+  callId: string;
+  content: string;
+  /** The tool failed; only Messages has a field for it (`is_error`), elsewhere the text says so. */
+  isError?: boolean;
+}
+
+/** The reasoning an assistant turn produced, kept to be sent back with that turn. */
+export interface ChatReasoning {
+  text: string;
+  /** The Messages thinking block's signature; without it the block cannot be sent back. */
+  signature?: string;
+}
+
 export interface ChatMessage {
   role: 'user' | 'assistant';
   content: string;
   /** Images of a user message, after its text; each protocol sends them in its own form. */
   images?: ChatImage[];
+  /** The calls an assistant turn made. */
+  toolCalls?: ChatToolCall[];
+  /**
+   * What an assistant turn reasoned. Sent back only with turns that made tool calls: that is where
+   * Kimi-type and DeepSeek-type thinking models require it (they answer 400 without it), and where
+   * Messages requires the signed thinking block.
+   */
+  reasoning?: ChatReasoning;
+  /** Results of the previous assistant turn's calls, carried by the user turn that follows it (before its text). */
+  toolResults?: ChatToolResult[];
 }
+
+/** `auto`: the model decides; `required`: it must call one of the offered tools. */
+export type ToolMode = 'auto' | 'required';
 
 export interface ChatRequest {
   model: string;
@@ -63,5 +116,9 @@ export interface ChatRequest {
    * model can search (see capabilities.ts).
    */
   enableSearch?: boolean;
+  /** Functions the model may call. */
+  tools?: ChatTool[];
+  /** Whether it must call one; `auto` when absent. Only sent with `tools`. */
+  toolMode?: ToolMode;
   signal?: AbortSignal;
 }

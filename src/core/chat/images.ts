@@ -160,31 +160,49 @@ export interface StoredImageRef {
   mediaType: ImageMediaType;
 }
 
+/** Runs work while no other window changes the store (a cross-process lock); by default, at once. */
+export type Exclusive = <T>(work: () => Promise<T>) => Promise<T>;
+
+/**
+ * How long an image no conversation refers to is kept: it may be attached to a message another
+ * window has not sent yet (pending attachments are in no conversation). `put` refreshes the
+ * file's time, so the grace runs from the last time any window attached the image.
+ */
+export const IMAGE_PRUNE_GRACE_MS = 24 * 60 * 60 * 1000;
+
 /**
  * Images of conversations as files, named by the SHA-256 of their bytes: an image sent in many
  * messages (or re-sent with every later turn as history) is stored once, and the conversation
- * files only hold the reference. Files no conversation refers to are removed by `prune`.
+ * files only hold the reference. `prune` removes files nothing refers to, and only once they have
+ * not been attached for a grace period; `put` and `prune` run under the store's lock, so an image
+ * attached in one window is never removed between its check and its use by a prune in another.
  */
 export class ImageStore {
-  constructor(readonly dir: string) {}
+  constructor(
+    readonly dir: string,
+    private readonly exclusive: Exclusive = (work) => work(),
+  ) {}
 
   file(ref: StoredImageRef): string {
     if (!/^[0-9a-f]{64}$/.test(ref.id)) throw new Error(`Invalid image id "${ref.id}".`);
     return path.join(this.dir, `${ref.id}.${EXTENSIONS[ref.mediaType]}`);
   }
 
-  /** Stores the bytes (once) and returns their id. */
+  /** Stores the bytes (once) and returns their id; an image stored already gets a fresh time (see IMAGE_PRUNE_GRACE_MS). */
   async put(bytes: Uint8Array, mediaType: ImageMediaType): Promise<string> {
     const id = sha256Hex(bytes);
     const file = this.file({ id, mediaType });
-    try {
-      await fs.access(file);
-      return id;
-    } catch {
-      await fs.mkdir(this.dir, { recursive: true });
-      await writeFileAtomic(file, bytes, { overwrite: true });
-      return id;
-    }
+    return this.exclusive(async () => {
+      const now = new Date();
+      try {
+        await fs.utimes(file, now, now);
+        return id;
+      } catch {
+        await fs.mkdir(this.dir, { recursive: true });
+        await writeFileAtomic(file, bytes, { overwrite: true });
+        return id;
+      }
+    });
   }
 
   /** The bytes, or undefined when the file is gone (a damaged or pruned store). */
@@ -196,16 +214,23 @@ export class ImageStore {
     }
   }
 
-  /** Removes every stored image whose id is not in `keep`; returns how many were removed. */
-  async prune(keep: ReadonlySet<string>): Promise<number> {
+  /**
+   * Removes every stored image whose id is not in `keep` and whose file was not written or put
+   * within `graceMs`; returns how many were removed. The caller holds the store's lock (it has
+   * just worked out `keep` from every conversation on disk).
+   */
+  async prune(keep: ReadonlySet<string>, graceMs = IMAGE_PRUNE_GRACE_MS): Promise<number> {
     const names = await fs.readdir(this.dir).catch(() => [] as string[]);
+    const now = Date.now();
     let removed = 0;
     for (const name of names) {
       const id = /^([0-9a-f]{64})\.\w+$/.exec(name)?.[1];
-      if (id && !keep.has(id)) {
-        await fs.rm(path.join(this.dir, name), { force: true });
-        removed++;
-      }
+      if (!id || keep.has(id)) continue;
+      const file = path.join(this.dir, name);
+      const stat = await fs.stat(file).catch(() => undefined);
+      if (!stat || now - stat.mtimeMs < graceMs) continue;
+      await fs.rm(file, { force: true });
+      removed++;
     }
     return removed;
   }

@@ -2,8 +2,9 @@ import * as z from 'zod/mini';
 import { errorFromStreamPayload } from '../errorBody';
 import type { HttpClient } from '../http';
 import { parseWith } from '../validate';
-import type { ChatEvent, ChatMessage, ChatRequest, FinishReason, Usage } from './events';
+import type { ChatEvent, ChatMessage, ChatRequest, ChatTool, FinishReason, Usage } from './events';
 import type { SseMessage } from './sse';
+import { callsOf, echoedReasoning, parsedToolCallEvent, toolCallEvent } from './tools';
 import { endedEarly, parseEventJson, runChat } from './transport';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -18,6 +19,7 @@ const block = z.looseObject({
   type: z.string(),
   text: str,
   thinking: str,
+  signature: str,
   id: str,
   name: str,
   input: z.optional(z.unknown()),
@@ -32,6 +34,7 @@ const eventSchema = z.looseObject({
       type: z.optional(z.string()),
       text: str,
       thinking: str,
+      signature: str,
       partial_json: str,
       stop_reason: str,
       // citations_delta: a web search result location (url, title) or a document location.
@@ -53,17 +56,39 @@ export function streamMessages(http: HttpClient, request: ChatRequest): AsyncGen
   };
   if (request.system) body.system = request.system;
   if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.tools?.length) {
+    body.tools = request.tools.map(wireTool);
+    if (request.toolMode === 'required') body.tool_choice = { type: 'any' };
+  }
   return runChat(http, request, { url: http.endpoints.messages, body, headers: { 'anthropic-version': ANTHROPIC_VERSION }, parseStream, parseJson });
+}
+
+function wireTool(t: ChatTool): Record<string, unknown> {
+  return { name: t.name, ...(t.description ? { description: t.description } : {}), input_schema: t.inputSchema };
 }
 
 /**
  * A message with images becomes content blocks: one `image` block per image with a base64 source
  * and its `media_type` (wire-formats §3.2), then the text. Images go first, as Anthropic advises.
+ * Tool results go before everything else (Anthropic requires `tool_result` blocks to open the user
+ * turn that answers the calls), with `is_error` when the tool failed. An assistant turn that made
+ * calls sends its signed thinking block first (required with tool use when thinking is on; one
+ * without a signature would be refused, so it is left out), then its text, then its `tool_use` blocks.
  */
 function wireMessage(m: ChatMessage): { role: string; content: string | Array<Record<string, unknown>> } {
-  if (!m.images?.length) return { role: m.role, content: m.content };
-  const blocks: Array<Record<string, unknown>> = m.images.map((image) => ({ type: 'image', source: { type: 'base64', media_type: image.mediaType, data: image.base64 } }));
+  const calls = callsOf(m);
+  if (!m.images?.length && !m.toolResults?.length && !calls.length) return { role: m.role, content: m.content };
+  const blocks: Array<Record<string, unknown>> = (m.toolResults ?? []).map((r) => ({
+    type: 'tool_result',
+    tool_use_id: r.callId,
+    content: r.content,
+    ...(r.isError ? { is_error: true } : {}),
+  }));
+  const thinking = echoedReasoning(m);
+  if (thinking && m.reasoning?.signature) blocks.push({ type: 'thinking', thinking, signature: m.reasoning.signature });
+  for (const image of m.images ?? []) blocks.push({ type: 'image', source: { type: 'base64', media_type: image.mediaType, data: image.base64 } });
   if (m.content) blocks.push({ type: 'text', text: m.content });
+  for (const c of calls) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: c.input });
   return { role: m.role, content: blocks };
 }
 
@@ -99,6 +124,7 @@ export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGe
         const d = e.delta;
         if (d?.type === 'text_delta' && d.text) yield { type: 'textDelta', text: d.text };
         else if (d?.type === 'thinking_delta' && d.thinking) yield { type: 'reasoningDelta', text: d.thinking };
+        else if (d?.type === 'signature_delta' && d.signature) yield { type: 'reasoningSignature', signature: d.signature };
         else if (d?.type === 'citations_delta' && d.citation) yield* webCitations([d.citation]);
         else if (d?.type === 'input_json_delta' && d.partial_json) {
           const tool = tools.get(e.index ?? 0);
@@ -109,8 +135,8 @@ export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGe
       case 'content_block_stop': {
         const tool = tools.get(e.index ?? 0);
         if (tool) {
-          yield { type: 'toolCall', id: tool.id, name: tool.name, arguments: tool.json || '{}' };
           tools.delete(e.index ?? 0);
+          yield toolCallEvent(tool.id, tool.name, tool.json);
         }
         break;
       }
@@ -135,12 +161,14 @@ function parseJson(json: unknown): ChatEvent[] {
   const m = parseWith(messageSchema, json, 'The Messages answer');
   const events: ChatEvent[] = [];
   for (const b of m.content) {
-    if (b.type === 'thinking' && b.thinking) events.push({ type: 'reasoningDelta', text: b.thinking });
-    else if (b.type === 'text' && b.text) {
+    if (b.type === 'thinking') {
+      if (b.thinking) events.push({ type: 'reasoningDelta', text: b.thinking });
+      if (b.signature) events.push({ type: 'reasoningSignature', signature: b.signature });
+    } else if (b.type === 'text' && b.text) {
       events.push({ type: 'textDelta', text: b.text });
       events.push(...webCitations(b.citations));
     }
-    else if (b.type === 'tool_use') events.push({ type: 'toolCall', id: b.id ?? '', name: b.name ?? '', arguments: JSON.stringify(b.input ?? {}) });
+    else if (b.type === 'tool_use') events.push(parsedToolCallEvent(b.id ?? '', b.name ?? '', b.input));
   }
   if (m.usage) events.push({ type: 'usage', usage: withTotal({ inputTokens: m.usage.input_tokens ?? undefined, outputTokens: m.usage.output_tokens ?? undefined }) });
   events.push(done(m.stop_reason ?? 'end_turn'));

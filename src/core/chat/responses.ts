@@ -2,8 +2,9 @@ import * as z from 'zod/mini';
 import { errorFromStreamPayload } from '../errorBody';
 import type { HttpClient } from '../http';
 import { parseWith } from '../validate';
-import type { ChatEvent, ChatMessage, ChatRequest, Usage } from './events';
+import type { ChatEvent, ChatMessage, ChatRequest, ChatTool, Usage } from './events';
 import type { SseMessage } from './sse';
+import { callsOf, toolCallEvent } from './tools';
 import { endedEarly, parseEventJson, runChat } from './transport';
 
 export interface ResponsesExtras {
@@ -58,6 +59,8 @@ const responseSchema = z.looseObject({
 });
 const eventSchema = z.looseObject({
   type: z.string(),
+  item_id: str,
+  arguments: str,
   delta: z.optional(z.unknown()),
   item: z.optional(outputItem),
   response: z.optional(responseSchema),
@@ -76,32 +79,67 @@ const SEARCH_TOOL_TYPES = new Set(['web_search', 'web_search_2025_08_26', 'web_s
  * switch adds the `web_search` tool (once, next to any other tools).
  */
 export function streamResponses(http: HttpClient, request: ChatRequest, extras: ResponsesExtras = {}): AsyncGenerator<ChatEvent> {
-  const input = request.messages.map(wireInput);
+  const input = request.messages.flatMap(wireInput);
   const body: Record<string, unknown> = { model: request.model, input, stream: request.stream };
   if (request.system) body.instructions = request.system;
   if (request.maxTokens !== undefined) body.max_output_tokens = request.maxTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
-  const tools = [...(extras.tools ?? [])];
+  const tools = [...(extras.tools ?? []), ...(request.tools ?? []).map(wireTool)];
   if (request.enableSearch && !tools.some((t) => SEARCH_TOOL_TYPES.has(String((t as { type?: unknown } | null)?.type)))) tools.push({ ...WEB_SEARCH_TOOL });
   if (tools.length) body.tools = tools;
   if (extras.toolChoice !== undefined) body.tool_choice = extras.toolChoice;
+  else if (request.tools?.length && request.toolMode === 'required') body.tool_choice = 'required';
   return runChat(http, request, { url: http.endpoints.responses, body, parseStream, parseJson });
+}
+
+/**
+ * A function tool in Responses' flat form (wire-formats §2.2). `strict` is false on purpose: the
+ * Responses API treats an absent `strict` as true, which only schemas written for it pass (every
+ * property required, `additionalProperties: false`), and the tools callers hand us are not.
+ */
+function wireTool(t: ChatTool): Record<string, unknown> {
+  return { type: 'function', name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.inputSchema, strict: false };
+}
+
+/**
+ * One conversation turn as input items. Tool results become `function_call_output` items (by
+ * `call_id`) ahead of the user's own message; an assistant turn's calls are echoed as
+ * `function_call` items after its text. Its reasoning is not sent back: a Responses reasoning item
+ * can only be returned with the id (and encrypted content) the server issued for it, which a
+ * stateless request does not keep, and function calls are accepted without it.
+ */
+function wireInput(m: ChatMessage): Array<Record<string, unknown>> {
+  const items: Array<Record<string, unknown>> = (m.toolResults ?? []).map((r) => ({ type: 'function_call_output', call_id: r.callId, output: r.content }));
+  const calls = callsOf(m);
+  if (m.content || m.images?.length || (!items.length && !calls.length)) items.push(wireMessage(m));
+  for (const c of calls) items.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: JSON.stringify(c.input) });
+  return items;
 }
 
 /**
  * One input message: `input_text` (or `output_text` for the assistant's turns), then one
  * `input_image` per image with a data URL in `image_url` and `detail: auto` (wire-formats §2.2).
  */
-function wireInput(m: ChatMessage): { role: string; content: Array<Record<string, unknown>> } {
+function wireMessage(m: ChatMessage): { role: string; content: Array<Record<string, unknown>> } {
   const content: Array<Record<string, unknown>> = [];
   if (m.content || !m.images?.length) content.push({ type: m.role === 'assistant' ? 'output_text' : 'input_text', text: m.content });
   for (const image of m.images ?? []) content.push({ type: 'input_image', image_url: `data:${image.mediaType};base64,${image.base64}`, detail: 'auto' });
   return { role: m.role, content };
 }
 
+/** A function call between its `output_item.added` and its `output_item.done`. */
+interface OpenCall {
+  callId: string;
+  name: string;
+  arguments: string;
+}
+
 export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGenerator<ChatEvent> {
   let partials = 0;
   const sawCall = new Set<string>();
+  // Calls are normally reported whole by `output_item.done`; what their added / arguments events
+  // said is kept only so that a server that skips that event still gets its calls read.
+  const openCalls = new Map<string, OpenCall>();
   for await (const message of messages) {
     if (message.data === '[DONE]') break;
     const json = parseEventJson(message);
@@ -126,7 +164,21 @@ export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGe
       case 'response.image_generation_call.partial_image':
         if (e.partial_image_b64) yield { type: 'image', base64: e.partial_image_b64, partial: true, index: e.partial_image_index ?? partials++, ...(e.output_format ? { format: e.output_format } : {}) };
         break;
+      case 'response.output_item.added':
+        if (e.item?.type === 'function_call' && e.item.id) openCalls.set(e.item.id, { callId: e.item.call_id ?? e.item.id, name: e.item.name ?? '', arguments: e.item.arguments ?? '' });
+        break;
+      case 'response.function_call_arguments.delta': {
+        const call = e.item_id ? openCalls.get(e.item_id) : undefined;
+        if (call && typeof e.delta === 'string') call.arguments += e.delta;
+        break;
+      }
+      case 'response.function_call_arguments.done': {
+        const call = e.item_id ? openCalls.get(e.item_id) : undefined;
+        if (call && typeof e.arguments === 'string') call.arguments = e.arguments;
+        break;
+      }
       case 'response.output_item.done':
+        if (e.item?.id) openCalls.delete(e.item.id);
         if (e.item) {
           // Annotations normally arrive as events of their own; a server that only puts them in
           // the finished item is read too (duplicates are merged by URL later).
@@ -138,6 +190,7 @@ export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGe
         break;
       case 'response.completed':
       case 'response.incomplete':
+        yield* unfinishedCalls(openCalls, e.response, sawCall);
         yield* finish(e.response, sawCall);
         return;
       case 'response.failed':
@@ -150,11 +203,31 @@ export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGe
   yield { type: 'error', error: endedEarly('response.completed') };
 }
 
+/**
+ * Calls the stream never closed with `output_item.done`: as the final response lists them (with
+ * what their streamed events said when it lists less), then any it does not list, as streamed.
+ */
+function* unfinishedCalls(open: Map<string, OpenCall>, response: z.infer<typeof responseSchema> | undefined, sawCall: Set<string>): Generator<ChatEvent> {
+  const pending: Array<[string, string, string | null | undefined]> = [];
+  for (const item of response?.output ?? []) {
+    if (item.type !== 'function_call') continue;
+    const streamed = item.id ? open.get(item.id) : undefined;
+    pending.push([item.call_id ?? streamed?.callId ?? item.id ?? 'call', item.name || streamed?.name || '', item.arguments || streamed?.arguments]);
+  }
+  for (const call of open.values()) pending.push([call.callId, call.name, call.arguments]);
+  open.clear();
+  for (const [id, name, args] of pending) {
+    if (sawCall.has(id)) continue;
+    sawCall.add(id);
+    yield toolCallEvent(id, name, args);
+  }
+}
+
 /** Events for a finished output item; text and reasoning were streamed already when `streamed`. */
 function itemEvents(item: z.infer<typeof outputItem>, streamed: boolean): ChatEvent[] {
   const events: ChatEvent[] = [];
   if (item.type === 'function_call') {
-    events.push({ type: 'toolCall', id: item.call_id ?? item.id ?? 'call', name: item.name ?? '', arguments: item.arguments ?? '' });
+    events.push(toolCallEvent(item.call_id ?? item.id ?? 'call', item.name ?? '', item.arguments));
   } else if (item.type === 'web_search_call') {
     const action = item.action;
     const queries = action?.queries?.length ? action.queries : action?.query ? [action.query] : [];

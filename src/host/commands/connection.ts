@@ -15,12 +15,15 @@ export const checkConnection: CommandDef = {
   async run(services, arg): Promise<ConnectionReport | { error: string }> {
     const silent = parseWith(quietArgs, arg, 'The argument of "Check Connection"')?.silent ?? false;
     try {
+      // Before anything else: the report says which workspace values were ignored.
+      await services.checkOverrides();
       const base = services.base();
       const report = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: 'Model Gateway: checking the connection…', cancellable: true },
         async (_progress, token) => {
           const snap = await services.registry.refresh(abortSignalFor(token));
-          return buildReport(base, await services.keys.has(), await services.keys.masked(), snap);
+          const report = buildReport(base, await services.keys.has(), await services.keys.masked(), snap);
+          return { ...report, ignoredSettings: [...services.overrides.notices] };
         },
       );
       services.log.info(`Connection check:\n${formatReport(report)}`);

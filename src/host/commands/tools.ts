@@ -8,6 +8,7 @@ import { extractForm, fileContent, kimiFetch, kimiSearch, uploadForExtract } fro
 import { citation, resultsMarkdown, type SearchResult } from '../../core/tools/searchResult';
 import { parseWith } from '../../core/validate';
 import type { ChatController } from '../chat/chatController';
+import { openExternalLink } from '../links';
 import { showError } from '../notify';
 import type { Services } from '../services';
 import { confirmBilled, withToolProgress } from '../tools/billedCalls';
@@ -249,7 +250,7 @@ async function pickResult(query: string, provider: string, results: SearchResult
       const item = qp.selectedItems[0];
       qp.hide();
       if (item === openAll) await showMarkdown(resultsMarkdown(query, provider === 'kimi' ? 'the second provider' : 'the first provider', results));
-      else if (item?.result?.url) await vscode.env.openExternal(vscode.Uri.parse(item.result.url));
+      else if (item?.result?.url) await openExternalLink(item.result.url);
     });
     qp.onDidHide(() => {
       qp.dispose();

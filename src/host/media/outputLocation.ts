@@ -1,28 +1,44 @@
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { GatewayError } from '../../core/errors';
+import { GatewayError, isGatewayError } from '../../core/errors';
+import { isInside, resolveOutputFolder, type OutputFolderRule } from '../../core/outputFolder';
+import { DEFAULT_SETTINGS } from '../../core/settings';
 
 export type MediaKind = 'images' | 'videos';
 
 /**
- * Where generated files go: `<workspace>/<modelGateway.outputFolder>/images|videos`. Without an
- * open (local) workspace folder the user is asked once per session for a folder.
+ * Where generated files go: `<workspace>/<modelGateway.outputFolder>/images|videos`, or below an
+ * absolute folder from the user settings. A relative setting may not lead outside the workspace
+ * (core/outputFolder.ts), not even through a symbolic link a cloned folder could contain. Without
+ * an open (local) workspace folder and no absolute setting, the user is asked once per session.
  */
 export class OutputLocation {
   private chosen?: string;
 
+  /** @param outputFolder the user's value of the setting (workspace values are never passed here). */
   constructor(private readonly outputFolder: () => string) {}
 
-  /** The folder for `kind`, or undefined when there is no workspace and the user has not chosen one yet. */
+  /** The folder for `kind`, or undefined when it is not known yet (no workspace, nothing chosen) or refused. */
   current(kind: MediaKind): string | undefined {
-    const root = this.root();
+    const rule = this.rule();
+    const root = rule.ok ? (rule.folder ?? this.chosen) : undefined;
     return root ? path.join(root, kind) : undefined;
   }
 
-  /** The folder for `kind`, asking where to save when no workspace is open. */
+  /**
+   * The folder for `kind`, asking where to save when no workspace is open. Throws a `badRequest`
+   * GatewayError with the reason, before anything is requested or written, when the setting is refused.
+   */
   async resolve(kind: MediaKind): Promise<string> {
-    const known = this.current(kind);
-    if (known) return known;
+    const rule = this.rule();
+    if (!rule.ok) throw new GatewayError('badRequest', `Nothing was generated: ${rule.reason}`);
+    if (rule.folder) {
+      const workspace = localWorkspace();
+      if (workspace && !path.isAbsolute(this.setting())) await ensureNoLinkOutside(path.join(rule.folder, kind), workspace);
+      return path.join(rule.folder, kind);
+    }
+    if (this.chosen) return path.join(this.chosen, kind);
     const picked = await vscode.window.showOpenDialog({
       canSelectFolders: true,
       canSelectFiles: false,
@@ -37,27 +53,52 @@ export class OutputLocation {
     return path.join(this.chosen, kind);
   }
 
-  /** The folder shown to the user, e.g. `generated/` or the chosen absolute folder. */
+  /** The folder shown to the user, e.g. `generated/`, the absolute folder, or why the setting is refused. */
   describe(): string {
-    const workspace = localWorkspace();
-    const setting = this.outputFolder().trim() || 'generated';
-    if (workspace) return path.isAbsolute(setting) ? setting : `${setting.replace(/[\\/]+$/, '')}/`;
+    const rule = this.rule();
+    if (!rule.ok) return `not usable: ${rule.reason}`;
+    if (rule.folder) return path.isAbsolute(this.setting()) ? rule.folder : `${this.setting().replace(/[\\/]+$/, '')}/`;
     return this.chosen ?? 'asked on first use (no folder is open)';
   }
 
   /** Folders thumbnails may be loaded from. */
   roots(): vscode.Uri[] {
     const roots = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri);
-    const root = this.root();
-    if (root) roots.push(vscode.Uri.file(root));
+    const images = this.current('images');
+    if (images) roots.push(vscode.Uri.file(path.dirname(images)));
     return roots;
   }
 
-  private root(): string | undefined {
-    const workspace = localWorkspace();
-    const setting = this.outputFolder().trim() || 'generated';
-    if (workspace) return path.resolve(workspace, setting);
-    return this.chosen;
+  private setting(): string {
+    return this.outputFolder().trim() || DEFAULT_SETTINGS.outputFolder;
+  }
+
+  private rule(): OutputFolderRule {
+    return resolveOutputFolder(this.outputFolder(), 'user', localWorkspace());
+  }
+}
+
+/**
+ * A relative output folder is inside the workspace by its text; this checks it stays there on
+ * disk: the deepest part of it that exists must, with symbolic links followed, still lie inside
+ * the workspace folder (itself with links followed).
+ */
+async function ensureNoLinkOutside(folder: string, workspace: string): Promise<void> {
+  const realWorkspace = await fs.realpath(workspace);
+  let existing = folder;
+  for (;;) {
+    try {
+      const real = await fs.realpath(existing);
+      if (!isInside(real, realWorkspace)) {
+        throw new GatewayError('badRequest', `Nothing was generated: the output folder "${displayPath(existing)}" is a link to ${real}, outside the workspace. Remove the link, or set an absolute "modelGateway.outputFolder" in your user settings.`);
+      }
+      return;
+    } catch (err) {
+      if (isGatewayError(err) || (err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      const parent = path.dirname(existing);
+      if (parent === existing) return;
+      existing = parent;
+    }
   }
 }
 

@@ -110,20 +110,44 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
   }
 }
 
+/**
+ * Names, ids, providers and hints come from the catalog file or the gateway, so they are text, never
+ * markdown: escaped (appendText), with command links and HTML off, so a crafted model name cannot
+ * run a command or fake a link in the tooltip.
+ */
 function tooltipFor(m: ModelInfo, known: boolean): vscode.MarkdownString {
-  const md = new vscode.MarkdownString();
-  md.appendMarkdown(`**${m.name}** \`${m.id}\`\n\n`);
-  md.appendMarkdown(`Kind: ${KIND_LABELS[m.kind]} · Provider: ${m.provider}\n\n`);
+  const md = new vscode.MarkdownString(undefined, false);
+  md.isTrusted = false;
+  md.supportHtml = false;
+  const text = (s: string) => md.appendText(oneLine(s));
+  md.appendMarkdown('**');
+  text(m.name);
+  md.appendMarkdown('** (');
+  text(m.id);
+  md.appendMarkdown(')\n\n');
+  text(`Kind: ${KIND_LABELS[m.kind]} · Provider: ${m.provider}`);
+  md.appendMarkdown('\n\n');
   if (m.protocols.length) {
     const source = { gateway: "the gateway's endpoint types", catalog: 'the catalog', fallback: 'the default (Chat Completions is every provider\'s entry)', none: '' }[m.protocolSource];
-    md.appendMarkdown(`Protocols: ${m.protocols.map((p) => PROTOCOL_LABELS[p]).join(', ')} (from ${source})\n\n`);
+    text(`Protocols: ${m.protocols.map((p) => PROTOCOL_LABELS[p]).join(', ')} (from ${source})`);
+    md.appendMarkdown('\n\n');
   }
   if (m.available) md.appendMarkdown('Available to this key.');
   else if (known) md.appendMarkdown('Listed in the catalog but **not available to this key**: an administrator must grant it to the key\'s group.');
   else md.appendMarkdown('Listed in the catalog. Whether this key may use it is unknown until the gateway lists the key\'s models.');
   const c = m.catalog;
-  if (c?.contextWindow) md.appendMarkdown(`\n\nContext: ${c.contextWindow.toLocaleString()} tokens`);
-  if (c?.inputModalities?.length) md.appendMarkdown(`\n\nInput: ${c.inputModalities.join(', ')}`);
-  if (c?.video?.sizes?.length) md.appendMarkdown(`\n\nSizes: ${c.video.sizes.join(', ')}`);
+  const lines: string[] = [];
+  if (c?.contextWindow) lines.push(`Context: ${c.contextWindow.toLocaleString()} tokens`);
+  if (c?.inputModalities?.length) lines.push(`Input: ${c.inputModalities.join(', ')}`);
+  if (c?.video?.sizes?.length) lines.push(`Sizes: ${c.video.sizes.join(', ')}`);
+  for (const line of lines) {
+    md.appendMarkdown('\n\n');
+    text(line);
+  }
   return md;
+}
+
+/** Line breaks in a name would start new markdown blocks that escaping inside a line cannot prevent. */
+function oneLine(s: string): string {
+  return s.replace(/\s+/g, ' ').trim();
 }

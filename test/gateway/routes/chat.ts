@@ -2,6 +2,7 @@ import { preConsume, textPreConsumeQuota } from '../billing';
 import { planAnswer, tokensOf, type ChatPlan, type PlanUsage } from '../chatScenarios';
 import { relayError, upstreamServerError } from '../errorBodies';
 import { checkChatParts, factLines } from '../imageFacts';
+import { chatToolTurns } from '../toolTurns';
 import { randomAlphanumeric } from '../requestId';
 import type { GatewayContext, Route } from '../route';
 import { dataFrame, type Step } from '../sse';
@@ -31,6 +32,10 @@ async function chatCompletion(ctx: GatewayContext): Promise<void> {
   const parts = checkChatParts(messages, model);
   if (!parts.ok) return ctx.http.sendJson(400, relayError(parts.error.message, parts.error.code ?? '', undefined, 'invalid_request_error', parts.error.param ?? ''));
 
+  // The tool round trip is the upstream's to check too: OpenAI's (or Moonshot's) 400, relayed as it came.
+  const tools = chatToolTurns(body, messages, model);
+  if (!tools.ok) return ctx.http.sendJson(400, relayError(tools.error.message, '', undefined, 'invalid_request_error', tools.error.param));
+
   const thinking = body.enable_thinking === true || (isRecord(body.thinking) && body.thinking.type === 'enabled');
   const plan = planAnswer({
     model,
@@ -41,12 +46,14 @@ async function chatCompletion(ctx: GatewayContext): Promise<void> {
     // new-api forwards enable_search; only Alibaba's upstream acts on it, the others ignore it.
     webSearch: body.enable_search === true && model.owned_by === 'ali',
     imageFacts: factLines(parts.facts),
+    toolTurns: tools.turns,
   });
   // Chat Completions has no "failed" response; it fails the way any stream does.
   if (plan.scenarios.ending === 'failed') plan.scenarios.ending = 'midstreamError';
 
   const stream = body.stream === true;
-  const callId = `call_${randomAlphanumeric(24)}`;
+  // Kimi numbers its call ids by name and position in the conversation (`get_weather:0`, wire-formats §1.4).
+  const callId = model.owned_by === 'moonshot' && plan.toolCall ? `${plan.toolCall.name}:${tools.turns.priorCalls}` : `call_${randomAlphanumeric(24)}`;
   const finish = plan.truncated ? 'length' : plan.toolCall ? 'tool_calls' : 'stop';
   const record = recordAnswer(ctx, {
     protocol: 'chatCompletions',
@@ -61,7 +68,9 @@ async function chatCompletion(ctx: GatewayContext): Promise<void> {
     ending: plan.scenarios.ending,
   });
   const meta = { id: randomId('chatcmpl-'), created: unixSeconds(), model: model.id, fingerprint: `fp_${randomAlphanumeric(10).toLowerCase()}` };
-  if (stream) return streamCompletion(ctx, body, plan, record, meta, callId, finish);
+  // OpenAI always numbers tool-call fragments; some compatible upstreams leave `index` out after the first.
+  const omitIndex = model.owned_by !== 'openai';
+  if (stream) return streamCompletion(ctx, body, plan, record, meta, callId, finish, omitIndex);
   return completion(ctx, plan, record, meta, callId, finish);
 }
 
@@ -110,6 +119,7 @@ async function streamCompletion(
   meta: Meta,
   callId: string,
   finish: string,
+  omitIndex: boolean,
 ): Promise<void> {
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
     id: meta.id,
@@ -144,9 +154,10 @@ async function streamCompletion(
     if (plan.toolCall) {
       const first = { index: 0, id: callId, type: 'function', function: { name: plan.toolCall.name, arguments: '' } };
       steps.push({ frame: dataFrame(chunk({ tool_calls: [first] })), content: plan.toolCall.name });
-      for (const piece of plan.argumentChunks) {
-        steps.push({ frame: dataFrame(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] })), content: piece });
-      }
+      plan.argumentChunks.forEach((piece, i) => {
+        const fragment = omitIndex && i % 2 === 0 ? { function: { arguments: piece } } : { index: 0, function: { arguments: piece } };
+        steps.push({ frame: dataFrame(chunk({ tool_calls: [fragment] })), content: piece });
+      });
     }
     steps.push({ frame: dataFrame(chunk({}, finish)) });
     if (includeUsage) steps.push({ frame: dataFrame(usageChunk(plan.usage)) });

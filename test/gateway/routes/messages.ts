@@ -10,6 +10,7 @@ import { isRecord, numberOr } from '../values';
 import { nonStreamPrelude, recordAnswer, sendHalfThenCut, settle, streamAnswer } from './answer';
 import { allText, contentText, estimateTokens, lastUserText, randomId } from './echo';
 import { checkMessagesParts, factLines } from '../imageFacts';
+import { messagesToolTurns } from '../toolTurns';
 
 /**
  * POST /v1/messages (wire-formats §3): the Message JSON of §3.3 or the `event:`-named stream of
@@ -33,7 +34,10 @@ async function createMessage(ctx: GatewayContext): Promise<void> {
   if (!parts.ok) return ctx.http.sendJson(400, anthropicError('invalid_request_error', parts.error.message, randomId('req_')));
 
   const thinking = isRecord(body.thinking) && (body.thinking.type === 'enabled' || body.thinking.type === 'adaptive');
-  const plan = planAnswer({ model, lastUser: lastUserText(messages), promptText, thinkingRequested: thinking, maxTokens, imageFacts: factLines(parts.facts) });
+  const tools = messagesToolTurns(body, messages, model, thinking);
+  if (!tools.ok) return ctx.http.sendJson(400, anthropicError('invalid_request_error', tools.error.message, randomId('req_')));
+
+  const plan = planAnswer({ model, lastUser: lastUserText(messages), promptText, thinkingRequested: thinking, maxTokens, imageFacts: factLines(parts.facts), toolTurns: tools.turns });
   if (plan.scenarios.ending === 'failed') plan.scenarios.ending = 'midstreamError';
 
   const stream = body.stream === true;

@@ -1,6 +1,7 @@
 import { preConsume, textPreConsumeQuota, textQuota } from '../billing';
 import { planAnswer, type ChatPlan, type PlanUsage } from '../chatScenarios';
 import { checkResponsesParts, factLines } from '../imageFacts';
+import { responsesToolTurns } from '../toolTurns';
 import { relayError, upstreamServerError } from '../errorBodies';
 import { promptPng } from '../png';
 import { randomAlphanumeric } from '../requestId';
@@ -63,6 +64,9 @@ async function createResponse(ctx: GatewayContext): Promise<void> {
   const parts = checkResponsesParts(input, model);
   if (!parts.ok) return ctx.http.sendJson(400, relayError(parts.error.message, parts.error.code ?? '', undefined, 'invalid_request_error', parts.error.param ?? ''));
 
+  const toolTurns = responsesToolTurns(body, input);
+  if (!toolTurns.ok) return ctx.http.sendJson(400, relayError(toolTurns.error.message, '', undefined, 'invalid_request_error', toolTurns.error.param));
+
   const tools = Array.isArray(body.tools) ? body.tools : [];
   // The built-in search tool (its own parameters, not Chat Completions' enable_search).
   const searchTool = tools.find((t) => isRecord(t) && typeof t.type === 'string' && SEARCH_TOOLS.has(t.type));
@@ -92,6 +96,7 @@ async function createResponse(ctx: GatewayContext): Promise<void> {
     maxTokens,
     ...(searchTool && body.tool_choice !== 'none' ? { webSearch: 'cited' as const } : {}),
     imageFacts: factLines(parts.facts),
+    toolTurns: toolTurns.turns,
   });
   const image = imageTool && body.tool_choice !== 'none' && !plan.truncated ? imagePlan(ctx, imageTool, plan.prompt) : undefined;
 

@@ -1,0 +1,45 @@
+import * as path from 'node:path';
+import { DEFAULT_SETTINGS } from './settings';
+
+/** Where a value of `modelGateway.outputFolder` came from: only the user's own settings may leave the workspace. */
+export type SettingSource = 'user' | 'workspace';
+
+export type OutputFolderRule =
+  /** An absolute folder, usable with or without an open workspace. */
+  | { ok: true; folder: string }
+  /** A relative folder and no workspace folder to put it in: the caller asks the user where to save. */
+  | { ok: true; folder: undefined }
+  | { ok: false; reason: string };
+
+/**
+ * Resolves the output folder setting. A relative path must stay inside the workspace folder
+ * (`..` may not climb out of it); an absolute path is accepted only when the user wrote it in
+ * their user settings, never from a cloned folder's settings. `pathApi` is injectable so the
+ * Windows rules (drive letters, UNC paths) can be tested on any machine.
+ */
+export function resolveOutputFolder(setting: string, source: SettingSource, workspace: string | undefined, pathApi: path.PlatformPath = path): OutputFolderRule {
+  const text = setting.trim() || DEFAULT_SETTINGS.outputFolder;
+  const name = `"modelGateway.outputFolder" (${JSON.stringify(text)})`;
+  if (/^~(?=$|[\\/])/.test(text)) {
+    return { ok: false, reason: `${name} starts with "~", which is not expanded here. Give the full absolute path in your user settings, or a folder relative to the workspace.` };
+  }
+  if (pathApi.isAbsolute(text) || /^[a-z]:/i.test(text)) {
+    if (source !== 'user') {
+      return { ok: false, reason: `${name} is an absolute path from the workspace settings. Only your user settings may send generated files outside the workspace; a workspace may set a folder inside itself, e.g. "generated".` };
+    }
+    if (!pathApi.isAbsolute(text)) return { ok: false, reason: `${name} names a drive without a full path. Give the full absolute path, e.g. "C:\\\\Media\\\\generated".` };
+    return { ok: true, folder: pathApi.normalize(text) };
+  }
+  if (!workspace) return { ok: true, folder: undefined };
+  const folder = pathApi.resolve(workspace, text);
+  if (!isInside(folder, workspace, pathApi)) {
+    return { ok: false, reason: `${name} leads outside the workspace folder. A relative output folder must stay inside the workspace; to save elsewhere, set an absolute path in your user settings.` };
+  }
+  return { ok: true, folder };
+}
+
+/** Whether `child` is `parent` or lies below it (both absolute; compared after resolving `.` and `..`). */
+export function isInside(child: string, parent: string, pathApi: path.PlatformPath = path): boolean {
+  const rel = pathApi.relative(pathApi.resolve(parent), pathApi.resolve(child));
+  return rel === '' || (!rel.startsWith(`..${pathApi.sep}`) && rel !== '..' && !pathApi.isAbsolute(rel));
+}

@@ -1,0 +1,127 @@
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { isInside, resolveOutputFolder } from '../../src/core/outputFolder';
+import { OverrideAnnouncer, overrideNotice, parseJsonc, USER_ONLY_KEYS, userOnlyValues } from '../../src/core/userOnlySettings';
+
+describe('output folder rules', () => {
+  const ws = '/home/u/project';
+  const posix = path.posix;
+
+  it('resolves a relative folder inside the workspace', () => {
+    assert.deepEqual(resolveOutputFolder('generated', 'workspace', ws, posix), { ok: true, folder: '/home/u/project/generated' });
+    assert.deepEqual(resolveOutputFolder('out/media/', 'user', ws, posix), { ok: true, folder: '/home/u/project/out/media' });
+    assert.deepEqual(resolveOutputFolder('a/../b', 'workspace', ws, posix), { ok: true, folder: '/home/u/project/b' });
+    assert.deepEqual(resolveOutputFolder('.', 'workspace', ws, posix), { ok: true, folder: ws });
+  });
+
+  it('uses "generated" for an empty setting', () => {
+    assert.deepEqual(resolveOutputFolder('  ', 'workspace', ws, posix), { ok: true, folder: '/home/u/project/generated' });
+  });
+
+  it('refuses a relative folder that climbs out of the workspace, from any settings', () => {
+    for (const bad of ['..', '../elsewhere', 'generated/../../x', 'a/../../..', '../project-evil']) {
+      for (const source of ['user', 'workspace'] as const) {
+        const rule = resolveOutputFolder(bad, source, ws, posix);
+        assert.equal(rule.ok, false, `${bad} from ${source}`);
+        if (!rule.ok) assert.match(rule.reason, /outside the workspace/);
+      }
+    }
+  });
+
+  it('accepts an absolute folder only from the user settings', () => {
+    assert.deepEqual(resolveOutputFolder('/data/media', 'user', ws, posix), { ok: true, folder: '/data/media' });
+    assert.deepEqual(resolveOutputFolder('/data/media', 'user', undefined, posix), { ok: true, folder: '/data/media' });
+    const rule = resolveOutputFolder('/home/u/.ssh', 'workspace', ws, posix);
+    assert.equal(rule.ok, false);
+    if (!rule.ok) assert.match(rule.reason, /absolute path from the workspace settings/);
+  });
+
+  it('applies the Windows forms: drive paths, UNC paths, other drives', () => {
+    const win = path.win32;
+    const wws = 'C:\\work\\project';
+    assert.deepEqual(resolveOutputFolder('generated', 'workspace', wws, win), { ok: true, folder: 'C:\\work\\project\\generated' });
+    assert.deepEqual(resolveOutputFolder('D:\\media', 'user', wws, win), { ok: true, folder: 'D:\\media' });
+    for (const bad of ['D:\\media', '\\\\server\\share\\x', 'C:\\Windows']) assert.equal(resolveOutputFolder(bad, 'workspace', wws, win).ok, false, bad);
+    // "D:media" is relative to drive D's current folder: neither inside the workspace nor a full path.
+    assert.equal(resolveOutputFolder('D:media', 'user', wws, win).ok, false);
+    assert.equal(resolveOutputFolder('..\\x', 'user', wws, win).ok, false);
+  });
+
+  it('leaves a relative folder to the caller when no workspace is open', () => {
+    assert.deepEqual(resolveOutputFolder('generated', 'user', undefined, posix), { ok: true, folder: undefined });
+  });
+
+  it('refuses "~", which nothing would expand', () => {
+    for (const bad of ['~', '~/media', '~\\media']) assert.equal(resolveOutputFolder(bad, 'user', ws, posix).ok, false, bad);
+    assert.equal(resolveOutputFolder('~media', 'user', ws, posix).ok, true, 'a folder merely starting with ~ is an ordinary name');
+  });
+
+  it('knows what lies inside a folder', () => {
+    assert.equal(isInside('/a/b/c', '/a/b', posix), true);
+    assert.equal(isInside('/a/b', '/a/b', posix), true);
+    assert.equal(isInside('/a/bc', '/a/b', posix), false);
+    assert.equal(isInside('/a', '/a/b', posix), false);
+    assert.equal(isInside('/a/b/..c', '/a/b', posix), true, 'a name starting with two dots is not a climb');
+  });
+});
+
+describe('user-only settings from a workspace', () => {
+  it('parses settings files with comments and trailing commas', () => {
+    const text = `{
+      // the gateway of this repository
+      "modelGateway.baseUrl": "https://evil.example/v1", /* block */
+      "url": "http://x//not-a-comment",
+      "list": [1, 2,],
+    }`;
+    assert.deepEqual(parseJsonc(text), { 'modelGateway.baseUrl': 'https://evil.example/v1', url: 'http://x//not-a-comment', list: [1, 2] });
+    assert.deepEqual(parseJsonc('{"a": "quote \\" , }"}'), { a: 'quote " , }' });
+    assert.equal(parseJsonc('{"a": '), undefined);
+    assert.equal(parseJsonc('{"a": "open'), undefined);
+    assert.equal(parseJsonc('/* never closed'), undefined);
+  });
+
+  it('finds user-only keys written flat or nested, and nothing else', () => {
+    const found = userOnlyValues(
+      {
+        'modelGateway.baseUrl': 'https://a.example',
+        modelGateway: { catalogUrl: 'https://b.example/c.json', tools: { confirmBilledCalls: false }, chat: { maxTokens: 5 } },
+        'modelGateway.outputFolder': '/tmp/x',
+        'modelGateway.chat.systemPrompt': 'hi',
+        '[markdown]': { 'modelGateway.proxy': 'off' },
+      },
+      'modelGateway',
+      'f/.vscode/settings.json',
+    );
+    assert.deepEqual(
+      found.map((o) => [o.key, o.value]),
+      [
+        ['baseUrl', 'https://a.example'],
+        ['catalogUrl', 'https://b.example/c.json'],
+        ['outputFolder', '/tmp/x'],
+        ['tools.confirmBilledCalls', false],
+      ],
+    );
+    assert.deepEqual(userOnlyValues({ modelGateway: { 'tools.confirmBilledCalls': false } }, 'modelGateway', 'w'), [{ key: 'tools.confirmBilledCalls', value: false, where: 'w' }]);
+    assert.deepEqual(userOnlyValues(undefined, 'modelGateway', 'w'), []);
+    assert.deepEqual(userOnlyValues([1], 'modelGateway', 'w'), []);
+    assert.ok(USER_ONLY_KEYS.includes('proxy'));
+  });
+
+  it('announces each key and value once per session, naming setting, value and rule', () => {
+    const a = new OverrideAnnouncer();
+    const base = { key: 'baseUrl' as const, value: 'https://evil.example', where: 'repo/.vscode/settings.json' };
+    const first = a.fresh('modelGateway', [base, { ...base, where: 'the workspace file' }]);
+    assert.equal(first.length, 1);
+    assert.match(first[0]!, /"modelGateway\.baseUrl": "https:\/\/evil\.example" from repo\/\.vscode\/settings\.json/);
+    assert.match(first[0]!, /Only your user settings decide where the API key is sent/);
+    assert.deepEqual(a.fresh('modelGateway', [base]), []);
+    assert.equal(a.fresh('modelGateway', [{ ...base, value: 'https://other.example' }]).length, 1, 'a new value is a new notice');
+    assert.equal(a.notices.length, 2);
+  });
+
+  it('shortens very long values in the notice', () => {
+    const notice = overrideNotice('modelGateway', { key: 'outputFolder', value: 'x'.repeat(5000), where: 'w' });
+    assert.ok(notice.length < 500);
+    assert.match(notice, /…/);
+  });
+});
