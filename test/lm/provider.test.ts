@@ -24,7 +24,7 @@ const RESPONSES_MODEL: ModelSpec = {
 };
 
 /** The chat models the demo key's group may use; the image, video and tool entries and qwen-max (vip only) are not. */
-const EXPECTED_CHAT = ['claude-sonnet-4-5', 'deepseek-r1', 'glm-4.6', 'gpt-4o-mini', 'gpt-5', 'gpt-5-codex', 'kimi-k2-0905-preview', 'qwen-plus'];
+const EXPECTED_CHAT = ['claude-sonnet-4-5', 'deepseek-r1', 'glm-4.6', 'gpt-4o-mini', 'gpt-5', 'gpt-5-codex', 'kimi-k2-0905-preview', 'kimi-k2-thinking', 'qwen-plus'];
 const NOT_CHAT = ['gpt-image-1', 'wanx2.1-t2i-turbo', 'wan2.5-t2v-preview', 'glm-file-parser', 'kimi-file-extract', 'qwen-max'];
 
 /** `vscode.LanguageModelDataPart` is stable from 1.104; the tests are typed against 1.100. */
@@ -64,6 +64,24 @@ async function ask(chat: vscode.LanguageModelChat, messages: vscode.LanguageMode
   let text = '';
   for await (const fragment of response.text) text += fragment;
   return text;
+}
+
+/** A function tool as a caller offers it. */
+const WEATHER: vscode.LanguageModelChatTool = {
+  name: 'get_forecast',
+  description: 'The weather forecast for a city.',
+  inputSchema: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city'] },
+};
+
+/** The text and tool calls of a response, read from its part stream. */
+async function parts(response: vscode.LanguageModelChatResponse): Promise<{ text: string; calls: vscode.LanguageModelToolCallPart[] }> {
+  let text = '';
+  const calls: vscode.LanguageModelToolCallPart[] = [];
+  for await (const part of response.stream) {
+    if (part instanceof vscode.LanguageModelTextPart) text += part.value;
+    else if (part instanceof vscode.LanguageModelToolCallPart) calls.push(part);
+  }
+  return { text, calls };
 }
 
 async function failure(promise: Promise<unknown>): Promise<Error> {
@@ -204,6 +222,43 @@ describe("The gateway's models in VS Code's own chat (VS Code 1.117)", function 
     assert.ok(spec);
     assert.ok((answer.chargedQuota ?? 0) < textQuota(spec, answer.usage.promptTokens, answer.usage.completionTokens), 'only part of the answer was sent');
     assert.ok(text.length < answer.text.length, 'only part of the answer arrived');
+  });
+
+  for (const c of [...protocols, { model: 'kimi-k2-thinking', path: '/v1/chat/completions', protocol: 'chatCompletions (a thinking model)' }]) {
+    it(`runs a tool round trip over ${c.protocol} (${c.model}): call, result, answer`, async () => {
+      const chat = await model(c.model);
+      const question = vscode.LanguageModelChatMessage.User('call the tool get_forecast city=Oslo days=3');
+      const first = await parts(await chat.sendRequest([question], { tools: [WEATHER] }));
+      assert.equal(first.calls.length, 1, `one call (text: ${first.text})`);
+      const call = first.calls[0];
+      assert.ok(call);
+      assert.equal(call.name, 'get_forecast');
+      assert.deepEqual(call.input, { city: 'Oslo', days: 3 });
+      const offered = JSON.parse(chatRequests().at(-1)?.bodyText ?? '{}') as { tools?: unknown[] };
+      assert.equal(offered.tools?.length, 1, 'the tool went out in the request');
+
+      const second = await parts(
+        await chat.sendRequest(
+          [
+            question,
+            vscode.LanguageModelChatMessage.Assistant([new vscode.LanguageModelTextPart(first.text), call]),
+            vscode.LanguageModelChatMessage.User([new vscode.LanguageModelToolResultPart(call.callId, [new vscode.LanguageModelTextPart('Oslo: 3 days of snow')])]),
+          ],
+          { tools: [WEATHER] },
+        ),
+      );
+      assert.deepEqual(second.calls, []);
+      assert.equal(second.text, 'The tool said: Oslo: 3 days of snow');
+      assert.equal(chatRequests().at(-1)?.path, c.path);
+    });
+  }
+
+  it('calls a tool without being asked when the caller requires one', async () => {
+    const chat = await model('gpt-4o-mini');
+    const result = await parts(await chat.sendRequest([vscode.LanguageModelChatMessage.User('What is it like in Bergen?')], { tools: [WEATHER], toolMode: vscode.LanguageModelChatToolMode.Required }));
+    assert.equal(result.calls[0]?.name, 'get_forecast');
+    assert.deepEqual(result.calls[0]?.input, { city: 'Bergen' });
+    assert.equal(result.text, '');
   });
 
   const errors: Array<{ name: string; status: number; body: string; message: RegExp }> = [

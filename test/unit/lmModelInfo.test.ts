@@ -41,7 +41,7 @@ describe("models as VS Code's chat sees them", () => {
     assert.equal(info.detail, 'custom · Messages');
   });
 
-  it('believes a catalog that says the model takes no tools, and offers none while the core carries none', () => {
+  it('believes a catalog that says the model takes no tools, and offers none when told the core carries none', () => {
     const noTools = model({ id: 'deepseek-r1', catalog: { id: 'deepseek-r1', toolCall: false } });
     assert.equal(toChatInformation(noTools, 'chatCompletions', SETTINGS).capabilities.toolCalling, false);
     assert.equal(toChatInformation(model({ id: 'gpt-5' }), 'responses', { ...SETTINGS, toolCalling: false }).capabilities.toolCalling, false);

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { effectiveProtocol, imageSupport } from '../../core/chat/capabilities';
 import { streamChat } from '../../core/chat/chat';
-import type { Usage } from '../../core/chat/events';
+import type { ChatReasoning, ChatTool, ToolMode, Usage } from '../../core/chat/events';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import type { ModelInfo } from '../../core/models/types';
 import { chatSettings } from '../chat/chatSettings';
@@ -14,8 +14,16 @@ import { estimateTokens } from './tokenCount';
 /** The vendor of `contributes.languageModelChatProviders` in package.json. */
 export const VENDOR = 'modelGateway';
 
-/** Whether the chat core maps VS Code's tools to the protocols (tool calls are not carried yet). */
-const CORE_TOOL_CALLING = false;
+/** The core carries function tools on all three protocols, so every model may be offered them. */
+const CORE_TOOL_CALLING = true;
+
+/**
+ * How many tool calls' reasoning is kept for the next request. VS Code sends the assistant's tool
+ * calls back without the reasoning that led to them, but Kimi-type and DeepSeek-type thinking models
+ * refuse a tool-call turn without it, and Messages needs the signed thinking block. A long agent
+ * session makes a few hundred calls; older ones are dropped first.
+ */
+const KEPT_REASONING = 500;
 
 /**
  * The gateway's chat models in VS Code's own chat (the Chat view's model picker, agent mode, and
@@ -27,6 +35,8 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
   readonly onDidChangeLanguageModelChatInformation = this.changed.event;
   /** The key or the settings changed since the model list was read: it is read again when asked. */
   private stale = true;
+  /** The reasoning of answers that made tool calls, by call id (a Map keeps insertion order). */
+  private readonly reasoningByCall = new Map<string, ChatReasoning>();
   private readonly subscriptions: vscode.Disposable[];
 
   constructor(private readonly services: Services) {
@@ -99,7 +109,7 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
   ): Promise<void> {
     const info = this.chatModel(model.id);
     const settings = chatSettings();
-    const request = toChatMessages(messages, settings.imageMaxBytes);
+    const request = toChatMessages(messages, settings.imageMaxBytes, (id) => this.reasoningByCall.get(id));
     if (request.messages.some((m) => m.images?.length)) {
       const support = imageSupport(info, settings.imageInputModels);
       if (!support.supported) throw new GatewayError('badRequest', support.reason);
@@ -111,7 +121,10 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
     if (token.isCancellationRequested) abort.abort();
     const temperature = options.modelOptions?.temperature;
     const system = [settings.systemPrompt, request.system].filter((s) => s.trim()).join('\n\n');
+    const tools = toChatTools(options.tools ?? []);
     let usage: Usage | undefined;
+    const reasoning: ChatReasoning = { text: '' };
+    const callIds: string[] = [];
     try {
       const events = streamChat(this.services.http(), {
         model: info.id,
@@ -122,12 +135,23 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
         requiresStreaming: info.catalog?.requiresStreaming === true,
         maxTokens: Math.min(settings.maxTokens, model.maxOutputTokens),
         ...(typeof temperature === 'number' ? { temperature } : {}),
+        ...(tools.length ? { tools, toolMode: toolModeOf(options.toolMode) } : {}),
         signal: abort.signal,
       });
       for await (const e of events) {
         switch (e.type) {
           case 'textDelta':
             if (e.text) progress.report(new vscode.LanguageModelTextPart(e.text));
+            break;
+          case 'toolCall':
+            callIds.push(e.id);
+            progress.report(new vscode.LanguageModelToolCallPart(e.id, e.name, e.input));
+            break;
+          case 'reasoningDelta':
+            reasoning.text += e.text;
+            break;
+          case 'reasoningSignature':
+            reasoning.signature = (reasoning.signature ?? '') + e.signature;
             break;
           case 'usage':
             usage = e.usage;
@@ -136,14 +160,27 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
             if (e.error.kind === 'cancelled' || token.isCancellationRequested) throw new vscode.CancellationError();
             throw e.error;
           default:
-            // Reasoning, citations and images have no stable part in VS Code's chat API yet.
+            // Citations and images have no stable part in VS Code's chat API yet; reasoning is
+            // only kept (below), since thinking parts are still proposed API.
             break;
         }
       }
     } finally {
       onCancel.dispose();
     }
+    if (callIds.length && reasoning.text) this.keepReasoning(callIds, reasoning);
     if (usage) this.reportUsage(info, protocol, usage, progress);
+  }
+
+  private keepReasoning(callIds: string[], reasoning: ChatReasoning): void {
+    for (const id of callIds) {
+      this.reasoningByCall.delete(id);
+      this.reasoningByCall.set(id, reasoning);
+    }
+    for (const id of this.reasoningByCall.keys()) {
+      if (this.reasoningByCall.size <= KEPT_REASONING) break;
+      this.reasoningByCall.delete(id);
+    }
   }
 
   async provideTokenCount(_model: GatewayChatInformation, text: string | LanguageModelChatRequestMessage, _token: vscode.CancellationToken): Promise<number> {
@@ -174,6 +211,19 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
   dispose(): void {
     for (const s of this.subscriptions) s.dispose();
   }
+}
+
+/** VS Code's tools as the core sends them; a tool without a schema takes an empty object. */
+function toChatTools(tools: readonly vscode.LanguageModelChatTool[]): ChatTool[] {
+  return tools.map((t) => ({
+    name: t.name,
+    ...(t.description ? { description: t.description } : {}),
+    inputSchema: t.inputSchema && typeof t.inputSchema === 'object' ? (t.inputSchema as Record<string, unknown>) : { type: 'object', properties: {} },
+  }));
+}
+
+function toolModeOf(mode: vscode.LanguageModelChatToolMode): ToolMode {
+  return mode === vscode.LanguageModelChatToolMode.Required ? 'required' : 'auto';
 }
 
 /**

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { ChatImage, ChatMessage } from '../../core/chat/events';
+import type { ChatImage, ChatMessage, ChatReasoning, ChatToolCall, ChatToolResult } from '../../core/chat/events';
 import { checkImage, MAX_IMAGES_PER_MESSAGE } from '../../core/chat/images';
 import { GatewayError } from '../../core/errors';
 import { isDataPart, type LanguageModelChatRequestMessage } from './lmApi';
@@ -22,19 +22,28 @@ const TEXT_MIME = /^(text\/|application\/(json|xml|x-json)|text\/x-json)/;
 /**
  * Turns VS Code's messages into the core's: text parts are joined, image data parts become the
  * message's images (sent in each protocol's own form by the core), textual data parts become text,
- * and consecutive messages of one role are merged (the Messages protocol requires turns to alternate).
- * Other data parts (e.g. cache hints some callers add) carry nothing for the model and are left out.
+ * tool calls of assistant turns and tool results of user turns become the core's `toolCalls` and
+ * `toolResults`, and consecutive messages of one role are merged (the Messages protocol requires
+ * turns to alternate). Other data parts (e.g. cache hints some callers add) carry nothing for the
+ * model and are left out. `reasoningOf` gives back the reasoning a tool-call turn produced (VS Code
+ * does not keep it), which thinking models require with that turn.
  */
-export function toChatMessages(messages: readonly LanguageModelChatRequestMessage[], imageMaxBytes: number): ConvertedRequest {
+export function toChatMessages(
+  messages: readonly LanguageModelChatRequestMessage[],
+  imageMaxBytes: number,
+  reasoningOf: (callId: string) => ChatReasoning | undefined = () => undefined,
+): ConvertedRequest {
   const system: string[] = [];
   const out: ChatMessage[] = [];
   for (const message of messages) {
     const texts: string[] = [];
     const images: ChatImage[] = [];
+    const toolCalls: ChatToolCall[] = [];
+    const toolResults: ChatToolResult[] = [];
     for (const part of message.content) {
       if (part instanceof vscode.LanguageModelTextPart) texts.push(part.value);
-      else if (part instanceof vscode.LanguageModelToolResultPart) texts.push(toolResultText(part));
-      else if (part instanceof vscode.LanguageModelToolCallPart) texts.push(`[tool call ${part.name} ${JSON.stringify(part.input)}]`);
+      else if (part instanceof vscode.LanguageModelToolResultPart) toolResults.push({ callId: part.callId, content: toolResultText(part) });
+      else if (part instanceof vscode.LanguageModelToolCallPart) toolCalls.push({ id: part.callId, name: part.name, input: asInput(part.input) });
       else if (isDataPart(part)) {
         if (part.mimeType.startsWith('image/')) {
           const info = checkImage(part.data, `Image ${images.length + 1} of the message`, imageMaxBytes);
@@ -53,13 +62,19 @@ export function toChatMessages(messages: readonly LanguageModelChatRequestMessag
     if (role === 'assistant' && images.length) {
       throw new GatewayError('badRequest', 'An earlier answer in this conversation holds an image; the chat protocols take images only in the user\'s messages.');
     }
+    if (role === 'user' && toolCalls.length) throw new GatewayError('badRequest', 'A user message of this conversation holds a tool call; only answers make tool calls.');
+    if (role === 'assistant' && toolResults.length) throw new GatewayError('badRequest', 'An answer of this conversation holds a tool result; tool results belong to the user\'s turn after the call.');
     const last = out.at(-1);
-    if (last && last.role === role) {
-      last.content = [last.content, text].filter(Boolean).join('\n\n');
-      if (images.length) last.images = [...(last.images ?? []), ...images];
-    } else {
-      out.push({ role, content: text, ...(images.length ? { images } : {}) });
+    const turn: ChatMessage = last && last.role === role ? last : { role, content: '' };
+    if (turn !== last) out.push(turn);
+    turn.content = [turn.content, text].filter(Boolean).join('\n\n');
+    if (images.length) turn.images = [...(turn.images ?? []), ...images];
+    if (toolCalls.length) {
+      turn.toolCalls = [...(turn.toolCalls ?? []), ...toolCalls];
+      const reasoning = toolCalls.map((c) => reasoningOf(c.id)).find((r) => r !== undefined);
+      if (reasoning && !turn.reasoning) turn.reasoning = reasoning;
     }
+    if (toolResults.length) turn.toolResults = [...(turn.toolResults ?? []), ...toolResults];
   }
   for (const m of out) {
     if ((m.images?.length ?? 0) > MAX_IMAGES_PER_MESSAGE) {
@@ -69,8 +84,20 @@ export function toChatMessages(messages: readonly LanguageModelChatRequestMessag
   return { system: system.join('\n\n'), messages: out };
 }
 
+/** The text of a tool result: its text parts and textual data parts (e.g. JSON). */
 function toolResultText(part: vscode.LanguageModelToolResultPart): string {
-  return part.content.map((c) => (c instanceof vscode.LanguageModelTextPart ? c.value : '')).join('');
+  return part.content
+    .map((c) => {
+      if (c instanceof vscode.LanguageModelTextPart) return c.value;
+      if (isDataPart(c) && TEXT_MIME.test(c.mimeType)) return new TextDecoder().decode(c.data);
+      return '';
+    })
+    .join('');
+}
+
+/** A call's input as the core keeps it: an object (VS Code types it as `object`). */
+function asInput(input: object): Record<string, unknown> {
+  return typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
 }
 
 /** The estimate of tokenCount.ts applied to every part of a message. */
