@@ -151,7 +151,8 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
             reasoning.text += e.text;
             break;
           case 'reasoningSignature':
-            reasoning.signature = (reasoning.signature ?? '') + e.signature;
+            // One signature per thinking block, the whole of it; the last block's is the one kept (as collectChat does).
+            reasoning.signature = e.signature;
             break;
           case 'usage':
             usage = e.usage;
