@@ -35,8 +35,6 @@ const readInput = z.object({ url: z.string(), provider, maxChars });
 const fileInput = z.object({ path: z.string(), maxChars });
 const imageInput = z.object({ prompt: z.string(), size: z.optional(z.string()), model: z.optional(z.string()) });
 
-type ToolResultText = string;
-
 interface ToolDef<T> {
   name: string;
   input: z.ZodMiniType<T>;
@@ -45,12 +43,13 @@ interface ToolDef<T> {
   invocationMessage(input: T): string;
   /** A confirmation for calls that cost money beyond the per-call tools (image generation). */
   confirmation?(input: T): { title: string; message: string } | undefined;
-  run(input: T, signal: AbortSignal, services: Services): Promise<ToolResultText>;
+  /** The text the model gets. */
+  run(input: T, signal: AbortSignal, services: Services): Promise<string>;
 }
 
 export function registerAgentTools(services: Services, media: () => MediaStudio): vscode.Disposable[] {
-  const defs = [searchTool(), readTool(), parseTool(), ocrTool(), imageTool(media)] as Array<ToolDef<unknown>>;
-  return defs.map((def) => vscode.lm.registerTool(def.name, toVsCodeTool(def, services)));
+  const register = <T>(def: ToolDef<T>) => vscode.lm.registerTool(def.name, toVsCodeTool(def, services));
+  return [register(searchTool()), register(readTool()), register(parseTool()), register(ocrTool()), register(imageTool(media))];
 }
 
 function toVsCodeTool<T>(def: ToolDef<T>, services: Services): vscode.LanguageModelTool<unknown> {
@@ -92,7 +91,7 @@ function toVsCodeTool<T>(def: ToolDef<T>, services: Services): vscode.LanguageMo
 }
 
 /** Runs a billed call and counts it in the session's meter once it succeeded. */
-async function billed<T>(services: Services, tool: BilledTool, call: () => Promise<T>): Promise<T> {
+async function countBilled<T>(services: Services, tool: BilledTool, call: () => Promise<T>): Promise<T> {
   const result = await call();
   services.billing.record(tool);
   return result;
@@ -111,16 +110,16 @@ function searchTool(): ToolDef<z.infer<typeof searchInput>> {
       const glm = () => webSearch(services.http(), input.query, { engine: config.get<string>('searchEngine') || 'search_std', count, intent: config.get<boolean>('searchIntent') ?? false }, signal);
       if (chosen === 'kimi') {
         try {
-          return resultsText(input.query, await billed(services, 'search', () => kimiSearch(services.http(), input.query, count, false, signal)));
+          return resultsText(input.query, await countBilled(services, 'search', () => kimiSearch(services.http(), input.query, count, false, signal)));
         } catch (err) {
           if (!isGatewayError(err, 'upstreamBlocked')) throw err;
           // The second provider's search answers 403 (its upstream account is blocked): the first
           // provider's search is used instead, and the model is told.
-          const results = await billed(services, 'search', glm);
+          const results = await countBilled(services, 'search', glm);
           return `The second provider's search is blocked upstream (HTTP 403); these results are from the first provider's search.\n\n${resultsText(input.query, results)}`;
         }
       }
-      return resultsText(input.query, await billed(services, 'search', glm));
+      return resultsText(input.query, await countBilled(services, 'search', glm));
     },
   };
 }
@@ -141,7 +140,7 @@ function readTool(): ToolDef<z.infer<typeof readInput>> {
     billed: () => 'read',
     invocationMessage: (i) => `Reading ${i.url}`,
     async run(input, signal, services) {
-      const page = await billed(services, 'read', () => (input.provider === 'kimi' ? kimiFetch(services.http(), input.url, signal) : readPage(services.http(), input.url, signal)));
+      const page = await countBilled(services, 'read', () => (input.provider === 'kimi' ? kimiFetch(services.http(), input.url, signal) : readPage(services.http(), input.url, signal)));
       const head = `${page.title ? `Title: ${page.title}\n` : ''}URL: ${page.url}\n\n`;
       return head + limitText(page.markdown, input.maxChars);
     },
@@ -159,7 +158,7 @@ function parseTool(): ToolDef<z.infer<typeof fileInput>> {
       // Checked before the call (type, size with the form): a refused file is never billed.
       if (path.extname(file).toLowerCase() !== '.pdf') throw new GatewayError('badRequest', `${input.path} is not a PDF; the parser takes PDF files. Use ${TOOL_NAMES.ocr} for PNG or JPEG scans.`);
       const form = await pdfParseForm(file);
-      const result = await billed(services, 'parse', () => parsePdf(services.http(), file, signal, form));
+      const result = await countBilled(services, 'parse', () => parsePdf(services.http(), file, signal, form));
       if (result.empty) return `No text was found in ${input.path}: the upload worked, but it is most likely a scan. Use ${TOOL_NAMES.ocr} to read its text.`;
       return `Text of ${input.path}:\n\n${limitText(result.content, input.maxChars)}`;
     },
@@ -175,7 +174,7 @@ function ocrTool(): ToolDef<z.infer<typeof fileInput>> {
     async run(input, signal, services) {
       const file = workspaceFile(input.path);
       await checkOcrFile(file);
-      const result = await billed(services, 'ocr', () => ocrFile(services.http(), file, signal));
+      const result = await countBilled(services, 'ocr', () => ocrFile(services.http(), file, signal));
       if (!result.markdown.trim()) return `OCR found no text in ${input.path}.`;
       const pages = result.pages !== undefined ? ` (${result.pages} page${result.pages === 1 ? '' : 's'})` : '';
       return `Text of ${input.path}${pages}, read by OCR:\n\n${limitText(result.markdown, input.maxChars)}`;

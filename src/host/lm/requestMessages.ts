@@ -17,7 +17,8 @@ export interface ConvertedRequest {
  */
 const SYSTEM_ROLE = 3;
 
-const TEXT_MIME = /^(text\/|application\/(json|xml|x-json)|text\/x-json)/;
+/** Data parts carrying text (`LanguageModelDataPart.text` / `.json` use text/plain and text/x-json). */
+const TEXT_MIME = /^(text\/|application\/(json|xml)\b)/;
 
 /**
  * Turns VS Code's messages into the core's: text parts are joined, image data parts become the
