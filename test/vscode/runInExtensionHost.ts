@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { format } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, saveFailureArtifacts } from './browser';
-import { startCodeServer, workbenchUrl, type CodeServer } from './codeServer';
+import { startCodeServer, workbenchUrl, type CodeServer, type CodeServerBuild } from './codeServer';
 
 export interface ExtensionTestsOptions {
   /** Folder of the extension under test (its package.json). */
@@ -20,6 +20,8 @@ export interface ExtensionTestsOptions {
   /** Reaches the extension host through the server's environment. */
   env?: Record<string, string>;
   settings?: Record<string, unknown>;
+  /** Which VS Code runs the tests; 1.100 by default. */
+  build?: CodeServerBuild;
   timeoutMs?: number;
   /** Runs after the server stopped and before its scratch profile is deleted (e.g. to scan it). */
   inspectProfile?: (scratchDir: string) => Promise<void>;
@@ -61,6 +63,7 @@ export async function runExtensionTests(opts: ExtensionTestsOptions): Promise<Ex
       scratchDir,
       ...(opts.env && { env: opts.env }),
       ...(opts.settings && { settings: opts.settings }),
+      ...(opts.build && { build: opts.build }),
     });
     browser = await launchBrowser();
     const context = await browser.newContext();

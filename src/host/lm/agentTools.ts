@@ -1,0 +1,234 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import * as z from 'zod/mini';
+import { GatewayError, isGatewayError } from '../../core/errors';
+import { DEFAULT_CALL_PRICE_USD, type BilledTool } from '../../core/tools/billing';
+import { checkOcrFile, ocrFile, parsePdf, pdfParseForm, readPage, webSearch } from '../../core/tools/glm';
+import { kimiFetch, kimiSearch } from '../../core/tools/kimi';
+import type { SearchResult } from '../../core/tools/searchResult';
+import { parseWith } from '../../core/validate';
+import { chatSettings } from '../chat/chatSettings';
+import type { MediaStudio } from '../media/mediaStudio';
+import type { Services } from '../services';
+
+/**
+ * The gateway's tools as agent tools of VS Code's chat (`vscode.lm.registerTool`, stable before
+ * 1.100). Each calls the same core functions as the palette commands, counts in the same session
+ * billing meter and fails with the same GatewayError messages; the result is text the model can use.
+ * The names, descriptions and input schemas are declared in package.json (`languageModelTools`).
+ */
+
+export const TOOL_NAMES = {
+  searchWeb: 'modelGateway_searchWeb',
+  readWebPage: 'modelGateway_readWebPage',
+  parsePdf: 'modelGateway_parsePdf',
+  ocr: 'modelGateway_ocr',
+  generateImage: 'modelGateway_generateImage',
+} as const;
+
+const BILLED_LABELS: Record<BilledTool, string> = { parse: 'Parsing a PDF', ocr: 'OCR', upload: 'Uploading a file', search: 'A web search', read: 'Reading a web page' };
+
+const provider = z.optional(z.enum(['glm', 'kimi']));
+const maxChars = z.optional(z.number());
+const searchInput = z.object({ query: z.string(), count: z.optional(z.number()), provider });
+const readInput = z.object({ url: z.string(), provider, maxChars });
+const fileInput = z.object({ path: z.string(), maxChars });
+const imageInput = z.object({ prompt: z.string(), size: z.optional(z.string()), model: z.optional(z.string()) });
+
+interface ToolDef<T> {
+  name: string;
+  input: z.ZodMiniType<T>;
+  /** The per-call billed tool, if any; decides the confirmation and the meter. */
+  billed?: (input: T) => BilledTool;
+  invocationMessage(input: T): string;
+  /** A confirmation for calls that cost money beyond the per-call tools (image generation). */
+  confirmation?(input: T): { title: string; message: string } | undefined;
+  /** The text the model gets. */
+  run(input: T, signal: AbortSignal, services: Services): Promise<string>;
+}
+
+export function registerAgentTools(services: Services, media: () => MediaStudio): vscode.Disposable[] {
+  const register = <T>(def: ToolDef<T>) => vscode.lm.registerTool(def.name, toVsCodeTool(def, services));
+  return [register(searchTool()), register(readTool()), register(parseTool()), register(ocrTool()), register(imageTool(media))];
+}
+
+function toVsCodeTool<T>(def: ToolDef<T>, services: Services): vscode.LanguageModelTool<unknown> {
+  const parse = (raw: unknown): T => {
+    const input = parseWith(def.input, raw, `The input of ${def.name}`);
+    if (input === undefined) throw new GatewayError('badRequest', `${def.name} needs an input.`);
+    return input;
+  };
+  return {
+    prepareInvocation(options) {
+      const input = parse(options.input);
+      const billed = def.billed?.(input);
+      const asks = vscode.workspace.getConfiguration('modelGateway.tools').get<boolean>('confirmBilledCalls') !== false;
+      const confirmation = billed
+        ? {
+            title: `${BILLED_LABELS[billed]} is billed`,
+            message: `${BILLED_LABELS[billed]} is billed per call: US$${DEFAULT_CALL_PRICE_USD.toFixed(2)} by default, from the key's quota. Turn this question off with "modelGateway.tools.confirmBilledCalls".`,
+          }
+        : def.confirmation?.(input);
+      return { invocationMessage: def.invocationMessage(input), ...(asks && confirmation ? { confirmationMessages: confirmation } : {}) };
+    },
+    async invoke(options, token) {
+      const input = parse(options.input);
+      const abort = new AbortController();
+      const onCancel = token.onCancellationRequested(() => abort.abort());
+      try {
+        const text = await def.run(input, abort.signal, services);
+        return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
+      } catch (err) {
+        const error = isGatewayError(err) ? err : new GatewayError('protocol', err instanceof Error ? err.message : String(err), { cause: err });
+        if (error.kind !== 'cancelled') services.log.warn(`${def.name} failed: ${error.describe()}`);
+        // The message goes to the model (and the user) as the tool's failure.
+        throw new Error(error.describe());
+      } finally {
+        onCancel.dispose();
+      }
+    },
+  };
+}
+
+/** Runs a billed call and counts it in the session's meter once it succeeded. */
+async function countBilled<T>(services: Services, tool: BilledTool, call: () => Promise<T>): Promise<T> {
+  const result = await call();
+  services.billing.record(tool);
+  return result;
+}
+
+function searchTool(): ToolDef<z.infer<typeof searchInput>> {
+  return {
+    name: TOOL_NAMES.searchWeb,
+    input: searchInput,
+    billed: () => 'search',
+    invocationMessage: (i) => `Searching the web for "${i.query}"`,
+    async run(input, signal, services) {
+      const config = vscode.workspace.getConfiguration('modelGateway.tools');
+      const count = Math.min(Math.max(Math.floor(input.count ?? config.get<number>('searchCount') ?? 10), 1), 50);
+      const chosen = input.provider ?? config.get<'glm' | 'kimi'>('searchProvider') ?? 'glm';
+      const glm = () => webSearch(services.http(), input.query, { engine: config.get<string>('searchEngine') || 'search_std', count, intent: config.get<boolean>('searchIntent') ?? false }, signal);
+      if (chosen === 'kimi') {
+        try {
+          return resultsText(input.query, await countBilled(services, 'search', () => kimiSearch(services.http(), input.query, count, false, signal)));
+        } catch (err) {
+          if (!isGatewayError(err, 'upstreamBlocked')) throw err;
+          // The second provider's search answers 403 (its upstream account is blocked): the first
+          // provider's search is used instead, and the model is told.
+          const results = await countBilled(services, 'search', glm);
+          return `The second provider's search is blocked upstream (HTTP 403); these results are from the first provider's search.\n\n${resultsText(input.query, results)}`;
+        }
+      }
+      return resultsText(input.query, await countBilled(services, 'search', glm));
+    },
+  };
+}
+
+function resultsText(query: string, results: SearchResult[]): string {
+  if (!results.length) return `No web results for "${query}".`;
+  const lines = results.map((r, i) => {
+    const meta = [r.site, r.date].filter(Boolean).join(', ');
+    return `${i + 1}. ${r.title}\n   URL: ${r.url}${meta ? `\n   (${meta})` : ''}\n   ${r.snippet.replace(/\s+/g, ' ').trim()}`;
+  });
+  return `Web results for "${query}" (cite them by URL):\n\n${lines.join('\n\n')}`;
+}
+
+function readTool(): ToolDef<z.infer<typeof readInput>> {
+  return {
+    name: TOOL_NAMES.readWebPage,
+    input: readInput,
+    billed: () => 'read',
+    invocationMessage: (i) => `Reading ${i.url}`,
+    async run(input, signal, services) {
+      const page = await countBilled(services, 'read', () => (input.provider === 'kimi' ? kimiFetch(services.http(), input.url, signal) : readPage(services.http(), input.url, signal)));
+      const head = `${page.title ? `Title: ${page.title}\n` : ''}URL: ${page.url}\n\n`;
+      return head + limitText(page.markdown, input.maxChars);
+    },
+  };
+}
+
+function parseTool(): ToolDef<z.infer<typeof fileInput>> {
+  return {
+    name: TOOL_NAMES.parsePdf,
+    input: fileInput,
+    billed: () => 'parse',
+    invocationMessage: (i) => `Parsing ${i.path}`,
+    async run(input, signal, services) {
+      const file = workspaceFile(input.path);
+      // Checked before the call (type, size with the form): a refused file is never billed.
+      if (path.extname(file).toLowerCase() !== '.pdf') throw new GatewayError('badRequest', `${input.path} is not a PDF; the parser takes PDF files. Use ${TOOL_NAMES.ocr} for PNG or JPEG scans.`);
+      const form = await pdfParseForm(file);
+      const result = await countBilled(services, 'parse', () => parsePdf(services.http(), file, signal, form));
+      if (result.empty) return `No text was found in ${input.path}: the upload worked, but it is most likely a scan. Use ${TOOL_NAMES.ocr} to read its text.`;
+      return `Text of ${input.path}:\n\n${limitText(result.content, input.maxChars)}`;
+    },
+  };
+}
+
+function ocrTool(): ToolDef<z.infer<typeof fileInput>> {
+  return {
+    name: TOOL_NAMES.ocr,
+    input: fileInput,
+    billed: () => 'ocr',
+    invocationMessage: (i) => `Reading the text of ${i.path} (OCR)`,
+    async run(input, signal, services) {
+      const file = workspaceFile(input.path);
+      await checkOcrFile(file);
+      const result = await countBilled(services, 'ocr', () => ocrFile(services.http(), file, signal));
+      if (!result.markdown.trim()) return `OCR found no text in ${input.path}.`;
+      const pages = result.pages !== undefined ? ` (${result.pages} page${result.pages === 1 ? '' : 's'})` : '';
+      return `Text of ${input.path}${pages}, read by OCR:\n\n${limitText(result.markdown, input.maxChars)}`;
+    },
+  };
+}
+
+function imageTool(media: () => MediaStudio): ToolDef<z.infer<typeof imageInput>> {
+  return {
+    name: TOOL_NAMES.generateImage,
+    input: imageInput,
+    invocationMessage: (i) => `Generating an image: ${i.prompt.slice(0, 80)}`,
+    confirmation: (i) => ({
+      title: 'Generate an image (billed)',
+      message: `Generates an image${i.model ? ` with ${i.model}` : ''}, billed at the image model's price, and saves it in the workspace's output folder ("modelGateway.outputFolder"). Turn this question off with "modelGateway.tools.confirmBilledCalls".`,
+    }),
+    async run(input, signal) {
+      if (signal.aborted) throw new GatewayError('cancelled', 'Image generation was cancelled.');
+      const studio = media();
+      const onAbort = () => studio.cancelImage();
+      signal.addEventListener('abort', onAbort);
+      try {
+        // The Images API route: the image model answers directly, nothing depends on an outer chat model.
+        const result = await studio.generateImage({ prompt: input.prompt, route: 'images', n: 1, ...(input.size ? { size: input.size } : {}), ...(input.model ? { model: input.model } : {}) });
+        const shown = result.paths.map((p) => vscode.workspace.asRelativePath(p, false));
+        return `Generated ${shown.length === 1 ? 'an image' : `${shown.length} images`} with ${result.model} (${result.size}), saved in the workspace as:\n${shown.map((p) => `- ${p}`).join('\n')}${result.revisedPrompts.length ? `\nRevised prompt: ${result.revisedPrompts.join(' / ')}` : ''}`;
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
+    },
+  };
+}
+
+/**
+ * A file the model names, resolved against the workspace: relative paths from the first folder;
+ * anything outside the open folders is refused, so a model cannot upload files the user never opened
+ * in this window (keys, home-folder documents).
+ */
+function workspaceFile(given: string): string {
+  const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file' || f.uri.scheme === 'vscode-remote');
+  const first = folders[0];
+  if (!first) throw new GatewayError('badRequest', 'No workspace folder is open; the document tools read files of the open workspace only.');
+  const resolved = path.resolve(first.uri.fsPath, given);
+  const inside = folders.some((f) => {
+    const rel = path.relative(f.uri.fsPath, resolved);
+    return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+  });
+  if (!inside) throw new GatewayError('badRequest', `${given} is outside the open workspace folders; the document tools read files of the open workspace only.`);
+  return resolved;
+}
+
+/** Text longer than the limit (`maxChars`, else "modelGateway.chat.contextMaxChars") is cut, and says so. */
+function limitText(text: string, requested: number | undefined): string {
+  const limit = requested !== undefined && Number.isFinite(requested) && requested > 0 ? Math.floor(requested) : chatSettings().contextMaxChars;
+  if (text.length <= limit) return text;
+  return `${text.slice(0, limit)}\n\n[Cut at ${limit.toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} characters; ask again with a larger maxChars for more.]`;
+}

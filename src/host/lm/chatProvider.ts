@@ -1,0 +1,252 @@
+import * as vscode from 'vscode';
+import { effectiveProtocol, imageSupport } from '../../core/chat/capabilities';
+import { streamChat } from '../../core/chat/chat';
+import type { ChatReasoning, ChatTool, ToolMode, Usage } from '../../core/chat/events';
+import { GatewayError, isGatewayError } from '../../core/errors';
+import type { ModelInfo } from '../../core/models/types';
+import { chatSettings } from '../chat/chatSettings';
+import type { Services } from '../services';
+import { dataPartClass, supportsUsagePart, type LanguageModelChatProvider, type LanguageModelChatRequestMessage, type LanguageModelResponsePart, type ProvideLanguageModelChatResponseOptions } from './lmApi';
+import { chatModelsForVsCode, toChatInformation, type GatewayChatInformation } from './modelInfo';
+import { estimateMessageTokens, toChatMessages } from './requestMessages';
+import { estimateTokens } from './tokenCount';
+
+/** The vendor of `contributes.languageModelChatProviders` in package.json. */
+export const VENDOR = 'modelGateway';
+
+/** The core carries function tools on all three protocols, so every model may be offered them. */
+const CORE_TOOL_CALLING = true;
+
+/**
+ * How many tool calls' reasoning is kept for the next request. VS Code sends the assistant's tool
+ * calls back without the reasoning that led to them, but Kimi-type and DeepSeek-type thinking models
+ * refuse a tool-call turn without it, and Messages needs the signed thinking block. A long agent
+ * session makes a few hundred calls; older ones are dropped first.
+ */
+const KEPT_REASONING = 500;
+
+/**
+ * The gateway's chat models in VS Code's own chat (the Chat view's model picker, agent mode, and
+ * any extension calling `vscode.lm.selectChatModels`). It drives the same core adapters as the
+ * sidebar chat, lists the same models, and never sees the key: requests go through Services.http().
+ */
+export class GatewayChatProvider implements LanguageModelChatProvider<GatewayChatInformation>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeLanguageModelChatInformation = this.changed.event;
+  /** The key or the settings changed since the model list was read: it is read again when asked. */
+  private stale = true;
+  /** The reasoning of answers that made tool calls, by call id (a Map keeps insertion order). */
+  private readonly reasoningByCall = new Map<string, ChatReasoning>();
+  private readonly subscriptions: vscode.Disposable[];
+
+  constructor(private readonly services: Services) {
+    const staleNow = () => {
+      this.stale = true;
+      this.changed.fire();
+    };
+    this.subscriptions = [
+      this.changed,
+      services.keys.onDidChange(staleNow),
+      services.onDidChangeSettings(staleNow),
+      services.registry.onDidChange(() => this.changed.fire()),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        // What is offered per model (answer limit, image input) comes from these chat settings.
+        if (e.affectsConfiguration('modelGateway.chat.maxTokens') || e.affectsConfiguration('modelGateway.chat.imageInputModels')) this.changed.fire();
+      }),
+    ];
+  }
+
+  async provideLanguageModelChatInformation(options: { readonly silent: boolean }, _token: vscode.CancellationToken): Promise<GatewayChatInformation[]> {
+    if (!(await this.services.keys.has())) {
+      if (!options.silent) {
+        void vscode.window.showInformationMessage('Set the Model Gateway API key to use the gateway\'s models in chat.', 'Set API Key').then((choice) => {
+          if (choice) void vscode.commands.executeCommand('modelGateway.setApiKey');
+        });
+      }
+      return [];
+    }
+    let snapshot = this.services.registry.snapshot;
+    if (this.stale || snapshot.updatedAt === 0) {
+      this.stale = false;
+      try {
+        snapshot = await this.services.registry.refresh();
+        this.services.ensureCatalogTimer();
+      } catch (err) {
+        this.stale = true;
+        this.services.log.warn(`Model list for VS Code's chat could not be read: ${err instanceof Error ? err.message : String(err)}`);
+        return [];
+      }
+    }
+    if (snapshot.keyError && !options.silent) {
+      this.services.log.warn(`Model list for VS Code's chat: ${snapshot.keyError.describe()}`);
+    }
+    const settings = chatSettings();
+    return chatModelsForVsCode(snapshot.models).map((m) =>
+      toChatInformation(m, effectiveProtocol(m, undefined), { maxTokens: settings.maxTokens, imageInputModels: settings.imageInputModels, toolCalling: CORE_TOOL_CALLING }),
+    );
+  }
+
+  async provideLanguageModelChatResponse(
+    model: GatewayChatInformation,
+    messages: readonly LanguageModelChatRequestMessage[],
+    options: ProvideLanguageModelChatResponseOptions,
+    progress: vscode.Progress<LanguageModelResponsePart>,
+    token: vscode.CancellationToken,
+  ): Promise<void> {
+    try {
+      await this.respond(model, messages, options, progress, token);
+    } catch (err) {
+      throw toLanguageModelError(err);
+    }
+  }
+
+  private async respond(
+    model: GatewayChatInformation,
+    messages: readonly LanguageModelChatRequestMessage[],
+    options: ProvideLanguageModelChatResponseOptions,
+    progress: vscode.Progress<LanguageModelResponsePart>,
+    token: vscode.CancellationToken,
+  ): Promise<void> {
+    const info = this.chatModel(model.id);
+    const settings = chatSettings();
+    const request = toChatMessages(messages, settings.imageMaxBytes, (id) => this.reasoningByCall.get(id));
+    if (request.messages.some((m) => m.images?.length)) {
+      const support = imageSupport(info, settings.imageInputModels);
+      if (!support.supported) throw new GatewayError('badRequest', support.reason);
+    }
+    const protocol = effectiveProtocol(info, model.protocol);
+    const abort = new AbortController();
+    // Cancelling aborts the HTTP request at once; the core then ends with a `cancelled` error.
+    const onCancel = token.onCancellationRequested(() => abort.abort());
+    if (token.isCancellationRequested) abort.abort();
+    const temperature = options.modelOptions?.temperature;
+    const system = [settings.systemPrompt, request.system].filter((s) => s.trim()).join('\n\n');
+    const tools = toChatTools(options.tools ?? []);
+    let usage: Usage | undefined;
+    const reasoning: ChatReasoning = { text: '' };
+    const callIds: string[] = [];
+    try {
+      const events = streamChat(this.services.http(), {
+        model: info.id,
+        protocol,
+        messages: request.messages,
+        ...(system ? { system } : {}),
+        stream: true,
+        requiresStreaming: info.catalog?.requiresStreaming === true,
+        maxTokens: Math.min(settings.maxTokens, model.maxOutputTokens),
+        ...(typeof temperature === 'number' ? { temperature } : {}),
+        ...(tools.length ? { tools, toolMode: toolModeOf(options.toolMode) } : {}),
+        signal: abort.signal,
+      });
+      for await (const e of events) {
+        switch (e.type) {
+          case 'textDelta':
+            if (e.text) progress.report(new vscode.LanguageModelTextPart(e.text));
+            break;
+          case 'toolCall':
+            callIds.push(e.id);
+            progress.report(new vscode.LanguageModelToolCallPart(e.id, e.name, e.input));
+            break;
+          case 'reasoningDelta':
+            reasoning.text += e.text;
+            break;
+          case 'reasoningSignature':
+            // One signature per thinking block, the whole of it; the last block's is the one kept (as collectChat does).
+            reasoning.signature = e.signature;
+            break;
+          case 'usage':
+            usage = e.usage;
+            break;
+          case 'error':
+            if (e.error.kind === 'cancelled' || token.isCancellationRequested) throw new vscode.CancellationError();
+            throw e.error;
+          default:
+            // Citations and images have no stable part in VS Code's chat API yet; reasoning is
+            // only kept (below), since thinking parts are still proposed API.
+            break;
+        }
+      }
+    } finally {
+      onCancel.dispose();
+    }
+    if (callIds.length && reasoning.text) this.keepReasoning(callIds, reasoning);
+    if (usage) this.reportUsage(info, protocol, usage, progress);
+  }
+
+  private keepReasoning(callIds: string[], reasoning: ChatReasoning): void {
+    for (const id of callIds) {
+      this.reasoningByCall.delete(id);
+      this.reasoningByCall.set(id, reasoning);
+    }
+    for (const id of this.reasoningByCall.keys()) {
+      if (this.reasoningByCall.size <= KEPT_REASONING) break;
+      this.reasoningByCall.delete(id);
+    }
+  }
+
+  async provideTokenCount(_model: GatewayChatInformation, text: string | LanguageModelChatRequestMessage, _token: vscode.CancellationToken): Promise<number> {
+    return typeof text === 'string' ? estimateTokens(text) : estimateMessageTokens(text);
+  }
+
+  /** The model as the sidebar knows it: a chat model this key may use, or a clear error. */
+  private chatModel(id: string): ModelInfo {
+    const info = chatModelsForVsCode(this.services.registry.snapshot.models).find((m) => m.id === id);
+    if (!info) throw new GatewayError('modelUnavailable', `The model ${id} is not a chat model available to this key. Refresh the models or pick another one.`);
+    return info;
+  }
+
+  private reportUsage(info: ModelInfo, protocol: string, usage: Usage, progress: vscode.Progress<LanguageModelResponsePart>): void {
+    this.services.log.info(`VS Code chat, ${info.id} over ${protocol}: ${usage.inputTokens ?? '?'} input, ${usage.outputTokens ?? '?'} output tokens.`);
+    const DataPart = dataPartClass();
+    if (!DataPart || !supportsUsagePart()) return;
+    // The OpenAI-shaped figures under the literal MIME type `usage` that VS Code 1.120 reads for its
+    // context indicator (the fix of microsoft/vscode#313458).
+    const figures = {
+      prompt_tokens: usage.inputTokens ?? 0,
+      completion_tokens: usage.outputTokens ?? 0,
+      total_tokens: usage.totalTokens ?? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0),
+    };
+    progress.report(new DataPart(new TextEncoder().encode(JSON.stringify(figures)), 'usage'));
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions) s.dispose();
+  }
+}
+
+/** VS Code's tools as the core sends them; a tool without a schema takes an empty object. */
+function toChatTools(tools: readonly vscode.LanguageModelChatTool[]): ChatTool[] {
+  return tools.map((t) => ({
+    name: t.name,
+    ...(t.description ? { description: t.description } : {}),
+    inputSchema: t.inputSchema && typeof t.inputSchema === 'object' ? (t.inputSchema as Record<string, unknown>) : { type: 'object', properties: {} },
+  }));
+}
+
+function toolModeOf(mode: vscode.LanguageModelChatToolMode): ToolMode {
+  return mode === vscode.LanguageModelChatToolMode.Required ? 'required' : 'auto';
+}
+
+/**
+ * A gateway error as VS Code's chat expects it: a LanguageModelError whose message is the gateway
+ * error's own (what happened and what to do), with the code VS Code knows for the kind.
+ */
+export function toLanguageModelError(err: unknown): Error {
+  if (err instanceof vscode.CancellationError || err instanceof vscode.LanguageModelError) return err;
+  const error = isGatewayError(err) ? err : new GatewayError('protocol', err instanceof Error ? err.message : String(err), { cause: err });
+  if (error.kind === 'cancelled') return new vscode.CancellationError();
+  const message = error.describe();
+  switch (error.kind) {
+    case 'auth':
+      return vscode.LanguageModelError.NoPermissions(message);
+    case 'modelUnavailable':
+      return vscode.LanguageModelError.NotFound(message);
+    case 'quota':
+    case 'upstreamBalance':
+    case 'upstreamBlocked':
+    case 'rateLimited':
+      return vscode.LanguageModelError.Blocked(message);
+    default:
+      return new vscode.LanguageModelError(message);
+  }
+}

@@ -1,0 +1,114 @@
+import * as vscode from 'vscode';
+import type { ChatImage, ChatMessage, ChatReasoning, ChatToolCall, ChatToolResult } from '../../core/chat/events';
+import { checkImage, MAX_IMAGES_PER_MESSAGE } from '../../core/chat/images';
+import { GatewayError } from '../../core/errors';
+import { isDataPart, type LanguageModelChatRequestMessage } from './lmApi';
+import { estimateTokens, TOKENS_PER_IMAGE } from './tokenCount';
+
+/** The messages of a VS Code chat request in the core's form, with the system text taken apart. */
+export interface ConvertedRequest {
+  system: string;
+  messages: ChatMessage[];
+}
+
+/**
+ * VS Code's internal chat sends its instructions with a System role (3) that is still proposed API
+ * (`vscode.proposed.languageModelSystem`); stable code only names User (1) and Assistant (2).
+ */
+const SYSTEM_ROLE = 3;
+
+/** Data parts carrying text (`LanguageModelDataPart.text` / `.json` use text/plain and text/x-json). */
+const TEXT_MIME = /^(text\/|application\/(json|xml)\b)/;
+
+/**
+ * Turns VS Code's messages into the core's: text parts are joined, image data parts become the
+ * message's images (sent in each protocol's own form by the core), textual data parts become text,
+ * tool calls of assistant turns and tool results of user turns become the core's `toolCalls` and
+ * `toolResults`, and consecutive messages of one role are merged (the Messages protocol requires
+ * turns to alternate). Other data parts (e.g. cache hints some callers add) carry nothing for the
+ * model and are left out. `reasoningOf` gives back the reasoning a tool-call turn produced (VS Code
+ * does not keep it), which thinking models require with that turn.
+ */
+export function toChatMessages(
+  messages: readonly LanguageModelChatRequestMessage[],
+  imageMaxBytes: number,
+  reasoningOf: (callId: string) => ChatReasoning | undefined = () => undefined,
+): ConvertedRequest {
+  const system: string[] = [];
+  const out: ChatMessage[] = [];
+  for (const message of messages) {
+    const texts: string[] = [];
+    const images: ChatImage[] = [];
+    const toolCalls: ChatToolCall[] = [];
+    const toolResults: ChatToolResult[] = [];
+    for (const part of message.content) {
+      if (part instanceof vscode.LanguageModelTextPart) texts.push(part.value);
+      else if (part instanceof vscode.LanguageModelToolResultPart) toolResults.push({ callId: part.callId, content: toolResultText(part) });
+      else if (part instanceof vscode.LanguageModelToolCallPart) toolCalls.push({ id: part.callId, name: part.name, input: asInput(part.input) });
+      else if (isDataPart(part)) {
+        if (part.mimeType.startsWith('image/')) {
+          const info = checkImage(part.data, `Image ${images.length + 1} of the message`, imageMaxBytes);
+          images.push({ mediaType: info.mediaType, base64: Buffer.from(part.data).toString('base64') });
+        } else if (TEXT_MIME.test(part.mimeType)) {
+          texts.push(new TextDecoder().decode(part.data));
+        }
+      }
+    }
+    const text = texts.join('');
+    if ((message.role as number) === SYSTEM_ROLE) {
+      if (text.trim()) system.push(text);
+      continue;
+    }
+    const role = message.role === vscode.LanguageModelChatMessageRole.Assistant ? 'assistant' : 'user';
+    if (role === 'assistant' && images.length) {
+      throw new GatewayError('badRequest', 'An earlier answer in this conversation holds an image; the chat protocols take images only in the user\'s messages.');
+    }
+    if (role === 'user' && toolCalls.length) throw new GatewayError('badRequest', 'A user message of this conversation holds a tool call; only answers make tool calls.');
+    if (role === 'assistant' && toolResults.length) throw new GatewayError('badRequest', 'An answer of this conversation holds a tool result; tool results belong to the user\'s turn after the call.');
+    const last = out.at(-1);
+    const turn: ChatMessage = last && last.role === role ? last : { role, content: '' };
+    if (turn !== last) out.push(turn);
+    turn.content = [turn.content, text].filter(Boolean).join('\n\n');
+    if (images.length) turn.images = [...(turn.images ?? []), ...images];
+    if (toolCalls.length) {
+      turn.toolCalls = [...(turn.toolCalls ?? []), ...toolCalls];
+      const reasoning = toolCalls.map((c) => reasoningOf(c.id)).find((r) => r !== undefined);
+      if (reasoning && !turn.reasoning) turn.reasoning = reasoning;
+    }
+    if (toolResults.length) turn.toolResults = [...(turn.toolResults ?? []), ...toolResults];
+  }
+  for (const m of out) {
+    if ((m.images?.length ?? 0) > MAX_IMAGES_PER_MESSAGE) {
+      throw new GatewayError('badRequest', `A message holds ${m.images?.length} images; at most ${MAX_IMAGES_PER_MESSAGE} go with one message.`);
+    }
+  }
+  return { system: system.join('\n\n'), messages: out };
+}
+
+/** The text of a tool result: its text parts and textual data parts (e.g. JSON). */
+function toolResultText(part: vscode.LanguageModelToolResultPart): string {
+  return part.content
+    .map((c) => {
+      if (c instanceof vscode.LanguageModelTextPart) return c.value;
+      if (isDataPart(c) && TEXT_MIME.test(c.mimeType)) return new TextDecoder().decode(c.data);
+      return '';
+    })
+    .join('');
+}
+
+/** A call's input as the core keeps it: an object (VS Code types it as `object`). */
+function asInput(input: object): Record<string, unknown> {
+  return typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+}
+
+/** The estimate of tokenCount.ts applied to every part of a message. */
+export function estimateMessageTokens(message: LanguageModelChatRequestMessage): number {
+  let tokens = 0;
+  for (const part of message.content) {
+    if (part instanceof vscode.LanguageModelTextPart) tokens += estimateTokens(part.value);
+    else if (part instanceof vscode.LanguageModelToolResultPart) tokens += estimateTokens(toolResultText(part));
+    else if (part instanceof vscode.LanguageModelToolCallPart) tokens += estimateTokens(part.name + JSON.stringify(part.input));
+    else if (isDataPart(part)) tokens += part.mimeType.startsWith('image/') ? TOKENS_PER_IMAGE : TEXT_MIME.test(part.mimeType) ? estimateTokens(new TextDecoder().decode(part.data)) : 0;
+  }
+  return tokens;
+}

@@ -1,0 +1,67 @@
+/**
+ * Runs the VS Code chat provider suite inside a real VS Code 1.117 extension host (code-server
+ * 4.117.0 on a Node 22 from the npm registry; see test/vscode/codeServer.ts) and returns its counts.
+ * The provider API is stable from 1.104, so it cannot run on the 1.100 the other suites use.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { DEMO_KEY, DISABLED_KEY, ZERO_QUOTA_KEY } from '../gateway';
+import { findLeaks } from '../support/leakScan';
+import { VSCODE_1_117 } from '../vscode/codeServer';
+import { runExtensionTests } from '../vscode/runInExtensionHost';
+
+export interface SuiteCounts {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+const root = path.resolve(__dirname, '../..');
+
+export async function runLmSuite(opts: { grep?: string } = {}): Promise<SuiteCounts> {
+  execFileSync(process.execPath, [path.join(root, 'esbuild.js'), '--tests'], { cwd: root, stdio: 'inherit' });
+  const work = mkdtempSync(path.join(os.tmpdir(), 'mg-lm-'));
+  const resultsFile = path.join(work, 'results.json');
+  const workspace = path.join(work, 'workspace');
+  mkdirSync(workspace, { recursive: true });
+  writeFileSync(path.join(workspace, 'README.md'), '# VS Code chat workspace\n');
+  let leaks: string[] | undefined;
+  try {
+    const { exitCode } = await runExtensionTests({
+      devPath: root,
+      testsPath: path.join(root, 'out/test/lm/index.js'),
+      workspace,
+      build: VSCODE_1_117,
+      timeoutMs: 300_000,
+      env: { MODEL_GATEWAY_TEST_RESULTS: resultsFile, ...(opts.grep ? { MODEL_GATEWAY_TEST_GREP: opts.grep } : {}) },
+      // The key must live only in SecretStorage: never in settings, state, logs or other files.
+      inspectProfile: async (dir) => {
+        leaks = await findLeaks(dir, [DEMO_KEY, DISABLED_KEY, ZERO_QUOTA_KEY]);
+      },
+    });
+    const counts: SuiteCounts = existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) : { passed: 0, failed: 1, skipped: 0 };
+    if (!existsSync(resultsFile)) console.error(`The VS Code 1.117 extension host ended with exit code ${exitCode} before reporting results.`);
+    if (leaks === undefined) {
+      console.error('The profile could not be scanned for the API key.');
+      counts.failed += 1;
+    } else if (leaks.length) {
+      console.error(`An API key was found in the profile, outside secret storage:\n  ${leaks.join('\n  ')}`);
+      counts.failed += 1;
+    } else {
+      console.log('  ✔ no API key anywhere in the 1.117 profile (settings, state, logs) outside secret storage');
+      counts.passed += 1;
+    }
+    return counts;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  runLmSuite({ grep: process.argv[2] }).then((c) => {
+    console.log(`${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped`);
+    process.exit(c.failed ? 1 : 0);
+  });
+}
