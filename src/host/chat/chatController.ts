@@ -14,7 +14,7 @@ import { buildHistory } from './history';
 import { ImageReadPolicy } from './imageAccess';
 import { allowedImageHosts } from './remoteImages';
 import { AnswerSession, ChatSessions, DRAFT_PREFIX } from './sessions';
-import { SNAPSHOT_WINDOW, toModelView } from './snapshot';
+import { attachmentViews, chatNotice, SNAPSHOT_WINDOW, toModelView } from './snapshot';
 import { streamAnswer } from './streaming';
 import { routeViewMessage } from './viewRouter';
 
@@ -554,25 +554,12 @@ export class ChatController implements vscode.Disposable {
       ...(selected ? { model: selected.id } : {}),
       ...(override ? { protocolOverride: override } : {}),
       enableSearch: shown.meta.enableSearch ?? false,
-      attachments: this.tray.items.map(({ id, label, chars, truncated, image }) => {
-        const src = image ? this.imageSrc(image) : undefined;
-        return { id, label, chars, truncated, ...(image ? { image: src ? { ...image, src } : image } : {}) };
-      }),
+      attachments: attachmentViews(this.tray.items, (image) => this.imageSrc(image)),
       busy: false,
       remoteImageHosts: allowedImageHosts(),
       imageMaxBytes: settings.imageMaxBytes,
-      ...(await this.notice()),
+      ...(await chatNotice(this.services, models)),
     };
-  }
-
-  private async notice(): Promise<Pick<Snapshot, 'notice'>> {
-    if (!this.services.settings().baseUrl.trim()) return { notice: { message: 'Set the gateway base address to start chatting.', action: 'openSettings' } };
-    if (!(await this.services.keys.has())) return { notice: { message: 'Set your API key to start chatting.', action: 'setKey' } };
-    const snap = this.services.registry.snapshot;
-    if (snap.updatedAt === 0) return { notice: { message: 'Loading the models this key may use…' } };
-    if (snap.keyError) return { notice: { message: snap.keyError.message, action: snap.keyError.kind === 'auth' ? 'setKey' : 'refreshModels' } };
-    if (this.chatModels().length === 0) return { notice: { message: 'This key has no chat models.', action: 'refreshModels' } };
-    return {};
   }
 
   chatModels(): ModelInfo[] {
