@@ -34,7 +34,7 @@ const API_NAMES = [
 ];
 const vscodeStub: Record<string, unknown> = Object.fromEntries(API_NAMES.map((name) => [name, inert()]));
 vscodeStub.workspace = new Proxy(inert() as object, {
-  get: (t, p) => (p === 'getConfiguration' ? () => ({ get: (key: string, fallback?: unknown) => SETTINGS[key] ?? fallback }) : Reflect.get(t, p)),
+  get: (t, p) => (p === 'getConfiguration' ? () => ({ get: (key: string, fallback?: unknown) => SETTINGS[key] ?? fallback, inspect: () => undefined }) : Reflect.get(t, p)),
 });
 
 const loader = Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown };
