@@ -366,13 +366,19 @@ export async function sendChatMessage(frame: FrameLocator, text: string) {
  * Text Files"), where the palette's first row may be the other one.
  */
 export async function runExactCommandFromPalette(page: Page, label: string): Promise<void> {
-  await page.keyboard.press('F1');
-  const input = page.locator(`${QUICK_INPUT} input`);
-  await input.waitFor();
-  await input.fill(`>${label}`);
+  await pickExactCommand(page, label);
+  await page.locator(QUICK_INPUT).waitFor({ state: 'hidden' });
+}
+
+/**
+ * As runExactCommandFromPalette, for a command that opens an input of its own (the palette's
+ * widget is then reused at once, so it may never be seen hidden): returns after the click.
+ */
+export async function pickExactCommand(page: Page, label: string): Promise<void> {
+  // Waits (reopening the palette) until the command is listed at all.
+  await findCommand(page, label);
   const exact = new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
   await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`).filter({ has: page.locator('.label-name', { hasText: exact }) }).first().click();
-  await page.locator(QUICK_INPUT).waitFor({ state: 'hidden' });
 }
 
 /** A file's row in the Explorer (its accessible label is the file name). */
