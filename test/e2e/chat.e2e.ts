@@ -69,7 +69,7 @@ describe('Chat view', () => {
       // handler, had one survived, is queued by then) and one more task has run in the answer's
       // frame after that. An alert() from the answer blocks that frame until the dialog handler
       // above dismisses it, so once this returns any dialog the answer raised has been recorded.
-      await md.evaluate(async (el) => {
+      await answer.evaluate(async (el) => {
         type Img = { complete: boolean; addEventListener(type: string, fn: () => void, opts: { once: boolean }): void };
         const images = Array.from((el as unknown as { querySelectorAll(s: string): ArrayLike<Img> }).querySelectorAll('img'));
         await Promise.all(

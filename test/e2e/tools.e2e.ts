@@ -12,6 +12,7 @@ import {
   activeEditorShowing,
   billingNotice,
   buttonIn,
+  checkConnection,
   clearNotifications,
   continuePastBillingNotice,
   dismissInputs,
@@ -288,6 +289,10 @@ describe('Document and web tools in the workbench', () => {
     await buttonIn(progress.locator, 'Cancel').click();
     await progress.locator.waitFor({ state: 'detached' });
 
+    // Barrier: a later command's report is on screen; whatever the cancel led to (an error toast,
+    // an opened page) was raised before it.
+    await paceBeforeToasts(page);
+    await checkConnection(page, 'Key accepted');
     assert.equal(billedCalls(), before, 'nothing was charged');
     const hover = await statusHover(page, before > 0 ? sessionLine(before) : 'Click to check the connection');
     if (before === 0) assert.doesNotMatch(await hover.innerText(), /This session/);

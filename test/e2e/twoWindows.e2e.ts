@@ -24,11 +24,16 @@ const OTHER_WINDOW_MS = 20_000;
 
 const QUICK_INPUT = '.quick-input-widget';
 
-/** The chat view of a window, shown from the palette as a user would, once its app is ready. */
+/**
+ * The chat view of a window, shown from the palette as a user would, once the host's first
+ * snapshot is on screen (the conversation picker is filled only from a snapshot, which the host
+ * sends once it has read the stored conversations).
+ */
 async function showChat(page: Page): Promise<FrameLocator> {
   await runCommandFromPalette(page, 'Model Gateway: Focus on Chat View');
   const frame = chatFrame(page);
   await frame.locator('textarea[aria-label="Message"]').waitFor();
+  await frame.locator('select.conversation-select option').first().waitFor({ state: 'attached' });
   return frame;
 }
 
@@ -65,7 +70,10 @@ describe('Two windows on one profile', () => {
 
   it('a question asked in window A through the palette shows up in window B\'s conversation list', async () => {
     const { page } = ui();
-    // A new conversation in A, so the question cannot land in one B already knows.
+    // A new conversation in A, so the question cannot land in one B already knows. The view is
+    // shown (and has read the stored conversations) first: a New Chat that arrives while a window's
+    // chat is still loading is overtaken by the latest stored conversation.
+    await showChat(page);
     const frameA = await openNewChat(page);
     await pickExactCommand(page, 'Model Gateway: Ask');
     const input = page.locator(`${QUICK_INPUT} input`);
