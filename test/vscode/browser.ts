@@ -124,6 +124,12 @@ export async function saveFailureArtifacts(page: Page | undefined, name: string,
     await page.screenshot({ path: path.join(dir, 'screenshot.png'), fullPage: true }).catch((error: unknown) => {
       console.error(`no screenshot: ${String(error)}`);
     });
+    // The markup of every frame (webviews included): what a selector saw, beyond what is on screen.
+    for (const [index, frame] of page.frames().entries()) {
+      const html = await frame.content().catch(() => undefined);
+      if (html !== undefined) await fsp.writeFile(path.join(dir, `frame-${index}.html`), `<!-- ${frame.url()} -->
+${html}`);
+    }
   }
   const used = new Set<string>();
   for (const [index, file] of logFiles.entries()) {
