@@ -188,7 +188,13 @@ describe('Document and web tools in the workbench', () => {
     assert.equal(await top.getAttribute('aria-setsize'), '11', 'ten results and "Open all results as a Markdown document"');
     assert.equal((await top.locator('.label-name').first().innerText()).trim(), first.title);
 
-    await top.hover();
+    // Pointing at the row shows its buttons, and after a moment its hover card, which opens at the
+    // pointer. Pointing at the middle of the row (a locator's hover) can thus be overtaken by the
+    // card on a slow machine, so point at the row's left end: the card stays clear of the buttons
+    // at its right end.
+    const box = await top.boundingBox();
+    if (!box) throw new Error('the first result is not on screen');
+    await page.mouse.move(box.x + 16, box.y + box.height / 2);
     await top.getByRole('button', { name: 'Insert a Markdown citation at the cursor' }).click();
     await page.locator(QUICK_INPUT).waitFor({ state: 'hidden' });
 
