@@ -5,17 +5,14 @@
  */
 import Mocha from 'mocha';
 import { runUiSuite } from './e2e/run';
+import { reportNotRun, tallyRun, type SuiteResult } from './support/mochaResults';
 import { runIntegrationSuite } from './integration/run';
 import { runLmSuite } from './lm/run';
 import { runWebviewSuite } from './webview/chatView.webtest';
 import * as path from 'node:path';
 import { readdirSync } from 'node:fs';
 
-export interface SuiteResult {
-  passed: number;
-  failed: number;
-  skipped: number;
-}
+export type { SuiteResult };
 
 interface Suite {
   name: string;
@@ -42,8 +39,9 @@ export function runMochaFiles(files: string[], options: Mocha.MochaOptions = {})
       .loadFilesAsync()
       .then(() => {
         const runner = mocha.run(() => {
-          const s = runner.stats;
-          resolve({ passed: s?.passes ?? 0, failed: s?.failures ?? 0, skipped: s?.pending ?? 0 });
+          const tally = tallyRun(runner, mocha.suite);
+          reportNotRun(tally);
+          resolve({ passed: tally.passed, failed: tally.failed, skipped: tally.skipped });
         });
       })
       .catch(reject);

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { DEMO_KEY } from '../gateway';
 import { ui } from './context';
 import {
+  checkConnection,
   clearApiKey,
   clearNotifications,
   inputError,
@@ -60,6 +61,9 @@ describe('API key from the command palette', () => {
     await page.keyboard.press('Escape');
     await input.waitFor({ state: 'hidden' });
     assert.equal((await waitForStatus(page, 'Gateway: no key')).text, 'Gateway: no key');
+    // Barrier: a later command reads the secret storage and reports no key. A save on the refused
+    // Enter would have come before it, so its "saved" toast would be on screen by now.
+    await checkConnection(page, 'No API key is set.');
     assert.equal(await page.locator('.notifications-toasts .notification-toast', { hasText: 'saved' }).count(), 0);
     assert.ok(
       double.log.every((e) => !(e.headers.authorization ?? '').toLowerCase().startsWith('bearer bearer')),

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { DEMO_KEY } from '../gateway';
 import { ui } from './context';
-import { chatFrame, clearNotifications, dismissInputs, masked, openNewChat, runCommandFromPalette, sendChatMessage as send, setApiKey, waitForStatus } from './workbench';
+import { chatFrame, clearNotifications, masked, openNewChat, reloadWindow, runCommandFromPalette, sendChatMessage as send, setApiKey, waitForStatus } from './workbench';
 
 describe('Chat view', () => {
   before(async () => {
@@ -65,7 +65,25 @@ describe('Chat view', () => {
       assert.equal(await md.locator('a[href^="javascript:"]').count(), 0);
       const link = md.locator('a', { hasText: 'link' });
       if (await link.count()) await link.first().click();
-      await page.waitForTimeout(300);
+      // Barrier instead of a pause: every image of the answer has loaded or failed (an onerror
+      // handler, had one survived, is queued by then) and one more task has run in the answer's
+      // frame after that. An alert() from the answer blocks that frame until the dialog handler
+      // above dismisses it, so once this returns any dialog the answer raised has been recorded.
+      await answer.evaluate(async (el) => {
+        type Img = { complete: boolean; addEventListener(type: string, fn: () => void, opts: { once: boolean }): void };
+        const images = Array.from((el as unknown as { querySelectorAll(s: string): ArrayLike<Img> }).querySelectorAll('img'));
+        await Promise.all(
+          images.map((img) =>
+            img.complete
+              ? undefined
+              : new Promise<void>((resolve) => {
+                  img.addEventListener('load', resolve, { once: true });
+                  img.addEventListener('error', resolve, { once: true });
+                }),
+          ),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      });
       assert.deepEqual(dialogs, [], 'nothing from the answer ran');
     } finally {
       page.off('dialog', onDialog);
@@ -79,21 +97,11 @@ describe('Chat view', () => {
     await send(frame, 'remember the platypus');
     await frame.locator('article.msg-assistant', { hasText: 'Echo from gpt-4o-mini: remember the platypus' }).waitFor();
     await frame.locator('button[aria-label^="Send the message"]').waitFor();
-    await page.reload();
-    await page.locator('.monaco-workbench .part.activitybar').waitFor({ timeout: 60_000 });
-    // Right after a reload the palette may open before the extension's views are registered again
-    // (then the command is not listed yet); a user would simply try again, and so does this.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await runCommandFromPalette(page, 'Model Gateway: Focus on Chat View');
-        break;
-      } catch (error) {
-        if (attempt >= 3) throw error;
-        await dismissInputs(page);
-      }
-    }
+    await reloadWindow(page);
+    // The palette waits until it lists the view's command (registered again after the reload).
+    await runCommandFromPalette(page, 'Model Gateway: Focus on Chat View');
     const after = chatFrame(page);
-    await after.locator('article.msg-user', { hasText: 'remember the platypus' }).waitFor({ timeout: 30_000 });
+    await after.locator('article.msg-user', { hasText: 'remember the platypus' }).waitFor();
     await after.locator('article.msg-assistant', { hasText: 'Echo from gpt-4o-mini: remember the platypus' }).waitFor();
   });
 });

@@ -4,6 +4,7 @@ import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { DEMO_KEY, promptPng } from '../gateway';
+import { LIMITS } from '../vscode/browser';
 import { ui } from './context';
 import { activityEntry, chatFrame, clearNotifications, masked, openNewChat, runCommandFromPalette, sendChatMessage as send, setApiKey, waitForStatus } from './workbench';
 
@@ -38,7 +39,7 @@ async function dropFile(frame: FrameLocator, name: string, bytes: Buffer): Promi
 async function imagesLoaded(frame: FrameLocator, selector: string): Promise<void> {
   const images = frame.locator(selector);
   await images.first().waitFor();
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + LIMITS.stepMs;
   for (;;) {
     const sizes = await images.evaluateAll((els) => els.map((img) => ((img as unknown as { complete: boolean }).complete ? (img as unknown as { naturalWidth: number }).naturalWidth : 0)));
     if (sizes.length && sizes.every((w) => w > 0)) return;
@@ -66,7 +67,7 @@ describe('Chat with images and web search', () => {
     const { page, workspace } = ui();
     await fsp.writeFile(path.join(workspace, 'owl.png'), owl);
     // Run on its own, this file may be first: the extension's contributions must be loaded.
-    await activityEntry(page).waitFor({ timeout: 60_000 });
+    await activityEntry(page).waitFor({ timeout: LIMITS.contributionsMs });
     await setApiKey(page, DEMO_KEY);
     await waitForStatus(page, masked(DEMO_KEY), 'check');
     await clearNotifications(page);
@@ -113,7 +114,7 @@ describe('Chat with images and web search', () => {
     await page.keyboard.press('Enter');
     const frame = chatFrame(page);
     const chip = frame.locator('.composer .chip-image', { hasText: 'owl.png' });
-    await chip.waitFor({ timeout: 30_000 });
+    await chip.waitFor();
     await imagesLoaded(frame, '.composer .chip-image img');
     const answer = await send(frame, 'What bird is this?');
     await answer.filter({ hasText: fact(owl) }).waitFor();

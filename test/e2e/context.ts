@@ -12,6 +12,8 @@ export interface UiContext {
   codeServer: CodeServer;
   /** The folder the workbench has open. */
   workspace: string;
+  /** A second (third, ...) window on the same workspace and profile; see E2eEnvironment.openWindow. */
+  openWindow(): Promise<Page>;
 }
 
 let current: UiContext | undefined;

@@ -8,9 +8,9 @@ import * as fsp from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { GatewayDouble } from '../gateway';
-import { launchBrowser, openWorkbench } from '../vscode/browser';
+import { launchBrowser, LIMITS, openWorkbench } from '../vscode/browser';
 import { ensureCodeServer, startCodeServer, workbenchUrl, type CodeServer } from '../vscode/codeServer';
 
 const execFileAsync = promisify(execFile);
@@ -28,6 +28,13 @@ export interface E2eEnvironment {
   workspace: string;
   /** Temporary folder owned by this run: .vsix, workspace, code-server's home and user data. */
   scratch: string;
+  /**
+   * Opens another window on the same workspace and profile: a second page of the same browser
+   * (same browser storage) on the same code-server, so it gets its own extension host sharing
+   * the profile's global storage with the first. Returns it once the extension's contributions
+   * are registered in it; the caller closes it (stop() closes any left open).
+   */
+  openWindow(): Promise<Page>;
   /** Idempotent; never rejects, so it is safe in `finally` blocks. */
   stop(): Promise<void>;
 }
@@ -106,15 +113,31 @@ export async function startEnvironment(): Promise<E2eEnvironment> {
 
     browser = await launchBrowser();
     const context = await browser.newContext({ viewport: VIEWPORT });
-    const page = await context.newPage();
-    const server = codeServer;
-    await timed('workbench loaded', () => openWorkbench(page, workbenchUrl(server.url, workspace)));
-    // The palette lists the extension's commands only once its contributions are registered,
-    // which is also when its activity-bar entry appears.
-    await timed('extension contributions registered', () => page.locator('.part.activitybar .action-item a[aria-label^="Model Gateway"]').waitFor({ timeout: 60_000 }));
-    return { page, browser, double, codeServer, workspace, scratch, stop };
+    // Every step waits for a condition; on a busy machine a condition may take a while to hold.
+    context.setDefaultTimeout(LIMITS.stepMs);
+    context.setDefaultNavigationTimeout(LIMITS.workbenchMs);
+    const url = workbenchUrl(codeServer.url, workspace);
+    const page = await openWindow(context, url, 'first window');
+    return { page, browser, double, codeServer, workspace, scratch, stop, openWindow: () => openWindow(context, url, 'another window') };
   } catch (error) {
     await stop();
+    throw error;
+  }
+}
+
+/** A new page on the workbench, returned once the extension's contributions are registered in it. */
+async function openWindow(context: BrowserContext, url: string, what: string): Promise<Page> {
+  const page = await context.newPage();
+  try {
+    await timed(`${what}: workbench loaded`, () => openWorkbench(page, url));
+    // The palette lists the extension's commands only once its contributions are registered,
+    // which is also when its activity-bar entry appears.
+    await timed(`${what}: extension contributions registered`, () =>
+      page.locator('.part.activitybar .action-item a[aria-label^="Model Gateway"]').waitFor({ timeout: LIMITS.contributionsMs }),
+    );
+    return page;
+  } catch (error) {
+    await page.close().catch(() => undefined);
     throw error;
   }
 }

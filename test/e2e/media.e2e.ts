@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { DEMO_KEY } from '../gateway';
+import { LIMITS } from '../vscode/browser';
 import { ui } from './context';
 import { REPO_ROOT } from './environment';
 import { masked, parkMouse, runCommandFromPalette, setApiKey, waitForStatus } from './workbench';
@@ -15,7 +16,7 @@ const PANEL_FRAMES = 'iframe.webview.ready[src*="extensionId=model-gateway.model
  * show another editor panel at the same time, the one holding the studio's header is taken.
  */
 async function mediaFrame(page: Page): Promise<FrameLocator> {
-  const end = Date.now() + 30_000;
+  const end = Date.now() + LIMITS.stepMs;
   for (;;) {
     const count = await page.locator(PANEL_FRAMES).count();
     for (let i = 0; i < count; i++) {
@@ -55,7 +56,7 @@ describe('Media Studio', () => {
     await frame.locator('button[aria-label="Generate the image"]').click();
 
     const card = images.locator('.gallery .card', { hasText: 'A red fox in the snow' }).first();
-    await card.waitFor({ timeout: 30_000 });
+    await card.waitFor();
     await images.locator('.job-done').waitFor();
     const thumb = card.locator('img.thumb');
     await thumb.waitFor();
@@ -80,7 +81,7 @@ describe('Media Studio', () => {
     // "Reveal" shows the new file in the Explorer, inside the workspace's generated/images folder.
     await card.locator('button[data-act="reveal"]').click();
     const name = path.basename(relative);
-    await page.locator(`.part.sidebar .explorer-folders-view .monaco-list-row[role="treeitem"][aria-label="${name}"]`).waitFor({ timeout: 20_000 });
+    await page.locator(`.part.sidebar .explorer-folders-view .monaco-list-row[role="treeitem"][aria-label="${name}"]`).waitFor();
   });
 
   it('shows the billing before a video is submitted, and the task in the list once accepted', async () => {

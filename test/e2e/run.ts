@@ -9,6 +9,7 @@ import Mocha from 'mocha';
 import { readdirSync } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
+import { reportNotRun, tallyRun } from '../support/mochaResults';
 import { saveFailureArtifacts } from '../vscode/browser';
 import type { CodeServer } from '../vscode/codeServer';
 import { setUiContext, ui } from './context';
@@ -34,7 +35,7 @@ export async function runUiSuite(opts: { grep?: string } = {}): Promise<UiSuiteR
   let env: E2eEnvironment | undefined;
   try {
     env = await startEnvironment();
-    setUiContext({ page: env.page, double: env.double, codeServer: env.codeServer, workspace: env.workspace });
+    setUiContext({ page: env.page, double: env.double, codeServer: env.codeServer, workspace: env.workspace, openWindow: env.openWindow });
     return await runMocha(files, opts.grep);
   } finally {
     setUiContext(undefined);
@@ -45,17 +46,27 @@ export async function runUiSuite(opts: { grep?: string } = {}): Promise<UiSuiteR
 function runMocha(files: string[], grep: string | undefined): Promise<UiSuiteResult> {
   const mocha = new Mocha({
     reporter: 'spec',
-    // A scenario is a handful of palette round trips (about 1 s each); a stuck selector must fail, not hang.
-    timeout: 60_000,
-    slow: 15_000,
+    // A scenario is a handful of palette round trips (about 1 s each on an idle machine, many times
+    // that on two busy cores). Each step has its own limit (LIMITS in test/vscode/browser.ts); this
+    // one only ends a scenario that is stuck as a whole, so it is well above a few step limits.
+    timeout: 300_000,
+    slow: 30_000,
     ...(grep !== undefined && { grep }),
     rootHooks: {
-      async beforeEach() {
+      async beforeEach(this: Mocha.Context) {
         const { page } = ui();
         // Scenarios share one workbench: start each from a closed palette and no leftover toasts.
-        await dismissInputs(page);
-        await clearNotifications(page);
-        await parkMouse(page);
+        try {
+          await dismissInputs(page);
+          await clearNotifications(page);
+          await parkMouse(page);
+        } catch (error) {
+          // A failed root beforeEach would make mocha skip every scenario after it. Fail this one
+          // scenario with the reason instead; the next one starts over from its own beforeEach.
+          const test = this.currentTest;
+          if (!test) throw error;
+          test.fn = () => Promise.reject(new Error(`preparing the workbench for this scenario failed: ${String(error)}`, { cause: error }));
+        }
       },
       async afterEach(this: Mocha.Context) {
         const test = this.currentTest;
@@ -69,10 +80,11 @@ function runMocha(files: string[], grep: string | undefined): Promise<UiSuiteRes
   return new Promise<UiSuiteResult>((resolve, reject) => {
     mocha.loadFilesAsync().then(() => {
       const runner = mocha.run(() => {
-        const stats = runner.stats;
+        const tally = tallyRun(runner, mocha.suite);
+        reportNotRun(tally);
         // Lets a second runUiSuite in the same process load the files afresh.
         mocha.dispose();
-        resolve({ passed: stats?.passes ?? 0, failed: stats?.failures ?? 0, skipped: stats?.pending ?? 0 });
+        resolve({ passed: tally.passed, failed: tally.failed, skipped: tally.skipped });
       });
     }, reject);
   });

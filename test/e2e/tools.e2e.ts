@@ -6,12 +6,13 @@ import { ensureSampleWorkspace, SAMPLE_FILES, sampleFile } from '../fixtures/sam
 import { DEFAULT_TOOL_PRICE_USD, DEMO_KEY, GLM_ROOT, KIMI_ROOT } from '../gateway';
 import { searchResults } from '../gateway/webContent';
 import { QUOTA_PER_USD } from '../gateway/world';
+import { LIMITS } from '../vscode/browser';
 import { ui } from './context';
 import {
   activeEditorShowing,
-  activityEntry,
   billingNotice,
   buttonIn,
+  checkConnection,
   clearNotifications,
   continuePastBillingNotice,
   dismissInputs,
@@ -24,6 +25,7 @@ import {
   masked,
   notification,
   paceBeforeToasts,
+  reloadWindow,
   replaceUserSettingsJson,
   runExactCommandFromPalette,
   runFromPalette,
@@ -50,7 +52,7 @@ function sessionLine(calls: number): string {
 }
 
 /** Polls a condition on this side (the double's log), as a selector wait does on the page's side. */
-async function eventually(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+async function eventually(condition: () => boolean, what: string, timeoutMs: number = LIMITS.stepMs): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
@@ -66,10 +68,7 @@ describe('Document and web tools in the workbench', () => {
     for (const saved of ['quarterly-report.md', 'quarterly-report-1.md']) await fsp.rm(path.join(workspace, saved), { force: true });
     // A new window is a new session: the billing notice is due before its first billed call,
     // whatever billed calls scenarios in other files made.
-    await page.reload();
-    await page.locator('.monaco-workbench .part.activitybar').waitFor({ timeout: 60_000 });
-    // Its contributions (commands, views) are registered once its activity-bar entry is back.
-    await activityEntry(page).waitFor({ timeout: 60_000 });
+    await reloadWindow(page);
     sessionStart = ui().double.log.length;
     await setApiKey(page, DEMO_KEY);
     await waitForStatus(page, masked(DEMO_KEY), 'check');
@@ -85,8 +84,10 @@ describe('Document and web tools in the workbench', () => {
   it('parses a PDF from the Explorer: billing notice, progress, Markdown beside, saved next to the PDF', async () => {
     const { page, double, workspace } = ui();
     const sample = sampleFile('quarterly-report.pdf');
-    // Slow enough to see the progress notification, as with a real parse.
-    double.inject({ match: { path: `${GLM_ROOT}/files/parser/sync` }, times: 1, action: { type: 'delay', ms: 1500 } });
+    // Slow enough to see the progress notification, as with a real parse. The toast must be seen
+    // while the request is held, so the hold is generous for a busy machine; the double has no
+    // "hold until released" fault that would make this a barrier instead of a time.
+    double.inject({ match: { path: `${GLM_ROOT}/files/parser/sync` }, times: 1, action: { type: 'delay', ms: 8000 } });
 
     await explorerContextCommand(page, sample.name, 'Parse PDF');
     const notice = billingNotice(page);
@@ -187,7 +188,13 @@ describe('Document and web tools in the workbench', () => {
     assert.equal(await top.getAttribute('aria-setsize'), '11', 'ten results and "Open all results as a Markdown document"');
     assert.equal((await top.locator('.label-name').first().innerText()).trim(), first.title);
 
-    await top.hover();
+    // Pointing at the row shows its buttons, and after a moment its hover card, which opens at the
+    // pointer. Pointing at the middle of the row (a locator's hover) can thus be overtaken by the
+    // card on a slow machine, so point at the row's left end: the card stays clear of the buttons
+    // at its right end.
+    const box = await top.boundingBox();
+    if (!box) throw new Error('the first result is not on screen');
+    await page.mouse.move(box.x + 16, box.y + box.height / 2);
     await top.getByRole('button', { name: 'Insert a Markdown citation at the cursor' }).click();
     await page.locator(QUICK_INPUT).waitFor({ state: 'hidden' });
 
@@ -233,7 +240,7 @@ describe('Document and web tools in the workbench', () => {
       );
       // The user paid for this search: its results must be shown as when searching the first provider directly.
       const picks = page.locator(`${QUICK_INPUT} .quick-input-title`, { hasText: `Results for "${query}"` });
-      await picks.waitFor({ timeout: 10_000 }).catch(() => {
+      await picks.waitFor().catch(() => {
         throw new Error(`after "Search with the First Provider" the search ran and was billed, but no results were shown (no quick pick "Results for \"${query}\"")`);
       });
       await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row[data-index="0"] .label-name`, { hasText: first.title }).waitFor();
@@ -288,6 +295,10 @@ describe('Document and web tools in the workbench', () => {
     await buttonIn(progress.locator, 'Cancel').click();
     await progress.locator.waitFor({ state: 'detached' });
 
+    // Barrier: a later command's report is on screen; whatever the cancel led to (an error toast,
+    // an opened page) was raised before it.
+    await paceBeforeToasts(page);
+    await checkConnection(page, 'Key accepted');
     assert.equal(billedCalls(), before, 'nothing was charged');
     const hover = await statusHover(page, before > 0 ? sessionLine(before) : 'Click to check the connection');
     if (before === 0) assert.doesNotMatch(await hover.innerText(), /This session/);

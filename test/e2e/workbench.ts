@@ -6,7 +6,7 @@
  * spam protection forces on anything faster than a person (see paceToasts).
  */
 import type { FrameLocator, Locator, Page } from 'playwright-core';
-import { findCommand, webviewFrame } from '../vscode/browser';
+import { findCommand, LIMITS, webviewFrame } from '../vscode/browser';
 
 export const COMMANDS = {
   setApiKey: 'Model Gateway: Set API Key',
@@ -77,7 +77,7 @@ export interface Toast {
 }
 
 /** A toast containing `text`, with its full message and its severity (from the icon VS Code draws). */
-export async function notification(page: Page, text: string | RegExp, timeoutMs = 20_000): Promise<Toast> {
+export async function notification(page: Page, text: string | RegExp, timeoutMs: number = LIMITS.stepMs): Promise<Toast> {
   const locator = page.locator('.notifications-toasts .notification-toast', { hasText: text }).first();
   await locator.waitFor({ timeout: timeoutMs });
   lastToastAt.set(page, Date.now());
@@ -154,7 +154,7 @@ export interface StatusState {
 }
 
 /** Waits until the status bar item shows `text` (and `icon`, when given) and returns what it shows. */
-export async function waitForStatus(page: Page, text: string, icon?: string, timeoutMs = 20_000): Promise<StatusState> {
+export async function waitForStatus(page: Page, text: string, icon?: string, timeoutMs: number = LIMITS.stepMs): Promise<StatusState> {
   const item = statusItem(page).filter({ hasText: text });
   await (icon ? item.filter({ has: page.locator(`.codicon-${icon}`) }) : item).first().waitFor({ timeout: timeoutMs });
   return readStatus(page);
@@ -228,11 +228,11 @@ export interface TreeRow {
  */
 export async function readModelsTree(page: Page): Promise<TreeRow[]> {
   try {
-    return await readModelsTreeOnce(page, 10_000);
+    return await readModelsTreeOnce(page, 20_000);
   } catch {
     // A model refresh that lands mid-read re-renders the tree and drops keyboard focus; a user
     // would simply start again, and so does this.
-    return readModelsTreeOnce(page, 30_000);
+    return readModelsTreeOnce(page, LIMITS.stepMs);
   }
 }
 
@@ -277,6 +277,16 @@ export async function expandGroup(page: Page, label: string): Promise<void> {
   await page.locator(`${TREE_ROW}.focused[data-index="${target.index}"]`).waitFor();
   if ((await treeGroup(page, label).getAttribute('aria-expanded')) !== 'true') await page.keyboard.press('ArrowRight');
   await treeGroup(page, label).and(page.locator('[aria-expanded="true"]')).waitFor();
+}
+
+/**
+ * Reloads the window as "Developer: Reload Window" does and returns once the workbench is back and
+ * the extension's contributions are registered again (its commands are in the palette then).
+ */
+export async function reloadWindow(page: Page): Promise<void> {
+  await page.reload({ timeout: LIMITS.workbenchMs });
+  await page.locator('.monaco-workbench .part.activitybar').waitFor({ timeout: LIMITS.workbenchMs });
+  await activityEntry(page).waitFor({ timeout: LIMITS.contributionsMs });
 }
 
 /** Moves the pointer off everything, so no hover card covers what a screenshot or a check looks at. */
@@ -356,13 +366,19 @@ export async function sendChatMessage(frame: FrameLocator, text: string) {
  * Text Files"), where the palette's first row may be the other one.
  */
 export async function runExactCommandFromPalette(page: Page, label: string): Promise<void> {
-  await page.keyboard.press('F1');
-  const input = page.locator(`${QUICK_INPUT} input`);
-  await input.waitFor();
-  await input.fill(`>${label}`);
+  await pickExactCommand(page, label);
+  await page.locator(QUICK_INPUT).waitFor({ state: 'hidden' });
+}
+
+/**
+ * As runExactCommandFromPalette, for a command that opens an input of its own (the palette's
+ * widget is then reused at once, so it may never be seen hidden): returns after the click.
+ */
+export async function pickExactCommand(page: Page, label: string): Promise<void> {
+  // Waits (reopening the palette) until the command is listed at all.
+  await findCommand(page, label);
   const exact = new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
   await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`).filter({ has: page.locator('.label-name', { hasText: exact }) }).first().click();
-  await page.locator(QUICK_INPUT).waitFor({ state: 'hidden' });
 }
 
 /** A file's row in the Explorer (its accessible label is the file name). */
@@ -416,7 +432,7 @@ export function billingNotice(page: Page): Locator {
  * "Continue" if it came. Returns whether it was shown. (The notice is shown once per session, so a
  * scenario run on its own meets it where a full run does not.)
  */
-export async function continuePastBillingNotice(page: Page, next: Locator, timeoutMs = 20_000): Promise<boolean> {
+export async function continuePastBillingNotice(page: Page, next: Locator, timeoutMs: number = LIMITS.stepMs): Promise<boolean> {
   const notice = billingNotice(page);
   await notice.or(next).first().waitFor({ timeout: timeoutMs });
   if (!(await notice.isVisible())) return false;
@@ -474,7 +490,7 @@ export async function replaceUserSettingsJson(page: Page, json: string, saved: (
   await page.keyboard.press('Shift+ControlOrMeta+End');
   await page.keyboard.press('Delete');
   await page.keyboard.press('ControlOrMeta+S');
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + LIMITS.stepMs;
   while (!(await saved())) {
     if (Date.now() > deadline) throw new Error('the edited user settings did not reach the disk');
     await page.locator('.part.editor .tab.active:not(.dirty)[aria-label^="settings.json"]').waitFor();

@@ -34,7 +34,7 @@ export async function closeEditorsDiscarding(max = 50): Promise<void> {
  * Waits for a command that shows a quick pick and settles only once it is closed: closes the quick
  * input (as Escape would) until the command's promise settles, and returns its result.
  */
-export async function settleWhileClosingQuickInput<T>(pending: Promise<T>, timeoutMs = 10_000): Promise<T> {
+export async function settleWhileClosingQuickInput<T>(pending: Promise<T>, timeoutMs = 60_000): Promise<T> {
   let settled = false;
   const done = pending.finally(() => {
     settled = true;

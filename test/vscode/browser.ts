@@ -44,9 +44,24 @@ export async function launchBrowser(): Promise<Browser> {
   }
 }
 
+/**
+ * Limits for what a busy machine (two cores shared with other work) may take. They bound waits for
+ * conditions, so an idle machine never waits them out; only a step that is really stuck does.
+ */
+export const LIMITS = {
+  /** From navigation to a workbench with its activity bar (loads and compiles megabytes of script). */
+  workbenchMs: 180_000,
+  /** Until an extension's contributions (palette commands, views) are registered in a new window. */
+  contributionsMs: 120_000,
+  /** Until the palette lists a command: reopened meanwhile, as a user would try again. */
+  paletteMs: 90_000,
+  /** Any other single step (a selector, a toast, a webview): Playwright's default for the page. */
+  stepMs: 60_000,
+} as const;
+
 export async function openWorkbench(page: Page, url: string): Promise<void> {
-  await page.goto(url);
-  await page.locator('.monaco-workbench .part.activitybar').waitFor({ timeout: 60_000 });
+  await page.goto(url, { timeout: LIMITS.workbenchMs });
+  await page.locator('.monaco-workbench .part.activitybar').waitFor({ timeout: LIMITS.workbenchMs });
 }
 
 /** Runs a command as a user would: F1, type its palette label ("Category: Title"), pick the row. */
@@ -56,18 +71,39 @@ export async function runCommand(page: Page, label: string): Promise<void> {
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
 }
 
-/** Opens the command palette filtered to `label` and returns its row, leaving the palette open. */
-export async function findCommand(page: Page, label: string): Promise<Locator> {
-  await page.keyboard.press('F1');
+/** How long one opening of the palette waits for the row before the palette is opened afresh. */
+const PALETTE_ATTEMPT_MS = 10_000;
+
+/**
+ * Opens the command palette filtered to `label` and returns its row, leaving the palette open.
+ * The palette lists the commands registered when it filters; a command an extension registers a
+ * moment later (a new window, a reload, a busy extension host) appears only once the palette is
+ * opened again. So this waits for the condition "the palette lists the command", reopening the
+ * palette meanwhile, up to `timeoutMs`.
+ */
+export async function findCommand(page: Page, label: string, timeoutMs: number = LIMITS.paletteMs): Promise<Locator> {
+  const deadline = Date.now() + timeoutMs;
+  const widget = page.locator('.quick-input-widget');
   const input = page.locator('.quick-input-widget input');
-  await input.waitFor();
-  await input.fill(`>${label}`);
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
-  await row.waitFor({ timeout: 15_000 });
-  return row;
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('F1');
+    await input.waitFor({ timeout: Math.max(1, deadline - Date.now()) });
+    await input.fill(`>${label}`);
+    try {
+      await row.waitFor({ timeout: Math.max(1, Math.min(PALETTE_ATTEMPT_MS, deadline - Date.now())) });
+      return row;
+    } catch (error) {
+      if (Date.now() >= deadline) {
+        throw new Error(`the command palette did not list "${label}" within ${timeoutMs / 1000} s (opened ${attempt} times)`, { cause: error });
+      }
+    }
+    await page.keyboard.press('Escape');
+    await widget.waitFor({ state: 'hidden', timeout: Math.max(1, deadline - Date.now()) });
+  }
 }
 
-export async function waitForNotification(page: Page, text: string, timeoutMs = 15_000): Promise<Locator> {
+export async function waitForNotification(page: Page, text: string, timeoutMs: number = LIMITS.stepMs): Promise<Locator> {
   const toast = page.locator('.notifications-toasts .notification-toast', { hasText: text }).first();
   await toast.waitFor({ timeout: timeoutMs });
   return toast;
@@ -88,6 +124,12 @@ export async function saveFailureArtifacts(page: Page | undefined, name: string,
     await page.screenshot({ path: path.join(dir, 'screenshot.png'), fullPage: true }).catch((error: unknown) => {
       console.error(`no screenshot: ${String(error)}`);
     });
+    // The markup of every frame (webviews included): what a selector saw, beyond what is on screen.
+    for (const [index, frame] of page.frames().entries()) {
+      const html = await frame.content().catch(() => undefined);
+      if (html !== undefined) await fsp.writeFile(path.join(dir, `frame-${index}.html`), `<!-- ${frame.url()} -->
+${html}`);
+    }
   }
   const used = new Set<string>();
   for (const [index, file] of logFiles.entries()) {

@@ -382,10 +382,13 @@ function exited(child: ChildProcess): Promise<number | null> {
   });
 }
 
+const HEALTH_TIMEOUT_MS = 180_000;
+
 async function waitForHealth(url: string, exit: Promise<number | null>, logFile: string): Promise<void> {
   let exitCode: number | null | undefined;
   void exit.then((code) => (exitCode = code));
-  const deadline = Date.now() + 60_000;
+  // Start-up reads and compiles a large server bundle: on busy cores it can take a minute or more.
+  const deadline = Date.now() + HEALTH_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (exitCode !== undefined) throw new Error(`code-server exited (${exitCode}) before answering; see ${logFile}`);
     try {
@@ -396,7 +399,7 @@ async function waitForHealth(url: string, exit: Promise<number | null>, logFile:
     }
     await sleep(200);
   }
-  throw new Error(`code-server did not answer ${url}healthz within 60 s; see ${logFile}`);
+  throw new Error(`code-server did not answer ${url}healthz within ${HEALTH_TIMEOUT_MS / 1000} s; see ${logFile}`);
 }
 
 async function freePort(): Promise<number> {

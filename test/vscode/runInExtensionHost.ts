@@ -49,7 +49,9 @@ const WORKBENCH_NOISE = [
 export const TIMEOUT_EXIT_CODE = 124;
 
 export async function runExtensionTests(opts: ExtensionTestsOptions): Promise<ExtensionTestsResult> {
-  const timeoutMs = opts.timeoutMs ?? 180_000;
+  // A watchdog for a run that hangs, not a limit on a slow one: each test has its own mocha limit,
+  // and on two cores shared with other work the whole integration run can take many minutes.
+  const timeoutMs = opts.timeoutMs ?? 30 * 60_000;
   const scratchDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'mg-vscode-'));
   const browserLog = path.join(scratchDir, 'browser-console.log');
   const log: string[] = [];
@@ -81,6 +83,11 @@ export async function runExtensionTests(opts: ExtensionTestsOptions): Promise<Ex
     });
 
     page = await context.newPage();
+    // A crashed renderer never reports an exit code; without this the run would sit out the watchdog.
+    page.once('crash', () => {
+      console.error('the workbench page crashed before the extension tests reported their exit code');
+      reportExit(1);
+    });
     // Kept in memory and written only for a failure report: the page keeps logging while it closes.
     const browserLines: string[] = [];
     page.on('console', (message) => browserLines.push(`[${message.type()}] ${message.text()}`));
