@@ -1,3 +1,4 @@
+import { parse, type ParseError } from 'jsonc-parser';
 /**
  * Settings that only the user's own settings may decide: a cloned repository's
  * `.vscode/settings.json` (or a `.code-workspace` file) must not choose where the API key goes,
@@ -68,75 +69,14 @@ export class OverrideAnnouncer {
 }
 
 /**
- * Parses the JSON-with-comments of VS Code settings files: `//` and block comments and trailing
- * commas are allowed. Returns undefined for text that is not such a document (VS Code reports
- * that to the user itself).
+ * Parses the JSON-with-comments of VS Code settings files (comments and trailing commas allowed)
+ * with VS Code's own parser library. Returns undefined for text that is not such a document
+ * (VS Code reports that to the user itself), rather than a partial guess.
  */
 export function parseJsonc(text: string): unknown {
-  let out = '';
-  let i = 0;
-  while (i < text.length) {
-    const c = text[i]!;
-    if (c === '"') {
-      const end = stringEnd(text, i);
-      if (end < 0) return undefined;
-      out += text.slice(i, end + 1);
-      i = end + 1;
-    } else if (c === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') i++;
-    } else if (c === '/' && text[i + 1] === '*') {
-      const end = text.indexOf('*/', i + 2);
-      if (end < 0) return undefined;
-      out += ' ';
-      i = end + 2;
-    } else {
-      out += c;
-      i++;
-    }
-  }
-  // Trailing commas before a closing bracket; strings were copied verbatim, so only commas
-  // outside strings can match once strings are skipped by the same scan.
-  const cleaned = removeTrailingCommas(out);
-  try {
-    return JSON.parse(cleaned) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function removeTrailingCommas(text: string): string {
-  let out = '';
-  let i = 0;
-  while (i < text.length) {
-    const c = text[i]!;
-    if (c === '"') {
-      const end = stringEnd(text, i);
-      if (end < 0) return text;
-      out += text.slice(i, end + 1);
-      i = end + 1;
-      continue;
-    }
-    if (c === ',') {
-      let j = i + 1;
-      while (j < text.length && /\s/.test(text[j]!)) j++;
-      if (text[j] === '}' || text[j] === ']') {
-        i++;
-        continue;
-      }
-    }
-    out += c;
-    i++;
-  }
-  return out;
-}
-
-/** Index of the quote closing the string that opens at `start`, or -1. */
-function stringEnd(text: string, start: number): number {
-  for (let i = start + 1; i < text.length; i++) {
-    if (text[i] === '\\') i++;
-    else if (text[i] === '"') return i;
-  }
-  return -1;
+  const errors: ParseError[] = [];
+  const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  return errors.length ? undefined : value;
 }
 
 function lookup(value: unknown, parts: string[]): unknown {
