@@ -25,6 +25,9 @@ const builds = [
     platform: 'node',
     format: 'cjs',
     target: 'node20',
+    // jsonc-parser's "main" is a UMD build whose factory requires its own files at run time, which a
+    // bundler cannot follow; its "module" (ES) build bundles. Packages with "exports" are unaffected.
+    mainFields: ['module', 'main'],
     external: ['vscode'],
     minify: production,
     sourcemap: production ? false : 'linked',
