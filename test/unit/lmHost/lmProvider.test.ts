@@ -1,4 +1,7 @@
 /**
+ * VS Code's own chat provider driven directly, outside VS Code (fakeVscode.ts) against the gateway
+ * double: token usage in the session's figures, and cancellation.
+ *
  * Cancelling a request of VS Code's own chat, outside VS Code (fakeVscode.ts) against the gateway
  * double. VS Code 1.117–1.126 never pass a caller's cancellation on to a provider
  * (microsoft/vscode#277872, fixed in 1.127), so the real-host suite cannot show it on 1.117: here the
@@ -10,15 +13,17 @@
  * so a caller can tell a stop from a failure; this test holds it to that.
  */
 // First: answers `vscode` for every host module imported after it.
-import { CancellationTokenSource, fake, ui } from '../chatHost/fakeVscode';
+import { CancellationTokenSource, fake, statusItems, ui } from '../chatHost/fakeVscode';
 import assert from 'node:assert/strict';
 import type * as vscode from 'vscode';
 import type { HttpClient } from '../../../src/core/http';
-import { BillingMeter } from '../../../src/core/tools/billing';
+import type { BillingMeter } from '../../../src/core/tools/billing';
 import { GatewayChatProvider } from '../../../src/host/lm/chatProvider';
+import { GatewayStatusBar } from '../../../src/host/statusBar';
 import type { LanguageModelResponsePart } from '../../../src/host/lm/lmApi';
 import { DEMO_KEY, GatewayDouble } from '../../gateway';
 import { clientFor } from '../../support/client';
+import { hostServices } from './hostServices';
 
 async function until<T>(what: string, condition: () => T | undefined | false, timeoutMs = 60_000): Promise<T> {
   const end = Date.now() + timeoutMs;
@@ -30,12 +35,17 @@ async function until<T>(what: string, condition: () => T | undefined | false, ti
   }
 }
 
-describe("VS Code's own chat: a cancelled request (provider driven directly)", function () {
+function tooltipOf(item: { tooltip?: { value: string } | string }): string {
+  return typeof item.tooltip === 'string' ? item.tooltip : (item.tooltip?.value ?? '');
+}
+
+describe("VS Code's own chat provider, driven directly: usage and cancellation", function () {
   this.timeout(120_000);
   let gw: GatewayDouble;
   let http: HttpClient;
   let provider: GatewayChatProvider;
   let billing: BillingMeter;
+  let made: ReturnType<typeof hostServices>;
 
   before(async () => {
     gw = new GatewayDouble();
@@ -49,20 +59,9 @@ describe("VS Code's own chat: a cancelled request (provider driven directly)", f
   beforeEach(() => {
     gw.clearLog();
     ui.settings = {};
-    billing = new BillingMeter();
-    const none = () => ({ dispose: () => undefined });
-    const model = { id: 'gpt-4o-mini', name: 'GPT-4o mini', provider: 'openai', ownedBy: 'openai', kind: 'chat', protocols: ['chatCompletions'], protocolSource: 'gateway', available: true, inCatalog: false };
-    const snapshot = { updatedAt: Date.now(), models: [model] };
-    const services = {
-      registry: { snapshot, onDidChange: none, refresh: async () => snapshot },
-      keys: { onDidChange: none, has: async () => true },
-      onDidChangeSettings: none,
-      billing,
-      http: () => http,
-      ensureCatalogTimer: () => undefined,
-      log: { warn: () => undefined, info: () => undefined, error: () => undefined, debug: () => undefined, trace: () => undefined },
-    };
-    provider = new GatewayChatProvider(services as never);
+    made = hostServices(http);
+    billing = made.billing;
+    provider = new GatewayChatProvider(made.services);
   });
   afterEach(() => provider.dispose());
 
@@ -74,6 +73,37 @@ describe("VS Code's own chat: a cancelled request (provider driven directly)", f
     assert.ok(info, 'the model is offered');
     return info;
   }
+
+  it("adds each answer's token usage to the session's figures in the status bar tooltip", async () => {
+    const info = await information();
+    const bar = new GatewayStatusBar(made.services);
+    try {
+      const item = statusItems.at(-1);
+      assert.ok(item);
+      await until('the status bar shows the key', () => item.text.includes('Gateway'));
+      assert.doesNotMatch(tooltipOf(item), /This session/, 'no figures before any answer');
+      const expected = { answers: 0, inputTokens: 0, outputTokens: 0 };
+      for (const question of ['first question', 'second, longer question about the tides of the North Sea']) {
+        const parts: unknown[] = [];
+        await provider.provideLanguageModelChatResponse(info, [user(question)] as never, { toolMode: fake.LanguageModelChatToolMode.Auto } as never, { report: (p: unknown) => parts.push(p) } as never, new CancellationTokenSource().token as never);
+        assert.ok(parts.length > 0, 'the answer arrived');
+        const usage = gw.log.filter((r) => r.answer !== undefined).at(-1)?.answer?.usage;
+        assert.ok(usage && usage.promptTokens > 0 && usage.completionTokens > 0, 'the double reported usage');
+        expected.answers += 1;
+        expected.inputTokens += usage.promptTokens;
+        expected.outputTokens += usage.completionTokens;
+      }
+      assert.deepEqual(billing.chatTokens, expected);
+      const n = (x: number) => x.toLocaleString('en-US');
+      const phrase = `2 answers in VS Code's chat, ${n(expected.inputTokens)} input and ${n(expected.outputTokens)} output tokens`;
+      await until('the tooltip shows the tokens', () => tooltipOf(item).includes(phrase));
+      // Billed tool calls and tokens are one line of session figures.
+      billing.record('search');
+      await until('the tooltip shows both figures', () => tooltipOf(item).includes(`This session: 1 billed tool call, about US$0.10; ${phrase}.`));
+    } finally {
+      bar.dispose();
+    }
+  });
 
   it('cancel after the first text part aborts the HTTP request at once and rejects with CancellationError', async () => {
     const info = await information();
@@ -110,7 +140,7 @@ describe("VS Code's own chat: a cancelled request (provider driven directly)", f
     assert.ok(answer);
     const sent = parts.map((p) => (p instanceof fake.LanguageModelTextPart ? p.value : '')).join('');
     assert.ok(sent.length > 0 && sent.length < answer.text.length / 10, `only the start of the answer arrived (${sent.length} of ${answer.text.length} characters)`);
-    assert.equal(billing.calls, 0);
+    assert.deepEqual(billing.chatTokens, { answers: 0, inputTokens: 0, outputTokens: 0 }, 'a cancelled answer reports no usage');
   });
 
   it('a token cancelled before the call sends nothing and rejects with CancellationError', async () => {
