@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { RegistrySnapshot } from '../core/models/modelRegistry';
+import type { BillingMeter } from '../core/tools/billing';
 import type { Services } from './services';
 
 /**
@@ -50,8 +51,8 @@ export class GatewayStatusBar implements vscode.Disposable {
         tooltip.appendMarkdown(`The gateway could not be reached. ${escape(err?.message ?? '')}`);
       }
     }
-    const billing = this.services.billing;
-    if (billing.calls > 0) tooltip.appendMarkdown(`\n\nThis session: ${billing.calls} billed tool call${billing.calls === 1 ? '' : 's'}, about US$${billing.usd.toFixed(2)}.`);
+    const figures = sessionFigures(this.services.billing);
+    if (figures.length) tooltip.appendMarkdown(`\n\nThis session: ${figures.join('; ')}.`);
     tooltip.appendMarkdown('\n\nClick to check the connection.');
     this.item.tooltip = tooltip;
   }
@@ -60,6 +61,18 @@ export class GatewayStatusBar implements vscode.Disposable {
     for (const s of this.subscriptions) s.dispose();
     this.item.dispose();
   }
+}
+
+/** The session's figures as tooltip phrases: billed tool calls, and the tokens of VS Code's own chat. */
+export function sessionFigures(billing: BillingMeter): string[] {
+  const figures: string[] = [];
+  if (billing.calls > 0) figures.push(`${billing.calls} billed tool call${billing.calls === 1 ? '' : 's'}, about US$${billing.usd.toFixed(2)}`);
+  const t = billing.chatTokens;
+  if (t.answers > 0) {
+    const n = (x: number) => x.toLocaleString('en-US');
+    figures.push(`${n(t.answers)} answer${t.answers === 1 ? '' : 's'} in VS Code's chat, ${n(t.inputTokens)} input and ${n(t.outputTokens)} output tokens`);
+  }
+  return figures;
 }
 
 function escape(text: string): string {

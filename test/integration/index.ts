@@ -1,37 +1,4 @@
-/**
- * Loaded by the VS Code extension host (test-electron contract): `run()` runs the integration
- * suites with mocha and settles when they finish. Counts go to MODEL_GATEWAY_TEST_RESULTS so the
- * runner outside can add them to the summary line.
- */
-import Mocha from 'mocha';
-import { readdirSync, writeFileSync } from 'node:fs';
-import * as path from 'node:path';
-import { reportNotRun, tallyRun } from '../support/mochaResults';
+/** Loaded by the VS Code extension host: runs the integration suites (see test/vscode/mochaInHost.ts). */
+import { runMochaIn } from '../vscode/mochaInHost';
 
-export function run(): Promise<void> {
-  // Generous: the extension host shares two busy cores with other work; a hung step still fails.
-  const mocha = new Mocha({ ui: 'bdd', timeout: 120_000, slow: 10_000, color: false, reporter: 'spec' });
-  const grep = process.env.MODEL_GATEWAY_TEST_GREP;
-  if (grep) mocha.grep(grep);
-  const files = readdirSync(__dirname).filter((f) => f.endsWith('.test.js')).sort();
-  for (const f of files) mocha.addFile(path.join(__dirname, f));
-  return new Promise((resolve, reject) => {
-    const out = process.env.MODEL_GATEWAY_TEST_RESULTS;
-    const runner = mocha.run(() => {
-      const tally = tallyRun(runner, mocha.suite);
-      reportNotRun(tally);
-      const { passed, failed, skipped } = tally;
-      if (out) writeFileSync(out, JSON.stringify({ passed, failed, skipped, total: runner.total, done: true }));
-      if (failed > 0) reject(new Error(`${failed} integration tests failed or did not run`));
-      else resolve();
-    });
-    // Written after every test too: if the window dies or the run is cut off by the runner's time
-    // limit, the counts so far and how many tests never ran are still known outside.
-    if (out) {
-      runner.on('test end', () => {
-        const s = runner.stats;
-        writeFileSync(out, JSON.stringify({ passed: s?.passes ?? 0, failed: s?.failures ?? 0, skipped: s?.pending ?? 0, total: runner.total, done: false }));
-      });
-    }
-  });
-}
+export const run = (): Promise<void> => runMochaIn(__dirname, 'integration');

@@ -62,7 +62,7 @@ export async function runIntegrationSuite(opts: { grep?: string } = {}): Promise
  * gone, time limit) left its counts so far: the interruption is one failure and every test that
  * never ran counts as failed too, so nothing disappears from the summary.
  */
-function readCounts(resultsFile: string, exitCode: number): SuiteCounts {
+export function readCounts(resultsFile: string, exitCode: number): SuiteCounts {
   if (!existsSync(resultsFile)) {
     console.error(`The extension host ended with exit code ${exitCode} before any test finished.`);
     return { passed: 0, failed: 1, skipped: 0 };
@@ -71,7 +71,7 @@ function readCounts(resultsFile: string, exitCode: number): SuiteCounts {
   const counts: SuiteCounts = { passed: written.passed, failed: written.failed, skipped: written.skipped };
   if (written.done === false) {
     const notRun = Math.max(0, (written.total ?? 0) - counts.passed - counts.failed - counts.skipped);
-    console.error(`The integration run ended early (exit code ${exitCode}); ${notRun} test(s) never ran and count as failed, plus one for the interruption.`);
+    console.error(`The run in the extension host ended early (exit code ${exitCode}); ${notRun} test(s) never ran and count as failed, plus one for the interruption.`);
     counts.failed += notRun + 1;
   }
   return counts;

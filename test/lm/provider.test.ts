@@ -2,7 +2,6 @@ import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import { DEFAULT_GROUPS, DEFAULT_MODELS, DEMO_KEY, GatewayDouble, promptPng, type ModelSpec, type RequestLogEntry } from '../gateway';
-import { textQuota } from '../gateway/billing';
 import { run, setSetting } from '../integration/support';
 
 /**
@@ -92,11 +91,6 @@ async function failure(promise: Promise<unknown>): Promise<Error> {
     return err;
   }
   assert.fail('the request was expected to fail');
-}
-
-function atLeast(version: string, major: number, minor: number): boolean {
-  const [a = 0, b = 0] = version.split('.').map((n) => Number.parseInt(n, 10));
-  return a > major || (a === major && b >= minor);
 }
 
 function fact(bytes: Buffer, n = 1): string {
@@ -191,38 +185,10 @@ describe("The gateway's models in VS Code's own chat (VS Code 1.117)", function 
     assert.equal(chatRequests().length, 0);
   });
 
-  it('cancelling after the first fragment closes the connection: the stream ends early', async function () {
-    // Before VS Code 1.127 a caller's cancellation never reaches the provider once the request has
-    // started (microsoft/vscode#277872, fixed by PR #319098): the stream runs on whatever the
-    // provider does. Seen here on 1.117: fragments kept coming after cancel(). Skipped, not passed.
-    if (!atLeast(vscode.version, 1, 127)) this.skip();
-    this.timeout(90_000);
-    const chat = await model('gpt-4o-mini');
-    const source = new vscode.CancellationTokenSource();
-    const response = await chat.sendRequest([vscode.LanguageModelChatMessage.User('[[slow:500]] [[long:8]] a long answer')], {}, source.token);
-    let text = '';
-    try {
-      for await (const fragment of response.text) {
-        text += fragment;
-        source.cancel();
-      }
-    } catch (err) {
-      // Ending the stream with a cancellation error is as good as ending it quietly.
-      assert.ok(err instanceof Error && /cancel/i.test(`${err.name} ${err.message}`), String(err));
-    }
-    assert.ok(text.length > 0, 'the first fragment arrived');
-    // The double settles the answer's cost when its stream ends; a closed connection ends it early.
-    const entry = await waitFor('the double to see the stream end', async () => {
-      const e = chatRequests().at(-1);
-      return e?.answer?.chargedQuota !== undefined ? e : undefined;
-    }, 60_000);
-    const answer = entry.answer;
-    assert.ok(answer);
-    const spec = DEFAULT_MODELS.find((m) => m.id === 'gpt-4o-mini');
-    assert.ok(spec);
-    assert.ok((answer.chargedQuota ?? 0) < textQuota(spec, answer.usage.promptTokens, answer.usage.completionTokens), 'only part of the answer was sent');
-    assert.ok(text.length < answer.text.length, 'only part of the answer arrived');
-  });
+  // Cancellation is tested outside VS Code (test/unit/lmHost/lmCancel.test.ts), with the token handed
+  // to the provider directly: before VS Code 1.127 a caller's cancellation never reaches the provider
+  // once the request has started (microsoft/vscode#277872, fixed by PR #319098), so on 1.117 the
+  // stream runs on whatever the provider does and a test here could only be skipped.
 
   for (const c of [...protocols, { model: 'kimi-k2-thinking', path: '/v1/chat/completions', protocol: 'chatCompletions (a thinking model)' }]) {
     it(`runs a tool round trip over ${c.protocol} (${c.model}): call, result, answer`, async () => {

@@ -4,10 +4,11 @@
  * The provider API is stable from 1.104, so it cannot run on the 1.100 the other suites use.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DEMO_KEY, DISABLED_KEY, ZERO_QUOTA_KEY } from '../gateway';
+import { readCounts } from '../integration/run';
 import { findLeaks } from '../support/leakScan';
 import { VSCODE_1_117 } from '../vscode/codeServer';
 import { runExtensionTests } from '../vscode/runInExtensionHost';
@@ -41,8 +42,7 @@ export async function runLmSuite(opts: { grep?: string } = {}): Promise<SuiteCou
         leaks = await findLeaks(dir, [DEMO_KEY, DISABLED_KEY, ZERO_QUOTA_KEY]);
       },
     });
-    const counts: SuiteCounts = existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) : { passed: 0, failed: 1, skipped: 0 };
-    if (!existsSync(resultsFile)) console.error(`The VS Code 1.117 extension host ended with exit code ${exitCode} before reporting results.`);
+    const counts: SuiteCounts = readCounts(resultsFile, exitCode);
     if (leaks === undefined) {
       console.error('The profile could not be scanned for the API key.');
       counts.failed += 1;

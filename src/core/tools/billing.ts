@@ -9,13 +9,37 @@ export interface BillingEntry {
   usd: number;
 }
 
-/** Counts the billed calls of this session, for the status-bar tooltip. */
+/** Tokens of the answers given to VS Code's own chat in this session, as the gateway reported them. */
+export interface ChatTokenFigures {
+  answers: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** Counts the billed calls and VS Code chat tokens of this session, for the status-bar tooltip. */
 export class BillingMeter {
   readonly entries: BillingEntry[] = [];
+  private readonly tokens: ChatTokenFigures = { answers: 0, inputTokens: 0, outputTokens: 0 };
   private readonly listeners = new Set<() => void>();
 
   record(tool: BilledTool, usd = DEFAULT_CALL_PRICE_USD): void {
     this.entries.push({ tool, at: Date.now(), usd });
+    this.changed();
+  }
+
+  /** One answer's usage; a figure the gateway left out counts as 0 (the log says which were missing). */
+  recordChatTokens(usage: { inputTokens?: number; outputTokens?: number }): void {
+    this.tokens.answers += 1;
+    this.tokens.inputTokens += countOf(usage.inputTokens);
+    this.tokens.outputTokens += countOf(usage.outputTokens);
+    this.changed();
+  }
+
+  get chatTokens(): Readonly<ChatTokenFigures> {
+    return { ...this.tokens };
+  }
+
+  private changed(): void {
     for (const l of this.listeners) l();
   }
 
@@ -31,4 +55,8 @@ export class BillingMeter {
     this.listeners.add(listener);
     return { dispose: () => this.listeners.delete(listener) };
   }
+}
+
+function countOf(n: number | undefined): number {
+  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
 }

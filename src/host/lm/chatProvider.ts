@@ -197,6 +197,8 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
 
   private reportUsage(info: ModelInfo, protocol: string, usage: Usage, progress: vscode.Progress<LanguageModelResponsePart>): void {
     this.services.log.info(`VS Code chat, ${info.id} over ${protocol}: ${usage.inputTokens ?? '?'} input, ${usage.outputTokens ?? '?'} output tokens.`);
+    // Every VS Code gets the session's figures in the status bar tooltip; the part below only where it is read.
+    this.services.billing.recordChatTokens(usage);
     const DataPart = dataPartClass();
     if (!DataPart || !supportsUsagePart()) return;
     // The OpenAI-shaped figures under the literal MIME type `usage` that VS Code 1.120 reads for its

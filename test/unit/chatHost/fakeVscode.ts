@@ -50,8 +50,128 @@ class Uri {
 }
 
 const none = { dispose: () => undefined };
+
+/** VS Code's EventEmitter, as far as host code uses it. */
+class EventEmitter<T> {
+  private readonly listeners = new Set<(e: T) => unknown>();
+  readonly event = (listener: (e: T) => unknown) => {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  };
+  fire(e: T): void {
+    for (const l of [...this.listeners]) l(e);
+  }
+  dispose(): void {
+    this.listeners.clear();
+  }
+}
+
+/** A CancellationTokenSource whose token behaves as VS Code's: listeners fire once, on cancel(). */
+export class CancellationTokenSource {
+  private readonly emitter = new EventEmitter<void>();
+  private cancelled = false;
+  readonly token = {
+    isCancellationRequested: false,
+    onCancellationRequested: this.emitter.event,
+  };
+  cancel(): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.token.isCancellationRequested = true;
+    this.emitter.fire();
+  }
+  dispose(): void {
+    this.emitter.dispose();
+  }
+}
+
+class CancellationError extends Error {
+  constructor() {
+    super('Canceled');
+    this.name = 'Canceled';
+  }
+}
+
+class LanguageModelError extends Error {
+  constructor(
+    message?: string,
+    readonly code = 'Unknown',
+  ) {
+    super(message);
+    this.name = 'LanguageModelError';
+  }
+  static NoPermissions(message?: string) {
+    return new LanguageModelError(message, 'NoPermissions');
+  }
+  static Blocked(message?: string) {
+    return new LanguageModelError(message, 'Blocked');
+  }
+  static NotFound(message?: string) {
+    return new LanguageModelError(message, 'NotFound');
+  }
+}
+
+class LanguageModelTextPart {
+  constructor(readonly value: string) {}
+}
+class LanguageModelToolCallPart {
+  constructor(
+    readonly callId: string,
+    readonly name: string,
+    readonly input: object,
+  ) {}
+}
+class LanguageModelToolResultPart {
+  constructor(
+    readonly callId: string,
+    readonly content: unknown[],
+  ) {}
+}
+class LanguageModelToolResult {
+  constructor(readonly content: unknown[]) {}
+}
+
+class MarkdownString {
+  value = '';
+  constructor(value?: string) {
+    this.value = value ?? '';
+  }
+  appendMarkdown(text: string): this {
+    this.value += text;
+    return this;
+  }
+}
+class ThemeColor {
+  constructor(readonly id: string) {}
+}
+
+/** The status bar items host code created, newest last, as the user would see them. */
+export const statusItems: Array<{ text: string; tooltip?: MarkdownString | string; show(): void; dispose(): void }> = [];
+/** The agent tools registered with `vscode.lm.registerTool`, by name. */
+export const registeredTools = new Map<string, unknown>();
+
 export const fake = {
   Uri,
+  version: '1.117.0',
+  EventEmitter,
+  CancellationTokenSource,
+  CancellationError,
+  LanguageModelError,
+  LanguageModelTextPart,
+  LanguageModelToolCallPart,
+  LanguageModelToolResult,
+  LanguageModelToolResultPart,
+  LanguageModelChatMessageRole: { User: 1, Assistant: 2 },
+  LanguageModelChatToolMode: { Auto: 1, Required: 2 },
+  MarkdownString,
+  ThemeColor,
+  StatusBarAlignment: { Left: 1, Right: 2 },
+  lm: {
+    registerTool: (name: string, tool: unknown) => {
+      registeredTools.set(name, tool);
+      return { dispose: () => registeredTools.delete(name) };
+    },
+  },
   ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
   window: {
     showInformationMessage: answer('info'),
@@ -62,6 +182,11 @@ export const fake = {
     showQuickPick: async () => undefined,
     showOpenDialog: async () => undefined,
     activeTextEditor: undefined,
+    createStatusBarItem: () => {
+      const item = { text: '', name: '', command: '', tooltip: undefined as MarkdownString | string | undefined, backgroundColor: undefined as ThemeColor | undefined, show: () => undefined, dispose: () => undefined };
+      statusItems.push(item);
+      return item;
+    },
   },
   workspace: {
     getConfiguration: (section?: string) => ({

@@ -1,0 +1,76 @@
+/**
+ * The confirmation VS Code shows before an agent tool runs (`prepareInvocation`), outside VS Code
+ * (fakeVscode.ts): a modal cannot be answered in the headless host, so the registered tool objects
+ * are asked directly, as VS Code asks them before each call.
+ */
+// First: answers `vscode` for every host module imported after it.
+import { CancellationTokenSource, registeredTools, ui } from '../chatHost/fakeVscode';
+import assert from 'node:assert/strict';
+import type * as vscode from 'vscode';
+import { DEFAULT_CALL_PRICE_USD } from '../../../src/core/tools/billing';
+import { registerAgentTools, TOOL_NAMES } from '../../../src/host/lm/agentTools';
+
+type Prepared = vscode.PreparedToolInvocation | null | undefined;
+
+function prepare(name: string, input: object): Prepared {
+  const tool = registeredTools.get(name) as vscode.LanguageModelTool<object> | undefined;
+  assert.ok(tool?.prepareInvocation, `${name} is registered with a prepareInvocation`);
+  return tool.prepareInvocation({ input }, new CancellationTokenSource().token as never) as Prepared;
+}
+
+const PRICE = `US$${DEFAULT_CALL_PRICE_USD.toFixed(2)}`;
+
+describe("VS Code's own chat: agent tools' confirmation before a call", () => {
+  let registrations: vscode.Disposable[] = [];
+  beforeEach(() => {
+    ui.settings = {};
+    registrations = registerAgentTools({} as never, () => {
+      throw new Error('no media studio is needed to prepare a call');
+    });
+  });
+  afterEach(() => {
+    for (const r of registrations) r.dispose();
+  });
+
+  const billed: Array<[string, object]> = [
+    [TOOL_NAMES.searchWeb, { query: 'tides' }],
+    [TOOL_NAMES.readWebPage, { url: 'https://example.com/' }],
+    [TOOL_NAMES.parsePdf, { path: 'a.pdf' }],
+    [TOOL_NAMES.ocr, { path: 'scan.png' }],
+  ];
+
+  for (const [name, input] of billed) {
+    it(`${name}: billed per call, so VS Code asks first and the question states the price`, () => {
+      const prepared = prepare(name, input);
+      assert.ok(prepared?.invocationMessage, 'says what it is doing');
+      const question = prepared.confirmationMessages;
+      assert.ok(question, 'a confirmation is asked');
+      assert.match(question.title, /billed/);
+      assert.ok(String(question.message).includes(PRICE), `the price ${PRICE} is in: ${String(question.message)}`);
+      assert.ok(String(question.message).includes('modelGateway.tools.confirmBilledCalls'), 'says how to turn the question off');
+    });
+
+    it(`${name}: no confirmation when "modelGateway.tools.confirmBilledCalls" is off`, () => {
+      ui.settings['modelGateway.tools.confirmBilledCalls'] = false;
+      const prepared = prepare(name, input);
+      assert.ok(prepared?.invocationMessage);
+      assert.equal(prepared.confirmationMessages, undefined);
+    });
+  }
+
+  it('image generation is not a per-call tool: it asks, naming the image model\'s price, not the per-call one', () => {
+    const prepared = prepare(TOOL_NAMES.generateImage, { prompt: 'a lighthouse', model: 'gpt-image-1' });
+    const question = prepared?.confirmationMessages;
+    assert.ok(question, 'a confirmation is asked');
+    const message = String(question.message);
+    assert.ok(!message.includes(PRICE), `no per-call price in: ${message}`);
+    assert.match(message, /billed at the image model's price/);
+    assert.match(message, /gpt-image-1/);
+    ui.settings['modelGateway.tools.confirmBilledCalls'] = false;
+    assert.equal(prepare(TOOL_NAMES.generateImage, { prompt: 'a lighthouse' })?.confirmationMessages, undefined);
+  });
+
+  it('an input the schema refuses fails clearly before anything is asked', () => {
+    assert.throws(() => prepare(TOOL_NAMES.searchWeb, { count: 3 }), /modelGateway_searchWeb/);
+  });
+});
