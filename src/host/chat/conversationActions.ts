@@ -11,7 +11,7 @@ export class ConversationActions {
     if (!page) return;
     const title = await vscode.window.showInputBox({ title: 'Rename conversation', value: page.meta.title, validateInput: (v) => (v.trim() ? undefined : 'A title cannot be empty.') });
     if (!title?.trim()) return;
-    await this.chat.writeMeta(id, { title: title.trim() });
+    await this.chat.models.writeMeta(id, { title: title.trim() });
     await this.chat.sendSnapshot();
   }
 

@@ -12,7 +12,10 @@
  * - A conversation being deleted cannot be claimed; `settled` and `idle` let the deleter wait until
  *   nothing writes to it any more.
  */
-import type { StoredMessage } from '../../core/chat/conversationStore';
+import { randomUUID } from 'node:crypto';
+import type { ConversationMeta, ConversationStore, StoredMessage } from '../../core/chat/conversationStore';
+import { GatewayError } from '../../core/errors';
+import type { Services } from '../services';
 
 export class AnswerSession {
   readonly abort = new AbortController();
@@ -139,3 +142,31 @@ export class ChatSessions {
 
 /** Keys of chats that exist only in the view so far (nothing stored until the first send). */
 export const DRAFT_PREFIX = 'draft:';
+
+/** The conversation the view shows: a stored one (`id`), or a new chat not stored until its first send. */
+export interface Shown {
+  /** The key its answer session is claimed under: the id, or a draft key. */
+  key: string;
+  id?: string;
+  /** Its title, model, protocol and search switch as last read (a draft keeps its choices here). */
+  meta: Partial<ConversationMeta>;
+}
+
+/** What every part of the chat host reads from the controller (each part's host interface extends it). */
+export interface ChatBase {
+  readonly services: Services;
+  readonly store: ConversationStore;
+  readonly sessions: ChatSessions;
+  /** The conversation the view shows now. */
+  readonly shown: Shown;
+}
+
+/** A new chat, nothing stored yet. */
+export function draft(): Shown {
+  return { key: `${DRAFT_PREFIX}${randomUUID()}`, meta: {} };
+}
+
+/** A write into a conversation that was deleted meanwhile was refused. */
+export function gone(): GatewayError {
+  return new GatewayError('badRequest', 'The conversation was deleted; nothing more is written to it.');
+}

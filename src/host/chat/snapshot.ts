@@ -1,13 +1,34 @@
 /**
- * Pieces of the view's whole state (the snapshot): models, the notice, pending attachments. The
- * controller adds the conversation's window of messages, with the streaming answer taken from its
- * session (the store has its text only up to the last checkpoint).
+ * The view's whole state (the snapshot): the conversation's window of messages, models, the notice,
+ * pending attachments. The controller puts the streaming answer in from its session (the store has
+ * its text only up to the last checkpoint).
  */
 import { effectiveProtocol, imageSupport, isSearchable as searchableOver, isThirdProvider, searchProtocols } from '../../core/chat/capabilities';
+import type { ConversationStore, StoredMessage } from '../../core/chat/conversationStore';
 import type { ChatProtocol, ModelInfo } from '../../core/models/types';
-import type { ChatModelView, ImageRef, Snapshot } from '../../shared/protocol';
+import type { ChatMessageView, ChatModelView, HostMessage, ImageRef, Snapshot } from '../../shared/protocol';
 import type { Services } from '../services';
 import type { PendingAttachment } from './attachments';
+import { chatSettings } from './chatSettings';
+import type { ModelChoice } from './modelChoice';
+import { allowedImageHosts } from './remoteImages';
+import type { ChatSessions, Shown } from './sessions';
+
+/**
+ * The link to the view and whether it is in step: deltas go out only while it is live, has had a
+ * snapshot since it last fell behind, and no snapshot is being built (that one will carry the text).
+ */
+export interface ViewLink {
+  port?: { post(message: HostMessage): void; isLive(): boolean };
+  needsSnapshot: boolean;
+  /** Snapshots being built: deltas wait, the snapshot will carry their text. */
+  snapshotsInFlight: number;
+}
+
+/** Whether the view can take a delta or a final message now (else it needs a snapshot). */
+export function inStep(link: ViewLink): boolean {
+  return link.port?.isLive() === true && !link.needsSnapshot && link.snapshotsInFlight === 0;
+}
 
 /** How many messages a snapshot carries; "Load older" adds as many again. */
 export const SNAPSHOT_WINDOW = 200;
@@ -51,4 +72,63 @@ export function attachmentViews(items: readonly PendingAttachment[], imageSrc: (
     const src = image ? imageSrc(image) : undefined;
     return { id, label, chars, truncated, ...(image ? { image: src ? { ...image, src } : image } : {}) };
   });
+}
+
+export interface SnapshotSources {
+  services: Services;
+  store: ConversationStore;
+  sessions: ChatSessions;
+  models: ModelChoice;
+  /** What goes with the next message, read as the snapshot is finished. */
+  attachments(): readonly PendingAttachment[];
+  messageView(m: StoredMessage): ChatMessageView;
+  imageSrc(image: ImageRef): string | undefined;
+  /** The conversation shown is gone (deleted or set aside, here or in another window). */
+  onGone(shown: Shown): void;
+}
+
+/**
+ * The whole state for `shown` with its last `window` messages; undefined when that conversation is
+ * gone (the view then shows a new chat). Refreshes `shown.meta` from the store.
+ */
+export async function buildSnapshot(src: SnapshotSources, shown: Shown, window: number): Promise<Snapshot | undefined> {
+  let messages: StoredMessage[] = [];
+  let total = 0;
+  if (shown.id) {
+    const page = await src.store.open(shown.id, { limit: window }).catch((err: unknown) => {
+      src.services.log.warn(`Opening conversation ${shown.id ?? ''} failed: ${String(err)}`);
+      return undefined;
+    });
+    if (page) {
+      messages = page.messages;
+      total = page.total;
+      shown.meta = page.meta;
+    } else if (!src.sessions.get(shown.key)) {
+      src.onGone(shown);
+      return undefined;
+    }
+  }
+  const models = src.models.chatModels();
+  const selected = src.models.modelFor(shown.meta);
+  const settings = chatSettings();
+  const override = shown.meta.protocolOverride;
+  const conversations = await src.store.list().catch((err: unknown) => {
+    src.services.log.warn(`Listing conversations failed: ${String(err)}`);
+    return [];
+  });
+  return {
+    conversations,
+    ...(shown.id ? { conversationId: shown.id } : {}),
+    messages: messages.map((m) => src.messageView(m)),
+    hasOlder: total > messages.length,
+    models: models.map((m) => toModelView(m, override, settings.imageInputModels)),
+    ...(selected ? { model: selected.id } : {}),
+    ...(override ? { protocolOverride: override } : {}),
+    enableSearch: shown.meta.enableSearch ?? false,
+    attachments: attachmentViews(src.attachments(), (image) => src.imageSrc(image)),
+    busy: false,
+    remoteImageHosts: allowedImageHosts(),
+    imageMaxBytes: settings.imageMaxBytes,
+    ...(await chatNotice(src.services, models)),
+  };
 }

@@ -1,0 +1,246 @@
+/**
+ * Sends, retries and edits, and the answer each streams: the conversation's slot is claimed, the
+ * question stored, the answer streamed into its own conversation (streaming.ts), and the view told
+ * by delta, final message and busy posts only while it shows that conversation.
+ */
+import { randomUUID } from 'node:crypto';
+import * as vscode from 'vscode';
+import { effectiveProtocol, imageSupport, isSearchable as searchableOver } from '../../core/chat/capabilities';
+import { streamChat } from '../../core/chat/chat';
+import { titleFrom, type StoredMessage } from '../../core/chat/conversationStore';
+import { GatewayError } from '../../core/errors';
+import type { ModelInfo } from '../../core/models/types';
+import type { ChatMessageView } from '../../shared/protocol';
+import type { AttachmentTray } from './attachmentTray';
+import { chatSettings } from './chatSettings';
+import { buildHistory } from './history';
+import type { ModelChoice } from './modelChoice';
+import { gone, type AnswerSession, type ChatBase, type Shown } from './sessions';
+import { inStep, type ViewLink } from './snapshot';
+import { streamAnswer } from './streaming';
+
+export const BUSY_HERE = 'An answer is still being written in this conversation. Stop it first or wait for it to finish.';
+
+/** A send that went through: where it went and what was asked and answered. */
+export interface Sent {
+  conversationId: string;
+  question: StoredMessage;
+  answer?: StoredMessage;
+}
+
+/** What the runner needs from the chat controller. */
+export interface AnswerHost extends ChatBase {
+  readonly models: ModelChoice;
+  readonly tray: AttachmentTray;
+  readonly link: ViewLink;
+  /** Whether the first load is done (then a send claims its slot without awaiting anything). */
+  readonly isLoaded: boolean;
+  ensureLoaded(): Promise<void>;
+  sendSnapshot(): Promise<void>;
+  messageView(m: StoredMessage): ChatMessageView;
+}
+
+export class AnswerRunner {
+  constructor(private readonly host: AnswerHost) {}
+
+  /**
+   * Sends a user message into `target` (the conversation shown by default) and streams the answer.
+   * The conversation's slot is claimed before anything is awaited (after the one wait for the first
+   * load), so of two sends racing into one conversation exactly one runs and the other is refused
+   * with BUSY_HERE.
+   */
+  async send(text: string, options: { system?: string } = {}, target?: Shown): Promise<Sent | undefined> {
+    const host = this.host;
+    if (!host.isLoaded) await host.ensureLoaded();
+    if (!text.trim()) return undefined;
+    const shown = target ?? host.shown;
+    const session = host.sessions.claim(shown.key);
+    if (!session) throw new GatewayError('badRequest', BUSY_HERE);
+    try {
+      const images = host.tray.items.flatMap((a) => (a.image ? [a.image] : []));
+      if (images.length) {
+        // Refused before anything is stored or sent; the images stay attached for another model.
+        const model = host.models.modelFor(shown.meta);
+        const support = model ? imageSupport(model, chatSettings().imageInputModels) : undefined;
+        if (model && !support?.supported) throw new GatewayError('badRequest', support?.reason ?? `${model.id} does not take images.`);
+      }
+      const texts = host.tray.take().filter((a) => !a.image);
+      const question: StoredMessage = {
+        id: randomUUID(),
+        role: 'user',
+        text,
+        status: 'done',
+        createdAt: Date.now(),
+        ...(texts.length ? { attachments: texts.map(({ label, chars, truncated }) => ({ label, chars, truncated })), context: texts.map((a) => a.text).join('\n\n') } : {}),
+        ...(images.length ? { images } : {}),
+      };
+      let id = shown.id;
+      if (!id) {
+        const { model, protocolOverride, enableSearch } = shown.meta;
+        const meta = await host.store.create({ title: titleFrom(text), ...(model ? { model } : {}), ...(protocolOverride ? { protocolOverride } : {}), ...(enableSearch !== undefined ? { enableSearch } : {}) });
+        id = meta.id;
+        host.sessions.bind(session, id);
+        shown.key = id;
+        shown.id = id;
+        shown.meta = meta;
+      } else if (shown.meta.title === undefined || shown.meta.title === 'New chat') {
+        const page = await host.store.open(id, { limit: 0 });
+        if (page && page.total === 0) await host.models.writeMeta(id, { title: titleFrom(text) });
+      }
+      if (!(await host.sessions.track(id, host.store.append(id, question)))) throw gone();
+      const answer = await this.answer(session, id, options.system);
+      return { conversationId: id, question, answer };
+    } finally {
+      this.end(session);
+    }
+  }
+
+  async regenerate(messageId: string): Promise<StoredMessage | undefined> {
+    const host = this.host;
+    if (!host.isLoaded) await host.ensureLoaded();
+    const shown = host.shown;
+    const id = shown.id;
+    if (!id) return undefined;
+    const session = this.claimOrWarn(shown);
+    if (!session) return undefined;
+    try {
+      const page = await host.store.open(id, { limit: 1 });
+      const last = page?.messages.at(-1);
+      if (!last || last.id !== messageId || last.role !== 'assistant') {
+        void vscode.window.showWarningMessage('That answer is no longer the last one in its conversation; only the last answer can be retried. Nothing was changed.');
+        await host.sendSnapshot();
+        return undefined;
+      }
+      if (!(await host.sessions.track(id, host.store.truncateFrom(id, messageId)))) throw gone();
+      return await this.answer(session, id);
+    } finally {
+      this.end(session);
+    }
+  }
+
+  async editLast(text: string, messageId: string): Promise<StoredMessage | undefined> {
+    const host = this.host;
+    if (!host.isLoaded) await host.ensureLoaded();
+    const shown = host.shown;
+    const id = shown.id;
+    if (!id || !text.trim()) return undefined;
+    const session = this.claimOrWarn(shown);
+    if (!session) return undefined;
+    try {
+      const page = await host.store.open(id, { limit: 2 });
+      const messages = page?.messages ?? [];
+      const user = messages.at(-1)?.role === 'user' ? messages.at(-1) : messages.at(-2);
+      if (!user || user.role !== 'user' || user.id !== messageId) {
+        void vscode.window.showWarningMessage('That message is no longer your last one in its conversation; only the last message can be edited and resent. Nothing was changed.');
+        await host.sendSnapshot();
+        return undefined;
+      }
+      if (!(await host.sessions.track(id, host.store.truncateFrom(id, user.id)))) throw gone();
+      if (!(await host.sessions.track(id, host.store.append(id, { ...user, id: randomUUID(), text, createdAt: Date.now() })))) throw gone();
+      return await this.answer(session, id);
+    } finally {
+      this.end(session);
+    }
+  }
+
+  /** The conversation's slot, or undefined (and the user told) when an answer is already being written there. */
+  private claimOrWarn(shown: Shown): AnswerSession | undefined {
+    const session = this.host.sessions.claim(shown.key);
+    if (!session) void vscode.window.showWarningMessage(BUSY_HERE);
+    return session;
+  }
+
+  /** The slot is free again; the view (if it shows the conversation) learns whether it is still busy. */
+  private end(session: AnswerSession): void {
+    this.host.sessions.release(session);
+    this.postBusy(session);
+  }
+
+  /**
+   * Streams the answer to the last message of conversation `id` under `session`. The placeholder
+   * is stored first; posts go to the view only while it shows this conversation.
+   */
+  private async answer(session: AnswerSession, id: string, system?: string): Promise<StoredMessage | undefined> {
+    const host = this.host;
+    const meta = (await host.store.open(id, { limit: 0 }))?.meta;
+    if (!meta) throw gone();
+    const model = host.models.modelFor(meta);
+    const settings = chatSettings();
+    const problem = host.models.blocker(model);
+    if (problem) {
+      void host.sendSnapshot();
+      void vscode.window.showWarningMessage(problem.message);
+      return undefined;
+    }
+    const info = model as ModelInfo;
+    const protocol = effectiveProtocol(info, meta.protocolOverride);
+    const history = await buildHistory(host.store, id, info, settings);
+    if (!history) throw gone();
+    const message: StoredMessage = { id: randomUUID(), role: 'assistant', text: '', reasoning: '', status: 'streaming', model: info.id, protocol, createdAt: Date.now() };
+    if (meta.model !== info.id) await host.models.writeMeta(id, { model: info.id });
+    if (!(await host.sessions.track(id, host.store.append(id, message)))) throw gone();
+    session.message = message;
+    if (host.shown.id === id) {
+      host.link.needsSnapshot = true;
+      await host.sendSnapshot();
+    }
+    if (session.abort.signal.aborted) {
+      message.status = 'stopped';
+      await host.sessions.track(id, host.store.update(id, message));
+      this.postFinal(id, message);
+      return message;
+    }
+    const events = streamChat(host.services.http(), {
+      model: info.id,
+      protocol,
+      messages: history,
+      system: system ?? (settings.systemPrompt || undefined),
+      // The chat always streams; a model that requires streaming would get it anyway.
+      stream: true,
+      requiresStreaming: info.catalog?.requiresStreaming === true,
+      maxTokens: settings.maxTokens,
+      enableSearch: meta.enableSearch && searchableOver(info, protocol) ? true : undefined,
+      signal: session.abort.signal,
+    });
+    const final = await streamAnswer(session, id, events, { store: host.store, sessions: host.sessions, onProgress: (s) => this.postDelta(s) });
+    this.postFinal(id, final);
+    if (final.error) host.services.log.warn(`Chat answer from ${info.id} over ${protocol} ended: ${final.error.message}`);
+    return final;
+  }
+
+  /** The text that arrived since the last post, to the view only while it shows that conversation. */
+  private postDelta(session: AnswerSession): void {
+    const { link, shown } = this.host;
+    const m = session.message;
+    const id = session.conversationId;
+    if (!m || !id || shown.id !== id) return;
+    if (!link.port || !inStep(link)) {
+      // A hidden or resyncing view gets the text with its next snapshot.
+      if (!link.port?.isLive()) link.needsSnapshot = true;
+      return;
+    }
+    const reasoning = m.reasoning ?? '';
+    if (m.text.length === session.sentText && reasoning.length === session.sentReasoning) return;
+    link.port.post({ type: 'append', conversationId: id, messageId: m.id, textFrom: session.sentText, text: m.text.slice(session.sentText), reasoningFrom: session.sentReasoning, reasoning: reasoning.slice(session.sentReasoning) });
+    session.sentText = m.text.length;
+    session.sentReasoning = reasoning.length;
+  }
+
+  private postFinal(id: string, message: StoredMessage): void {
+    const { link, shown } = this.host;
+    if (shown.id !== id) return;
+    if (link.port && inStep(link)) {
+      link.port.post({ type: 'message', conversationId: id, message: this.host.messageView(message) });
+    } else {
+      link.needsSnapshot = true;
+      void this.host.sendSnapshot();
+    }
+  }
+
+  private postBusy(session: AnswerSession): void {
+    const { link, shown } = this.host;
+    const id = session.conversationId;
+    if (!id || shown.id !== id || !link.port?.isLive()) return;
+    link.port.post({ type: 'busy', conversationId: id, busy: this.host.sessions.get(id) !== undefined });
+  }
+}

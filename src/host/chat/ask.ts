@@ -1,0 +1,107 @@
+/**
+ * `modelGateway.ask` and the other scripted questions: the view shows the question as if typed, and
+ * the caller gets the finished answer.
+ */
+import * as vscode from 'vscode';
+import type { StoredMessage } from '../../core/chat/conversationStore';
+import { GatewayError } from '../../core/errors';
+import type { ChatProtocol, ModelInfo } from '../../core/models/types';
+import type { Citation, ImageRef } from '../../shared/protocol';
+import type { AnswerRunner, Sent } from './answerRunner';
+import type { AttachImagesResult, AttachmentTray } from './attachmentTray';
+import type { ConversationPatch } from './modelChoice';
+import type { Shown } from './sessions';
+
+export interface AskArgs {
+  prompt: string;
+  model?: string;
+  protocol?: ChatProtocol;
+  system?: string;
+  conversationId?: string;
+  enableSearch?: boolean;
+  /** Image files (URIs or paths) to send with the prompt. */
+  images?: Array<string | vscode.Uri>;
+}
+
+export interface AskResult {
+  text: string;
+  reasoning: string;
+  usage?: StoredMessage['usage'];
+  model: string;
+  protocol: ChatProtocol;
+  status: StoredMessage['status'];
+  error?: StoredMessage['error'];
+  /** Sources the answer came with (web search), numbered in this order. */
+  citations: Citation[];
+  /** What the model searched the web for. */
+  searches: string[];
+  /** Images sent with the question. */
+  images: ImageRef[];
+  conversationId: string;
+}
+
+/** What a scripted question needs from the chat controller. */
+export interface AskHost {
+  /** The conversation the view shows now. */
+  readonly shown: Shown;
+  readonly tray: AttachmentTray;
+  ensureLoaded(): Promise<void>;
+  switchTo(id: string): Promise<void>;
+  selectModel(id: string, target: Shown): Promise<void>;
+  selectedModel(): ModelInfo | undefined;
+  updateConversation(patch: ConversationPatch, quiet: boolean, target: Shown): Promise<void>;
+  attachImages(uris: vscode.Uri[], options: { switchModel?: boolean }): Promise<AttachImagesResult>;
+  sendSnapshot(): Promise<void>;
+}
+
+export async function runAsk(host: AskHost, answers: AnswerRunner, args: AskArgs): Promise<AskResult> {
+  await host.ensureLoaded();
+  if (args.conversationId) await host.switchTo(args.conversationId);
+  // The question goes to this conversation even if the view moves on while it is prepared.
+  const target = host.shown;
+  if (args.model) await host.selectModel(args.model, target);
+  const tray = host.tray;
+  const before = new Set(tray.items.map((a) => a.id));
+  let sent: Sent | undefined;
+  try {
+    if (args.images?.length) await host.attachImages(args.images.map(toUri), { switchModel: !args.model });
+    if (args.protocol) {
+      const protocol = args.protocol;
+      const model = host.selectedModel();
+      if (model && !model.protocols.includes(protocol)) {
+        throw new GatewayError('badRequest', `${model.id} does not speak the ${protocol} protocol; it speaks ${model.protocols.join(', ')}.`);
+      }
+      await host.updateConversation({ protocolOverride: protocol }, true, target);
+    }
+    if (args.enableSearch !== undefined) await host.updateConversation({ enableSearch: args.enableSearch }, true, target);
+    sent = await answers.send(args.prompt, { system: args.system }, target);
+    if (!sent?.answer) throw new GatewayError('badRequest', 'Nothing was sent: the prompt was empty or no chat model is available.');
+  } catch (err) {
+    // A scripted question that could not go leaves nothing it attached behind.
+    if (tray.items.some((a) => !before.has(a.id))) {
+      tray.items = tray.items.filter((a) => before.has(a.id));
+      void host.sendSnapshot();
+    }
+    throw err;
+  }
+  const answer = sent.answer;
+  return {
+    text: answer.text,
+    reasoning: answer.reasoning ?? '',
+    usage: answer.usage,
+    model: answer.model ?? '',
+    protocol: answer.protocol ?? 'chatCompletions',
+    status: answer.status,
+    error: answer.error,
+    citations: answer.citations ?? [],
+    searches: answer.searches ?? [],
+    images: sent.question.images ?? [],
+    conversationId: sent.conversationId,
+  };
+}
+
+/** A file URI from a vscode.Uri, a URI string (`file:///…`) or a plain path (Windows drive paths included). */
+export function toUri(value: string | vscode.Uri): vscode.Uri {
+  if (value instanceof vscode.Uri) return value;
+  return /^[a-z][a-z0-9+.-]+:/i.test(value) && !/^[a-z]:[\\/]/i.test(value) ? vscode.Uri.parse(value, true) : vscode.Uri.file(value);
+}
