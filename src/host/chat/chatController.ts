@@ -3,7 +3,7 @@ import type { ConversationStore, StoredMessage, StoreProblem } from '../../core/
 import { toView } from '../../core/chat/conversationStore';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import type { ModelInfo } from '../../core/models/types';
-import type { ChatMessageView, HostMessage, ImageRef, WebviewMessage } from '../../shared/protocol';
+import type { ChatMessageView, HostMessage, ImageRef, Snapshot, WebviewMessage } from '../../shared/protocol';
 import type { Services } from '../services';
 import { AnswerRunner, BUSY_HERE } from './answerRunner';
 import { runAsk, type AskArgs, type AskResult } from './ask';
@@ -266,7 +266,7 @@ export class ChatController implements vscode.Disposable {
   }
 
   /** The whole state for `shown`; undefined when that conversation is gone (the view then shows a new chat). */
-  private snapshot(shown: Shown) {
+  private snapshot(shown: Shown): Promise<Snapshot | undefined> {
     const sources = {
       services: this.services,
       store: this.store,
