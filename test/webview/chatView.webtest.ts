@@ -13,6 +13,7 @@ import Mocha from 'mocha';
 import fc from 'fast-check';
 import { BlockSplitter, splitBlocks } from '../../src/webview/chat/blockSplitter';
 import type { WebviewMessage } from '../../src/shared/protocol';
+import { reportNotRun, tallyRun } from '../support/mochaResults';
 import { type ChatPage, WebviewHarness } from './harness';
 import { assistantMessage, longAnswer, longCodeFence, RICH_ANSWER, snapshot, snapshotMessage, userMessage } from './fixtures';
 import { expectedText, formatMeasurement, measureStreaming } from './streaming';
@@ -870,8 +871,10 @@ export function runWebviewSuite(): Promise<SuiteResult> {
   defineWebviewSuite(mocha.suite);
   return new Promise((resolve) => {
     const runner = mocha.run(() => {
-      const stats = runner.stats;
-      resolve({ passed: stats?.passes ?? 0, failed: stats?.failures ?? 0, skipped: stats?.pending ?? 0 });
+      // Tests a failed hook (e.g. the browser not starting) kept from running count as failed.
+      const tally = tallyRun(runner, mocha.suite);
+      reportNotRun(tally);
+      resolve({ passed: tally.passed, failed: tally.failed, skipped: tally.skipped });
     });
   });
 }
