@@ -7,7 +7,8 @@ import { effectiveProtocol, imageSupport, isSearchable, searchProtocols } from '
 import { collectChat, streamChat, type ChatResult } from '../../src/core/chat/chat';
 import { ConversationStore, toMarkdown, toView } from '../../src/core/chat/conversationStore';
 import type { ChatImage, ChatRequest } from '../../src/core/chat/events';
-import { checkImage, ImageStore, sha256Hex, sniffImage } from '../../src/core/chat/images';
+import { checkImage, ImageStore, sha256Hex } from '../../src/core/chat/images';
+import { sniffImage } from '../../src/core/imageBytes';
 import { isGatewayError } from '../../src/core/errors';
 import type { HttpClient } from '../../src/core/http';
 import type { ChatProtocol, ModelInfo } from '../../src/core/models/types';
@@ -96,7 +97,7 @@ describe('chat images: formats, limits and storage', () => {
       assert.equal(toView(loaded!.messages[0]!, (i) => `data:${i.mediaType};base64,AAAA`).images?.[0]?.src, 'data:image/png;base64,AAAA');
 
       const md = toMarkdown(loaded!);
-      assert.match(md, /> Image: fox\.png \(PNG 48×48, [\d.]+ KB, sha256 [0-9a-f]{12}\)/);
+      assert.match(md, /> Image: fox\.png \(PNG 48×48, [\d.]+ KiB, sha256 [0-9a-f]{12}\)/);
       assert.match(md, /_Searched the web for: “fox”_/);
       assert.match(md, /\*\*Sources\*\*\n\n1\. \[Foxes \\\[wild\\\]\]\(https:\/\/example\.com\/fox\)/);
 

@@ -3,7 +3,7 @@ import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmS
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ConversationStore, titleFrom, toMarkdown, toView, type StoredMessage, type StoreProblem } from '../../src/core/chat/conversationStore';
-import { writeFileAtomic } from '../../src/core/output';
+import { writeFileAtomic } from '../../src/core/atomicFile';
 
 const user = (id: string, text = `text of ${id}`): StoredMessage => ({ id, role: 'user', text, status: 'done', createdAt: 1 });
 const answer = (id: string, text: string, status: StoredMessage['status'] = 'done'): StoredMessage => ({ id, role: 'assistant', text, status, createdAt: 2 });

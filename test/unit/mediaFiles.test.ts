@@ -4,7 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { isGatewayError } from '../../src/core/errors';
 import { decodeBase64, validateImageSize } from '../../src/core/media/images';
-import { checkMp4File, describeBytes, detectImageFormat, mediaBaseName, saveBytesUnique, slugify, streamToFileUnique, timestampForName } from '../../src/core/media/mediaFiles';
+import { streamToFileUnique, writeFileUnique } from '../../src/core/atomicFile';
+import { checkMp4File, describeBytes, detectImageFormat, mediaBaseName, slugify, timestampForName } from '../../src/core/media/mediaFiles';
 import { drawImage, materialize, buildMp4 } from '../gateway';
 
 /** A box: 32-bit size, 4-character type, body. */
@@ -50,10 +51,10 @@ describe('media files: names, atomic unique writes, formats and the MP4 check', 
 
   describe('writing', () => {
     it('writes under a unique name and never overwrites an existing file', async () => {
-      const first = await saveBytesUnique(dir, 'pic-1', 'png', Buffer.from('first'));
-      const second = await saveBytesUnique(dir, 'pic-1', 'png', Buffer.from('second'));
+      const first = await writeFileUnique(dir, 'pic-1', 'png', Buffer.from('first'));
+      const second = await writeFileUnique(dir, 'pic-1', 'png', Buffer.from('second'));
       writeFileSync(path.join(dir, 'pic-1_3.png'), 'someone else');
-      const third = await saveBytesUnique(dir, 'pic-1', 'png', Buffer.from('third'));
+      const third = await writeFileUnique(dir, 'pic-1', 'png', Buffer.from('third'));
       assert.deepEqual([first, second, third].map((p) => path.basename(p)), ['pic-1.png', 'pic-1_2.png', 'pic-1_4.png']);
       assert.equal(readFileSync(first, 'utf8'), 'first');
       assert.equal(readFileSync(path.join(dir, 'pic-1_3.png'), 'utf8'), 'someone else', 'an existing file is untouched');
@@ -61,7 +62,7 @@ describe('media files: names, atomic unique writes, formats and the MP4 check', 
     });
 
     it('gives concurrent writers of the same name different files', async () => {
-      const paths = await Promise.all(Array.from({ length: 8 }, (_, i) => saveBytesUnique(dir, 'same', 'png', Buffer.from(String(i)))));
+      const paths = await Promise.all(Array.from({ length: 8 }, (_, i) => writeFileUnique(dir, 'same', 'png', Buffer.from(String(i)))));
       assert.equal(new Set(paths).size, 8);
       const contents = paths.map((p) => readFileSync(p, 'utf8')).sort();
       assert.deepEqual(contents, ['0', '1', '2', '3', '4', '5', '6', '7']);

@@ -63,7 +63,7 @@ describe('document and web tools against the double', function () {
     truncateSync(big, UPLOAD_LIMIT_BYTES - 100);
     const form = await multipartFromFile({ tool_type: 'prime-sync', file_type: 'PDF' }, { name: 'file', path: big });
     assert.ok(form.length > UPLOAD_LIMIT_BYTES, 'the form pushes it over');
-    await assert.rejects(parsePdf(clientFor(gw.url, DEMO_KEY).http, big), (e: unknown) => isGatewayError(e, 'tooLarge') && /20\.00 MiB/.test(e.message) && /limit is 20 MiB/.test(e.message));
+    await assert.rejects(parsePdf(clientFor(gw.url, DEMO_KEY).http, big), (e: unknown) => isGatewayError(e, 'tooLarge') && /would be 20 MiB \(20,97\d,\d{3} bytes/.test(e.message) && /limit is 20 MiB \(20,971,520 bytes\)/.test(e.message));
     await assert.rejects(uploadForExtract(clientFor(gw.url, DEMO_KEY).http, big), (e: unknown) => isGatewayError(e, 'tooLarge'));
     assert.equal(gw.log.length, 0, 'nothing was sent');
     rmSync(big);

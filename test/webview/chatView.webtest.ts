@@ -730,7 +730,7 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       await p.clearPosted();
       await transfer(p, 'drop', [{ name: 'huge.png', type: 'image/png', base64: Buffer.alloc(1500).toString('base64') }]);
       await p.frames();
-      assert.match(await p.page.locator('.composer-note').innerText(), /huge\.png is 1\.5 KB, over the 1000 B limit/);
+      assert.match(await p.page.locator('.composer-note').innerText(), /huge\.png is 1\.5 KiB, over the 1,000 B limit/);
       assert.deepEqual(await p.posted(), []);
     });
 

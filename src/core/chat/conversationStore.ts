@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod/mini';
-import { syncDirectory, writeFileAtomic } from '../output';
+import { syncDirectory, writeFileAtomic } from '../atomicFile';
 import { conversationSummarySchema, type ChatMessageView, type ConversationSummary, type ImageRef } from '../../shared/protocol';
 import { describeImage, ImageStore, IMAGE_PRUNE_GRACE_MS } from './images';
 import { FileLock } from './store/lock';

@@ -1,6 +1,6 @@
 import type { GatewayError } from '../errors';
 import type { ChatProtocol } from '../models/types';
-import type { ImageMediaType } from './images';
+import type { ImageMediaType } from '../imageBytes';
 
 /** Why an answer ended, normalised across the three protocols; `raw` keeps the wire value. */
 export type FinishReason = 'stop' | 'length' | 'toolCalls' | 'contentFilter' | 'other';

@@ -1,26 +1,28 @@
-import { randomBytes } from 'node:crypto';
-import { constants as fsConstants, promises as fs } from 'node:fs';
-import * as path from 'node:path';
-import { GatewayError } from '../errors';
+import { promises as fs } from 'node:fs';
+import { formatBytes } from '../../shared/format';
+import { IMAGE_EXTENSIONS, sniffImage } from '../imageBytes';
 
 /**
- * Saving generated media: names from date, prompt and index; written atomically (a temporary file
- * in the target folder, then a hard link under the final name, which fails if the name exists, so
- * an existing file is never replaced, not even by a concurrent writer); the real format read from
- * the bytes; and the check that a downloaded video is a playable MP4 and not an error page.
+ * Generated media as files: names from date, prompt and index; the real format read from the bytes;
+ * and the check that a downloaded video is a playable MP4 and not an error page. Writing them is
+ * atomicFile.ts's job (a new name each, never replacing a file).
  */
 
 export type ImageFormat = 'png' | 'jpeg' | 'webp';
 
-export const IMAGE_EXTENSIONS: Record<ImageFormat, string> = { png: 'png', jpeg: 'jpg', webp: 'webp' };
+/** The file extension for a generated image's format. */
+export function imageExtension(format: ImageFormat): string {
+  return IMAGE_EXTENSIONS[`image/${format}`];
+}
 
-/** The image format the bytes really are (magic numbers), whatever the server said. */
+/** The format a generated image really is (read from its bytes), whatever the server said. */
 export function detectImageFormat(bytes: Uint8Array): ImageFormat | undefined {
-  const b = bytes;
-  if (b.length >= 8 && b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47 && b[4] === 0x0d && b[5] === 0x0a && b[6] === 0x1a && b[7] === 0x0a) return 'png';
-  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'jpeg';
-  if (b.length >= 12 && ascii(b, 0, 4) === 'RIFF' && ascii(b, 8, 12) === 'WEBP') return 'webp';
-  return undefined;
+  switch (sniffImage(bytes)?.mediaType) {
+    case 'image/png': return 'png';
+    case 'image/jpeg': return 'jpeg';
+    case 'image/webp': return 'webp';
+    default: return undefined;
+  }
 }
 
 /** A short, readable account of bytes that are not what was expected (an error page, JSON, binary). */
@@ -156,105 +158,6 @@ export function slugify(text: string, max = 40, fallback = 'media'): string {
 /** `<date>-<slug of the prompt>-<index>`, without the extension. */
 export function mediaBaseName(prompt: string, index: number, date: Date, fallback: string): string {
   return `${timestampForName(date)}-${slugify(prompt, 40, fallback)}-${index}`;
-}
-
-function candidate(dir: string, base: string, ext: string, attempt: number): string {
-  return path.join(dir, `${base}${attempt > 1 ? `_${attempt}` : ''}.${ext}`);
-}
-
-const MAX_NAME_ATTEMPTS = 1000;
-
-/**
- * Gives the finished temporary file its final name: `base.ext`, else `base_2.ext`, `base_3.ext`…
- * A hard link fails when the name exists, so nothing is ever overwritten, even in a race. Where
- * the file system has no hard links, an exclusive copy does the same.
- */
-async function publish(tmp: string, dir: string, base: string, ext: string): Promise<string> {
-  for (let attempt = 1; attempt <= MAX_NAME_ATTEMPTS; attempt++) {
-    const target = candidate(dir, base, ext, attempt);
-    try {
-      await fs.link(tmp, target);
-      return target;
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST') continue;
-      if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'EXDEV' || code === 'ENOSYS') {
-        try {
-          await fs.copyFile(tmp, target, fsConstants.COPYFILE_EXCL);
-          return target;
-        } catch (copyErr) {
-          if ((copyErr as NodeJS.ErrnoException).code === 'EEXIST') continue;
-          throw copyErr;
-        }
-      }
-      throw err;
-    }
-  }
-  throw new GatewayError('badRequest', `No free file name for ${base}.${ext} in ${dir}.`);
-}
-
-function tempPath(dir: string, base: string): string {
-  return path.join(dir, `.${base}.${randomBytes(6).toString('hex')}.part`);
-}
-
-async function writeFailure(err: unknown, dir: string): Promise<never> {
-  const code = (err as NodeJS.ErrnoException).code;
-  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOSPC') {
-    throw new GatewayError('badRequest', `Could not write to ${dir} (${code}). Choose another output folder ("modelGateway.outputFolder").`, { cause: err });
-  }
-  throw err;
-}
-
-/** Writes bytes under a unique name in `dir` (created if missing); returns the path written. */
-export async function saveBytesUnique(dir: string, base: string, ext: string, data: Uint8Array): Promise<string> {
-  await fs.mkdir(dir, { recursive: true }).catch((err: unknown) => writeFailure(err, dir));
-  const tmp = tempPath(dir, base);
-  try {
-    await fs.writeFile(tmp, data).catch((err: unknown) => writeFailure(err, dir));
-    return await publish(tmp, dir, base, ext);
-  } finally {
-    await fs.rm(tmp, { force: true });
-  }
-}
-
-/**
- * Streams chunks to a temporary file in `dir`, runs `verify` on the complete file, and only then
- * gives it its unique final name. A failure anywhere (the stream, the check) leaves no file behind.
- */
-export async function streamToFileUnique(
-  dir: string,
-  base: string,
-  ext: string,
-  chunks: AsyncIterable<Uint8Array>,
-  verify?: (tmpFile: string) => Promise<void>,
-  onBytes?: (total: number) => void,
-): Promise<string> {
-  await fs.mkdir(dir, { recursive: true }).catch((err: unknown) => writeFailure(err, dir));
-  const tmp = tempPath(dir, base);
-  try {
-    const handle = await fs.open(tmp, 'wx').catch((err: unknown) => writeFailure(err, dir));
-    let total = 0;
-    try {
-      for await (const chunk of chunks) {
-        await handle.write(chunk);
-        total += chunk.length;
-        onBytes?.(total);
-      }
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    if (verify) await verify(tmp);
-    return await publish(tmp, dir, base, ext);
-  } finally {
-    await fs.rm(tmp, { force: true });
-  }
-}
-
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${(n / 1024 / 1024).toFixed(2)} MiB`;
 }
 
 function ascii(b: Uint8Array, start: number, end: number): string {

@@ -6,7 +6,8 @@ import type { ModelInfo } from '../models/types';
 import { resolutionTier, videoBillingNote } from '../../shared/mediaProtocol';
 import { parseJsonText, parseWith } from '../validate';
 import { ERROR_STATUSES, redactUrl } from './images';
-import { checkMp4File, describeBytes, streamToFileUnique } from './mediaFiles';
+import { streamToFileUnique } from '../atomicFile';
+import { checkMp4File, describeBytes } from './mediaFiles';
 
 /** `data.status` of a task query (research notes §6.5). */
 export const REMOTE_STATUSES = ['NOT_START', 'SUBMITTED', 'QUEUED', 'IN_PROGRESS', 'SUCCESS', 'FAILURE', 'UNKNOWN'] as const;

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import * as z from 'zod/mini';
 import { GatewayError, isGatewayError } from '../errors';
 import type { HttpClient } from '../http';
-import { writeFileAtomic } from '../output';
+import { writeFileAtomic } from '../atomicFile';
 import { parseJsonText, parseWith } from '../validate';
 import { parseCatalog } from './catalogFormats';
 import type { CatalogEntry, CatalogFormat } from './types';

@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import * as z from 'zod/mini';
 import { GatewayError } from '../errors';
 import type { HttpClient } from '../http';
-import { formatBytes, multipartFromFile, type MultipartBody } from './multipart';
+import { formatBytes, formatNumber } from '../../shared/format';
+import { multipartFromFile, type MultipartBody } from './multipart';
 import type { SearchResult } from './searchResult';
 
 /** Both providers' upload limit, counting the multipart form itself (spec, Limits). */
@@ -60,7 +61,7 @@ export function refuseOverLimit(total: number, fileBytes: number, name: string):
   if (total > UPLOAD_LIMIT_BYTES) {
     throw new GatewayError(
       'tooLarge',
-      `${name} is too large to send: the request would be ${formatBytes(total)} (${formatBytes(fileBytes)} of file plus the form), and the limit is 20 MiB per request. Nothing was uploaded or charged.`,
+      `${name} is too large to send: the request would be ${formatBytes(total)} (${formatNumber(total)} bytes: ${formatBytes(fileBytes)} of file plus the form), and the limit is 20 MiB (${formatNumber(UPLOAD_LIMIT_BYTES)} bytes) per request. Nothing was uploaded or charged.`,
     );
   }
 }

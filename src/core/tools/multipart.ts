@@ -49,8 +49,3 @@ export async function multipartFromFile(fields: Record<string, string>, file: Fi
   };
 }
 
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} bytes`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${(n / 1024 / 1024).toFixed(2)} MiB`;
-}

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { checkImage, describeImage, formatBytes, type ImageStore } from '../../core/chat/images';
+import { checkImage, describeImage, type ImageStore } from '../../core/chat/images';
+import { formatBytes } from '../../shared/format';
 import { GatewayError } from '../../core/errors';
 import type { ImageRef } from '../../shared/protocol';
 

@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import { generateImages, generateImageViaResponses, validateImageSize, type GeneratedImage } from '../../core/media/images';
-import { detectImageFormat, IMAGE_EXTENSIONS, mediaBaseName, saveBytesUnique } from '../../core/media/mediaFiles';
+import { writeFileUnique } from '../../core/atomicFile';
+import { detectImageFormat, imageExtension, mediaBaseName } from '../../core/media/mediaFiles';
 import { requireListedModel, requireOuterModel } from '../../core/media/modelChoice';
 import { validateVideoParams, videoHints } from '../../core/media/video';
 import { describeTask, isActive, type VideoTask } from '../../core/media/videoTask';
@@ -191,7 +192,7 @@ export class MediaStudio implements vscode.Disposable, MediaPanelOwner {
               size,
               signal: abort.signal,
               onPartial: (p) => {
-                const format = p.format && p.format in IMAGE_EXTENSIONS ? p.format : (detectImageFormat(Buffer.from(p.base64.slice(0, 64), 'base64')) ?? 'png');
+                const format = p.format && ['png', 'jpeg', 'webp'].includes(p.format) ? p.format : (detectImageFormat(Buffer.from(p.base64.slice(0, 64), 'base64')) ?? 'png');
                 view.partial = { src: `data:image/${format};base64,${p.base64}`, index: p.index };
                 this.refresh();
               },
@@ -239,7 +240,7 @@ export class MediaStudio implements vscode.Disposable, MediaPanelOwner {
     const date = new Date();
     const paths: string[] = [];
     for (const [i, image] of images.entries()) {
-      paths.push(await saveBytesUnique(dir, mediaBaseName(prompt, i + 1, date, 'image'), IMAGE_EXTENSIONS[image.format], image.bytes));
+      paths.push(await writeFileUnique(dir, mediaBaseName(prompt, i + 1, date, 'image'), imageExtension(image.format), image.bytes));
     }
     return paths;
   }

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { writeFileAtomic } from '../../core/output';
+import { writeFileAtomic } from '../../core/atomicFile';
 
 /**
  * Opens a tool's Markdown result as an untitled document nothing is lost from, in the second

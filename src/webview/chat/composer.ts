@@ -6,7 +6,8 @@
  */
 import type { ChatModelView, Snapshot } from '../../shared/protocol';
 import { button, h, setHidden, setText } from './dom';
-import { formatBytes, formatChars, imageDetail } from './labels';
+import { formatBytes } from '../../shared/format';
+import { formatChars, imageDetail } from './labels';
 import type { HostChannel } from './vscodeApi';
 
 /** Types a browser gives image files; the host reads the real format from the bytes. */

@@ -1,5 +1,6 @@
 /** User-facing words for protocol values: protocol names, error actions, token usage. */
 import type { ChatMessageView, ImageRef, WebviewMessage, WireProtocol } from '../../shared/protocol';
+import { formatBytes } from '../../shared/format';
 
 type Action = Extract<WebviewMessage, { type: 'action' }>['action'];
 
@@ -62,12 +63,6 @@ export function formatChars(chars: number): string {
 }
 
 const IMAGE_FORMATS: Record<ImageRef['mediaType'], string> = { 'image/png': 'PNG', 'image/jpeg': 'JPEG', 'image/gif': 'GIF', 'image/webp': 'WebP' };
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(bytes < 10 * 1024 ? 1 : 0)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-}
 
 /** "PNG 48×48, 2.1 KB" */
 export function imageDetail(image: Pick<ImageRef, 'mediaType' | 'bytes' | 'width' | 'height'>): string {

@@ -6,7 +6,8 @@ import type { ImageJobView, MediaSnapshot } from '../../shared/mediaProtocol';
 import { button, h, setHidden, setText } from '../chat/dom';
 import type { MediaChannel } from './channel';
 import { field, fillList, fillModels, persist } from './fields';
-import { elapsed, IMAGE_SIZE } from './format';
+import { formatDuration } from '../../shared/format';
+import { IMAGE_SIZE } from './format';
 
 const COMMON_SIZES = ['1024x1024', '1536x1024', '1024x1536', '512x512', '256x256'];
 
@@ -98,7 +99,7 @@ export class ImagesTab {
   /** Keeps the elapsed time of a running job moving. */
   tick(now: number): void {
     const job = this.snapshot?.imageJob;
-    if (job?.state === 'running') setText(this.jobElapsed, elapsed(now - job.startedAt));
+    if (job?.state === 'running') setText(this.jobElapsed, formatDuration(now - job.startedAt));
   }
 
   private updateVisibility(): void {
@@ -168,7 +169,7 @@ export class ImagesTab {
             ? 'Cancelled. Nothing was saved.'
             : `Failed: ${job.message ?? 'no reason given'}`;
     setText(this.jobStatus, text);
-    setText(this.jobElapsed, elapsed((job.finishedAt ?? Date.now()) - job.startedAt));
+    setText(this.jobElapsed, formatDuration((job.finishedAt ?? Date.now()) - job.startedAt));
     if (job.partial && job.state === 'running') {
       if (this.preview.getAttribute('src') !== job.partial.src) this.preview.src = job.partial.src;
       this.preview.hidden = false;

@@ -5,7 +5,8 @@
 import type { GalleryItemView, MediaWebviewMessage, TaskView } from '../../shared/mediaProtocol';
 import { button, h, setText } from '../chat/dom';
 import type { MediaChannel } from './channel';
-import { bytes, clip, elapsed, when } from './format';
+import { formatBytes, formatDuration, formatWhen } from '../../shared/format';
+import { clip } from './format';
 
 type TaskAction = Extract<MediaWebviewMessage, { type: 'task' }>['action'];
 type ItemAction = Extract<MediaWebviewMessage, { type: 'item' }>['action'];
@@ -70,7 +71,7 @@ export class TaskList {
   /** Elapsed times of unfinished tasks move every second without a host message. */
   tick(now: number): void {
     for (const el of this.list.querySelectorAll<HTMLElement>('[data-since]')) {
-      setText(el, elapsed(now - Number(el.dataset.since)));
+      setText(el, formatDuration(now - Number(el.dataset.since)));
     }
   }
 
@@ -81,11 +82,11 @@ export class TaskList {
       return b;
     };
     const running = t.phase === 'submitting' || t.phase === 'running' || t.phase === 'downloading';
-    const time = running ? h('span', { className: 'elapsed', text: elapsed(Date.now() - t.createdAt), dataset: { since: String(t.createdAt) } }) : h('span', { className: 'elapsed', text: `${elapsed((t.finishedAt ?? t.createdAt) - t.createdAt)}` });
+    const time = running ? h('span', { className: 'elapsed', text: formatDuration(Date.now() - t.createdAt), dataset: { since: String(t.createdAt) } }) : h('span', { className: 'elapsed', text: `${formatDuration((t.finishedAt ?? t.createdAt) - t.createdAt)}` });
     const progress = h('progress', { className: 'progress', attrs: { max: '100', 'aria-label': 'Progress' } });
     if (t.progress !== undefined && t.phase !== 'submitting') progress.value = t.progress;
     else progress.removeAttribute('value');
-    const download = t.download ? ` ${bytes(t.download.received)}${t.download.total ? ` of ${bytes(t.download.total)}` : ''}` : '';
+    const download = t.download ? ` ${formatBytes(t.download.received)}${t.download.total ? ` of ${formatBytes(t.download.total)}` : ''}` : '';
     const actions: HTMLElement[] = [];
     if (t.file) {
       actions.push(act('Open', 'open', 'Open the video'), act('System Player', 'openExternal', 'Open with the system player'), act('Reveal', 'reveal', 'Reveal in the explorer'));
@@ -155,7 +156,7 @@ export class GalleryGrid {
         'div',
         { className: 'card-body' },
         h('div', { className: 'card-prompt', text: clip(item.prompt, 160), attrs: { title: item.prompt } }),
-        h('div', { className: 'meta', text: `${item.model} · ${item.size} · ${when(item.createdAt)}` }),
+        h('div', { className: 'meta', text: `${item.model} · ${item.size} · ${formatWhen(item.createdAt)}` }),
         h('div', { className: 'path', text: item.label, attrs: { title: item.label } }),
         h('div', { className: 'row item-actions' }, ...actions),
       ),

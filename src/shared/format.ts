@@ -1,0 +1,79 @@
+/**
+ * How numbers, byte sizes, dates and durations are shown to the user, in VS Code's display language.
+ * One module for core, host and both webviews (it imports nothing), so a size reads the same in a
+ * notification, a chat note and a Media Studio card. The host sets the language once at activation
+ * (`vscode.env.language`), each webview from what the host hands it; tests run in English.
+ */
+
+let locale = 'en';
+const cache = new Map<string, Intl.NumberFormat>();
+
+/** Sets the display language (a BCP 47 tag such as `en`, `zh-cn`); an unknown tag falls back to English. */
+export function setDisplayLocale(tag: string | undefined): void {
+  const wanted = tag?.trim() || 'en';
+  try {
+    locale = Intl.NumberFormat.supportedLocalesOf([wanted]).length ? wanted : 'en';
+  } catch {
+    locale = 'en';
+  }
+  cache.clear();
+}
+
+export function displayLocale(): string {
+  return locale;
+}
+
+function numberFormat(maximumFractionDigits: number, minimumFractionDigits = 0): Intl.NumberFormat {
+  const key = `${maximumFractionDigits}/${minimumFractionDigits}`;
+  let format = cache.get(key);
+  if (!format) {
+    format = new Intl.NumberFormat(locale, { maximumFractionDigits, minimumFractionDigits });
+    cache.set(key, format);
+  }
+  return format;
+}
+
+/** `12,345` (or the display language's grouping); at most `fractionDigits` decimals. */
+export function formatNumber(n: number, fractionDigits = 0): string {
+  return numberFormat(fractionDigits).format(n);
+}
+
+/** Money with two decimals: `0.10`. */
+export function formatAmount(n: number): string {
+  return numberFormat(2, 2).format(n);
+}
+
+const UNITS = ['KiB', 'MiB', 'GiB', 'TiB'] as const;
+
+/**
+ * `512 B`, `2.1 KiB`, `48 KiB`, `20 MiB`, `20.1 MiB`: binary units (the limits the gateway and the
+ * protocols document are binary: 5 MiB per Messages image, 20 MiB per upload), at most one decimal
+ * below a hundred units. Messages about a limit give the exact byte count beside it.
+ */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 1024) return `${formatNumber(Math.max(0, Math.round(bytes)))} B`;
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < UNITS.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${formatNumber(value, value < 100 ? 1 : 0)} ${UNITS[unit]}`;
+}
+
+/** A point in time: only the time when it is today, else date and time. */
+export function formatWhen(time: number | Date, now: Date = new Date()): string {
+  const d = new Date(time);
+  const clock = d.toLocaleTimeString(locale, { hour: '2-digit', minute: '2-digit' });
+  return d.toDateString() === now.toDateString() ? clock : `${d.toLocaleDateString(locale)} ${clock}`;
+}
+
+/** `45 s`, `3 min 20 s`, `1 h 5 min` (unit symbols read the same in English and Chinese UIs). */
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${formatNumber(seconds)} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return seconds % 60 ? `${formatNumber(minutes)} min ${formatNumber(seconds % 60)} s` : `${formatNumber(minutes)} min`;
+  const hours = Math.floor(minutes / 60);
+  return minutes % 60 ? `${formatNumber(hours)} h ${formatNumber(minutes % 60)} min` : `${formatNumber(hours)} h`;
+}
