@@ -40,7 +40,10 @@ export interface HttpRequest {
   json?: unknown;
   body?: RequestBody;
   signal?: AbortSignal;
-  /** `long` uses the long first-byte limit (image generation). */
+  /**
+   * `long` (image generation, document parsing) waits for the first byte as long as
+   * `timeouts.longRequestSeconds` allows, and a streamed answer may stay silent that long too.
+   */
   timeout?: 'standard' | 'long';
   /**
    * Whether sending it twice is harmless. GETs are; billed POSTs are not and are only retried when
@@ -200,7 +203,7 @@ export class HttpClient {
       signal: req.signal,
       // Always explicit: undici's own 300 s defaults must never cap a longer setting.
       headersTimeout: req.timeout === 'long' ? t.longMs : t.firstByteMs,
-      bodyTimeout: t.idleMs,
+      bodyTimeout: idleLimit(t, req),
     });
   }
 
@@ -275,7 +278,8 @@ function mapTransportError(err: unknown, url: URL, req: HttpRequest, t: Timeouts
     return { error: new GatewayError('timeout', `${host} sent no answer within ${seconds(limit)}. Try again, or raise "${setting}".`, { cause: err }), notSent: false };
   }
   if (code === 'UND_ERR_BODY_TIMEOUT') {
-    return { error: new GatewayError('timeout', `${host} stopped sending for more than ${seconds(t.idleMs)}. Try again, or raise "modelGateway.timeouts.idleSeconds".`, { cause: err }), notSent: false };
+    const setting = req.timeout === 'long' && idleLimit(t, req) !== t.idleMs ? 'modelGateway.timeouts.longRequestSeconds' : 'modelGateway.timeouts.idleSeconds';
+    return { error: new GatewayError('timeout', `${host} stopped sending for more than ${seconds(idleLimit(t, req))}. Try again, or raise "${setting}".`, { cause: err }), notSent: false };
   }
   if (/proxy/i.test(message)) {
     return { error: new GatewayError('network', `The proxy refused or failed the connection to ${host}: ${message}. Check "http.proxy" and the proxy environment variables.`, { cause: err }), notSent: true };
@@ -358,4 +362,10 @@ function redactProxy(proxy: string): string {
   } catch {
     return 'a proxy';
   }
+}
+
+/** The longest silence allowed between two chunks: 0 (no limit) wins, else the longer of the limits that apply. */
+function idleLimit(t: Timeouts, req: HttpRequest): number {
+  if (req.timeout !== 'long') return t.idleMs;
+  return t.idleMs === 0 || t.longMs === 0 ? 0 : Math.max(t.idleMs, t.longMs);
 }

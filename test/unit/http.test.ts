@@ -144,6 +144,13 @@ describe('HTTP client against the gateway double', function () {
     await assert.rejects(r.text(), (e: unknown) => isGatewayError(e, 'timeout') && /idleSeconds/.test(e.message));
   });
 
+  it('lets a long call stay silent as long as the long limit allows, and says which setting to raise', async () => {
+    gw.inject({ match: { path: '/v1/models' }, action: { type: 'stallAfterHeaders', status: 200, contentType: 'application/json', firstChunk: '{"data":[' } });
+    const { http } = clientFor(gw.url, DEMO_KEY, { timeouts: { ...TEST_TIMEOUTS, idleMs: 200, longMs: 2000 } });
+    const r = await http.send({ method: 'GET', url: `${gw.url}/v1/models`, timeout: 'long' });
+    await assert.rejects(r.text(), (e: unknown) => isGatewayError(e, 'timeout') && /more than 2 s/.test(e.message) && /longRequestSeconds/.test(e.message));
+  });
+
   it('cancels at once when aborted', async () => {
     gw.inject({ match: { path: '/v1/models' }, action: { type: 'stall' } });
     const { http } = clientFor(gw.url, DEMO_KEY);

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { GatewayError, isGatewayError } from '../../src/core/errors';
 import type { HttpClient } from '../../src/core/http';
-import { generateImages, generateImageViaResponses, longCallTimeouts } from '../../src/core/media/images';
+import { generateImages, generateImageViaResponses } from '../../src/core/media/images';
 import { checkMp4File, detectImageFormat } from '../../src/core/media/mediaFiles';
 import { requireListedModel, requireOuterModel } from '../../src/core/media/modelChoice';
 import { downloadVideo, queryVideo, submitVideo, videoHints } from '../../src/core/media/video';
@@ -148,11 +148,6 @@ describe('media against the double', function () {
       assert.throws(() => requireOuterModel('claude-sonnet-4-5', models), /does not speak the Responses protocol/);
       assert.equal(requireOuterModel('gpt-5', models).id, 'gpt-5');
       assert.equal(gw.log.length, 0);
-    });
-
-    it('uses the long limits for silences in a streamed image answer', () => {
-      assert.deepEqual(longCallTimeouts({ connectMs: 1, firstByteMs: 60_000, idleMs: 120_000, longMs: 900_000 }), { connectMs: 1, firstByteMs: 900_000, idleMs: 900_000, longMs: 900_000 });
-      assert.deepEqual(longCallTimeouts({ connectMs: 1, firstByteMs: 60_000, idleMs: 0, longMs: 900_000 }).idleMs, 0, '0 stays "no limit"');
     });
   });
 

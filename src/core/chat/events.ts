@@ -121,4 +121,6 @@ export interface ChatRequest {
   /** Whether it must call one; `auto` when absent. Only sent with `tools`. */
   toolMode?: ToolMode;
   signal?: AbortSignal;
+  /** `long` for calls that legitimately take minutes (an image made through the Responses protocol). */
+  timeout?: 'standard' | 'long';
 }

@@ -33,6 +33,7 @@ async function* send(http: HttpClient, request: ChatRequest, call: ProtocolCall)
     signal: request.signal,
     model: request.model,
     idempotent: false,
+    ...(request.timeout ? { timeout: request.timeout } : {}),
   });
   if ((response.headers['content-type'] ?? '').includes('text/event-stream')) {
     yield* call.parseStream(readSse(response.chunks()));

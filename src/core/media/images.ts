@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { streamResponses } from '../chat/responses';
 import { errorFromStreamPayload } from '../errorBody';
 import { GatewayError, isGatewayError } from '../errors';
-import type { HttpClient, Timeouts } from '../http';
+import type { HttpClient } from '../http';
 import { parseJsonText, parseWith } from '../validate';
 import { describeBytes, detectImageFormat, type ImageFormat } from './mediaFiles';
 
@@ -28,16 +28,6 @@ export const MAX_IMAGES_PER_REQUEST = 10;
 const MAX_SIDE = 16384;
 /** A downloaded image larger than this is refused rather than held in memory. */
 const MAX_IMAGE_BYTES = 64 * 1024 * 1024;
-
-/**
- * Image generation takes minutes. Its calls wait for the first byte as long as
- * `timeouts.longRequestSeconds` allows, and a streamed answer may also stay silent that long
- * between two events (0 = no limit, as in the settings).
- */
-export function longCallTimeouts(t: Timeouts): Timeouts {
-  const longest = (a: number, b: number) => (a === 0 || b === 0 ? 0 : Math.max(a, b));
-  return { ...t, firstByteMs: t.longMs, idleMs: longest(t.idleMs, t.longMs) };
-}
 
 /** `1024x1024`: two positive integers joined by a lower-case x (spec: image request, `size`). */
 export function validateImageSize(size: string): string {
@@ -178,7 +168,7 @@ export async function generateImageViaResponses(http: HttpClient, req: Responses
   if (partials) tool.partial_images = partials;
   const events = streamResponses(
     http,
-    { model: req.outerModel, protocol: 'responses', messages: [{ role: 'user', content: req.prompt }], stream: req.stream, signal: req.signal },
+    { model: req.outerModel, protocol: 'responses', messages: [{ role: 'user', content: req.prompt }], stream: req.stream, signal: req.signal, timeout: 'long' },
     { tools: [tool], toolChoice: 'auto' },
   );
   const images: GeneratedImage[] = [];

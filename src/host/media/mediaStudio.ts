@@ -14,7 +14,6 @@ import { videoBillingNote, type ImageJobView, type ImageRoute, type MediaSnapsho
 import { showError } from '../notify';
 import type { Services } from '../services';
 import { Gallery, type GalleryItem } from './gallery';
-import { MediaHttp } from './mediaHttp';
 import { MediaPanel, type MediaPanelOwner } from './mediaPanel';
 import { mediaSettings } from './mediaSettings';
 import { displayPath, OutputLocation } from './outputLocation';
@@ -94,7 +93,6 @@ export class MediaStudio implements vscode.Disposable, MediaPanelOwner {
   readonly gallery: Gallery;
   readonly video: VideoTasks;
   readonly output: OutputLocation;
-  private readonly http: MediaHttp;
   private panel?: MediaPanel;
   private job?: { view: ImageJobView; abort: AbortController };
   /** Set from the moment a generation is asked for, so a double click cannot start two. */
@@ -109,13 +107,11 @@ export class MediaStudio implements vscode.Disposable, MediaPanelOwner {
     const context = services.context;
     this.gallery = new Gallery(context.workspaceState);
     this.output = new OutputLocation(() => services.settings().outputFolder);
-    this.http = new MediaHttp(services);
     this.video = new VideoTasks(services, context.workspaceState, (task, from) => void this.onTaskTransition(task, from));
     this.lastEditor = vscode.window.activeTextEditor;
     this.subscriptions.push(
       this.gallery,
       this.video,
-      this.http,
       services.registry.onDidChange(() => this.refresh()),
       services.keys.onDidChange(() => this.refresh()),
       services.onDidChangeSettings(() => this.refresh()),
@@ -181,9 +177,9 @@ export class MediaStudio implements vscode.Disposable, MediaPanelOwner {
           const tick = setInterval(() => progress.report({ message: `${Math.round((Date.now() - started) / 1000)} s (image generation can take minutes)` }), 1000);
           try {
             if (route === 'images') {
-              return await generateImages(this.http.long(), { model: imageModel.id, prompt: args.prompt, n, size, signal: abort.signal });
+              return await generateImages(this.services.http(), { model: imageModel.id, prompt: args.prompt, n, size, signal: abort.signal });
             }
-            const result = await generateImageViaResponses(this.http.long(), {
+            const result = await generateImageViaResponses(this.services.http(), {
               outerModel: (outer as ModelInfo).id,
               imageModel: imageModel.id,
               prompt: args.prompt,
