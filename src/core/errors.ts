@@ -54,10 +54,6 @@ export class GatewayError extends Error {
   describe(): string {
     return this.requestId ? `${this.message} (request id: ${this.requestId})` : this.message;
   }
-
-  static is(value: unknown): value is GatewayError {
-    return value instanceof GatewayError;
-  }
 }
 
 export function isGatewayError(value: unknown, kind?: ErrorKind): value is GatewayError {

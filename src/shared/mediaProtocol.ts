@@ -42,6 +42,9 @@ export const imageJobSchema = z.object({
 });
 export type ImageJobView = z.infer<typeof imageJobSchema>;
 
+/** A video task's phases on the client (the transitions are in core/media/videoTask.ts). */
+export const TASK_PHASES = ['submitting', 'running', 'downloading', 'succeeded', 'failed', 'stopped'] as const;
+
 export const taskViewSchema = z.object({
   localId: z.string(),
   taskId: z.optional(z.string()),
@@ -49,7 +52,7 @@ export const taskViewSchema = z.object({
   prompt: z.string(),
   size: z.string(),
   duration: z.number(),
-  phase: z.enum(['submitting', 'running', 'downloading', 'succeeded', 'failed', 'stopped']),
+  phase: z.enum(TASK_PHASES),
   /** `data.status` as the gateway reported it last. */
   remoteStatus: z.optional(z.string()),
   progress: z.optional(z.number()),

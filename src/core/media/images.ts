@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { streamResponses } from '../chat/responses';
 import { errorFromStreamPayload } from '../errorBody';
-import { GatewayError, isGatewayError } from '../errors';
+import { GatewayError } from '../errors';
 import type { HttpClient } from '../http';
 import { parseJsonText, parseWith } from '../validate';
 import { describeBytes, detectImageFormat, type ImageFormat } from './mediaFiles';
@@ -214,8 +214,4 @@ export function redactUrl(url: string): string {
   } catch {
     return url.slice(0, 80);
   }
-}
-
-export function isCancel(err: unknown): boolean {
-  return isGatewayError(err, 'cancelled');
 }

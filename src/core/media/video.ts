@@ -3,7 +3,6 @@ import { errorFromResponse } from '../errorBody';
 import { GatewayError, isGatewayError } from '../errors';
 import type { HttpClient } from '../http';
 import type { ModelInfo } from '../models/types';
-import { resolutionTier, videoBillingNote } from '../../shared/mediaProtocol';
 import { parseJsonText, parseWith } from '../validate';
 import { ERROR_STATUSES, redactUrl } from './images';
 import { streamToFileUnique } from '../atomicFile';
@@ -88,10 +87,6 @@ export function validateVideoParams(p: VideoParams): VideoParams {
   }
   return { ...p, size };
 }
-
-/** Shown before submitting: video is billed by model, duration and resolution (spec rule 10). */
-export const billingNote = videoBillingNote;
-export { resolutionTier };
 
 const submitSchema = z.looseObject({
   id: z.optional(z.nullable(z.union([z.string(), z.number()]))),

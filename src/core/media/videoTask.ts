@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import type { GatewayError } from '../errors';
+import { TASK_PHASES } from '../../shared/mediaProtocol';
 import { REMOTE_STATUSES, type VideoParams, type VideoStatus } from './video';
 
 /**
@@ -15,8 +16,6 @@ import { REMOTE_STATUSES, type VideoParams, type VideoStatus } from './video';
  * `failed` is final: a failed task is never resubmitted automatically; the user may resubmit it
  * (a new task) or, when only the download failed, fetch the link again.
  */
-export const TASK_PHASES = ['submitting', 'running', 'downloading', 'succeeded', 'failed', 'stopped'] as const;
-export type TaskPhase = (typeof TASK_PHASES)[number];
 
 /** Where a failure happened: the user's next step differs for each. */
 export const FAILURE_STAGES = ['submit', 'task', 'poll', 'download', 'check'] as const;
@@ -61,8 +60,6 @@ export interface PollPolicy {
   /** Consecutive failed queries before polling stops (resumable). */
   maxErrors: number;
 }
-
-export const DEFAULT_POLICY: PollPolicy = { baseMs: 15_000, maxPollMs: 60 * 60_000, maxErrors: 8 };
 
 export function isFinal(task: VideoTask): boolean {
   return task.phase === 'succeeded' || task.phase === 'failed';

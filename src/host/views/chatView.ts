@@ -77,10 +77,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     });
   }
 
-  reveal(): void {
-    this.view?.show(true);
-  }
-
   dispose(): void {
     this.settingsWatch.dispose();
     this.controller.attach(undefined);
