@@ -1,8 +1,9 @@
 /**
  * The chat's first use: the models the key may use, the watching of the store, and the latest
  * conversation shown. Activation reads no file and makes no network call; this runs when a chat
- * view shows or a chat command runs. No `vscode` import.
+ * view shows or a chat command runs.
  */
+import { loadModelsOnFirstUse } from '../setup';
 import type { ChatBase, Shown } from './sessions';
 
 /** What loading needs from the chat controller. */
@@ -14,12 +15,7 @@ export interface LoadHost extends ChatBase {
 /** Loads what the chat needs; the store's watch is added to `subscriptions` (disposed with the chat). */
 export async function loadChat(host: LoadHost, subscriptions: Array<{ dispose(): void }>): Promise<void> {
   const { services, store, sessions } = host;
-  const registry = services.registry;
-  if (registry.snapshot.updatedAt === 0) {
-    services.ensureCatalogTimer();
-    // Listing models is needed to chat; its failure is shown in the view's notice.
-    await registry.refresh().catch((err: unknown) => services.log.warn(`Model refresh for chat failed: ${String(err)}`));
-  }
+  await loadModelsOnFirstUse(services, 'chat');
   // Another window (or this one) changed conversations: the list follows, and the open
   // conversation too unless an answer is being written into it here (its own deltas are newer
   // than the file).

@@ -8,6 +8,7 @@ import type { ConversationStore, StoredMessage } from '../../core/chat/conversat
 import type { ChatProtocol, ModelInfo } from '../../core/models/types';
 import type { ChatMessageView, ChatModelView, HostMessage, ImageRef, Snapshot } from '../../shared/protocol';
 import type { Services } from '../services';
+import { setupNotice } from '../setup';
 import type { PendingAttachment } from './attachments';
 import { chatSettings } from './chatSettings';
 import type { ModelChoice } from './modelChoice';
@@ -57,13 +58,12 @@ export function toModelView(m: ModelInfo, override: ChatProtocol | undefined, im
 
 /** Why chat cannot be used right now (no address, no key, no models…), with the action that fixes it. */
 export async function chatNotice(services: Services, chatModels: readonly ModelInfo[]): Promise<Pick<Snapshot, 'notice'>> {
-  if (!services.settings().baseUrl.trim()) return { notice: { message: 'Set the gateway base address to start chatting.', action: 'openSettings' } };
-  if (!(await services.keys.has())) return { notice: { message: 'Set your API key to start chatting.', action: 'setKey' } };
-  const snap = services.registry.snapshot;
-  if (snap.updatedAt === 0) return { notice: { message: 'Loading the models this key may use…' } };
-  if (snap.keyError) return { notice: { message: snap.keyError.message, action: snap.keyError.kind === 'auth' ? 'setKey' : 'refreshModels' } };
-  if (chatModels.length === 0) return { notice: { message: 'This key has no chat models.', action: 'refreshModels' } };
-  return {};
+  const notice = await setupNotice(services, chatModels.length, {
+    noBase: 'Set the gateway base address to start chatting.',
+    noKey: 'Set your API key to start chatting.',
+    noModels: 'This key has no chat models.',
+  });
+  return notice ? { notice } : {};
 }
 
 /** The chips of what goes with the next message; images get the address the view loads them from. */

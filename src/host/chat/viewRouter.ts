@@ -4,6 +4,7 @@ import { openExternalLink } from '../links';
 import type { ChatController } from './chatController';
 import type { ConversationActions } from './conversationActions';
 import { askToAllowImageHost } from './remoteImages';
+import { runSetupAction } from '../setup';
 
 /**
  * What each message from the chat view does. `send`, `regenerate` and `editLast` reach the
@@ -77,14 +78,9 @@ export async function routeViewMessage(chat: ChatController, actions: Conversati
 async function runAction(chat: ChatController, action: 'setKey' | 'openSettings' | 'refreshModels' | 'retry' | 'pickModel', messageId: string | undefined): Promise<void> {
   switch (action) {
     case 'setKey':
-      await vscode.commands.executeCommand('modelGateway.setApiKey');
-      return;
     case 'openSettings':
-      await vscode.commands.executeCommand('modelGateway.openSettings');
-      return;
     case 'refreshModels':
-      await vscode.commands.executeCommand('modelGateway.refreshModels');
-      return;
+      return runSetupAction(action);
     case 'retry':
       if (!messageId) {
         void vscode.window.showWarningMessage('Retry needs the answer it refers to; nothing was changed.');

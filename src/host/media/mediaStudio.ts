@@ -13,6 +13,7 @@ import type { ModelInfo } from '../../core/models/types';
 import { videoBillingNote, type ImageJobView, type ImageRoute, type MediaSnapshot, type MediaTab, type MediaWebviewMessage, type TaskView } from '../../shared/mediaProtocol';
 import { showError } from '../notify';
 import type { Services } from '../services';
+import { loadModelsOnFirstUse, runSetupAction, setupNotice } from '../setup';
 import { Gallery, type GalleryItem } from './gallery';
 import { MediaPanel, type MediaPanelOwner } from './mediaPanel';
 import { mediaSettings } from './mediaSettings';
@@ -444,13 +445,12 @@ export class MediaStudio implements vscode.Disposable, MediaPanelOwner {
   }
 
   private async notice(mediaModels: number): Promise<Pick<MediaSnapshot, 'notice'>> {
-    if (!this.services.settings().baseUrl.trim()) return { notice: { message: 'Set the gateway base address to generate images and videos.', action: 'openSettings' } };
-    if (!(await this.services.keys.has())) return { notice: { message: 'Set your API key to generate images and videos.', action: 'setKey' } };
-    const snap = this.services.registry.snapshot;
-    if (snap.updatedAt === 0) return { notice: { message: 'Loading the models this key may use…' } };
-    if (snap.keyError) return { notice: { message: snap.keyError.message, action: snap.keyError.kind === 'auth' ? 'setKey' : 'refreshModels' } };
-    if (mediaModels === 0) return { notice: { message: 'This key has no image or video models.', action: 'refreshModels' } };
-    return {};
+    const notice = await setupNotice(this.services, mediaModels, {
+      noBase: 'Set the gateway base address to generate images and videos.',
+      noKey: 'Set your API key to generate images and videos.',
+      noModels: 'This key has no image or video models.',
+    });
+    return notice ? { notice } : {};
   }
 
   private async itemAction(action: Extract<MediaWebviewMessage, { type: 'item' }>['action'], id: string): Promise<void> {
@@ -498,14 +498,9 @@ export class MediaStudio implements vscode.Disposable, MediaPanelOwner {
   private async runAction(action: 'setKey' | 'openSettings' | 'refreshModels' | 'openOutputFolder'): Promise<void> {
     switch (action) {
       case 'setKey':
-        await vscode.commands.executeCommand('modelGateway.setApiKey');
-        return;
       case 'openSettings':
-        await vscode.commands.executeCommand('workbench.action.openSettings', 'modelGateway.media');
-        return;
       case 'refreshModels':
-        await vscode.commands.executeCommand('modelGateway.refreshModels');
-        return;
+        return runSetupAction(action);
       case 'openOutputFolder': {
         const images = this.output.current('images');
         const root = images ? path.dirname(images) : undefined;
@@ -521,12 +516,8 @@ export class MediaStudio implements vscode.Disposable, MediaPanelOwner {
 
   /** The merged model list, loaded once if nothing was loaded yet; the key's error if it could not be. */
   private async models(): Promise<ModelInfo[]> {
-    const registry = this.services.registry;
-    if (registry.snapshot.updatedAt === 0) {
-      this.services.ensureCatalogTimer();
-      await registry.refresh().catch((err: unknown) => this.services.log.warn(`Model refresh for media failed: ${String(err)}`));
-    }
-    const snap = registry.snapshot;
+    await loadModelsOnFirstUse(this.services, 'media');
+    const snap = this.services.registry.snapshot;
     if (snap.keyError && !snap.models.some((m) => m.available)) throw snap.keyError;
     return snap.models;
   }
