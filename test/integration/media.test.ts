@@ -2,7 +2,8 @@ import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { GenerateImageResult, VideoTaskSummary } from '../../src/host/media/mediaStudio';
+import type { GenerateImageResult } from '../../src/host/media/imageRunner';
+import type { VideoTaskSummary } from '../../src/host/media/videoActions';
 import { DEMO_KEY, GatewayDouble } from '../gateway';
 import { run, setSetting } from './support';
 

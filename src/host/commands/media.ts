@@ -2,7 +2,8 @@ import * as z from 'zod/mini';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import { parseWith } from '../../core/validate';
 import { imageRouteSchema, mediaTabSchema } from '../../shared/mediaProtocol';
-import type { MediaStudio, VideoTaskSummary } from '../media/mediaStudio';
+import type { MediaStudio } from '../media/mediaStudio';
+import type { VideoTaskSummary } from '../media/videoActions';
 import { showError } from '../notify';
 import type { Services } from '../services';
 import type { CommandDef } from './types';
@@ -63,7 +64,7 @@ export function mediaCommands(studio: () => MediaStudio): CommandDef[] {
         }
         const args = parseWith(imageArgs, arg, 'The argument of "Generate Image"');
         try {
-          return await studio().generateImage(args);
+          return await studio().images.generate(args);
         } catch (err) {
           showError(err, services.log);
           throw err;
@@ -81,14 +82,14 @@ export function mediaCommands(studio: () => MediaStudio): CommandDef[] {
         const s = studio();
         let task;
         try {
-          task = await s.submitVideo(args);
+          task = await s.videos.submit(args);
         } catch (err) {
           showError(err, services.log);
           throw err;
         }
-        if (!wait) return s.summary(task);
+        if (!wait) return s.videos.summary(task);
         // Waiting follows the task across a reload of the task list; its outcome is the result.
-        return s.summary(await s.waitForVideo(task.localId));
+        return s.videos.summary(await s.videos.wait(task.localId));
       },
     },
     {
@@ -96,17 +97,17 @@ export function mediaCommands(studio: () => MediaStudio): CommandDef[] {
       async run() {
         const s = studio();
         await s.video.ready();
-        return s.video.list().map((t) => s.summary(t));
+        return s.video.list().map((t) => s.videos.summary(t));
       },
     },
-    taskCommand('modelGateway.cancelVideoTask', 'Cancel Video Task Polling', async (s, id) => s.summary(required(await s.taskAction('cancel', id)))),
-    taskCommand('modelGateway.resumeVideoTask', 'Resume Video Task', async (s, id) => s.summary(required(await s.taskAction('resume', id)))),
+    taskCommand('modelGateway.cancelVideoTask', 'Cancel Video Task Polling', async (s, id) => s.videos.summary(required(await s.videos.taskAction('cancel', id)))),
+    taskCommand('modelGateway.resumeVideoTask', 'Resume Video Task', async (s, id) => s.videos.summary(required(await s.videos.taskAction('resume', id)))),
     taskCommand('modelGateway.resubmitVideoTask', 'Resubmit Video Task', async (s, id) => {
       const manager = await s.video.ready();
-      return s.summary(await manager.resubmit(id));
+      return s.videos.summary(await manager.resubmit(id));
     }),
     taskCommand('modelGateway.forgetVideoTask', 'Forget Video Task', async (s, id) => {
-      await s.taskAction('forget', id);
+      await s.videos.taskAction('forget', id);
       return { forgotten: true };
     }),
     {
@@ -114,7 +115,7 @@ export function mediaCommands(studio: () => MediaStudio): CommandDef[] {
       async run(services: Services) {
         const s = studio();
         try {
-          return (await s.video.reload()).map((t) => s.summary(t));
+          return (await s.video.reload()).map((t) => s.videos.summary(t));
         } catch (err) {
           if (!isGatewayError(err, 'cancelled')) showError(err, services.log);
           throw err;

@@ -194,11 +194,11 @@ function imageTool(media: () => MediaStudio): ToolDef<z.infer<typeof imageInput>
     async run(input, signal) {
       if (signal.aborted) throw new GatewayError('cancelled', 'Image generation was cancelled.');
       const studio = media();
-      const onAbort = () => studio.cancelImage();
+      const onAbort = () => studio.images.cancel();
       signal.addEventListener('abort', onAbort);
       try {
         // The Images API route: the image model answers directly, nothing depends on an outer chat model.
-        const result = await studio.generateImage({ prompt: input.prompt, route: 'images', n: 1, ...(input.size ? { size: input.size } : {}), ...(input.model ? { model: input.model } : {}) });
+        const result = await studio.images.generate({ prompt: input.prompt, route: 'images', n: 1, ...(input.size ? { size: input.size } : {}), ...(input.model ? { model: input.model } : {}) });
         const shown = result.paths.map((p) => vscode.workspace.asRelativePath(p, false));
         return `Generated ${shown.length === 1 ? 'an image' : `${shown.length} images`} with ${result.model} (${result.size}), saved in the workspace as:\n${shown.map((p) => `- ${p}`).join('\n')}${result.revisedPrompts.length ? `\nRevised prompt: ${result.revisedPrompts.join(' / ')}` : ''}`;
       } finally {

@@ -1,0 +1,178 @@
+import { randomUUID } from 'node:crypto';
+import * as vscode from 'vscode';
+import { writeFileUnique } from '../../core/atomicFile';
+import { GatewayError, isGatewayError } from '../../core/errors';
+import { generateImages, generateImageViaResponses, validateImageSize, type GeneratedImage } from '../../core/media/images';
+import { detectImageFormat, imageExtension, mediaBaseName } from '../../core/media/mediaFiles';
+import { requireListedModel, requireOuterModel } from '../../core/media/modelChoice';
+import type { ModelInfo } from '../../core/models/types';
+import type { ImageJobView, ImageRoute } from '../../shared/mediaProtocol';
+import type { Services } from '../services';
+import type { Gallery } from './gallery';
+import type { LastChoicesStore } from './lastChoices';
+import { mediaSettings } from './mediaSettings';
+import { displayPath, type OutputLocation } from './outputLocation';
+
+/**
+ * One image generation at a time, over either route (the Images API or a language model calling the
+ * image tool through the Responses protocol): choices, progress with cancel, partial previews,
+ * saving under new names, and the job's state for the panel.
+ */
+
+export interface GenerateImageArgs {
+  prompt: string;
+  model?: string;
+  route?: ImageRoute;
+  /** The language model of a Responses call (route `responses`). */
+  outerModel?: string;
+  n?: number;
+  size?: string;
+  stream?: boolean;
+}
+
+export interface GenerateImageResult {
+  /** The saved files, as URI strings. */
+  files: string[];
+  /** The same files as file-system paths. */
+  paths: string[];
+  model: string;
+  route: ImageRoute;
+  outerModel?: string;
+  size: string;
+  revisedPrompts: string[];
+  /** Text the outer model wrote next to the image (Responses route). */
+  text?: string;
+}
+
+/** What image generation needs from the Media Studio. */
+export interface ImageRunnerHost {
+  readonly services: Services;
+  readonly gallery: Gallery;
+  readonly output: OutputLocation;
+  readonly choices: LastChoicesStore;
+  models(): Promise<ModelInfo[]>;
+  /** The output folder may have changed: the panel may read thumbnails from it. */
+  updateRoots(): void;
+  refresh(): void;
+}
+
+export class ImageRunner {
+  job?: { view: ImageJobView; abort: AbortController };
+  /** Set from the moment a generation is asked for, so a double click cannot start two. */
+  private starting = false;
+
+  constructor(private readonly host: ImageRunnerHost) {}
+
+  async generate(args: GenerateImageArgs): Promise<GenerateImageResult> {
+    if (this.job?.view.state === 'running' || this.starting) throw new GatewayError('badRequest', 'An image is still being generated. Wait for it or cancel it first.');
+    this.starting = true;
+    try {
+      return await this.run(args);
+    } finally {
+      this.starting = false;
+    }
+  }
+
+  private async run(args: GenerateImageArgs): Promise<GenerateImageResult> {
+    const settings = mediaSettings((line) => this.host.services.log.warn(line));
+    const last = this.host.choices.get();
+    const models = await this.host.models();
+    const route = args.route ?? last.route ?? settings.imageRoute;
+    const imageModel = requireListedModel(args.model ?? last.imageModel ?? firstOf(models, 'image') ?? '', models, 'image');
+    const outer = route === 'responses' ? requireOuterModel(args.outerModel ?? last.outerModel ?? outerModels(models)[0]?.id ?? '', models) : undefined;
+    const size = validateImageSize(args.size ?? last.imageSize ?? settings.imageSize);
+    const n = route === 'images' ? (args.n ?? last.imageCount ?? settings.imageCount) : 1;
+    const stream = args.stream ?? last.stream ?? settings.stream;
+    if (!args.prompt.trim()) throw new GatewayError('badRequest', 'Describe the image to generate: the prompt is empty.');
+    const dir = await this.host.output.resolve('images');
+    this.host.updateRoots();
+    await this.host.choices.remember({ route, imageModel: imageModel.id, ...(outer ? { outerModel: outer.id } : {}), imageSize: size, ...(route === 'images' ? { imageCount: n } : { stream }) });
+
+    const abort = new AbortController();
+    const view: ImageJobView = { id: randomUUID(), route, model: imageModel.id, ...(outer ? { outerModel: outer.id } : {}), prompt: args.prompt, startedAt: Date.now(), state: 'running', files: [] };
+    this.job = { view, abort };
+    this.host.refresh();
+    const via = outer ? ` through ${outer.id}` : '';
+    this.host.services.log.info(`Generating ${n} image(s) with ${imageModel.id}${via} (${route === 'images' ? 'Images API' : 'Responses'}, ${size}).`);
+    try {
+      const images = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Generating ${n > 1 ? `${n} images` : 'an image'} with ${imageModel.id}${via}`, cancellable: true },
+        async (progress, token) => {
+          token.onCancellationRequested(() => abort.abort());
+          const started = Date.now();
+          const tick = setInterval(() => progress.report({ message: `${Math.round((Date.now() - started) / 1000)} s (image generation can take minutes)` }), 1000);
+          try {
+            if (route === 'images') {
+              return await generateImages(this.host.services.http(), { model: imageModel.id, prompt: args.prompt, n, size, signal: abort.signal });
+            }
+            const result = await generateImageViaResponses(this.host.services.http(), {
+              outerModel: (outer as ModelInfo).id,
+              imageModel: imageModel.id,
+              prompt: args.prompt,
+              stream,
+              partialImages: stream ? settings.partialImages : 0,
+              size,
+              signal: abort.signal,
+              onPartial: (p) => {
+                const format = p.format && ['png', 'jpeg', 'webp'].includes(p.format) ? p.format : (detectImageFormat(Buffer.from(p.base64.slice(0, 64), 'base64')) ?? 'png');
+                view.partial = { src: `data:image/${format};base64,${p.base64}`, index: p.index };
+                this.host.refresh();
+              },
+            });
+            if (result.text.trim()) view.message = result.text.trim().slice(0, 500);
+            return result.images;
+          } finally {
+            clearInterval(tick);
+          }
+        },
+      );
+      const paths = await this.saveImages(dir, args.prompt, images);
+      await this.host.gallery.add(paths.map((file) => ({ kind: 'image' as const, file, prompt: args.prompt, model: outer ? `${imageModel.id} via ${outer.id}` : imageModel.id, size, createdAt: Date.now(), route })));
+      view.state = 'done';
+      view.files = paths.map(displayPath);
+      delete view.partial;
+      this.host.services.log.info(`Saved ${paths.join(', ')}`);
+      return {
+        files: paths.map((p) => vscode.Uri.file(p).toString()),
+        paths,
+        model: imageModel.id,
+        route,
+        ...(outer ? { outerModel: outer.id } : {}),
+        size,
+        revisedPrompts: images.flatMap((i) => (i.revisedPrompt ? [i.revisedPrompt] : [])),
+        ...(view.message ? { text: view.message } : {}),
+      };
+    } catch (err) {
+      const error = isGatewayError(err) ? err : new GatewayError('protocol', String(err), { cause: err });
+      view.state = abort.signal.aborted || error.kind === 'cancelled' ? 'cancelled' : 'failed';
+      view.message = view.state === 'cancelled' ? 'Cancelled. Nothing was saved.' : error.describe();
+      delete view.partial;
+      throw abort.signal.aborted && error.kind !== 'cancelled' ? new GatewayError('cancelled', 'Image generation was cancelled.') : error;
+    } finally {
+      view.finishedAt = Date.now();
+      this.host.refresh();
+    }
+  }
+
+  cancel(): void {
+    this.job?.abort.abort();
+  }
+
+  private async saveImages(dir: string, prompt: string, images: GeneratedImage[]): Promise<string[]> {
+    const date = new Date();
+    const paths: string[] = [];
+    for (const [i, image] of images.entries()) {
+      paths.push(await writeFileUnique(dir, mediaBaseName(prompt, i + 1, date, 'image'), imageExtension(image.format), image.bytes));
+    }
+    return paths;
+  }
+}
+
+export function firstOf(models: ModelInfo[], kind: 'image' | 'video'): string | undefined {
+  return models.find((m) => m.kind === kind && m.available)?.id;
+}
+
+/** Language models that can be the outer model of a Responses call with the image tool. */
+export function outerModels(models: ModelInfo[]): ModelInfo[] {
+  return models.filter((m) => m.kind === 'chat' && m.available && m.protocols.includes('responses'));
+}

@@ -1,0 +1,152 @@
+import * as vscode from 'vscode';
+import { GatewayError } from '../../core/errors';
+import { requireListedModel } from '../../core/media/modelChoice';
+import { validateVideoParams, videoHints } from '../../core/media/video';
+import { describeTask, type VideoTask } from '../../core/media/videoTask';
+import type { ModelInfo } from '../../core/models/types';
+import { videoBillingNote, type MediaTab, type MediaWebviewMessage } from '../../shared/mediaProtocol';
+import { showError } from '../notify';
+import type { Services } from '../services';
+import { fileAction } from './fileActions';
+import type { Gallery } from './gallery';
+import { firstOf } from './imageRunner';
+import type { LastChoicesStore } from './lastChoices';
+import { displayPath, type OutputLocation } from './outputLocation';
+import type { VideoTasks } from './videoTasksHost';
+
+/**
+ * Video tasks as the user drives them: submitting (with the billing note), the task actions, the
+ * summary commands return, and what the user is told when a task succeeds, fails or stops.
+ */
+
+export interface SubmitVideoArgs {
+  prompt: string;
+  model?: string;
+  size?: string;
+  duration?: number;
+}
+
+/** A task as commands return it: no link (it is temporary and signed), paths and URIs for the file. */
+export interface VideoTaskSummary {
+  taskId?: string;
+  localId: string;
+  model: string;
+  prompt: string;
+  size: string;
+  duration: number;
+  phase: VideoTask['phase'];
+  status: string;
+  remoteStatus?: string;
+  progress?: number;
+  file?: string;
+  path?: string;
+  error?: { kind: string; message: string; stage: string };
+  createdAt: number;
+  finishedAt?: number;
+}
+
+/** What the video actions need from the Media Studio. */
+export interface VideoActionsHost {
+  readonly services: Services;
+  readonly gallery: Gallery;
+  readonly output: OutputLocation;
+  readonly choices: LastChoicesStore;
+  readonly video: VideoTasks;
+  models(): Promise<ModelInfo[]>;
+  open(tab?: MediaTab): unknown;
+}
+
+export class VideoActions {
+  constructor(private readonly host: VideoActionsHost) {}
+
+  /** Submits a task; resolves once the gateway accepted it (the id), throws when it refused it. */
+  async submit(args: SubmitVideoArgs): Promise<VideoTask> {
+    const models = await this.host.models();
+    const model = requireListedModel(args.model ?? this.host.choices.get().videoModel ?? firstOf(models, 'video') ?? '', models, 'video');
+    const hints = videoHints(model);
+    const size = args.size ?? hints.defaultSize;
+    const duration = args.duration ?? hints.defaultDuration;
+    if (!size || duration === undefined) {
+      throw new GatewayError('badRequest', `Nothing is known about the sizes and durations ${model.id} accepts (the catalog has no hints for it). Give both, e.g. size "832*480" and duration 5; the gateway will say if the model rejects them.`);
+    }
+    const params = validateVideoParams({ model: model.id, prompt: args.prompt, size, duration });
+    const dir = await this.host.output.resolve('videos');
+    await this.host.choices.remember({ videoModel: model.id });
+    const manager = await this.host.video.ready();
+    this.host.services.log.info(videoBillingNote(params));
+    return manager.submit({ ...params, outputDir: dir });
+  }
+
+  async wait(id: string): Promise<VideoTask> {
+    return this.host.video.wait(id);
+  }
+
+  async taskAction(action: Extract<MediaWebviewMessage, { type: 'task' }>['action'], id: string): Promise<VideoTask | undefined> {
+    const manager = await this.host.video.ready();
+    const task = manager.find(id);
+    if (!task) throw new GatewayError('badRequest', `There is no video task ${id}.`);
+    switch (action) {
+      case 'cancel':
+        return manager.cancel(id);
+      case 'resume':
+      case 'retryDownload':
+        return manager.resume(id);
+      case 'resubmit': {
+        const choice = await vscode.window.showWarningMessage(`Submit this video task again as a new task? ${videoBillingNote(task)}`, { modal: true }, 'Submit Again');
+        if (choice !== 'Submit Again') return undefined;
+        return manager.resubmit(id);
+      }
+      case 'forget':
+        manager.forget(id);
+        return undefined;
+      case 'open':
+      case 'openExternal':
+      case 'reveal':
+        if (!task.file) throw new GatewayError('badRequest', 'This task has no saved video yet.');
+        await fileAction(action, task.file);
+        return task;
+    }
+  }
+
+  summary(task: VideoTask): VideoTaskSummary {
+    return {
+      ...(task.taskId ? { taskId: task.taskId } : {}),
+      localId: task.localId,
+      model: task.model,
+      prompt: task.prompt,
+      size: task.size,
+      duration: task.duration,
+      phase: task.phase,
+      status: describeTask(task),
+      ...(task.remoteStatus ? { remoteStatus: task.remoteStatus } : {}),
+      ...(task.progress !== undefined ? { progress: task.progress } : {}),
+      ...(task.file ? { file: vscode.Uri.file(task.file).toString(), path: task.file } : {}),
+      ...(task.error ? { error: { kind: task.error.kind, message: task.error.message, stage: task.error.stage } } : {}),
+      createdAt: task.createdAt,
+      ...(task.finishedAt ? { finishedAt: task.finishedAt } : {}),
+    };
+  }
+
+  async onTaskTransition(task: VideoTask, from: VideoTask['phase'] | undefined): Promise<void> {
+    if (task.phase === 'succeeded' && task.file) {
+      await this.host.gallery.add([{ kind: 'video', file: task.file, prompt: task.prompt, model: task.model, size: task.size, createdAt: task.finishedAt ?? Date.now(), route: 'video', ...(task.taskId ? { taskId: task.taskId } : {}) }]);
+      const choice = await vscode.window.showInformationMessage(`Video saved: ${displayPath(task.file)}`, 'Open with System Player', 'Reveal in Explorer');
+      if (choice === 'Open with System Player') await fileAction('openExternal', task.file);
+      else if (choice === 'Reveal in Explorer') await fileAction('reveal', task.file);
+      return;
+    }
+    if (task.phase === 'failed' && from && from !== 'submitting') {
+      const retry = task.error?.stage === 'download' || task.error?.stage === 'check';
+      const actions = retry ? ['Retry Download', 'Show Tasks'] : ['Show Tasks'];
+      const choice = await vscode.window.showWarningMessage(`Video task ${task.taskId ?? ''} failed: ${task.error?.message ?? 'no reason given'}`, ...actions);
+      if (choice === 'Retry Download') await this.taskAction('retryDownload', task.localId).catch((err: unknown) => showError(err, this.host.services.log));
+      else if (choice === 'Show Tasks') this.host.open('video');
+      return;
+    }
+    if (task.phase === 'stopped' && task.stoppedBy !== 'user') {
+      const why = task.stoppedBy === 'limit' ? 'it did not finish within "modelGateway.video.maxPollMinutes"' : `queries kept failing (${task.error?.message ?? 'no reason'})`;
+      const choice = await vscode.window.showWarningMessage(`Stopped polling video task ${task.taskId ?? ''}: ${why}. The task may still finish on the gateway.`, 'Resume Polling');
+      if (choice === 'Resume Polling') await this.taskAction('resume', task.localId).catch((err: unknown) => showError(err, this.host.services.log));
+    }
+  }
+}
