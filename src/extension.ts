@@ -4,9 +4,6 @@ import { ConversationStore, type StoreProblem } from './core/chat/conversationSt
 import { ChatController } from './host/chat/chatController';
 import { dropGlobalRemoteImageFlag } from './host/chat/remoteImages';
 import { COMMANDS } from './host/commands';
-import { chatCommands } from './host/commands/chat';
-import { mediaCommands } from './host/commands/media';
-import { toolCommands } from './host/commands/tools';
 import { registerAgentTools } from './host/lm/agentTools';
 import { GatewayChatProvider, VENDOR } from './host/lm/chatProvider';
 import { providerRegistration } from './host/lm/lmApi';
@@ -32,7 +29,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const chatView = new ChatViewProvider(context.extensionUri, chat, log);
   void dropGlobalRemoteImageFlag(context.globalState);
   const media = new MediaStudio(services);
-  const commands = [...COMMANDS, ...chatCommands(() => chat), ...toolCommands(() => chat), ...mediaCommands(() => media)];
+  const commandContext = { services, chat, media };
   context.subscriptions.push(
     log,
     services,
@@ -44,7 +41,7 @@ export function activate(context: vscode.ExtensionContext): void {
     new GatewayStatusBar(services),
     vscode.window.registerTreeDataProvider('modelGateway.models', models),
     vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chatView),
-    ...commands.map((c) => vscode.commands.registerCommand(c.id, (...args: unknown[]) => c.run(services, ...args))),
+    ...COMMANDS.map((c) => vscode.commands.registerCommand(c.id, (...args: unknown[]) => c.run(commandContext, ...args))),
     ...registerAgentTools(services, () => media),
   );
   // VS Code's own chat gets the gateway's models where the provider API exists (1.104 and newer).

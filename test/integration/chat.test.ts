@@ -167,7 +167,7 @@ describe('Chat in a real extension host', function () {
       assert.ok(!second.text.includes('image 1:'), 'the new question has no images of its own');
       assert.ok((gw.log.at(-1)?.bodyText ?? '').includes(owl.toString('base64')), 'the earlier images go along as history, read back from storage');
       const exported = await run<{ markdown: string }>('exportChat', { conversationId: first.conversationId });
-      assert.match(exported.markdown, /> Image: fox\.png \(PNG 48×48, [\d.]+ KB, sha256 [0-9a-f]{12}\)/);
+      assert.match(exported.markdown, /> Image: fox\.png \(PNG 48×48, [\d.]+ KiB, sha256 [0-9a-f]{12}\)/);
       assert.ok(!exported.markdown.includes(fox.toString('base64').slice(0, 40)));
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     });
@@ -191,7 +191,7 @@ describe('Chat in a real extension host', function () {
         /qwen-plus does not take images/,
       );
       await setSetting('chat.imageMaxBytes', 100);
-      await assert.rejects(Promise.resolve(vscode.commands.executeCommand('modelGateway.askAboutImage', { uri: foxFile, prompt: 'big?' })), /fox\.png is [\d.]+ KB .* over the 100 B limit/);
+      await assert.rejects(Promise.resolve(vscode.commands.executeCommand('modelGateway.askAboutImage', { uri: foxFile, prompt: 'big?' })), /fox\.png is [\d.]+ KiB .* over the 100 B limit/);
       await setSetting('chat.imageMaxBytes', undefined);
       const fake = path.join(dir, 'fake.png');
       writeFileSync(fake, 'BM not really an image');

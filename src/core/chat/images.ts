@@ -47,7 +47,7 @@ export function checkImage(bytes: Uint8Array, name: string, maxBytes: number): I
   if (bytes.length > maxBytes) {
     throw new GatewayError(
       'tooLarge',
-      `${name} is ${formatBytes(bytes.length)} (${bytes.length.toLocaleString('en-US')} bytes), over the ${formatBytes(maxBytes)} limit for chat images. Make it smaller (fewer pixels, or JPEG/WebP instead of PNG), or raise "modelGateway.chat.imageMaxBytes" if your models accept more (the Messages protocol refuses images over 5 MB).`,
+      `${name} is ${formatBytes(bytes.length)} (${bytes.length.toLocaleString('en-US')} bytes), over the ${formatBytes(maxBytes)} limit for chat images. Make it smaller (fewer pixels, or JPEG/WebP instead of PNG), or raise "modelGateway.chat.imageMaxBytes" if your models accept more (the Messages protocol refuses images over 5 MiB).`,
     );
   }
   return info;

@@ -66,7 +66,7 @@ export async function readImageFile(uri: vscode.Uri, maxBytes: number): Promise<
   if (size > maxBytes) {
     throw new GatewayError(
       'tooLarge',
-      `${name} is ${formatBytes(size)} (${size.toLocaleString('en-US')} bytes), over the ${formatBytes(maxBytes)} limit for chat images. Make it smaller, or raise "modelGateway.chat.imageMaxBytes" if your models accept more (the Messages protocol refuses images over 5 MB).`,
+      `${name} is ${formatBytes(size)} (${size.toLocaleString('en-US')} bytes), over the ${formatBytes(maxBytes)} limit for chat images. Make it smaller, or raise "modelGateway.chat.imageMaxBytes" if your models accept more (the Messages protocol refuses images over 5 MiB).`,
     );
   }
   return { bytes: await vscode.workspace.fs.readFile(uri), name };

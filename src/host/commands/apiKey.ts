@@ -4,7 +4,7 @@ import { checkApiKey, maskKey } from '../../core/config';
 import { parseWith } from '../../core/validate';
 import { showError } from '../notify';
 import type { Services } from '../services';
-import type { CommandDef } from './types';
+import type { CommandContext, CommandDef } from './types';
 
 const setArgs = z.optional(z.union([z.string(), z.object({ key: z.string() })]));
 
@@ -19,7 +19,7 @@ export interface SetKeyResult {
 
 export const setApiKey: CommandDef = {
   id: 'modelGateway.setApiKey',
-  async run(services, arg): Promise<SetKeyResult> {
+  async run(ctx: CommandContext, arg): Promise<SetKeyResult> {
     const given = parseWith(setArgs, arg, 'The argument of "Set API Key"');
     const raw = typeof given === 'string' ? given : given?.key;
     const input =
@@ -41,14 +41,14 @@ export const setApiKey: CommandDef = {
       void vscode.window.showErrorMessage(`The API key was not saved. ${check.reason}`);
       return { stored: false, reason: check.reason };
     }
-    await services.keys.set(check.key);
+    await ctx.services.keys.set(check.key);
     const masked = maskKey(check.key);
-    services.log.info(`API key ${masked} stored${check.trimmed ? ' (surrounding whitespace removed)' : ''}.`);
+    ctx.services.log.info(`API key ${masked} stored${check.trimmed ? ' (surrounding whitespace removed)' : ''}.`);
     if (raw === undefined) {
       void vscode.window.showInformationMessage(`API key ${masked} saved${check.trimmed ? ' (spaces around it were removed)' : ''}.`, 'Check Connection').then((choice) => {
         if (choice) void vscode.commands.executeCommand('modelGateway.checkConnection');
       });
-      void verifyKey(services);
+      void verifyKey(ctx.services);
     }
     return { stored: true, masked, trimmed: check.trimmed };
   },
@@ -70,10 +70,10 @@ async function verifyKey(services: Services): Promise<void> {
 
 export const clearApiKey: CommandDef = {
   id: 'modelGateway.clearApiKey',
-  async run(services): Promise<{ cleared: boolean }> {
-    const had = await services.keys.has();
-    await services.keys.clear();
-    services.log.info('API key cleared.');
+  async run(ctx: CommandContext): Promise<{ cleared: boolean }> {
+    const had = await ctx.services.keys.has();
+    await ctx.services.keys.clear();
+    ctx.services.log.info('API key cleared.');
     void vscode.window.showInformationMessage(had ? 'The API key was removed from secret storage.' : 'No API key was stored.');
     return { cleared: had };
   },

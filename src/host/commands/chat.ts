@@ -3,10 +3,9 @@ import * as z from 'zod/mini';
 import { protocolSchema } from '../../shared/protocol';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import { parseWith } from '../../core/validate';
-import { toUri, type ChatController } from '../chat/chatController';
+import { toUri } from '../chat/chatController';
 import { showError } from '../notify';
-import type { Services } from '../services';
-import type { CommandDef } from './types';
+import type { CommandContext, CommandDef } from './types';
 
 const askArgs = z.object({
   prompt: z.string(),
@@ -33,98 +32,96 @@ const imageArgs = z.object({
 
 const IMAGE_EXTENSIONS = ['png', 'jpg', 'jpeg', 'gif', 'webp'];
 
-/** Chat commands need the controller, which is created with the chat view's services. */
-export function chatCommands(chat: () => ChatController): CommandDef[] {
-  return [
-    {
-      id: 'modelGateway.ask',
-      async run(services: Services, arg: unknown) {
-        const given = arg === undefined ? await promptFor() : parseWith(askArgs, arg, 'The argument of "Ask"');
-        if (!given) return undefined;
+/** The sidebar chat's commands: asking, images, context, export, stop. */
+export const chatCommands: CommandDef[] = [
+  {
+    id: 'modelGateway.ask',
+    async run(ctx: CommandContext, arg: unknown) {
+      const given = arg === undefined ? await promptFor() : parseWith(askArgs, arg, 'The argument of "Ask"');
+      if (!given) return undefined;
+      try {
+        return await ctx.chat.ask(given);
+      } catch (err) {
+        showError(err, ctx.services.log);
+        throw err;
+      }
+    },
+  },
+  {
+    /**
+     * "Ask About This Image": from the explorer (the clicked file, or every selected one), from
+     * another view with `{uri}` (attaches and shows the chat, returns what was attached), or with
+     * `{uri, prompt}` (sends the question with the image and returns the answer, like `ask`).
+     * Without an argument it asks for image files.
+     */
+    id: 'modelGateway.askAboutImage',
+    async run(ctx: CommandContext, arg: unknown, selected: unknown) {
+      const request = imageRequest(arg, selected);
+      let uris = request.uris;
+      if (!uris.length) {
+        uris =
+          (await vscode.window.showOpenDialog({ canSelectMany: true, openLabel: 'Ask About Image', title: 'Choose images to ask about', filters: { Images: IMAGE_EXTENSIONS } })) ?? [];
+        if (!uris.length) return undefined;
+      }
+      const { prompt, ...options } = request.options;
+      if (prompt !== undefined) {
         try {
-          return await chat().ask(given);
+          return await ctx.chat.ask({ ...options, prompt, images: uris });
         } catch (err) {
-          showError(err, services.log);
+          showError(err, ctx.services.log);
           throw err;
         }
-      },
+      }
+      await vscode.commands.executeCommand('modelGateway.chat.focus');
+      try {
+        if (options.conversationId) await ctx.chat.handle({ type: 'switchConversation', id: options.conversationId });
+        if (options.model) await ctx.chat.handle({ type: 'selectModel', model: options.model });
+        const result = await ctx.chat.attachImages(uris, { switchModel: !options.model });
+        await ctx.chat.focusInput();
+        return result;
+      } catch (err) {
+        showError(err, ctx.services.log);
+        return { attached: [], error: { kind: isGatewayError(err) ? err.kind : 'badRequest', message: err instanceof Error ? err.message : String(err) } };
+      }
     },
-    {
-      /**
-       * "Ask About This Image": from the explorer (the clicked file, or every selected one), from
-       * another view with `{uri}` (attaches and shows the chat, returns what was attached), or with
-       * `{uri, prompt}` (sends the question with the image and returns the answer, like `ask`).
-       * Without an argument it asks for image files.
-       */
-      id: 'modelGateway.askAboutImage',
-      async run(services: Services, arg: unknown, selected: unknown) {
-        const request = imageRequest(arg, selected);
-        let uris = request.uris;
-        if (!uris.length) {
-          uris =
-            (await vscode.window.showOpenDialog({ canSelectMany: true, openLabel: 'Ask About Image', title: 'Choose images to ask about', filters: { Images: IMAGE_EXTENSIONS } })) ?? [];
-          if (!uris.length) return undefined;
-        }
-        const { prompt, ...options } = request.options;
-        if (prompt !== undefined) {
-          try {
-            return await chat().ask({ ...options, prompt, images: uris });
-          } catch (err) {
-            showError(err, services.log);
-            throw err;
-          }
-        }
-        await vscode.commands.executeCommand('modelGateway.chat.focus');
-        try {
-          if (options.conversationId) await chat().handle({ type: 'switchConversation', id: options.conversationId });
-          if (options.model) await chat().handle({ type: 'selectModel', model: options.model });
-          const result = await chat().attachImages(uris, { switchModel: !options.model });
-          await chat().focusInput();
-          return result;
-        } catch (err) {
-          showError(err, services.log);
-          return { attached: [], error: { kind: isGatewayError(err) ? err.kind : 'badRequest', message: err instanceof Error ? err.message : String(err) } };
-        }
-      },
+  },
+  {
+    id: 'modelGateway.newChat',
+    async run(ctx: CommandContext) {
+      await vscode.commands.executeCommand('modelGateway.chat.focus');
+      await ctx.chat.newConversation();
+      return { conversationId: ctx.chat.currentConversationId };
     },
-    {
-      id: 'modelGateway.newChat',
-      async run() {
-        await vscode.commands.executeCommand('modelGateway.chat.focus');
-        await chat().newConversation();
-        return { conversationId: chat().currentConversationId };
-      },
+  },
+  {
+    id: 'modelGateway.exportChat',
+    async run(ctx: CommandContext, arg: unknown) {
+      const id = parseWith(z.optional(z.object({ conversationId: z.optional(z.string()) })), arg, 'The argument of "Export Chat"')?.conversationId;
+      const doc = await ctx.chat.exportMarkdown(id);
+      return doc ? { uri: doc.uri.toString(), markdown: doc.getText() } : undefined;
     },
-    {
-      id: 'modelGateway.exportChat',
-      async run(_services: Services, arg: unknown) {
-        const id = parseWith(z.optional(z.object({ conversationId: z.optional(z.string()) })), arg, 'The argument of "Export Chat"')?.conversationId;
-        const doc = await chat().exportMarkdown(id);
-        return doc ? { uri: doc.uri.toString(), markdown: doc.getText() } : undefined;
-      },
+  },
+  {
+    id: 'modelGateway.addSelectionToChat',
+    async run(ctx: CommandContext) {
+      await vscode.commands.executeCommand('modelGateway.chat.focus');
+      await ctx.chat.handle({ type: 'attach', what: 'selection' });
     },
-    {
-      id: 'modelGateway.addSelectionToChat',
-      async run() {
-        await vscode.commands.executeCommand('modelGateway.chat.focus');
-        await chat().handle({ type: 'attach', what: 'selection' });
-      },
+  },
+  {
+    id: 'modelGateway.addFileToChat',
+    async run(ctx: CommandContext) {
+      await vscode.commands.executeCommand('modelGateway.chat.focus');
+      await ctx.chat.handle({ type: 'attach', what: 'file' });
     },
-    {
-      id: 'modelGateway.addFileToChat',
-      async run() {
-        await vscode.commands.executeCommand('modelGateway.chat.focus');
-        await chat().handle({ type: 'attach', what: 'file' });
-      },
+  },
+  {
+    id: 'modelGateway.stopChat',
+    run(ctx: CommandContext) {
+      ctx.chat.stop();
     },
-    {
-      id: 'modelGateway.stopChat',
-      run() {
-        chat().stop();
-      },
-    },
-  ];
-}
+  },
+];
 
 function imageRequest(arg: unknown, selected: unknown): { uris: vscode.Uri[]; options: Omit<z.infer<typeof imageArgs>, 'uri' | 'uris'> } {
   if (arg === undefined || arg === null) return { uris: [], options: {} };

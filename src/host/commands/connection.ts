@@ -6,31 +6,31 @@ import type { ChatProtocol, ModelKind } from '../../core/models/types';
 import { parseWith } from '../../core/validate';
 import { showError } from '../notify';
 import type { Services } from '../services';
-import type { CommandDef } from './types';
+import type { CommandContext, CommandDef } from './types';
 
 const quietArgs = z.optional(z.object({ silent: z.optional(z.boolean()) }));
 
 export const checkConnection: CommandDef = {
   id: 'modelGateway.checkConnection',
-  async run(services, arg): Promise<ConnectionReport | { error: string }> {
+  async run(ctx: CommandContext, arg): Promise<ConnectionReport | { error: string }> {
     const silent = parseWith(quietArgs, arg, 'The argument of "Check Connection"')?.silent ?? false;
     try {
       // Before anything else: the report says which workspace values were ignored.
-      await services.checkOverrides();
-      const base = services.base();
+      await ctx.services.checkOverrides();
+      const base = ctx.services.base();
       const report = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: 'Model Gateway: checking the connection…', cancellable: true },
         async (_progress, token) => {
-          const snap = await services.registry.refresh(abortSignalFor(token));
-          const report = buildReport(base, await services.keys.has(), await services.keys.masked(), snap);
-          return { ...report, ignoredSettings: [...services.overrides.notices] };
+          const snap = await ctx.services.registry.refresh(abortSignalFor(token));
+          const report = buildReport(base, await ctx.services.keys.has(), await ctx.services.keys.masked(), snap);
+          return { ...report, ignoredSettings: [...ctx.services.overrides.notices] };
         },
       );
-      services.log.info(`Connection check:\n${formatReport(report)}`);
-      if (!silent) showReport(report, services);
+      ctx.services.log.info(`Connection check:\n${formatReport(report)}`);
+      if (!silent) showReport(report, ctx.services);
       return report;
     } catch (err) {
-      return { error: silent ? messageOf(err) : showError(err, services.log) };
+      return { error: silent ? messageOf(err) : showError(err, ctx.services.log) };
     }
   },
 };
@@ -56,15 +56,15 @@ export interface ModelSummary {
 
 export const refreshModels: CommandDef = {
   id: 'modelGateway.refreshModels',
-  async run(services): Promise<ModelSummary[]> {
-    services.ensureCatalogTimer();
+  async run(ctx: CommandContext): Promise<ModelSummary[]> {
+    ctx.services.ensureCatalogTimer();
     try {
-      const snap = await services.registry.refresh();
-      if (snap.keyError && snap.keyError.kind !== 'cancelled') showError(snap.keyError, services.log);
-      if (snap.catalogError) showError(snap.catalogError, services.log);
+      const snap = await ctx.services.registry.refresh();
+      if (snap.keyError && snap.keyError.kind !== 'cancelled') showError(snap.keyError, ctx.services.log);
+      if (snap.catalogError) showError(snap.catalogError, ctx.services.log);
       return snap.models.map((m) => ({ id: m.id, name: m.name, provider: m.provider, kind: m.kind, protocols: m.protocols, available: m.available }));
     } catch (err) {
-      showError(err, services.log);
+      showError(err, ctx.services.log);
       return [];
     }
   },
@@ -72,23 +72,23 @@ export const refreshModels: CommandDef = {
 
 export const refreshCatalog: CommandDef = {
   id: 'modelGateway.refreshCatalog',
-  async run(services) {
-    services.ensureCatalogTimer();
+  async run(ctx: CommandContext) {
+    ctx.services.ensureCatalogTimer();
     try {
-      const snap = await services.registry.refresh();
-      if (!services.settings().catalogUrl) {
+      const snap = await ctx.services.registry.refresh();
+      if (!ctx.services.settings().catalogUrl) {
         void vscode.window.showInformationMessage('No catalog address is set ("modelGateway.catalogUrl"); models come from the key\'s own list only.');
         return { configured: false };
       }
       if (snap.catalogError) {
-        showError(snap.catalogError, services.log);
+        showError(snap.catalogError, ctx.services.log);
         return { configured: true, error: snap.catalogError.message };
       }
       const c = snap.catalog;
       if (c?.problem) void vscode.window.showWarningMessage(`Using the cached catalog: ${c.problem.message}`);
       return c ? { configured: true, url: c.url, format: c.format, models: c.entries.length, source: c.source, fetchedAt: c.fetchedAt, problem: c.problem?.message } : { configured: true };
     } catch (err) {
-      return { configured: true, error: showError(err, services.log) };
+      return { configured: true, error: showError(err, ctx.services.log) };
     }
   },
 };
@@ -102,8 +102,8 @@ export const openSettings: CommandDef = {
 
 export const showLog: CommandDef = {
   id: 'modelGateway.showLog',
-  run(services) {
-    services.log.show(true);
+  run(ctx: CommandContext) {
+    ctx.services.log.show(true);
   },
 };
 

@@ -1,6 +1,28 @@
 import { clearApiKey, setApiKey } from './apiKey';
+import { chatCommands } from './chat';
 import { checkConnection, openSettings, refreshCatalog, refreshModels, showLog } from './connection';
+import { mediaCommands } from './media';
+import { toolCommands } from './tools';
 import type { CommandDef } from './types';
 
-/** Every command, registered from this one list. */
-export const COMMANDS: CommandDef[] = [setApiKey, clearApiKey, checkConnection, refreshModels, refreshCatalog, openSettings, showLog];
+/**
+ * Every command of the extension, registered from this one list (their titles are in package.json).
+ * Each takes the command context (services, chat, Media Studio) and optional arguments, and
+ * returns a result, so every command can also be scripted.
+ */
+export const COMMANDS: readonly CommandDef[] = [
+  // The key and the connection
+  setApiKey,
+  clearApiKey,
+  checkConnection,
+  refreshModels,
+  refreshCatalog,
+  openSettings,
+  showLog,
+  // The sidebar chat
+  ...chatCommands,
+  // Documents and the web
+  ...toolCommands,
+  // Images and video
+  ...mediaCommands,
+];

@@ -5,8 +5,7 @@ import { imageRouteSchema, mediaTabSchema } from '../../shared/mediaProtocol';
 import type { MediaStudio } from '../media/mediaStudio';
 import type { VideoTaskSummary } from '../media/videoActions';
 import { showError } from '../notify';
-import type { Services } from '../services';
-import type { CommandDef } from './types';
+import type { CommandContext, CommandDef } from './types';
 
 const openArgs = z.optional(z.object({ tab: z.optional(mediaTabSchema) }));
 
@@ -33,97 +32,97 @@ const taskArgs = z.union([z.string(), z.object({ taskId: z.string() })]);
 
 export type GenerateVideoResult = VideoTaskSummary;
 
+/** A command on one video task, given its id (or `{taskId}`). */
+const taskCommand = (id: string, title: string, act: (s: MediaStudio, taskId: string) => Promise<unknown>): CommandDef => ({
+  id,
+  async run(ctx: CommandContext, arg: unknown) {
+    const given = parseWith(taskArgs, arg, `The argument of "${title}"`);
+    return act(ctx.media, typeof given === 'string' ? given : given.taskId);
+  },
+});
+
 /**
  * Media Studio commands. Without arguments the generate commands open the panel on their tab (it
  * shows the parameters and, for video, the billing before anything is sent); with arguments they
  * run headless and return the result.
  */
-export function mediaCommands(studio: () => MediaStudio): CommandDef[] {
-  const taskCommand = (id: string, title: string, act: (s: MediaStudio, taskId: string) => Promise<unknown>): CommandDef => ({
-    id,
-    async run(_services: Services, arg: unknown) {
-      const given = parseWith(taskArgs, arg, `The argument of "${title}"`);
-      return act(studio(), typeof given === 'string' ? given : given.taskId);
+export const mediaCommands: CommandDef[] = [
+  {
+    id: 'modelGateway.openMediaStudio',
+    run(ctx: CommandContext, arg: unknown) {
+      const tab = parseWith(openArgs, arg, 'The argument of "Open Media Studio"')?.tab;
+      ctx.media.open(tab);
+      return { opened: true, ...(tab ? { tab } : {}) };
     },
-  });
-  return [
-    {
-      id: 'modelGateway.openMediaStudio',
-      run(_services: Services, arg: unknown) {
-        const tab = parseWith(openArgs, arg, 'The argument of "Open Media Studio"')?.tab;
-        studio().open(tab);
-        return { opened: true, ...(tab ? { tab } : {}) };
-      },
+  },
+  {
+    id: 'modelGateway.generateImage',
+    async run(ctx: CommandContext, arg: unknown) {
+      if (arg === undefined) {
+        ctx.media.open('images');
+        return undefined;
+      }
+      const args = parseWith(imageArgs, arg, 'The argument of "Generate Image"');
+      try {
+        return await ctx.media.images.generate(args);
+      } catch (err) {
+        showError(err, ctx.services.log);
+        throw err;
+      }
     },
-    {
-      id: 'modelGateway.generateImage',
-      async run(services: Services, arg: unknown) {
-        if (arg === undefined) {
-          studio().open('images');
-          return undefined;
-        }
-        const args = parseWith(imageArgs, arg, 'The argument of "Generate Image"');
-        try {
-          return await studio().images.generate(args);
-        } catch (err) {
-          showError(err, services.log);
-          throw err;
-        }
-      },
+  },
+  {
+    id: 'modelGateway.generateVideo',
+    async run(ctx: CommandContext, arg: unknown): Promise<GenerateVideoResult | undefined> {
+      if (arg === undefined) {
+        ctx.media.open('video');
+        return undefined;
+      }
+      const { wait, ...args } = parseWith(videoArgs, arg, 'The argument of "Generate Video"');
+      const s = ctx.media;
+      let task;
+      try {
+        task = await s.videos.submit(args);
+      } catch (err) {
+        showError(err, ctx.services.log);
+        throw err;
+      }
+      if (!wait) return s.videos.summary(task);
+      // Waiting follows the task across a reload of the task list; its outcome is the result.
+      return s.videos.summary(await s.videos.wait(task.localId));
     },
-    {
-      id: 'modelGateway.generateVideo',
-      async run(services: Services, arg: unknown): Promise<GenerateVideoResult | undefined> {
-        if (arg === undefined) {
-          studio().open('video');
-          return undefined;
-        }
-        const { wait, ...args } = parseWith(videoArgs, arg, 'The argument of "Generate Video"');
-        const s = studio();
-        let task;
-        try {
-          task = await s.videos.submit(args);
-        } catch (err) {
-          showError(err, services.log);
-          throw err;
-        }
-        if (!wait) return s.videos.summary(task);
-        // Waiting follows the task across a reload of the task list; its outcome is the result.
-        return s.videos.summary(await s.videos.wait(task.localId));
-      },
+  },
+  {
+    id: 'modelGateway.listVideoTasks',
+    async run(ctx: CommandContext) {
+      const s = ctx.media;
+      await s.video.ready();
+      return s.video.list().map((t) => s.videos.summary(t));
     },
-    {
-      id: 'modelGateway.listVideoTasks',
-      async run() {
-        const s = studio();
-        await s.video.ready();
-        return s.video.list().map((t) => s.videos.summary(t));
-      },
+  },
+  taskCommand('modelGateway.cancelVideoTask', 'Cancel Video Task Polling', async (s, id) => s.videos.summary(required(await s.videos.taskAction('cancel', id)))),
+  taskCommand('modelGateway.resumeVideoTask', 'Resume Video Task', async (s, id) => s.videos.summary(required(await s.videos.taskAction('resume', id)))),
+  taskCommand('modelGateway.resubmitVideoTask', 'Resubmit Video Task', async (s, id) => {
+    const manager = await s.video.ready();
+    return s.videos.summary(await manager.resubmit(id));
+  }),
+  taskCommand('modelGateway.forgetVideoTask', 'Forget Video Task', async (s, id) => {
+    await s.videos.taskAction('forget', id);
+    return { forgotten: true };
+  }),
+  {
+    id: 'modelGateway.reloadVideoTasks',
+    async run(ctx: CommandContext) {
+      const s = ctx.media;
+      try {
+        return (await s.video.reload()).map((t) => s.videos.summary(t));
+      } catch (err) {
+        if (!isGatewayError(err, 'cancelled')) showError(err, ctx.services.log);
+        throw err;
+      }
     },
-    taskCommand('modelGateway.cancelVideoTask', 'Cancel Video Task Polling', async (s, id) => s.videos.summary(required(await s.videos.taskAction('cancel', id)))),
-    taskCommand('modelGateway.resumeVideoTask', 'Resume Video Task', async (s, id) => s.videos.summary(required(await s.videos.taskAction('resume', id)))),
-    taskCommand('modelGateway.resubmitVideoTask', 'Resubmit Video Task', async (s, id) => {
-      const manager = await s.video.ready();
-      return s.videos.summary(await manager.resubmit(id));
-    }),
-    taskCommand('modelGateway.forgetVideoTask', 'Forget Video Task', async (s, id) => {
-      await s.videos.taskAction('forget', id);
-      return { forgotten: true };
-    }),
-    {
-      id: 'modelGateway.reloadVideoTasks',
-      async run(services: Services) {
-        const s = studio();
-        try {
-          return (await s.video.reload()).map((t) => s.videos.summary(t));
-        } catch (err) {
-          if (!isGatewayError(err, 'cancelled')) showError(err, services.log);
-          throw err;
-        }
-      },
-    },
-  ];
-}
+  },
+];
 
 function required<T>(value: T | undefined): T {
   if (value === undefined) throw new GatewayError('badRequest', 'The task is gone.');

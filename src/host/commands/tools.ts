@@ -15,7 +15,7 @@ import { confirmBilled, withToolProgress } from '../tools/billedCalls';
 import { KimiFileList } from '../tools/kimiFiles';
 import { saveBeside, showMarkdown } from '../tools/results';
 import { localPath, resolveTarget } from '../tools/targets';
-import type { CommandDef } from './types';
+import type { CommandContext, CommandDef } from './types';
 
 const PDF = { PDF: ['pdf'] };
 const OCR_FILES = { 'Scans (PDF, PNG, JPEG)': ['pdf', 'png', 'jpg', 'jpeg'] };
@@ -37,7 +37,7 @@ function failure(err: unknown, services: Services, extra: Parameters<typeof show
 }
 
 /** Offers what can be done with a result: save it next to its source, or use it as chat context. */
-function offerResultActions(label: string, content: string, source: vscode.Uri | undefined, chat: () => ChatController, services: Services): void {
+function offerResultActions(label: string, content: string, source: vscode.Uri | undefined, chat: ChatController, services: Services): void {
   const actions = [...(source ? ['Save Next to File'] : []), 'Add to Chat'];
   void vscode.window.showInformationMessage(`${label}: ${content.length.toLocaleString()} characters.`, ...actions).then(async (choice) => {
     try {
@@ -46,7 +46,7 @@ function offerResultActions(label: string, content: string, source: vscode.Uri |
         void vscode.window.showInformationMessage(`Saved ${path.basename(saved.fsPath)}.`);
       } else if (choice === 'Add to Chat') {
         await vscode.commands.executeCommand('modelGateway.chat.focus');
-        await chat().addContext(label, content);
+        await chat.addContext(label, content);
       }
     } catch (err) {
       showError(err, services.log);
@@ -54,164 +54,162 @@ function offerResultActions(label: string, content: string, source: vscode.Uri |
   });
 }
 
-export function toolCommands(chat: () => ChatController): CommandDef[] {
-  return [
-    {
-      id: 'modelGateway.parsePdf',
-      async run(services, arg) {
-        const uri = await resolveTarget(arg, PDF, 'Choose a PDF to parse');
-        if (!uri) return undefined;
-        const name = path.basename(uri.fsPath);
-        try {
-          // Local checks (size with the form) come first: a refused file never asks to be billed.
-          const form = await pdfParseForm(localPath(uri));
-          const result = await billedCall(services, 'parse', `Parsing ${name}…`, (signal) => parsePdf(services.http(), localPath(uri), signal, form));
-          if (!result) return undefined;
-          if (result.empty) {
-            void vscode.window.showWarningMessage(`No text was found in ${name}. The upload worked, but scanned documents need OCR to get their text.`, 'Run OCR').then((choice) => {
-              if (choice) void vscode.commands.executeCommand('modelGateway.ocrFile', uri);
-            });
-            return { content: '', empty: true };
-          }
-          const doc = await showMarkdown(result.content);
-          offerResultActions(`Parsed ${name}`, result.content, uri, chat, services);
-          return { content: result.content, document: doc.uri.toString(), empty: false };
-        } catch (err) {
-          return failure(err, services);
+export const toolCommands: CommandDef[] = [
+  {
+    id: 'modelGateway.parsePdf',
+    async run(ctx: CommandContext, arg) {
+      const uri = await resolveTarget(arg, PDF, 'Choose a PDF to parse');
+      if (!uri) return undefined;
+      const name = path.basename(uri.fsPath);
+      try {
+        // Local checks (size with the form) come first: a refused file never asks to be billed.
+        const form = await pdfParseForm(localPath(uri));
+        const result = await billedCall(ctx.services, 'parse', `Parsing ${name}…`, (signal) => parsePdf(ctx.services.http(), localPath(uri), signal, form));
+        if (!result) return undefined;
+        if (result.empty) {
+          void vscode.window.showWarningMessage(`No text was found in ${name}. The upload worked, but scanned documents need OCR to get their text.`, 'Run OCR').then((choice) => {
+            if (choice) void vscode.commands.executeCommand('modelGateway.ocrFile', uri);
+          });
+          return { content: '', empty: true };
         }
-      },
+        const doc = await showMarkdown(result.content);
+        offerResultActions(`Parsed ${name}`, result.content, uri, ctx.chat, ctx.services);
+        return { content: result.content, document: doc.uri.toString(), empty: false };
+      } catch (err) {
+        return failure(err, ctx.services);
+      }
     },
-    {
-      id: 'modelGateway.ocrFile',
-      async run(services, arg) {
-        const uri = await resolveTarget(arg, OCR_FILES, 'Choose a scan or image for OCR');
-        if (!uri) return undefined;
-        const name = path.basename(uri.fsPath);
-        try {
-          await checkOcrFile(localPath(uri));
-          const result = await billedCall(services, 'ocr', `Reading the text of ${name} (OCR)…`, (signal) => ocrFile(services.http(), localPath(uri), signal));
-          if (!result) return undefined;
-          if (!result.markdown.trim()) {
-            void vscode.window.showWarningMessage(`OCR found no text in ${name}.`);
-            return { markdown: '', pages: result.pages };
-          }
-          const doc = await showMarkdown(result.markdown);
-          offerResultActions(`OCR of ${name}`, result.markdown, uri, chat, services);
-          return { markdown: result.markdown, document: doc.uri.toString(), pages: result.pages };
-        } catch (err) {
-          return failure(err, services);
+  },
+  {
+    id: 'modelGateway.ocrFile',
+    async run(ctx: CommandContext, arg) {
+      const uri = await resolveTarget(arg, OCR_FILES, 'Choose a scan or image for OCR');
+      if (!uri) return undefined;
+      const name = path.basename(uri.fsPath);
+      try {
+        await checkOcrFile(localPath(uri));
+        const result = await billedCall(ctx.services, 'ocr', `Reading the text of ${name} (OCR)…`, (signal) => ocrFile(ctx.services.http(), localPath(uri), signal));
+        if (!result) return undefined;
+        if (!result.markdown.trim()) {
+          void vscode.window.showWarningMessage(`OCR found no text in ${name}.`);
+          return { markdown: '', pages: result.pages };
         }
-      },
+        const doc = await showMarkdown(result.markdown);
+        offerResultActions(`OCR of ${name}`, result.markdown, uri, ctx.chat, ctx.services);
+        return { markdown: result.markdown, document: doc.uri.toString(), pages: result.pages };
+      } catch (err) {
+        return failure(err, ctx.services);
+      }
     },
-    {
-      id: 'modelGateway.extractFile',
-      async run(services, arg) {
-        const uri = await resolveTarget(arg, DOCUMENTS, 'Choose a document to extract with the second provider');
-        if (!uri) return undefined;
-        const name = path.basename(uri.fsPath);
-        try {
-          const key = await services.keys.get();
-          const form = await extractForm(localPath(uri));
-          const file = await billedCall(services, 'upload', `Uploading ${name} for extraction…`, (signal) => uploadForExtract(services.http(), localPath(uri), signal, form));
-          if (!file) return undefined;
-          if (key) await new KimiFileList(services.context.globalState).add(key, file);
-          const content = await withToolProgress(`Reading the text of ${name}…`, (signal) => fileContent(services.http(), file.id, signal));
-          const doc = await showMarkdown(content);
-          offerResultActions(`Extracted ${name}`, content, uri, chat, services);
-          return { id: file.id, content, document: doc.uri.toString() };
-        } catch (err) {
-          const isImage = isGatewayError(err, 'badRequest') && /is an image/.test(err.message);
-          return failure(err, services, isImage ? [{ title: 'Ask About This Image', run: () => vscode.commands.executeCommand('modelGateway.askAboutImage', uri) }] : []);
-        }
-      },
+  },
+  {
+    id: 'modelGateway.extractFile',
+    async run(ctx: CommandContext, arg) {
+      const uri = await resolveTarget(arg, DOCUMENTS, 'Choose a document to extract with the second provider');
+      if (!uri) return undefined;
+      const name = path.basename(uri.fsPath);
+      try {
+        const key = await ctx.services.keys.get();
+        const form = await extractForm(localPath(uri));
+        const file = await billedCall(ctx.services, 'upload', `Uploading ${name} for extraction…`, (signal) => uploadForExtract(ctx.services.http(), localPath(uri), signal, form));
+        if (!file) return undefined;
+        if (key) await new KimiFileList(ctx.services.context.globalState).add(key, file);
+        const content = await withToolProgress(`Reading the text of ${name}…`, (signal) => fileContent(ctx.services.http(), file.id, signal));
+        const doc = await showMarkdown(content);
+        offerResultActions(`Extracted ${name}`, content, uri, ctx.chat, ctx.services);
+        return { id: file.id, content, document: doc.uri.toString() };
+      } catch (err) {
+        const isImage = isGatewayError(err, 'badRequest') && /is an image/.test(err.message);
+        return failure(err, ctx.services, isImage ? [{ title: 'Ask About This Image', run: () => vscode.commands.executeCommand('modelGateway.askAboutImage', uri) }] : []);
+      }
     },
-    {
-      id: 'modelGateway.showExtractedFiles',
-      async run(services) {
-        const key = await services.keys.get();
-        if (!key) return failure(new GatewayError('auth', 'No API key is set. Run "Model Gateway: Set API Key".'), services);
-        const files = new KimiFileList(services.context.globalState).list(key);
-        if (!files.length) {
-          void vscode.window.showInformationMessage('This key has not extracted any files yet.');
-          return [];
-        }
-        const pick = await vscode.window.showQuickPick(
-          files.map((f) => ({ label: f.filename, description: new Date(f.createdAt).toLocaleString(), detail: f.id, file: f })),
-          { title: 'Files extracted with this key (reading them again is not billed)' },
+  },
+  {
+    id: 'modelGateway.showExtractedFiles',
+    async run(ctx: CommandContext) {
+      const key = await ctx.services.keys.get();
+      if (!key) return failure(new GatewayError('auth', 'No API key is set. Run "Model Gateway: Set API Key".'), ctx.services);
+      const files = new KimiFileList(ctx.services.context.globalState).list(key);
+      if (!files.length) {
+        void vscode.window.showInformationMessage('This key has not extracted any files yet.');
+        return [];
+      }
+      const pick = await vscode.window.showQuickPick(
+        files.map((f) => ({ label: f.filename, description: new Date(f.createdAt).toLocaleString(), detail: f.id, file: f })),
+        { title: 'Files extracted with this key (reading them again is not billed)' },
+      );
+      if (!pick) return files;
+      try {
+        const content = await withToolProgress(`Reading ${pick.file.filename}…`, (signal) => fileContent(ctx.services.http(), pick.file.id, signal));
+        await showMarkdown(content);
+      } catch (err) {
+        if (isGatewayError(err) && err.status === 404) await new KimiFileList(ctx.services.context.globalState).remove(key, pick.file.id);
+        return failure(err, ctx.services);
+      }
+      return files;
+    },
+  },
+  {
+    id: 'modelGateway.searchWeb',
+    async run(ctx: CommandContext, arg) {
+      const args = parseWith(searchArgs, arg, 'The argument of "Search the Web"') ?? {};
+      const query = args.query ?? (await vscode.window.showInputBox({ title: 'Model Gateway: Search the Web', prompt: 'Search query (billed per call)', ignoreFocusOut: true }));
+      if (!query?.trim()) return undefined;
+      const config = vscode.workspace.getConfiguration('modelGateway.tools');
+      const provider = args.provider ?? config.get<'glm' | 'kimi'>('searchProvider') ?? 'glm';
+      const count = args.count ?? config.get<number>('searchCount') ?? 10;
+      let results: SearchResult[] | undefined;
+      try {
+        results = await billedCall(ctx.services, 'search', `Searching the web for "${query}"…`, (signal) =>
+          provider === 'kimi'
+            ? kimiSearch(ctx.services.http(), query, count, false, signal)
+            : webSearch(ctx.services.http(), query, { engine: config.get<string>('searchEngine') || 'search_std', count, intent: config.get<boolean>('searchIntent') ?? false }, signal),
         );
-        if (!pick) return files;
-        try {
-          const content = await withToolProgress(`Reading ${pick.file.filename}…`, (signal) => fileContent(services.http(), pick.file.id, signal));
-          await showMarkdown(content);
-        } catch (err) {
-          if (isGatewayError(err) && err.status === 404) await new KimiFileList(services.context.globalState).remove(key, pick.file.id);
-          return failure(err, services);
+      } catch (err) {
+        if (provider === 'kimi' && isGatewayError(err, 'upstreamBlocked')) {
+          const message = `The second provider's search is blocked upstream (its account is blocked, HTTP 403). Nothing was found.`;
+          const choice = args.query ? undefined : await vscode.window.showWarningMessage(message, 'Search with the First Provider');
+          // The user typed this query, so the first provider's results go to the same quick pick.
+          if (choice) return vscode.commands.executeCommand('modelGateway.searchWeb', { ...args, query, provider: 'glm', action: args.action ?? 'pick' });
+          return { error: message, kind: err.kind };
         }
-        return files;
-      },
+        return failure(err, ctx.services);
+      }
+      if (!results) return undefined;
+      const action = args.action ?? (args.query ? 'none' : 'pick');
+      if (action === 'document') {
+        const doc = await showMarkdown(resultsMarkdown(query, provider === 'kimi' ? 'the second provider' : 'the first provider', results));
+        return { results, document: doc.uri.toString() };
+      }
+      if (action === 'insert' && results[0]) {
+        await insertText(citation(results[0]));
+        return { results, inserted: citation(results[0]) };
+      }
+      if (action === 'pick') await pickResult(query, provider, results);
+      return { results };
     },
-    {
-      id: 'modelGateway.searchWeb',
-      async run(services, arg) {
-        const args = parseWith(searchArgs, arg, 'The argument of "Search the Web"') ?? {};
-        const query = args.query ?? (await vscode.window.showInputBox({ title: 'Model Gateway: Search the Web', prompt: 'Search query (billed per call)', ignoreFocusOut: true }));
-        if (!query?.trim()) return undefined;
-        const config = vscode.workspace.getConfiguration('modelGateway.tools');
-        const provider = args.provider ?? config.get<'glm' | 'kimi'>('searchProvider') ?? 'glm';
-        const count = args.count ?? config.get<number>('searchCount') ?? 10;
-        let results: SearchResult[] | undefined;
-        try {
-          results = await billedCall(services, 'search', `Searching the web for "${query}"…`, (signal) =>
-            provider === 'kimi'
-              ? kimiSearch(services.http(), query, count, false, signal)
-              : webSearch(services.http(), query, { engine: config.get<string>('searchEngine') || 'search_std', count, intent: config.get<boolean>('searchIntent') ?? false }, signal),
-          );
-        } catch (err) {
-          if (provider === 'kimi' && isGatewayError(err, 'upstreamBlocked')) {
-            const message = `The second provider's search is blocked upstream (its account is blocked, HTTP 403). Nothing was found.`;
-            const choice = args.query ? undefined : await vscode.window.showWarningMessage(message, 'Search with the First Provider');
-            // The user typed this query, so the first provider's results go to the same quick pick.
-            if (choice) return vscode.commands.executeCommand('modelGateway.searchWeb', { ...args, query, provider: 'glm', action: args.action ?? 'pick' });
-            return { error: message, kind: err.kind };
-          }
-          return failure(err, services);
-        }
-        if (!results) return undefined;
-        const action = args.action ?? (args.query ? 'none' : 'pick');
-        if (action === 'document') {
-          const doc = await showMarkdown(resultsMarkdown(query, provider === 'kimi' ? 'the second provider' : 'the first provider', results));
-          return { results, document: doc.uri.toString() };
-        }
-        if (action === 'insert' && results[0]) {
-          await insertText(citation(results[0]));
-          return { results, inserted: citation(results[0]) };
-        }
-        if (action === 'pick') await pickResult(query, provider, results);
-        return { results };
-      },
+  },
+  {
+    id: 'modelGateway.readWebPage',
+    async run(ctx: CommandContext, arg) {
+      const args = parseWith(readArgs, arg, 'The argument of "Read a Web Page"') ?? {};
+      const url = args.url ?? (await vscode.window.showInputBox({ title: 'Model Gateway: Read a Web Page', prompt: 'Address of a public web page (billed per call)', placeHolder: 'https://example.com/article', ignoreFocusOut: true }));
+      if (!url?.trim()) return undefined;
+      const provider = args.provider ?? 'glm';
+      try {
+        const page = await billedCall(ctx.services, 'read', `Reading ${url}…`, (signal) => (provider === 'kimi' ? kimiFetch(ctx.services.http(), url, signal) : readPage(ctx.services.http(), url, signal)));
+        if (!page) return undefined;
+        const content = page.title && !page.markdown.startsWith('# ') ? `# ${page.title}\n\n_Source: ${page.url}_\n\n${page.markdown}` : `${page.markdown}\n\n_Source: ${page.url}_\n`;
+        const doc = await showMarkdown(content);
+        offerResultActions(`Page ${page.title ?? page.url}`, content, undefined, ctx.chat, ctx.services);
+        return { markdown: content, title: page.title, document: doc.uri.toString() };
+      } catch (err) {
+        const alternative = provider === 'glm' ? 'kimi' : 'glm';
+        return failure(err, ctx.services, [{ title: `Try the ${alternative === 'kimi' ? 'Second' : 'First'} Provider`, run: () => vscode.commands.executeCommand('modelGateway.readWebPage', { url, provider: alternative }) }]);
+      }
     },
-    {
-      id: 'modelGateway.readWebPage',
-      async run(services, arg) {
-        const args = parseWith(readArgs, arg, 'The argument of "Read a Web Page"') ?? {};
-        const url = args.url ?? (await vscode.window.showInputBox({ title: 'Model Gateway: Read a Web Page', prompt: 'Address of a public web page (billed per call)', placeHolder: 'https://example.com/article', ignoreFocusOut: true }));
-        if (!url?.trim()) return undefined;
-        const provider = args.provider ?? 'glm';
-        try {
-          const page = await billedCall(services, 'read', `Reading ${url}…`, (signal) => (provider === 'kimi' ? kimiFetch(services.http(), url, signal) : readPage(services.http(), url, signal)));
-          if (!page) return undefined;
-          const content = page.title && !page.markdown.startsWith('# ') ? `# ${page.title}\n\n_Source: ${page.url}_\n\n${page.markdown}` : `${page.markdown}\n\n_Source: ${page.url}_\n`;
-          const doc = await showMarkdown(content);
-          offerResultActions(`Page ${page.title ?? page.url}`, content, undefined, chat, services);
-          return { markdown: content, title: page.title, document: doc.uri.toString() };
-        } catch (err) {
-          const alternative = provider === 'glm' ? 'kimi' : 'glm';
-          return failure(err, services, [{ title: `Try the ${alternative === 'kimi' ? 'Second' : 'First'} Provider`, run: () => vscode.commands.executeCommand('modelGateway.readWebPage', { url, provider: alternative }) }]);
-        }
-      },
-    },
-  ];
-}
+  },
+];
 
 const searchArgs = z.optional(
   z.object({
