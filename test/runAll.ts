@@ -54,6 +54,11 @@ const suites: Suite[] = [
     run: () => runMochaFiles(findFiles(path.join(root, 'test/unit'), '.test.ts')),
   },
   {
+    // The gateway double and the fixtures on their own: they test the test doubles, not src/.
+    name: 'double',
+    run: () => runMochaFiles(findFiles(path.join(root, 'test/double'), '.test.ts')),
+  },
+  {
     name: 'webview',
     run: () => runWebviewSuite(),
   },
