@@ -15,8 +15,12 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser } from '../vscode/browser';
 import type { HostMessage, WebviewMessage } from '../../src/shared/protocol';
 import { DARK, LIGHT } from './themes';
+import { shellHtml } from '../../src/host/views/webviewShell';
 
 const ROOT = path.resolve(__dirname, '..', '..');
+
+/** The https host the remote-image tests use. */
+export const REMOTE_IMAGE_HOST = 'images.example.test';
 
 
 /** The chat bundle: built now from src (default), or the file `node esbuild.js` wrote. */
@@ -42,7 +46,10 @@ export async function chatBundle(): Promise<string> {
 
 export interface PageOptions {
   theme?: 'light' | 'dark';
-  /** Add `https:` to img-src, as the host does once remote images are allowed (default true, so the app alone must hold them back). */
+  /**
+   * List REMOTE_IMAGE_HOST in img-src, as the host does once the user allowed it (default true, so
+   * the app alone must hold its images back until it is told the host is allowed).
+   */
   remoteImagesInCsp?: boolean;
   /** What `acquireVsCodeApi().getState()` returns at start. */
   uiState?: unknown;
@@ -211,25 +218,19 @@ async function pollPage(page: Page, expression: string, timeoutMs: number): Prom
   }
 }
 
-/** The page as the host serves it: CSP with a fresh nonce, stylesheet links, one nonce'd script. */
+/**
+ * The page exactly as the host serves it (the production shell, so a change of the CSP is tested
+ * here), plus the theme's colour variables, which VS Code itself adds to every webview.
+ */
 function chatHtml(origin: string, params: URLSearchParams): string {
-  const nonce = randomBytes(16).toString('base64');
   const theme = params.get('theme') === 'light' ? 'light' : 'dark';
-  const img = `${origin} data:${params.get('remote') === '0' ? '' : ' https:'}`;
-  const csp = `default-src 'none'; img-src ${img}; style-src ${origin}; script-src 'nonce-${nonce}'; font-src ${origin};`;
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${origin}/test/theme-${theme}.css">
-<link rel="stylesheet" href="${origin}/media/chat.css">
-<title>Chat</title>
-</head>
-<body>
-<div id="app"></div>
-<script nonce="${nonce}" src="${origin}/dist/webview/chat.js"></script>
-</body>
-</html>`;
+  const html = shellHtml({
+    nonce: randomBytes(16).toString('base64'),
+    cspSource: origin,
+    scriptUri: `${origin}/dist/webview/chat.js`,
+    styleUri: `${origin}/media/chat.css`,
+    title: 'Chat',
+    imageHosts: params.get('remote') === '0' ? [] : [REMOTE_IMAGE_HOST],
+  });
+  return html.replace('<link rel="stylesheet"', `<link rel="stylesheet" href="${origin}/test/theme-${theme}.css">\n<link rel="stylesheet"`);
 }

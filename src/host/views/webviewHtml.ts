@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import { shellHtml } from './webviewShell';
 
 export interface WebviewPage {
   /** Bundle name under dist/webview, e.g. `chat`. */
@@ -11,29 +12,14 @@ export interface WebviewPage {
   imageHosts?: readonly string[];
 }
 
-/**
- * The shell every webview of the extension uses: a strict content security policy (no inline
- * script or style, the one script by nonce, images only from the extension and `data:`), one
- * stylesheet, one app bundle that renders into #app.
- */
+/** A webview's page: the shell (webviewShell.ts) with this extension's bundle and stylesheet. */
 export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, page: WebviewPage): string {
-  const nonce = randomBytes(16).toString('base64');
-  const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', `${page.app}.js`));
-  const style = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', `${page.style}.css`));
-  const images = ['img-src', webview.cspSource, 'data:', ...(page.imageHosts ?? []).map((host) => `https://${host}`)].join(' ');
-  const csp = [`default-src 'none'`, images, `style-src ${webview.cspSource}`, `font-src ${webview.cspSource}`, `script-src 'nonce-${nonce}'`].join('; ');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${style.toString()}">
-<title>${page.title}</title>
-</head>
-<body>
-<div id="app"></div>
-<script nonce="${nonce}" src="${script.toString()}"></script>
-</body>
-</html>`;
+  return shellHtml({
+    nonce: randomBytes(16).toString('base64'),
+    cspSource: webview.cspSource,
+    scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', `${page.app}.js`)).toString(),
+    styleUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', `${page.style}.css`)).toString(),
+    title: page.title,
+    ...(page.imageHosts ? { imageHosts: page.imageHosts } : {}),
+  });
 }

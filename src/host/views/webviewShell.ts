@@ -1,0 +1,36 @@
+/**
+ * The HTML shell every webview of the extension uses: a strict content security policy (no inline
+ * script or style, the one script by nonce, images only from the extension, `data:` and the https
+ * hosts the user allowed one by one), one stylesheet, one app bundle that renders into #app.
+ * No `vscode` import, so the webview tests serve exactly this page.
+ */
+export interface ShellParts {
+  /** A fresh random nonce per page. */
+  nonce: string;
+  /** Where the extension's own files are served from (`webview.cspSource`). */
+  cspSource: string;
+  scriptUri: string;
+  styleUri: string;
+  title: string;
+  /** Hosts `https:` images may load from. */
+  imageHosts?: readonly string[];
+}
+
+export function shellHtml(parts: ShellParts): string {
+  const images = ['img-src', parts.cspSource, 'data:', ...(parts.imageHosts ?? []).map((host) => `https://${host}`)].join(' ');
+  const csp = [`default-src 'none'`, images, `style-src ${parts.cspSource}`, `font-src ${parts.cspSource}`, `script-src 'nonce-${parts.nonce}'`].join('; ');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${parts.styleUri}">
+<title>${parts.title}</title>
+</head>
+<body>
+<div id="app"></div>
+<script nonce="${parts.nonce}" src="${parts.scriptUri}"></script>
+</body>
+</html>`;
+}
