@@ -42,7 +42,7 @@ export const imageJobSchema = z.object({
 });
 export type ImageJobView = z.infer<typeof imageJobSchema>;
 
-/** A video task's phases on the client (the transitions are in core/media/videoTask.ts). */
+/** A video task's phases on the client (the transitions are in core/media/videoTaskStates.ts). */
 export const TASK_PHASES = ['submitting', 'running', 'downloading', 'succeeded', 'failed', 'stopped'] as const;
 
 export const taskViewSchema = z.object({

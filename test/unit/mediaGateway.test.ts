@@ -8,8 +8,8 @@ import { generateImages, generateImageViaResponses } from '../../src/core/media/
 import { checkMp4File, detectImageFormat } from '../../src/core/media/mediaFiles';
 import { requireListedModel, requireOuterModel } from '../../src/core/media/modelChoice';
 import { downloadVideo, queryVideo, submitVideo, videoHints } from '../../src/core/media/video';
-import type { PollPolicy } from '../../src/core/media/videoTask';
-import { VideoTaskManager, type TaskStore } from '../../src/core/media/videoTasks';
+import type { PollPolicy } from '../../src/core/media/videoTaskStates';
+import { VideoTaskManager, type TaskStore } from '../../src/core/media/videoTaskManager';
 import { mergeModels } from '../../src/core/models/classify';
 import { fetchKeyModels } from '../../src/core/models/keyModels';
 import type { ModelInfo } from '../../src/core/models/types';

@@ -5,8 +5,8 @@ import * as path from 'node:path';
 import * as z from 'zod/mini';
 import { GatewayError } from '../../src/core/errors';
 import { normaliseStatus, parseProgress, parseVideoStatus, type VideoStatus } from '../../src/core/media/video';
-import * as T from '../../src/core/media/videoTask';
-import { VideoTaskManager, type TaskStore } from '../../src/core/media/videoTasks';
+import * as T from '../../src/core/media/videoTaskStates';
+import { VideoTaskManager, type TaskStore } from '../../src/core/media/videoTaskManager';
 import { DEMO_KEY, GatewayDouble } from '../gateway';
 import { clientFor } from '../support/client';
 

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
-import type { PollPolicy } from '../../core/media/videoTask';
+import type { PollPolicy } from '../../core/media/videoTaskStates';
 import type { ImageRoute } from '../../shared/mediaProtocol';
 
 export interface MediaSettings {

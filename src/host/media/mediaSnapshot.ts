@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { videoHints } from '../../core/media/video';
-import { describeTask, isActive, type VideoTask } from '../../core/media/videoTask';
+import { describeTask, isActive, type VideoTask } from '../../core/media/videoTaskStates';
 import type { ModelInfo } from '../../core/models/types';
 import type { ImageJobView, MediaSnapshot, TaskView } from '../../shared/mediaProtocol';
 import type { Gallery, GalleryItem } from './gallery';
@@ -10,7 +10,7 @@ import type { LastChoices } from './lastChoices';
 import type { MediaPanel } from './mediaPanel';
 import { mediaSettings } from './mediaSettings';
 import { displayPath, type OutputLocation } from './outputLocation';
-import type { VideoTasks } from './videoTasksHost';
+import type { VideoTasks } from './videoTasks';
 
 /** The Media Studio panel's whole state (the snapshot), built from the studio's parts; the panel only renders it. */
 

@@ -15,7 +15,7 @@ import { MediaPanel, type MediaPanelOwner } from './mediaPanel';
 import { mediaSnapshot } from './mediaSnapshot';
 import { OutputLocation } from './outputLocation';
 import { VideoActions } from './videoActions';
-import { VideoTasks } from './videoTasksHost';
+import { VideoTasks } from './videoTasks';
 
 const SNAPSHOT_EVERY_MS = 100;
 /** Unfinished video tasks resume this long after activation, never during it. */
@@ -23,7 +23,7 @@ const RESUME_DELAY_MS = 1500;
 
 /**
  * The Media Studio: coordinates image generation (imageRunner.ts), video tasks (videoActions.ts,
- * videoTasksHost.ts), the gallery and the file actions (fileActions.ts), and the panel, which only
+ * videoTasks.ts), the gallery and the file actions (fileActions.ts), and the panel, which only
  * renders the snapshots built in mediaSnapshot.ts. Commands and the panel both come here.
  */
 export class MediaStudio implements vscode.Disposable, MediaPanelOwner {

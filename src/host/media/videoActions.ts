@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { GatewayError } from '../../core/errors';
 import { requireListedModel } from '../../core/media/modelChoice';
 import { validateVideoParams, videoHints } from '../../core/media/video';
-import { describeTask, type VideoTask } from '../../core/media/videoTask';
+import { describeTask, type VideoTask } from '../../core/media/videoTaskStates';
 import type { ModelInfo } from '../../core/models/types';
 import { videoBillingNote, type MediaTab, type MediaWebviewMessage } from '../../shared/mediaProtocol';
 import { showError } from '../notify';
@@ -12,7 +12,7 @@ import type { Gallery } from './gallery';
 import { firstOf } from './imageRunner';
 import type { LastChoicesStore } from './lastChoices';
 import { displayPath, type OutputLocation } from './outputLocation';
-import type { VideoTasks } from './videoTasksHost';
+import type { VideoTasks } from './videoTasks';
 
 /**
  * Video tasks as the user drives them: submitting (with the billing note), the task actions, the

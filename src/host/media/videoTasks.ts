@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { isGatewayError } from '../../core/errors';
-import { VideoTaskManager, type TaskStore } from '../../core/media/videoTasks';
-import type { VideoTask } from '../../core/media/videoTask';
+import { VideoTaskManager, type TaskStore } from '../../core/media/videoTaskManager';
+import type { VideoTask } from '../../core/media/videoTaskStates';
 import type { Services } from '../services';
 import { mediaSettings } from './mediaSettings';
 

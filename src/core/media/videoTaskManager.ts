@@ -4,8 +4,8 @@ import { GatewayError, isGatewayError } from '../errors';
 import type { HttpClient } from '../http';
 import { mediaBaseName } from './mediaFiles';
 import { downloadVideo, queryVideo, submitVideo, validateVideoParams, type VideoParams } from './video';
-import * as T from './videoTask';
-import type { PollPolicy, VideoTask } from './videoTask';
+import * as T from './videoTaskStates';
+import type { PollPolicy, VideoTask } from './videoTaskStates';
 
 /** Where tasks are kept between sessions (the host uses the workspace's storage). */
 export interface TaskStore {
