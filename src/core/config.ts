@@ -10,7 +10,7 @@ export interface NormalisedBase {
 
 /**
  * Paths a user may paste by mistake. Longest first, so `/v1/chat/completions` wins over `/v1`.
- * Removing them recovers the bare base; nothing is ever added (spec: no plan suffix, no other path).
+ * Removing them recovers the bare base; nothing is ever added (no plan suffix, no other path: the gateway serves `/v1/...` at its root).
  */
 const ENDPOINT_SUFFIXES = [
   /\/v1\/chat\/completions$/i,
@@ -91,7 +91,7 @@ export function isLoopbackHost(hostname: string): boolean {
   return /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host);
 }
 
-/** Every address the extension calls, derived from the bare base by the spec's rule. */
+/** Every address the extension calls, derived from the bare base: `/v1/...` per protocol, `/providers/<provider>/...` for the tools. */
 export class Endpoints {
   constructor(readonly base: string) {}
 
@@ -132,7 +132,7 @@ export class Endpoints {
 export type KeyCheck = { ok: true; key: string; trimmed: boolean } | { ok: false; reason: string };
 
 /**
- * The key is used exactly as copied (spec, Authentication 2). Only the whitespace that copying adds
+ * The key is used exactly as copied from the console. Only the whitespace that copying adds
  * at the ends is removed; anything that would change the key is refused with the reason instead.
  */
 export function checkApiKey(raw: string): KeyCheck {

@@ -22,8 +22,10 @@ interface Extracted {
 const REQUEST_ID_SUFFIX = /\s*\(request id: ([^)]+)\)\s*$/i;
 
 /**
- * Reads every error body shape the gateway and its providers are known to send (research notes
- * §1.3, §3.5, §6.7, §7, §8.6, §9.5) and returns one GatewayError with a message the user can act on.
+ * Reads every error body shape the gateway and its providers are known to send (OpenAI-style
+ * `{error: {message, type, code}}`, Anthropic-style `{type: "error", error}`, new-api's `{success,
+ * message}` and task envelopes, GLM's and Kimi's business codes) and returns one GatewayError with
+ * a message the user can act on.
  */
 export function errorFromResponse(ctx: ErrorContext): GatewayError {
   const extracted = extract(ctx.body);
@@ -89,7 +91,7 @@ function classify(ctx: ErrorContext, e: Extracted, message: string): ErrorKind {
   if (['insufficient_user_quota', 'pre_consume_token_quota_failed'].includes(code) || /额度不足|quota is not enough|预扣费额度失败/i.test(message)) {
     return 'quota';
   }
-  // GLM business codes are strings; balance arrives as HTTP 429 (research notes §8.6).
+  // GLM business codes are strings; an exhausted balance arrives as HTTP 429 (code 1113).
   if (code === '1113' || code === '1110' || code === '1111' || code === '1112' || /余额不足|insufficient balance|no resource package|suspended due to insufficient/i.test(message)) {
     return 'upstreamBalance';
   }

@@ -78,7 +78,7 @@ let undici: UndiciModules | undefined;
 
 /**
  * undici costs ~110 ms to load whole; these files are what is used, and requiring them here (not
- * at the top) keeps them off the activation path (research/bundle-costs.md). undici's index.js
+ * at the top) keeps them off the activation path (`npm run bench` measures what activation loads). undici's index.js
  * mixes its API (request, connect, …) into Dispatcher.prototype; ProxyAgent relies on `connect`
  * being there, so the same mix-in is done here.
  */

@@ -21,7 +21,7 @@ export const videoModelSchema = z.object({
   durations: z.array(z.number()),
   defaultSize: z.optional(z.string()),
   defaultDuration: z.optional(z.number()),
-  /** Where the hints come from: the catalog, the spec's verified values, or nothing known. */
+  /** Where the hints come from: the catalog, the values known for the Wan-type model, or nothing known. */
   hintSource: z.enum(['catalog', 'verified', 'none']),
 });
 export type VideoModelView = z.infer<typeof videoModelSchema>;
@@ -139,7 +139,7 @@ export const mediaWebviewMessageSchema = z.discriminatedUnion('type', [
 ]);
 export type MediaWebviewMessage = z.infer<typeof mediaWebviewMessageSchema>;
 
-/** The resolution tier a video size is billed under (research notes §6.3), e.g. `832*480` → 480P. */
+/** The resolution tier a video size is billed under (the gateway bills video by resolution tier: 480P, 720P, 1080P), e.g. `832*480` → 480P. */
 export function resolutionTier(size: string): string | undefined {
   const m = /^(\d{2,5})\*(\d{2,5})$/.exec(size.trim());
   if (!m) return undefined;
@@ -151,7 +151,7 @@ export function resolutionTier(size: string): string | undefined {
   return undefined;
 }
 
-/** Shown before a video is submitted: video is billed by model, duration and resolution (spec rule 10). */
+/** Shown before a video is submitted: video is billed by model, duration and resolution. */
 export function videoBillingNote(p: { model: string; size: string; duration: number }): string {
   const tier = resolutionTier(p.size);
   return `Billed per task by model, duration and resolution: ${p.model}, ${p.duration} s, ${p.size}${tier ? ` (${tier})` : ''}. The gateway sets each model's price; a longer or larger video costs more.`;

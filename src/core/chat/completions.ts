@@ -65,7 +65,7 @@ export function streamCompletions(http: HttpClient, request: ChatRequest): Async
   return runChat(http, request, { url: http.endpoints.chatCompletions, body, parseStream, parseJson });
 }
 
-/** A function tool in Chat Completions' nested form (wire-formats §1.1). */
+/** A function tool in Chat Completions' nested form: `{type: "function", function: {name, description, parameters}}`. */
 function wireTool(t: ChatTool): Record<string, unknown> {
   return { type: 'function', function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.inputSchema } };
 }
@@ -96,7 +96,7 @@ function wireMessages(m: ChatMessage): Array<Record<string, unknown>> {
 
 /**
  * A message with images becomes an array of content parts: the text first, then one `image_url`
- * part per image whose `url` is a `data:<media type>;base64,<bytes>` URL (wire-formats §1.2).
+ * part per image whose `url` is a `data:<media type>;base64,<bytes>` URL (OpenAI's Chat Completions `image_url` content part).
  */
 function wireMessage(m: ChatMessage): { role: string; content: string | Array<Record<string, unknown>> } {
   if (!m.images?.length) return { role: m.role, content: m.content };

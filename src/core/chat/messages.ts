@@ -69,7 +69,7 @@ function wireTool(t: ChatTool): Record<string, unknown> {
 
 /**
  * A message with images becomes content blocks: one `image` block per image with a base64 source
- * and its `media_type` (wire-formats §3.2), then the text. Images go first, as Anthropic advises.
+ * and its `media_type` (Anthropic's Messages API image block), then the text. Images go first, as Anthropic advises.
  * Tool results go before everything else (Anthropic requires `tool_result` blocks to open the user
  * turn that answers the calls), with `is_error` when the tool failed. An assistant turn that made
  * calls sends its signed thinking block first (required with tool use when thinking is on; one

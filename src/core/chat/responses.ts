@@ -93,7 +93,7 @@ export function streamResponses(http: HttpClient, request: ChatRequest, extras: 
 }
 
 /**
- * A function tool in Responses' flat form (wire-formats §2.2). `strict` is false on purpose: the
+ * A function tool in Responses' flat form `{type: "function", name, description, parameters, strict}`. `strict` is false on purpose: the
  * Responses API treats an absent `strict` as true, which only schemas written for it pass (every
  * property required, `additionalProperties: false`), and the tools callers hand us are not.
  */
@@ -118,7 +118,7 @@ function wireInput(m: ChatMessage): Array<Record<string, unknown>> {
 
 /**
  * One input message: `input_text` (or `output_text` for the assistant's turns), then one
- * `input_image` per image with a data URL in `image_url` and `detail: auto` (wire-formats §2.2).
+ * `input_image` per image with a data URL in `image_url` and `detail: auto`.
  */
 function wireMessage(m: ChatMessage): { role: string; content: Array<Record<string, unknown>> } {
   const content: Array<Record<string, unknown>> = [];

@@ -29,7 +29,7 @@ const MAX_SIDE = 16384;
 /** A downloaded image larger than this is refused rather than held in memory. */
 const MAX_IMAGE_BYTES = 64 * 1024 * 1024;
 
-/** `1024x1024`: two positive integers joined by a lower-case x (spec: image request, `size`). */
+/** `1024x1024`: two positive integers joined by a lower-case x, the Images API's `size` form. */
 export function validateImageSize(size: string): string {
   const s = size.trim();
   const m = /^(\d{1,5})x(\d{1,5})$/.exec(s);
@@ -55,7 +55,7 @@ const imageItem = z.looseObject({
 const imagesResponse = z.looseObject({ data: z.array(imageItem) });
 
 /**
- * `POST /v1/images/generations` with `response_format: b64_json` (spec: image request). Each
+ * `POST /v1/images/generations` with `response_format: b64_json`. Each
  * `data[].b64_json` is decoded and its real format read from the bytes; an item that carries a
  * `url` instead is downloaded without the key. The call is billed, so it is never retried.
  */
@@ -157,7 +157,7 @@ export interface ResponsesImageResult {
 /**
  * An image through `POST /v1/responses`: the outer model is a language model and the image model
  * rides in `tools: [{type: image_generation, action: generate, model}]` with `tool_choice: auto`
- * (spec: Responses request with image tool). The final `image_generation_call.result` is decoded.
+ * (OpenAI's image generation tool). The final `image_generation_call.result` is decoded.
  */
 export async function generateImageViaResponses(http: HttpClient, req: ResponsesImageRequest): Promise<ResponsesImageResult> {
   validatePrompt(req.prompt);

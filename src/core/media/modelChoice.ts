@@ -4,8 +4,7 @@ import type { ModelInfo, ModelKind } from '../models/types';
 const KIND_WORDS: Record<ModelKind, string> = { chat: 'language (chat)', image: 'image', video: 'video', tool: 'tool' };
 
 /**
- * The model exactly as the key's list names it. The gateway refuses an abbreviated id (spec:
- * image request, `model`), so a near miss is refused here, before anything is sent or billed,
+ * The model exactly as the key's list names it. The gateway refuses an abbreviated id, so a near miss is refused here, before anything is sent or billed,
  * with the closest real ids as suggestions.
  */
 export function requireListedModel(id: string, models: readonly ModelInfo[], kind: ModelKind): ModelInfo {
@@ -31,7 +30,7 @@ export function requireListedModel(id: string, models: readonly ModelInfo[], kin
 
 /**
  * The outer model of a Responses request with the image tool must be a language model that speaks
- * the Responses protocol (spec: Responses request with image tool); the image model goes in the tool.
+ * the Responses protocol; the image model goes in the `image_generation` tool.
  */
 export function requireOuterModel(id: string, models: readonly ModelInfo[]): ModelInfo {
   const exact = models.find((m) => m.id === id.trim());

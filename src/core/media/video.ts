@@ -8,14 +8,14 @@ import { ERROR_STATUSES, redactUrl } from './images';
 import { streamToFileUnique } from '../atomicFile';
 import { checkMp4File, describeBytes } from './mediaFiles';
 
-/** `data.status` of a task query (research notes §6.5). */
+/** `data.status` of a task query, in new-api's task envelope (upper case). */
 export const REMOTE_STATUSES = ['NOT_START', 'SUBMITTED', 'QUEUED', 'IN_PROGRESS', 'SUCCESS', 'FAILURE', 'UNKNOWN'] as const;
 export type RemoteStatus = (typeof REMOTE_STATUSES)[number];
 
 export interface VideoParams {
   model: string;
   prompt: string;
-  /** `<width>*<height>`, asterisk separator (spec: video task). */
+  /** `<width>*<height>`, with the asterisk separator the Wan-type video endpoint uses. */
   size: string;
   /** Seconds. */
   duration: number;
@@ -32,7 +32,7 @@ export interface VideoStatus {
   videoUrl?: string;
 }
 
-/** The one model whose parameters the spec verified (a Wan-type model; spec: Limits). */
+/** The one video model whose sizes and durations are known without catalog hints (a Wan-type model). */
 export const VERIFIED_WAN = { size: '832*480', duration: 5 } as const;
 
 export interface VideoHints {
@@ -46,8 +46,8 @@ export interface VideoHints {
 
 /**
  * Per-model parameter hints: the catalog's where it has them; for a Wan-type model without them,
- * the verified `832*480` and 5 s. Other models get no invented defaults: the spec says the
- * verified values are not to be taken for them.
+ * the verified `832*480` and 5 s. Other models get no invented defaults: the
+ * values known for one model are not taken for another.
  */
 export function videoHints(model: ModelInfo | undefined): VideoHints {
   const v = model?.catalog?.video;
@@ -97,7 +97,7 @@ const submitSchema = z.looseObject({
 });
 
 /**
- * `POST /v1/video/generations`. The returned id only means the task was accepted (spec rule 1).
+ * `POST /v1/video/generations`. The returned id only means the task was accepted, not that it will succeed.
  * A size or duration the model rejects comes back as an error that names them; nothing is
  * retried, least of all with other parameters.
  */
@@ -198,7 +198,7 @@ export function parseVideoStatus(json: unknown, text = JSON.stringify(json), req
   const failReason = d.fail_reason && !/^https?:\/\//i.test(d.fail_reason) ? d.fail_reason : undefined;
   const upstreamReason = [output?.code, output?.message].filter(Boolean).join(': ') || (upstream.success ? upstream.data.message : undefined);
   const errorMessage = typeof d.error === 'object' && d.error !== null && typeof (d.error as { message?: unknown }).message === 'string' ? (d.error as { message: string }).message : undefined;
-  // The spec names data.data.output.video_url; result_url (and, in older gateways, fail_reason) carry the same link.
+  // DashScope's task answer has data.data.output.video_url; result_url (and, in older gateways, fail_reason) carry the same link.
   const link = [output?.video_url, d.result_url, d.video_url, d.url, d.fail_reason].find((u): u is string => typeof u === 'string' && /^https?:\/\//i.test(u));
   const progress = parseProgress(d.progress);
   return {

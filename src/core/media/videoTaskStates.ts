@@ -53,7 +53,7 @@ export type VideoTask = z.infer<typeof taskSchema>;
 export const storedTasksSchema = z.array(taskSchema);
 
 export interface PollPolicy {
-  /** The gateway refreshes task states every 15 s (research notes §6.5); polls follow that rhythm. */
+  /** The gateway refreshes task states from the upstream every 15 s; polls follow that rhythm. */
   baseMs: number;
   /** Polling stops (resumable) after this long without a final state; 0 = no limit. */
   maxPollMs: number;

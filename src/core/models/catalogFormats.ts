@@ -5,8 +5,8 @@ import { protocolsFromEndpointTypes } from './classify';
 import type { CatalogEntry, CatalogFormat, ChatProtocol, ModelKind, ParsedCatalog } from './types';
 
 /**
- * The catalog file's format is not specified (spec: "a model catalog file for a coding client").
- * These are the common shapes (research notes §10). Metadata fields are read leniently: a field of
+ * The catalog file's format is not fixed: it is "a model catalog file for a coding client".
+ * These are the common shapes (models.dev's `api.json`, OpenRouter's `/models`, a `{models: [...]}` list). Metadata fields are read leniently: a field of
  * the wrong type is dropped, not fatal, because one odd model must not hide the whole catalog.
  */
 const opt = <T extends z.ZodMiniType>(schema: T) => z.optional(z.catch(z.optional(schema), undefined));

@@ -1,6 +1,6 @@
 import type { CatalogEntry, ChatProtocol, KeyModel, ModelInfo, ModelKind } from './types';
 
-/** new-api's `supported_endpoint_types` values (research notes §5.2) mapped to our protocols. */
+/** new-api's `supported_endpoint_types` values (its `constant/endpoint_type.go`) mapped to our protocols. */
 export function protocolsFromEndpointTypes(types: string[]): ChatProtocol[] {
   const out: ChatProtocol[] = [];
   for (const t of types) {
@@ -10,7 +10,7 @@ export function protocolsFromEndpointTypes(types: string[]): ChatProtocol[] {
   return out;
 }
 
-// Tool entries appear in /v1/models under permission and billing names (spec rule 9); they are
+// Tool entries appear in /v1/models under permission and billing names; they are
 // never chat models. The names are not published, so these patterns are the documented fallback.
 const TOOL_PATTERN = /(file[-_ ]?(parser|parse|extract)|layout[-_]?pars|web[-_]?(search|reader)|search[-_]?(std|pro)|(^|[-_/])reader$|(^|[-_/])ocr($|[-_])|[-_]ocr$|^tool[-_/]|[-_/]tools?$)/i;
 const VIDEO_PATTERN = /([-_.](t2v|i2v|kf2v|s2v)([-_.]|$)|video|sora|veo|kling|cogvideo|hailuo|seedance|vidu)/i;
@@ -36,7 +36,7 @@ export function classifyKind(id: string, key?: KeyModel, catalog?: CatalogEntry)
 
 /**
  * Chat protocols, in order of preference: the gateway's `supported_endpoint_types`, then catalog
- * metadata, then Chat Completions, which the spec names as the single chat entry for all
+ * metadata, then Chat Completions, which the gateway offers as the one chat entry for all
  * upstream providers and is therefore the safe fallback.
  */
 export function chooseProtocols(key?: KeyModel, catalog?: CatalogEntry): Pick<ModelInfo, 'protocols' | 'protocolSource'> {

@@ -13,7 +13,7 @@ const openAiList = z.looseObject({
 });
 
 /**
- * `GET /v1/models` with the key: the only truth about what this key may call (spec rule 11).
+ * `GET /v1/models` with the key: the only truth about what this key may call.
  * Idempotent, so transient failures are retried by the client.
  */
 export async function fetchKeyModels(http: HttpClient, signal?: AbortSignal): Promise<KeyModel[]> {

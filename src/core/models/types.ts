@@ -44,7 +44,7 @@ export interface ParsedCatalog {
   entries: CatalogEntry[];
 }
 
-/** The merged view the UI shows: the key's list is the truth about availability (spec rule 11). */
+/** The merged view the UI shows: the key's list is the truth about availability. */
 export interface ModelInfo {
   id: string;
   name: string;

@@ -1,4 +1,4 @@
-/** Per-call billing of the provider tools (spec: US$0.10 per call unless priced separately). */
+/** Per-call billing of the provider tools (US$0.10 per call unless priced separately). */
 export const DEFAULT_CALL_PRICE_USD = 0.1;
 
 export type BilledTool = 'parse' | 'ocr' | 'upload' | 'search' | 'read';

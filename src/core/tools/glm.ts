@@ -7,7 +7,7 @@ import { formatBytes, formatNumber } from '../../shared/format';
 import { multipartFromFile, type MultipartBody } from './multipart';
 import type { SearchResult } from './searchResult';
 
-/** Both providers' upload limit, counting the multipart form itself (spec, Limits). */
+/** Both providers' upload limit, counting the multipart form itself. */
 export const UPLOAD_LIMIT_BYTES = 20 * 1024 * 1024;
 const OCR_IMAGE_LIMIT = 10 * 1024 * 1024;
 const OCR_PDF_LIMIT = 50 * 1024 * 1024;

@@ -25,7 +25,7 @@ const IMAGE_SIGNATURES: Array<[string, number[]]> = [
   ['BMP', [0x42, 0x4d]],
 ];
 
-/** Images are not file-extract documents (spec): say where image understanding lives instead. */
+/** Images are not file-extract documents: say where image understanding lives instead. */
 async function refuseImages(file: string): Promise<void> {
   const handle = await fs.open(file, 'r');
   try {
@@ -63,7 +63,7 @@ export async function uploadForExtract(http: HttpClient, file: string, signal?: 
 
 /**
  * The extracted text. The docs say text/plain, but in practice the body is a JSON string with a
- * `content` field (research notes §9.1): read that, and fall back to the raw text. Not billed.
+ * `content` field: read that, and fall back to the raw text. Not billed.
  */
 export async function fileContent(http: HttpClient, id: string, signal?: AbortSignal): Promise<string> {
   const response = await http.send({ method: 'GET', url: http.endpoints.kimi(`files/${encodeURIComponent(id)}/content`), signal, route: 'kimi' });
