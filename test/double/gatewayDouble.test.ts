@@ -270,6 +270,25 @@ describe('gateway double', function () {
       assert.equal(((await json(res)).error as Json).code, 'invalid_request');
     });
 
+    it('is as strict as Anthropic on /v1/messages: max_tokens required, turns start with the user and alternate', async () => {
+      const headers = { 'x-api-key': DEMO_KEY, 'anthropic-version': '2023-06-01' };
+      const refused = async (body: Json, message: string) => {
+        const res = await post('/v1/messages', body, headers);
+        assert.equal(res.status, 400);
+        const error = (await json(res)).error as Json;
+        assert.equal(error.type, 'invalid_request_error');
+        assert.equal(error.message, message);
+      };
+      const user = { role: 'user', content: 'hi' };
+      const assistant = { role: 'assistant', content: 'hello' };
+      await refused({ model: 'claude-sonnet-4-5', messages: [user] }, 'max_tokens: Field required');
+      await refused({ model: 'claude-sonnet-4-5', max_tokens: 0, messages: [user] }, 'max_tokens: Input should be a valid integer greater than or equal to 1');
+      await refused({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [assistant, user] }, 'messages: first message must use the "user" role');
+      await refused({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [user, user] }, 'messages: roles must alternate between "user" and "assistant", but found multiple "user" roles in a row');
+      const ok = await post('/v1/messages', { model: 'claude-sonnet-4-5', max_tokens: 64, messages: [user, assistant, user] }, headers);
+      assert.equal(ok.status, 200);
+    });
+
     it('uses the Messages shape for relay errors on /v1/messages but the middleware shape for middleware errors', async () => {
       const message = { model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] };
       const quota = await post('/v1/messages', message, { 'x-api-key': ZERO_QUOTA_KEY, 'anthropic-version': '2023-06-01' });

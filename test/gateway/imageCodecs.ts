@@ -1,3 +1,4 @@
+import { imageSize as readImageSize } from 'image-size';
 import { encodeFilteredRgbPng, PNG_SIGNATURE } from './png';
 
 /**
@@ -301,27 +302,13 @@ export function sniffImage(buf: Buffer): ImageFormat | undefined {
   return undefined;
 }
 
-/** Width and height as the file header states them (PNG IHDR, JPEG SOF0, WebP VP8L). */
+/** Width and height as the file header states them, read by the image-size library (not the client's reader). */
 export function imageSize(buf: Buffer): { width: number; height: number } | undefined {
-  switch (sniffImage(buf)) {
-    case 'png':
-      return { width: buf.readUInt32BE(16), height: buf.readUInt32BE(20) };
-    case 'jpeg': {
-      let at = 2;
-      while (at + 4 <= buf.length && buf[at] === 0xff) {
-        const marker = buf[at + 1] ?? 0;
-        const length = buf.readUInt16BE(at + 2);
-        if (marker >= 0xc0 && marker <= 0xc2) return { height: buf.readUInt16BE(at + 5), width: buf.readUInt16BE(at + 7) };
-        at += 2 + length;
-      }
-      return undefined;
-    }
-    case 'webp': {
-      if (buf.toString('latin1', 12, 16) !== 'VP8L') return undefined;
-      const bits = buf.readUInt32LE(21);
-      return { width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };
-    }
-    default:
-      return undefined;
+  if (!sniffImage(buf)) return undefined;
+  try {
+    const { width, height } = readImageSize(buf);
+    return { width, height };
+  } catch {
+    return undefined;
   }
 }

@@ -1,3 +1,4 @@
+import { imageSize } from 'image-size';
 import { createHash } from 'node:crypto';
 import type { ModelSpec } from './types';
 import { isRecord } from './values';
@@ -42,54 +43,37 @@ export function factLines(facts: ImageFact[]): string[] {
   return facts.map((f, i) => describeFact(f, i + 1));
 }
 
-/** Reads the header of PNG, JPEG, GIF and WebP bytes; undefined for anything else. */
+/** What PNG, JPEG, GIF and WebP bytes are (magic numbers) and their size; undefined for anything else. */
 export function imageFact(bytes: Buffer): ImageFact | undefined {
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const base = { bytes: bytes.length, sha256 };
   if (bytes.length >= 24 && bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) {
-    return { format: 'PNG', mediaType: 'image/png', width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20), ...base };
+    return { format: 'PNG', mediaType: 'image/png', ...dimensions(bytes), ...base };
   }
   const six = bytes.subarray(0, 6).toString('latin1');
   if (bytes.length >= 10 && (six === 'GIF87a' || six === 'GIF89a')) {
-    return { format: 'GIF', mediaType: 'image/gif', width: bytes.readUInt16LE(6), height: bytes.readUInt16LE(8), ...base };
+    return { format: 'GIF', mediaType: 'image/gif', ...dimensions(bytes), ...base };
   }
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) {
-    return { format: 'JPEG', mediaType: 'image/jpeg', ...jpegSize(bytes), ...base };
+    return { format: 'JPEG', mediaType: 'image/jpeg', ...dimensions(bytes), ...base };
   }
   if (bytes.length >= 16 && bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP') {
-    return { format: 'WebP', mediaType: 'image/webp', ...webpSize(bytes), ...base };
+    return { format: 'WebP', mediaType: 'image/webp', ...dimensions(bytes), ...base };
   }
   return undefined;
 }
 
-function jpegSize(b: Buffer): { width?: number; height?: number } {
-  let i = 2;
-  while (i + 9 < b.length) {
-    if (b[i] !== 0xff) return {};
-    const marker = b[i + 1] ?? 0;
-    if (marker === 0xff) {
-      i += 1;
-    } else if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd8)) {
-      i += 2;
-    } else if (marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker)) {
-      return { height: b.readUInt16BE(i + 5), width: b.readUInt16BE(i + 7) };
-    } else {
-      if (marker === 0xda) return {};
-      i += 2 + b.readUInt16BE(i + 2);
-    }
+/**
+ * Width and height by the image-size library: an implementation independent of the client's own
+ * header reader (src/core/imageBytes.ts), so a bug in that reader cannot hide behind the same bug here.
+ */
+function dimensions(bytes: Buffer): { width?: number; height?: number } {
+  try {
+    const { width, height } = imageSize(bytes);
+    return { width, height };
+  } catch {
+    return {};
   }
-  return {};
-}
-
-function webpSize(b: Buffer): { width?: number; height?: number } {
-  const kind = b.subarray(12, 16).toString('latin1');
-  if (kind === 'VP8X' && b.length >= 30) return { width: b.readUIntLE(24, 3) + 1, height: b.readUIntLE(27, 3) + 1 };
-  if (kind === 'VP8L' && b.length >= 25) {
-    const bits = b.readUInt32LE(21);
-    return { width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };
-  }
-  if (kind === 'VP8 ' && b.length >= 30) return { width: b.readUInt16LE(26) & 0x3fff, height: b.readUInt16LE(28) & 0x3fff };
-  return {};
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;

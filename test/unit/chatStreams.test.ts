@@ -325,6 +325,22 @@ describe('chat adapters against the gateway double', function () {
       assert.equal(entry.answer?.anthropicVersion, '2023-06-01');
     });
 
+    it('sends Messages with max_tokens and with turns that start with the user and alternate', async () => {
+      // A history window that starts with an answer, and two questions in a row (the answer between them failed).
+      const messages: ChatRequest['messages'] = [
+        { role: 'assistant', content: 'an answer whose question fell outside the window' },
+        { role: 'user', content: 'first question' },
+        { role: 'user', content: PROMPT },
+      ];
+      const { result } = await chat('messages', false, PROMPT, { extra: { messages, maxTokens: 321 } });
+      assert.equal(result.error, undefined, 'the double (as strict as Anthropic) accepted the request');
+      const entry = [...gw.log].reverse().find((e) => e.path === '/v1/messages');
+      const body = JSON.parse(entry?.bodyText ?? '{}') as { max_tokens?: number; messages?: Array<{ role: string; content: unknown }> };
+      assert.equal(body.max_tokens, 321);
+      assert.deepEqual(body.messages?.map((m) => m.role), ['user']);
+      assert.deepEqual(body.messages?.[0]?.content, [{ type: 'text', text: 'first question' }, { type: 'text', text: PROMPT }]);
+    });
+
     it('applies the rate limit to chat routes with the middleware error', async () => {
       const limited = track(clientFor(gw.url, RATE_LIMITED_KEY).http);
       for (let i = 0; i < 2; i++) assert.equal((await chat('messages', true, PROMPT, { client: limited })).result.error, undefined);

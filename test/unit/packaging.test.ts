@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { listFiles } from '@vscode/vsce';
+import { listFiles, PackageManager } from '@vscode/vsce';
 
 /** What the .vsix holds, as `vsce package` decides it from .vscodeignore. */
 const root = path.resolve(__dirname, '../..');
@@ -10,7 +10,7 @@ describe('the packaged extension', () => {
   let files: Set<string>;
   before(async function () {
     this.timeout(60_000);
-    files = new Set(await listFiles({ cwd: root, packageManager: 'none' }));
+    files = new Set(await listFiles({ cwd: root, packageManager: PackageManager.None }));
   });
 
   it('holds every image its READMEs show', () => {

@@ -51,7 +51,7 @@ export function streamMessages(http: HttpClient, request: ChatRequest): AsyncGen
   const body: Record<string, unknown> = {
     model: request.model,
     max_tokens: request.maxTokens ?? DEFAULT_MAX_TOKENS,
-    messages: request.messages.map(wireMessage),
+    messages: alternating(request.messages.map(wireMessage)),
     stream: request.stream,
   };
   if (request.system) body.system = request.system;
@@ -61,6 +61,32 @@ export function streamMessages(http: HttpClient, request: ChatRequest): AsyncGen
     if (request.toolMode === 'required') body.tool_choice = { type: 'any' };
   }
   return runChat(http, request, { url: http.endpoints.messages, body, headers: { 'anthropic-version': ANTHROPIC_VERSION }, parseStream, parseJson });
+}
+
+type WireMessage = ReturnType<typeof wireMessage>;
+
+/**
+ * The Messages protocol wants turns that start with the user and alternate between user and
+ * assistant. A history window can start with an answer (its question fell outside the window) and
+ * a failed answer leaves two questions in a row: the leading answers are left out and runs of one
+ * role are joined into one turn.
+ */
+function alternating(messages: WireMessage[]): WireMessage[] {
+  const out: WireMessage[] = [];
+  for (const m of messages) {
+    if (out.length === 0 && m.role !== 'user') continue;
+    const last = out[out.length - 1];
+    if (last && last.role === m.role) {
+      out[out.length - 1] = { role: m.role, content: [...asBlocks(last.content), ...asBlocks(m.content)] };
+    } else {
+      out.push(m);
+    }
+  }
+  return out;
+}
+
+function asBlocks(content: WireMessage['content']): Array<Record<string, unknown>> {
+  return typeof content === 'string' ? (content ? [{ type: 'text', text: content }] : []) : content;
 }
 
 function wireTool(t: ChatTool): Record<string, unknown> {

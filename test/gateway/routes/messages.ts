@@ -13,16 +13,35 @@ import { checkMessagesParts, factLines } from '../imageFacts';
 import { messagesToolTurns } from '../toolTurns';
 
 /**
- * POST /v1/messages (wire-formats §3): the Message JSON of §3.3 or the `event:`-named stream of
- * §3.4. Relay errors use the Messages shape; middleware errors keep the OpenAI-style middleware
- * shape (§3.5), which the router takes care of. `anthropic-version` is optional toward new-api:
+ * POST /v1/messages: the Message JSON or the `event:`-named stream of Anthropic's Messages API.
+ * Relay errors use the Messages shape; middleware errors keep the OpenAI-style middleware shape,
+ * which the router takes care of. `anthropic-version` is optional toward new-api:
  * it is not required, only recorded in the answer record (the request log has every header).
  */
+/** Anthropic's own words for a request without max_tokens or with turns out of order; undefined when fine. */
+export function messagesShapeError(body: Record<string, unknown>, messages: unknown[]): string | undefined {
+  if (body.max_tokens === undefined) return 'max_tokens: Field required';
+  if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1) return 'max_tokens: Input should be a valid integer greater than or equal to 1';
+  let previous: unknown;
+  for (const [i, m] of messages.entries()) {
+    const role = isRecord(m) ? m.role : undefined;
+    if (role !== 'user' && role !== 'assistant') return `messages.${i}.role: Input should be 'user' or 'assistant'`;
+    if (i === 0 && role !== 'user') return 'messages: first message must use the "user" role';
+    if (role === previous) return `messages: roles must alternate between "user" and "assistant", but found multiple "${role}" roles in a row`;
+    previous = role;
+  }
+  return undefined;
+}
+
 async function createMessage(ctx: GatewayContext): Promise<void> {
   const parsed = ctx.http.json();
   const body = parsed.ok && isRecord(parsed.value) ? parsed.value : {};
   const messages = Array.isArray(body.messages) ? body.messages : [];
   if (messages.length === 0) return ctx.relayError(500, 'invalid_request', 'field messages is required');
+
+  // As strict as Anthropic's API: max_tokens is required, and turns start with the user and alternate.
+  const shapeError = messagesShapeError(body, messages);
+  if (shapeError) return ctx.http.sendJson(400, anthropicError('invalid_request_error', shapeError, randomId('req_')));
 
   const model = ctx.model;
   const promptText = contentText(body.system) + allText(messages);
