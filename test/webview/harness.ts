@@ -141,9 +141,10 @@ export class WebviewHarness {
   ) {}
 
   static async start(): Promise<WebviewHarness> {
-    const [bundle, css, probe] = await Promise.all([
+    const [bundle, css, commonCss, probe] = await Promise.all([
       chatBundle(),
       fsp.readFile(path.join(ROOT, 'media/chat.css'), 'utf8'),
+      fsp.readFile(path.join(ROOT, 'media/common.css'), 'utf8'),
       fsp.readFile(path.join(__dirname, 'pageProbe.js'), 'utf8'),
     ]);
     WebviewHarness.probeSource = probe;
@@ -161,6 +162,8 @@ export class WebviewHarness {
           return send('text/javascript', bundle);
         case '/media/chat.css':
           return send('text/css', css);
+        case '/media/common.css':
+          return send('text/css', commonCss);
         case '/test/theme-dark.css':
           return send('text/css', DARK);
         case '/test/theme-light.css':
@@ -228,7 +231,7 @@ function chatHtml(origin: string, params: URLSearchParams): string {
     nonce: randomBytes(16).toString('base64'),
     cspSource: origin,
     scriptUri: `${origin}/dist/webview/chat.js`,
-    styleUri: `${origin}/media/chat.css`,
+    styleUris: [`${origin}/media/common.css`, `${origin}/media/chat.css`],
     title: 'Chat',
     imageHosts: params.get('remote') === '0' ? [] : [REMOTE_IMAGE_HOST],
   });

@@ -18,7 +18,7 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, p
     nonce: randomBytes(16).toString('base64'),
     cspSource: webview.cspSource,
     scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', `${page.app}.js`)).toString(),
-    styleUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', `${page.style}.css`)).toString(),
+    styleUris: ['common', page.style].map((name) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', `${name}.css`)).toString()),
     title: page.title,
     ...(page.imageHosts ? { imageHosts: page.imageHosts } : {}),
   });

@@ -1,7 +1,8 @@
 /**
  * The HTML shell every webview of the extension uses: a strict content security policy (no inline
  * script or style, the one script by nonce, images only from the extension, `data:` and the https
- * hosts the user allowed one by one), one stylesheet, one app bundle that renders into #app.
+ * hosts the user allowed one by one), the shared stylesheet and the app's own, one app bundle that
+ * renders into #app.
  * No `vscode` import, so the webview tests serve exactly this page.
  */
 export interface ShellParts {
@@ -10,7 +11,8 @@ export interface ShellParts {
   /** Where the extension's own files are served from (`webview.cspSource`). */
   cspSource: string;
   scriptUri: string;
-  styleUri: string;
+  /** Stylesheets in order: the shared one first, then the app's own. */
+  styleUris: readonly string[];
   title: string;
   /** Hosts `https:` images may load from. */
   imageHosts?: readonly string[];
@@ -25,7 +27,7 @@ export function shellHtml(parts: ShellParts): string {
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${parts.styleUri}">
+${parts.styleUris.map((uri) => `<link rel="stylesheet" href="${uri}">`).join('\n')}
 <title>${parts.title}</title>
 </head>
 <body>

@@ -9,7 +9,7 @@ import { h } from './dom';
 import { Header } from './header';
 import { MessageList } from './messageList';
 import { NoticeBanner } from './notice';
-import type { HostChannel } from './vscodeApi';
+import type { ChatChannel } from './chatChannel';
 
 /** Render timings, collected only when a test page installs `window.__chatPerf`. */
 /** Ask again for a snapshot if none came this long after the first request. */
@@ -30,7 +30,7 @@ export class ChatApp {
 
   constructor(
     root: HTMLElement,
-    private readonly channel: HostChannel,
+    private readonly channel: ChatChannel,
   ) {
     this.header = new Header(channel);
     this.notice = new NoticeBanner(channel);
@@ -41,7 +41,7 @@ export class ChatApp {
     document.addEventListener('keydown', (event) => {
       if (event.key === 'Escape' && !event.defaultPrevented && !(event.target instanceof HTMLSelectElement) && this.composer.stop()) event.preventDefault();
     });
-    window.addEventListener('pagehide', () => channel.flushUi());
+    window.addEventListener('pagehide', () => channel.saveNow());
   }
 
   receive(message: HostMessage): void {

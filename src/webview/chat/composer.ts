@@ -8,7 +8,7 @@ import type { ChatModelView, Snapshot } from '../../shared/protocol';
 import { button, h, setHidden, setText } from './dom';
 import { formatBytes } from '../../shared/format';
 import { formatChars, imageDetail } from './labels';
-import type { HostChannel } from './vscodeApi';
+import type { ChatChannel } from './chatChannel';
 
 /** Types a browser gives image files; the host reads the real format from the bytes. */
 const IMAGE_FILE = /^image\/|\.(png|jpe?g|gif|webp)$/i;
@@ -27,12 +27,12 @@ export class Composer {
   private maxBytes = 0;
   private pendingImages = 0;
 
-  constructor(private readonly channel: HostChannel) {
+  constructor(private readonly channel: ChatChannel) {
     this.input = h('textarea', {
       className: 'input composer-input',
       attrs: { rows: '2', 'aria-label': 'Message', placeholder: 'Ask anything (Enter to send, Shift+Enter for a new line)' },
     });
-    this.input.value = channel.ui.draft;
+    this.input.value = channel.state.draft;
     this.sendButton = button('Send', { className: 'btn', ariaLabel: 'Send the message (Enter)' });
     this.stopButton = button('Stop', { className: 'btn btn-stop', ariaLabel: 'Stop the answer (Escape)' });
     const attachFile = button('Current file', { className: 'btn-small', ariaLabel: 'Attach the current file' });
@@ -58,8 +58,8 @@ export class Composer {
       }
     });
     this.input.addEventListener('input', () => {
-      channel.ui.draft = this.input.value;
-      channel.saveUi();
+      channel.state.draft = this.input.value;
+      channel.saveSoon();
       this.updateButtons();
     });
     this.input.addEventListener('paste', (event) => {
@@ -220,8 +220,8 @@ export class Composer {
     }
     this.channel.post({ type: 'send', text });
     this.input.value = '';
-    this.channel.ui.draft = '';
-    this.channel.saveUi();
+    this.channel.state.draft = '';
+    this.channel.saveSoon();
     this.showNote('');
     this.updateButtons();
   }

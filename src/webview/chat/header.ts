@@ -7,7 +7,7 @@
 import type { ChatModelView, Snapshot, WireProtocol } from '../../shared/protocol';
 import { button, h, setHidden } from './dom';
 import { PROTOCOL_LABELS, PROTOCOL_SHORT } from './labels';
-import type { HostChannel } from './vscodeApi';
+import type { ChatChannel } from './chatChannel';
 
 let nextId = 0;
 
@@ -36,7 +36,7 @@ export class Header {
   private protocolKey = '';
   private snapshot: Snapshot | undefined;
 
-  constructor(private readonly channel: HostChannel) {
+  constructor(private readonly channel: ChatChannel) {
     const newButton = button('New', { className: 'btn-small', ariaLabel: 'Start a new conversation' });
     this.searchLabel = h('label', { className: 'search-toggle', attrs: { title: 'Let the model search the web' } }, this.search, ' Web search');
     this.el = h(

@@ -1,22 +1,8 @@
-/**
- * Entry of the chat webview (bundled to dist/webview/chat.js, loaded with a CSP nonce).
- * Every host message is validated against the shared protocol; anything else is logged and dropped.
- */
+/** Entry of the chat webview (bundled to dist/webview/chat.js, loaded with a CSP nonce). */
 import { hostMessageSchema } from '../../shared/protocol';
+import { startWebviewApp } from '../shared/channel';
 import { ChatApp } from './chatApp';
-import { HostChannel } from './vscodeApi';
+import { ChatChannel } from './chatChannel';
 
-const channel = new HostChannel();
-const root = document.getElementById('app') ?? document.body.appendChild(document.createElement('div'));
-const app = new ChatApp(root, channel);
-
-window.addEventListener('message', (event: MessageEvent<unknown>) => {
-  const parsed = hostMessageSchema.safeParse(event.data);
-  if (!parsed.success) {
-    console.warn('[Model Gateway chat] ignored a host message that does not fit the protocol:', parsed.error.issues, event.data);
-    return;
-  }
-  app.receive(parsed.data);
-});
-
-channel.post({ type: 'ready' });
+const channel = new ChatChannel();
+startWebviewApp('chat', hostMessageSchema, (root) => new ChatApp(root, channel), () => channel.post({ type: 'ready' }));

@@ -9,7 +9,7 @@ import { button, h, setHidden } from './dom';
 import type { RenderOptions } from './markdown';
 import { MessageView, sameHosts, type MessageContext } from './messageView';
 import { SAFE_LINK } from './sanitizer';
-import type { HostChannel } from './vscodeApi';
+import type { ChatChannel } from './chatChannel';
 
 type Action = Extract<WebviewMessage, { type: 'action' }>['action'];
 const ACTIONS: readonly Action[] = ['setKey', 'openSettings', 'refreshModels', 'retry', 'pickModel'];
@@ -31,17 +31,17 @@ export class MessageList {
 
   constructor(
     private readonly store: ChatStore,
-    private readonly channel: HostChannel,
+    private readonly channel: ChatChannel,
     /** Called when the user asks to pick another model (the model picker gets focus). */
     private readonly onPickModel: () => void = () => undefined,
   ) {
     this.context = {
-      ui: channel.ui,
-      saveUi: () => channel.saveUi(),
+      ui: channel.state,
+      saveUi: () => channel.saveSoon(),
       post: (message) => channel.post(message),
       renderOptions: { remoteImageHosts: [] },
     };
-    this.stickToBottom = channel.ui.stickToBottom;
+    this.stickToBottom = channel.state.stickToBottom;
     this.olderButton = button('Load older messages', { className: 'btn btn-secondary older', act: 'load-older' });
     this.empty = h('div', { className: 'empty', text: 'Ask anything. Enter sends, Shift+Enter adds a line.' });
     // role=log is polite by default; a streaming answer carries aria-busy so it is read once complete.
@@ -78,7 +78,7 @@ export class MessageList {
       setHidden(this.olderButton, !snapshot.hasOlder);
       if (this.firstSnapshot) {
         this.firstSnapshot = false;
-        const ui = this.channel.ui;
+        const ui = this.channel.state;
         if (ui.conversationId === snapshot.conversationId && !ui.stickToBottom && ui.scrollTop !== undefined) restoreTop = ui.scrollTop;
         else this.stickToBottom = true;
       } else if (snapshot.conversationId !== this.conversationId) {
@@ -165,11 +165,11 @@ export class MessageList {
   private onScroll(): void {
     const el = this.el;
     this.stickToBottom = this.distanceFromBottom() <= BOTTOM_SLACK;
-    const ui = this.channel.ui;
+    const ui = this.channel.state;
     ui.scrollTop = el.scrollTop;
     ui.stickToBottom = this.stickToBottom;
     ui.conversationId = this.conversationId;
-    this.channel.saveUi();
+    this.channel.saveSoon();
   }
 
   private onClick(event: MouseEvent): void {

@@ -7,7 +7,7 @@ import { button, h, setHidden, setText } from './dom';
 import { errorAction, formatChars, imageDetail, PROTOCOL_LABELS, statusLabel, usageLine } from './labels';
 import type { RenderOptions } from './markdown';
 import { MarkdownView } from './markdownView';
-import type { UiState } from './vscodeApi';
+import type { UiState } from './chatChannel';
 
 export interface MessageContext {
   ui: UiState;

@@ -2,13 +2,13 @@
 import type { Snapshot } from '../../shared/protocol';
 import { button, h, setHidden } from './dom';
 import { NOTICE_ACTION_LABELS } from './labels';
-import type { HostChannel } from './vscodeApi';
+import type { ChatChannel } from './chatChannel';
 
 export class NoticeBanner {
   readonly el: HTMLElement;
   private key = '';
 
-  constructor(private readonly channel: HostChannel) {
+  constructor(private readonly channel: ChatChannel) {
     this.el = h('div', { className: 'notice', attrs: { role: 'status' } });
     this.el.hidden = true;
   }

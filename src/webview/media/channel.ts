@@ -4,14 +4,7 @@
  * panel comes back as it was left. Everything else comes from the host's snapshots.
  */
 import type { MediaTab, MediaWebviewMessage } from '../../shared/mediaProtocol';
-
-interface VsCodeApi {
-  postMessage(message: unknown): void;
-  getState(): unknown;
-  setState(state: unknown): void;
-}
-
-declare function acquireVsCodeApi(): VsCodeApi;
+import { WebviewChannel } from '../shared/channel';
 
 export interface Drafts {
   tab: MediaTab;
@@ -19,26 +12,10 @@ export interface Drafts {
   fields: Record<string, string>;
 }
 
-export class MediaChannel {
-  private readonly api: VsCodeApi;
-  readonly drafts: Drafts;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-
+/** The Media Studio's channel; its UI state is the drafts. */
+export class MediaChannel extends WebviewChannel<MediaWebviewMessage, Drafts> {
   constructor() {
-    this.api = acquireVsCodeApi();
-    this.drafts = readDrafts(this.api.getState());
-  }
-
-  post(message: MediaWebviewMessage): void {
-    this.api.postMessage(message);
-  }
-
-  saveSoon(): void {
-    if (this.timer !== undefined) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.api.setState(this.drafts);
-    }, 200);
+    super(readDrafts, 200);
   }
 }
 

@@ -20,13 +20,13 @@ export function field(label: string, control: HTMLElement, hint?: HTMLElement): 
 
 /** Binds a control to the drafts: restores the saved value now and saves every change. */
 export function persist(channel: MediaChannel, name: string, control: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement, onChange?: () => void): void {
-  const saved = channel.drafts.fields[name];
+  const saved = channel.state.fields[name];
   if (saved !== undefined) {
     if (control instanceof HTMLInputElement && control.type === 'checkbox') control.checked = saved === 'true';
     else control.value = saved;
   }
   const save = () => {
-    channel.drafts.fields[name] = control instanceof HTMLInputElement && control.type === 'checkbox' ? String(control.checked) : control.value;
+    channel.state.fields[name] = control instanceof HTMLInputElement && control.type === 'checkbox' ? String(control.checked) : control.value;
     channel.saveSoon();
     onChange?.();
   };

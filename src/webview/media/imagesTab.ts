@@ -78,7 +78,7 @@ export class ImagesTab {
   update(s: MediaSnapshot): void {
     const first = !this.snapshot;
     this.snapshot = s;
-    const d = this.channel.drafts.fields;
+    const d = this.channel.state.fields;
     if (first) {
       this.route.value = d.route ?? s.defaults.route;
       if (!this.size.value) this.size.value = d.imageSize ?? s.defaults.imageSize;

@@ -1,22 +1,8 @@
-/**
- * Entry of the Media Studio webview (bundled to dist/webview/media.js, loaded with a CSP nonce).
- * Every host message is validated against the shared protocol; anything else is logged and dropped.
- */
+/** Entry of the Media Studio webview (bundled to dist/webview/media.js, loaded with a CSP nonce). */
 import { mediaHostMessageSchema } from '../../shared/mediaProtocol';
-import { MediaApp } from './mediaApp';
+import { startWebviewApp } from '../shared/channel';
 import { MediaChannel } from './channel';
+import { MediaApp } from './mediaApp';
 
 const channel = new MediaChannel();
-const root = document.getElementById('app') ?? document.body.appendChild(document.createElement('div'));
-const app = new MediaApp(root, channel);
-
-window.addEventListener('message', (event: MessageEvent<unknown>) => {
-  const parsed = mediaHostMessageSchema.safeParse(event.data);
-  if (!parsed.success) {
-    console.warn('[Model Gateway media] ignored a host message that does not fit the protocol:', parsed.error.issues, event.data);
-    return;
-  }
-  app.receive(parsed.data);
-});
-
-channel.post({ type: 'ready' });
+startWebviewApp('media', mediaHostMessageSchema, (root) => new MediaApp(root, channel), () => channel.post({ type: 'ready' }));

@@ -48,7 +48,7 @@ export class MediaApp {
       if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft' && e.key !== 'Home' && e.key !== 'End') return;
       e.preventDefault();
       const order: MediaTab[] = ['images', 'video'];
-      const current = order.indexOf(this.channel.drafts.tab);
+      const current = order.indexOf(this.channel.state.tab);
       const next = e.key === 'Home' ? 0 : e.key === 'End' ? order.length - 1 : (current + (e.key === 'ArrowRight' ? 1 : order.length - 1)) % order.length;
       this.select(order[next] ?? 'images', true);
       this.tabs[order[next] ?? 'images'].tab.focus();
@@ -87,7 +87,7 @@ export class MediaApp {
     this.videoGallery.update(s.gallery);
     setText(this.output, s.outputFolder);
     this.renderNotice(s.notice);
-    if (first) this.select(this.channel.drafts.tab, false);
+    if (first) this.select(this.channel.state.tab, false);
   }
 
   private select(tab: MediaTab, focusForm: boolean): void {
@@ -98,8 +98,8 @@ export class MediaApp {
       t.tab.classList.toggle('tab-active', on);
       setHidden(t.panel, !on || this.loading.isConnected);
     }
-    if (this.channel.drafts.tab !== tab) {
-      this.channel.drafts.tab = tab;
+    if (this.channel.state.tab !== tab) {
+      this.channel.state.tab = tab;
       this.channel.saveSoon();
     }
     if (focusForm && !this.loading.isConnected && document.activeElement === document.body) (tab === 'images' ? this.images : this.video).focus();

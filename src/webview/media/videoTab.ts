@@ -60,7 +60,7 @@ export class VideoTab {
   update(s: MediaSnapshot): void {
     this.snapshot = s;
     this.pending = false;
-    fillModels(this.model, s.videoModels, this.channel.drafts.fields.videoModel, s.defaults.videoModel, 'No video models for this key');
+    fillModels(this.model, s.videoModels, this.channel.state.fields.videoModel, s.defaults.videoModel, 'No video models for this key');
     this.applyHints(false);
     this.tasks.update(s.tasks);
   }

@@ -4,14 +4,7 @@
  * content is never stored here; it always comes from the host.
  */
 import type { WebviewMessage } from '../../shared/protocol';
-
-interface VsCodeApi {
-  postMessage(message: unknown): void;
-  getState(): unknown;
-  setState(state: unknown): void;
-}
-
-declare function acquireVsCodeApi(): VsCodeApi;
+import { WebviewChannel } from '../shared/channel';
 
 export interface UiState {
   draft: string;
@@ -26,33 +19,13 @@ export interface UiState {
 
 const MAX_REASONING_ENTRIES = 200;
 
-export class HostChannel {
-  private readonly api: VsCodeApi;
-  readonly ui: UiState;
-  private saveTimer: ReturnType<typeof setTimeout> | undefined;
-
+/** The chat's channel; its UI state is the draft, the scroll position and the open reasoning sections. */
+export class ChatChannel extends WebviewChannel<WebviewMessage, UiState> {
   constructor() {
-    this.api = acquireVsCodeApi();
-    this.ui = readUiState(this.api.getState());
-  }
-
-  post(message: WebviewMessage): void {
-    this.api.postMessage(message);
-  }
-
-  /** Saves the UI state soon (typing and scrolling update it often). */
-  saveUi(): void {
-    if (this.saveTimer !== undefined) return;
-    this.saveTimer = setTimeout(() => {
-      this.saveTimer = undefined;
-      this.flushUi();
-    }, 250);
-  }
-
-  flushUi(): void {
-    const keys = Object.keys(this.ui.reasoning);
-    for (const key of keys.slice(0, Math.max(0, keys.length - MAX_REASONING_ENTRIES))) delete this.ui.reasoning[key];
-    this.api.setState(this.ui);
+    super(readUiState, 250, (ui) => {
+      const keys = Object.keys(ui.reasoning);
+      for (const key of keys.slice(0, Math.max(0, keys.length - MAX_REASONING_ENTRIES))) delete ui.reasoning[key];
+    });
   }
 }
 
