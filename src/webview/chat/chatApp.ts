@@ -5,10 +5,10 @@
 import type { HostMessage } from '../../shared/protocol';
 import { ChatStore } from './chatStore';
 import { Composer } from './composer';
-import { h } from './dom';
+import { h } from '../shared/dom';
 import { Header } from './header';
 import { MessageList } from './messageList';
-import { NoticeBanner } from './notice';
+import { NoticeBanner } from '../shared/notice';
 import type { ChatChannel } from './chatChannel';
 
 /** Render timings, collected only when a test page installs `window.__chatPerf`. */
@@ -33,7 +33,7 @@ export class ChatApp {
     private readonly channel: ChatChannel,
   ) {
     this.header = new Header(channel);
-    this.notice = new NoticeBanner(channel);
+    this.notice = new NoticeBanner((action) => channel.post({ type: 'action', action }));
     this.list = new MessageList(this.store, channel, () => this.header.focusModel());
     this.composer = new Composer(channel);
     this.header.el.hidden = true;

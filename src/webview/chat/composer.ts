@@ -5,7 +5,7 @@
  * the view. The draft survives a reload through the webview's UI state.
  */
 import type { ChatModelView, Snapshot } from '../../shared/protocol';
-import { button, h, setHidden, setText } from './dom';
+import { button, h, setHidden, setText } from '../shared/dom';
 import { formatBytes } from '../../shared/format';
 import { formatChars, imageDetail } from './labels';
 import type { ChatChannel } from './chatChannel';

@@ -5,7 +5,7 @@
  * change is posted as an intent and the host answers with a new snapshot.
  */
 import type { ChatModelView, Snapshot, WireProtocol } from '../../shared/protocol';
-import { button, h, setHidden } from './dom';
+import { button, h, setHidden } from '../shared/dom';
 import { PROTOCOL_LABELS, PROTOCOL_SHORT } from './labels';
 import type { ChatChannel } from './chatChannel';
 

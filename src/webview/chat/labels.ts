@@ -16,12 +16,6 @@ export const PROTOCOL_SHORT: Record<WireProtocol, string> = {
   messages: 'Msg',
 };
 
-export const NOTICE_ACTION_LABELS: Record<'setKey' | 'openSettings' | 'refreshModels', string> = {
-  setKey: 'Set API Key',
-  openSettings: 'Open Settings',
-  refreshModels: 'Refresh Models',
-};
-
 /** The button offered under a failed answer, by error kind. */
 export function errorAction(kind: string): { action: Action; label: string } | undefined {
   switch (kind) {

@@ -6,7 +6,7 @@
 import MarkdownIt from 'markdown-it';
 import { fenceLanguage, highlightCode } from './highlight';
 import { sanitizeToFragment } from './sanitizer';
-import { button, h } from './dom';
+import { button, h } from '../shared/dom';
 
 export interface RenderOptions {
   /** Hosts the user allowed https images from (the host decides; the page's CSP lists the same). */

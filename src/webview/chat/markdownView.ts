@@ -9,7 +9,7 @@
 import { BlockSplitter } from './blockSplitter';
 import { fenceLanguage } from './highlight';
 import { codeBlock, renderMarkdown, type RenderOptions } from './markdown';
-import { h } from './dom';
+import { h } from '../shared/dom';
 
 interface StreamingCode {
   /** Where the fence's code starts in the source. */

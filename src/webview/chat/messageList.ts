@@ -5,7 +5,7 @@
  */
 import type { WebviewMessage } from '../../shared/protocol';
 import type { ChatStore } from './chatStore';
-import { button, h, setHidden } from './dom';
+import { button, h, setHidden } from '../shared/dom';
 import type { RenderOptions } from './markdown';
 import { MessageView, sameHosts, type MessageContext } from './messageView';
 import { SAFE_LINK } from './sanitizer';

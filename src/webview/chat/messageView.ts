@@ -3,7 +3,7 @@
  * changed, and the answer / reasoning text goes through an incremental MarkdownView.
  */
 import type { ChatMessageView, WebviewMessage } from '../../shared/protocol';
-import { button, h, setHidden, setText } from './dom';
+import { button, h, setHidden, setText } from '../shared/dom';
 import { errorAction, formatChars, imageDetail, PROTOCOL_LABELS, statusLabel, usageLine } from './labels';
 import type { RenderOptions } from './markdown';
 import { MarkdownView } from './markdownView';

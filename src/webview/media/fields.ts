@@ -3,7 +3,7 @@
  * state under their name), and a select whose options follow the host's model lists without
  * losing what the user picked.
  */
-import { h } from '../chat/dom';
+import { h } from '../shared/dom';
 import type { MediaChannel } from './channel';
 
 let nextId = 0;

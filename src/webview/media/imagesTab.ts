@@ -3,7 +3,7 @@
  * count or streaming, Generate / Cancel, and the running job with its partial preview.
  */
 import type { ImageJobView, MediaSnapshot } from '../../shared/mediaProtocol';
-import { button, h, setHidden, setText } from '../chat/dom';
+import { button, h, setHidden, setText } from '../shared/dom';
 import type { MediaChannel } from './channel';
 import { field, fillList, fillModels, persist } from './fields';
 import { formatDuration } from '../../shared/format';

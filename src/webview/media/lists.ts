@@ -3,7 +3,7 @@
  * when its data changed, so thumbnails do not flicker and focus stays on an untouched row.
  */
 import type { GalleryItemView, MediaWebviewMessage, TaskView } from '../../shared/mediaProtocol';
-import { button, h, setText } from '../chat/dom';
+import { button, h, setText } from '../shared/dom';
 import type { MediaChannel } from './channel';
 import { formatBytes, formatDuration, formatWhen } from '../../shared/format';
 import { clip } from './format';

@@ -4,13 +4,12 @@
  * whole; the form fields the user is typing in are never overwritten by one.
  */
 import type { MediaHostMessage, MediaSnapshot, MediaTab } from '../../shared/mediaProtocol';
-import { button, h, setHidden, setText } from '../chat/dom';
+import { button, h, setHidden, setText } from '../shared/dom';
+import { NoticeBanner } from '../shared/notice';
 import type { MediaChannel } from './channel';
 import { ImagesTab } from './imagesTab';
 import { GalleryGrid } from './lists';
 import { VideoTab } from './videoTab';
-
-const NOTICE_LABELS = { setKey: 'Set API Key', openSettings: 'Open Settings', refreshModels: 'Refresh Models' } as const;
 
 export class MediaApp {
   private readonly images: ImagesTab;
@@ -18,15 +17,15 @@ export class MediaApp {
   private readonly imageGallery: GalleryGrid;
   private readonly videoGallery: GalleryGrid;
   private readonly tabs: Record<MediaTab, { tab: HTMLButtonElement; panel: HTMLElement }>;
-  private readonly notice = h('div', { className: 'notice', attrs: { role: 'status' } });
+  private readonly notice: NoticeBanner;
   private readonly output = h('span', { className: 'output-folder' });
   private readonly loading = h('div', { className: 'loading', text: 'Loading…' });
-  private noticeKey = '';
 
   constructor(
     root: HTMLElement,
     private readonly channel: MediaChannel,
   ) {
+    this.notice = new NoticeBanner((action) => channel.post({ type: 'action', action }));
     this.images = new ImagesTab(channel);
     this.video = new VideoTab(channel);
     this.imageGallery = new GalleryGrid(channel, 'image');
@@ -53,9 +52,8 @@ export class MediaApp {
       this.select(order[next] ?? 'images', true);
       this.tabs[order[next] ?? 'images'].tab.focus();
     });
-    this.notice.hidden = true;
     const header = h('header', { className: 'studio-header' }, h('h1', { className: 'title', text: 'Media Studio' }), tablist, h('span', { className: 'spacer' }), h('span', { className: 'output' }, 'Saved to ', this.output, ' ', openFolder));
-    const body = h('main', { className: 'studio-body' }, this.notice, this.loading, this.tabs.images.panel, this.tabs.video.panel);
+    const body = h('main', { className: 'studio-body' }, this.notice.el, this.loading, this.tabs.images.panel, this.tabs.video.panel);
     body.hidden = false;
     this.tabs.images.panel.hidden = true;
     this.tabs.video.panel.hidden = true;
@@ -86,7 +84,7 @@ export class MediaApp {
     this.imageGallery.update(s.gallery);
     this.videoGallery.update(s.gallery);
     setText(this.output, s.outputFolder);
-    this.renderNotice(s.notice);
+    this.notice.update(s.notice);
     if (first) this.select(this.channel.state.tab, false);
   }
 
@@ -105,22 +103,4 @@ export class MediaApp {
     if (focusForm && !this.loading.isConnected && document.activeElement === document.body) (tab === 'images' ? this.images : this.video).focus();
   }
 
-  private renderNotice(notice: MediaSnapshot['notice']): void {
-    const key = JSON.stringify(notice ?? null);
-    if (key === this.noticeKey) return;
-    this.noticeKey = key;
-    setHidden(this.notice, !notice);
-    if (!notice) {
-      this.notice.replaceChildren();
-      return;
-    }
-    const parts: Node[] = [h('span', { className: 'notice-text', text: notice.message })];
-    const action = notice.action;
-    if (action) {
-      const fix = button(NOTICE_LABELS[action], { className: 'btn' });
-      fix.addEventListener('click', () => this.channel.post({ type: 'action', action }));
-      parts.push(fix);
-    }
-    this.notice.replaceChildren(...parts);
-  }
 }

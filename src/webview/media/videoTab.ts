@@ -3,7 +3,7 @@
  * billing note that is shown before anything is submitted, and the task list.
  */
 import { videoBillingNote, type MediaSnapshot, type VideoModelView } from '../../shared/mediaProtocol';
-import { button, h, setText } from '../chat/dom';
+import { button, h, setText } from '../shared/dom';
 import type { MediaChannel } from './channel';
 import { field, fillList, fillModels, persist } from './fields';
 import { VIDEO_SIZE } from './format';
