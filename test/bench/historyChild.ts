@@ -8,7 +8,8 @@
  */
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
-import { ConversationStore, toView, type ConversationPage } from '../../src/core/chat/conversationStore';
+import { toView } from '../../src/core/chat/conversationForms';
+import { ConversationStore, type ConversationPage } from '../../src/core/chat/conversationStore';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;

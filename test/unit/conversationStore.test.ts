@@ -2,7 +2,8 @@ import * as assert from 'node:assert/strict';
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ConversationStore, titleFrom, toMarkdown, toView, type StoredMessage, type StoreProblem } from '../../src/core/chat/conversationStore';
+import { titleFrom, toMarkdown, toView } from '../../src/core/chat/conversationForms';
+import { ConversationStore, type StoredMessage, type StoreProblem } from '../../src/core/chat/conversationStore';
 import { writeFileAtomic } from '../../src/core/atomicFile';
 
 const user = (id: string, text = `text of ${id}`): StoredMessage => ({ id, role: 'user', text, status: 'done', createdAt: 1 });

@@ -3,10 +3,12 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod/mini';
 import { syncDirectory, writeFileAtomic } from '../atomicFile';
-import { conversationSummarySchema, type ChatMessageView, type ConversationSummary, type ImageRef } from '../../shared/protocol';
-import { describeImage, ImageStore, IMAGE_PRUNE_GRACE_MS } from './images';
+import { conversationSummarySchema, type ConversationSummary } from '../../shared/protocol';
+import { ImageStore, IMAGE_PRUNE_GRACE_MS } from './images';
 import { FileLock } from './store/lock';
-import { DamagedLogError, encodeRecord, metaSchema, scanLog, storedMessageSchema, type LogRecord, type Meta, type ScanOptions, type ScanResult, type StoredMessage } from './store/log';
+import { DamagedLogError, encodeRecord, scanLog, type LogRecord, type Meta, type ScanOptions, type ScanResult, type StoredMessage } from './store/log';
+import { definedOnly, describe, isMissing, parseSummary, readMetaFile, setAside, type MetaFile } from './store/files';
+import { hasOldFormat, migrateOldFormat } from './store/migration';
 import { ChangeWatcher, type StoreChange } from './store/watch';
 
 export type { StoredMessage } from './store/log';
@@ -68,11 +70,8 @@ const COMPACT_MIN_BYTES = 1024 * 1024;
 const INTERRUPTED = 'The answer was interrupted when VS Code reloaded or closed; the text received until then is kept.';
 
 const summaryCacheSchema = z.object({ v: z.literal(1), entries: z.array(z.object({ stamp: z.string(), summary: conversationSummarySchema })) });
-const metaFileSchema = z.object({ v: z.literal(1), meta: metaSchema, messageCount: z.number() });
-type MetaFile = z.infer<typeof metaFileSchema>;
 
 /** Today's conversations before the log format: one JSON file each plus index.json. */
-const oldConversationSchema = z.extend(metaSchema, { messages: z.array(storedMessageSchema) });
 
 const ID = /^[A-Za-z0-9-]+$/;
 const LOCK_NAME = '.lock';
@@ -97,6 +96,14 @@ const SUMMARY_CACHE = '.summaries.json';
  *
  * Appends are fsync'd; checkpoints of a streaming answer are not (losing the last second of a
  * stream to a power cut is acceptable, and the final `update` is fsync'd).
+ *
+ * Why this file is longer than the others (about 600 lines): every public operation is a locked
+ * read-modify-write of a log and its metadata, and these sequences share the class's private state
+ * (the lock, the summary cache, the watcher, the problem reports); splitting them apart would
+ * scatter one protocol over several files. What stands alone lives beside it: the log format
+ * (store/log.ts), the lock (store/lock.ts), change watching (store/watch.ts), file helpers
+ * (store/files.ts), the old format's migration (store/migration.ts) and the export and view forms
+ * (conversationForms.ts).
  */
 export class ConversationStore {
   /** Images of the conversations, stored once each next to them (`images/<sha256>.<ext>`). */
@@ -345,7 +352,7 @@ export class ConversationStore {
     this.readiness ??= (async () => {
       await fs.mkdir(this.dir, { recursive: true });
       const names = await fs.readdir(this.dir);
-      if (names.some((n) => isOldFormat(n) || n === 'index.json')) await this.lock.run(() => this.migrate());
+      if (names.some(hasOldFormat)) await this.lock.run(() => migrateOldFormat({ dir: this.dir, logFile: (id) => this.logFile(id), writeMeta: (file) => this.writeMeta(file), report: (problem) => this.report(problem) }));
     })();
     // A failed start (a folder that could not be made) is tried again by the next call.
     this.readiness.catch(() => (this.readiness = undefined));
@@ -587,41 +594,6 @@ export class ConversationStore {
   }
 
   /** Moves conversations in the format before logs (one JSON file each + index.json) to logs. */
-  private async migrate(): Promise<void> {
-    for (const name of await fs.readdir(this.dir)) {
-      if (!isOldFormat(name)) continue;
-      const old = path.join(this.dir, name);
-      const id = name.slice(0, -'.json'.length);
-      let conversation: z.infer<typeof oldConversationSchema>;
-      try {
-        const result = z.safeParse(oldConversationSchema, JSON.parse(await fs.readFile(old, 'utf8')));
-        if (!result.success || result.data.id !== id) throw new Error('it does not have the shape of a conversation');
-        conversation = result.data;
-      } catch (err) {
-        if (isMissing(err)) continue;
-        const aside = await setAside(old);
-        this.report({ kind: 'damaged', id, message: `A stored conversation could not be read (${describe(err)}); it was set aside as ${aside} in the chat history folder.`, setAsideAs: aside });
-        continue;
-      }
-      const { messages, ...meta } = conversation;
-      const records: LogRecord[] = [{ k: 'm', at: meta.updatedAt, meta }, ...messages.map((m, i): LogRecord => ({ k: 'a', at: meta.updatedAt, i, m }))];
-      let existed = false;
-      try {
-        // Written whole under its final name in one step: a log that exists is complete, so a
-        // migration cut short is finished (or redone) by the next start.
-        await writeFileAtomic(this.logFile(id), records.map(encodeRecord).join(''), { overwrite: false });
-      } catch (err) {
-        if ((await fs.stat(this.logFile(id)).catch(() => undefined)) === undefined) throw err;
-        existed = true;
-      }
-      // A log migrated before may have changed since: its metadata is kept, or rebuilt from it when missing.
-      if (!existed) await this.writeMeta({ v: 1, meta, messageCount: messages.length });
-      await fs.rm(old, { force: true });
-    }
-    await fs.rm(path.join(this.dir, 'index.json'), { force: true });
-    await syncDirectory(this.dir);
-  }
-
   private async writeMeta(file: MetaFile, durable = true): Promise<void> {
     await writeFileAtomic(this.metaFile(file.meta.id), JSON.stringify(file), { overwrite: true, durable });
   }
@@ -648,104 +620,9 @@ function checkId(id: string): string {
   return id;
 }
 
-function isOldFormat(name: string): boolean {
-  return name !== 'index.json' && /^[A-Za-z0-9-]+\.json$/.test(name);
-}
-
-function isMissing(err: unknown): boolean {
-  return (err as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
-}
-
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-function parseSummary(file: MetaFile): ConversationSummary {
-  return z.parse(conversationSummarySchema, { id: file.meta.id, title: file.meta.title, updatedAt: file.meta.updatedAt, messageCount: file.messageCount });
-}
-
-async function readMetaFile(file: string): Promise<{ ok: true; value: MetaFile; damaged?: undefined } | { ok: false; value?: undefined; damaged: boolean }> {
-  let text: string;
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (err) {
-    if (isMissing(err)) return { ok: false, damaged: false };
-    throw err;
-  }
-  try {
-    const result = z.safeParse(metaFileSchema, JSON.parse(text));
-    if (result.success) return { ok: true, value: result.data };
-  } catch {
-    // Not JSON: damaged, like JSON of the wrong shape.
-  }
-  return { ok: false, damaged: true };
-}
-
-/** Renames a damaged file to `<name>.damaged-<time>` next to it (kept for the user) and returns the new name. */
-async function setAside(file: string): Promise<string> {
-  const aside = `${path.basename(file)}.damaged-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-  await fs.rename(file, path.join(path.dirname(file), aside));
-  return aside;
-}
-
 /** An answer still marked as streaming whose window died: keep its text, say so. */
 function interrupted(m: StoredMessage): StoredMessage {
   return { ...m, status: 'cut', error: { kind: 'cancelled', message: INTERRUPTED } };
 }
 
 /** A title from the first user message: its first line, shortened. */
-export function titleFrom(text: string): string {
-  const line = text.trim().split('\n')[0]?.trim() ?? '';
-  return line.length > 60 ? `${line.slice(0, 57)}…` : line || 'New chat';
-}
-
-export function toMarkdown(c: Conversation): string {
-  const lines = [`# ${c.title}`, '', `_Exported ${new Date().toISOString()}_`, ''];
-  for (const m of c.messages) {
-    if (m.role === 'user') {
-      lines.push('## You', '');
-      for (const a of m.attachments ?? []) lines.push(`> Attached: ${a.label}${a.truncated ? ' (cut to fit)' : ''}`);
-      for (const image of m.images ?? []) lines.push(`> Image: ${image.name} (${describeImage(image)}, sha256 ${image.id.slice(0, 12)})`);
-      if (m.attachments?.length || m.images?.length) lines.push('');
-      lines.push(m.text, '');
-    } else {
-      lines.push(`## ${m.model ?? 'Assistant'}`, '');
-      if (m.reasoning) lines.push('<details><summary>Thinking</summary>', '', m.reasoning, '', '</details>', '');
-      lines.push(m.text, '');
-      if (m.searches?.length) lines.push(`_Searched the web for: ${m.searches.map((q) => `“${q}”`).join(', ')}_`, '');
-      if (m.citations?.length) {
-        lines.push('**Sources**', '');
-        m.citations.forEach((c, i) => lines.push(`${i + 1}. [${markdownLinkText(c.title || c.url)}](${markdownUrl(c.url)})`));
-        lines.push('');
-      }
-      if (m.status === 'stopped') lines.push('_(stopped)_', '');
-      if (m.status === 'cut') lines.push(`_(cut off: ${m.error?.message ?? 'unknown reason'})_`, '');
-    }
-  }
-  return lines.join('\n');
-}
-
-function markdownLinkText(text: string): string {
-  return text.replace(/[[\]\\]/g, '\\$&').replace(/\s+/g, ' ');
-}
-
-function markdownUrl(url: string): string {
-  return url.replace(/[()<>\s]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
-}
-
-/** A stored message as the view gets it; `imageSrc` gives each image the address the view loads it from. */
-export function toView(m: StoredMessage, imageSrc?: (image: ImageRef) => string | undefined): ChatMessageView {
-  const { context: _context, ...view } = m;
-  if (!imageSrc || !view.images?.length) return view;
-  return {
-    ...view,
-    images: view.images.map((image) => {
-      const src = imageSrc(image);
-      return src ? { ...image, src } : image;
-    }),
-  };
-}

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { ConversationStore, StoredMessage, StoreProblem } from '../../core/chat/conversationStore';
-import { toView } from '../../core/chat/conversationStore';
+import { toView } from '../../core/chat/conversationForms';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import type { ModelInfo } from '../../core/models/types';
 import type { ChatMessageView, HostMessage, ImageRef, Snapshot, WebviewMessage } from '../../shared/protocol';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { toMarkdown } from '../../core/chat/conversationStore';
+import { toMarkdown } from '../../core/chat/conversationForms';
 import type { ChatController } from './chatController';
 
 /** Rename, delete and export: actions on a conversation named by id, whichever one the view shows. */

@@ -1,0 +1,51 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import * as z from 'zod/mini';
+import { conversationSummarySchema, type ConversationSummary } from '../../../shared/protocol';
+import { metaSchema } from './log';
+
+/** The store's small file helpers: reading a metadata file, setting a damaged file aside. */
+
+export const metaFileSchema = z.object({ v: z.literal(1), meta: metaSchema, messageCount: z.number() });
+export type MetaFile = z.infer<typeof metaFileSchema>;
+
+export function isMissing(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+}
+
+export function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+export function parseSummary(file: MetaFile): ConversationSummary {
+  return z.parse(conversationSummarySchema, { id: file.meta.id, title: file.meta.title, updatedAt: file.meta.updatedAt, messageCount: file.messageCount });
+}
+
+export async function readMetaFile(file: string): Promise<{ ok: true; value: MetaFile; damaged?: undefined } | { ok: false; value?: undefined; damaged: boolean }> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    if (isMissing(err)) return { ok: false, damaged: false };
+    throw err;
+  }
+  try {
+    const result = z.safeParse(metaFileSchema, JSON.parse(text));
+    if (result.success) return { ok: true, value: result.data };
+  } catch {
+    // Not JSON: damaged, like JSON of the wrong shape.
+  }
+  return { ok: false, damaged: true };
+}
+
+/** Renames a damaged file to `<name>.damaged-<time>` next to it (kept for the user) and returns the new name. */
+export async function setAside(file: string): Promise<string> {
+  const aside = `${path.basename(file)}.damaged-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  await fs.rename(file, path.join(path.dirname(file), aside));
+  return aside;
+}
+
