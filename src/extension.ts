@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import * as l10n from '@vscode/l10n';
 import * as vscode from 'vscode';
 import { ConversationStore, type StoreProblem } from './core/chat/conversationStore';
 import { ChatController } from './host/chat/chatController';
@@ -12,12 +13,17 @@ import { Services } from './host/services';
 import { GatewayStatusBar } from './host/statusBar';
 import { ChatViewProvider } from './host/views/chatView';
 import { ModelsView } from './host/views/modelsView';
+import { setDisplayLocale } from './shared/format';
 
 /**
  * Builds the services and registers contributions; nothing else. No network call and no file
  * read happens here: the first request is made by a command or by a view as it is shown.
  */
 export function activate(context: vscode.ExtensionContext): void {
+  // Core's strings (errors, notices) come from the same bundle VS Code loaded for the display
+  // language; numbers, sizes and dates follow that language too.
+  l10n.config({ contents: vscode.l10n.bundle ?? {} });
+  setDisplayLocale(vscode.env.language);
   const log = vscode.window.createOutputChannel('Model Gateway', { log: true });
   const services = new Services(context, log);
   const models = new ModelsView(services);

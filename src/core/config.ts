@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import { GatewayError } from './errors';
 
 export interface NormalisedBase {
@@ -138,18 +139,18 @@ export type KeyCheck = { ok: true; key: string; trimmed: boolean } | { ok: false
 export function checkApiKey(raw: string): KeyCheck {
   const key = raw.trim();
   const trimmed = key !== raw;
-  if (!key) return { ok: false, reason: 'The key is empty. Paste the whole key from the console\'s API Keys page.' };
+  if (!key) return { ok: false, reason: l10n.t('The key is empty. Paste the whole key from the console\'s API Keys page.') };
   if (/^bearer\b/i.test(key)) {
-    return { ok: false, reason: 'Paste the key alone, without "Bearer": the extension sends the Authorization header itself.' };
+    return { ok: false, reason: l10n.t('Paste the key alone, without "Bearer": the extension sends the Authorization header itself.') };
   }
-  if (/[\r\n]/.test(key)) return { ok: false, reason: 'The key contains a line break. Copy it again as one line.' };
-  if (/\s/.test(key)) return { ok: false, reason: 'The key contains a space inside it. Copy it again in full; a key has no spaces.' };
+  if (/[\r\n]/.test(key)) return { ok: false, reason: l10n.t('The key contains a line break. Copy it again as one line.') };
+  if (/\s/.test(key)) return { ok: false, reason: l10n.t('The key contains a space inside it. Copy it again in full; a key has no spaces.') };
   if (/[^\x21-\x7e]/.test(key)) {
-    return { ok: false, reason: 'The key contains characters that cannot be part of a key (non-ASCII or control characters). Copy it again from the console.' };
+    return { ok: false, reason: l10n.t('The key contains characters that cannot be part of a key (non-ASCII or control characters). Copy it again from the console.') };
   }
   const prefixes = key.match(/sk-/g)?.length ?? 0;
   if (prefixes > 1 || /[,;|]/.test(key)) {
-    return { ok: false, reason: 'This looks like two keys joined together. Paste exactly one key.' };
+    return { ok: false, reason: l10n.t('This looks like two keys joined together. Paste exactly one key.') };
   }
   return { ok: true, key, trimmed };
 }

@@ -37,7 +37,7 @@ export async function setupNotice(
   if (!services.settings().baseUrl.trim()) return { message: texts.noBase, action: 'openSettings' };
   if (!(await services.keys.has())) return { message: texts.noKey, action: 'setKey' };
   const snap = services.registry.snapshot;
-  if (snap.updatedAt === 0) return { message: 'Loading the models this key may use…' };
+  if (snap.updatedAt === 0) return { message: vscode.l10n.t('Loading the models this key may use…') };
   if (snap.keyError) return { message: snap.keyError.message, action: snap.keyError.kind === 'auth' ? 'setKey' : 'refreshModels' };
   if (usableModels === 0) return { message: texts.noModels, action: 'refreshModels' };
   return undefined;

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { formatAmount, formatNumber, formatWhen } from '../shared/format';
 import type { RegistrySnapshot } from '../core/models/modelRegistry';
 import type { BillingMeter } from '../core/tools/billing';
 import type { Services } from './services';
@@ -12,7 +13,7 @@ export class GatewayStatusBar implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[];
 
   constructor(private readonly services: Services) {
-    this.item.name = 'Model Gateway';
+    this.item.name = vscode.l10n.t('Model Gateway');
     this.item.command = 'modelGateway.checkConnection';
     this.subscriptions = [
       services.keys.onDidChange(() => void this.update()),
@@ -30,30 +31,30 @@ export class GatewayStatusBar implements vscode.Disposable {
     const tooltip = new vscode.MarkdownString(undefined, true);
     tooltip.appendMarkdown('**Model Gateway**\n\n');
     if (!masked) {
-      this.item.text = '$(key) Gateway: no key';
+      this.item.text = `$(key) ${vscode.l10n.t('Gateway: no key')}`;
       this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
-      tooltip.appendMarkdown('No API key is set. Run **Model Gateway: Set API Key**.');
+      tooltip.appendMarkdown(vscode.l10n.t('No API key is set. Run **Model Gateway: Set API Key**.'));
     } else {
       this.item.backgroundColor = undefined;
       const err = snap.keyError;
       if (snap.updatedAt === 0) {
         this.item.text = `$(key) Gateway ${masked}`;
-        tooltip.appendMarkdown(`Key ${masked} is set; the gateway has not been asked yet. Click to check the connection.`);
+        tooltip.appendMarkdown(vscode.l10n.t('Key {0} is set; the gateway has not been asked yet.', masked));
       } else if (snap.keyModels) {
         this.item.text = `$(check) Gateway ${masked}`;
-        tooltip.appendMarkdown(`Key ${masked} accepted; ${snap.keyModels.length} models available. Last checked ${new Date(snap.updatedAt).toLocaleTimeString()}.`);
+        tooltip.appendMarkdown(vscode.l10n.t('Key {0} accepted; {1} models available. Last checked {2}.', masked, formatNumber(snap.keyModels.length), formatWhen(snap.updatedAt)));
       } else if (err?.kind === 'auth' && err.status !== undefined) {
         this.item.text = `$(error) Gateway ${masked}`;
         this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
-        tooltip.appendMarkdown(`The gateway refused key ${masked}. ${escape(err.message)}`);
+        tooltip.appendMarkdown(`${vscode.l10n.t('The gateway refused key {0}.', masked)} ${escape(err.message)}`);
       } else {
         this.item.text = `$(debug-disconnect) Gateway ${masked}`;
-        tooltip.appendMarkdown(`The gateway could not be reached. ${escape(err?.message ?? '')}`);
+        tooltip.appendMarkdown(`${vscode.l10n.t('The gateway could not be reached.')} ${escape(err?.message ?? '')}`);
       }
     }
     const figures = sessionFigures(this.services.billing);
-    if (figures.length) tooltip.appendMarkdown(`\n\nThis session: ${figures.join('; ')}.`);
-    tooltip.appendMarkdown('\n\nClick to check the connection.');
+    if (figures.length) tooltip.appendMarkdown(`\n\n${vscode.l10n.t('This session: {0}.', figures.join('; '))}`);
+    tooltip.appendMarkdown(`\n\n${vscode.l10n.t('Click to check the connection.')}`);
     this.item.tooltip = tooltip;
   }
 
@@ -66,11 +67,18 @@ export class GatewayStatusBar implements vscode.Disposable {
 /** The session's figures as tooltip phrases: billed tool calls, and the tokens of VS Code's own chat. */
 export function sessionFigures(billing: BillingMeter): string[] {
   const figures: string[] = [];
-  if (billing.calls > 0) figures.push(`${billing.calls} billed tool call${billing.calls === 1 ? '' : 's'}, about US$${billing.usd.toFixed(2)}`);
+  if (billing.calls > 0) {
+    const usd = formatAmount(billing.usd);
+    figures.push(billing.calls === 1 ? vscode.l10n.t('1 billed tool call, about US${0}', usd) : vscode.l10n.t('{0} billed tool calls, about US${1}', formatNumber(billing.calls), usd));
+  }
   const t = billing.chatTokens;
   if (t.answers > 0) {
-    const n = (x: number) => x.toLocaleString('en-US');
-    figures.push(`${n(t.answers)} answer${t.answers === 1 ? '' : 's'} in VS Code's chat, ${n(t.inputTokens)} input and ${n(t.outputTokens)} output tokens`);
+    const tokens = [formatNumber(t.inputTokens), formatNumber(t.outputTokens)] as const;
+    figures.push(
+      t.answers === 1
+        ? vscode.l10n.t("1 answer in VS Code's chat, {0} input and {1} output tokens", ...tokens)
+        : vscode.l10n.t("{0} answers in VS Code's chat, {1} input and {2} output tokens", formatNumber(t.answers), ...tokens),
+    );
   }
   return figures;
 }

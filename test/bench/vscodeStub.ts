@@ -4,6 +4,7 @@
  * calls and `new` give stubs, nothing is a thenable; configuration reads give the defaults, except
  * a maxTokens large enough for the double's long answers.
  */
+import * as l10n from '@vscode/l10n';
 import Module from 'node:module';
 
 /** Any property is another stub, any call or `new` gives a stub; never a thenable. */
@@ -33,6 +34,8 @@ const API_NAMES = [
   'RelativePattern', 'FileType', 'l10n', 'CancellationTokenSource', 'TextEdit', 'WorkspaceEdit', 'QuickPickItemKind', 'LogLevel', 'version',
 ];
 const vscodeStub: Record<string, unknown> = Object.fromEntries(API_NAMES.map((name) => [name, inert()]));
+// Strings are formatted as VS Code does with no bundle loaded (English).
+vscodeStub.l10n = { t: l10n.t, bundle: undefined };
 vscodeStub.workspace = new Proxy(inert() as object, {
   get: (t, p) => (p === 'getConfiguration' ? () => ({ get: (key: string, fallback?: unknown) => SETTINGS[key] ?? fallback, inspect: () => undefined }) : Reflect.get(t, p)),
 });

@@ -213,6 +213,14 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.equal(await p.page.locator('.notice').isVisible(), false);
     });
 
+    s.it('shows its words in the display language the host hands it (Chinese)', async () => {
+      const p = await open({ language: 'zh-cn' });
+      assert.equal(await p.page.evaluate<string>('document.documentElement.lang'), 'zh-cn');
+      await p.push(snapshotMessage(snapshot({ notice: { message: '请设置 API 密钥以开始对话。', action: 'setKey' } })));
+      await p.page.locator('.notice').getByRole('button', { name: '设置 API 密钥' }).click();
+      assert.deepEqual(await p.waitForPosted('action'), { type: 'action', action: 'setKey' });
+    });
+
     s.it('decodes HTML entities exactly as markdown-it does (the bundle replaces its entity tables)', async () => {
       const p = await open();
       const markdown = [

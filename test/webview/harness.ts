@@ -8,6 +8,7 @@
 import * as esbuild from 'esbuild';
 import * as fsp from 'node:fs/promises';
 import * as http from 'node:http';
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -54,6 +55,8 @@ export interface PageOptions {
   /** What `acquireVsCodeApi().getState()` returns at start. */
   uiState?: unknown;
   viewport?: { width: number; height: number };
+  /** VS Code's display language; `zh-cn` hands the page the Chinese bundle, as the host does. */
+  language?: 'en' | 'zh-cn';
 }
 
 export interface CspViolation {
@@ -201,7 +204,7 @@ export class WebviewHarness {
     });
     const seed = JSON.stringify({ uiState: options.uiState });
     await page.addInitScript({ content: `const __PROBE_SEED__ = ${seed};\n${WebviewHarness.probeSource}` });
-    const query = new URLSearchParams({ theme: options.theme ?? 'dark', remote: options.remoteImagesInCsp === false ? '0' : '1' });
+    const query = new URLSearchParams({ theme: options.theme ?? 'dark', remote: options.remoteImagesInCsp === false ? '0' : '1', lang: options.language ?? 'en' });
     await page.goto(`${this.origin}/chat.html?${query}`);
     await pollPage(page, `window.__probe.posted.some((m) => m.type === 'ready')`, 10_000);
     return new ChatPage(page, context, consoleLines, dialogs);
@@ -233,6 +236,8 @@ function chatHtml(origin: string, params: URLSearchParams): string {
     scriptUri: `${origin}/dist/webview/chat.js`,
     styleUris: [`${origin}/media/common.css`, `${origin}/media/chat.css`],
     title: 'Chat',
+    language: params.get('lang') ?? 'en',
+    ...(params.get('lang') === 'zh-cn' ? { bundle: JSON.parse(readFileSync(path.join(ROOT, 'l10n/bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string> } : {}),
     imageHosts: params.get('remote') === '0' ? [] : [REMOTE_IMAGE_HOST],
   });
   return html.replace('<link rel="stylesheet"', `<link rel="stylesheet" href="${origin}/test/theme-${theme}.css">\n<link rel="stylesheet"`);

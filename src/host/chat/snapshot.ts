@@ -3,6 +3,7 @@
  * pending attachments. The controller puts the streaming answer in from its session (the store has
  * its text only up to the last checkpoint).
  */
+import * as vscode from 'vscode';
 import { effectiveProtocol, imageSupport, isSearchable as searchableOver, isThirdProvider, searchProtocols } from '../../core/chat/capabilities';
 import type { ConversationStore, StoredMessage } from '../../core/chat/conversationStore';
 import type { ChatProtocol, ModelInfo } from '../../core/models/types';
@@ -59,9 +60,9 @@ export function toModelView(m: ModelInfo, override: ChatProtocol | undefined, im
 /** Why chat cannot be used right now (no address, no key, no models…), with the action that fixes it. */
 export async function chatNotice(services: Services, chatModels: readonly ModelInfo[]): Promise<Pick<Snapshot, 'notice'>> {
   const notice = await setupNotice(services, chatModels.length, {
-    noBase: 'Set the gateway base address to start chatting.',
-    noKey: 'Set your API key to start chatting.',
-    noModels: 'This key has no chat models.',
+    noBase: vscode.l10n.t('Set the gateway base address to start chatting.'),
+    noKey: vscode.l10n.t('Set your API key to start chatting.'),
+    noModels: vscode.l10n.t('This key has no chat models.'),
   });
   return notice ? { notice } : {};
 }

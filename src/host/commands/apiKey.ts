@@ -25,8 +25,8 @@ export const setApiKey: CommandDef = {
     const input =
       raw ??
       (await vscode.window.showInputBox({
-        title: 'Model Gateway: Set API Key',
-        prompt: 'Paste the API key exactly as copied from the console\'s API Keys page. It is kept in VS Code\'s secret storage only.',
+        title: vscode.l10n.t('Model Gateway: Set API Key'),
+        prompt: vscode.l10n.t("Paste the API key exactly as copied from the console's API Keys page. It is kept in VS Code's secret storage only."),
         password: true,
         ignoreFocusOut: true,
         validateInput: (value) => {
@@ -38,14 +38,15 @@ export const setApiKey: CommandDef = {
     if (input === undefined) return { stored: false, reason: 'cancelled' };
     const check = checkApiKey(input);
     if (!check.ok) {
-      void vscode.window.showErrorMessage(`The API key was not saved. ${check.reason}`);
+      void vscode.window.showErrorMessage(vscode.l10n.t('The API key was not saved. {0}', check.reason));
       return { stored: false, reason: check.reason };
     }
     await ctx.services.keys.set(check.key);
     const masked = maskKey(check.key);
     ctx.services.log.info(`API key ${masked} stored${check.trimmed ? ' (surrounding whitespace removed)' : ''}.`);
     if (raw === undefined) {
-      void vscode.window.showInformationMessage(`API key ${masked} saved${check.trimmed ? ' (spaces around it were removed)' : ''}.`, 'Check Connection').then((choice) => {
+      const saved = check.trimmed ? vscode.l10n.t('API key {0} saved (spaces around it were removed).', masked) : vscode.l10n.t('API key {0} saved.', masked);
+      void vscode.window.showInformationMessage(saved, vscode.l10n.t('Check Connection')).then((choice) => {
         if (choice) void vscode.commands.executeCommand('modelGateway.checkConnection');
       });
       void verifyKey(ctx.services);
@@ -74,7 +75,7 @@ export const clearApiKey: CommandDef = {
     const had = await ctx.services.keys.has();
     await ctx.services.keys.clear();
     ctx.services.log.info('API key cleared.');
-    void vscode.window.showInformationMessage(had ? 'The API key was removed from secret storage.' : 'No API key was stored.');
+    void vscode.window.showInformationMessage(had ? vscode.l10n.t('The API key was removed from secret storage.') : vscode.l10n.t('No API key was stored.'));
     return { cleared: had };
   },
 };

@@ -148,9 +148,9 @@ export class MediaStudio implements vscode.Disposable, MediaPanelOwner {
 
   private async notice(mediaModels: number): Promise<Pick<MediaSnapshot, 'notice'>> {
     const notice = await setupNotice(this.services, mediaModels, {
-      noBase: 'Set the gateway base address to generate images and videos.',
-      noKey: 'Set your API key to generate images and videos.',
-      noModels: 'This key has no image or video models.',
+      noBase: vscode.l10n.t('Set the gateway base address to generate images and videos.'),
+      noKey: vscode.l10n.t('Set your API key to generate images and videos.'),
+      noModels: vscode.l10n.t('This key has no image or video models.'),
     });
     return notice ? { notice } : {};
   }

@@ -20,6 +20,8 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, p
     scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', `${page.app}.js`)).toString(),
     styleUris: ['common', page.style].map((name) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', `${name}.css`)).toString()),
     title: page.title,
+    language: vscode.env.language,
+    ...(vscode.l10n.bundle ? { bundle: vscode.l10n.bundle } : {}),
     ...(page.imageHosts ? { imageHosts: page.imageHosts } : {}),
   });
 }

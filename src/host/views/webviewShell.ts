@@ -16,13 +16,28 @@ export interface ShellParts {
   title: string;
   /** Hosts `https:` images may load from. */
   imageHosts?: readonly string[];
+  /** VS Code's display language (`vscode.env.language`). */
+  language: string;
+  /** The translations for that language (`vscode.l10n.bundle`); none for English. */
+  bundle?: Record<string, string>;
+}
+
+/** What a webview app reads before it renders: the display language and its translations. */
+export interface WebviewLocale {
+  language: string;
+  bundle: Record<string, string>;
+}
+
+/** JSON inside a script element must not close the element or open a comment: escape `<`. */
+function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c');
 }
 
 export function shellHtml(parts: ShellParts): string {
   const images = ['img-src', parts.cspSource, 'data:', ...(parts.imageHosts ?? []).map((host) => `https://${host}`)].join(' ');
   const csp = [`default-src 'none'`, images, `style-src ${parts.cspSource}`, `font-src ${parts.cspSource}`, `script-src 'nonce-${parts.nonce}'`].join('; ');
   return `<!DOCTYPE html>
-<html lang="en">
+<html lang="${escapeAttribute(parts.language)}">
 <head>
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
@@ -32,7 +47,12 @@ ${parts.styleUris.map((uri) => `<link rel="stylesheet" href="${uri}">`).join('\n
 </head>
 <body>
 <div id="app"></div>
+<script type="application/json" id="locale" nonce="${parts.nonce}">${scriptJson({ language: parts.language, bundle: parts.bundle ?? {} } satisfies WebviewLocale)}</script>
 <script nonce="${parts.nonce}" src="${parts.scriptUri}"></script>
 </body>
 </html>`;
+}
+
+function escapeAttribute(text: string): string {
+  return text.replace(/[^A-Za-z0-9-]/g, '');
 }

@@ -4,6 +4,7 @@
  * moment after the last change so typing and scrolling do not write on every key. Content always
  * comes from the host's messages, never from this state.
  */
+import { applyLocale } from './locale';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -54,10 +55,11 @@ interface MessageSchema<In> {
 }
 
 /**
- * Starts a webview app: creates it on #app, hands it every host message that fits the shared
+ * Starts a webview app: applies the display language, creates it on #app, hands it every host message that fits the shared
  * protocol (anything else is logged and dropped), then tells the host it is ready.
  */
 export function startWebviewApp<In>(name: string, schema: MessageSchema<In>, create: (root: HTMLElement) => { receive(message: In): void }, ready: () => void): void {
+  applyLocale();
   const root = document.getElementById('app') ?? document.body.appendChild(document.createElement('div'));
   const app = create(root);
   window.addEventListener('message', (event: MessageEvent<unknown>) => {

@@ -1,4 +1,5 @@
 /** The banner that says why a view cannot be used right now, with the button that fixes it (both apps). */
+import * as l10n from '@vscode/l10n';
 import { button, h, setHidden } from './dom';
 
 export type NoticeAction = 'setKey' | 'openSettings' | 'refreshModels';
@@ -8,11 +9,17 @@ export interface Notice {
   action?: NoticeAction;
 }
 
-const ACTION_LABELS: Record<NoticeAction, string> = {
-  setKey: 'Set API Key',
-  openSettings: 'Open Settings',
-  refreshModels: 'Refresh Models',
-};
+/** A function, not a constant: the translations are configured after the modules load. */
+function actionLabel(action: NoticeAction): string {
+  switch (action) {
+    case 'setKey':
+      return l10n.t('Set API Key');
+    case 'openSettings':
+      return l10n.t('Open Settings');
+    case 'refreshModels':
+      return l10n.t('Refresh Models');
+  }
+}
 
 export class NoticeBanner {
   readonly el: HTMLElement;
@@ -35,7 +42,7 @@ export class NoticeBanner {
     const parts: Node[] = [h('span', { className: 'notice-text', text: notice.message })];
     const action = notice.action;
     if (action) {
-      const fix = button(ACTION_LABELS[action], { className: 'btn' });
+      const fix = button(actionLabel(action), { className: 'btn' });
       fix.addEventListener('click', () => this.run(action));
       parts.push(fix);
     }

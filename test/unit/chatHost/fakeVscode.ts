@@ -3,6 +3,7 @@
  * controller runs in plain Node against the gateway double. It records what the user would have
  * seen (warnings, information) and answers modal questions from a queue the test fills.
  */
+import * as l10n from '@vscode/l10n';
 import Module from 'node:module';
 import * as path from 'node:path';
 
@@ -202,7 +203,9 @@ export const fake = {
     openTextDocument: async () => ({}),
   },
   commands: { executeCommand: async () => undefined },
-  env: { clipboard: { writeText: async () => undefined }, openExternal: async () => false },
+  env: { clipboard: { writeText: async () => undefined }, openExternal: async () => false, language: 'en' },
+  // VS Code's own formatting of `{0}` and `{name}` with no bundle loaded (English), as @vscode/l10n does it.
+  l10n: { t: l10n.t, bundle: undefined },
 };
 
 const loader = Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown };
