@@ -45,13 +45,18 @@ export type ImageJobView = z.infer<typeof imageJobSchema>;
 /** A video task's phases on the client (the transitions are in core/media/videoTaskStates.ts). */
 export const TASK_PHASES = ['submitting', 'running', 'downloading', 'succeeded', 'failed', 'stopped'] as const;
 
-export const taskViewSchema = z.object({
+/** What identifies a video task and what was asked of it: stored by the host and shown by the view alike. */
+export const taskIdentityShape = {
   localId: z.string(),
   taskId: z.optional(z.string()),
   model: z.string(),
   prompt: z.string(),
   size: z.string(),
   duration: z.number(),
+};
+
+export const taskViewSchema = z.object({
+  ...taskIdentityShape,
   phase: z.enum(TASK_PHASES),
   /** `data.status` as the gateway reported it last. */
   remoteStatus: z.optional(z.string()),

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { GatewayError } from '../errors';
-import { TASK_PHASES } from '../../shared/mediaProtocol';
+import { TASK_PHASES, taskIdentityShape } from '../../shared/mediaProtocol';
 import { REMOTE_STATUSES, type VideoParams, type VideoStatus } from './video';
 
 /**
@@ -22,12 +22,7 @@ export const FAILURE_STAGES = ['submit', 'task', 'poll', 'download', 'check'] as
 export type FailureStage = (typeof FAILURE_STAGES)[number];
 
 const taskSchema = z.object({
-  localId: z.string(),
-  taskId: z.optional(z.string()),
-  model: z.string(),
-  prompt: z.string(),
-  size: z.string(),
-  duration: z.number(),
+  ...taskIdentityShape,
   outputDir: z.string(),
   phase: z.enum(TASK_PHASES),
   remoteStatus: z.optional(z.enum(REMOTE_STATUSES)),
