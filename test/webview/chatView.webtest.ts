@@ -213,6 +213,13 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.equal(await p.page.locator('.notice').isVisible(), false);
     });
 
+    s.it('links explicit addresses only, never bare file names', async () => {
+      const p = await open();
+      await p.push(snapshotMessage(snapshot({ messages: [assistantMessage('a1', 'See notes.md, README.md and src/app.ts, or https://example.com/docs and www.example.org.')] })));
+      const links = await p.page.locator('.msg[data-id="a1"] a').allInnerTexts();
+      assert.deepEqual(links, ['https://example.com/docs']);
+    });
+
     s.it('shows its words in the display language the host hands it (Chinese)', async () => {
       const p = await open({ language: 'zh-cn' });
       assert.equal(await p.page.evaluate<string>('document.documentElement.lang'), 'zh-cn');
@@ -537,6 +544,8 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.equal(await page.evaluate<string>('document.activeElement.getAttribute("id") && document.activeElement.tagName'), 'SELECT', 'the model picker gets focus');
       // Retry re-runs an answer: offered on the last answer only (the host refuses any other).
       assert.equal(await page.locator('.msg[data-id="e3"]').getByRole('button', { name: 'Retry' }).isVisible(), false);
+      // Retry and Regenerate do the same thing: never both on one answer.
+      assert.equal(await page.locator('.msg[data-id="e4"]').getByRole('button', { name: 'Regenerate the last answer' }).isVisible(), false);
       await page.locator('.msg[data-id="e4"]').getByRole('button', { name: 'Retry' }).click();
       assert.equal(await page.locator('.msg[data-id="e5"] .msg-status button').count(), 0);
       assert.deepEqual(await p.posted(), [

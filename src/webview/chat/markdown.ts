@@ -21,6 +21,10 @@ const md = new MarkdownIt({
   highlight: (code, lang) => highlightCode(code, fenceLanguage(lang)) ?? '',
 });
 
+// Only explicit addresses become links: fuzzy linking would turn file names such as `notes.md`
+// or `README.md` into web links (.md is a country's top-level domain).
+md.linkify.set({ fuzzyLink: false, fuzzyEmail: false });
+
 // Table alignment arrives as style="text-align:…"; the CSP allows no inline styles, so use classes.
 md.core.ruler.push('align_classes', (state) => {
   for (const token of state.tokens) {

@@ -139,10 +139,7 @@ export class MessageView {
 
   setFlags(flags: MessageFlags): void {
     this.flags = flags;
-    const isLast = this.message.role === 'user' ? flags.isLastUser : flags.isLastAssistant;
     this.showRetry();
-    setHidden(this.lastButton, !isLast || flags.busy || this.editor !== undefined);
-    setHidden(this.actions, Array.from(this.actions.children).every((c) => (c as HTMLElement).hidden));
   }
 
   /** New rendering options (remote images allowed): everything markdown is rendered again. */
@@ -278,9 +275,18 @@ export class MessageView {
     setHidden(box, parts.length === 0);
   }
 
-  /** Retry re-runs an answer, so it is offered only on the last answer and not while one is written. */
+  /**
+   * Retry re-runs an answer, so it is offered only on the last answer and not while one is written;
+   * where it is offered, Regenerate (which does the same) is not. Edit goes with the last question.
+   */
   private showRetry(): void {
-    if (this.retryButton) setHidden(this.retryButton, !this.flags?.isLastAssistant || this.flags.busy);
+    const flags = this.flags;
+    if (!flags) return;
+    const retry = Boolean(this.retryButton) && flags.isLastAssistant && !flags.busy;
+    if (this.retryButton) setHidden(this.retryButton, !retry);
+    const isLast = this.message.role === 'user' ? flags.isLastUser : flags.isLastAssistant;
+    setHidden(this.lastButton, !isLast || flags.busy || this.editor !== undefined || retry);
+    setHidden(this.actions, Array.from(this.actions.children).every((c) => (c as HTMLElement).hidden));
   }
 
   private updateStatus(message: ChatMessageView): void {
