@@ -213,6 +213,26 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.equal(await p.page.locator('.notice').isVisible(), false);
     });
 
+    s.it('recalls earlier questions with Up and Down in an empty input, and leaves typed text alone', async () => {
+      const p = await open();
+      await p.push(snapshotMessage(snapshot({ messages: [userMessage('u1', 'first question'), assistantMessage('a1', 'one'), userMessage('u2', 'second question'), assistantMessage('a2', 'two')] })));
+      const input = p.page.getByRole('textbox', { name: 'Message' });
+      await input.focus();
+      await input.press('ArrowUp');
+      assert.equal(await input.inputValue(), 'second question');
+      await input.press('ArrowUp');
+      assert.equal(await input.inputValue(), 'first question');
+      await input.press('ArrowUp');
+      assert.equal(await input.inputValue(), 'first question', 'the oldest question stays');
+      await input.press('ArrowDown');
+      assert.equal(await input.inputValue(), 'second question');
+      await input.press('ArrowDown');
+      assert.equal(await input.inputValue(), '', 'past the newest question the input is empty again');
+      await input.fill('my own text');
+      await input.press('ArrowUp');
+      assert.equal(await input.inputValue(), 'my own text');
+    });
+
     s.it('links explicit addresses only, never bare file names', async () => {
       const p = await open();
       await p.push(snapshotMessage(snapshot({ messages: [assistantMessage('a1', 'See notes.md, README.md and src/app.ts, or https://example.com/docs and www.example.org.')] })));

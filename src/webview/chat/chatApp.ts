@@ -35,7 +35,7 @@ export class ChatApp {
     this.header = new Header(channel);
     this.notice = new NoticeBanner((action) => channel.post({ type: 'action', action }));
     this.list = new MessageList(this.store, channel, () => this.header.focusModel());
-    this.composer = new Composer(channel);
+    this.composer = new Composer(channel, () => this.store.messages.filter((m) => m.role === 'user').map((m) => m.text));
     this.header.el.hidden = true;
     root.replaceChildren(this.header.el, this.notice.el, this.loading, this.list.el, this.composer.el);
     document.addEventListener('keydown', (event) => {

@@ -27,7 +27,14 @@ export class Composer {
   private maxBytes = 0;
   private pendingImages = 0;
 
-  constructor(private readonly channel: ChatChannel) {
+  /** Where Up/Down in the input is among the earlier questions (-1: not recalling). */
+  private recallIndex = -1;
+
+  constructor(
+    private readonly channel: ChatChannel,
+    /** The questions of the shown conversation, oldest first (Up recalls them, newest first). */
+    private readonly earlierQuestions: () => readonly string[],
+  ) {
     this.input = h('textarea', {
       className: 'input composer-input',
       attrs: { rows: '2', 'aria-label': 'Message', placeholder: 'Ask anything (Enter to send, Shift+Enter for a new line)' },
@@ -55,9 +62,12 @@ export class Composer {
       if (event.key === 'Enter' && !event.shiftKey && !event.altKey && !event.isComposing) {
         event.preventDefault();
         this.send();
+      } else if ((event.key === 'ArrowUp' || event.key === 'ArrowDown') && !event.shiftKey && !event.altKey && !event.ctrlKey && !event.metaKey && !event.isComposing) {
+        if (this.recall(event.key === 'ArrowUp' ? 1 : -1)) event.preventDefault();
       }
     });
     this.input.addEventListener('input', () => {
+      this.recallIndex = -1;
       channel.state.draft = this.input.value;
       channel.saveSoon();
       this.updateButtons();
@@ -211,6 +221,25 @@ export class Composer {
     setHidden(this.note, !text);
   }
 
+  /**
+   * Up in an empty input (or one showing a recalled question) shows the previous question, Down the
+   * next one and then an empty input again, as in a terminal or VS Code's own chat. Returns whether
+   * it did (otherwise the key moves the caret as usual).
+   */
+  private recall(step: 1 | -1): boolean {
+    if (this.input.value !== '' && this.recallIndex < 0) return false;
+    const questions = this.earlierQuestions();
+    const next = this.recallIndex + step;
+    if (next < -1 || next >= questions.length) return this.recallIndex >= 0;
+    this.recallIndex = next;
+    this.input.value = next < 0 ? '' : (questions[questions.length - 1 - next] ?? '');
+    this.input.setSelectionRange(this.input.value.length, this.input.value.length);
+    this.channel.state.draft = this.input.value;
+    this.channel.saveSoon();
+    this.updateButtons();
+    return true;
+  }
+
   private send(): void {
     const text = this.input.value;
     if (this.busy || !text.trim()) return;
@@ -219,6 +248,7 @@ export class Composer {
       return;
     }
     this.channel.post({ type: 'send', text });
+    this.recallIndex = -1;
     this.input.value = '';
     this.channel.state.draft = '';
     this.channel.saveSoon();
