@@ -31,6 +31,12 @@ describe('Chat in a real extension host', function () {
   });
   beforeEach(() => gw.clearLog());
 
+  it('"Chat with This Model" (the Models view) focuses the chat with that model chosen; an image model is refused', async () => {
+    assert.deepEqual(await run('chatWithModel', { model: { id: 'claude-sonnet-4-5' } }), { model: 'claude-sonnet-4-5' });
+    assert.deepEqual(await run('chatWithModel', 'gpt-4o-mini'), { model: 'gpt-4o-mini' });
+    await assert.rejects(Promise.resolve(vscode.commands.executeCommand('modelGateway.chatWithModel', 'gpt-image-1')), /gpt-image-1 is not a chat model this key may use/);
+  });
+
   const cases = [
     { model: 'gpt-4o-mini', protocol: 'chatCompletions', path: '/v1/chat/completions' },
     { model: 'gpt-5', protocol: 'responses', path: '/v1/responses' },

@@ -78,6 +78,15 @@ describe('Media Studio in a real extension host', function () {
     assert.deepEqual([body.tools[0].action, body.tools[0].model], ['generate', 'gpt-image-1']);
   });
 
+  it('"Generate with This Model" (the Models view) opens the studio on the model\'s tab with it chosen; a chat model is refused', async () => {
+    assert.deepEqual(await run('generateWithModel', { model: { id: 'wan2.5-t2v-preview' } }), { opened: true, tab: 'video', model: 'wan2.5-t2v-preview' });
+    assert.deepEqual(await run('generateWithModel', 'gpt-image-1'), { opened: true, tab: 'images', model: 'gpt-image-1' });
+    // The studio offers the chosen model next: a generation without a model uses it.
+    const result = await run<GenerateImageResult>('generateImage', { prompt: 'A kite over the sea' });
+    assert.equal(result.model, 'gpt-image-1');
+    await assert.rejects(Promise.resolve(vscode.commands.executeCommand('modelGateway.generateWithModel', 'gpt-4o-mini')), /gpt-4o-mini is not an image or video model this key may use/);
+  });
+
   it('refuses an image model as the outer model and an abbreviated id before sending', async () => {
     await assert.rejects(
       Promise.resolve(vscode.commands.executeCommand('modelGateway.generateImage', { prompt: 'x', route: 'responses', model: 'gpt-image-1', outerModel: 'gpt-image-1' })),

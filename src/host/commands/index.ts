@@ -2,6 +2,7 @@ import { clearApiKey, setApiKey } from './apiKey';
 import { chatCommands } from './chat';
 import { checkConnection, openSettings, refreshCatalog, refreshModels, showLog } from './connection';
 import { mediaCommands } from './media';
+import { chatWithModel, generateWithModel } from './modelActions';
 import { toolCommands } from './tools';
 import type { CommandDef } from './types';
 
@@ -17,6 +18,8 @@ export const COMMANDS: readonly CommandDef[] = [
   checkConnection,
   refreshModels,
   refreshCatalog,
+  chatWithModel,
+  generateWithModel,
   openSettings,
   showLog,
   // The sidebar chat
