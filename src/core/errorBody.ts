@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import { ErrorKind, GatewayError } from './errors';
 
 /** Where a response came from, so the same status can be explained in the right words. */
@@ -114,54 +115,57 @@ function classify(ctx: ErrorContext, e: Extracted, message: string): ErrorKind {
 }
 
 function explain(kind: ErrorKind, ctx: ErrorContext, e: Extracted, upstream: string | undefined): string {
-  const said = upstream ? ` The gateway said: ${/[.!?。！？]$/.test(upstream) ? upstream : `${upstream}.`}` : '';
-  const who = ctx.route === 'glm' ? 'the first provider (GLM)' : ctx.route === 'kimi' ? 'the second provider (Kimi)' : 'the gateway';
+  // The gateway's own words are shown as they came (often Chinese already), never translated.
+  const said = upstream ? l10n.t(' The gateway said: {0}', /[.!?。！？]$/.test(upstream) ? upstream : `${upstream}${/[\u3400-\u9fff]/.test(upstream) ? '。' : '.'}`) : '';
+  const who = ctx.route === 'glm' ? l10n.t('the first provider (GLM)') : ctx.route === 'kimi' ? l10n.t('the second provider (Kimi)') : l10n.t('the gateway');
+  const status = String(ctx.status);
   switch (kind) {
     case 'auth':
       return ctx.status === 403
-        ? `The gateway refused this request for the key (HTTP 403).${said} Check that the key is enabled and allowed to use this feature.`
-        : `The API key was not accepted (HTTP ${ctx.status}).${said} In the console, check that the key is enabled, not expired and has quota left; if it is, copy it again in full and run "Model Gateway: Set API Key".`;
+        ? l10n.t('The gateway refused this request for the key (HTTP 403).{0} Check that the key is enabled and allowed to use this feature.', said)
+        : l10n.t('The API key was not accepted (HTTP {0}).{1} In the console, check that the key is enabled, not expired and has quota left; if it is, copy it again in full and run "Model Gateway: Set API Key".', status, said);
     case 'quota':
-      return `The key's quota is not enough for this request.${said} Nothing was charged: no automatic overdraft and no switch to another plan happens. Top up the account or ask an administrator to raise the key's quota.`;
+      return l10n.t("The key's quota is not enough for this request.{0} Nothing was charged: no automatic overdraft and no switch to another plan happens. Top up the account or ask an administrator to raise the key's quota.", said);
     case 'modelUnavailable': {
       const channel = /model (\S+) under group (\S+)/i.exec(upstream ?? '') ?? /分组 (\S+) 下模型 (\S+) 无可用渠道/.exec(upstream ?? '');
       if (channel && /under group/i.test(channel[0])) {
-        return `The model ${channel[1]} is not granted to this key's group "${channel[2]}". An administrator must confirm the grant for that group; until then pick another model.`;
+        return l10n.t('The model {0} is not granted to this key\'s group "{1}". An administrator must confirm the grant for that group; until then pick another model.', channel[1] ?? '', channel[2] ?? '');
       }
       if (channel) {
-        return `The model ${channel[2]} is not granted to this key's group "${channel[1]}". An administrator must confirm the grant for that group; until then pick another model.`;
+        return l10n.t('The model {0} is not granted to this key\'s group "{1}". An administrator must confirm the grant for that group; until then pick another model.', channel[2] ?? '', channel[1] ?? '');
       }
-      const model = ctx.model ? ` ${ctx.model}` : '';
-      return `The model${model} is not available to this key.${said} An administrator must confirm the grant for the key's group; until then pick another model.`;
+      return ctx.model
+        ? l10n.t("The model {0} is not available to this key.{1} An administrator must confirm the grant for the key's group; until then pick another model.", ctx.model, said)
+        : l10n.t("The model is not available to this key.{0} An administrator must confirm the grant for the key's group; until then pick another model.", said);
     }
     case 'rateLimited': {
       const wait = parseRetryAfter(ctx.retryAfterHeader);
-      const when = wait !== undefined ? ` Try again in ${Math.ceil(wait / 1000)} s.` : ' Wait a moment and try again.';
-      const why = upstream ? said : ' The gateway answered HTTP 429 (too many requests) with no details.';
-      return `Too many requests for this key right now.${why}${when}`;
+      const when = wait !== undefined ? l10n.t(' Try again in {0} s.', Math.ceil(wait / 1000)) : l10n.t(' Wait a moment and try again.');
+      const why = upstream ? said : l10n.t(' The gateway answered HTTP 429 (too many requests) with no details.');
+      return l10n.t('Too many requests for this key right now.{0}{1}', why, when);
     }
     case 'upstreamBalance':
-      return `${capitalise(who)} reports that its upstream account has no balance (${e.code ? `code ${e.code}, ` : ''}HTTP ${ctx.status}).${said} This is not your key's quota: the gateway's operator has to top up that provider. Try a model or tool of another provider meanwhile.`;
+      return l10n.t("{0} reports that its upstream account has no balance ({1}HTTP {2}).{3} This is not your key's quota: the gateway's operator has to top up that provider. Try a model or tool of another provider meanwhile.", capitalise(who), e.code ? l10n.t('code {0}, ', e.code) : '', status, said);
     case 'upstreamBlocked':
-      return `${capitalise(who)} refused the request (HTTP 403): its upstream account is blocked or not permitted.${said} Use the other provider's tool instead.`;
+      return l10n.t("{0} refused the request (HTTP 403): its upstream account is blocked or not permitted.{1} Use the other provider's tool instead.", capitalise(who), said);
     case 'tooLarge':
-      return `The request is too large for ${who} (HTTP ${ctx.status}).${said} The limit is 20 MiB per request, including the form itself.`;
+      return l10n.t('The request is too large for {0} (HTTP {1}).{2} The limit is 20 MiB per request, including the form itself.', who, status, said);
     case 'notImplemented':
       if ((e.code ?? '') === 'convert_request_failed') {
-        return `This model's channel does not support the requested protocol.${said} Use the Chat Completions protocol for this model.`;
+        return l10n.t("This model's channel does not support the requested protocol.{0} Use the Chat Completions protocol for this model.", said);
       }
-      return `${capitalise(who)} does not offer this endpoint (HTTP ${ctx.status}).${said}`;
+      return l10n.t('{0} does not offer this endpoint (HTTP {1}).{2}', capitalise(who), status, said);
     case 'timeout':
-      return `${capitalise(who)} timed out (HTTP ${ctx.status}).${said} Try again; for long image or video work raise the timeout in the settings.`;
+      return l10n.t('{0} timed out (HTTP {1}).{2} Try again; for long image or video work raise the timeout in the settings.', capitalise(who), status, said);
     case 'badRequest':
       if (/not supported with the Responses API/i.test(upstream ?? '')) {
-        return `This model cannot be the outer model of a Responses request.${said} Pick a chat model, and pass an image model in the image_generation tool instead.`;
+        return l10n.t('This model cannot be the outer model of a Responses request.{0} Pick a chat model, and pass an image model in the image_generation tool instead.', said);
       }
-      return `${capitalise(who)} rejected the request as invalid (HTTP ${ctx.status}).${said}`;
+      return l10n.t('{0} rejected the request as invalid (HTTP {1}).{2}', capitalise(who), status, said);
     case 'server':
-      return `${capitalise(who)} had an internal error (HTTP ${ctx.status}).${said} Try again later.`;
+      return l10n.t('{0} had an internal error (HTTP {1}).{2} Try again later.', capitalise(who), status, said);
     default:
-      return `${capitalise(who)} answered HTTP ${ctx.status} with ${upstream ?? 'an empty body'}.`;
+      return upstream ? l10n.t('{0} answered HTTP {1} with {2}.', capitalise(who), status, upstream) : l10n.t('{0} answered HTTP {1} with an empty body.', capitalise(who), status);
   }
 }
 
@@ -219,5 +223,5 @@ export function errorFromStreamPayload(error: unknown, route: ErrorContext['rout
   const byName = (type !== undefined ? STATUS_FOR_TYPE[type] : undefined) ?? (code !== undefined ? STATUS_FOR_TYPE[code] : undefined);
   const status = byName ?? (typeof e.code === 'number' && e.code >= 400 ? e.code : 500);
   const made = errorFromResponse({ status, body: JSON.stringify({ error: e }), route });
-  return new GatewayError(made.kind, `The answer stopped with an error. ${made.message}`, { status: made.status, code: made.code, requestId: made.requestId, detail: made.detail });
+  return new GatewayError(made.kind, l10n.t('The answer stopped with an error. {0}', made.message), { status: made.status, code: made.code, requestId: made.requestId, detail: made.detail });
 }

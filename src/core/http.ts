@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type * as z from 'zod/mini';
@@ -185,7 +186,7 @@ export class HttpClient {
     if (!req.anonymous && url.origin === this.options.endpoints.origin) {
       const key = await this.options.getKey();
       if (!key) {
-        throw new GatewayError('auth', 'No API key is set. Run "Model Gateway: Set API Key" and paste the key from the console.');
+        throw new GatewayError('auth', l10n.t('No API key is set. Run "Model Gateway: Set API Key" and paste the key from the console.'));
       }
       headers.authorization = `Bearer ${key}`;
     }
@@ -267,36 +268,41 @@ function mapTransportError(err: unknown, url: URL, req: HttpRequest, t: Timeouts
   const message = e.message ?? String(err);
   // undici also reports a refused proxy tunnel as "aborted"; only the caller's own abort is a cancel.
   if (req.signal?.aborted || (e.name === 'AbortError' && !/proxy/i.test(message))) {
-    return { error: new GatewayError('cancelled', 'The request was cancelled.', { cause: err }), notSent: false };
+    return { error: new GatewayError('cancelled', l10n.t('The request was cancelled.'), { cause: err }), notSent: false };
   }
   if (code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return { error: new GatewayError('timeout', `Could not connect to ${host} within ${seconds(t.connectMs)}. Check the network, the proxy settings and the base address.`, { cause: err }), notSent: true };
+    return { error: new GatewayError('timeout', l10n.t('Could not connect to {0} within {1}. Check the network, the proxy settings and the base address.', host, seconds(t.connectMs)), { cause: err }), notSent: true };
   }
   if (code === 'UND_ERR_HEADERS_TIMEOUT') {
     const limit = req.timeout === 'long' ? t.longMs : t.firstByteMs;
     const setting = req.timeout === 'long' ? 'modelGateway.timeouts.longRequestSeconds' : 'modelGateway.timeouts.firstByteSeconds';
-    return { error: new GatewayError('timeout', `${host} sent no answer within ${seconds(limit)}. Try again, or raise "${setting}".`, { cause: err }), notSent: false };
+    return { error: new GatewayError('timeout', l10n.t('{0} sent no answer within {1}. Try again, or raise "{2}".', host, seconds(limit), setting), { cause: err }), notSent: false };
   }
   if (code === 'UND_ERR_BODY_TIMEOUT') {
     const setting = req.timeout === 'long' && idleLimit(t, req) !== t.idleMs ? 'modelGateway.timeouts.longRequestSeconds' : 'modelGateway.timeouts.idleSeconds';
-    return { error: new GatewayError('timeout', `${host} stopped sending for more than ${seconds(idleLimit(t, req))}. Try again, or raise "${setting}".`, { cause: err }), notSent: false };
+    return { error: new GatewayError('timeout', l10n.t('{0} stopped sending for more than {1}. Try again, or raise "{2}".', host, seconds(idleLimit(t, req)), setting), { cause: err }), notSent: false };
   }
   if (/proxy/i.test(message)) {
-    return { error: new GatewayError('network', `The proxy refused or failed the connection to ${host}: ${message}. Check "http.proxy" and the proxy environment variables.`, { cause: err }), notSent: true };
+    return { error: new GatewayError('network', l10n.t('The proxy refused or failed the connection to {0}: {1}. Check "http.proxy" and the proxy environment variables.', host, message), { cause: err }), notSent: true };
   }
   if (TLS_CODES.test(code)) {
-    return { error: new GatewayError('network', `The TLS certificate of ${host} was not accepted (${code}). If a corporate proxy inspects traffic, install its certificate or turn off "http.proxyStrictSSL".`, { cause: err }), notSent: true };
+    return { error: new GatewayError('network', l10n.t('The TLS certificate of {0} was not accepted ({1}). If a corporate proxy inspects traffic, install its certificate or turn off "http.proxyStrictSSL".', host, code), { cause: err }), notSent: true };
   }
   const notSent = NOT_SENT_CODES.has(code);
-  const what = code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? `the host name ${url.hostname} could not be resolved` : code === 'ECONNREFUSED' ? `${host} refused the connection` : `the connection to ${host} failed (${code || message})`;
-  return { error: new GatewayError('network', `Could not reach the gateway: ${what}. Check the base address, the network and the proxy settings.`, { cause: err }), notSent };
+  const what =
+    code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+      ? l10n.t('the host name {0} could not be resolved', url.hostname)
+      : code === 'ECONNREFUSED'
+        ? l10n.t('{0} refused the connection', host)
+        : l10n.t('the connection to {0} failed ({1})', host, code || message);
+  return { error: new GatewayError('network', l10n.t('Could not reach the gateway: {0}. Check the base address, the network and the proxy settings.', what), { cause: err }), notSent };
 }
 
 /** A failure while the body was arriving: the request got through, the answer was cut. */
 function mapBodyError(err: unknown, url: URL, req: HttpRequest, t: Timeouts): GatewayError {
   const mapped = mapTransportError(err, url, req, t).error;
   if (mapped.kind !== 'network') return mapped;
-  return new GatewayError('network', `The connection to ${url.host} closed in the middle of the answer. What arrived before is kept; try again.`, { cause: err });
+  return new GatewayError('network', l10n.t('The connection to {0} closed in the middle of the answer. What arrived before is kept; try again.', url.host), { cause: err });
 }
 
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -334,14 +340,14 @@ async function readLimited(body: Readable, limit: number): Promise<string> {
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new GatewayError('cancelled', 'The request was cancelled.'));
+    if (signal?.aborted) return reject(new GatewayError('cancelled', l10n.t('The request was cancelled.')));
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
     const onAbort = () => {
       clearTimeout(timer);
-      reject(new GatewayError('cancelled', 'The request was cancelled.'));
+      reject(new GatewayError('cancelled', l10n.t('The request was cancelled.')));
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });

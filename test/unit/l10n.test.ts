@@ -2,7 +2,9 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as ts from 'typescript';
+import * as l10n from '@vscode/l10n';
 import { getL10nJson } from '@vscode/l10n-dev';
+import { errorFromResponse } from '../../src/core/errorBody';
 import { findFiles } from '../runAll';
 
 /**
@@ -46,6 +48,18 @@ describe('localisation of the code', function () {
       .map(([key]) => key);
     assert.deepEqual(differ, [], 'a translation whose placeholders differ from its English');
     assert.deepEqual(Object.keys(chinese).filter((key) => !(key in english)), [], 'translations of strings the code no longer has');
+  });
+
+  it("speaks the display language in core's messages, and shows the gateway's own words as they came", () => {
+    try {
+      l10n.config({ contents: chinese as Record<string, string> });
+      const error = errorFromResponse({ status: 401, body: JSON.stringify({ error: { message: '无效的令牌', type: 'new_api_error' } }), route: 'gateway' });
+      assert.match(error.message, /^API 密钥未被接受（HTTP 401）。 网关返回：无效的令牌。/);
+    } finally {
+      l10n.config({ contents: {} });
+    }
+    const english = errorFromResponse({ status: 401, body: JSON.stringify({ error: { message: 'invalid token', type: 'new_api_error' } }), route: 'gateway' });
+    assert.match(english.message, /^The API key was not accepted \(HTTP 401\)\. The gateway said: invalid token\./);
   });
 
   it('gives every l10n.t call a literal first argument (the extractor cannot see any other)', () => {
