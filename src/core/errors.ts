@@ -1,3 +1,5 @@
+import * as l10n from '@vscode/l10n';
+
 /**
  * The one error type of the extension. Every failure the user can see is a GatewayError whose
  * `kind` decides how the UI reacts and whose `message` says what to do next.
@@ -52,7 +54,7 @@ export class GatewayError extends Error {
 
   /** The message plus the request id, as shown in notifications and logs. */
   describe(): string {
-    return this.requestId ? `${this.message} (request id: ${this.requestId})` : this.message;
+    return this.requestId ? l10n.t('{0} (request id: {1})', this.message, this.requestId) : this.message;
   }
 }
 

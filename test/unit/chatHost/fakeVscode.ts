@@ -10,20 +10,26 @@ import * as path from 'node:path';
 export interface Shown {
   level: 'info' | 'warning' | 'error';
   message: string;
+  /** The buttons the notification offered. */
+  actions: string[];
 }
 
 export const ui = {
   shown: [] as Shown[],
   /** Answers for the next modal questions, in order (undefined: the user dismissed it). */
   answers: [] as Array<string | undefined>,
+  /** Buttons to click on the next non-modal notifications, in order (undefined: not clicked). */
+  choices: [] as Array<string | undefined>,
+  /** What was written to the clipboard, in order. */
+  clipboard: [] as string[],
   settings: {} as Record<string, unknown>,
 };
 
 function answer(level: Shown['level']) {
   return async (message: string, ...rest: unknown[]): Promise<string | undefined> => {
-    ui.shown.push({ level, message });
     const modal = typeof rest[0] === 'object' && rest[0] !== null && (rest[0] as { modal?: boolean }).modal === true;
-    return modal ? ui.answers.shift() : undefined;
+    ui.shown.push({ level, message, actions: rest.filter((r): r is string => typeof r === 'string') });
+    return modal ? ui.answers.shift() : ui.choices.shift();
   };
 }
 
@@ -203,7 +209,7 @@ export const fake = {
     openTextDocument: async () => ({}),
   },
   commands: { executeCommand: async () => undefined },
-  env: { clipboard: { writeText: async () => undefined }, openExternal: async () => false, language: 'en' },
+  env: { clipboard: { writeText: async (text: string) => void ui.clipboard.push(text) }, openExternal: async () => false, language: 'en' },
   // VS Code's own formatting of `{0}` and `{name}` with no bundle loaded (English), as @vscode/l10n does it.
   l10n: { t: l10n.t, bundle: undefined },
 };
