@@ -213,6 +213,24 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.equal(await p.page.locator('.notice').isVisible(), false);
     });
 
+    s.it('shows an error that produced no text as an error, and one after some text as cut off', async () => {
+      const p = await open();
+      await p.push(
+        snapshotMessage(
+          snapshot({
+            messages: [
+              userMessage('u1', 'hello'),
+              assistantMessage('a1', '', { status: 'cut', error: { kind: 'server', message: 'The gateway had an internal error (HTTP 500).' } }),
+              userMessage('u2', 'again'),
+              assistantMessage('a2', 'Half an', { status: 'cut', error: { kind: 'network', message: 'The connection dropped.' } }),
+            ],
+          }),
+        ),
+      );
+      assert.equal(await p.page.locator('.msg[data-id="a1"] .badge').innerText(), 'Error');
+      assert.equal(await p.page.locator('.msg[data-id="a2"] .badge').innerText(), 'Cut off');
+    });
+
     s.it('recalls earlier questions with Up and Down in an empty input, and leaves typed text alone', async () => {
       const p = await open();
       await p.push(snapshotMessage(snapshot({ messages: [userMessage('u1', 'first question'), assistantMessage('a1', 'one'), userMessage('u2', 'second question'), assistantMessage('a2', 'two')] })));

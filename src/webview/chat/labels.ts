@@ -34,9 +34,13 @@ export function errorAction(kind: string): { action: Action; label: string } | u
   }
 }
 
-export function statusLabel(status: ChatMessageView['status']): string | undefined {
-  if (status === 'stopped') return 'Stopped';
-  if (status === 'cut') return 'Cut off';
+/**
+ * The badge of an answer that did not end normally: stopped by the user, cut off after some text,
+ * or an error that produced no text at all (which is not "cut off": nothing was there to cut).
+ */
+export function statusLabel(message: Pick<ChatMessageView, 'status' | 'text' | 'error'>): string | undefined {
+  if (message.status === 'stopped') return 'Stopped';
+  if (message.status === 'cut') return message.text || !message.error ? 'Cut off' : 'Error';
   return undefined;
 }
 

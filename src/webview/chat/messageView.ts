@@ -290,7 +290,7 @@ export class MessageView {
   }
 
   private updateStatus(message: ChatMessageView): void {
-    const label = statusLabel(message.status);
+    const label = statusLabel(message);
     const error = message.error;
     const key = JSON.stringify([label, error]);
     if (key === this.renderedStatus) return;
