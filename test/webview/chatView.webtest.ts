@@ -803,6 +803,8 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
 
       await p.push(snapshotMessage(snapshot({ models, model: 'glm-4.6', attachments })));
       assert.equal(await page.getByRole('button', { name: 'Send the message (Enter)' }).isDisabled(), true);
+      // The disabled Send says why next to it, before anyone presses anything.
+      assert.equal(await page.locator('.composer-note').innerText(), 'glm-4.6 does not take images: remove the image or pick a model that does.');
       await p.clearPosted();
       await input.press('Enter');
       assert.match(await page.locator('.composer-note').innerText(), /glm-4\.6 does not take images/);
@@ -810,6 +812,9 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.deepEqual(await p.posted(), []);
       await page.getByRole('button', { name: 'Remove attachment dot.png' }).click();
       assert.deepEqual(await p.waitForPosted('removeAttachment'), { type: 'removeAttachment', id: 'att1' });
+      await p.push(snapshotMessage(snapshot({ models, model: 'glm-4.6', attachments: [] })));
+      assert.equal(await page.locator('.composer-note').isVisible(), false, 'the reason goes with the image');
+      assert.equal(await page.getByRole('button', { name: 'Send the message (Enter)' }).isDisabled(), false);
     });
 
     s.it('a question shows its images; an answer its numbered sources and searches, links opened by the host', async () => {

@@ -27,6 +27,8 @@ export class Composer {
   private maxBytes = 0;
   private pendingImages = 0;
 
+  /** The note that explains a disabled Send, while it is shown. */
+  private blockedNote = '';
   /** Where Up/Down in the input is among the earlier questions (-1: not recalling). */
   private recallIndex = -1;
 
@@ -259,7 +261,12 @@ export class Composer {
   private updateButtons(): void {
     const imagesBlocked = this.pendingImages > 0 && this.model !== undefined && !this.model.imageInput;
     this.sendButton.disabled = this.busy || !this.input.value.trim() || imagesBlocked;
-    this.sendButton.title = imagesBlocked ? `Remove the images first: ${this.model?.imageNote ?? 'this model does not take images.'}` : 'Send the message (Enter)';
+    // A Send that cannot be used says why next to it, not only in its tooltip.
+    const why = imagesBlocked && this.model ? `${this.model.id} does not take images: remove the image or pick a model that does.` : '';
+    if (why) this.showNote(why);
+    else if (this.blockedNote && this.note.textContent === this.blockedNote) this.showNote('');
+    this.blockedNote = why;
+    this.sendButton.title = why || 'Send the message (Enter)';
     setHidden(this.stopButton, !this.busy);
     setHidden(this.sendButton, this.busy);
   }
