@@ -1,3 +1,4 @@
+import { readableText } from '../../src/core/tools/readableText';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
@@ -112,7 +113,7 @@ describe('Document and web tools in a real extension host', function () {
     assert.ok(result.document, 'a document uri is returned');
     const doc = documentByUri(result.document);
     assert.ok(doc, `the document ${result.document} is open`);
-    assert.equal(doc.getText(), result.content);
+    assert.equal(doc.getText(), readableText(result.content));
     assert.equal(doc.languageId, 'markdown');
     const calls = toolCalls();
     assert.deepEqual(
@@ -134,7 +135,7 @@ describe('Document and web tools in a real extension host', function () {
       assert.ok(result.markdown.includes(marker(name)), `the OCR of ${name} holds ${marker(name)}: ${result.markdown.slice(0, 200)}`);
       assert.equal(result.pages, 1);
       assert.ok(result.document);
-      assert.equal(documentByUri(result.document)?.getText(), result.markdown);
+      assert.equal(documentByUri(result.document)?.getText(), readableText(result.markdown));
     }
     const calls = toolCalls();
     assert.deepEqual(
@@ -149,7 +150,7 @@ describe('Document and web tools in a real extension host', function () {
     const result = ok(await run<ExtractResult | Failure>('extractFile', file(sample.name)), 'extractFile');
     assert.match(result.id, /^c[a-v0-9]{19}$/);
     assert.ok(result.content.includes(sample.marker));
-    assert.equal(documentByUri(result.document)?.getText(), result.content);
+    assert.equal(documentByUri(result.document)?.getText(), readableText(result.content));
 
     const stored = gw.kimiFiles(DEMO_KEY);
     const mine = stored.find((f) => f.id === result.id);
@@ -273,7 +274,7 @@ describe('Document and web tools in a real extension host', function () {
     assert.match(result.markdown, /^# Port Operations\n/);
     assert.ok(result.markdown.includes(`_Source: ${url}_`));
     assert.equal(result.title, 'Port Operations | docs.example.net');
-    assert.equal(documentByUri(result.document)?.getText(), result.markdown);
+    assert.equal(documentByUri(result.document)?.getText(), readableText(result.markdown));
     const calls = toolCalls();
     assert.deepEqual(calls.map((e) => `${e.method} ${e.path} ${e.status}`), [`POST ${GLM_ROOT}/reader 200`]);
     assert.deepEqual(JSON.parse(calls[0]?.bodyText ?? '{}'), { url, return_format: 'markdown' });
