@@ -1,8 +1,10 @@
+import * as l10n from '@vscode/l10n';
 import type { NormalisedBase } from './config';
 import type { ErrorKind } from './errors';
 import { countByKind } from './models/classify';
 import type { RegistrySnapshot } from './models/modelRegistry';
 import type { ModelKind } from './models/types';
+import { formatNumber } from '../shared/format';
 
 /** What "Check Connection" reports; built without calling any billed endpoint. */
 export interface ConnectionReport {
@@ -48,22 +50,35 @@ export function buildReport(base: NormalisedBase, keySet: boolean, maskedKey: st
   };
 }
 
-export function formatReport(r: ConnectionReport): string {
-  const lines = [`Base address: ${r.base}${r.baseChanges.length ? ` (normalised: ${r.baseChanges.join('; ')})` : ''}`];
-  lines.push(`API key: ${r.keySet ? `set (${r.maskedKey})` : 'not set'}`);
-  if (r.keyAccepted === true) lines.push('Key accepted by the gateway.');
-  else if (r.keyAccepted === false) lines.push('Key refused by the gateway.');
-  if (r.error) lines.push(`Problem: ${r.error.message}${r.error.requestId ? ` (request id: ${r.error.requestId})` : ''}`);
+/** The base address line's value: the address, and what was removed from what the user typed. */
+function baseText(r: ConnectionReport): string {
+  return r.baseChanges.length ? l10n.t('{0} (normalised: {1})', r.base, r.baseChanges.join('; ')) : r.base;
+}
+
+function modelsText(r: ConnectionReport): string {
   const c = r.modelsPerKind;
-  lines.push(`Models for this key: ${c.chat} chat, ${c.image} image, ${c.video} video, ${c.tool} tool`);
+  return l10n.t('Models for this key: {0} chat, {1} image, {2} video, {3} tool', formatNumber(c.chat), formatNumber(c.image), formatNumber(c.video), formatNumber(c.tool));
+}
+
+export function formatReport(r: ConnectionReport): string {
+  const lines = [l10n.t('Base address: {0}', baseText(r))];
+  lines.push(r.keySet ? l10n.t('API key: set ({0})', r.maskedKey ?? '') : l10n.t('API key: not set'));
+  if (r.keyAccepted === true) lines.push(l10n.t('Key accepted by the gateway.'));
+  else if (r.keyAccepted === false) lines.push(l10n.t('Key refused by the gateway.'));
+  if (r.error) lines.push(l10n.t('Problem: {0}', r.error.requestId ? l10n.t('{0} (request id: {1})', r.error.message, r.error.requestId) : r.error.message));
+  lines.push(modelsText(r));
   if (r.catalog) {
     const age = formatAge(r.catalog.ageSeconds);
-    lines.push(`Catalog: ${r.catalog.models} models (${r.catalog.format}), downloaded ${age} ago${r.catalog.source === 'cache' ? ', from the offline cache' : ''}`);
-    if (r.catalog.problem) lines.push(`Catalog server problem: ${r.catalog.problem}`);
+    lines.push(
+      r.catalog.source === 'cache'
+        ? l10n.t('Catalog: {0} models ({1}), downloaded {2} ago, from the offline cache', formatNumber(r.catalog.models), r.catalog.format, age)
+        : l10n.t('Catalog: {0} models ({1}), downloaded {2} ago', formatNumber(r.catalog.models), r.catalog.format, age),
+    );
+    if (r.catalog.problem) lines.push(l10n.t('Catalog server problem: {0}', r.catalog.problem));
   } else if (r.catalogError) {
-    lines.push(`Catalog: ${r.catalogError}`);
+    lines.push(l10n.t('Catalog: {0}', r.catalogError));
   } else {
-    lines.push('Catalog: not configured (modelGateway.catalogUrl)');
+    lines.push(l10n.t('Catalog: not configured (modelGateway.catalogUrl)'));
   }
   for (const notice of r.ignoredSettings ?? []) lines.push(notice);
   return lines.join('\n');
@@ -72,16 +87,18 @@ export function formatReport(r: ConnectionReport): string {
 /** The same report as a few sentences, most important first, for a one-line notification. */
 export function summariseReport(r: ConnectionReport): string {
   const parts: string[] = [];
-  if (!r.keySet) parts.push('No API key is set.');
-  else if (r.keyAccepted === true) parts.push(`Key accepted by the gateway. API key: set (${r.maskedKey}).`);
-  else if (r.keyAccepted === false) parts.push(`Key refused by the gateway. API key: set (${r.maskedKey}).`);
-  else parts.push(`The gateway could not be reached. API key: set (${r.maskedKey}).`);
-  if (r.error) parts.push(`Problem: ${r.error.message}`);
-  const c = r.modelsPerKind;
-  if (r.keyAccepted) parts.push(`Models for this key: ${c.chat} chat, ${c.image} image, ${c.video} video, ${c.tool} tool.`);
-  if (r.catalog) parts.push(`Catalog: ${r.catalog.models} models, ${formatAge(r.catalog.ageSeconds)} old${r.catalog.source === 'cache' ? ' (offline cache)' : ''}.`);
-  else if (r.catalogError) parts.push(`Catalog problem: ${r.catalogError}`);
-  parts.push(`Base address: ${r.base}${r.baseChanges.length ? ` (normalised: ${r.baseChanges.join('; ')})` : ''}.`);
+  const key = r.maskedKey ?? '';
+  if (!r.keySet) parts.push(l10n.t('No API key is set.'));
+  else if (r.keyAccepted === true) parts.push(l10n.t('Key accepted by the gateway. API key: set ({0}).', key));
+  else if (r.keyAccepted === false) parts.push(l10n.t('Key refused by the gateway. API key: set ({0}).', key));
+  else parts.push(l10n.t('The gateway could not be reached. API key: set ({0}).', key));
+  if (r.error) parts.push(l10n.t('Problem: {0}', r.error.message));
+  if (r.keyAccepted) parts.push(l10n.t('{0}.', modelsText(r)));
+  if (r.catalog) {
+    const age = formatAge(r.catalog.ageSeconds);
+    parts.push(r.catalog.source === 'cache' ? l10n.t('Catalog: {0} models, {1} old (offline cache).', formatNumber(r.catalog.models), age) : l10n.t('Catalog: {0} models, {1} old.', formatNumber(r.catalog.models), age));
+  } else if (r.catalogError) parts.push(l10n.t('Catalog problem: {0}', r.catalogError));
+  parts.push(l10n.t('Base address: {0}.', baseText(r)));
   return parts.join(' ');
 }
 
@@ -89,5 +106,5 @@ export function formatAge(seconds: number): string {
   if (seconds < 90) return `${seconds} s`;
   if (seconds < 90 * 60) return `${Math.round(seconds / 60)} min`;
   if (seconds < 48 * 3600) return `${Math.round(seconds / 3600)} h`;
-  return `${Math.round(seconds / 86400)} days`;
+  return l10n.t('{0} days', Math.round(seconds / 86400));
 }
