@@ -15,6 +15,13 @@ import * as z from 'zod/mini';
 export const protocolSchema = z.enum(['chatCompletions', 'responses', 'messages']);
 export type WireProtocol = z.infer<typeof protocolSchema>;
 
+/** The protocols' names as the gateway's documentation writes them (names, never translated). */
+export const PROTOCOL_LABELS: Record<WireProtocol, string> = {
+  chatCompletions: 'Chat Completions',
+  responses: 'Responses',
+  messages: 'Messages',
+};
+
 export const errorInfoSchema = z.object({
   kind: z.string(),
   message: z.string(),

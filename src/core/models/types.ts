@@ -1,12 +1,6 @@
 export type ModelKind = 'chat' | 'image' | 'video' | 'tool';
 export type ChatProtocol = 'chatCompletions' | 'responses' | 'messages';
 
-export const PROTOCOL_LABELS: Record<ChatProtocol, string> = {
-  chatCompletions: 'Chat Completions',
-  responses: 'Responses',
-  messages: 'Messages',
-};
-
 /** One entry of the key's own `GET /v1/models`. */
 export interface KeyModel {
   id: string;

@@ -1,5 +1,6 @@
 import { imageSupport } from '../../core/chat/capabilities';
-import { PROTOCOL_LABELS, type ChatProtocol, type ModelInfo } from '../../core/models/types';
+import type { ChatProtocol, ModelInfo } from '../../core/models/types';
+import { PROTOCOL_LABELS } from '../../shared/protocol';
 import type { LanguageModelChatInformation } from './lmApi';
 
 /**

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { formatAge } from '../../core/connection';
 import type { ModelInfo, ModelKind } from '../../core/models/types';
-import { PROTOCOL_LABELS } from '../../core/models/types';
+import { PROTOCOL_LABELS } from '../../shared/protocol';
 import type { Services } from '../services';
 
 type Node = { type: 'kind'; kind: ModelKind; models: ModelInfo[] } | { type: 'model'; model: ModelInfo } | { type: 'notice'; label: string; detail?: string; icon: string; command?: vscode.Command };

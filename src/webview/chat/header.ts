@@ -6,7 +6,8 @@
  */
 import type { ChatModelView, Snapshot, WireProtocol } from '../../shared/protocol';
 import { button, h, setHidden } from '../shared/dom';
-import { PROTOCOL_LABELS, PROTOCOL_SHORT } from './labels';
+import { PROTOCOL_LABELS } from '../../shared/protocol';
+import { PROTOCOL_SHORT } from './labels';
 import type { ChatChannel } from './chatChannel';
 
 let nextId = 0;

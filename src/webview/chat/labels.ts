@@ -4,12 +4,6 @@ import { formatBytes } from '../../shared/format';
 
 type Action = Extract<WebviewMessage, { type: 'action' }>['action'];
 
-export const PROTOCOL_LABELS: Record<WireProtocol, string> = {
-  chatCompletions: 'Chat Completions',
-  responses: 'Responses',
-  messages: 'Messages',
-};
-
 export const PROTOCOL_SHORT: Record<WireProtocol, string> = {
   chatCompletions: 'CC',
   responses: 'Resp',

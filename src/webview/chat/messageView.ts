@@ -4,7 +4,8 @@
  */
 import type { ChatMessageView, WebviewMessage } from '../../shared/protocol';
 import { button, h, setHidden, setText } from '../shared/dom';
-import { errorAction, formatChars, imageDetail, PROTOCOL_LABELS, statusLabel, usageLine } from './labels';
+import { PROTOCOL_LABELS } from '../../shared/protocol';
+import { errorAction, formatChars, imageDetail, statusLabel, usageLine } from './labels';
 import type { RenderOptions } from './markdown';
 import { MarkdownView } from './markdownView';
 import type { UiState } from './chatChannel';
