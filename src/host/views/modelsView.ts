@@ -1,12 +1,25 @@
 import * as vscode from 'vscode';
 import { formatAge } from '../../core/connection';
 import type { ModelInfo, ModelKind } from '../../core/models/types';
+import { formatNumber } from '../../shared/format';
 import { PROTOCOL_LABELS } from '../../shared/protocol';
 import type { Services } from '../services';
 
 type Node = { type: 'kind'; kind: ModelKind; models: ModelInfo[] } | { type: 'model'; model: ModelInfo } | { type: 'notice'; label: string; detail?: string; icon: string; command?: vscode.Command };
 
-const KIND_LABELS: Record<ModelKind, string> = { chat: 'Chat', image: 'Image', video: 'Video', tool: 'Tools' };
+/** A function, not a constant: the display language's bundle is read when the view renders. */
+function kindLabel(kind: ModelKind): string {
+  switch (kind) {
+    case 'chat':
+      return vscode.l10n.t('Chat');
+    case 'image':
+      return vscode.l10n.t('Image');
+    case 'video':
+      return vscode.l10n.t('Video');
+    case 'tool':
+      return vscode.l10n.t('Tools');
+  }
+}
 const KIND_ICONS: Record<ModelKind, string> = { chat: 'comment-discussion', image: 'file-media', video: 'device-camera-video', tool: 'tools' };
 
 /** The sidebar's Models view: grouped by kind, with protocol badges and availability. */
@@ -53,9 +66,14 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     if (node.type === 'kind') {
       const available = node.models.filter((m) => m.available).length;
       const known = this.services.registry.snapshot.keyModels !== undefined;
-      const item = new vscode.TreeItem(KIND_LABELS[node.kind], node.kind === 'chat' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+      const item = new vscode.TreeItem(kindLabel(node.kind), node.kind === 'chat' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
       item.id = `kind:${node.kind}`;
-      item.description = known ? `${available} available${node.models.length > available ? `, ${node.models.length - available} not for this key` : ''}` : `${node.models.length} in the catalog`;
+      const missing = node.models.length - available;
+      item.description = !known
+        ? vscode.l10n.t('{0} in the catalog', formatNumber(node.models.length))
+        : missing > 0
+          ? vscode.l10n.t('{0} available, {1} not for this key', formatNumber(available), formatNumber(missing))
+          : vscode.l10n.t('{0} available', formatNumber(available));
       item.iconPath = new vscode.ThemeIcon(KIND_ICONS[node.kind]);
       item.contextValue = 'modelKind';
       return item;
@@ -73,12 +91,12 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     const badges = m.protocols.map((p) => PROTOCOL_LABELS[p]).join(' · ');
     // Without the key's own list (no key, refused, offline) availability is unknown, not "no".
     const known = this.services.registry.snapshot.keyModels !== undefined;
-    const state = m.available ? 'available' : known ? 'not available to this key' : 'availability unknown';
+    const state = m.available ? vscode.l10n.t('available') : known ? vscode.l10n.t('not available to this key') : vscode.l10n.t('availability unknown');
     item.description = m.available ? [badges, m.provider].filter(Boolean).join(' — ') : state;
     item.iconPath = new vscode.ThemeIcon(m.available ? KIND_ICONS[m.kind] : known ? 'circle-slash' : 'question');
     item.contextValue = m.available ? `model.${m.kind}` : 'model.unavailable';
     item.tooltip = tooltipFor(m, known);
-    item.accessibilityInformation = { label: `${m.id}, ${KIND_LABELS[m.kind]} model, ${m.available ? `available, ${badges || 'no chat protocol'}` : state}` };
+    item.accessibilityInformation = { label: vscode.l10n.t('{0}, {1} model, {2}', m.id, kindLabel(m.kind), m.available ? `${state}, ${badges || vscode.l10n.t('no chat protocol')}` : state) };
     return item;
   }
 
@@ -88,17 +106,17 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     const snap = this.services.registry.snapshot;
     const notices: Node[] = [];
     if (this.failure) {
-      notices.push({ type: 'notice', label: 'Models could not be loaded', detail: this.failure, icon: 'warning', command: { command: 'modelGateway.openSettings', title: 'Open Settings' } });
+      notices.push({ type: 'notice', label: vscode.l10n.t('Models could not be loaded'), detail: this.failure, icon: 'warning', command: { command: 'modelGateway.openSettings', title: vscode.l10n.t('Open Settings') } });
     }
     if (snap.updatedAt === 0) {
       if (!this.loading && !this.attempted) void this.reload();
       return notices;
     }
     if (snap.keyError && snap.keyError.kind !== 'cancelled') {
-      notices.push({ type: 'notice', label: snap.keyError.kind === 'auth' ? 'Key missing or refused' : 'Could not list models', detail: snap.keyError.message, icon: 'warning', command: snap.keyError.kind === 'auth' ? { command: 'modelGateway.setApiKey', title: 'Set API Key' } : { command: 'modelGateway.checkConnection', title: 'Check Connection' } });
+      notices.push({ type: 'notice', label: snap.keyError.kind === 'auth' ? vscode.l10n.t('Key missing or refused') : vscode.l10n.t('Could not list models'), detail: snap.keyError.message, icon: 'warning', command: snap.keyError.kind === 'auth' ? { command: 'modelGateway.setApiKey', title: vscode.l10n.t('Set API Key') } : { command: 'modelGateway.checkConnection', title: vscode.l10n.t('Check Connection') } });
     }
-    if (snap.catalogError) notices.push({ type: 'notice', label: 'Catalog unavailable', detail: snap.catalogError.message, icon: 'warning', command: { command: 'modelGateway.refreshCatalog', title: 'Refresh Catalog' } });
-    else if (snap.catalog?.problem) notices.push({ type: 'notice', label: `Catalog from offline cache (${formatAge(Math.round((Date.now() - snap.catalog.fetchedAt) / 1000))} old)`, detail: snap.catalog.problem.message, icon: 'cloud-download' });
+    if (snap.catalogError) notices.push({ type: 'notice', label: vscode.l10n.t('Catalog unavailable'), detail: snap.catalogError.message, icon: 'warning', command: { command: 'modelGateway.refreshCatalog', title: vscode.l10n.t('Refresh Catalog') } });
+    else if (snap.catalog?.problem) notices.push({ type: 'notice', label: vscode.l10n.t('Catalog from offline cache ({0} old)', formatAge(Math.round((Date.now() - snap.catalog.fetchedAt) / 1000))), detail: snap.catalog.problem.message, icon: 'cloud-download' });
     const kinds: ModelKind[] = ['chat', 'image', 'video', 'tool'];
     const groups: Node[] = kinds.map((kind) => ({ type: 'kind' as const, kind, models: snap.models.filter((m) => m.kind === kind) })).filter((g) => g.models.length > 0);
     return [...notices, ...groups];
@@ -125,21 +143,27 @@ function tooltipFor(m: ModelInfo, known: boolean): vscode.MarkdownString {
   md.appendMarkdown('** (');
   text(m.id);
   md.appendMarkdown(')\n\n');
-  text(`Kind: ${KIND_LABELS[m.kind]} · Provider: ${m.provider}`);
+  text(vscode.l10n.t('Kind: {0} · Provider: {1}', kindLabel(m.kind), m.provider));
   md.appendMarkdown('\n\n');
   if (m.protocols.length) {
-    const source = { gateway: "the gateway's endpoint types", catalog: 'the catalog', fallback: 'the default (Chat Completions is every provider\'s entry)', none: '' }[m.protocolSource];
-    text(`Protocols: ${m.protocols.map((p) => PROTOCOL_LABELS[p]).join(', ')} (from ${source})`);
+    const protocols = m.protocols.map((p) => PROTOCOL_LABELS[p]).join(', ');
+    const from = {
+      gateway: () => vscode.l10n.t("Protocols: {0} (from the gateway's endpoint types)", protocols),
+      catalog: () => vscode.l10n.t('Protocols: {0} (from the catalog)', protocols),
+      fallback: () => vscode.l10n.t("Protocols: {0} (the default: Chat Completions is every provider's entry)", protocols),
+      none: () => vscode.l10n.t('Protocols: {0}', protocols),
+    }[m.protocolSource];
+    text(from());
     md.appendMarkdown('\n\n');
   }
-  if (m.available) md.appendMarkdown('Available to this key.');
-  else if (known) md.appendMarkdown('Listed in the catalog but **not available to this key**: an administrator must grant it to the key\'s group.');
-  else md.appendMarkdown('Listed in the catalog. Whether this key may use it is unknown until the gateway lists the key\'s models.');
+  if (m.available) md.appendMarkdown(vscode.l10n.t('Available to this key.'));
+  else if (known) md.appendMarkdown(vscode.l10n.t("Listed in the catalog but **not available to this key**: an administrator must grant it to the key's group."));
+  else md.appendMarkdown(vscode.l10n.t("Listed in the catalog. Whether this key may use it is unknown until the gateway lists the key's models."));
   const c = m.catalog;
   const lines: string[] = [];
-  if (c?.contextWindow) lines.push(`Context: ${c.contextWindow.toLocaleString()} tokens`);
-  if (c?.inputModalities?.length) lines.push(`Input: ${c.inputModalities.join(', ')}`);
-  if (c?.video?.sizes?.length) lines.push(`Sizes: ${c.video.sizes.join(', ')}`);
+  if (c?.contextWindow) lines.push(vscode.l10n.t('Context: {0} tokens', formatNumber(c.contextWindow)));
+  if (c?.inputModalities?.length) lines.push(vscode.l10n.t('Input: {0}', c.inputModalities.join(', ')));
+  if (c?.video?.sizes?.length) lines.push(vscode.l10n.t('Sizes: {0}', c.video.sizes.join(', ')));
   for (const line of lines) {
     md.appendMarkdown('\n\n');
     text(line);
