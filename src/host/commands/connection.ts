@@ -19,7 +19,7 @@ export const checkConnection: CommandDef = {
       await ctx.services.checkOverrides();
       const base = ctx.services.base();
       const report = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: 'Model Gateway: checking the connection…', cancellable: true },
+        { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Model Gateway: checking the connection…'), cancellable: true },
         async (_progress, token) => {
           const snap = await ctx.services.registry.refresh(abortSignalFor(token));
           const report = buildReport(base, await ctx.services.keys.has(), await ctx.services.keys.masked(), snap);
@@ -37,11 +37,13 @@ export const checkConnection: CommandDef = {
 
 function showReport(report: ConnectionReport, services: Services): void {
   const ok = report.keyAccepted === true && !report.catalogError;
-  const actions = report.keyAccepted === true ? ['Show Log'] : ['Set API Key', 'Show Log'];
+  const setKey = vscode.l10n.t('Set API Key');
+  const showLog = vscode.l10n.t('Show Log');
+  const actions = report.keyAccepted === true ? [showLog] : [setKey, showLog];
   const show = ok ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
   void show(summariseReport(report), ...actions).then((choice) => {
-    if (choice === 'Set API Key') void vscode.commands.executeCommand('modelGateway.setApiKey');
-    if (choice === 'Show Log') services.log.show(true);
+    if (choice === setKey) void vscode.commands.executeCommand('modelGateway.setApiKey');
+    if (choice === showLog) services.log.show(true);
   });
 }
 
@@ -77,7 +79,7 @@ export const refreshCatalog: CommandDef = {
     try {
       const snap = await ctx.services.registry.refresh();
       if (!ctx.services.settings().catalogUrl) {
-        void vscode.window.showInformationMessage('No catalog address is set ("modelGateway.catalogUrl"); models come from the key\'s own list only.');
+        void vscode.window.showInformationMessage(vscode.l10n.t('No catalog address is set ("modelGateway.catalogUrl"); models come from the key\'s own list only.'));
         return { configured: false };
       }
       if (snap.catalogError) {
@@ -85,7 +87,7 @@ export const refreshCatalog: CommandDef = {
         return { configured: true, error: snap.catalogError.message };
       }
       const c = snap.catalog;
-      if (c?.problem) void vscode.window.showWarningMessage(`Using the cached catalog: ${c.problem.message}`);
+      if (c?.problem) void vscode.window.showWarningMessage(vscode.l10n.t('Using the cached catalog: {0}', c.problem.message));
       return c ? { configured: true, url: c.url, format: c.format, models: c.entries.length, source: c.source, fetchedAt: c.fetchedAt, problem: c.problem?.message } : { configured: true };
     } catch (err) {
       return { configured: true, error: showError(err, ctx.services.log) };
