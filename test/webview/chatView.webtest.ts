@@ -780,8 +780,8 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       await transfer(p, 'paste', [{ name: 'image.png', type: 'image/png', base64: PNG_1X1 }]);
       assert.deepEqual(await p.waitForPosted('attachImage'), { type: 'attachImage', name: 'image.png', data: PNG_1X1 });
       await p.clearPosted();
-      await transfer(p, 'drop', [], { 'text/uri-list': '# a comment\r\nfile:///work/pics/cat.png\r\nfile:///work/pics/dog.webp' });
-      assert.deepEqual(await p.waitForPosted('attachImageUris'), { type: 'attachImageUris', uris: ['file:///work/pics/cat.png', 'file:///work/pics/dog.webp'] });
+      await transfer(p, 'drop', [], { 'text/uri-list': '# a comment\r\nfile:///home/user/pics/cat.png\r\nfile:///home/user/pics/dog.webp' });
+      assert.deepEqual(await p.waitForPosted('attachImageUris'), { type: 'attachImageUris', uris: ['file:///home/user/pics/cat.png', 'file:///home/user/pics/dog.webp'] });
       await p.clearPosted();
       await transfer(p, 'drop', [{ name: 'huge.png', type: 'image/png', base64: Buffer.alloc(1500).toString('base64') }]);
       await p.frames();
