@@ -60,7 +60,7 @@ export const chatCommands: CommandDef[] = [
       let uris = request.uris;
       if (!uris.length) {
         uris =
-          (await vscode.window.showOpenDialog({ canSelectMany: true, openLabel: 'Ask About Image', title: 'Choose images to ask about', filters: { Images: IMAGE_EXTENSIONS } })) ?? [];
+          (await vscode.window.showOpenDialog({ canSelectMany: true, openLabel: vscode.l10n.t('Ask About Image'), title: vscode.l10n.t('Choose images to ask about'), filters: { [vscode.l10n.t('Images')]: IMAGE_EXTENSIONS } })) ?? [];
         if (!uris.length) return undefined;
       }
       const { prompt, ...options } = request.options;
@@ -142,7 +142,7 @@ function imageRequest(arg: unknown, selected: unknown): { uris: vscode.Uri[]; op
 }
 
 async function promptFor(): Promise<{ prompt: string } | undefined> {
-  const prompt = await vscode.window.showInputBox({ title: 'Model Gateway: Ask', prompt: 'The message to send in the chat view' });
+  const prompt = await vscode.window.showInputBox({ title: vscode.l10n.t('Model Gateway: Ask'), prompt: vscode.l10n.t('The message to send in the chat view') });
   if (!prompt) return undefined;
   await vscode.commands.executeCommand('modelGateway.chat.focus');
   return { prompt };
