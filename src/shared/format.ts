@@ -19,10 +19,6 @@ export function setDisplayLocale(tag: string | undefined): void {
   cache.clear();
 }
 
-export function displayLocale(): string {
-  return locale;
-}
-
 function numberFormat(maximumFractionDigits: number, minimumFractionDigits = 0): Intl.NumberFormat {
   const key = `${maximumFractionDigits}/${minimumFractionDigits}`;
   let format = cache.get(key);
