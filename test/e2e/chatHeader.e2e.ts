@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { DEMO_KEY } from '../gateway';
 import { LIMITS } from '../vscode/browser';
 import { ui } from './context';
-import { chatFrame, clearNotifications, masked, openNewChat, sendChatMessage as send, setApiKey, waitForStatus } from './workbench';
+import { chatFrame, clearApiKey, clearNotifications, masked, openModelsView, openNewChat, sendChatMessage as send, setApiKey, waitForStatus } from './workbench';
 
 const CHAT_HEADER = '.part.sidebar .pane-header[aria-label="Chat Section"]';
 /** The chat's title-bar actions: in its section header (other views in the container) or the container's title (alone). */
@@ -86,5 +86,23 @@ describe('Chat header, history and keybindings', () => {
     await page.locator('.part.editor').click({ position: { x: 20, y: 20 } });
     await page.keyboard.press('Control+Shift+Alt+G');
     await frame.locator('textarea[aria-label="Message"]:focus').waitFor();
+  });
+
+  it('without a key, the Models view welcomes with what to do and a Set API Key button', async () => {
+    const { page } = ui();
+    await openModelsView(page);
+    const header = page.locator('.part.sidebar .pane-header[aria-label="Models Section"]');
+    await clearApiKey(page);
+    try {
+      const welcome = page.locator('.part.sidebar .welcome-view-content', { hasText: 'Paste the API key you copied' });
+      await welcome.waitFor();
+      await welcome.locator('a.monaco-button', { hasText: 'Set API Key' }).click();
+      await page.locator('.quick-input-widget input[type="password"], .quick-input-widget input[type="text"]').first().waitFor();
+      await page.keyboard.press('Escape');
+      await header.click();
+    } finally {
+      await setApiKey(page, DEMO_KEY);
+      await waitForStatus(page, masked(DEMO_KEY), 'check');
+    }
   });
 });
