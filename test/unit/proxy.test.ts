@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { bypasses, resolveProxy, type ProxySettings } from '../../src/core/proxy';
 
-const base: ProxySettings = { mode: 'inherit', proxyUrl: '', strictSSL: true, noProxy: [], env: {} };
+const base: ProxySettings = { mode: 'inherit', support: 'override', authorization: '', proxyUrl: '', strictSSL: true, noProxy: [], env: {} };
 const u = (s: string) => new URL(s);
 
 describe('proxy resolution', () => {
