@@ -63,9 +63,13 @@ export function loadTrust(settings: TrustSettings, source: CaSource = nodeTls as
   const getCa = source.getCACertificates;
   if (settings.systemCertificates) {
     if (getCa) {
-      const system = getCa('system');
-      added.push(...system);
-      notes.push(`trusting ${system.length} certificate(s) from the operating system's store (http.systemCertificates)`);
+      try {
+        const system = getCa('system');
+        added.push(...system);
+        notes.push(`trusting ${system.length} certificate(s) from the operating system's store (http.systemCertificates)`);
+      } catch (err) {
+        notes.push(`http.systemCertificates: the operating system's store could not be read: ${err instanceof Error ? err.message : String(err)}`);
+      }
     } else {
       notes.push(`http.systemCertificates: this VS Code's Node (${process.versions.node}) cannot read the operating system's certificate store; use "${EXTRA_CA_SETTING}" or NODE_EXTRA_CA_CERTS to trust a corporate certificate authority`);
     }
