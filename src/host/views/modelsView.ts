@@ -37,9 +37,15 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     // key alone calls no network.
     this.subscriptions = [
       services.registry.onDidChange(() => this.changed.fire(undefined)),
-      services.keys.onDidChange(() => this.attempted && void this.reload()),
-      services.onDidChangeSettings(() => this.attempted && void this.reload()),
+      // The root also depends on whether an address and a key are set (welcome content if not).
+      services.keys.onDidChange(() => this.setupChanged()),
+      services.onDidChangeSettings(() => this.setupChanged()),
     ];
+  }
+
+  private setupChanged(): void {
+    this.changed.fire(undefined);
+    if (this.attempted) void this.reload();
   }
 
   async reload(): Promise<void> {
