@@ -1,4 +1,5 @@
 import type { ChatProtocol, ModelInfo } from '../models/types';
+import { thinkingChoiceSchema, type ThinkingChoiceView } from '../../shared/protocol';
 
 /**
  * Thinking (reasoning) controls: which models can think, and how each upstream wants to be told.
@@ -28,10 +29,10 @@ import type { ChatProtocol, ModelInfo } from '../models/types';
  */
 
 /** How deep the model should think; `off` turns thinking off where the upstream can. */
-export type ThinkingLevel = 'off' | 'on' | 'low' | 'medium' | 'high';
+export type ThinkingLevel = Exclude<ThinkingChoiceView, 'auto'>;
 /** What the user picks: `auto` sends nothing and leaves the model's own default. */
-export type ThinkingChoice = 'auto' | ThinkingLevel;
-export const THINKING_CHOICES: readonly ThinkingChoice[] = ['auto', 'off', 'on', 'low', 'medium', 'high'];
+export type ThinkingChoice = ThinkingChoiceView;
+export const THINKING_CHOICES: readonly ThinkingChoice[] = thinkingChoiceSchema.options;
 
 /** The request field a family is switched with (see the table above). */
 export type ThinkingWire = 'openaiEffort' | 'anthropicBudget' | 'glmThinking' | 'qwenEnable';
