@@ -1,4 +1,8 @@
 import * as assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ConversationStore } from '../../src/core/chat/conversationStore';
 import { collectChat, streamChat, type ChatResult } from '../../src/core/chat/chat';
 import type { ChatRequest } from '../../src/core/chat/events';
 import {
@@ -120,6 +124,33 @@ describe('thinking controls: which models think, in which form', () => {
     // No room for the minimum: thinking stays off rather than being refused.
     assert.deepEqual(messagesThinking({ wire: 'anthropicBudget', level: 'medium' }, 1500, 2000), { maxTokens: 1500 });
     assert.deepEqual(messagesThinking({ wire: 'anthropicBudget', level: 'off' }, 4096), { maxTokens: 4096 });
+  });
+});
+
+describe('a conversation’s thinking choice in the store', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'thinking-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('is kept with the conversation and read back by a new store (a reload)', async () => {
+    const store = new ConversationStore(dir);
+    const c = await store.create({ title: 'Tides', model: 'glm-4.6', thinking: 'off' });
+    assert.equal((await new ConversationStore(dir).open(c.id))?.meta.thinking, 'off');
+    await store.setMeta(c.id, { thinking: 'high' });
+    assert.equal((await new ConversationStore(dir).open(c.id))?.meta.thinking, 'high');
+  });
+
+  it('reads a choice it does not know (from a newer version) as unset, and keeps the conversation', async () => {
+    const store = new ConversationStore(dir);
+    const c = await store.create({ title: 'Later', thinking: 'low' });
+    // Written as a newer version might write it; the cast stands for that version's type.
+    await store.setMeta(c.id, { thinking: 'extreme' as unknown as 'low' });
+    const page = await new ConversationStore(dir).open(c.id);
+    assert.ok(page, 'the conversation still opens');
+    assert.equal(page.meta.thinking, undefined);
+    assert.equal(page.meta.title, 'Later');
   });
 });
 
