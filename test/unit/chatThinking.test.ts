@@ -57,6 +57,7 @@ describe('thinking controls: which models think, in which form', () => {
     ['claude-3-5-haiku', 'claude', 'messages', undefined],
     ['glm-4.6', 'zhipu_4v', 'chatCompletions', 'switch/glmThinking/off'],
     ['glm-4-plus', 'zhipu', 'chatCompletions', undefined],
+    ['glm-4.6', 'ali', 'chatCompletions', 'levels/qwenEnable/off'],
     ['qwen-plus', 'ali', 'chatCompletions', 'levels/qwenEnable/off'],
     ['qwen3-32b', 'ali', 'chatCompletions', 'levels/qwenEnable/off'],
     ['qwen3-235b-a22b-instruct-2507', 'ali', 'chatCompletions', undefined],

@@ -14,7 +14,7 @@ import { thinkingChoiceSchema, type ThinkingChoiceView } from '../../shared/prot
  * |                              | Chat Completions | `reasoning_effort: "none"` (same models) | `reasoning_effort: low/medium/high`            |
  * | Anthropic Claude (3.7, 4.x)  | Messages         | no `thinking` field (the default)| `thinking: {type: "enabled", budget_tokens}`, 1024 ≤ budget < max_tokens |
  * | Zhipu GLM (4.5 and newer)    | Chat Completions | `thinking: {type: "disabled"}`  | `thinking: {type: "enabled"}` (the default)             |
- * | Alibaba Bailian (Qwen3 hybrid)| Chat Completions | `enable_thinking: false`        | `enable_thinking: true` (streamed calls only) + `thinking_budget` |
+ * | Alibaba Bailian (Qwen3 hybrid; GLM hosted there) | Chat Completions | `enable_thinking: false`        | `enable_thinking: true` (streamed calls only) + `thinking_budget` |
  * | Thinking-only models (kimi-k2-thinking, deepseek-r1 / reasoner, QwQ, `*-thinking-2507`) | any | cannot be switched off | always thinks |
  *
  * Sources: OpenAI's reasoning guide (platform.openai.com/docs/guides/reasoning), Anthropic's
@@ -106,8 +106,9 @@ const FAMILIES: readonly FamilyRule[] = [
     family: 'bailian',
     owner: /^(ali|alibaba|dashscope|bailian|aliyun)/i,
     idFamily: /^(qwen|qwq)/i,
-    // Qwen3 hybrid models and the commercial qwen-plus / turbo / flash lines; `-instruct` variants do not think.
-    thinks: /^(qwen3-(?!.*instruct)|qwen-(plus|turbo|flash)(-latest)?$)/i,
+    // Qwen3 hybrid models and the commercial qwen-plus / turbo / flash lines (`-instruct` variants do
+    // not think), and GLM hosted on Bailian, which switches it with `enable_thinking` there too.
+    thinks: /^(qwen3-(?!.*instruct)|qwen-(plus|turbo|flash)(-latest)?$|glm-(4\.[5-9]|[5-9]))/i,
     kind: 'levels',
     wires: { chatCompletions: 'qwenEnable' },
   },
