@@ -81,6 +81,8 @@ describe('thinking controls: which models think, in which form', () => {
     assert.equal(thinkingControl(model('kimi-k2.5', 'ali', { reasoning: true }), 'chatCompletions')?.wire, 'qwenEnable', 'a Bailian model the table does not name');
     assert.equal(thinkingControl(model('kimi-k2.5', 'ali'), 'chatCompletions'), undefined, 'nothing says it thinks');
     assert.equal(thinkingControl(model('magistral', 'mistral', { reasoning: true }), 'chatCompletions'), undefined, 'thinks, but no known form');
+    assert.equal(thinkingControl(model('glm-4.6', 'openai', { reasoning: true }), 'chatCompletions'), undefined, 'another maker’s model on an OpenAI-type channel');
+    assert.equal(thinkingControl(model('glm-4.6', 'ali', { reasoning: true }), 'chatCompletions')?.wire, 'qwenEnable', 'Bailian hosts other makers’ models');
     const catalog = parseCatalog({
       gw: { name: 'GW', models: { 'gpt-5-custom': { reasoning: true, reasoning_options: [{ type: 'effort', values: ['none', 'low', 'high'] }] } } },
     });

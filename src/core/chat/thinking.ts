@@ -71,6 +71,8 @@ interface FamilyRule {
   wires: Partial<Record<ChatProtocol, ThinkingWire>>;
   /** Models that accept "off" (the default is true for every family but OpenAI). */
   canTurnOff?: RegExp;
+  /** The upstream serves other makers' models too, each switched its own way (Bailian hosts GLM, Kimi, DeepSeek). */
+  hostsOthers?: boolean;
 }
 
 /** The families, by upstream. */
@@ -111,6 +113,7 @@ const FAMILIES: readonly FamilyRule[] = [
     thinks: /^(qwen3-(?!.*instruct)|qwen-(plus|turbo|flash)(-latest)?$|glm-(4\.[5-9]|[5-9]))/i,
     kind: 'levels',
     wires: { chatCompletions: 'qwenEnable' },
+    hostsOthers: true,
   },
 ];
 
@@ -136,6 +139,10 @@ export function thinkingControl(model: ModelInfo, protocol: ChatProtocol): Think
   const family = thinkingFamily(model);
   const rule = FAMILIES.find((f) => f.family === family);
   if (!rule) return undefined;
+  // A gateway that files another maker's model under this upstream (a GLM listed as `openai`, say)
+  // relays it through a compatible channel whose switch is unknown: no control.
+  const maker = FAMILIES.find((f) => f.idFamily.test(model.id));
+  if (maker && maker !== rule && !rule.hostsOthers) return undefined;
   const thinks = model.catalog?.reasoning === true || rule.thinks.test(model.id);
   const wire = rule.wires[protocol];
   if (!thinks || !wire) return undefined;
