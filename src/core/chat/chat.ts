@@ -6,14 +6,17 @@ import type { ChatEvent, ChatRequest, FinishReason, Usage } from './events';
 import { parseStream as messagesEvents, streamMessages } from './messages';
 import { parseStream as responsesEvents, streamResponses, type ResponsesExtras } from './responses';
 import { readSse } from './sse';
+import { thinkingNeedsStream } from './thinking';
 import { endWithError, uniqueCitations } from './transport';
 
 /**
  * Sends a chat request over the protocol it names; the events are the same for all three. A model
- * that requires streaming is always called with streaming on, whatever `stream` says.
+ * that requires streaming, and a Bailian model asked to think (which it does only when streamed),
+ * is always called with streaming on, whatever `stream` says.
  */
 export function streamChat(http: HttpClient, given: ChatRequest, extras?: ResponsesExtras): AsyncGenerator<ChatEvent> {
-  const request = given.requiresStreaming && !given.stream ? { ...given, stream: true } : given;
+  const mustStream = given.requiresStreaming || thinkingNeedsStream(given.thinking);
+  const request = mustStream && !given.stream ? { ...given, stream: true } : given;
   switch (request.protocol) {
     case 'responses':
       return streamResponses(http, request, extras);
