@@ -225,3 +225,31 @@ export function errorFromStreamPayload(error: unknown, route: ErrorContext['rout
   const made = errorFromResponse({ status, body: JSON.stringify({ error: e }), route });
   return new GatewayError(made.kind, l10n.t('The answer stopped with an error. {0}', made.message), { status: made.status, code: made.code, requestId: made.requestId, detail: made.detail });
 }
+
+/** Keys an error-only body may carry besides its error (`{type:"error",error}`, new-api's `{success:false,message}`). */
+const ERROR_ONLY_KEYS = new Set(['error', 'type', 'request_id', 'success', 'message', 'code', 'param', 'data']);
+
+/**
+ * An answer with HTTP 200 whose body is an error and nothing else: new-api sends some errors this
+ * way (`model_not_found` on a model lookup, billing endpoints), and a relayed upstream may too. A
+ * body that also carries an answer (a Responses object with `error: null`, a failed video task
+ * with its `error`) is not one. There is no real status to go by, so the error's type or code
+ * stands in for one; the GatewayError keeps the 200 the gateway sent.
+ */
+export function errorInOkBody(json: unknown, ctx: Omit<ErrorContext, 'status' | 'body'> & { body?: string }): GatewayError | undefined {
+  if (!isRecord(json)) return undefined;
+  const keys = Object.keys(json);
+  if (!keys.every((k) => ERROR_ONLY_KEYS.has(k))) return undefined;
+  if (json.data !== undefined && json.data !== null) return undefined;
+  if (json.type !== undefined && json.type !== 'error') return undefined;
+  const err = json.error;
+  const hasError = (isRecord(err) && (str(err.message) !== undefined || str(err.code) !== undefined)) || (typeof err === 'string' && err.trim() !== '');
+  const failed = json.success === false && str(json.message) !== undefined;
+  if (!hasError && !failed) return undefined;
+  const e = isRecord(err) ? err : {};
+  const type = str(e.type);
+  const code = str(e.code) ?? str(json.code);
+  const implied = code === 'model_not_found' ? 404 : ((type !== undefined ? STATUS_FOR_TYPE[type] : undefined) ?? (code !== undefined ? STATUS_FOR_TYPE[code] : undefined) ?? 400);
+  const made = errorFromResponse({ ...ctx, status: implied, body: ctx.body ?? JSON.stringify(json) });
+  return new GatewayError(made.kind, made.message, { status: 200, code: made.code, requestId: made.requestId, detail: made.detail, retryAfterMs: made.retryAfterMs });
+}
