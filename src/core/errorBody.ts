@@ -20,6 +20,7 @@ interface Extracted {
   requestId?: string;
 }
 
+const PROTOCOL_REFUSED = /does not support api ?type/i;
 const REQUEST_ID_SUFFIX = /\s*\(request id: ([^)]+)\)\s*$/i;
 
 /**
@@ -84,6 +85,8 @@ function classify(ctx: ErrorContext, e: Extracted, message: string): ErrorKind {
   const m = message.toLowerCase();
 
   if (code === 'convert_request_failed' || code === 'api_not_implemented' || ctx.status === 501) return 'notImplemented';
+  // An upstream that refuses the protocol for the model, relayed by new-api (e.g. "Model x does not support apiType:openai.responses parameter").
+  if (PROTOCOL_REFUSED.test(message)) return 'notImplemented';
   // A 400 model_not_found is a model the key has but this endpoint does not serve (e.g. an image
   // model sent as the outer Responses model): a bad request, not a missing grant.
   if ((code === 'model_not_found' && ctx.status !== 400) || /no available channel|无可用渠道|has no access to (the )?model|无权访问模型/i.test(message)) {
@@ -151,7 +154,7 @@ function explain(kind: ErrorKind, ctx: ErrorContext, e: Extracted, upstream: str
     case 'tooLarge':
       return l10n.t('The request is too large for {0} (HTTP {1}).{2} The limit is 20 MiB per request, including the form itself.', who, status, said);
     case 'notImplemented':
-      if ((e.code ?? '') === 'convert_request_failed') {
+      if ((e.code ?? '') === 'convert_request_failed' || PROTOCOL_REFUSED.test(upstream ?? '')) {
         return l10n.t("This model's channel does not support the requested protocol.{0} Use the Chat Completions protocol for this model.", said);
       }
       return l10n.t('{0} does not offer this endpoint (HTTP {1}).{2}', capitalise(who), status, said);

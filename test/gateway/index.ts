@@ -71,6 +71,7 @@ export class GatewayDouble {
       shared,
     );
     const media = mediaState(this.world);
+    for (const [model, types] of Object.entries(opts.refusedEndpoints ?? {})) for (const t of types) this.refuseEndpoint(model, t);
     media.configure(opts.videoTiming);
     media.videoQuery = opts.videoQuery ?? 'task';
     media.serverAddress = opts.videoServerAddress;
@@ -155,6 +156,13 @@ export class GatewayDouble {
    */
   advanceVideo(taskId: string, to?: VideoStatus): VideoStatus {
     return mediaState(this.world).board.advance(taskId, to);
+  }
+
+  /** From now on the model's upstream refuses this endpoint type although /v1/models lists it (see GatewayOptions.refusedEndpoints). */
+  refuseEndpoint(modelId: string, endpointType: string): void {
+    let set = this.world.refusedEndpoints.get(modelId);
+    if (!set) this.world.refusedEndpoints.set(modelId, (set = new Set()));
+    set.add(endpointType);
   }
 
   /** Switches the shape video task queries answer in from now on (see VideoQueryShape). */

@@ -75,6 +75,12 @@ export interface GatewayOptions {
   cdnPort?: number;
   /** How fast video tasks move; see VideoTiming. Tests usually pass `{ manual: true }`. */
   videoTiming?: Partial<VideoTiming>;
+  /**
+   * Model id → endpoint types (`openai`, `openai-response`, `anthropic`) that /v1/models advertises
+   * for it but its upstream refuses: HTTP 400 `bad_response_status_code`, "Model … does not support
+   * apiType:… parameter". GatewayDouble.refuseEndpoint adds one at run time.
+   */
+  refusedEndpoints?: Record<string, string[]>;
   /** The shape video task queries answer in; default `task`. */
   videoQuery?: VideoQueryShape;
   /**

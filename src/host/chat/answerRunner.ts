@@ -10,7 +10,8 @@ import { streamChat } from '../../core/chat/chat';
 import { titleFrom } from '../../core/chat/conversationForms';
 import type { StoredMessage } from '../../core/chat/conversationStore';
 import { GatewayError } from '../../core/errors';
-import type { ModelInfo } from '../../core/models/types';
+import { withProtocolFallback } from '../../core/models/protocolFallback';
+import type { ChatProtocol, ModelInfo } from '../../core/models/types';
 import type { ChatMessageView } from '../../shared/protocol';
 import type { AttachmentTray } from './attachmentTray';
 import { chatSettings } from './chatSettings';
@@ -18,6 +19,7 @@ import { buildHistory } from './history';
 import type { ModelChoice } from './modelChoice';
 import { gone, type AnswerSession, type ChatBase, type Shown } from './sessions';
 import { inStep, type ViewLink } from './snapshot';
+import { protocolSwitchHandler } from '../protocolSwitch';
 import { streamAnswer } from './streaming';
 
 export const BUSY_HERE = 'An answer is still being written in this conversation. Stop it first or wait for it to finish.';
@@ -191,17 +193,23 @@ export class AnswerRunner {
       this.postFinal(id, message);
       return message;
     }
-    const events = streamChat(host.services.http(), {
-      model: info.id,
-      protocol,
-      messages: history,
-      system: system ?? (settings.systemPrompt || undefined),
-      // The chat always streams; a model that requires streaming would get it anyway.
-      stream: true,
-      requiresStreaming: info.catalog?.requiresStreaming === true,
-      maxTokens: settings.maxTokens,
-      enableSearch: meta.enableSearch && searchableOver(info, protocol) ? true : undefined,
-      signal: session.abort.signal,
+    const run = (over: ChatProtocol) =>
+      streamChat(host.services.http(), {
+        model: info.id,
+        protocol: over,
+        messages: history,
+        system: system ?? (settings.systemPrompt || undefined),
+        // The chat always streams; a model that requires streaming would get it anyway.
+        stream: true,
+        requiresStreaming: info.catalog?.requiresStreaming === true,
+        maxTokens: settings.maxTokens,
+        enableSearch: meta.enableSearch && searchableOver(info, over) ? true : undefined,
+        signal: session.abort.signal,
+      });
+    const switched = protocolSwitchHandler(host.services);
+    const events = withProtocolFallback(info, protocol, run, async (change) => {
+      message.protocol = change.to;
+      await switched(change);
     });
     const final = await streamAnswer(session, id, events, { store: host.store, sessions: host.sessions, onProgress: (s) => this.postDelta(s) });
     this.postFinal(id, final);

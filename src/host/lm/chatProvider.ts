@@ -3,8 +3,10 @@ import { effectiveProtocol, imageSupport } from '../../core/chat/capabilities';
 import { streamChat } from '../../core/chat/chat';
 import type { ChatReasoning, ChatTool, ToolMode, Usage } from '../../core/chat/events';
 import { GatewayError, isGatewayError } from '../../core/errors';
-import type { ModelInfo } from '../../core/models/types';
+import { withProtocolFallback } from '../../core/models/protocolFallback';
+import type { ChatProtocol, ModelInfo } from '../../core/models/types';
 import { chatSettings } from '../chat/chatSettings';
+import { protocolSwitchHandler } from '../protocolSwitch';
 import type { Services } from '../services';
 import { dataPartClass, supportsUsagePart, type LanguageModelChatProvider, type LanguageModelChatRequestMessage, type LanguageModelResponsePart, type ProvideLanguageModelChatResponseOptions } from './lmApi';
 import { chatModelsForVsCode, toChatInformation, type GatewayChatInformation } from './modelInfo';
@@ -115,6 +117,7 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
       if (!support.supported) throw new GatewayError('badRequest', support.reason);
     }
     const protocol = effectiveProtocol(info, model.protocol);
+    let used = protocol;
     const abort = new AbortController();
     // Cancelling aborts the HTTP request at once; the core then ends with a `cancelled` error.
     const onCancel = token.onCancellationRequested(() => abort.abort());
@@ -126,17 +129,23 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
     const reasoning: ChatReasoning = { text: '' };
     const callIds: string[] = [];
     try {
-      const events = streamChat(this.services.http(), {
-        model: info.id,
-        protocol,
-        messages: request.messages,
-        ...(system ? { system } : {}),
-        stream: true,
-        requiresStreaming: info.catalog?.requiresStreaming === true,
-        maxTokens: Math.min(settings.maxTokens, model.maxOutputTokens),
-        ...(typeof temperature === 'number' ? { temperature } : {}),
-        ...(tools.length ? { tools, toolMode: toolModeOf(options.toolMode) } : {}),
-        signal: abort.signal,
+      const run = (over: ChatProtocol) =>
+        streamChat(this.services.http(), {
+          model: info.id,
+          protocol: over,
+          messages: request.messages,
+          ...(system ? { system } : {}),
+          stream: true,
+          requiresStreaming: info.catalog?.requiresStreaming === true,
+          maxTokens: Math.min(settings.maxTokens, model.maxOutputTokens),
+          ...(typeof temperature === 'number' ? { temperature } : {}),
+          ...(tools.length ? { tools, toolMode: toolModeOf(options.toolMode) } : {}),
+          signal: abort.signal,
+        });
+      const switched = protocolSwitchHandler(this.services);
+      const events = withProtocolFallback(info, protocol, run, async (change) => {
+        used = change.to;
+        await switched(change);
       });
       for await (const e of events) {
         switch (e.type) {
@@ -170,7 +179,7 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
       onCancel.dispose();
     }
     if (callIds.length && reasoning.text) this.keepReasoning(callIds, reasoning);
-    if (usage) this.reportUsage(info, protocol, usage, progress);
+    if (usage) this.reportUsage(info, used, usage, progress);
   }
 
   private keepReasoning(callIds: string[], reasoning: ChatReasoning): void {
