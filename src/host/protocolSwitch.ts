@@ -27,9 +27,12 @@ export function refusedProtocolStore(state: vscode.Memento): RefusedProtocolStor
 
 export function protocolSwitchHandler(services: Services): (change: ProtocolSwitch) => Promise<void> {
   return async ({ model, from, to, error }) => {
+    // The gateway's own words, as they came; only a closing full stop is added where they lack one.
+    const words = (error.detail ?? error.message).trim();
+    const said = /[.!?。！？]$/.test(words) ? words : `${words}${/[\u3400-\u9fff]/.test(words) ? '。' : '.'}`;
     services.log.warn(`${model}: the gateway refused ${PROTOCOL_LABELS[from]} (${error.describe()}); switching to ${PROTOCOL_LABELS[to]} for this model.`);
     void vscode.window.showInformationMessage(
-      vscode.l10n.t('The gateway lists the {0} protocol for {1}, but refused it: {2} This answer and later ones use {3} instead.', PROTOCOL_LABELS[from], model, error.detail ?? error.message, PROTOCOL_LABELS[to]),
+      vscode.l10n.t('The gateway lists the {0} protocol for {1}, but refused it: {2} This answer and later ones use {3} instead.', PROTOCOL_LABELS[from], model, said, PROTOCOL_LABELS[to]),
     );
     await services.registry.refuseProtocol(model, from);
   };
