@@ -114,6 +114,25 @@ describe('a protocol the relay refuses although the gateway lists it', function 
       assert.equal(switches.length, 0);
     });
 
+    it('on the Messages route the refusal comes in the Messages error shape, and Chat Completions takes over', async () => {
+      gw.refuseEndpoint('claude-sonnet-4-5', 'anthropic');
+      const res = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': DEMO_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }) });
+      assert.equal(res.status, 400);
+      const body = (await res.json()) as { type: string; error: { message: string } };
+      assert.equal(body.type, 'error');
+      assert.match(body.error.message, /^Model claude-sonnet-4-5 does not support apiType:anthropic\.messages parameter/);
+      gw.clearLog();
+      const claude = model('claude-sonnet-4-5');
+      assert.deepEqual(claude.protocols, ['messages', 'chatCompletions']);
+      const switches: ProtocolSwitch[] = [];
+      const run = (over: ChatProtocol) => streamChat(http, { model: claude.id, protocol: over, messages: [{ role: 'user', content: 'hi claude' }], stream: true, maxTokens: 64 });
+      const result = await collectChat(withProtocolFallback(claude, 'messages', run, (s) => void switches.push(s)));
+      assert.equal(result.error, undefined, result.error?.message);
+      assert.match(result.text, /hi claude/);
+      assert.deepEqual(switches.map((s) => [s.from, s.to]), [['messages', 'chatCompletions']]);
+      assert.deepEqual(posts(), ['/v1/messages 400', '/v1/chat/completions 200']);
+    });
+
     it('a model listing one protocol has nothing to fall back to: the refusal is shown as it is', async () => {
       const only = { ...model('gpt-5'), protocols: ['chatCompletions'] as ChatProtocol[] };
       const switches: ProtocolSwitch[] = [];
