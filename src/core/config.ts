@@ -120,6 +120,14 @@ export class Endpoints {
   videoTask(taskId: string): string {
     return `${this.base}/v1/video/generations/${encodeURIComponent(taskId)}`;
   }
+  /** OpenAI's video API, which new-api also serves for every task: the video object. */
+  videoObject(taskId: string): string {
+    return `${this.base}/v1/videos/${encodeURIComponent(taskId)}`;
+  }
+  /** The finished video's bytes, served by the gateway itself (so it needs the key). */
+  videoContent(taskId: string): string {
+    return `${this.base}/v1/videos/${encodeURIComponent(taskId)}/content`;
+  }
   /** First provider (GLM-type) tool path, e.g. `files/parser/sync`. */
   glm(path: string): string {
     return `${this.base}/providers/glm/api/paas/v4/${path.replace(/^\/+/, '')}`;

@@ -20,6 +20,7 @@ interface Extracted {
   requestId?: string;
 }
 
+const PROTOCOL_REFUSED = /does not support api ?type/i;
 const REQUEST_ID_SUFFIX = /\s*\(request id: ([^)]+)\)\s*$/i;
 
 /**
@@ -84,6 +85,8 @@ function classify(ctx: ErrorContext, e: Extracted, message: string): ErrorKind {
   const m = message.toLowerCase();
 
   if (code === 'convert_request_failed' || code === 'api_not_implemented' || ctx.status === 501) return 'notImplemented';
+  // An upstream that refuses the protocol for the model, relayed by new-api (e.g. "Model x does not support apiType:openai.responses parameter").
+  if (PROTOCOL_REFUSED.test(message)) return 'notImplemented';
   // A 400 model_not_found is a model the key has but this endpoint does not serve (e.g. an image
   // model sent as the outer Responses model): a bad request, not a missing grant.
   if ((code === 'model_not_found' && ctx.status !== 400) || /no available channel|无可用渠道|has no access to (the )?model|无权访问模型/i.test(message)) {
@@ -151,7 +154,7 @@ function explain(kind: ErrorKind, ctx: ErrorContext, e: Extracted, upstream: str
     case 'tooLarge':
       return l10n.t('The request is too large for {0} (HTTP {1}).{2} The limit is 20 MiB per request, including the form itself.', who, status, said);
     case 'notImplemented':
-      if ((e.code ?? '') === 'convert_request_failed') {
+      if ((e.code ?? '') === 'convert_request_failed' || PROTOCOL_REFUSED.test(upstream ?? '')) {
         return l10n.t("This model's channel does not support the requested protocol.{0} Use the Chat Completions protocol for this model.", said);
       }
       return l10n.t('{0} does not offer this endpoint (HTTP {1}).{2}', capitalise(who), status, said);
@@ -224,4 +227,32 @@ export function errorFromStreamPayload(error: unknown, route: ErrorContext['rout
   const status = byName ?? (typeof e.code === 'number' && e.code >= 400 ? e.code : 500);
   const made = errorFromResponse({ status, body: JSON.stringify({ error: e }), route });
   return new GatewayError(made.kind, l10n.t('The answer stopped with an error. {0}', made.message), { status: made.status, code: made.code, requestId: made.requestId, detail: made.detail });
+}
+
+/** Keys an error-only body may carry besides its error (`{type:"error",error}`, new-api's `{success:false,message}`). */
+const ERROR_ONLY_KEYS = new Set(['error', 'type', 'request_id', 'success', 'message', 'code', 'param', 'data']);
+
+/**
+ * An answer with HTTP 200 whose body is an error and nothing else: new-api sends some errors this
+ * way (`model_not_found` on a model lookup, billing endpoints), and a relayed upstream may too. A
+ * body that also carries an answer (a Responses object with `error: null`, a failed video task
+ * with its `error`) is not one. There is no real status to go by, so the error's type or code
+ * stands in for one; the GatewayError keeps the 200 the gateway sent.
+ */
+export function errorInOkBody(json: unknown, ctx: Omit<ErrorContext, 'status' | 'body'> & { body?: string }): GatewayError | undefined {
+  if (!isRecord(json)) return undefined;
+  const keys = Object.keys(json);
+  if (!keys.every((k) => ERROR_ONLY_KEYS.has(k))) return undefined;
+  if (json.data !== undefined && json.data !== null) return undefined;
+  if (json.type !== undefined && json.type !== 'error') return undefined;
+  const err = json.error;
+  const hasError = (isRecord(err) && (str(err.message) !== undefined || str(err.code) !== undefined)) || (typeof err === 'string' && err.trim() !== '');
+  const failed = json.success === false && str(json.message) !== undefined;
+  if (!hasError && !failed) return undefined;
+  const e = isRecord(err) ? err : {};
+  const type = str(e.type);
+  const code = str(e.code) ?? str(json.code);
+  const implied = code === 'model_not_found' ? 404 : ((type !== undefined ? STATUS_FOR_TYPE[type] : undefined) ?? (code !== undefined ? STATUS_FOR_TYPE[code] : undefined) ?? 400);
+  const made = errorFromResponse({ ...ctx, status: implied, body: ctx.body ?? JSON.stringify(json) });
+  return new GatewayError(made.kind, made.message, { status: 200, code: made.code, requestId: made.requestId, detail: made.detail, retryAfterMs: made.retryAfterMs });
 }

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type * as z from 'zod/mini';
 import { Endpoints } from './config';
-import { errorFromResponse, parseRetryAfter } from './errorBody';
+import { errorFromResponse, errorInOkBody, parseRetryAfter } from './errorBody';
 import { GatewayError } from './errors';
 import { connectionError, redactProxy, routeFor, type ProxySettings, type Route } from './proxy';
 import { loadTrust, type Trust, type TrustSettings } from './tls';
@@ -146,7 +146,9 @@ export class HttpClient {
       const status = response.statusCode;
       if ((status >= 200 && status < 300) || req.acceptStatus?.includes(status)) {
         const mapError = (err: unknown) => mapBodyError(err, url, req, this.options.timeouts);
-        return wrapResponse(status, flatHeaders, requestId, response.body as unknown as Readable, mapError);
+        // An error object in a 200 body is still the gateway's error, not an answer that does not fit.
+        const okError = (json: unknown, text: string) => errorInOkBody(json, { body: text, requestIdHeader: requestId, route: req.route ?? 'gateway', model: req.model });
+        return wrapResponse(status, flatHeaders, requestId, response.body as unknown as Readable, mapError, okError);
       }
       const errorText = await readLimited(response.body as unknown as Readable, ERROR_BODY_LIMIT).catch(() => '');
       const error = errorFromResponse({
@@ -240,7 +242,14 @@ export class HttpClient {
   }
 }
 
-function wrapResponse(status: number, headers: Record<string, string>, requestId: string | undefined, body: Readable, mapError: (err: unknown) => GatewayError): HttpResponse {
+function wrapResponse(
+  status: number,
+  headers: Record<string, string>,
+  requestId: string | undefined,
+  body: Readable,
+  mapError: (err: unknown) => GatewayError,
+  okError: (json: unknown, text: string) => GatewayError | undefined,
+): HttpResponse {
   const text = () => readAll(body).catch((err: unknown) => Promise.reject(mapError(err)));
   return {
     status,
@@ -256,7 +265,11 @@ function wrapResponse(status: number, headers: Record<string, string>, requestId
     },
     text,
     async json(schema, what) {
-      return parseWith(schema, parseJsonText(await text(), what), what);
+      const raw = await text();
+      const json = parseJsonText(raw, what);
+      const error = okError(json, raw);
+      if (error) throw error;
+      return parseWith(schema, json, what);
     },
   };
 }

@@ -7,6 +7,7 @@ import { FileCatalogStore } from '../core/models/catalogSync';
 import { ModelRegistry } from '../core/models/modelRegistry';
 import { timeoutsFrom, type Settings } from '../core/settings';
 import { BillingMeter } from '../core/tools/billing';
+import { refusedProtocolStore } from './protocolSwitch';
 import { KeyStore } from './secrets';
 import { affectsGateway, readHostSettings, readProxySettings, readTrustSettings, SECTION } from './settings';
 import { WorkspaceOverrides } from './trust/workspaceOverrides';
@@ -43,6 +44,7 @@ export class Services implements vscode.Disposable {
       catalogUrl: () => this.settings().catalogUrl,
       store: new FileCatalogStore(path.join(context.globalStorageUri.fsPath, 'catalog.json')),
       hasKey: () => this.keys.has(),
+      refused: refusedProtocolStore(context.globalState),
     });
     this.disposables.push(
       this.keys,

@@ -458,4 +458,85 @@ describe('gateway double: media routes', function () {
       }
     });
   });
+
+  describe('video query shapes', () => {
+    it('short: the generic route answers the four lower-case words, url on its own content route, error and metadata null', async () => {
+      gw.setVideoQuery('short');
+      const id = await submitted('a paper boat');
+      assert.deepEqual(await query(id), { error: null, format: 'mp4', metadata: null, status: 'processing', task_id: id, url: '' });
+      gw.advanceVideo(id, 'QUEUED');
+      assert.equal((await query(id)).status, 'queued');
+      gw.advanceVideo(id, 'SUCCESS');
+      const done = await query(id);
+      assert.equal(done.status, 'succeeded');
+      assert.equal(done.url, `${gw.url}/v1/videos/${id}/content`);
+      gw.setVideoQuery('short', 'http://localhost:3000/');
+      assert.equal((await query(id)).url, `http://localhost:3000/v1/videos/${id}/content`, 'written with the configured server address');
+      const failed = await submitted('[[fail]] a storm');
+      gw.advanceVideo(failed, 'FAILURE');
+      assert.deepEqual(await query(failed), { error: null, format: 'mp4', metadata: null, status: 'failed', task_id: failed, url: '' });
+    });
+
+    it("GET /v1/videos/{id} answers OpenAI's video object in every shape; with a link only outside `openai`", async () => {
+      const id = await submitted('a lighthouse');
+      const object = async () => {
+        const res = await get(`/v1/videos/${id}`);
+        assert.equal(res.status, 200);
+        return json(res);
+      };
+      const queued = await object();
+      assert.equal(queued.object, 'video');
+      assert.equal(queued.id, id);
+      assert.equal(queued.status, 'queued');
+      assert.equal(queued.progress, 0);
+      assert.equal(queued.size, '832x480');
+      gw.advanceVideo(id, 'IN_PROGRESS');
+      assert.deepEqual([(await object()).status, (await object()).progress], ['in_progress', 30]);
+      gw.advanceVideo(id, 'SUCCESS');
+      const done = await object();
+      assert.equal(done.status, 'completed');
+      assert.equal(done.progress, 100);
+      assert.ok(((done.metadata as Json).url as string).startsWith(gw.cdnUrl));
+      gw.setVideoQuery('openai');
+      assert.equal((await object()).metadata, undefined);
+      const failed = await submitted('[[fail]] a volcano');
+      gw.advanceVideo(failed, 'FAILURE');
+      const f = await json(await get(`/v1/videos/${failed}`));
+      assert.equal(f.status, 'failed');
+      assert.deepEqual(f.error, { message: 'task failed, code: DataInspectionFailed , message: Output data may contain inappropriate content.', code: 'generation_failed' });
+      const unknown = await get('/v1/videos/task_nope');
+      assert.equal(unknown.status, 400);
+      assert.deepEqual(await json(unknown), { code: 'task_not_exist', message: 'task_not_exist', data: null });
+    });
+
+    it('openai: the generic query route is not served (404 Invalid URL)', async () => {
+      gw.setVideoQuery('openai');
+      const id = await submitted('a cloud');
+      const res = await get(`/v1/video/generations/${id}`);
+      assert.equal(res.status, 404);
+      assert.match(((await json(res)).error as Json).message as string, /^Invalid URL \(GET \/v1\/video\/generations\//);
+    });
+
+    it('GET /v1/videos/{id}/content streams the finished MP4 to its owner only, with the key', async () => {
+      const id = await submitted('a meadow');
+      const early = await get(`/v1/videos/${id}/content`);
+      assert.equal(early.status, 400);
+      assert.deepEqual(await json(early), { error: { message: 'Task is not completed yet, current status: NOT_START', type: 'invalid_request_error' } });
+      gw.advanceVideo(id, 'SUCCESS');
+      const noKey = await fetch(`${gw.url}/v1/videos/${id}/content`);
+      assert.equal(noKey.status, 401);
+      const other = await get(`/v1/videos/${id}/content`, VIP_KEY);
+      assert.equal(other.status, 404);
+      assert.deepEqual(await json(other), { error: { message: 'Task not found', type: 'invalid_request_error' } });
+      const res = await get(`/v1/videos/${id}/content`);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('content-type'), 'video/mp4');
+      const body = await bytes(res);
+      assert.equal(Number(res.headers.get('content-length')), body.length);
+      assert.equal(mp4Summary(body).hasMoov, true);
+      const expired = await submitted('[[expire:0]] a sunset');
+      gw.advanceVideo(expired, 'SUCCESS');
+      assert.equal((await get(`/v1/videos/${expired}/content`)).status, 502, 'the upstream link expired: the proxy cannot fetch it');
+    });
+  });
 });

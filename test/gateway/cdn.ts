@@ -89,6 +89,23 @@ export class CdnStore {
     return createHmac('sha1', this.secret).update(`GET\n\n\n${expires}\n/${BUCKET}${path}`).digest('base64');
   }
 
+  /**
+   * The object behind one of this store's links, for the gateway's own content route, which fetches
+   * it server-side (new-api's video proxy): undefined when the link is not one of ours or has expired.
+   */
+  objectFor(link: string, now = Date.now()): { contentType: string; file: VirtualFile } | undefined {
+    let path: string;
+    try {
+      path = new URL(link).pathname;
+    } catch {
+      return undefined;
+    }
+    const object = this.objects.get(path);
+    if (!object || now >= object.expiresAtMs || object.variant !== 'ok') return undefined;
+    object.file ??= object.build();
+    return { contentType: object.contentType, file: object.file };
+  }
+
   readonly dispatch: Dispatch = (http) => {
     const requestId = ossRequestId();
     const fail = (status: number, code: string, message: string, extra: Record<string, string> = {}, headers: Record<string, string> = {}) =>
@@ -173,6 +190,11 @@ async function serveFile(http: RequestContext, object: Stored, file: VirtualFile
     }
   }
   headers['Content-Length'] = end - start;
+  return streamFile(http, status, headers, file, start, end);
+}
+
+/** Writes the head and bytes [start, end) of a file, waiting for the client to drain (backpressure). */
+export async function streamFile(http: RequestContext, status: number, headers: Record<string, string | number>, file: VirtualFile, start = 0, end = file.size): Promise<void> {
   http.writeHead(status, headers);
   if (http.method === 'HEAD') {
     http.res.end();

@@ -6,7 +6,7 @@ import { mediaState } from './mediaState';
 import { OriginServer, type Dispatch } from './originServer';
 import { gatewayRoutes } from './routes';
 import { toolState } from './toolState';
-import type { CatalogSpec, Fault, GatewayOptions, KeySpec, RequestLogEntry, StoredFileInfo } from './types';
+import type { CatalogSpec, Fault, GatewayOptions, KeySpec, RequestLogEntry, StoredFileInfo, VideoQueryShape } from './types';
 import type { VideoStatus, VideoTaskInfo } from './videoTasks';
 import { QUOTA_PER_USD, usdToQuota, World } from './world';
 
@@ -72,7 +72,10 @@ export class GatewayDouble {
       shared,
     );
     const media = mediaState(this.world);
+    for (const [model, types] of Object.entries(opts.refusedEndpoints ?? {})) for (const t of types) this.refuseEndpoint(model, t);
     media.configure(opts.videoTiming);
+    media.videoQuery = opts.videoQuery ?? 'task';
+    media.serverAddress = opts.videoServerAddress;
     this.cdnOrigin = new OriginServer({ name: 'cdn', port: opts.cdnPort ?? 0, sendsRequestId: false, dispatch: media.cdn.dispatch }, shared);
     media.cdnOrigin = () => this.cdnOrigin.url;
     toolState(this.world).selfOrigins = () => [this.gateway.url, this.catalogOrigin.url, this.cdnOrigin.url];
@@ -154,6 +157,20 @@ export class GatewayDouble {
    */
   advanceVideo(taskId: string, to?: VideoStatus): VideoStatus {
     return mediaState(this.world).board.advance(taskId, to);
+  }
+
+  /** From now on the model's upstream refuses this endpoint type although /v1/models lists it (see GatewayOptions.refusedEndpoints). */
+  refuseEndpoint(modelId: string, endpointType: string): void {
+    let set = this.world.refusedEndpoints.get(modelId);
+    if (!set) this.world.refusedEndpoints.set(modelId, (set = new Set()));
+    set.add(endpointType);
+  }
+
+  /** Switches the shape video task queries answer in from now on (see VideoQueryShape). */
+  setVideoQuery(shape: VideoQueryShape, serverAddress?: string): void {
+    const media = mediaState(this.world);
+    media.videoQuery = shape;
+    media.serverAddress = serverAddress;
   }
 
   /** The double's view of a video task (whoever owns it), or undefined. */

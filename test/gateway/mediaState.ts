@@ -1,6 +1,6 @@
 import { CdnStore } from './cdn';
 import type { RequestContext } from './requestContext';
-import type { VideoTiming } from './types';
+import type { VideoQueryShape, VideoTiming } from './types';
 import { DEFAULT_VIDEO_TIMING, VideoBoard } from './videoTasks';
 import type { World } from './world';
 
@@ -16,6 +16,10 @@ export class MediaState {
   };
   readonly cdn = new CdnStore(() => this.cdnOrigin());
   board = new VideoBoard(DEFAULT_VIDEO_TIMING, this.cdn);
+  /** How video task queries are answered; see VideoQueryShape. */
+  videoQuery: VideoQueryShape = 'task';
+  /** The origin new-api writes into links to its own content route (its configured server address); default the gateway's own. */
+  serverAddress?: string;
   private readonly sleepers = new Set<() => void>();
 
   configure(timing: Partial<VideoTiming> | undefined): void {

@@ -80,7 +80,33 @@ export interface GatewayOptions {
    * a corporate certificate authority does; the catalog and CDN origins stay plain HTTP.
    */
   tls?: { key: string; cert: string };
+  /**
+   * Model id → endpoint types (`openai`, `openai-response`, `anthropic`) that /v1/models advertises
+   * for it but its upstream refuses: HTTP 400 `bad_response_status_code`, "Model … does not support
+   * apiType:… parameter". GatewayDouble.refuseEndpoint adds one at run time.
+   */
+  refusedEndpoints?: Record<string, string[]>;
+  /** The shape video task queries answer in; default `task`. */
+  videoQuery?: VideoQueryShape;
+  /**
+   * The server address new-api writes into links to its own video content route (an operator who
+   * left it at its default gives clients `http://localhost:3000/...`); default the gateway's origin.
+   */
+  videoServerAddress?: string;
 }
+
+/**
+ * What a video task query answers (GatewayDouble.setVideoQuery switches it at run time):
+ * - `task`: `GET /v1/video/generations/{id}` answers `{code:"success",data:TaskDto}` (upper-case
+ *   statuses, `"30%"`, `result_url`, `fail_reason`, the upstream body at `data.data`);
+ * - `short`: the same route answers `{code:"success",data:{task_id,status:queued|processing|succeeded|failed,url,format,metadata,error}}`
+ *   with `url` on the gateway's own content route, as new-api does for channels it queries in real time;
+ * - `openai`: the generic query route is not served (404, a gateway offering OpenAI's video API
+ *   only); `GET /v1/videos/{id}` answers OpenAI's video object without a link, the bytes being at
+ *   `GET /v1/videos/{id}/content`.
+ * `GET /v1/videos/{id}` (with `metadata.url` outside `openai`) and `/content` are served in every shape.
+ */
+export type VideoQueryShape = 'task' | 'short' | 'openai';
 
 /**
  * Video task timing. The upstream (DashScope) task moves one stage (accepted → PENDING → RUNNING →

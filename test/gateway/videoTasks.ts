@@ -332,6 +332,42 @@ export class VideoBoard {
     };
   }
 
+  /**
+   * The short task shape new-api answers on the generic query route for channels it asks in real
+   * time (`relay/relay_task.go`, tryRealtimeFetch): status in four lower-case words, the link in
+   * `url`, `error` and `metadata` null even for a failed task.
+   */
+  shortDto(task: VideoTask, proxyUrl: string): Record<string, unknown> {
+    const status = task.status === 'SUCCESS' ? 'succeeded' : task.status === 'FAILURE' ? 'failed' : task.status === 'QUEUED' || task.status === 'SUBMITTED' ? 'queued' : 'processing';
+    // Such channels' upstreams hand back the video itself, not a link: new-api then links its own
+    // content route (taskcommon.BuildProxyURL), written with its configured server address.
+    return { error: null, format: 'mp4', metadata: null, status, task_id: task.taskId, url: task.status === 'SUCCESS' ? proxyUrl : '' };
+  }
+
+  /**
+   * OpenAI's video object, as new-api's `GET /v1/videos/{id}` converts a task (dto.OpenAIVideo):
+   * `queued|in_progress|completed|failed`, integer progress, the failure in `error`, and the
+   * upstream link in `metadata.url` when the channel has one (`withLink`); without it the video is
+   * only at `/v1/videos/{id}/content`.
+   */
+  openAIVideo(task: VideoTask, withLink: boolean): Record<string, unknown> {
+    const status = task.status === 'SUCCESS' ? 'completed' : task.status === 'FAILURE' ? 'failed' : task.status === 'IN_PROGRESS' ? 'in_progress' : 'queued';
+    return {
+      id: task.taskId,
+      task_id: task.taskId,
+      object: 'video',
+      model: task.model,
+      status,
+      progress: Number.parseInt(VIDEO_PROGRESS[task.status], 10),
+      created_at: unix(task.submitMs),
+      ...(task.finishTime ? { completed_at: task.finishTime } : {}),
+      seconds: String(task.duration),
+      size: `${task.width}x${task.height}`,
+      ...(task.status === 'FAILURE' ? { error: { message: task.failReason, code: 'generation_failed' } } : {}),
+      ...(withLink && task.resultUrl ? { metadata: { url: task.resultUrl } } : {}),
+    };
+  }
+
   info(task: VideoTask): VideoTaskInfo {
     return {
       taskId: task.taskId,

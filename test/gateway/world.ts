@@ -34,6 +34,8 @@ export function modelKind(model: ModelSpec): ModelKind {
 export class World {
   private readonly keys = new Map<string, KeyState>();
   readonly models = new Map<string, ModelSpec>();
+  /** Model id → endpoint types its upstream refuses although the list advertises them (see protocolRefusal.ts). */
+  readonly refusedEndpoints = new Map<string, Set<string>>();
 
   constructor(
     models: readonly ModelSpec[],

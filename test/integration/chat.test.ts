@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AskResult, AttachImagesResult } from '../../src/host/chat/chatController';
-import { DEMO_KEY, GatewayDouble, promptPng } from '../gateway';
+import { DEFAULT_MODELS, DEMO_KEY, GatewayDouble, promptPng } from '../gateway';
 import { run, setSetting } from './support';
 
 /** The double's description of an image it received (see test/gateway/imageFacts.ts). */
@@ -65,6 +65,37 @@ describe('Chat in a real extension host', function () {
     const result = await run<AskResult>('ask', { prompt: 'default protocol', model: 'claude-sonnet-4-5', conversationId: undefined });
     assert.ok(['messages', 'chatCompletions'].includes(result.protocol));
     await assert.rejects(Promise.resolve(vscode.commands.executeCommand('modelGateway.ask', { prompt: 'x', model: 'claude-sonnet-4-5', protocol: 'responses' })), /does not speak the responses protocol/);
+  });
+
+  it('falls back once from a listed protocol the relay refuses, and keeps to the one that worked', async () => {
+    // A model only this test uses: what the extension remembers about it touches no other test.
+    const relayModel = 'relay-refuses-responses';
+    const refusing = new GatewayDouble({
+      models: [...DEFAULT_MODELS, { id: relayModel, owned_by: 'openai', supported_endpoint_types: ['openai-response', 'openai'], ratio: 0.1 }],
+      groups: { default: [...DEFAULT_MODELS.map((m) => m.id), relayModel] },
+      refusedEndpoints: { [relayModel]: ['openai-response'] },
+    });
+    await refusing.start();
+    try {
+      await setSetting('baseUrl', refusing.url);
+      await run('refreshModels');
+      await run('newChat');
+      const first = await run<AskResult>('ask', { prompt: 'first try', model: relayModel });
+      assert.equal(first.status, 'done', JSON.stringify(first.error));
+      assert.equal(first.protocol, 'chatCompletions', 'the answer came over the fallback');
+      assert.equal(first.text, `Echo from ${relayModel}: first try`);
+      const posted = () => refusing.log.filter((e) => e.method === 'POST').map((e) => `${e.path} ${e.status}`);
+      assert.deepEqual(posted(), ['/v1/responses 400', '/v1/chat/completions 200']);
+      refusing.clearLog();
+      const second = await run<AskResult>('ask', { prompt: 'second try', model: relayModel });
+      assert.equal(second.protocol, 'chatCompletions');
+      assert.deepEqual(posted(), ['/v1/chat/completions 200'], 'remembered: the refused protocol is not tried again');
+      await assert.rejects(Promise.resolve(vscode.commands.executeCommand('modelGateway.ask', { prompt: 'x', model: relayModel, protocol: 'responses' })), /does not speak the responses protocol/);
+    } finally {
+      await setSetting('baseUrl', gw.url);
+      await run('refreshModels');
+      await refusing.stop();
+    }
   });
 
   it('keeps reasoning separately from the answer', async () => {

@@ -113,6 +113,29 @@ describe('Media Studio in a real extension host', function () {
     assert.ok(gw.cdnLog.length > 0 && gw.cdnLog.every((e) => e.headers.authorization === undefined));
   });
 
+  for (const shape of ['short', 'openai'] as const) {
+    it(`runs a video task to a saved file when task queries answer in the ${shape} shape, the gateway-served video fetched with the key`, async () => {
+      gw.setVideoQuery(shape);
+      try {
+        const submitted = await run<VideoTaskSummary>('generateVideo', { prompt: `A heron over a pond (${shape})` });
+        const id = submitted.taskId ?? '';
+        gw.advanceVideo(id, 'IN_PROGRESS');
+        await until(id, (t) => t.remoteStatus === 'IN_PROGRESS', 'IN_PROGRESS');
+        gw.advanceVideo(id, 'SUCCESS');
+        const done = await until(id, (t) => t.phase === 'succeeded' || t.phase === 'failed', 'the end');
+        assert.equal(done.phase, 'succeeded', JSON.stringify(done.error));
+        assert.equal(readFileSync(done.path ?? '').subarray(4, 8).toString('latin1'), 'ftyp');
+        const content = gw.log.filter((e) => e.path === `/v1/videos/${id}/content`);
+        assert.equal(content.length, 1);
+        assert.equal(content[0]?.headers.authorization, `Bearer ${DEMO_KEY}`);
+        assert.equal(gw.cdnLog.length, 0, 'no upstream link was used');
+        if (shape === 'openai') assert.ok(gw.log.some((e) => e.path === `/v1/videos/${id}` && e.status === 200), "queried on OpenAI's route");
+      } finally {
+        gw.setVideoQuery('task');
+      }
+    });
+  }
+
   it('returns the failure of a failed task with wait: true, and does not resubmit it', async () => {
     const pending = run<VideoTaskSummary>('generateVideo', { prompt: '[[fail]] A storm', wait: true });
     const id = await firstTaskId();

@@ -8,6 +8,20 @@ describe('model kinds and protocols', () => {
     assert.equal(classifyKind('gpt-5', { id: 'gpt-5', endpointTypes: ['openai', 'openai-response'] }), 'chat');
   });
 
+  it('lists embedding and rerank models as not chat, even beside a chat endpoint type', () => {
+    assert.equal(classifyKind('text-embedding-3-small', { id: 'text-embedding-3-small', endpointTypes: ['embeddings'] }), 'other');
+    assert.equal(classifyKind('jina-reranker-v2', { id: 'jina-reranker-v2', endpointTypes: ['jina-rerank'] }), 'other');
+    assert.equal(classifyKind('custom-vectors', { id: 'custom-vectors', endpointTypes: ['openai', 'embeddings'] }), 'other');
+    assert.equal(classifyKind('bge-m3'), 'other', 'by name when the gateway sends no types');
+    assert.equal(classifyKind('text-embedding-v3'), 'other');
+    const merged = mergeModels([{ id: 'text-embedding-3-small', endpointTypes: ['embeddings'] }, { id: 'gpt-5', endpointTypes: ['openai'] }], undefined);
+    assert.deepEqual(merged.map((m) => [m.id, m.kind, m.protocols]), [
+      ['gpt-5', 'chat', ['chatCompletions']],
+      ['text-embedding-3-small', 'other', []],
+    ]);
+    assert.deepEqual(countByKind(merged), { chat: 1, image: 0, video: 0, tool: 0, other: 1 });
+  });
+
   it('classifies tool entries, which are never chat models', () => {
     for (const id of ['glm-file-parser', 'kimi-file-extract', 'file_parser', 'web-search-pro', 'glm-ocr', 'layout_parsing']) {
       assert.equal(classifyKind(id, { id, endpointTypes: ['openai'] }), 'tool', id);
@@ -47,8 +61,8 @@ describe('model kinds and protocols', () => {
     assert.equal(byId.get('gpt-5')?.name, 'GPT-5');
     assert.equal(byId.get('gpt-5')?.catalog?.contextWindow, 400000);
     assert.deepEqual(byId.get('gpt-image-1')?.protocols, []);
-    assert.deepEqual(countByKind(merged), { chat: 1, image: 1, video: 0, tool: 1 });
-    assert.deepEqual(countByKind(merged, false), { chat: 2, image: 1, video: 0, tool: 1 });
+    assert.deepEqual(countByKind(merged), { chat: 1, image: 1, video: 0, tool: 1, other: 0 });
+    assert.deepEqual(countByKind(merged, false), { chat: 2, image: 1, video: 0, tool: 1, other: 0 });
   });
 
   it('marks everything unavailable when the key list is unknown', () => {

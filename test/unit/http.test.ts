@@ -123,6 +123,24 @@ describe('HTTP client against the gateway double', function () {
     await assert.rejects(fetchKeyModels(clientFor(gw.url, DEMO_KEY).http), (e: unknown) => isGatewayError(e, 'protocol') && /not valid JSON: "ok"/.test(e.message));
   });
 
+  it('takes an error object in a 200 body for the error it is, request id apart', async () => {
+    gw.inject({
+      match: { path: '/v1/models' },
+      action: { type: 'status', status: 200, body: (id) => `{"error":{"message":"当前分组上游负载已饱和，请稍后再试 (request id: ${id})","type":"new_api_error","param":"","code":"insufficient_user_quota"}}`, headers: { 'content-type': 'application/json' } },
+    });
+    await assert.rejects(fetchKeyModels(clientFor(gw.url, DEMO_KEY).http), (e: unknown) => isGatewayError(e, 'quota') && e.status === 200 && /当前分组上游负载已饱和/.test(e.message) && !/request id/.test(e.message) && typeof e.requestId === 'string' && e.requestId.length > 0);
+    gw.clearFaults();
+    gw.inject({ match: { path: '/v1/models' }, action: { type: 'status', status: 200, body: '{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}', headers: { 'content-type': 'application/json' } } });
+    await assert.rejects(fetchKeyModels(clientFor(gw.url, DEMO_KEY).http), (e: unknown) => isGatewayError(e, 'rateLimited') && /slow down/.test(e.message));
+    gw.clearFaults();
+    gw.inject({ match: { path: '/v1/models' }, action: { type: 'status', status: 200, body: '{"success":false,"message":"无权进行此操作，未登录且未提供 access token"}', headers: { 'content-type': 'application/json' } } });
+    await assert.rejects(fetchKeyModels(clientFor(gw.url, DEMO_KEY).http), (e: unknown) => isGatewayError(e) && e.kind !== 'protocol' && /无权进行此操作/.test(e.message));
+    gw.clearFaults();
+    // An answer that merely carries an `error` field (null, or beside its data) is an answer.
+    gw.inject({ match: { path: '/v1/models' }, action: { type: 'status', status: 200, body: '{"data":[{"id":"m"}],"error":null}', headers: { 'content-type': 'application/json' } } });
+    assert.deepEqual((await fetchKeyModels(clientFor(gw.url, DEMO_KEY).http)).map((m) => m.id), ['m']);
+  });
+
   it('gives a stalled request a first-byte timeout that names the setting', async () => {
     gw.inject({ match: { path: '/v1/models' }, action: { type: 'stall' } });
     const { http } = clientFor(gw.url, DEMO_KEY, { timeouts: { ...TEST_TIMEOUTS, firstByteMs: 300 } });

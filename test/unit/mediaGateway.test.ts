@@ -255,6 +255,122 @@ describe('media against the double', function () {
   });
 });
 
+describe('video task queries in each shape a gateway answers', function () {
+  this.timeout(20_000);
+  let gw: GatewayDouble;
+  let http: HttpClient;
+  let dir: string;
+  const wan = { model: 'wan2.5-t2v-preview', size: '832*480', duration: 5 };
+
+  before(async () => {
+    gw = new GatewayDouble({ videoTiming: { manual: true } });
+    await gw.start();
+    http = clientFor(gw.url, DEMO_KEY).http;
+  });
+  after(() => gw.stop());
+  beforeEach(() => {
+    gw.clearLog();
+    gw.clearFaults();
+    dir = mkdtempSync(path.join(os.tmpdir(), 'media-shapes-'));
+  });
+  afterEach(() => {
+    gw.setVideoQuery('task');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const run = async (prompt: string, to: 'SUCCESS' | 'FAILURE' = 'SUCCESS') => {
+    const manager = new VideoTaskManager({ http: () => http, store: memoryStore(), policy: (): PollPolicy => ({ baseMs: 20, maxPollMs: 0, maxErrors: 3 }) });
+    await manager.start();
+    const task = await manager.submit({ ...wan, prompt, outputDir: dir });
+    gw.advanceVideo(task.taskId ?? '', to);
+    const done = await manager.wait(task.localId);
+    await manager.dispose();
+    return done;
+  };
+  const gets = (prefix: string) => gw.log.filter((e) => e.origin === 'gateway' && e.method === 'GET' && e.path.startsWith(prefix));
+
+  it('short shape: reads queued/processing/succeeded and fetches the gateway-served video with the key', async () => {
+    gw.setVideoQuery('short');
+    const id = await submitVideo(http, { ...wan, prompt: 'a paper boat' });
+    const seen: string[] = [];
+    let status = await queryVideo(http, id);
+    seen.push(`${status.rawStatus}→${status.status}`);
+    while (status.status !== 'SUCCESS') {
+      gw.tickVideo();
+      status = await queryVideo(http, id);
+      if (!seen.at(-1)?.startsWith(`${status.rawStatus}→`)) seen.push(`${status.rawStatus}→${status.status}`);
+    }
+    assert.deepEqual(seen, ['processing→IN_PROGRESS', 'queued→QUEUED', 'processing→IN_PROGRESS', 'succeeded→SUCCESS']);
+    assert.equal(status.videoUrl, `${gw.url}/v1/videos/${id}/content`);
+    const file = await downloadVideo(http, status.videoUrl ?? '', { dir, baseName: 'boat' });
+    assert.equal((await checkMp4File(file)).ok, true);
+    const [content] = gets(`/v1/videos/${id}/content`);
+    assert.equal(content?.headers.authorization, `Bearer ${DEMO_KEY}`, 'the gateway-served video is fetched with the key');
+    assert.equal(gw.cdnLog.length, 0, 'the client never went to the upstream link');
+  });
+
+  it('short shape: a link written with a wrong server address is fetched from the configured gateway, never sent the key elsewhere', async () => {
+    gw.setVideoQuery('short', 'http://localhost:3000');
+    const done = await run('a kite');
+    assert.equal(done.phase, 'succeeded', JSON.stringify(done.error));
+    assert.match(done.videoUrl ?? '', /^http:\/\/localhost:3000\/v1\/videos\//);
+    assert.equal((await checkMp4File(done.file ?? '')).ok, true);
+    assert.equal(gets(`/v1/videos/${done.taskId}/content`).length, 1);
+  });
+
+  it('short shape: a failed task is a clear failure even though the gateway gives no reason', async () => {
+    gw.setVideoQuery('short');
+    const done = await run('a storm', 'FAILURE');
+    assert.equal(done.phase, 'failed');
+    assert.equal(done.error?.stage, 'task');
+    assert.match(done.error?.message ?? '', /failed without a reason/);
+    assert.deepEqual(readdirSync(dir), []);
+  });
+
+  it("OpenAI's video API only: moves to GET /v1/videos/{id} once, reads integer progress, downloads /content with the key", async () => {
+    gw.setVideoQuery('openai');
+    const id = await submitVideo(http, { ...wan, prompt: 'a lighthouse' });
+    const first = await queryVideo(http, id);
+    assert.deepEqual({ status: first.status, progress: first.progress, route: first.route }, { status: 'QUEUED', progress: 0, route: 'videos' });
+    gw.advanceVideo(id, 'IN_PROGRESS');
+    const running = await queryVideo(http, id, undefined, 'videos');
+    assert.deepEqual([running.rawStatus, running.progress], ['in_progress', 30]);
+    const done = await run('a lighthouse at dusk');
+    assert.equal(done.phase, 'succeeded', JSON.stringify(done.error));
+    assert.equal(done.queryRoute, 'videos');
+    assert.equal(done.videoUrl, `${gw.url}/v1/videos/${done.taskId}/content`);
+    assert.equal((await checkMp4File(done.file ?? '')).ok, true);
+    assert.equal(gets(`/v1/video/generations/${done.taskId}`).length, 1, 'the spec route is asked once, then never again');
+    assert.ok(gets(`/v1/videos/${done.taskId}`).every((e) => e.headers.authorization === `Bearer ${DEMO_KEY}`));
+    assert.equal(gw.cdnLog.length, 0);
+  });
+
+  it("OpenAI's video object with a link: the CDN link is downloaded without the key", async () => {
+    const id = await submitVideo(http, { ...wan, prompt: 'a meadow' });
+    gw.advanceVideo(id, 'SUCCESS');
+    const status = await queryVideo(http, id, undefined, 'videos');
+    assert.equal(status.status, 'SUCCESS');
+    assert.ok(status.videoUrl?.startsWith(gw.cdnUrl), status.videoUrl);
+    await downloadVideo(http, status.videoUrl ?? '', { dir, baseName: 'meadow' });
+    assert.ok(gw.cdnLog.length > 0);
+    for (const e of gw.cdnLog) assert.equal(e.headers.authorization, undefined);
+  });
+
+  it("OpenAI's video object: a failed task shows error.message and nothing is saved", async () => {
+    gw.setVideoQuery('openai');
+    const done = await run('[[fail]] a volcano', 'FAILURE');
+    assert.equal(done.phase, 'failed');
+    assert.match(done.error?.message ?? '', /DataInspectionFailed/);
+    assert.deepEqual(readdirSync(dir), []);
+  });
+
+  it("the gateway's content route refuses an unfinished task in OpenAI's error shape", async () => {
+    const id = await submitVideo(http, { ...wan, prompt: 'a cloud' });
+    await assert.rejects(downloadVideo(http, `${gw.url}/v1/videos/${id}/content`, { dir, baseName: 'cloud' }), (e: unknown) => isGatewayError(e) && /HTTP 400/.test(e.message));
+    assert.deepEqual(readdirSync(dir).filter((f) => !f.startsWith('.')), []);
+  });
+});
+
 describe('a video task on compressed gateway timing', function () {
   this.timeout(20_000);
   let gw: GatewayDouble;

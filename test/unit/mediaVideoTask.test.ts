@@ -176,6 +176,39 @@ describe('reading task queries', () => {
     assert.deepEqual(['30%', 45, '100%', 'n/a', undefined].map(parseProgress), [30, 45, 100, undefined, undefined]);
   });
 
+  it('reads the short shape: lower-case status, the link in url or metadata.url, the error message', () => {
+    const ok = parseVideoStatus({ code: 'success', data: { task_id: 'task_2', status: 'succeeded', url: 'https://gw.example/v1/videos/task_2/content', format: 'mp4', metadata: null, error: null } });
+    assert.deepEqual(ok, { status: 'SUCCESS', rawStatus: 'succeeded', videoUrl: 'https://gw.example/v1/videos/task_2/content' });
+    assert.equal(parseVideoStatus({ code: 'success', data: { status: 'succeeded', url: '', metadata: { url: 'https://cdn.example/m.mp4' } } }).videoUrl, 'https://cdn.example/m.mp4');
+    assert.deepEqual(parseVideoStatus({ code: 'success', data: { status: 'processing', url: '' } }), { status: 'IN_PROGRESS', rawStatus: 'processing' });
+    assert.deepEqual(parseVideoStatus({ code: 'success', data: { status: 'queued', url: '', error: null } }), { status: 'QUEUED', rawStatus: 'queued' });
+    assert.equal(parseVideoStatus({ code: 'success', data: { status: 'failed', error: { message: 'quota of the upstream exhausted', code: 'x' } } }).failReason, 'quota of the upstream exhausted');
+    assert.equal(parseVideoStatus({ code: 'success', data: { status: 'failed', error: 'plain words' } }).failReason, 'plain words');
+  });
+
+  it("reads OpenAI's video object: integer progress, metadata.url, error.message; no link means the gateway serves it", () => {
+    assert.deepEqual(parseVideoStatus({ id: 'video_1', object: 'video', status: 'in_progress', progress: 42 }), { status: 'IN_PROGRESS', rawStatus: 'in_progress', progress: 42, servedByGateway: true });
+    assert.deepEqual(parseVideoStatus({ id: 'video_1', object: 'video', status: 'completed', progress: 100, metadata: { url: 'https://cdn.example/v.mp4' } }), {
+      status: 'SUCCESS',
+      rawStatus: 'completed',
+      progress: 100,
+      videoUrl: 'https://cdn.example/v.mp4',
+      servedByGateway: true,
+    });
+    const failed = parseVideoStatus({ id: 'video_1', object: 'video', status: 'failed', progress: 100, error: { message: 'moderation blocked', code: 'generation_failed' } });
+    assert.equal(failed.status, 'FAILURE');
+    assert.equal(failed.failReason, 'moderation blocked');
+    assert.equal(parseVideoStatus({ id: 'v', object: 'video', status: 'failed', error: { code: 'generation_failed' } }).failReason, 'generation_failed');
+    assert.equal(parseVideoStatus({ id: 'v', object: 'video', status: 'queued', progress: '5%' }).progress, 5, 'a string progress is read too');
+  });
+
+  it('takes an error object in a 200 answer for the error it is', () => {
+    assert.throws(
+      () => parseVideoStatus({ error: { message: 'Task not found (request id: 2025X)', type: 'invalid_request_error', code: '' } }),
+      (e: unknown) => e instanceof GatewayError && e.kind === 'badRequest' && e.requestId === '2025X' && /Task not found/.test(e.message),
+    );
+  });
+
   it('turns an error envelope into the gateway error', () => {
     assert.throws(
       () => parseVideoStatus({ code: 'task_not_exist', message: 'task_not_exist', data: null }),

@@ -618,6 +618,7 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
               cut('e2', 'modelUnavailable', 'This model is not available to your key.'),
               cut('e3', 'network', 'The connection dropped.'),
               cut('e5', 'quota', 'Your balance is used up.'),
+              assistantMessage('e6', 'Partial e6', { status: 'cut', error: { kind: 'server', message: 'The gateway had an internal error (HTTP 500).', requestId: '20251124153012345678901' } }),
               cut('e4', 'timeout', 'No data for 120 s.'),
             ],
           }),
@@ -627,6 +628,11 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.equal(await page.locator('.msg[data-id="s1"] .badge').innerText(), 'Stopped');
       assert.equal(await page.locator('.msg[data-id="e1"] .badge').innerText(), 'Cut off');
       assert.equal(await page.locator('.msg[data-id="e1"] .error-message').innerText(), 'The API key was rejected.');
+      assert.equal(await page.locator('.msg[data-id="e1"] .error-request-id').count(), 0);
+      // The gateway's request id stands apart from the message, whole.
+      assert.equal(await page.locator('.msg[data-id="e6"] .error-message').innerText(), 'The gateway had an internal error (HTTP 500).');
+      assert.equal(await page.locator('.msg[data-id="e6"] .error-request-id').innerText(), 'Request ID: 20251124153012345678901');
+      assert.equal(await page.locator('.msg[data-id="e6"] .error-request-id code').innerText(), '20251124153012345678901');
       await p.clearPosted();
       await page.locator('.msg[data-id="e1"]').getByRole('button', { name: 'Set API Key' }).click();
       await page.locator('.msg[data-id="e2"]').getByRole('button', { name: 'Pick another model' }).click();

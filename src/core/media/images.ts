@@ -79,7 +79,7 @@ export async function generateImages(http: HttpClient, req: ImagesApiRequest): P
   const error = (json as { error?: unknown } | null)?.error;
   if (error && typeof error === 'object') {
     const made = errorFromStreamPayload(error);
-    throw new GatewayError(made.kind, made.message.replace(/^The answer stopped with an error\. /, 'Image generation failed. '), { code: made.code, detail: made.detail, requestId: response.requestId });
+    throw new GatewayError(made.kind, made.message.replace(/^The answer stopped with an error\. /, 'Image generation failed. '), { code: made.code, detail: made.detail, requestId: response.requestId ?? made.requestId });
   }
   const body = parseWith(imagesResponse, json, 'The image generation answer');
   if (body.data.length === 0) throw new GatewayError('protocol', 'The gateway answered the image request without any image (an empty "data" list).', { requestId: response.requestId });

@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors';
 import type { ModelInfo, ModelKind } from '../models/types';
 
-const KIND_WORDS: Record<ModelKind, string> = { chat: 'language (chat)', image: 'image', video: 'video', tool: 'tool' };
+const KIND_WORDS: Record<ModelKind, string> = { chat: 'language (chat)', image: 'image', video: 'video', tool: 'tool', other: 'embedding or rerank' };
 
 /**
  * The model exactly as the key's list names it. The gateway refuses an abbreviated id, so a near miss is refused here, before anything is sent or billed,

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { errorFromResponse } from '../errorBody';
+import { errorFromResponse, errorInOkBody } from '../errorBody';
 import { GatewayError, isGatewayError } from '../errors';
 import type { HttpClient } from '../http';
 import type { ModelInfo } from '../models/types';
@@ -30,6 +30,10 @@ export interface VideoStatus {
   progress?: number;
   failReason?: string;
   videoUrl?: string;
+  /** The gateway serves the finished video itself (OpenAI's video API) when it gives no link. */
+  servedByGateway?: boolean;
+  /** Set when the task answered on OpenAI's route, which later queries then use. */
+  route?: 'videos';
 }
 
 /** The one video model whose sizes and durations are known without catalog hints (a Wan-type model). */
@@ -153,12 +157,22 @@ const taskDataSchema = z.looseObject({
   url: z.optional(z.nullable(z.string())),
   video_url: z.optional(z.nullable(z.string())),
   error: z.optional(z.nullable(z.unknown())),
+  metadata: z.optional(z.nullable(z.unknown())),
   data: z.optional(z.nullable(z.unknown())),
 });
 const queryEnvelope = z.looseObject({
   code: strish,
   message: z.optional(z.nullable(z.string())),
   data: z.optional(z.nullable(taskDataSchema)),
+});
+/** OpenAI's video object (`GET /v1/videos/{id}`): lower-case statuses, integer progress, `error: {message, code}`. */
+const videoObjectSchema = z.looseObject({
+  id: strish,
+  object: z.optional(z.nullable(z.string())),
+  status: strish,
+  progress: strish,
+  error: z.optional(z.nullable(z.unknown())),
+  metadata: z.optional(z.nullable(z.unknown())),
 });
 /** The raw upstream body at `data.data`: read leniently, its shape is the provider's. */
 const upstreamSchema = z.looseObject({
@@ -176,14 +190,48 @@ const upstreamSchema = z.looseObject({
   message: z.optional(z.nullable(z.string())),
 });
 
-/** `GET /v1/video/generations/<id>`; a GET, so the HTTP client may retry it. */
-export async function queryVideo(http: HttpClient, taskId: string, signal?: AbortSignal): Promise<VideoStatus> {
-  const response = await http.send({ method: 'GET', url: http.endpoints.videoTask(taskId), headers: { accept: 'application/json' }, signal });
-  const text = await response.text();
-  return parseVideoStatus(parseJsonText(text, 'The video task answer'), text, response.requestId);
+/**
+ * Which route a task is queried on: the spec's `GET /v1/video/generations/<id>`, or OpenAI's
+ * `GET /v1/videos/<id>` for a gateway that serves only OpenAI's video API there.
+ */
+export type VideoQueryRoute = 'generations' | 'videos';
+
+/**
+ * Queries a task; a GET, so the HTTP client may retry it. A gateway without the spec's query route
+ * (HTTP 404: new-api answers a task it does not know with 400 `task_not_exist`, an unknown path with
+ * 404) is asked once on OpenAI's route instead; the answer says which route worked, so the task
+ * keeps using it. Nothing goes back the other way.
+ */
+export async function queryVideo(http: HttpClient, taskId: string, signal?: AbortSignal, route: VideoQueryRoute = 'generations'): Promise<VideoStatus> {
+  try {
+    return await queryOn(http, taskId, route, signal);
+  } catch (err) {
+    if (route !== 'generations' || !isGatewayError(err) || err.status !== 404) throw err;
+    return queryOn(http, taskId, 'videos', signal);
+  }
 }
 
+async function queryOn(http: HttpClient, taskId: string, route: VideoQueryRoute, signal?: AbortSignal): Promise<VideoStatus> {
+  const url = route === 'videos' ? http.endpoints.videoObject(taskId) : http.endpoints.videoTask(taskId);
+  const response = await http.send({ method: 'GET', url, headers: { accept: 'application/json' }, signal });
+  const text = await response.text();
+  const status = parseVideoStatus(parseJsonText(text, 'The video task answer'), text, response.requestId);
+  // A finished task with no link: the gateway serves the video itself, to the key's owner.
+  const videoUrl = status.videoUrl ?? (status.status === 'SUCCESS' && status.servedByGateway ? http.endpoints.videoContent(taskId) : undefined);
+  return { ...status, ...(videoUrl ? { videoUrl } : {}), ...(route === 'videos' ? { route } : {}) };
+}
+
+/**
+ * Reads a task query in any of the shapes gateways send: new-api's envelope `{code, data: TaskDto}`
+ * (upper-case statuses, `"30%"`, `result_url`, `fail_reason`, the upstream body at `data.data`), the
+ * same envelope around the short `{task_id, status: queued|processing|succeeded|failed, url, format,
+ * metadata, error}`, and OpenAI's video object `{id, object: "video", status, progress: 30, error,
+ * metadata: {url}}`.
+ */
 export function parseVideoStatus(json: unknown, text = JSON.stringify(json), requestId?: string): VideoStatus {
+  const okError = errorInOkBody(json, { body: text, requestIdHeader: requestId });
+  if (okError) throw okError;
+  if (isVideoObject(json)) return parseVideoObject(json);
   const body = parseWith(queryEnvelope, json, 'The video task answer');
   const code = body.code === undefined || body.code === null ? undefined : String(body.code);
   if (!body.data) {
@@ -197,9 +245,9 @@ export function parseVideoStatus(json: unknown, text = JSON.stringify(json), req
   const status = normaliseStatus(rawStatus);
   const failReason = d.fail_reason && !/^https?:\/\//i.test(d.fail_reason) ? d.fail_reason : undefined;
   const upstreamReason = [output?.code, output?.message].filter(Boolean).join(': ') || (upstream.success ? upstream.data.message : undefined);
-  const errorMessage = typeof d.error === 'object' && d.error !== null && typeof (d.error as { message?: unknown }).message === 'string' ? (d.error as { message: string }).message : undefined;
-  // DashScope's task answer has data.data.output.video_url; result_url (and, in older gateways, fail_reason) carry the same link.
-  const link = [output?.video_url, d.result_url, d.video_url, d.url, d.fail_reason].find((u): u is string => typeof u === 'string' && /^https?:\/\//i.test(u));
+  const errorMessage = messageOf(d.error);
+  // DashScope's task answer has data.data.output.video_url; result_url (and, in older gateways, fail_reason) carry the same link, as do `url` and `metadata.url` in the short shape.
+  const link = firstLink([output?.video_url, d.result_url, d.video_url, d.url, linkOf(d.metadata), d.fail_reason]);
   const progress = parseProgress(d.progress);
   return {
     status,
@@ -208,6 +256,47 @@ export function parseVideoStatus(json: unknown, text = JSON.stringify(json), req
     ...(failReason || upstreamReason || errorMessage ? { failReason: failReason || upstreamReason || errorMessage } : {}),
     ...(link ? { videoUrl: link } : {}),
   };
+}
+
+function isVideoObject(json: unknown): boolean {
+  if (typeof json !== 'object' || json === null) return false;
+  const o = json as Record<string, unknown>;
+  return o.object === 'video' || (o.data === undefined && o.code === undefined && 'status' in o && 'id' in o);
+}
+
+function parseVideoObject(json: unknown): VideoStatus {
+  const v = parseWith(videoObjectSchema, json, 'The video object');
+  const rawStatus = v.status === undefined || v.status === null ? '' : String(v.status);
+  const status = normaliseStatus(rawStatus);
+  const progress = parseProgress(v.progress);
+  const reason = messageOf(v.error);
+  const code = typeof v.error === 'object' && v.error !== null ? (v.error as { code?: unknown }).code : undefined;
+  const failReason = reason ?? (typeof code === 'string' && code ? code : undefined);
+  const link = firstLink([linkOf(v.metadata)]);
+  return {
+    status,
+    rawStatus,
+    ...(progress !== undefined ? { progress } : {}),
+    ...(failReason && status === 'FAILURE' ? { failReason } : {}),
+    ...(link ? { videoUrl: link } : {}),
+    // OpenAI's video object gives no link: the bytes are at the gateway's `/v1/videos/<id>/content`.
+    servedByGateway: true,
+  };
+}
+
+function messageOf(error: unknown): string | undefined {
+  if (typeof error === 'string') return error.trim() || undefined;
+  const message = typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined;
+  return typeof message === 'string' && message.trim() ? message : undefined;
+}
+
+function linkOf(metadata: unknown): string | undefined {
+  const url = typeof metadata === 'object' && metadata !== null ? (metadata as { url?: unknown }).url : undefined;
+  return typeof url === 'string' ? url : undefined;
+}
+
+function firstLink(candidates: Array<string | null | undefined>): string | undefined {
+  return candidates.find((u): u is string => typeof u === 'string' && /^https?:\/\//i.test(u));
 }
 
 /** Upper-case task statuses as they are; the lower-case words of other gateway variants mapped onto them. */
@@ -246,6 +335,24 @@ export function parseProgress(value: unknown): number | undefined {
   return Number.isFinite(n) ? Math.max(0, Math.min(100, n)) : undefined;
 }
 
+/**
+ * The address to download a task's video from. new-api writes the link to its own content route
+ * with the server address its operator configured (often left at a local default), so a link to
+ * `/v1/videos/<this task>/content` on another origin is fetched from the configured gateway
+ * instead: the same route for the same task, and the key never leaves for that other origin.
+ */
+export function videoDownloadUrl(http: HttpClient, taskId: string | undefined, link: string): string {
+  if (!taskId) return link;
+  try {
+    const u = new URL(link);
+    const own = `/v1/videos/${encodeURIComponent(taskId)}/content`;
+    if (u.origin !== http.endpoints.origin && (u.pathname === own || u.pathname.endsWith(own))) return http.endpoints.videoContent(taskId);
+  } catch {
+    // Not an address: downloadVideo explains that.
+  }
+  return link;
+}
+
 export interface DownloadOptions {
   /** Folder the file goes in (created if missing). */
   dir: string;
@@ -268,7 +375,7 @@ export async function downloadVideo(http: HttpClient, url: string, opts: Downloa
     throw new GatewayError('protocol', `The video link is not a valid address: "${url.slice(0, 120)}".`);
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new GatewayError('protocol', `The video link uses "${parsed.protocol}", which is not downloaded.`);
-  const gatewayRoute = parsed.origin === http.endpoints.origin && parsed.pathname.startsWith('/v1/');
+  const gatewayRoute = parsed.origin === http.endpoints.origin && (parsed.pathname.startsWith('/v1/') || url.startsWith(`${http.endpoints.base}/v1/`));
   const response = await http.send({ method: 'GET', url, anonymous: !gatewayRoute, signal: opts.signal, acceptStatus: ERROR_STATUSES, headers: { accept: 'video/mp4,video/*;q=0.9,*/*;q=0.5' } });
   if (response.status >= 400) {
     const head = await readHead(response.chunks(), 4096);

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { GatewayError, isGatewayError } from '../errors';
 import type { HttpClient } from '../http';
 import { mediaBaseName } from './mediaFiles';
-import { downloadVideo, queryVideo, submitVideo, validateVideoParams, type VideoParams } from './video';
+import { downloadVideo, queryVideo, submitVideo, validateVideoParams, videoDownloadUrl, type VideoParams } from './video';
 import * as T from './videoTaskStates';
 import type { PollPolicy, VideoTask } from './videoTaskStates';
 
@@ -210,7 +210,7 @@ export class VideoTaskManager {
     this.work.set(localId, ctl);
     let next: VideoTask;
     try {
-      const status = await queryVideo(this.deps.http(), task.taskId, ctl.signal);
+      const status = await queryVideo(this.deps.http(), task.taskId, ctl.signal, task.queryRoute ?? 'generations');
       if (this.stale(localId, ctl)) return;
       next = T.observed(this.current(task), status, this.now(), this.deps.policy());
       if (next.remoteStatus !== task.remoteStatus || next.phase !== task.phase) {
@@ -237,7 +237,8 @@ export class VideoTaskManager {
     this.downloads.set(localId, { received: 0, emittedAt: 0 });
     let next: VideoTask;
     try {
-      const file = await downloadVideo(this.deps.http(), task.videoUrl, {
+      const http = this.deps.http();
+      const file = await downloadVideo(http, videoDownloadUrl(http, task.taskId, task.videoUrl), {
         dir: task.outputDir,
         baseName: mediaBaseName(task.prompt, 1, new Date(task.createdAt), 'video'),
         signal: ctl.signal,

@@ -40,6 +40,8 @@ const taskSchema = z.object({
   file: z.optional(z.string()),
   error: z.optional(z.object({ kind: z.string(), message: z.string(), stage: z.enum(FAILURE_STAGES), requestId: z.optional(z.string()) })),
   stoppedBy: z.optional(z.enum(['user', 'limit', 'errors'])),
+  /** Set once the gateway answered the task only on OpenAI's video route; later queries go there. */
+  queryRoute: z.optional(z.enum(['generations', 'videos'])),
   /** The task this one was resubmitted from, by the user. */
   resubmittedFrom: z.optional(z.string()),
 });
@@ -102,10 +104,11 @@ export function observed(task: VideoTask, s: VideoStatus, now: number, policy: P
     polls: task.polls + 1,
     errorsInRow: 0,
     updatedAt: now,
+    ...(s.route ? { queryRoute: s.route } : {}),
   };
   if (s.status === 'SUCCESS') {
     if (!s.videoUrl) {
-      return fail(base, 'task', { kind: 'protocol', message: 'The gateway reports the task as SUCCESS but sent no video link (data.data.output.video_url or data.result_url).' }, now);
+      return fail(base, 'task', { kind: 'protocol', message: 'The gateway reports the task as SUCCESS but sent no video link (data.data.output.video_url, data.result_url, data.url or metadata.url).' }, now);
     }
     const { nextPollAt: _drop, ...rest } = base;
     return { ...rest, phase: 'downloading', progress: 100, videoUrl: s.videoUrl };

@@ -150,6 +150,10 @@ function kindFrom(value: string | undefined): ModelKind | undefined {
     case 'tool':
     case 'tools':
       return 'tool';
+    case 'embedding':
+    case 'embeddings':
+    case 'rerank':
+      return 'other';
     default:
       return undefined;
   }

@@ -14,6 +14,9 @@ export function protocolsFromEndpointTypes(types: string[]): ChatProtocol[] {
 // never chat models. The names are not published, so these patterns are the documented fallback.
 const TOOL_PATTERN = /(file[-_ ]?(parser|parse|extract)|layout[-_]?pars|web[-_]?(search|reader)|search[-_]?(std|pro)|(^|[-_/])reader$|(^|[-_/])ocr($|[-_])|[-_]ocr$|^tool[-_/]|[-_/]tools?$)/i;
 const VIDEO_PATTERN = /([-_.](t2v|i2v|kf2v|s2v)([-_.]|$)|video|sora|veo|kling|cogvideo|hailuo|seedance|vidu)/i;
+/** new-api's endpoint types of models that are not chat models: embeddings and (Jina-style) reranking. */
+const NOT_CHAT_TYPES = new Set(['embeddings', 'jina-rerank']);
+const OTHER_PATTERN = /(embed|rerank|(^|[-_/])bge[-_])/i;
 const IMAGE_PATTERN = /(gpt-image|dall-?e|[-_.]t2i([-_.]|$)|flux|seedream|cogview|imagen|qwen-image|wanx?[\d.]*-?image|stable-diffusion|sdxl|midjourney|(^|[-_])image($|[-_]))/i;
 
 /**
@@ -24,6 +27,9 @@ export function classifyKind(id: string, key?: KeyModel, catalog?: CatalogEntry)
   const types = key?.endpointTypes ?? [];
   if (types.includes('openai-video')) return 'video';
   if (types.includes('image-generation')) return 'image';
+  // Embedding and rerank models answer their own endpoints only; new-api lists them beside the
+  // channel's chat types, so their own type decides.
+  if (types.some((t) => NOT_CHAT_TYPES.has(t))) return 'other';
   if (catalog?.kind) return catalog.kind;
   if (TOOL_PATTERN.test(id)) return 'tool';
   const output = catalog?.outputModalities ?? [];
@@ -31,6 +37,7 @@ export function classifyKind(id: string, key?: KeyModel, catalog?: CatalogEntry)
   if (output.includes('image') && !output.includes('text')) return 'image';
   if (VIDEO_PATTERN.test(id)) return 'video';
   if (IMAGE_PATTERN.test(id)) return 'image';
+  if (OTHER_PATTERN.test(id)) return 'other';
   return 'chat';
 }
 
@@ -71,7 +78,7 @@ export function mergeModels(keyModels: KeyModel[] | undefined, catalog: CatalogE
   return models.sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || a.provider.localeCompare(b.provider) || a.id.localeCompare(b.id));
 }
 
-const KIND_ORDER: ModelKind[] = ['chat', 'image', 'video', 'tool'];
+const KIND_ORDER: ModelKind[] = ['chat', 'image', 'video', 'tool', 'other'];
 
 /**
  * The gateway's `owned_by` names the upstream channel; a catalog often files every model under
@@ -82,7 +89,7 @@ function providerName(ownedBy: string | undefined, catalogProvider: string | und
 }
 
 export function countByKind(models: ModelInfo[], onlyAvailable = true): Record<ModelKind, number> {
-  const counts: Record<ModelKind, number> = { chat: 0, image: 0, video: 0, tool: 0 };
+  const counts: Record<ModelKind, number> = { chat: 0, image: 0, video: 0, tool: 0, other: 0 };
   for (const m of models) if (!onlyAvailable || m.available) counts[m.kind]++;
   return counts;
 }

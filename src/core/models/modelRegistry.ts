@@ -3,7 +3,8 @@ import type { HttpClient } from '../http';
 import { syncCatalog, type CatalogState, type CatalogStore } from './catalogSync';
 import { mergeModels } from './classify';
 import { fetchKeyModels } from './keyModels';
-import type { KeyModel, ModelInfo } from './types';
+import { withoutRefused, type RefusedProtocolStore } from './protocolFallback';
+import type { ChatProtocol, KeyModel, ModelInfo } from './types';
 
 export interface RegistrySnapshot {
   models: ModelInfo[];
@@ -21,6 +22,8 @@ export interface RegistryDeps {
   catalogUrl: () => string;
   store: CatalogStore;
   hasKey: () => Promise<boolean>;
+  /** Protocols the relay refused per model, remembered between sessions. */
+  refused?: RefusedProtocolStore;
 }
 
 /** The merged model list, refreshed from the key's `/v1/models` and the catalog file together. */
@@ -65,6 +68,22 @@ export class ModelRegistry {
     return this.current.models.find((m) => m.id === id);
   }
 
+  /**
+   * The relay refused `protocol` for the model although the gateway lists it: it is left out of the
+   * model's protocols from now on, in this session and the next ones.
+   */
+  async refuseProtocol(modelId: string, protocol: ChatProtocol): Promise<void> {
+    const store = this.deps.refused;
+    const refused = store?.load() ?? {};
+    const before = refused[modelId] ?? [];
+    if (!before.includes(protocol)) {
+      const next = { ...refused, [modelId]: [...before, protocol] };
+      await store?.save(next);
+      this.current = { ...this.current, models: withoutRefused(this.current.models, next) };
+    }
+    for (const listener of this.listeners) listener(this.current);
+  }
+
   private async load(generation: number, signal?: AbortSignal): Promise<RegistrySnapshot> {
     const http = this.deps.http();
     const url = this.deps.catalogUrl();
@@ -81,7 +100,7 @@ export class ModelRegistry {
       if (r.status === 'rejected' && isGatewayError(r.reason, 'cancelled')) throw r.reason;
     }
     const snapshot: RegistrySnapshot = {
-      models: mergeModels(keyModels, catalog?.entries),
+      models: withoutRefused(mergeModels(keyModels, catalog?.entries), this.deps.refused?.load() ?? {}),
       keyModels,
       keyError: keyResult.status === 'rejected' ? asGatewayError(keyResult.reason) : undefined,
       catalog,

@@ -1,4 +1,5 @@
-export type ModelKind = 'chat' | 'image' | 'video' | 'tool';
+/** `other`: listed by the gateway but for none of the extension's uses (embeddings, reranking). */
+export type ModelKind = 'chat' | 'image' | 'video' | 'tool' | 'other';
 export type ChatProtocol = 'chatCompletions' | 'responses' | 'messages';
 
 /** One entry of the key's own `GET /v1/models`. */

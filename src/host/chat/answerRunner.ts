@@ -11,7 +11,8 @@ import { streamChat } from '../../core/chat/chat';
 import { titleFrom } from '../../core/chat/conversationForms';
 import type { StoredMessage } from '../../core/chat/conversationStore';
 import { GatewayError } from '../../core/errors';
-import type { ModelInfo } from '../../core/models/types';
+import { withProtocolFallback } from '../../core/models/protocolFallback';
+import type { ChatProtocol, ModelInfo } from '../../core/models/types';
 import type { ChatMessageView } from '../../shared/protocol';
 import type { AttachmentTray } from './attachmentTray';
 import { chatSettings } from './chatSettings';
@@ -19,6 +20,7 @@ import { buildHistory } from './history';
 import type { ModelChoice } from './modelChoice';
 import { gone, type AnswerSession, type ChatBase, type Shown } from './sessions';
 import { inStep, type ViewLink } from './snapshot';
+import { protocolSwitchHandler } from '../protocolSwitch';
 import { streamAnswer } from './streaming';
 
 export const BUSY_HERE = 'An answer is still being written in this conversation. Stop it first or wait for it to finish.';
@@ -200,19 +202,25 @@ export class AnswerRunner {
       this.postFinal(id, message);
       return message;
     }
-    const events = streamChat(host.services.http(), {
-      model: info.id,
-      protocol,
-      messages: history,
-      system: system ?? (settings.systemPrompt || undefined),
-      // The chat always streams; a model that requires streaming would get it anyway.
-      stream: true,
-      requiresStreaming: info.catalog?.requiresStreaming === true,
-      maxTokens: settings.maxTokens,
-      modelMaxOutput: info.catalog?.maxOutput,
-      enableSearch: meta.enableSearch && searchableOver(info, protocol) ? true : undefined,
-      thinking: thinkingRequest(thinkingControl(info, protocol), meta.thinking ?? settings.thinking),
-      signal: session.abort.signal,
+    const run = (over: ChatProtocol) =>
+      streamChat(host.services.http(), {
+        model: info.id,
+        protocol: over,
+        messages: history,
+        system: system ?? (settings.systemPrompt || undefined),
+        // The chat always streams; a model that requires streaming would get it anyway.
+        stream: true,
+        requiresStreaming: info.catalog?.requiresStreaming === true,
+        maxTokens: settings.maxTokens,
+        modelMaxOutput: info.catalog?.maxOutput,
+        enableSearch: meta.enableSearch && searchableOver(info, over) ? true : undefined,
+        thinking: thinkingRequest(thinkingControl(info, over), meta.thinking ?? settings.thinking),
+        signal: session.abort.signal,
+      });
+    const switched = protocolSwitchHandler(host.services);
+    const events = withProtocolFallback(info, protocol, run, async (change) => {
+      message.protocol = change.to;
+      await switched(change);
     });
     const final = await streamAnswer(session, id, events, { store: host.store, sessions: host.sessions, onProgress: (s) => this.postDelta(s) });
     this.postFinal(id, final);

@@ -77,7 +77,7 @@ export async function streamAnswer(session: AnswerSession, conversationId: strin
     else {
       message.status = 'cut';
       const error = isGatewayError(err) ? err : new GatewayError('protocol', String(err));
-      message.error = { kind: error.kind, message: error.message };
+      message.error = { kind: error.kind, message: error.message, ...(error.requestId ? { requestId: error.requestId } : {}) };
     }
   } finally {
     clearInterval(heartbeat);

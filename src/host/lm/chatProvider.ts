@@ -4,8 +4,10 @@ import { streamChat } from '../../core/chat/chat';
 import type { ChatReasoning, ChatTool, ToolMode, Usage } from '../../core/chat/events';
 import { isThinkingChoice, thinkingControl, thinkingRequest, type ThinkingChoice } from '../../core/chat/thinking';
 import { GatewayError, isGatewayError } from '../../core/errors';
-import type { ModelInfo } from '../../core/models/types';
+import { withProtocolFallback } from '../../core/models/protocolFallback';
+import type { ChatProtocol, ModelInfo } from '../../core/models/types';
 import { chatSettings } from '../chat/chatSettings';
+import { protocolSwitchHandler } from '../protocolSwitch';
 import type { Services } from '../services';
 import { dataPartClass, supportsUsagePart, type LanguageModelChatProvider, type LanguageModelChatRequestMessage, type LanguageModelResponsePart, type ProvideLanguageModelChatResponseOptions } from './lmApi';
 import { chatModelsForVsCode, toChatInformation, type GatewayChatInformation } from './modelInfo';
@@ -116,31 +118,41 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
       if (!support.supported) throw new GatewayError('badRequest', support.reason);
     }
     const protocol = effectiveProtocol(info, model.protocol);
+    let used = protocol;
     const abort = new AbortController();
     // Cancelling aborts the HTTP request at once; the core then ends with a `cancelled` error.
     const onCancel = token.onCancellationRequested(() => abort.abort());
     if (token.isCancellationRequested) abort.abort();
     const temperature = options.modelOptions?.temperature;
-    const thinking = thinkingRequest(thinkingControl(info, protocol), lmThinkingChoice(options.modelOptions, settings.thinking));
+    const thinkingChoice = lmThinkingChoice(options.modelOptions, settings.thinking);
     const system = [settings.systemPrompt, request.system].filter((s) => s.trim()).join('\n\n');
     const tools = toChatTools(options.tools ?? []);
     let usage: Usage | undefined;
     const reasoning: ChatReasoning = { text: '' };
     const callIds: string[] = [];
     try {
-      const events = streamChat(this.services.http(), {
-        model: info.id,
-        protocol,
-        messages: request.messages,
-        ...(system ? { system } : {}),
-        stream: true,
-        requiresStreaming: info.catalog?.requiresStreaming === true,
-        maxTokens: Math.min(settings.maxTokens, model.maxOutputTokens),
-        modelMaxOutput: info.catalog?.maxOutput,
-        ...(typeof temperature === 'number' ? { temperature } : {}),
-        ...(thinking ? { thinking } : {}),
-        ...(tools.length ? { tools, toolMode: toolModeOf(options.toolMode) } : {}),
-        signal: abort.signal,
+      const run = (over: ChatProtocol) => {
+        // Each protocol has its own form of the switch (or none), so it is worked out per attempt.
+        const thinking = thinkingRequest(thinkingControl(info, over), thinkingChoice);
+        return streamChat(this.services.http(), {
+          model: info.id,
+          protocol: over,
+          messages: request.messages,
+          ...(system ? { system } : {}),
+          stream: true,
+          requiresStreaming: info.catalog?.requiresStreaming === true,
+          maxTokens: Math.min(settings.maxTokens, model.maxOutputTokens),
+          modelMaxOutput: info.catalog?.maxOutput,
+          ...(typeof temperature === 'number' ? { temperature } : {}),
+          ...(thinking ? { thinking } : {}),
+          ...(tools.length ? { tools, toolMode: toolModeOf(options.toolMode) } : {}),
+          signal: abort.signal,
+        });
+      };
+      const switched = protocolSwitchHandler(this.services);
+      const events = withProtocolFallback(info, protocol, run, async (change) => {
+        used = change.to;
+        await switched(change);
       });
       for await (const e of events) {
         switch (e.type) {
@@ -174,7 +186,7 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
       onCancel.dispose();
     }
     if (callIds.length && reasoning.text) this.keepReasoning(callIds, reasoning);
-    if (usage) this.reportUsage(info, protocol, usage, progress);
+    if (usage) this.reportUsage(info, used, usage, progress);
   }
 
   private keepReasoning(callIds: string[], reasoning: ChatReasoning): void {

@@ -18,9 +18,11 @@ function kindLabel(kind: ModelKind): string {
       return vscode.l10n.t('Video');
     case 'tool':
       return vscode.l10n.t('Tools');
+    case 'other':
+      return vscode.l10n.t('Other (not for chat)');
   }
 }
-const KIND_ICONS: Record<ModelKind, string> = { chat: 'comment-discussion', image: 'file-media', video: 'device-camera-video', tool: 'tools' };
+const KIND_ICONS: Record<ModelKind, string> = { chat: 'comment-discussion', image: 'file-media', video: 'device-camera-video', tool: 'tools', other: 'symbol-misc' };
 
 /** The sidebar's Models view: grouped by kind, with protocol badges and availability. */
 export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
@@ -126,7 +128,7 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     }
     if (snap.catalogError) notices.push({ type: 'notice', label: vscode.l10n.t('Catalog unavailable'), detail: snap.catalogError.message, icon: 'warning', command: { command: 'modelGateway.refreshCatalog', title: vscode.l10n.t('Refresh Catalog') } });
     else if (snap.catalog?.problem) notices.push({ type: 'notice', label: vscode.l10n.t('Catalog from offline cache ({0} old)', formatAge(Math.round((Date.now() - snap.catalog.fetchedAt) / 1000))), detail: snap.catalog.problem.message, icon: 'cloud-download' });
-    const kinds: ModelKind[] = ['chat', 'image', 'video', 'tool'];
+    const kinds: ModelKind[] = ['chat', 'image', 'video', 'tool', 'other'];
     const groups: Node[] = kinds.map((kind) => ({ type: 'kind' as const, kind, models: snap.models.filter((m) => m.kind === kind) })).filter((g) => g.models.length > 0);
     return [...notices, ...groups];
   }

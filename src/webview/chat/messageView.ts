@@ -2,6 +2,7 @@
  * One message in the list. The DOM is built once; `update` only touches the parts whose data
  * changed, and the answer / reasoning text goes through an incremental MarkdownView.
  */
+import * as l10n from '@vscode/l10n';
 import type { ChatMessageView, WebviewMessage } from '../../shared/protocol';
 import { button, h, setHidden, setText } from '../shared/dom';
 import { PROTOCOL_LABELS } from '../../shared/protocol';
@@ -301,6 +302,10 @@ export class MessageView {
     if (label) parts.push(h('span', { className: `badge status-${message.status}`, text: label }));
     if (error) {
       parts.push(h('span', { className: 'error-message', text: error.message }));
+      // The gateway's request id stands apart, whole and selectable: users quote it to its operator.
+      if (error.requestId) {
+        parts.push(h('span', { className: 'error-request-id', attrs: { title: l10n.t("Quote this to the gateway's operator") } }, l10n.t('Request ID: '), h('code', { text: error.requestId })));
+      }
       const action = errorAction(error.kind);
       if (action) {
         const actionButton = button(action.label, { className: 'btn', act: 'error-action' });

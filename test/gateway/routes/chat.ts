@@ -5,6 +5,7 @@ import { checkChatParts, factLines } from '../imageFacts';
 import { completionsThinking } from '../thinkingRules';
 import { chatToolTurns } from '../toolTurns';
 import { randomAlphanumeric } from '../requestId';
+import { upstreamRefuses } from '../protocolRefusal';
 import type { GatewayContext, Route } from '../route';
 import { dataFrame, type Step } from '../sse';
 import type { ChatAnswerRecord } from '../types';
@@ -28,6 +29,7 @@ async function chatCompletion(ctx: GatewayContext): Promise<void> {
   const promptText = allText(messages);
   const maxTokens = numberOr(body.max_completion_tokens, numberOr(body.max_tokens, 0));
   if (!preConsume(ctx, textPreConsumeQuota(model, estimateTokens(promptText), maxTokens))) return;
+  if (upstreamRefuses(ctx, 'openai')) return;
 
   // Content parts are the upstream's business: its 400 is relayed as it came (no request-id suffix).
   const parts = checkChatParts(messages, model);

@@ -3,6 +3,7 @@ import { preConsume, textPreConsumeQuota } from '../billing';
 import { planAnswer, type ChatPlan } from '../chatScenarios';
 import { anthropicError, OVERLOADED_ERROR } from '../errorBodies';
 import { randomAlphanumeric } from '../requestId';
+import { upstreamRefuses } from '../protocolRefusal';
 import type { GatewayContext, Route } from '../route';
 import { eventFrame, type Step } from '../sse';
 import type { ChatAnswerRecord } from '../types';
@@ -48,6 +49,7 @@ async function createMessage(ctx: GatewayContext): Promise<void> {
   const promptText = contentText(body.system) + allText(messages);
   const maxTokens = numberOr(body.max_tokens, 0);
   if (!preConsume(ctx, textPreConsumeQuota(model, estimateTokens(promptText), maxTokens))) return;
+  if (upstreamRefuses(ctx, 'anthropic')) return;
 
   // Anthropic's own 400 for a malformed block, relayed unchanged with its request_id (§3.5).
   const parts = checkMessagesParts(messages, model);

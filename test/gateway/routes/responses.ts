@@ -5,6 +5,7 @@ import { responsesToolTurns } from '../toolTurns';
 import { relayError, upstreamServerError } from '../errorBodies';
 import { promptPng } from '../png';
 import { randomAlphanumeric } from '../requestId';
+import { upstreamRefuses } from '../protocolRefusal';
 import type { GatewayContext, Route } from '../route';
 import { eventFrame, faultPoint, type Step } from '../sse';
 import { responsesThinking } from '../thinkingRules';
@@ -53,6 +54,7 @@ async function createResponse(ctx: GatewayContext): Promise<void> {
   const maxTokens = numberOr(body.max_output_tokens, 0);
   if (!preConsume(ctx, textPreConsumeQuota(model, estimateTokens(promptText), maxTokens))) return;
   if (NO_RESPONSES_CHANNELS.has(model.owned_by)) return ctx.relayError(500, 'convert_request_failed', 'not implemented');
+  if (upstreamRefuses(ctx, 'openai-response')) return;
   if (modelKind(model) !== 'chat') {
     // What OpenAI answers for a model the Responses API does not serve, relayed as parsed (no
     // request-id suffix): an image model belongs in the image_generation tool, not in `model`.

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { charge, preConsume } from '../billing';
+import { streamFile } from '../cdn';
+import { notFoundError } from '../errorBodies';
 import { mediaState } from '../mediaState';
 import { parseMediaMarkers } from '../mediaScenarios';
 import { randomAlphanumeric } from '../requestId';
@@ -146,15 +148,56 @@ async function submitVideo(ctx: GatewayContext): Promise<void> {
   );
 }
 
-function fetchVideo(ctx: GatewayContext): void {
+function queriedTask(ctx: GatewayContext) {
   const taskId = ctx.params.task_id ?? '';
   const task = mediaState(ctx.world).board.find(taskId, ctx.key);
   ctx.http.entry.media = { kind: 'videoQuery', model: task?.model ?? '', markers: task?.markers.markers ?? [], chargedQuota: 0, taskId };
+  return task;
+}
+
+/** The link new-api writes to its own content route: `<server address>/v1/videos/{id}/content`. */
+function proxyUrl(ctx: GatewayContext, taskId: string): string {
+  const state = mediaState(ctx.world);
+  const origin = state.serverAddress ?? `http://${ctx.http.header('host') ?? '127.0.0.1'}`;
+  return `${origin.replace(/\/+$/, '')}/v1/videos/${encodeURIComponent(taskId)}/content`;
+}
+
+function fetchVideo(ctx: GatewayContext): void {
+  const state = mediaState(ctx.world);
+  // A gateway that offers only OpenAI's video API has no such route: new-api's NoRoute answer.
+  if (state.videoQuery === 'openai') return ctx.http.sendJson(404, notFoundError('GET', ctx.http.path));
+  const task = queriedTask(ctx);
   if (!task) return ctx.relayError(400, 'task_not_exist', 'task_not_exist');
-  ctx.http.sendJson(200, { code: 'success', message: '', data: mediaState(ctx.world).board.dto(task) });
+  const data = state.videoQuery === 'short' ? state.board.shortDto(task, proxyUrl(ctx, task.taskId)) : state.board.dto(task);
+  ctx.http.sendJson(200, { code: 'success', message: '', data });
+}
+
+/** `GET /v1/videos/{id}`: new-api converts the task to OpenAI's video object (RelayTaskFetch on that prefix). */
+function fetchVideoObject(ctx: GatewayContext): void {
+  const state = mediaState(ctx.world);
+  const task = queriedTask(ctx);
+  if (!task) return ctx.relayError(400, 'task_not_exist', 'task_not_exist');
+  ctx.http.sendJson(200, state.board.openAIVideo(task, state.videoQuery !== 'openai'));
+}
+
+/**
+ * `GET /v1/videos/{id}/content`: new-api's VideoProxy fetches the finished video server-side and
+ * streams it to the task's owner; its errors are `{error:{message,type}}` without a request id.
+ */
+async function videoContent(ctx: GatewayContext): Promise<void> {
+  const state = mediaState(ctx.world);
+  const task = queriedTask(ctx);
+  const fail = (status: number, type: string, message: string) => ctx.http.sendJson(status, { error: { message, type } });
+  if (!task) return fail(404, 'invalid_request_error', 'Task not found');
+  if (task.status !== 'SUCCESS') return fail(400, 'invalid_request_error', `Task is not completed yet, current status: ${task.status}`);
+  const object = task.resultUrl ? state.cdn.objectFor(task.resultUrl) : undefined;
+  if (!object) return fail(502, 'server_error', 'Failed to fetch video content');
+  await streamFile(ctx.http, 200, { 'Content-Type': object.contentType, 'Content-Length': object.file.size, 'Cache-Control': 'public, max-age=86400' }, object.file);
 }
 
 export const videoRoutes: Route[] = [
   { method: 'POST', path: '/v1/video/generations', rateLimit: false, distribute: true, errorFormat: 'task', handle: submitVideo },
   { method: 'GET', path: '/v1/video/generations/:task_id', rateLimit: false, distribute: false, errorFormat: 'task', handle: fetchVideo },
+  { method: 'GET', path: '/v1/videos/:task_id', rateLimit: false, distribute: false, errorFormat: 'task', handle: fetchVideoObject },
+  { method: 'GET', path: '/v1/videos/:task_id/content', rateLimit: false, distribute: false, errorFormat: 'openai', handle: videoContent },
 ];

@@ -1,0 +1,185 @@
+import * as assert from 'node:assert/strict';
+import { collectChat, streamChat } from '../../src/core/chat/chat';
+import type { ChatEvent } from '../../src/core/chat/events';
+import { errorFromResponse } from '../../src/core/errorBody';
+import { GatewayError } from '../../src/core/errors';
+import type { HttpClient } from '../../src/core/http';
+import { mergeModels } from '../../src/core/models/classify';
+import { fetchKeyModels } from '../../src/core/models/keyModels';
+import { ModelRegistry } from '../../src/core/models/modelRegistry';
+import { isProtocolRejection, withoutRefused, withProtocolFallback, type ProtocolSwitch, type RefusedProtocols } from '../../src/core/models/protocolFallback';
+import type { ChatProtocol, ModelInfo } from '../../src/core/models/types';
+import { DEFAULT_MODELS, DEMO_KEY, GatewayDouble } from '../gateway';
+import { clientFor } from '../support/client';
+
+describe('a protocol the relay refuses although the gateway lists it', function () {
+  this.timeout(20_000);
+
+  it('recognises the refusals new-api sends, and nothing else', () => {
+    const refusals = [
+      { status: 400, body: '{"error":{"message":"Model gpt-5 does not support apiType:openai.responses parameter (request id: 1)","type":"bad_response_status_code","param":"","code":"bad_response_status_code"}}' },
+      { status: 500, body: '{"error":{"message":"not implemented (request id: 2)","type":"new_api_error","param":"","code":"convert_request_failed"}}' },
+      { status: 404, body: '{"error":{"message":"Invalid URL (POST /v1/responses)","type":"invalid_request_error","param":"","code":""}}' },
+    ];
+    for (const r of refusals) assert.equal(isProtocolRejection(errorFromResponse(r)), true, r.body);
+    const others = [
+      { status: 400, body: '{"error":{"message":"max_tokens is too large","type":"invalid_request_error","code":""}}' },
+      { status: 403, body: '{"error":{"message":"用户额度不足","type":"new_api_error","code":"insufficient_user_quota"}}' },
+      { status: 404, body: '{"error":{"message":"Invalid URL (GET /v1/foo)","type":"invalid_request_error","code":""}}' },
+      { status: 500, body: '{"error":{"message":"upstream error","type":"upstream_error","code":"server_error"}}' },
+    ];
+    for (const r of others) assert.equal(isProtocolRejection(errorFromResponse(r)), false, r.body);
+    const refused = errorFromResponse(refusals[0] ?? { status: 0, body: '' });
+    assert.equal(refused.kind, 'notImplemented');
+    assert.match(refused.message, /does not support the requested protocol/);
+  });
+
+  it('takes refused protocols out of a chat model, never all of them', () => {
+    const models = mergeModels([{ id: 'gpt-5', endpointTypes: ['openai', 'openai-response'] }, { id: 'glm', endpointTypes: ['openai'] }, { id: 'img', endpointTypes: ['image-generation'] }], undefined);
+    const out = withoutRefused(models, { 'gpt-5': ['chatCompletions'], glm: ['chatCompletions'], img: ['responses'] });
+    assert.deepEqual(
+      out.map((m) => [m.id, m.protocols]),
+      [
+        ['glm', ['chatCompletions']],
+        ['gpt-5', ['responses']],
+        ['img', []],
+      ],
+    );
+  });
+
+  describe('against the double', () => {
+    let gw: GatewayDouble;
+    let http: HttpClient;
+    let models: ModelInfo[];
+
+    before(async () => {
+      gw = new GatewayDouble({ refusedEndpoints: { 'gpt-5': ['openai'] } });
+      await gw.start();
+      http = clientFor(gw.url, DEMO_KEY).http;
+      models = mergeModels(await fetchKeyModels(http), undefined);
+    });
+    after(() => gw.stop());
+    beforeEach(() => gw.clearLog());
+
+    const model = (id: string) => models.find((m) => m.id === id) as ModelInfo;
+    const ask = (over: ChatProtocol, text = 'hello there') =>
+      streamChat(http, { model: 'gpt-5', protocol: over, messages: [{ role: 'user', content: text }], stream: true, maxTokens: 256 });
+    const posts = () => gw.log.filter((e) => e.method === 'POST').map((e) => `${e.path} ${e.status}`);
+
+    it('the double lists the protocol yet refuses it the way new-api relays the upstream refusal', async () => {
+      assert.deepEqual(model('gpt-5').protocols, ['chatCompletions', 'responses'], 'advertised');
+      const res = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-5', messages: [{ role: 'user', content: 'hi' }] }) });
+      assert.equal(res.status, 400);
+      const body = (await res.json()) as { error: Record<string, string> };
+      assert.match(body.error.message ?? '', /^Model gpt-5 does not support apiType:openai\.chat parameter \(request id: \w+\)$/);
+      assert.equal(body.error.code, 'bad_response_status_code');
+      const before = gw.quota(DEMO_KEY).userUsd;
+      await collectChat(ask('chatCompletions'));
+      assert.equal(gw.quota(DEMO_KEY).userUsd, before, 'nothing charged for a refusal');
+    });
+
+    it('falls back once to the next listed protocol, tells the caller, and the answer arrives', async () => {
+      const switches: ProtocolSwitch[] = [];
+      const result = await collectChat(withProtocolFallback(model('gpt-5'), 'chatCompletions', ask, (s) => void switches.push(s)));
+      assert.equal(result.error, undefined, result.error?.message);
+      assert.match(result.text, /hello there/);
+      assert.deepEqual(
+        switches.map((s) => [s.model, s.from, s.to, s.error.kind]),
+        [['gpt-5', 'chatCompletions', 'responses', 'notImplemented']],
+      );
+      assert.deepEqual(posts(), ['/v1/chat/completions 400', '/v1/responses 200']);
+    });
+
+    it('never loops: when the second protocol is refused too, its error ends the answer', async () => {
+      gw.refuseEndpoint('gpt-4o-mini', 'openai');
+      gw.refuseEndpoint('gpt-4o-mini', 'openai-response');
+      const switches: ProtocolSwitch[] = [];
+      const mini = (over: ChatProtocol) => streamChat(http, { model: 'gpt-4o-mini', protocol: over, messages: [{ role: 'user', content: 'hi' }], stream: true, maxTokens: 64 });
+      const result = await collectChat(withProtocolFallback(model('gpt-4o-mini'), 'chatCompletions', mini, (s) => void switches.push(s)));
+      assert.equal(switches.length, 1);
+      assert.match(result.error?.detail ?? '', /apiType:openai\.responses/);
+      assert.deepEqual(posts(), ['/v1/chat/completions 400', '/v1/responses 400']);
+    });
+
+    it('does not fall back from an error after the answer began, nor from other errors', async () => {
+      const switches: ProtocolSwitch[] = [];
+      const cut = await collectChat(withProtocolFallback(model('gpt-5'), 'responses', ask.bind(null, 'responses', '[[midstream-error]] hello') as (p: ChatProtocol) => AsyncIterable<ChatEvent>, (s) => void switches.push(s)));
+      assert.ok(cut.error);
+      assert.ok(cut.text.length > 0, 'the text that arrived is kept');
+      const quota = async function* (): AsyncGenerator<ChatEvent> {
+        yield { type: 'error', error: new GatewayError('quota', 'no quota') };
+      };
+      const refused = await collectChat(withProtocolFallback(model('gpt-5'), 'chatCompletions', quota, (s) => void switches.push(s)));
+      assert.equal(refused.error?.kind, 'quota');
+      assert.equal(switches.length, 0);
+    });
+
+    it('on the Messages route the refusal comes in the Messages error shape, and Chat Completions takes over', async () => {
+      gw.refuseEndpoint('claude-sonnet-4-5', 'anthropic');
+      const res = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': DEMO_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }) });
+      assert.equal(res.status, 400);
+      const body = (await res.json()) as { type: string; error: { message: string } };
+      assert.equal(body.type, 'error');
+      assert.match(body.error.message, /^Model claude-sonnet-4-5 does not support apiType:anthropic\.messages parameter/);
+      gw.clearLog();
+      const claude = model('claude-sonnet-4-5');
+      assert.deepEqual(claude.protocols, ['messages', 'chatCompletions']);
+      const switches: ProtocolSwitch[] = [];
+      const run = (over: ChatProtocol) => streamChat(http, { model: claude.id, protocol: over, messages: [{ role: 'user', content: 'hi claude' }], stream: true, maxTokens: 64 });
+      const result = await collectChat(withProtocolFallback(claude, 'messages', run, (s) => void switches.push(s)));
+      assert.equal(result.error, undefined, result.error?.message);
+      assert.match(result.text, /hi claude/);
+      assert.deepEqual(switches.map((s) => [s.from, s.to]), [['messages', 'chatCompletions']]);
+      assert.deepEqual(posts(), ['/v1/messages 400', '/v1/chat/completions 200']);
+    });
+
+    it('a model listing one protocol has nothing to fall back to: the refusal is shown as it is', async () => {
+      const only = { ...model('gpt-5'), protocols: ['chatCompletions'] as ChatProtocol[] };
+      const switches: ProtocolSwitch[] = [];
+      const result = await collectChat(withProtocolFallback(only, 'chatCompletions', ask, (s) => void switches.push(s)));
+      assert.equal(result.error?.kind, 'notImplemented');
+      assert.equal(switches.length, 0);
+      assert.deepEqual(posts(), ['/v1/chat/completions 400']);
+    });
+
+    it('the registry remembers the refusal for that model, across a restart of the registry', async () => {
+      let saved: RefusedProtocols = {};
+      const store = { load: () => saved, save: async (v: RefusedProtocols) => void (saved = JSON.parse(JSON.stringify(v)) as RefusedProtocols) };
+      const deps = { http: () => http, catalogUrl: () => '', store: { load: async () => undefined, save: async () => undefined }, hasKey: async () => true, refused: store };
+      const registry = new ModelRegistry(deps);
+      await registry.refresh();
+      assert.deepEqual(registry.find('gpt-5')?.protocols, ['chatCompletions', 'responses']);
+      let notified = 0;
+      registry.onDidChange(() => notified++);
+      await registry.refuseProtocol('gpt-5', 'chatCompletions');
+      assert.deepEqual(registry.find('gpt-5')?.protocols, ['responses']);
+      assert.equal(notified, 1, 'views and VS Code learn of the change');
+      assert.deepEqual(saved, { 'gpt-5': ['chatCompletions'] });
+      const next = new ModelRegistry(deps);
+      await next.refresh();
+      assert.deepEqual(next.find('gpt-5')?.protocols, ['responses'], 'remembered in the next session');
+      assert.deepEqual(next.find('gpt-5')?.protocolSource, 'gateway');
+    });
+  });
+
+  it('embedding and rerank models the double lists are not chat models', async () => {
+    const extra = [
+      { id: 'text-embedding-3-small', owned_by: 'openai', supported_endpoint_types: ['embeddings'] },
+      { id: 'jina-reranker-v2-base-multilingual', owned_by: 'jina', supported_endpoint_types: ['jina-rerank'] },
+    ];
+    const gw = new GatewayDouble({ models: [...DEFAULT_MODELS, ...extra], groups: { default: [...DEFAULT_MODELS.map((m) => m.id), ...extra.map((m) => m.id)] } });
+    await gw.start();
+    try {
+      const listed = mergeModels(await fetchKeyModels(clientFor(gw.url, DEMO_KEY).http), undefined);
+      assert.deepEqual(
+        listed.filter((m) => extra.some((e) => e.id === m.id)).map((m) => [m.id, m.kind, m.protocols]),
+        [
+          ['jina-reranker-v2-base-multilingual', 'other', []],
+          ['text-embedding-3-small', 'other', []],
+        ],
+      );
+    } finally {
+      await gw.stop();
+    }
+  });
+});
