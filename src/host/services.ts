@@ -7,6 +7,7 @@ import { FileCatalogStore } from '../core/models/catalogSync';
 import { ModelRegistry } from '../core/models/modelRegistry';
 import { timeoutsFrom, type Settings } from '../core/settings';
 import { BillingMeter } from '../core/tools/billing';
+import { QuotaWatcher } from './quota';
 import { KeyStore } from './secrets';
 import { affectsGateway, readHostSettings, readProxySettings, SECTION } from './settings';
 import { WorkspaceOverrides } from './trust/workspaceOverrides';
@@ -22,6 +23,8 @@ export class Services implements vscode.Disposable {
   readonly billing = new BillingMeter();
   /** The user accepted the billing notice in this session. */
   billingConfirmed = false;
+  /** The key's quota, as the gateway tells it (when it does). */
+  readonly quota: QuotaWatcher;
   private client?: HttpClient;
   private settingsCache?: Settings;
   private catalogTimer?: ReturnType<typeof setInterval>;
@@ -44,14 +47,20 @@ export class Services implements vscode.Disposable {
       store: new FileCatalogStore(path.join(context.globalStorageUri.fsPath, 'catalog.json')),
       hasKey: () => this.keys.has(),
     });
+    this.quota = new QuotaWatcher({ http: () => this.http(), hasKey: () => this.keys.has(), log });
     this.disposables.push(
       this.keys,
       this.overrides,
+      this.quota,
+      this.keys.onDidChange(() => this.quota.reset()),
+      this.registry.onDidChange((snap) => this.quota.modelsRead(snap)),
       this.settingsChanged,
       // Subscribed before any view, so the registry is stale before they ask it to refresh.
       this.keys.onDidChange(() => this.registry.invalidate()),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (!affectsGateway(e)) return;
+        // The figures may belong to another gateway now; they are read again with the models.
+        this.quota.reset();
         this.registry.invalidate();
         this.settingsCache = undefined;
         void this.client?.close();
@@ -111,6 +120,8 @@ export class Services implements vscode.Disposable {
         proxy: readProxySettings(settings.proxy),
         userAgent: `model-gateway-vscode/${this.context.extension.packageJSON.version as string} vscode/${vscode.version}`,
         log: (line) => this.log.info(line),
+        afterBillableCall: () => this.quota.afterBilledCall(),
+        quotaNote: () => this.quota.refusalNote(),
       });
     }
     return this.client;
@@ -139,3 +150,4 @@ export class Services implements vscode.Disposable {
     for (const d of this.disposables) d.dispose();
   }
 }
+
