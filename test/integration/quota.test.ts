@@ -28,7 +28,7 @@ describe("The key's quota in a real extension host", function () {
   const seen: RequestLogEntry[] = [];
   const clearLog = () => {
     seen.push(...gw.log);
-    clearLog();
+    gw.clearLog();
   };
 
   async function otherGateway(quotaEndpoints: QuotaEndpoints): Promise<GatewayDouble> {
