@@ -4,14 +4,19 @@
  */
 import type { HttpClient } from '../../../src/core/http';
 import { BillingMeter } from '../../../src/core/tools/billing';
+import { QuotaWatcher } from '../../../src/host/quota';
 import type { Services } from '../../../src/host/services';
 
 export const CHAT_MODEL = { id: 'gpt-4o-mini', name: 'GPT-4o mini', provider: 'openai', ownedBy: 'openai', kind: 'chat', protocols: ['chatCompletions'], protocolSource: 'gateway', available: true, inCatalog: false };
 
-export function hostServices(http: HttpClient): { services: Services; billing: BillingMeter } {
+export function hostServices(http: HttpClient): { services: Services; billing: BillingMeter; quota: QuotaWatcher; logLines: string[] } {
   const none = () => ({ dispose: () => undefined });
   const snapshot = { updatedAt: Date.now(), models: [CHAT_MODEL], keyModels: [CHAT_MODEL.id] };
   const billing = new BillingMeter();
+  const logLines: string[] = [];
+  const log = { warn: () => undefined, info: (line: string) => void logLines.push(line), error: () => undefined, debug: () => undefined, trace: () => undefined };
+  // Only `info` is used by the watcher; the cast keeps the stub this small.
+  const quota = new QuotaWatcher({ http: () => http, hasKey: async () => true, log: log as never });
   const services = {
     registry: { snapshot, onDidChange: none, refresh: async () => snapshot },
     keys: { onDidChange: none, has: async () => true, masked: async () => 'sk-…demo' },
@@ -19,8 +24,9 @@ export function hostServices(http: HttpClient): { services: Services; billing: B
     billing,
     http: () => http,
     ensureCatalogTimer: () => undefined,
-    log: { warn: () => undefined, info: () => undefined, error: () => undefined, debug: () => undefined, trace: () => undefined },
+    quota,
+    log,
   };
   // Only these members are read by the code under test; the cast keeps the stub this small.
-  return { services: services as unknown as Services, billing };
+  return { services: services as unknown as Services, billing, quota, logLines };
 }
