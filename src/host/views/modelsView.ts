@@ -39,7 +39,10 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     // A key or settings change reloads the list only once the view has been shown: setting a
     // key alone calls no network.
     this.subscriptions = [
-      services.registry.onDidChange(() => this.changed.fire(undefined)),
+      services.registry.onDidChange(() => {
+        this.changed.fire(undefined);
+        this.updateHeader();
+      }),
       services.keys.onDidChange(() => this.attempted && void this.reload()),
       services.onDidChangeSettings(() => this.attempted && void this.reload()),
       services.quota.onDidChange(() => this.updateHeader()),
