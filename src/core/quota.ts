@@ -12,7 +12,9 @@ import { formatAmount, formatNumber, formatWhen } from '../shared/format';
  *   everything granted, i.e. what is left plus what was used) and `GET …/dashboard/billing/usage`
  *   (`total_usage`: what was used, in US cents). one-api and new-api answer both under `/v1` and at the
  *   root. The gateway converts its internal units to money itself. An unlimited key reports a limit of
- *   100,000,000 (new-api's controller/billing.go).
+ *   100,000,000 (new-api's controller/billing.go). new-api converts as its quota display setting says:
+ *   US dollars by default; an operator who displays yuan or tokens gets those numbers in the `_usd`
+ *   fields, which nothing in the answer reveals, so they are shown as the field names promise.
  * - `tokenUsage`: new-api's `GET /api/usage/token`, `{code: true, data: {total_granted, total_used,
  *   total_available, unlimited_quota, expires_at}}` in raw quota units. What a unit is worth is the
  *   operator's setting (new-api's `QuotaPerUnit`, 500,000 per US$1 unless changed), which no endpoint
