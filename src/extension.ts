@@ -36,7 +36,10 @@ export function activate(context: vscode.ExtensionContext): void {
   const chatView = new ChatViewProvider(context.extensionUri, chat, log);
   void dropGlobalRemoteImageFlag(context.globalState);
   const media = new MediaStudio(services);
-  const commandContext = { services, chat, media };
+  const statusBar = new GatewayStatusBar(services);
+  const modelsTree = vscode.window.createTreeView('modelGateway.models', { treeDataProvider: models });
+  models.showHeaderIn(modelsTree);
+  const commandContext = { services, chat, media, statusBar, models };
   context.subscriptions.push(
     log,
     services,
@@ -45,9 +48,9 @@ export function activate(context: vscode.ExtensionContext): void {
     store,
     chatView,
     media,
-    new GatewayStatusBar(services),
+    statusBar,
     trackSetupContext(services),
-    vscode.window.registerTreeDataProvider('modelGateway.models', models),
+    modelsTree,
     vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chatView),
     ...COMMANDS.map((c) => vscode.commands.registerCommand(c.id, (...args: unknown[]) => c.run(commandContext, ...args))),
     ...registerAgentTools(services, () => media),

@@ -132,6 +132,14 @@ export class Endpoints {
   glm(path: string): string {
     return `${this.base}/providers/glm/api/paas/v4/${path.replace(/^\/+/, '')}`;
   }
+  /** OpenAI's old billing pair, which one-api and new-api answer with the key, under `/v1` and at the root. */
+  billing(path: 'subscription' | 'usage', underV1: boolean): string {
+    return `${this.base}${underV1 ? '/v1' : ''}/dashboard/billing/${path}`;
+  }
+  /** new-api's own figures for the key that asks, in its raw quota units. */
+  get tokenUsage(): string {
+    return `${this.base}/api/usage/token`;
+  }
   /** Second provider (Kimi-type) tool path, e.g. `files` or `tools/search`. */
   kimi(path: string): string {
     return `${this.base}/providers/kimi/v1/${path.replace(/^\/+/, '')}`;

@@ -4,6 +4,7 @@ import type { ErrorKind } from './errors';
 import { countByKind } from './models/classify';
 import type { RegistrySnapshot } from './models/modelRegistry';
 import type { ModelKind } from './models/types';
+import { quotaLine, type KeyQuota } from './quota';
 import { formatNumber } from '../shared/format';
 
 /** What "Check Connection" reports; built without calling any billed endpoint. */
@@ -21,6 +22,8 @@ export interface ConnectionReport {
   catalogError?: string;
   /** Workspace values of user-only settings that were ignored in this session, one sentence each. */
   ignoredSettings?: string[];
+  /** The key's quota, when the gateway tells it and showing it is not turned off. */
+  quota?: KeyQuota;
 }
 
 export function buildReport(base: NormalisedBase, keySet: boolean, maskedKey: string | undefined, snap: RegistrySnapshot, now = Date.now()): ConnectionReport {
@@ -67,6 +70,7 @@ export function formatReport(r: ConnectionReport): string {
   else if (r.keyAccepted === false) lines.push(l10n.t('Key refused by the gateway.'));
   if (r.error) lines.push(l10n.t('Problem: {0}', r.error.requestId ? l10n.t('{0} (request id: {1})', r.error.message, r.error.requestId) : r.error.message));
   lines.push(modelsText(r));
+  if (r.quota) lines.push(quotaLine(r.quota));
   if (r.catalog) {
     const age = formatAge(r.catalog.ageSeconds);
     lines.push(
@@ -94,6 +98,7 @@ export function summariseReport(r: ConnectionReport): string {
   else parts.push(l10n.t('The gateway could not be reached. API key: set ({0}).', key));
   if (r.error) parts.push(l10n.t('Problem: {0}', r.error.message));
   if (r.keyAccepted) parts.push(l10n.t('{0}.', modelsText(r)));
+  if (r.quota) parts.push(quotaLine(r.quota));
   if (r.catalog) {
     const age = formatAge(r.catalog.ageSeconds);
     parts.push(r.catalog.source === 'cache' ? l10n.t('Catalog: {0} models, {1} old (offline cache).', formatNumber(r.catalog.models), age) : l10n.t('Catalog: {0} models, {1} old.', formatNumber(r.catalog.models), age));

@@ -32,6 +32,13 @@ export interface HttpClientOptions {
   log?: (line: string) => void;
   /** Longest Retry-After that is honoured automatically; longer waits become an error. */
   maxRetryAfterMs?: number;
+  /**
+   * Called once a request that may be billed (anything but a GET, sent with the key) has been answered
+   * in full or refused: gateways settle the charge then, so the key's quota may have changed.
+   */
+  afterBillableCall?: () => void;
+  /** A sentence about what is left on the key, added to a refusal for quota; undefined when unknown. */
+  quotaNote?: () => Promise<string | undefined>;
 }
 
 export type RequestBody = string | Uint8Array | Readable;
@@ -126,6 +133,7 @@ export class HttpClient {
       headers['content-type'] = 'application/json';
     }
     const idempotent = req.idempotent ?? req.method === 'GET';
+    const billable = req.method !== 'GET' && headers.authorization !== undefined;
     const streamBody = body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array);
     for (let attempt = 1; ; attempt++) {
       const started = Date.now();
@@ -148,7 +156,10 @@ export class HttpClient {
         const mapError = (err: unknown) => mapBodyError(err, url, req, this.options.timeouts);
         // An error object in a 200 body is still the gateway's error, not an answer that does not fit.
         const okError = (json: unknown, text: string) => errorInOkBody(json, { body: text, requestIdHeader: requestId, route: req.route ?? 'gateway', model: req.model });
-        return wrapResponse(status, flatHeaders, requestId, response.body as unknown as Readable, mapError, okError);
+        const body = response.body as unknown as Readable;
+        // 'close' follows the end of the body, an error and an abort alike: the call is over either way.
+        if (billable && this.options.afterBillableCall) body.once('close', this.options.afterBillableCall);
+        return wrapResponse(status, flatHeaders, requestId, body, mapError, okError);
       }
       const errorText = await readLimited(response.body as unknown as Readable, ERROR_BODY_LIMIT).catch(() => '');
       const error = errorFromResponse({
@@ -168,7 +179,8 @@ export class HttpClient {
         await sleep(wait ?? 500, req.signal);
         continue;
       }
-      throw error;
+      if (billable) this.options.afterBillableCall?.();
+      throw error.kind === 'quota' && billable ? await this.withQuotaNote(error) : error;
     }
   }
 
@@ -182,6 +194,14 @@ export class HttpClient {
     const all = [...this.dispatchers.values()];
     this.dispatchers.clear();
     await Promise.all(all.map((d) => d.close().catch(() => undefined)));
+  }
+
+  /** The refusal with what is left on the key, when that can be found out (the extra GET is not billed). */
+  private async withQuotaNote(error: GatewayError): Promise<GatewayError> {
+    const note = await this.options.quotaNote?.().catch(() => undefined);
+    if (!note) return error;
+    const { status, code, requestId, detail, retryAfterMs } = error;
+    return new GatewayError(error.kind, `${error.message} ${note}`, { status, code, requestId, detail, retryAfterMs, cause: error.cause });
   }
 
   private async headersFor(url: URL, req: HttpRequest): Promise<Record<string, string>> {

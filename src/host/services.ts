@@ -8,6 +8,7 @@ import { ModelRegistry } from '../core/models/modelRegistry';
 import { timeoutsFrom, type Settings } from '../core/settings';
 import { BillingMeter } from '../core/tools/billing';
 import { refusedProtocolStore } from './protocolSwitch';
+import { QuotaWatcher } from './quota';
 import { KeyStore } from './secrets';
 import { affectsGateway, readHostSettings, readProxySettings, readTrustSettings, SECTION } from './settings';
 import { WorkspaceOverrides } from './trust/workspaceOverrides';
@@ -23,6 +24,8 @@ export class Services implements vscode.Disposable {
   readonly billing = new BillingMeter();
   /** The user accepted the billing notice in this session. */
   billingConfirmed = false;
+  /** The key's quota, as the gateway tells it (when it does). */
+  readonly quota: QuotaWatcher;
   private client?: HttpClient;
   private settingsCache?: Settings;
   private catalogTimer?: ReturnType<typeof setInterval>;
@@ -46,14 +49,20 @@ export class Services implements vscode.Disposable {
       hasKey: () => this.keys.has(),
       refused: refusedProtocolStore(context.globalState),
     });
+    this.quota = new QuotaWatcher({ http: () => this.http(), hasKey: () => this.keys.has(), log });
     this.disposables.push(
       this.keys,
       this.overrides,
+      this.quota,
+      this.keys.onDidChange(() => this.quota.reset()),
+      this.registry.onDidChange((snap) => this.quota.modelsRead(snap)),
       this.settingsChanged,
       // Subscribed before any view, so the registry is stale before they ask it to refresh.
       this.keys.onDidChange(() => this.registry.invalidate()),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (!affectsGateway(e)) return;
+        // The figures may belong to another gateway now; they are read again with the models.
+        this.quota.reset();
         this.registry.invalidate();
         this.settingsCache = undefined;
         void this.client?.close();
@@ -114,6 +123,8 @@ export class Services implements vscode.Disposable {
         trust: readTrustSettings(settings),
         userAgent: `model-gateway-vscode/${this.context.extension.packageJSON.version as string} vscode/${vscode.version}`,
         log: (line) => this.log.info(line),
+        afterBillableCall: () => this.quota.afterBilledCall(),
+        quotaNote: () => this.quota.refusalNote(),
       });
     }
     return this.client;
@@ -142,3 +153,4 @@ export class Services implements vscode.Disposable {
     for (const d of this.disposables) d.dispose();
   }
 }
+

@@ -1,7 +1,9 @@
 import * as vscode from 'vscode';
 import { formatAmount, formatNumber, formatWhen } from '../shared/format';
 import type { RegistrySnapshot } from '../core/models/modelRegistry';
+import { quotaLine, quotaShort } from '../core/quota';
 import type { BillingMeter } from '../core/tools/billing';
+import { quotaDisplay } from './quota';
 import type { Services } from './services';
 
 /**
@@ -20,6 +22,7 @@ export class GatewayStatusBar implements vscode.Disposable {
       services.registry.onDidChange(() => void this.update()),
       services.onDidChangeSettings(() => void this.update()),
       services.billing.onDidChange(() => void this.update()),
+      services.quota.onDidChange(() => void this.update()),
     ];
     void this.update();
     this.item.show();
@@ -52,10 +55,22 @@ export class GatewayStatusBar implements vscode.Disposable {
         tooltip.appendMarkdown(`${vscode.l10n.t('The gateway could not be reached.')} ${escape(err?.message ?? '')}`);
       }
     }
+    // The key's quota, only while the gateway accepts the key (the figures of a refused key are stale).
+    const quota = masked && snap.keyModels ? this.services.quota.current : undefined;
+    if (quota) {
+      tooltip.appendMarkdown(`\n\n${escape(quotaLine(quota))}`);
+      if (quotaDisplay() === 'statusBar') this.item.text += ` · ${quotaShort(quota)}`;
+    }
     const figures = sessionFigures(this.services.billing);
     if (figures.length) tooltip.appendMarkdown(`\n\n${vscode.l10n.t('This session: {0}.', figures.join('; '))}`);
     tooltip.appendMarkdown(`\n\n${vscode.l10n.t('Click to check the connection.')}`);
     this.item.tooltip = tooltip;
+  }
+
+  /** What the item shows now: its text and its tooltip's markdown (for "Refresh Key Quota"'s result). */
+  shown(): { text: string; tooltip: string } {
+    const tooltip = this.item.tooltip;
+    return { text: this.item.text, tooltip: typeof tooltip === 'string' ? tooltip : (tooltip?.value ?? '') };
   }
 
   dispose(): void {

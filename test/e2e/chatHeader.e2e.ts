@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { DEMO_KEY } from '../gateway';
 import { LIMITS } from '../vscode/browser';
 import { ui } from './context';
-import { chatFrame, clearApiKey, clearNotifications, masked, openModelsView, openNewChat, sendChatMessage as send, setApiKey, waitForStatus } from './workbench';
+import { chatFrame, clearApiKey, clearNotifications, masked, MODELS_HEADER, openModelsView, openNewChat, sendChatMessage as send, setApiKey, waitForStatus } from './workbench';
 
 const CHAT_HEADER = '.part.sidebar .pane-header[aria-label="Chat Section"]';
 /** The chat's title-bar actions: in its section header (other views in the container) or the container's title (alone). */
@@ -28,11 +28,11 @@ describe('Chat header, history and keybindings', () => {
     const { page } = ui();
     await openNewChat(page);
     const chatPane = page.locator('.part.sidebar .pane:has(.pane-header[aria-label="Chat Section"])');
-    const modelsHeader = page.locator('.part.sidebar .pane-header[aria-label="Models Section"]');
+    const modelsHeader = page.locator(MODELS_HEADER);
     // A fresh profile shows Models collapsed (the manifest's "visibility"), unless an earlier
     // scenario opened it; collapse it the way a user would and measure the chat's share.
     if ((await modelsHeader.getAttribute('aria-expanded')) === 'true') await modelsHeader.click();
-    await page.locator('.part.sidebar .pane-header[aria-label="Models Section"][aria-expanded="false"]').waitFor();
+    await page.locator(`${MODELS_HEADER}[aria-expanded="false"]`).waitFor();
     const sidebar = await page.locator('.part.sidebar').boundingBox();
     const chat = await chatPane.boundingBox();
     assert.ok(sidebar && chat, 'the side bar and the chat are on screen');
@@ -91,7 +91,7 @@ describe('Chat header, history and keybindings', () => {
   it('without a key, the Models view welcomes with what to do and a Set API Key button', async () => {
     const { page } = ui();
     await openModelsView(page);
-    const header = page.locator('.part.sidebar .pane-header[aria-label="Models Section"]');
+    const header = page.locator(MODELS_HEADER);
     await clearApiKey(page);
     try {
       const welcome = page.locator('.part.sidebar .welcome-view-content', { hasText: 'Paste the API key you copied' });

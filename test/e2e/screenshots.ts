@@ -19,6 +19,7 @@ import {
   sendChatMessage,
   expandGroup,
   masked,
+  MODELS_HEADER,
   modelRow,
   openModelsView,
   openSetApiKey,
@@ -72,7 +73,7 @@ export async function takeScreenshots(env: E2eEnvironment): Promise<string[]> {
   // The chat with a rendered answer: headings, lists, a table and highlighted code.
   await clearNotifications(page);
   const chat = await openNewChat(page);
-  await page.locator('.part.sidebar .pane-header[aria-label="Models Section"][aria-expanded="true"]').click();
+  await page.locator(`${MODELS_HEADER}[aria-expanded="true"]`).click();
   await chat.locator('select.model-select').selectOption('deepseek-r1');
   const answer = await sendChatMessage(chat, '[[long:2]] Show me what you can render');
   await chat.locator('button[aria-label^="Send the message"]').waitFor({ timeout: 60_000 });

@@ -176,6 +176,12 @@ export function activityEntry(page: Page): Locator {
  * Clicks the activity-bar entry unless its view is already showing (a second click would hide the
  * sidebar again), expands the Models section if it was collapsed, and waits for its groups.
  */
+/**
+ * The Models section's header. VS Code names it "Models Section", or "Models - <description> Section"
+ * while the view shows a description (the key's quota), so only the ends are matched.
+ */
+export const MODELS_HEADER = '.part.sidebar .pane-header[aria-label^="Models "][aria-label$=" Section"]';
+
 export async function openModelsView(page: Page): Promise<void> {
   const entry = activityEntry(page);
   await entry.waitFor();
@@ -184,7 +190,7 @@ export async function openModelsView(page: Page): Promise<void> {
   if (!showing) await entry.click();
   await page.locator('.part.sidebar .composite.title', { hasText: /Model Gateway/i }).waitFor();
   // The container holds other views too; the section header is hidden only while Models is alone.
-  const header = page.locator('.part.sidebar .pane-header[aria-label="Models Section"]');
+  const header = page.locator(MODELS_HEADER);
   if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
   await collapseOtherSections(page);
   await treeGroup(page, 'Chat').waitFor();
@@ -195,7 +201,7 @@ export async function openModelsView(page: Page): Promise<void> {
  * the Models tree is on screen and keyboard focus lands in the tree, whatever earlier steps left.
  */
 export async function collapseOtherSections(page: Page): Promise<void> {
-  const others = page.locator('.part.sidebar .pane-header[aria-expanded="true"]:not([aria-label="Models Section"])');
+  const others = page.locator('.part.sidebar .pane-header[aria-expanded="true"]:not([aria-label^="Models "])');
   while ((await others.count()) > 0) await others.first().click();
 }
 

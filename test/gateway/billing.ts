@@ -51,8 +51,9 @@ export function preConsume(ctx: GatewayContext, quota: number): boolean {
   return true;
 }
 
-/** Settles a finished request against both the user's and the key's quota. */
+/** Settles a finished request against both the user's and the key's quota (a negative quota refunds). */
 export function charge(key: KeyState, quota: number): void {
   if (key.userQuota !== undefined) key.userQuota -= quota;
   if (key.tokenQuota !== undefined) key.tokenQuota -= quota;
+  key.usedQuota += quota;
 }

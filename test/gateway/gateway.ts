@@ -17,7 +17,7 @@ export function gatewayDispatch(world: World, routes: Route[]): Dispatch {
 
     const { route, params } = found;
     const lang = languageFor(world.language, http.header('accept-language'));
-    const key = tokenAuth(http, world, lang);
+    const key = route.auth ? route.auth(http, world) : tokenAuth(http, world, lang);
     if (!key) return;
     if (route.rateLimit && !rateLimit(http, key)) return;
     // new-api reads (and size-checks) the body first thing after the middleware that need no body.

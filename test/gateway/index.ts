@@ -5,6 +5,7 @@ import { gatewayBodyLimit, gatewayDispatch } from './gateway';
 import { mediaState } from './mediaState';
 import { OriginServer, type Dispatch } from './originServer';
 import { gatewayRoutes } from './routes';
+import { quotaRoutes } from './routes/quota';
 import { toolState } from './toolState';
 import type { CatalogSpec, Fault, GatewayOptions, KeySpec, RequestLogEntry, StoredFileInfo, VideoQueryShape } from './types';
 import type { VideoStatus, VideoTaskInfo } from './videoTasks';
@@ -56,13 +57,14 @@ export class GatewayDouble {
     this.demoKey = opts.keys ? (opts.keys[0]?.key ?? '') : DEMO_KEY;
     this.catalog = new CatalogFile(opts.catalog ?? { format: 'opencode' }, opts.catalogPath ?? DEFAULT_CATALOG_PATH, models, () => this.url);
     const shared = { log: this.log, faults: this.faults };
+    const routes = [...gatewayRoutes, ...quotaRoutes(opts.quotaEndpoints ?? 'newApi')];
     this.gateway = new OriginServer(
       {
         name: 'gateway',
         port: opts.port ?? 0,
         sendsRequestId: true,
-        dispatch: gatewayDispatch(this.world, gatewayRoutes),
-        bodyLimit: gatewayBodyLimit(gatewayRoutes),
+        dispatch: gatewayDispatch(this.world, routes),
+        bodyLimit: gatewayBodyLimit(routes),
         ...(opts.tls ? { tls: opts.tls } : {}),
       },
       shared,
@@ -206,12 +208,21 @@ export class GatewayDouble {
     this.world.state(key).userQuota = usd === undefined ? undefined : usdToQuota(usd);
   }
 
-  /** What is left, in USD, of the key owner's quota and of the key's own quota (undefined = unlimited). */
-  quota(key: string): { userUsd?: number; tokenUsd?: number } {
-    const { userQuota, tokenQuota } = this.world.state(key);
+  /**
+   * What is left, in USD, of the key owner's quota and of the key's own quota (undefined = unlimited),
+   * and what the key has spent (`usedUsd`, what the billing endpoints report as used).
+   */
+  quota(key: string): { userUsd?: number; tokenUsd?: number; usedUsd: number } {
+    const { userQuota, tokenQuota, usedQuota } = this.world.state(key);
     return {
       ...(userQuota === undefined ? {} : { userUsd: userQuota / QUOTA_PER_USD }),
       ...(tokenQuota === undefined ? {} : { tokenUsd: tokenQuota / QUOTA_PER_USD }),
+      usedUsd: usedQuota / QUOTA_PER_USD,
     };
+  }
+
+  /** Sets the key's own quota; undefined = unlimited. */
+  setTokenQuota(key: string, usd: number | undefined): void {
+    this.world.state(key).tokenQuota = usd === undefined ? undefined : usdToQuota(usd);
   }
 }

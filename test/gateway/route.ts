@@ -29,6 +29,11 @@ export interface Route {
   /** Largest body accepted; a larger one is answered 413 in the route's error format after auth. */
   maxBodyBytes?: number;
   errorFormat: ErrorFormat;
+  /**
+   * Replaces TokenAuth for a route that reads the key itself (new-api's /api/usage/token): returns the
+   * key's state, or undefined once it has answered.
+   */
+  auth?: (http: RequestContext, world: World) => KeyState | undefined;
   handle: (ctx: GatewayContext) => void | Promise<void>;
 }
 

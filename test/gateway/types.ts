@@ -59,6 +59,15 @@ export interface CatalogSpec {
   body?: string;
 }
 
+/**
+ * The read-only quota endpoints a key may call. `newApi` (stock new-api): the OpenAI-style
+ * `/dashboard/billing/subscription` and `/usage` (under `/v1` too) and new-api's `/api/usage/token`;
+ * `dashboard`: only the OpenAI-style pair; `tokenUsage`: only `/api/usage/token`; `none`: neither
+ * (404, as for any unknown path); `errorBody`: all of them answer HTTP 200 with an error body, as
+ * new-api does when it cannot read the key's record.
+ */
+export type QuotaEndpoints = 'newApi' | 'dashboard' | 'tokenUsage' | 'none' | 'errorBody';
+
 export interface GatewayOptions {
   port?: number;
   catalogPort?: number;
@@ -93,6 +102,8 @@ export interface GatewayOptions {
    * left it at its default gives clients `http://localhost:3000/...`); default the gateway's origin.
    */
   videoServerAddress?: string;
+  /** The quota endpoints this gateway answers; default `newApi`. */
+  quotaEndpoints?: QuotaEndpoints;
 }
 
 /**

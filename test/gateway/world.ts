@@ -18,6 +18,8 @@ export interface KeyState {
   userQuota?: number;
   /** Token quota in quota units; undefined = unlimited. */
   tokenQuota?: number;
+  /** What the key has spent, in quota units (new-api's token UsedQuota, kept for unlimited keys too). */
+  usedQuota: number;
   /** Request times inside the current rate-limit window. */
   hits: number[];
 }
@@ -52,6 +54,7 @@ export class World {
       spec,
       userQuota: spec.quotaUsd === undefined ? undefined : usdToQuota(spec.quotaUsd),
       tokenQuota: spec.tokenQuotaUsd === undefined ? undefined : usdToQuota(spec.tokenQuotaUsd),
+      usedQuota: 0,
       hits: [],
     });
   }

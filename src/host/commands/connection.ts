@@ -21,9 +21,12 @@ export const checkConnection: CommandDef = {
       const report = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Model Gateway: checking the connection…'), cancellable: true },
         async (_progress, token) => {
-          const snap = await ctx.services.registry.refresh(abortSignalFor(token));
+          const signal = abortSignalFor(token);
+          const snap = await ctx.services.registry.refresh(signal);
           const report = buildReport(base, await ctx.services.keys.has(), await ctx.services.keys.masked(), snap);
-          return { ...report, ignoredSettings: [...ctx.services.overrides.notices] };
+          // Read-only and unbilled; a gateway without the endpoints leaves the line out.
+          const quota = snap.keyModels ? await ctx.services.quota.refresh(signal) : undefined;
+          return { ...report, ignoredSettings: [...ctx.services.overrides.notices], ...(quota?.available ? { quota: quota.quota } : {}) };
         },
       );
       ctx.services.log.info(`Connection check:\n${formatReport(report)}`);

@@ -4,6 +4,7 @@ import { conversationCommands } from './conversations';
 import { checkConnection, openSettings, refreshCatalog, refreshModels, showLog } from './connection';
 import { mediaCommands } from './media';
 import { chatWithModel, generateWithModel } from './modelActions';
+import { refreshQuota } from './quota';
 import { toolCommands } from './tools';
 import type { CommandDef } from './types';
 
@@ -19,6 +20,7 @@ export const COMMANDS: readonly CommandDef[] = [
   checkConnection,
   refreshModels,
   refreshCatalog,
+  refreshQuota,
   chatWithModel,
   generateWithModel,
   openSettings,

@@ -1,12 +1,16 @@
 import type { ChatController } from '../chat/chatController';
 import type { MediaStudio } from '../media/mediaStudio';
 import type { Services } from '../services';
+import type { GatewayStatusBar } from '../statusBar';
+import type { ModelsView } from '../views/modelsView';
 
-/** What every command may use: the shared services, the chat and the Media Studio. */
+/** What every command may use: the shared services, the chat, the Media Studio and the status bar and Models view. */
 export interface CommandContext {
   services: Services;
   chat: ChatController;
   media: MediaStudio;
+  statusBar: GatewayStatusBar;
+  models: ModelsView;
 }
 
 /**

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { formatAge } from '../../core/connection';
 import type { ModelInfo, ModelKind } from '../../core/models/types';
+import { quotaShort } from '../../core/quota';
 import { formatNumber } from '../../shared/format';
 import { PROTOCOL_LABELS } from '../../shared/protocol';
 import type { Services } from '../services';
@@ -33,21 +34,44 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
   private attempted = false;
   /** Why the last load failed before any model could be listed (e.g. no base address). */
   private failure?: string;
+  /** The view itself, whose header (beside the title) shows the key's quota. */
+  private header?: { description?: string };
 
   constructor(private readonly services: Services) {
     // A key or settings change reloads the list only once the view has been shown: setting a
     // key alone calls no network.
     this.subscriptions = [
-      services.registry.onDidChange(() => this.changed.fire(undefined)),
+      services.registry.onDidChange(() => {
+        this.changed.fire(undefined);
+        this.updateHeader();
+      }),
       // The root also depends on whether an address and a key are set (welcome content if not).
       services.keys.onDidChange(() => this.setupChanged()),
       services.onDidChangeSettings(() => this.setupChanged()),
+      services.quota.onDidChange(() => this.updateHeader()),
     ];
   }
 
   private setupChanged(): void {
     this.changed.fire(undefined);
     if (this.attempted) void this.reload();
+  }
+
+  /** Shows the key's quota in the view's header from now on. */
+  showHeaderIn(view: { description?: string }): void {
+    this.header = view;
+    this.updateHeader();
+  }
+
+  updateHeader(): void {
+    if (!this.header) return;
+    const quota = this.services.quota.current;
+    this.header.description = quota && this.services.registry.snapshot.keyModels ? quotaShort(quota) : undefined;
+  }
+
+  /** What the header shows beside the title, if anything. */
+  get headerText(): string | undefined {
+    return this.header?.description;
   }
 
   async reload(): Promise<void> {

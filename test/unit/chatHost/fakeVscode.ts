@@ -152,6 +152,13 @@ class ThemeColor {
   constructor(readonly id: string) {}
 }
 
+/** The window's focus: tests set `focused` and fire the change as VS Code would. */
+export const windowState = { focused: true, changed: new EventEmitter<{ focused: boolean }>() };
+export function setWindowFocus(focused: boolean): void {
+  windowState.focused = focused;
+  windowState.changed.fire({ focused });
+}
+
 /** The status bar items host code created, newest last, as the user would see them. */
 export const statusItems: Array<{ text: string; tooltip?: MarkdownString | string; show(): void; dispose(): void }> = [];
 /** The agent tools registered with `vscode.lm.registerTool`, by name. */
@@ -189,6 +196,10 @@ export const fake = {
     showQuickPick: async () => undefined,
     showOpenDialog: async () => undefined,
     activeTextEditor: undefined,
+    get state() {
+      return { focused: windowState.focused };
+    },
+    onDidChangeWindowState: windowState.changed.event,
     createStatusBarItem: () => {
       const item = { text: '', name: '', command: '', tooltip: undefined as MarkdownString | string | undefined, backgroundColor: undefined as ThemeColor | undefined, show: () => undefined, dispose: () => undefined };
       statusItems.push(item);

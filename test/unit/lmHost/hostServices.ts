@@ -4,15 +4,20 @@
  */
 import type { HttpClient } from '../../../src/core/http';
 import { BillingMeter } from '../../../src/core/tools/billing';
+import { QuotaWatcher } from '../../../src/host/quota';
 import type { Services } from '../../../src/host/services';
 
 export const CHAT_MODEL = { id: 'gpt-4o-mini', name: 'GPT-4o mini', provider: 'openai', ownedBy: 'openai', kind: 'chat', protocols: ['chatCompletions'], protocolSource: 'gateway', available: true, inCatalog: false };
 
 /** `models`: the registry's chat models (ModelInfo-shaped); gpt-4o-mini alone unless given. */
-export function hostServices(http: HttpClient, models: ReadonlyArray<Record<string, unknown>> = [CHAT_MODEL]): { services: Services; billing: BillingMeter } {
+export function hostServices(http: HttpClient, models: ReadonlyArray<Record<string, unknown>> = [CHAT_MODEL]): { services: Services; billing: BillingMeter; quota: QuotaWatcher; logLines: string[] } {
   const none = () => ({ dispose: () => undefined });
   const snapshot = { updatedAt: Date.now(), models, keyModels: models.map((m) => m.id) };
   const billing = new BillingMeter();
+  const logLines: string[] = [];
+  const log = { warn: () => undefined, info: (line: string) => void logLines.push(line), error: () => undefined, debug: () => undefined, trace: () => undefined };
+  // Only `info` is used by the watcher; the cast keeps the stub this small.
+  const quota = new QuotaWatcher({ http: () => http, hasKey: async () => true, log: log as never });
   const services = {
     registry: { snapshot, onDidChange: none, refresh: async () => snapshot },
     keys: { onDidChange: none, has: async () => true, masked: async () => 'sk-…demo' },
@@ -20,8 +25,9 @@ export function hostServices(http: HttpClient, models: ReadonlyArray<Record<stri
     billing,
     http: () => http,
     ensureCatalogTimer: () => undefined,
-    log: { warn: () => undefined, info: () => undefined, error: () => undefined, debug: () => undefined, trace: () => undefined },
+    quota,
+    log,
   };
   // Only these members are read by the code under test; the cast keeps the stub this small.
-  return { services: services as unknown as Services, billing };
+  return { services: services as unknown as Services, billing, quota, logLines };
 }
