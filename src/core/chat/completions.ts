@@ -26,8 +26,7 @@ const usage = z.optional(
 const annotations = z.optional(
   z.nullable(z.array(z.looseObject({ type: z.optional(z.string()), url_citation: z.optional(z.nullable(z.looseObject({ url: text, title: text }))) }))),
 );
-/** One streamed chunk; exported for the tests that hold the hand check (`isPlainChunk`) to it. */
-export const chunkSchema = z.looseObject({
+const chunkSchema = z.looseObject({
   choices: z.optional(
     z.nullable(
       z.array(
@@ -142,7 +141,7 @@ function callIndex(calls: Map<number, PendingCall>, part: z.infer<typeof toolCal
  * It accepts only what `chunkSchema` accepts unchanged; any other chunk (usage, tool calls,
  * annotations, anything unexpected) is left to the schema, which also words the error.
  */
-export function isPlainChunk(json: Record<string, unknown>): json is z.infer<typeof chunkSchema> {
+export function isPlainChunk(json: Record<string, unknown>): json is Chunk {
   if (json.usage != null) return false;
   const choices = json.choices;
   if (choices == null) return true;
@@ -157,12 +156,20 @@ export function isPlainChunk(json: Record<string, unknown>): json is z.infer<typ
   return true;
 }
 
-/** A streamed chunk, read by the hand check when it has the common shape, else by the schema. */
-export function readChunk(json: Record<string, unknown>): z.infer<typeof chunkSchema> {
-  return isPlainChunk(json) ? json : parseWith(chunkSchema, json, 'A streamed Chat Completions chunk');
+type Chunk = z.infer<typeof chunkSchema>;
+
+/** A streamed chunk read by the schema alone. */
+export function schemaChunk(json: Record<string, unknown>): Chunk {
+  return parseWith(chunkSchema, json, 'A streamed Chat Completions chunk');
 }
 
-export function streamDecoder(): StreamDecoder {
+/** A streamed chunk, read by the hand check when it has the common shape, else by the schema. */
+export function readChunk(json: Record<string, unknown>): Chunk {
+  return isPlainChunk(json) ? json : schemaChunk(json);
+}
+
+/** Reads a streamed answer; `read` is replaceable so that tests can hold the fast path to the schema. */
+export function streamDecoder(read: (json: Record<string, unknown>) => Chunk = readChunk): StreamDecoder {
   const calls = new Map<number, PendingCall>();
   let lastCall: number | undefined;
   let finish: string | undefined;
@@ -178,7 +185,7 @@ export function streamDecoder(): StreamDecoder {
         out.push({ type: 'error', error: errorFromStreamPayload(json.error) });
         return true;
       }
-      const chunk = readChunk(json);
+      const chunk = read(json);
       // new-api sends a final usage chunk with `choices: []`, even when usage was not asked for.
       if (chunk.usage) out.push({ type: 'usage', usage: usageFrom(chunk.usage) });
       const choice = chunk.choices?.[0];

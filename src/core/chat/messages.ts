@@ -24,8 +24,7 @@ const block = z.looseObject({
   input: z.optional(z.unknown()),
   citations: z.optional(z.nullable(z.array(citation))),
 });
-/** One streamed event; exported for the tests that hold the hand check (`isPlainEvent`) to it. */
-export const eventSchema = z.looseObject({
+const eventSchema = z.looseObject({
   type: z.optional(z.string()),
   index: z.optional(z.number()),
   content_block: z.optional(block),
@@ -131,7 +130,7 @@ interface OpenTool {
  * other event (a block's start, `message_start` / `message_delta` with usage, citations, anything
  * unexpected) is left to the schema, which also words the error.
  */
-export function isPlainEvent(json: Record<string, unknown>): json is z.infer<typeof eventSchema> {
+export function isPlainEvent(json: Record<string, unknown>): json is StreamEvent {
   if (json.content_block !== undefined || json.message !== undefined || json.usage != null) return false;
   if (json.type !== undefined && typeof json.type !== 'string') return false;
   if (json.index !== undefined && typeof json.index !== 'number') return false;
@@ -149,12 +148,20 @@ export function isPlainEvent(json: Record<string, unknown>): json is z.infer<typ
   );
 }
 
-/** A streamed event, read by the hand check when it has a common shape, else by the schema. */
-export function readEvent(json: Record<string, unknown>, name: string): z.infer<typeof eventSchema> {
-  return isPlainEvent(json) ? json : parseWith(eventSchema, json, `A streamed Messages event (${name})`);
+type StreamEvent = z.infer<typeof eventSchema>;
+
+/** A streamed event read by the schema alone; `name` is its event name, for the error. */
+export function schemaEvent(json: Record<string, unknown>, name: string): StreamEvent {
+  return parseWith(eventSchema, json, `A streamed Messages event (${name})`);
 }
 
-export function streamDecoder(): StreamDecoder {
+/** A streamed event, read by the hand check when it has a common shape, else by the schema. */
+export function readEvent(json: Record<string, unknown>, name: string): StreamEvent {
+  return isPlainEvent(json) ? json : schemaEvent(json, name);
+}
+
+/** Reads a streamed answer; `read` is replaceable so that tests can hold the fast path to the schema. */
+export function streamDecoder(read: (json: Record<string, unknown>, name: string) => StreamEvent = readEvent): StreamDecoder {
   const tools = new Map<number, OpenTool>();
   const usage: Usage = {};
   let stop: string | undefined;
@@ -168,7 +175,7 @@ export function streamDecoder(): StreamDecoder {
         out.push({ type: 'error', error: errorFromStreamPayload(json.error ?? json) });
         return true;
       }
-      const e = readEvent(json, name);
+      const e = read(json, name);
       switch (name) {
         case 'message_start':
           if (e.message?.usage?.input_tokens != null) usage.inputTokens = e.message.usage.input_tokens;

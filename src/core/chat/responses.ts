@@ -56,8 +56,7 @@ const responseSchema = z.looseObject({
   error: z.optional(z.nullable(z.looseObject({ code: str, message: str }))),
   incomplete_details: z.optional(z.nullable(z.looseObject({ reason: str }))),
 });
-/** One streamed event; exported for the tests that hold the hand check (`isPlainEvent`) to it. */
-export const eventSchema = z.looseObject({
+const eventSchema = z.looseObject({
   type: z.string(),
   item_id: str,
   arguments: str,
@@ -141,7 +140,7 @@ interface OpenCall {
  * response or an annotation (a few per answer), or anything unexpected, is left to the schema,
  * which also words the error.
  */
-export function isPlainEvent(json: Record<string, unknown>): json is z.infer<typeof eventSchema> {
+export function isPlainEvent(json: Record<string, unknown>): json is StreamEvent {
   return (
     typeof json.type === 'string' &&
     json.item === undefined &&
@@ -155,12 +154,20 @@ export function isPlainEvent(json: Record<string, unknown>): json is z.infer<typ
   );
 }
 
-/** A streamed event, read by the hand check when it has the common shape, else by the schema. */
-export function readEvent(json: Record<string, unknown>): z.infer<typeof eventSchema> {
-  return isPlainEvent(json) ? json : parseWith(eventSchema, json, `A streamed Responses event (${String(json.type)})`);
+type StreamEvent = z.infer<typeof eventSchema>;
+
+/** A streamed event read by the schema alone. */
+export function schemaEvent(json: Record<string, unknown>): StreamEvent {
+  return parseWith(eventSchema, json, `A streamed Responses event (${String(json.type)})`);
 }
 
-export function streamDecoder(): StreamDecoder {
+/** A streamed event, read by the hand check when it has the common shape, else by the schema. */
+export function readEvent(json: Record<string, unknown>): StreamEvent {
+  return isPlainEvent(json) ? json : schemaEvent(json);
+}
+
+/** Reads a streamed answer; `read` is replaceable so that tests can hold the fast path to the schema. */
+export function streamDecoder(read: (json: Record<string, unknown>) => StreamEvent = readEvent): StreamDecoder {
   let partials = 0;
   const sawCall = new Set<string>();
   // Calls are normally reported whole by `output_item.done`; what their added / arguments events
@@ -178,7 +185,7 @@ export function streamDecoder(): StreamDecoder {
         out.push({ type: 'error', error: errorFromStreamPayload(json.error ?? json) });
         return true;
       }
-      const e = readEvent(json);
+      const e = read(json);
       switch (e.type) {
         case 'response.output_text.delta':
         case 'response.refusal.delta':
