@@ -19,7 +19,8 @@ export class SseReader {
 
   constructor() {
     this.parser = createParser({
-      onEvent: (m: EventSourceMessage) => this.messages.push(m.event ? { event: m.event, data: m.data } : { data: m.data }),
+      // The parser's own object (its `id` unused): no second object per message.
+      onEvent: (m: EventSourceMessage) => this.messages.push(m),
     });
   }
 
