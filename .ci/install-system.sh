@@ -1,9 +1,10 @@
 #!/bin/sh
 # Debian packages the real-VS-Code tests need: chromium for the workbench UI, libkrb5-dev to build
-# code-server's kerberos module. Idempotent and non-interactive; talks to Debian apt only.
+# code-server's kerberos module, openssl to make the test certificate authority of the TLS tests.
+# Idempotent and non-interactive; talks to Debian apt only.
 set -eu
 
-packages="chromium libkrb5-dev"
+packages="chromium libkrb5-dev openssl"
 
 missing=""
 for pkg in $packages; do

@@ -10,6 +10,7 @@ import { GatewayChatProvider, VENDOR } from './host/lm/chatProvider';
 import { providerRegistration } from './host/lm/lmApi';
 import { MediaStudio } from './host/media/mediaStudio';
 import { Services } from './host/services';
+import { trackSetupContext } from './host/setupContext';
 import { GatewayStatusBar } from './host/statusBar';
 import { ChatViewProvider } from './host/views/chatView';
 import { ModelsView } from './host/views/modelsView';
@@ -45,6 +46,7 @@ export function activate(context: vscode.ExtensionContext): void {
     chatView,
     media,
     new GatewayStatusBar(services),
+    trackSetupContext(services),
     vscode.window.registerTreeDataProvider('modelGateway.models', models),
     vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chatView),
     ...COMMANDS.map((c) => vscode.commands.registerCommand(c.id, (...args: unknown[]) => c.run(commandContext, ...args))),

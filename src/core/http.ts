@@ -5,7 +5,8 @@ import type * as z from 'zod/mini';
 import { Endpoints } from './config';
 import { errorFromResponse, parseRetryAfter } from './errorBody';
 import { GatewayError } from './errors';
-import { ProxySettings, resolveProxy } from './proxy';
+import { connectionError, redactProxy, routeFor, type ProxySettings, type Route } from './proxy';
+import { loadTrust, type Trust, type TrustSettings } from './tls';
 import { parseJsonText, parseWith } from './validate';
 
 export interface Timeouts {
@@ -25,6 +26,8 @@ export interface HttpClientOptions {
   getKey: () => Promise<string | undefined>;
   timeouts: Timeouts;
   proxy: ProxySettings;
+  /** Which certificate authorities to trust (see core/tls.ts). */
+  trust: TrustSettings;
   userAgent: string;
   log?: (line: string) => void;
   /** Longest Retry-After that is honoured automatically; longer waits become an error. */
@@ -102,6 +105,7 @@ const ERROR_BODY_LIMIT = 64 * 1024;
 
 export class HttpClient {
   private readonly dispatchers = new Map<string, Dispatcher>();
+  private trust?: Trust;
 
   constructor(private readonly options: HttpClientOptions) {}
 
@@ -195,7 +199,8 @@ export class HttpClient {
 
   private dispatch(url: URL, req: HttpRequest, headers: Record<string, string>, body: RequestBody | undefined): Promise<Dispatcher.ResponseData> {
     const t = this.options.timeouts;
-    return this.dispatcherFor(url).request({
+    const route = routeFor(url, this.options.proxy, this.loadedTrust(), t.connectMs);
+    const request = this.dispatcherFor(url, route).request({
       origin: url.origin,
       path: `${url.pathname}${url.search}`,
       method: req.method,
@@ -206,21 +211,26 @@ export class HttpClient {
       headersTimeout: req.timeout === 'long' ? t.longMs : t.firstByteMs,
       bodyTimeout: idleLimit(t, req),
     });
+    // A refused certificate or a proxy's refusal is told with the setting that fixes it; the caller's abort stays an abort.
+    return request.catch((err: unknown) => Promise.reject((!req.signal?.aborted && connectionError(err, url, route, this.options.proxy)) || err));
   }
 
-  private dispatcherFor(url: URL): Dispatcher {
-    const proxy = resolveProxy(url, this.options.proxy);
-    const key = proxy ?? 'direct';
-    let dispatcher = this.dispatchers.get(key);
+  /** Read once per client (a settings change makes a new client); a bad `extraCaCertificates` file throws here, before anything is sent. */
+  private loadedTrust(): Trust {
+    if (!this.trust) {
+      this.trust = loadTrust(this.options.trust);
+      for (const note of this.trust.notes) this.log(note);
+    }
+    return this.trust;
+  }
+
+  private dispatcherFor(url: URL, route: Route): Dispatcher {
+    let dispatcher = this.dispatchers.get(route.key);
     if (!dispatcher) {
       const { Agent, ProxyAgent } = loadUndici();
-      const t = this.options.timeouts;
-      const tls = { rejectUnauthorized: this.options.proxy.strictSSL, timeout: t.connectMs };
-      dispatcher = proxy
-        ? new ProxyAgent({ uri: proxy, requestTls: tls, proxyTls: tls, connect: { timeout: t.connectMs } })
-        : new Agent({ connect: { timeout: t.connectMs, rejectUnauthorized: this.options.proxy.strictSSL } });
-      this.dispatchers.set(key, dispatcher);
-      if (proxy) this.log(`using proxy ${redactProxy(proxy)} for ${url.host}`);
+      dispatcher = route.proxy ? new ProxyAgent(route.options) : new Agent(route.options);
+      this.dispatchers.set(route.key, dispatcher);
+      if (route.proxy) this.log(`using proxy ${redactProxy(route.proxy)} for ${url.host}`);
     }
     return dispatcher;
   }
@@ -258,7 +268,6 @@ interface TransportFailure {
 }
 
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
-const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/;
 
 function mapTransportError(err: unknown, url: URL, req: HttpRequest, t: Timeouts): TransportFailure {
   if (err instanceof GatewayError) return { error: err, notSent: false };
@@ -284,9 +293,6 @@ function mapTransportError(err: unknown, url: URL, req: HttpRequest, t: Timeouts
   }
   if (/proxy/i.test(message)) {
     return { error: new GatewayError('network', l10n.t('The proxy refused or failed the connection to {0}: {1}. Check "http.proxy" and the proxy environment variables.', host, message), { cause: err }), notSent: true };
-  }
-  if (TLS_CODES.test(code)) {
-    return { error: new GatewayError('network', l10n.t('The TLS certificate of {0} was not accepted ({1}). If a corporate proxy inspects traffic, install its certificate or turn off "http.proxyStrictSSL".', host, code), { cause: err }), notSent: true };
   }
   const notSent = NOT_SENT_CODES.has(code);
   const what =
@@ -355,19 +361,6 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 function seconds(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
-}
-
-function redactProxy(proxy: string): string {
-  try {
-    const u = new URL(proxy);
-    if (u.username || u.password) {
-      u.username = '***';
-      u.password = '';
-    }
-    return u.toString();
-  } catch {
-    return 'a proxy';
-  }
 }
 
 /** The longest silence allowed between two chunks: 0 (no limit) wins, else the longer of the limits that apply. */

@@ -1,3 +1,7 @@
+import * as l10n from '@vscode/l10n';
+import { GatewayError } from './errors';
+import { certificateError, type Trust } from './tls';
+
 /**
  * Which proxy, if any, a request to a given address goes through. VS Code's own settings win over
  * the environment, as they do for VS Code itself; `noProxy` entries from both always apply.
@@ -5,9 +9,16 @@
 export interface ProxySettings {
   /** `inherit` follows VS Code's `http.proxy` and the proxy environment variables; `off` connects directly. */
   mode: 'inherit' | 'off';
+  /** VS Code's `http.proxySupport`: `off` means no proxy at all, also none from the environment. */
+  support: 'off' | 'on' | 'fallback' | 'override';
   /** VS Code's `http.proxy`, empty when not set. */
   proxyUrl: string;
-  /** VS Code's `http.proxyStrictSSL`. */
+  /** VS Code's `http.proxyAuthorization`, sent as `Proxy-Authorization` to the proxy alone; empty when not set. */
+  authorization: string;
+  /**
+   * VS Code's `http.proxyStrictSSL`. As VS Code documents it, it concerns proxied connections only:
+   * `false` accepts any certificate on a connection made through a proxy, never on a direct one.
+   */
   strictSSL: boolean;
   /** VS Code's `http.noProxy`. */
   noProxy: string[];
@@ -15,7 +26,7 @@ export interface ProxySettings {
 }
 
 export function resolveProxy(target: URL, settings: ProxySettings): string | undefined {
-  if (settings.mode === 'off') return undefined;
+  if (settings.mode === 'off' || settings.support === 'off') return undefined;
   const env = settings.env;
   const noProxy = [...settings.noProxy, ...splitList(env.NO_PROXY ?? env.no_proxy ?? '')];
   if (bypasses(target, noProxy)) return undefined;
@@ -26,6 +37,71 @@ export function resolveProxy(target: URL, settings: ProxySettings): string | und
       : env.HTTP_PROXY ?? env.http_proxy;
   const chosen = (fromEnv ?? env.ALL_PROXY ?? env.all_proxy ?? '').trim();
   return chosen ? withScheme(chosen) : undefined;
+}
+
+/** How one request's connection is made: through which proxy (if any) and with which undici options. */
+export interface Route {
+  /** The dispatcher cache key: the proxy's address, or `direct`. */
+  key: string;
+  proxy?: string;
+  /** Options for undici's `ProxyAgent` when `proxy` is set, for its `Agent` otherwise. */
+  options: object;
+}
+
+/**
+ * The undici options for a request to `target`. The key travels only inside the tunnel: undici's
+ * ProxyAgent opens a CONNECT tunnel for `http:` targets too (its `proxyTunnel` default), so the
+ * proxy sees the CONNECT line and `Proxy-Authorization`, never a request header.
+ */
+export function routeFor(target: URL, settings: ProxySettings, trust: Trust, connectMs: number): Route {
+  const proxy = resolveProxy(target, settings);
+  // Node uses `secureContext` and ignores `ca` when both are given; `ca` is there too because VS
+  // Code's optional tls.connect patch (http.experimental.systemCertificatesV2) leaves a connection
+  // alone only when it names its own `ca`, and would otherwise add to the shared context each time.
+  const ca = trust.tls ? { ca: trust.tls.ca, secureContext: trust.tls.secureContext } : {};
+  if (!proxy) return { key: 'direct', options: { connect: { timeout: connectMs, ...ca } } };
+  const tls = { timeout: connectMs, rejectUnauthorized: settings.strictSSL, ...ca };
+  const token = settings.authorization.trim();
+  return {
+    key: proxy,
+    proxy,
+    options: { uri: proxy, proxyTunnel: true, requestTls: tls, proxyTls: tls, connect: { timeout: connectMs }, ...(token ? { token } : {}) },
+  };
+}
+
+/**
+ * A failure that belongs to the way the connection was made (a refused certificate, a proxy that
+ * said no) as a GatewayError naming the setting to change; undefined for anything else.
+ */
+export function connectionError(err: unknown, target: URL, route: Route, settings: ProxySettings): GatewayError | undefined {
+  const cert = certificateError(err, target.host, !!route.proxy);
+  if (cert || !route.proxy) return cert;
+  const message = (err as { message?: unknown } | undefined)?.message;
+  // undici: "Proxy response (407) !== 200 when HTTP Tunneling".
+  const status = Number(/Proxy response \((\d{3})\)/.exec(typeof message === 'string' ? message : '')?.[1]);
+  if (!status) return undefined;
+  const proxy = redactProxy(route.proxy);
+  if (status === 407) {
+    const text = settings.authorization.trim()
+      ? l10n.t('The proxy {0} refused the credentials in "http.proxyAuthorization" (407 Proxy Authentication Required). Check that setting in your user settings.', proxy)
+      : l10n.t('The proxy {0} asks for credentials (407 Proxy Authentication Required). Set "http.proxyAuthorization" in your user settings (for example "Basic " and the Base64 of user:password), or put the user name and password in the proxy address.', proxy);
+    return new GatewayError('network', text, { code: 'proxy_407', cause: err });
+  }
+  return new GatewayError('network', l10n.t('The proxy {0} refused the connection to {1} ({2}). Check "http.proxy", "http.noProxy" and the proxy environment variables.', proxy, target.host, status), { code: `proxy_${status}`, cause: err });
+}
+
+/** A proxy address fit for logs and messages: user name and password hidden. */
+export function redactProxy(proxy: string): string {
+  try {
+    const u = new URL(proxy);
+    if (u.username || u.password) {
+      u.username = '***';
+      u.password = '';
+    }
+    return u.toString();
+  } catch {
+    return 'a proxy';
+  }
 }
 
 function splitList(value: string): string[] {

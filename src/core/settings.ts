@@ -9,6 +9,8 @@ export interface Settings {
   timeouts: { connectSeconds: number; firstByteSeconds: number; idleSeconds: number; longRequestSeconds: number };
   outputFolder: string;
   proxy: 'inherit' | 'off';
+  /** A PEM file of extra certificate authorities to trust (see core/tls.ts); '' for none. */
+  extraCaCertificates: string;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -18,6 +20,7 @@ export const DEFAULT_SETTINGS: Settings = {
   timeouts: { connectSeconds: 15, firstByteSeconds: 60, idleSeconds: 120, longRequestSeconds: 900 },
   outputFolder: 'generated',
   proxy: 'inherit',
+  extraCaCertificates: '',
 };
 
 const seconds = z.number().check(z.gte(0), z.lte(24 * 3600));
@@ -31,6 +34,7 @@ const FIELDS = {
   'timeouts.longRequestSeconds': seconds,
   outputFolder: z.string(),
   proxy: z.enum(['inherit', 'off']),
+  extraCaCertificates: z.string(),
 } as const;
 
 export interface SettingsRead {
@@ -64,6 +68,7 @@ export function readSettings(get: (key: string) => unknown): SettingsRead {
       },
       outputFolder: value('outputFolder', d.outputFolder),
       proxy: value('proxy', d.proxy),
+      extraCaCertificates: value('extraCaCertificates', d.extraCaCertificates).trim(),
     },
     problems,
   };

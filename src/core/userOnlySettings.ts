@@ -11,6 +11,7 @@ export const USER_ONLY_SETTINGS = {
   baseUrl: 'where the API key is sent',
   catalogUrl: 'where the model catalog is downloaded from',
   proxy: 'how requests carrying the API key reach the gateway',
+  extraCaCertificates: 'which certificate authorities the connection carrying the API key trusts',
   outputFolder: 'where generated files are written',
   'tools.confirmBilledCalls': 'whether billed tool calls ask first',
 } as const;

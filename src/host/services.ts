@@ -8,7 +8,7 @@ import { ModelRegistry } from '../core/models/modelRegistry';
 import { timeoutsFrom, type Settings } from '../core/settings';
 import { BillingMeter } from '../core/tools/billing';
 import { KeyStore } from './secrets';
-import { affectsGateway, readHostSettings, readProxySettings, SECTION } from './settings';
+import { affectsGateway, readHostSettings, readProxySettings, readTrustSettings, SECTION } from './settings';
 import { WorkspaceOverrides } from './trust/workspaceOverrides';
 
 /**
@@ -109,6 +109,7 @@ export class Services implements vscode.Disposable {
         getKey: () => this.keys.get(),
         timeouts: timeoutsFrom(settings),
         proxy: readProxySettings(settings.proxy),
+        trust: readTrustSettings(settings),
         userAgent: `model-gateway-vscode/${this.context.extension.packageJSON.version as string} vscode/${vscode.version}`,
         log: (line) => this.log.info(line),
       });

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { ProxySettings } from '../core/proxy';
-import { readSettings, type SettingsRead } from '../core/settings';
+import { readSettings, type Settings, type SettingsRead } from '../core/settings';
+import type { TrustSettings } from '../core/tls';
 import { USER_ONLY_KEYS, type UserOnlyKey } from '../core/userOnlySettings';
 
 export const SECTION = 'modelGateway';
@@ -19,18 +20,36 @@ function isUserOnly(key: string): key is UserOnlyKey {
   return (USER_ONLY_KEYS as readonly string[]).includes(key);
 }
 
+const PROXY_SUPPORT = ['off', 'on', 'fallback', 'override'] as const;
+
 /** VS Code's own proxy settings, which the extension honours unless `modelGateway.proxy` is `off`. */
 export function readProxySettings(mode: ProxySettings['mode']): ProxySettings {
   const http = vscode.workspace.getConfiguration('http');
+  const support = http.get<string>('proxySupport');
+  const authorization = http.get<unknown>('proxyAuthorization');
   return {
     mode,
+    // VS Code's default is `override`; an unknown value is treated like it.
+    support: PROXY_SUPPORT.find((s) => s === support) ?? 'override',
     proxyUrl: http.get<string>('proxy') ?? '',
+    authorization: typeof authorization === 'string' ? authorization : '',
     strictSSL: http.get<boolean>('proxyStrictSSL') ?? true,
     noProxy: http.get<string[]>('noProxy') ?? [],
     env: process.env,
   };
 }
 
+/** Which certificate authorities to trust: VS Code's `http.systemCertificates` and our user-only file setting. */
+export function readTrustSettings(settings: Settings): TrustSettings {
+  return {
+    systemCertificates: vscode.workspace.getConfiguration('http').get<boolean>('systemCertificates') ?? true,
+    extraCaFile: settings.extraCaCertificates,
+    env: process.env,
+  };
+}
+
+const HTTP_SETTINGS = ['http.proxy', 'http.proxySupport', 'http.proxyAuthorization', 'http.proxyStrictSSL', 'http.noProxy', 'http.systemCertificates'];
+
 export function affectsGateway(e: vscode.ConfigurationChangeEvent): boolean {
-  return e.affectsConfiguration(SECTION) || e.affectsConfiguration('http.proxy') || e.affectsConfiguration('http.proxyStrictSSL') || e.affectsConfiguration('http.noProxy');
+  return e.affectsConfiguration(SECTION) || HTTP_SETTINGS.some((s) => e.affectsConfiguration(s));
 }

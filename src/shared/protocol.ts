@@ -22,6 +22,13 @@ export const PROTOCOL_LABELS: Record<WireProtocol, string> = {
   messages: 'Messages',
 };
 
+/**
+ * Thinking, as the user picks it: `auto` sends nothing (the model's default), `off`, `on`, or a
+ * depth. Each upstream gets it in its own form (core/chat/thinking.ts).
+ */
+export const thinkingChoiceSchema = z.enum(['auto', 'off', 'on', 'low', 'medium', 'high']);
+export type ThinkingChoiceView = z.infer<typeof thinkingChoiceSchema>;
+
 export const errorInfoSchema = z.object({
   kind: z.string(),
   message: z.string(),
@@ -105,6 +112,12 @@ export const chatModelSchema = z.object({
   searchable: z.boolean(),
   /** Every protocol over which the model can search. */
   searchProtocols: z.optional(z.array(protocolSchema)),
+  /**
+   * The thinking control over the protocol in use: the choices it honours (`auto` first), or
+   * `always` for a model that always thinks. Absent: no control (the model does not think, or its
+   * switch is not known).
+   */
+  thinking: z.optional(z.object({ always: z.optional(z.boolean()), choices: z.array(thinkingChoiceSchema) })),
   /** Whether images can be attached for this model, and why (or why not). */
   imageInput: z.optional(z.boolean()),
   imageNote: z.optional(z.string()),
@@ -131,6 +144,8 @@ export const snapshotSchema = z.object({
   /** The user's per-conversation choice; absent = the model's first protocol. */
   protocolOverride: z.optional(protocolSchema),
   enableSearch: z.boolean(),
+  /** The conversation's thinking choice (a new one starts from the setting `modelGateway.chat.thinking`). */
+  thinking: z.optional(thinkingChoiceSchema),
   attachments: z.array(pendingAttachmentSchema),
   /** Whether an answer is being written in the conversation shown. */
   busy: z.boolean(),
@@ -175,6 +190,7 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('selectModel'), model: z.string() }),
   z.object({ type: z.literal('setProtocol'), protocol: z.optional(protocolSchema) }),
   z.object({ type: z.literal('setSearch'), enabled: z.boolean() }),
+  z.object({ type: z.literal('setThinking'), choice: thinkingChoiceSchema }),
   z.object({ type: z.literal('newConversation') }),
   z.object({ type: z.literal('switchConversation'), id: z.string() }),
   z.object({ type: z.literal('renameConversation'), id: z.string() }),

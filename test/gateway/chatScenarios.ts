@@ -25,7 +25,9 @@ export const CHAT_SCENARIOS: readonly ChatScenario[] = [
     marker: '(none)',
     effect:
       'Plain answer `Echo from <model>: <prompt>` (markers removed), the same text on every protocol. Reasoning models that always think (deepseek-r1) ' +
-      'and requests that ask for thinking (enable_thinking, Messages `thinking`, Responses `reasoning.summary`) on a reasoning model add reasoning first. ' +
+      'and requests that ask for thinking on a reasoning model add reasoning first, each upstream by its own switch (thinkingRules.ts): Bailian `enable_thinking` ' +
+      '(refused with 400 on a non-streamed call), GLM thinks unless `thinking.type` is `disabled`, Messages `thinking`, Responses `reasoning.summary`; ' +
+      'OpenAI `reasoning_effort` / `reasoning.effort` only with the values the model takes, Anthropic `budget_tokens` only from 1024 and below max_tokens. ' +
       'Chat Completions with `enable_search: true` on an ali-owned model appends a sentence saying the web was searched. ' +
       'Responses with a `web_search` tool first streams a `web_search_call` item (in_progress, searching, completed; action search with the prompt as query) ' +
       'and appends a sentence naming two sources, each carrying a `url_citation` annotation. ' +
@@ -209,7 +211,7 @@ export interface PlanInput {
   lastUser: string;
   /** Everything the prompt-token estimate counts (system, instructions, every message). */
   promptText: string;
-  /** The request asked a reasoning model to think (enable_thinking, Messages thinking, Responses reasoning.summary). */
+  /** The request asked a reasoning model to think, in its upstream's form (thinkingRules.ts). */
   thinkingRequested: boolean;
   /** max_tokens / max_output_tokens; 0 = none. */
   maxTokens: number;

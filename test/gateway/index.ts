@@ -63,6 +63,7 @@ export class GatewayDouble {
         sendsRequestId: true,
         dispatch: gatewayDispatch(this.world, gatewayRoutes),
         bodyLimit: gatewayBodyLimit(gatewayRoutes),
+        ...(opts.tls ? { tls: opts.tls } : {}),
       },
       shared,
     );
@@ -118,7 +119,7 @@ export class GatewayDouble {
     await Promise.all([this.gateway.close(), this.catalogOrigin.close(), this.cdnOrigin.close()]);
   }
 
-  /** The gateway origin, e.g. `http://127.0.0.1:43211`, no trailing slash. */
+  /** The gateway origin, e.g. `http://127.0.0.1:43211` (`https://` with `tls`), no trailing slash. */
   get url(): string {
     return this.gateway.url;
   }

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { applyFault, type FaultBook } from './faults';
 import { RequestContext } from './requestContext';
@@ -20,6 +21,14 @@ export interface OriginConfig {
    * Past it the request is handed over with `bodyTooLarge` set and an empty body (see readBody).
    */
   bodyLimit?: (method: string, path: string) => number | undefined;
+  /** Serve HTTPS with this key and certificate chain (PEM) instead of plain HTTP. */
+  tls?: TlsIdentity;
+}
+
+export interface TlsIdentity {
+  key: string;
+  /** The server certificate, optionally followed by intermediates. */
+  cert: string;
 }
 
 /** Shared by all origins of one double, so the log and the faults cover both. */
@@ -41,13 +50,14 @@ export class OriginServer {
     private readonly config: OriginConfig,
     private readonly shared: OriginShared,
   ) {
-    this.server = createServer((req, res) => void this.handle(req, res));
+    const handler = (req: IncomingMessage, res: ServerResponse) => void this.handle(req, res);
+    this.server = config.tls ? createTlsServer({ key: config.tls.key, cert: config.tls.cert }, handler) : createServer(handler);
   }
 
-  /** `http://127.0.0.1:<port>`, no trailing slash. */
+  /** `http://127.0.0.1:<port>` (`https://` when serving TLS), no trailing slash. */
   get url(): string {
     if (!this.address) throw new Error(`gateway double: the ${this.config.name} origin is not started`);
-    return `http://127.0.0.1:${this.address.port}`;
+    return `${this.config.tls ? 'https' : 'http'}://127.0.0.1:${this.address.port}`;
   }
 
   listen(): Promise<void> {

@@ -75,6 +75,11 @@ export interface GatewayOptions {
   cdnPort?: number;
   /** How fast video tasks move; see VideoTiming. Tests usually pass `{ manual: true }`. */
   videoTiming?: Partial<VideoTiming>;
+  /**
+   * Serve the gateway origin over HTTPS with this key and certificate (PEM), as a gateway behind
+   * a corporate certificate authority does; the catalog and CDN origins stay plain HTTP.
+   */
+  tls?: { key: string; cert: string };
 }
 
 /**

@@ -73,6 +73,36 @@ describe('Chat in a real extension host', function () {
     assert.equal(result.text, 'Echo from deepseek-r1: think first');
   });
 
+  it('thinking: a conversation starts from modelGateway.chat.thinking, keeps its own choice, and each upstream gets its own form', async () => {
+    const bodyOf = (p: string) => JSON.parse(gw.log.filter((e) => e.path === p).at(-1)?.bodyText ?? '{}') as Record<string, unknown>;
+    await setSetting('chat.thinking', 'off');
+    try {
+      await run('newChat');
+      const first = await run<AskResult>('ask', { prompt: 'tides', model: 'qwen-plus' });
+      assert.equal(first.status, 'done', JSON.stringify(first.error));
+      assert.equal(bodyOf('/v1/chat/completions').enable_thinking, false);
+      assert.equal(first.reasoning, '');
+      // The setting changes; the conversation keeps "off" until it is changed there.
+      await setSetting('chat.thinking', 'high');
+      await run<AskResult>('ask', { prompt: 'and again', conversationId: first.conversationId });
+      assert.equal(bodyOf('/v1/chat/completions').enable_thinking, false);
+      const on = await run<AskResult>('ask', { prompt: 'now think', conversationId: first.conversationId, thinking: 'high' });
+      assert.equal(bodyOf('/v1/chat/completions').enable_thinking, true);
+      assert.equal(bodyOf('/v1/chat/completions').thinking_budget, 24576);
+      assert.ok(on.reasoning.length > 0, 'the reasoning is kept apart from the answer');
+      // A new conversation takes the setting: GLM's form on glm-4.6, Anthropic's on Messages.
+      await run('newChat');
+      await run<AskResult>('ask', { prompt: 'glm', model: 'glm-4.6' });
+      assert.deepEqual(bodyOf('/v1/chat/completions').thinking, { type: 'enabled' });
+      await run('newChat');
+      const claude = await run<AskResult>('ask', { prompt: 'claude', model: 'claude-sonnet-4-5', protocol: 'messages' });
+      assert.equal(claude.status, 'done', JSON.stringify(claude.error));
+      assert.deepEqual(bodyOf('/v1/messages').thinking, { type: 'enabled', budget_tokens: 24576 });
+    } finally {
+      await setSetting('chat.thinking', undefined);
+    }
+  });
+
   it('sends the web-search switch only to third-provider models over Chat Completions', async () => {
     await run<AskResult>('ask', { prompt: 'search the news', model: 'qwen-plus', enableSearch: true });
     assert.match(gw.log.find((e) => e.path === '/v1/chat/completions')?.bodyText ?? '', /"enable_search":true/);

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { ConnectionReport } from '../../src/core/connection';
 import type { AskResult } from '../../src/host/chat/chatController';
 import { DEMO_KEY, GatewayDouble } from '../gateway';
+import { createTestCa, type TestCa } from '../support/testCa';
 import { run, setSetting } from './support';
 
 /**
@@ -136,3 +137,66 @@ describe('Settings a repository cannot turn against the user', function () {
     await setSetting('baseUrl', mine.url);
   });
 });
+
+/**
+ * Which certificate authorities the connection carrying the key trusts is the user's decision
+ * alone: a repository naming its own CA file could let its owner read the key through a proxy
+ * that re-signs traffic. Kept after the suite above, whose notice counts assume a fresh session.
+ */
+describe('A certificate authority only the user settings can add', function () {
+  let ca: TestCa;
+  let gw: GatewayDouble;
+  const dotVscode = () => {
+    const f = vscode.workspace.workspaceFolders?.[0];
+    assert.ok(f, 'the integration run opens a workspace folder');
+    return vscode.Uri.joinPath(f.uri, '.vscode');
+  };
+
+  before(async () => {
+    ca = createTestCa();
+    gw = new GatewayDouble({ tls: ca.server });
+    await gw.start();
+    await setSetting('baseUrl', gw.url);
+    await setSetting('catalogUrl', gw.catalogUrl);
+    await run('setApiKey', DEMO_KEY);
+  });
+
+  after(async () => {
+    await vscode.workspace.fs.delete(dotVscode(), { recursive: true, useTrash: false }).then(undefined, () => undefined);
+    await setSetting('extraCaCertificates', undefined);
+    await setSetting('baseUrl', undefined);
+    await setSetting('catalogUrl', undefined);
+    await run('clearApiKey');
+    await gw.stop();
+    ca.dispose();
+  });
+
+  it('ignores modelGateway.extraCaCertificates from the workspace and uses it from the user settings', async () => {
+    const canary = 779;
+    await vscode.workspace.fs.createDirectory(dotVscode());
+    const values = { 'modelGateway.extraCaCertificates': ca.caFile, 'modelGateway.chat.maxTokens': canary };
+    await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(dotVscode(), 'settings.json'), Buffer.from(JSON.stringify(values, null, 2)));
+    const deadline = Date.now() + 30_000;
+    while (vscode.workspace.getConfiguration('modelGateway').inspect('chat.maxTokens')?.workspaceValue !== canary) {
+      if (Date.now() > deadline) throw new Error('VS Code did not pick up the workspace settings within 30 s');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    gw.clearLog();
+
+    const refused = await run<ConnectionReport>('checkConnection', { silent: true });
+    assert.equal(refused.reachable, false);
+    assert.equal(refused.error?.kind, 'network');
+    assert.match(refused.error?.message ?? '', /does not trust.*"modelGateway\.extraCaCertificates"/, refused.error?.message);
+    assert.deepEqual(gw.log.filter((e) => e.origin === 'gateway'), [], 'nothing reached the gateway without the authority');
+    const notice = (refused.ignoredSettings ?? []).filter((n) => n.startsWith('Ignored "modelGateway.extraCaCertificates"'));
+    assert.equal(notice.length, 1, (refused.ignoredSettings ?? []).join('\n'));
+    assert.ok(notice[0]!.includes(JSON.stringify(ca.caFile)), notice[0]);
+
+    await setSetting('extraCaCertificates', ca.bundleFile);
+    const accepted = await run<ConnectionReport>('checkConnection', { silent: true });
+    assert.equal(accepted.keyAccepted, true, JSON.stringify(accepted.error));
+    const keyed = gw.log.filter((e) => e.origin === 'gateway' && e.headers.authorization === `Bearer ${DEMO_KEY}`);
+    assert.ok(keyed.length > 0, 'the key reached the gateway over TLS once the user trusted its authority');
+  });
+});
+

@@ -1,9 +1,12 @@
 import { Endpoints } from '../../src/core/config';
 import { HttpClient, type HttpClientOptions, type Timeouts } from '../../src/core/http';
 import type { ProxySettings } from '../../src/core/proxy';
+import type { TrustSettings } from '../../src/core/tls';
 
 export const TEST_TIMEOUTS: Timeouts = { connectMs: 2000, firstByteMs: 2000, idleMs: 2000, longMs: 4000 };
-export const DIRECT: ProxySettings = { mode: 'off', proxyUrl: '', strictSSL: true, noProxy: [], env: {} };
+export const DIRECT: ProxySettings = { mode: 'off', support: 'override', proxyUrl: '', authorization: '', strictSSL: true, noProxy: [], env: {} };
+/** Node's default store alone: no system store, no extra file, no NODE_EXTRA_CA_CERTS. */
+export const DEFAULT_TRUST: TrustSettings = { systemCertificates: false, extraCaFile: '', env: {} };
 
 /** A core HTTP client pointed at a gateway double, with a mutable key and a captured log. */
 export function clientFor(base: string, key: string | undefined, overrides: Partial<HttpClientOptions> = {}): { http: HttpClient; lines: string[]; setKey(k: string | undefined): void } {
@@ -14,6 +17,7 @@ export function clientFor(base: string, key: string | undefined, overrides: Part
     getKey: async () => current,
     timeouts: TEST_TIMEOUTS,
     proxy: DIRECT,
+    trust: DEFAULT_TRUST,
     userAgent: 'model-gateway-tests',
     log: (line) => lines.push(line),
     ...overrides,

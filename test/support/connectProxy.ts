@@ -9,11 +9,17 @@ export interface ProxyRecord {
 
 /**
  * A real CONNECT proxy on loopback, as corporate proxies are: it tunnels bytes and records which
- * targets were asked for, so tests prove traffic went through it.
+ * targets were asked for, so tests prove traffic went through it, and keeps everything it saw
+ * (CONNECT headers, plain requests, the bytes it tunnelled) so tests prove what it never saw.
  */
 export class ConnectProxy {
   readonly records: ProxyRecord[] = [];
-  private readonly server = http.createServer((_req, res) => {
+  /** Requests sent to the proxy as plain HTTP (not CONNECT); it refuses them. */
+  readonly plainRequests: ProxyRecord[] = [];
+  /** Every byte the client sent into a tunnel. */
+  readonly tunnelled: Buffer[] = [];
+  private readonly server = http.createServer((req, res) => {
+    this.plainRequests.push({ target: req.url ?? '', headers: req.headers });
     res.writeHead(405).end('this proxy only tunnels (CONNECT)');
   });
   private readonly sockets = new Set<net.Socket>();
@@ -25,6 +31,17 @@ export class ConnectProxy {
 
   get url(): string {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** Everything the proxy saw, as one text to search for a secret. */
+  seen(): string {
+    return [JSON.stringify(this.records), JSON.stringify(this.plainRequests), Buffer.concat(this.tunnelled).toString('latin1')].join('\n');
+  }
+
+  clear(): void {
+    this.records.length = 0;
+    this.plainRequests.length = 0;
+    this.tunnelled.length = 0;
   }
 
   async start(): Promise<this> {
@@ -47,7 +64,11 @@ export class ConnectProxy {
     const [host, port] = splitHostPort(target);
     const upstream = net.connect(Number(port), host, () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length) upstream.write(head);
+      if (head.length) {
+        this.tunnelled.push(Buffer.from(head));
+        upstream.write(head);
+      }
+      client.on('data', (chunk: Buffer) => this.tunnelled.push(Buffer.from(chunk)));
       upstream.pipe(client);
       client.pipe(upstream);
     });

@@ -178,7 +178,7 @@ describe('HTTP client against the gateway double', function () {
     });
 
     it("tunnels through VS Code's http.proxy", async () => {
-      const { http } = clientFor(gw.url, DEMO_KEY, { proxy: { mode: 'inherit', proxyUrl: proxy.url, strictSSL: true, noProxy: [], env: {} } });
+      const { http } = clientFor(gw.url, DEMO_KEY, { proxy: { mode: 'inherit', support: 'override', authorization: '', proxyUrl: proxy.url, strictSSL: true, noProxy: [], env: {} } });
       assert.ok((await fetchKeyModels(http)).length > 0);
       assert.equal(proxy.records.length, 1);
       assert.equal(proxy.records[0]?.target, new URL(gw.url).host);
@@ -187,21 +187,21 @@ describe('HTTP client against the gateway double', function () {
     });
 
     it('tunnels through HTTP_PROXY from the environment', async () => {
-      const { http } = clientFor(gw.url, DEMO_KEY, { proxy: { mode: 'inherit', proxyUrl: '', strictSSL: true, noProxy: [], env: { HTTP_PROXY: proxy.url } } });
+      const { http } = clientFor(gw.url, DEMO_KEY, { proxy: { mode: 'inherit', support: 'override', authorization: '', proxyUrl: '', strictSSL: true, noProxy: [], env: { HTTP_PROXY: proxy.url } } });
       await fetchKeyModels(http);
       assert.equal(proxy.records.length, 1);
     });
 
     it('bypasses the proxy for http.noProxy hosts and when turned off', async () => {
-      await fetchKeyModels(clientFor(gw.url, DEMO_KEY, { proxy: { mode: 'inherit', proxyUrl: proxy.url, strictSSL: true, noProxy: ['127.0.0.1'], env: {} } }).http);
-      await fetchKeyModels(clientFor(gw.url, DEMO_KEY, { proxy: { mode: 'off', proxyUrl: proxy.url, strictSSL: true, noProxy: [], env: {} } }).http);
+      await fetchKeyModels(clientFor(gw.url, DEMO_KEY, { proxy: { mode: 'inherit', support: 'override', authorization: '', proxyUrl: proxy.url, strictSSL: true, noProxy: ['127.0.0.1'], env: {} } }).http);
+      await fetchKeyModels(clientFor(gw.url, DEMO_KEY, { proxy: { mode: 'off', support: 'override', authorization: '', proxyUrl: proxy.url, strictSSL: true, noProxy: [], env: {} } }).http);
       assert.equal(proxy.records.length, 0);
     });
 
     it('says so when the proxy refuses', async () => {
       const strict = await new ConnectProxy({ requireAuth: 'Basic dXNlcjpwdw==' }).start();
       try {
-        const { http } = clientFor(gw.url, DEMO_KEY, { proxy: { mode: 'inherit', proxyUrl: strict.url, strictSSL: true, noProxy: [], env: {} } });
+        const { http } = clientFor(gw.url, DEMO_KEY, { proxy: { mode: 'inherit', support: 'override', authorization: '', proxyUrl: strict.url, strictSSL: true, noProxy: [], env: {} } });
         await assert.rejects(fetchKeyModels(http), (e: unknown) => isGatewayError(e, 'network') && /proxy/i.test(e.message));
       } finally {
         await strict.stop();

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { bypasses, resolveProxy, type ProxySettings } from '../../src/core/proxy';
+import { bypasses, redactProxy, resolveProxy, routeFor, type ProxySettings } from '../../src/core/proxy';
 
-const base: ProxySettings = { mode: 'inherit', proxyUrl: '', strictSSL: true, noProxy: [], env: {} };
+const base: ProxySettings = { mode: 'inherit', support: 'override', authorization: '', proxyUrl: '', strictSSL: true, noProxy: [], env: {} };
 const u = (s: string) => new URL(s);
 
 describe('proxy resolution', () => {
@@ -33,5 +33,44 @@ describe('proxy resolution', () => {
     assert.ok(!bypasses(u('https://notexample.com'), ['example.com']));
     assert.ok(bypasses(u('http://[::1]:8080'), ['[::1]:8080']));
     assert.ok(!bypasses(u('https://example.com'), ['example.com:8443']));
+  });
+  it('uses no proxy at all when VS Code\'s http.proxySupport is off', () => {
+    const env = { HTTPS_PROXY: 'http://env:1', ALL_PROXY: 'http://all:2' };
+    assert.equal(resolveProxy(u('https://gw.example.com'), { ...base, support: 'off', proxyUrl: 'http://vs:3128', env }), undefined);
+    assert.equal(resolveProxy(u('https://gw.example.com'), { ...base, support: 'off', env }), undefined);
+    for (const support of ['on', 'fallback', 'override'] as const) assert.equal(resolveProxy(u('https://gw.example.com'), { ...base, support, env }), 'http://env:1');
+  });
+});
+
+describe('connection routes', () => {
+  const target = u('https://gw.example.com');
+  const noTrust = { notes: [] };
+
+  it('never relaxes certificate checks on a direct connection, whatever http.proxyStrictSSL says', () => {
+    const route = routeFor(target, { ...base, strictSSL: false }, noTrust, 1000);
+    assert.equal(route.proxy, undefined);
+    assert.deepEqual(route.options, { connect: { timeout: 1000 } });
+  });
+
+  it('applies http.proxyStrictSSL to both TLS legs of a proxied connection', () => {
+    for (const strictSSL of [true, false]) {
+      const route = routeFor(target, { ...base, proxyUrl: 'http://vs:3128', strictSSL }, noTrust, 1000);
+      const o = route.options as { uri: string; requestTls: { rejectUnauthorized: boolean }; proxyTls: { rejectUnauthorized: boolean }; token?: string };
+      assert.equal(o.uri, 'http://vs:3128');
+      assert.equal(o.requestTls.rejectUnauthorized, strictSSL);
+      assert.equal(o.proxyTls.rejectUnauthorized, strictSSL);
+      assert.equal(o.token, undefined, 'no Proxy-Authorization unless set');
+    }
+  });
+
+  it('sends http.proxyAuthorization as the proxy token only', () => {
+    const route = routeFor(target, { ...base, proxyUrl: 'http://vs:3128', authorization: ' Basic YTpi ' }, noTrust, 1000);
+    assert.equal((route.options as { token?: string }).token, 'Basic YTpi');
+    assert.ok(!('token' in routeFor(target, { ...base, authorization: 'Basic YTpi' }, noTrust, 1000).options), 'nothing without a proxy');
+  });
+
+  it('hides proxy credentials in what it logs', () => {
+    assert.equal(redactProxy('http://alice:s3cret@proxy.example:3128'), 'http://***@proxy.example:3128/');
+    assert.equal(redactProxy('not a url'), 'a proxy');
   });
 });

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { isInside, resolveOutputFolder } from '../../src/core/outputFolder';
 import { OverrideAnnouncer, overrideNotice, parseJsonc, USER_ONLY_KEYS, userOnlyValues } from '../../src/core/userOnlySettings';
@@ -105,6 +106,13 @@ describe('user-only settings from a workspace', () => {
     assert.deepEqual(userOnlyValues(undefined, 'modelGateway', 'w'), []);
     assert.deepEqual(userOnlyValues([1], 'modelGateway', 'w'), []);
     assert.ok(USER_ONLY_KEYS.includes('proxy'));
+  });
+
+  it('declares every user-only setting application-scoped, so VS Code drops workspace values too', () => {
+    const manifest = JSON.parse(readFileSync(path.join(__dirname, '../../package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, { scope?: string }> } } };
+    const properties = manifest.contributes.configuration.properties;
+    assert.ok(USER_ONLY_KEYS.includes('extraCaCertificates'));
+    for (const key of USER_ONLY_KEYS) assert.equal(properties[`modelGateway.${key}`]?.scope, 'application', key);
   });
 
   it('announces each key and value once per session, naming setting, value and rule', () => {

@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { format } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, saveFailureArtifacts } from './browser';
+import { launchBrowser, LIMITS, saveFailureArtifacts } from './browser';
 import { startCodeServer, workbenchUrl, type CodeServer, type CodeServerBuild } from './codeServer';
 
 export interface ExtensionTestsOptions {
@@ -97,7 +97,8 @@ export async function runExtensionTests(opts: ExtensionTestsOptions): Promise<Ex
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<number>((resolve) => (timer = setTimeout(() => resolve(TIMEOUT_EXIT_CODE), timeoutMs)));
     try {
-      await page.goto(url);
+      // Playwright's default 30 s is too short for a workbench load on a busy two-core machine.
+      await page.goto(url, { timeout: LIMITS.workbenchMs });
       exitCode = await Promise.race([exited, timedOut]);
     } finally {
       clearTimeout(timer);

@@ -12,7 +12,7 @@ import MarkdownIt from 'markdown-it';
 import Mocha from 'mocha';
 import fc from 'fast-check';
 import { BlockSplitter, splitBlocks } from '../../src/webview/chat/blockSplitter';
-import type { WebviewMessage } from '../../src/shared/protocol';
+import type { Snapshot, WebviewMessage } from '../../src/shared/protocol';
 import { reportNotRun, tallyRun } from '../support/mochaResults';
 import { type ChatPage, WebviewHarness } from './harness';
 import { assistantMessage, longAnswer, longCodeFence, RICH_ANSWER, snapshot, snapshotMessage, userMessage } from './fixtures';
@@ -201,6 +201,57 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.equal(await protocol.inputValue(), 'chatCompletions');
       assert.equal(await page.locator('.badges .badge-active').innerText(), 'Chat Completions');
       assert.equal(await page.getByLabel('Web search').isVisible(), false);
+    });
+
+    s.it('thinking control next to the model picker: the choices the model honours, posted as the conversation’s choice', async () => {
+      const models: Snapshot['models'] = [
+        { id: 'gpt-4.1', provider: 'openai', protocols: ['responses'], searchable: false },
+        { id: 'gpt-5', provider: 'openai', protocols: ['responses'], searchable: false, thinking: { choices: ['auto', 'on', 'low', 'medium', 'high'] } },
+        { id: 'glm-4.6', provider: 'zhipu', protocols: ['chatCompletions'], searchable: false, thinking: { choices: ['auto', 'off', 'on'] } },
+        { id: 'kimi-k2-thinking', provider: 'moonshot', protocols: ['chatCompletions'], searchable: false, thinking: { always: true, choices: [] } },
+      ];
+      const p = await open();
+      const page = p.page;
+      const thinking = page.getByLabel('Thinking', { exact: true });
+      await p.push(snapshotMessage(snapshot({ models, model: 'gpt-4.1', thinking: 'on' })));
+      assert.equal(await thinking.isVisible(), false, 'a model without a control shows none');
+      assert.equal(await page.getByText('Always thinks').isVisible(), false);
+
+      await p.push(snapshotMessage(snapshot({ models, model: 'glm-4.6', thinking: 'off' })));
+      assert.equal(await thinking.isVisible(), true);
+      assert.deepEqual(await thinking.locator('option').allInnerTexts(), ['Thinking: model default', 'Thinking: off', 'Thinking: on']);
+      assert.equal(await thinking.inputValue(), 'off');
+      await thinking.selectOption('on');
+      assert.deepEqual(await p.waitForPosted('setThinking'), { type: 'setThinking', choice: 'on' });
+
+      // A depth on a model with only a switch is sent as "on", and shown so.
+      await p.push(snapshotMessage(snapshot({ models, model: 'glm-4.6', thinking: 'high' })));
+      assert.equal(await thinking.inputValue(), 'on');
+
+      await p.push(snapshotMessage(snapshot({ models, model: 'gpt-5', thinking: 'high' })));
+      assert.deepEqual(await thinking.locator('option').allInnerTexts(), ['Thinking: model default', 'Thinking: on', 'Thinking: low', 'Thinking: medium', 'Thinking: high']);
+      assert.equal(await thinking.inputValue(), 'high');
+      await p.clearPosted();
+      await thinking.selectOption('low');
+      assert.deepEqual(await p.waitForPosted('setThinking'), { type: 'setThinking', choice: 'low' });
+
+      // "off" kept with the conversation, on a model that cannot turn thinking off: shown, not offered.
+      await p.push(snapshotMessage(snapshot({ models, model: 'gpt-5', thinking: 'off' })));
+      assert.equal(await thinking.inputValue(), 'off');
+      assert.equal(await thinking.locator('option[value="off"]').isDisabled(), true);
+      assert.match(await thinking.locator('option[value="off"]').innerText(), /not for this model/);
+
+      await p.push(snapshotMessage(snapshot({ models, model: 'kimi-k2-thinking', thinking: 'off' })));
+      assert.equal(await thinking.isVisible(), false);
+      assert.equal(await page.getByText('Always thinks').isVisible(), true);
+    });
+
+    s.it('thinking control in Chinese', async () => {
+      const p = await open({ language: 'zh-cn' });
+      const models: Snapshot['models'] = [{ id: 'glm-4.6', provider: 'zhipu', protocols: ['chatCompletions'], searchable: false, thinking: { choices: ['auto', 'off', 'on'] } }];
+      await p.push(snapshotMessage(snapshot({ models, model: 'glm-4.6', thinking: 'auto' })));
+      const thinking = p.page.getByLabel('思考', { exact: true });
+      assert.deepEqual(await thinking.locator('option').allInnerTexts(), ['思考：模型默认', '思考：关闭', '思考：开启']);
     });
 
     s.it('shows the notice banner with its action', async () => {

@@ -5,14 +5,17 @@ import { streamCompletions, streamDecoder as completionsDecoder } from './comple
 import type { ChatEvent, ChatRequest, FinishReason, Usage } from './events';
 import { streamDecoder as messagesDecoder, streamMessages } from './messages';
 import { streamDecoder as responsesDecoder, streamResponses, type ResponsesExtras } from './responses';
+import { thinkingNeedsStream } from './thinking';
 import { decodeStream } from './transport';
 
 /**
  * Sends a chat request over the protocol it names; the events are the same for all three. A model
- * that requires streaming is always called with streaming on, whatever `stream` says.
+ * that requires streaming, and a Bailian model asked to think (which it does only when streamed),
+ * is always called with streaming on, whatever `stream` says.
  */
 export function streamChat(http: HttpClient, given: ChatRequest, extras?: ResponsesExtras): AsyncGenerator<ChatEvent> {
-  const request = given.requiresStreaming && !given.stream ? { ...given, stream: true } : given;
+  const mustStream = given.requiresStreaming || thinkingNeedsStream(given.thinking);
+  const request = mustStream && !given.stream ? { ...given, stream: true } : given;
   switch (request.protocol) {
     case 'responses':
       return streamResponses(http, request, extras);

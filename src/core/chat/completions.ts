@@ -3,6 +3,7 @@ import { errorFromStreamPayload } from '../errorBody';
 import type { HttpClient } from '../http';
 import { isRecord, isText, parseWith } from '../validate';
 import type { ChatEvent, ChatMessage, ChatRequest, ChatTool, FinishReason, Usage } from './events';
+import { completionsThinkingFields } from './thinking';
 import { callsOf, echoedReasoning, toolCallEvent } from './tools';
 import { endedEarly, parseEventJson, runChat, type StreamDecoder } from './transport';
 
@@ -57,6 +58,7 @@ export function streamCompletions(http: HttpClient, request: ChatRequest): Async
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.enableSearch) body.enable_search = true;
+  Object.assign(body, completionsThinkingFields(request.thinking, request.stream));
   if (request.tools?.length) {
     body.tools = request.tools.map(wireTool);
     if (request.toolMode === 'required') body.tool_choice = 'required';

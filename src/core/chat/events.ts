@@ -1,6 +1,7 @@
 import type { GatewayError } from '../errors';
 import type { ChatProtocol } from '../models/types';
 import type { ImageMediaType } from '../imageBytes';
+import type { ThinkingRequest } from './thinking';
 
 /** Why an answer ended, normalised across the three protocols; `raw` keeps the wire value. */
 export type FinishReason = 'stop' | 'length' | 'toolCalls' | 'contentFilter' | 'other';
@@ -108,6 +109,8 @@ export interface ChatRequest {
   requiresStreaming?: boolean;
   /** Required by the Messages protocol; optional elsewhere. */
   maxTokens?: number;
+  /** The model's own output limit, when known: a Messages thinking budget is added to `maxTokens` up to it. */
+  modelMaxOutput?: number;
   temperature?: number;
   /**
    * The web-search switch, in the protocol's own form: `enable_search: true` in the Chat
@@ -116,6 +119,11 @@ export interface ChatRequest {
    * model can search (see capabilities.ts).
    */
   enableSearch?: boolean;
+  /**
+   * Thinking on, off or at a depth, in the upstream's own form (see thinking.ts); absent leaves the
+   * model's default. A protocol ignores a request meant for another protocol's wire form.
+   */
+  thinking?: ThinkingRequest;
   /** Functions the model may call. */
   tools?: ChatTool[];
   /** Whether it must call one; `auto` when absent. Only sent with `tools`. */

@@ -3,6 +3,7 @@ import { errorFromStreamPayload } from '../errorBody';
 import type { HttpClient } from '../http';
 import { isRecord, isText, parseWith } from '../validate';
 import type { ChatEvent, ChatMessage, ChatRequest, ChatTool, FinishReason, Usage } from './events';
+import { messagesThinking } from './thinking';
 import { callsOf, echoedReasoning, parsedToolCallEvent, toolCallEvent } from './tools';
 import { endedEarly, parseEventJson, runChat, type StreamDecoder } from './transport';
 
@@ -47,14 +48,19 @@ const messageSchema = z.looseObject({ content: z.array(block), stop_reason: str,
 
 /** `POST /v1/messages` with `Authorization: Bearer` (added by the client) and `anthropic-version`. */
 export function streamMessages(http: HttpClient, request: ChatRequest): AsyncGenerator<ChatEvent> {
+  // Anthropic refuses thinking with a forced tool choice, so a `required` call goes without it.
+  const forced = Boolean(request.tools?.length) && request.toolMode === 'required';
+  const thinking = messagesThinking(forced ? undefined : request.thinking, request.maxTokens ?? DEFAULT_MAX_TOKENS, request.modelMaxOutput);
   const body: Record<string, unknown> = {
     model: request.model,
-    max_tokens: request.maxTokens ?? DEFAULT_MAX_TOKENS,
+    max_tokens: thinking.maxTokens,
     messages: alternating(request.messages.map(wireMessage)),
     stream: request.stream,
   };
   if (request.system) body.system = request.system;
-  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (thinking.thinking) body.thinking = thinking.thinking;
+  // With thinking on, Anthropic takes no temperature but 1; the caller's is left out rather than refused.
+  else if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.tools?.length) {
     body.tools = request.tools.map(wireTool);
     if (request.toolMode === 'required') body.tool_choice = { type: 'any' };

@@ -3,6 +3,7 @@ import { errorFromStreamPayload } from '../errorBody';
 import type { HttpClient } from '../http';
 import { isText, parseWith } from '../validate';
 import type { ChatEvent, ChatMessage, ChatRequest, ChatTool, Usage } from './events';
+import { responsesReasoning } from './thinking';
 import { callsOf, toolCallEvent } from './tools';
 import { endedEarly, parseEventJson, runChat, type StreamDecoder } from './transport';
 
@@ -83,6 +84,8 @@ export function streamResponses(http: HttpClient, request: ChatRequest, extras: 
   if (request.system) body.instructions = request.system;
   if (request.maxTokens !== undefined) body.max_output_tokens = request.maxTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
+  const reasoning = responsesReasoning(request.thinking);
+  if (reasoning) body.reasoning = reasoning;
   const tools = [...(extras.tools ?? []), ...(request.tools ?? []).map(wireTool)];
   if (request.enableSearch && !tools.some((t) => SEARCH_TOOL_TYPES.has(String((t as { type?: unknown } | null)?.type)))) tools.push({ ...WEB_SEARCH_TOOL });
   if (tools.length) body.tools = tools;

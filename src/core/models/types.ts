@@ -21,6 +21,8 @@ export interface CatalogEntry {
   /** opencode / models.dev: the model accepts attachments (images) in its input. */
   attachment?: boolean;
   reasoning?: boolean;
+  /** models.dev `reasoning_options` of type `effort`: the effort values the model takes (e.g. `none`, `low`). */
+  reasoningEfforts?: string[];
   toolCall?: boolean;
   contextWindow?: number;
   maxOutput?: number;

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { effectiveProtocol, imageSupport, isSearchable as searchableOver } from '../../core/chat/capabilities';
+import { thinkingControl, thinkingRequest } from '../../core/chat/thinking';
 import { streamChat } from '../../core/chat/chat';
 import { titleFrom } from '../../core/chat/conversationForms';
 import type { StoredMessage } from '../../core/chat/conversationStore';
@@ -78,7 +79,15 @@ export class AnswerRunner {
       let id = shown.id;
       if (!id) {
         const { model, protocolOverride, enableSearch } = shown.meta;
-        const meta = await host.store.create({ title: titleFrom(text), ...(model ? { model } : {}), ...(protocolOverride ? { protocolOverride } : {}), ...(enableSearch !== undefined ? { enableSearch } : {}) });
+        // The thinking choice is kept with the conversation from its first message, so a later change of the setting leaves it alone.
+        const thinking = shown.meta.thinking ?? chatSettings().thinking;
+        const meta = await host.store.create({
+          title: titleFrom(text),
+          ...(model ? { model } : {}),
+          ...(protocolOverride ? { protocolOverride } : {}),
+          ...(enableSearch !== undefined ? { enableSearch } : {}),
+          thinking,
+        });
         id = meta.id;
         host.sessions.bind(session, id);
         shown.key = id;
@@ -200,7 +209,9 @@ export class AnswerRunner {
       stream: true,
       requiresStreaming: info.catalog?.requiresStreaming === true,
       maxTokens: settings.maxTokens,
+      modelMaxOutput: info.catalog?.maxOutput,
       enableSearch: meta.enableSearch && searchableOver(info, protocol) ? true : undefined,
+      thinking: thinkingRequest(thinkingControl(info, protocol), meta.thinking ?? settings.thinking),
       signal: session.abort.signal,
     });
     const final = await streamAnswer(session, id, events, { store: host.store, sessions: host.sessions, onProgress: (s) => this.postDelta(s) });

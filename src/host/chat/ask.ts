@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { StoredMessage } from '../../core/chat/conversationStore';
+import type { ThinkingChoice } from '../../core/chat/thinking';
 import { GatewayError } from '../../core/errors';
 import type { ChatProtocol, ModelInfo } from '../../core/models/types';
 import type { Citation, ImageRef } from '../../shared/protocol';
@@ -19,6 +20,8 @@ export interface AskArgs {
   system?: string;
   conversationId?: string;
   enableSearch?: boolean;
+  /** The conversation's thinking choice from now on (see `modelGateway.chat.thinking`). */
+  thinking?: ThinkingChoice;
   /** Image files (URIs or paths) to send with the prompt. */
   images?: Array<string | vscode.Uri>;
 }
@@ -74,6 +77,7 @@ export async function runAsk(host: AskHost, answers: AnswerRunner, args: AskArgs
       await host.updateConversation({ protocolOverride: protocol }, true, target);
     }
     if (args.enableSearch !== undefined) await host.updateConversation({ enableSearch: args.enableSearch }, true, target);
+    if (args.thinking !== undefined) await host.updateConversation({ thinking: args.thinking }, true, target);
     sent = await answers.send(args.prompt, { system: args.system }, target);
     if (!sent?.answer) throw new GatewayError('badRequest', 'Nothing was sent: the prompt was empty or no chat model is available.');
   } catch (err) {

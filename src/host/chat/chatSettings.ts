@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { DEFAULT_IMAGE_MAX_BYTES } from '../../core/chat/images';
+import { isThinkingChoice, type ThinkingChoice } from '../../core/chat/thinking';
 
 export interface ChatSettings {
   maxTokens: number;
@@ -10,6 +11,8 @@ export interface ChatSettings {
   imageMaxBytes: number;
   /** Model ids (`*` wildcards) that take images although the catalog does not say so. */
   imageInputModels: string[];
+  /** Thinking for a new conversation and for VS Code's own chat (`auto`: the model's default). */
+  thinking: ThinkingChoice;
 }
 
 /** Chat settings are read when a message is sent, so a change applies to the next message. */
@@ -20,6 +23,7 @@ export function chatSettings(): ChatSettings {
     return typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : fallback;
   };
   const models = c.get<unknown>('imageInputModels');
+  const thinking = c.get<unknown>('thinking');
   return {
     maxTokens: positive('maxTokens', 4096),
     contextMaxChars: positive('contextMaxChars', 20000),
@@ -27,5 +31,6 @@ export function chatSettings(): ChatSettings {
     systemPrompt: c.get<string>('systemPrompt') ?? '',
     imageMaxBytes: positive('imageMaxBytes', DEFAULT_IMAGE_MAX_BYTES),
     imageInputModels: Array.isArray(models) ? models.filter((m): m is string => typeof m === 'string') : [],
+    thinking: isThinkingChoice(thinking) ? thinking : 'auto',
   };
 }

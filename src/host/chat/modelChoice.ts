@@ -1,7 +1,7 @@
 /**
  * Which chat model a conversation uses: its own choice, else the one picked last (remembered across
  * sessions), else the first chat model the key may use. Also the conversation's protocol and search
- * switch, which a new chat keeps until its first send. No `vscode` import.
+ * switch and thinking choice, which a new chat keeps until its first send. No `vscode` import.
  */
 import type { ConversationMeta } from '../../core/chat/conversationStore';
 import { GatewayError } from '../../core/errors';
@@ -14,7 +14,7 @@ export interface ModelChoiceHost extends ChatBase {
   sendSnapshot(): Promise<void>;
 }
 
-export type ConversationPatch = Partial<Pick<ConversationMeta, 'model' | 'protocolOverride' | 'enableSearch'>>;
+export type ConversationPatch = Partial<Pick<ConversationMeta, 'model' | 'protocolOverride' | 'enableSearch' | 'thinking'>>;
 
 const LAST_MODEL_KEY = 'chat.model';
 
@@ -54,7 +54,7 @@ export class ModelChoice {
     await this.host.sendSnapshot();
   }
 
-  /** Changes a conversation's model, protocol or search switch (a new chat keeps them until its first send). */
+  /** Changes a conversation's model, protocol, search switch or thinking (a new chat keeps them until its first send). */
   async update(patch: ConversationPatch, quiet: boolean, target?: Shown): Promise<void> {
     await this.host.ensureLoaded();
     const shown = target ?? this.host.shown;

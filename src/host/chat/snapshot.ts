@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { effectiveProtocol, imageSupport, isSearchable as searchableOver, isThirdProvider, searchProtocols } from '../../core/chat/capabilities';
 import type { ConversationStore, StoredMessage } from '../../core/chat/conversationStore';
+import { thinkingChoices, thinkingControl } from '../../core/chat/thinking';
 import type { ChatProtocol, ModelInfo } from '../../core/models/types';
 import type { ChatMessageView, ChatModelView, HostMessage, ImageRef, Snapshot } from '../../shared/protocol';
 import type { Services } from '../services';
@@ -46,12 +47,15 @@ export function isSearchable(m: ModelInfo, protocol?: ChatProtocol): boolean {
 
 export function toModelView(m: ModelInfo, override: ChatProtocol | undefined, imageModels: string[]): ChatModelView {
   const images = imageSupport(m, imageModels);
+  const protocol = effectiveProtocol(m, override);
+  const thinking = thinkingControl(m, protocol);
   return {
     id: m.id,
     provider: m.provider,
     protocols: m.protocols,
-    searchable: searchableOver(m, effectiveProtocol(m, override)),
+    searchable: searchableOver(m, protocol),
     searchProtocols: searchProtocols(m),
+    ...(thinking ? { thinking: thinking.kind === 'always' ? { always: true, choices: [] } : { choices: thinkingChoices(thinking) } } : {}),
     imageInput: images.supported,
     imageNote: images.reason,
   };
@@ -126,6 +130,7 @@ export async function buildSnapshot(src: SnapshotSources, shown: Shown, window: 
     ...(selected ? { model: selected.id } : {}),
     ...(override ? { protocolOverride: override } : {}),
     enableSearch: shown.meta.enableSearch ?? false,
+    thinking: shown.meta.thinking ?? settings.thinking,
     attachments: attachmentViews(src.attachments(), (image) => src.imageSrc(image)),
     busy: false,
     remoteImageHosts: allowedImageHosts(),

@@ -33,6 +33,8 @@ export async function routeViewMessage(chat: ChatController, actions: Conversati
       return chat.updateConversation({ protocolOverride: msg.protocol });
     case 'setSearch':
       return chat.updateConversation({ enableSearch: msg.enabled });
+    case 'setThinking':
+      return chat.updateConversation({ thinking: msg.choice });
     case 'newConversation':
       return chat.newConversation();
     case 'switchConversation':

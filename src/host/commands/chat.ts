@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
-import { protocolSchema } from '../../shared/protocol';
+import { protocolSchema, thinkingChoiceSchema } from '../../shared/protocol';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import { parseWith } from '../../core/validate';
 import { toUri } from '../chat/chatController';
@@ -14,6 +14,7 @@ const askArgs = z.object({
   system: z.optional(z.string()),
   conversationId: z.optional(z.string()),
   enableSearch: z.optional(z.boolean()),
+  thinking: z.optional(thinkingChoiceSchema),
   /** Image files (URIs or paths) sent with the prompt. */
   images: z.optional(z.array(z.string())),
 });
@@ -28,6 +29,7 @@ const imageArgs = z.object({
   system: z.optional(z.string()),
   conversationId: z.optional(z.string()),
   enableSearch: z.optional(z.boolean()),
+  thinking: z.optional(thinkingChoiceSchema),
 });
 
 const IMAGE_EXTENSIONS = ['png', 'jpg', 'jpeg', 'gif', 'webp'];

@@ -1,5 +1,6 @@
 import { clearApiKey, setApiKey } from './apiKey';
 import { chatCommands } from './chat';
+import { conversationCommands } from './conversations';
 import { checkConnection, openSettings, refreshCatalog, refreshModels, showLog } from './connection';
 import { mediaCommands } from './media';
 import { chatWithModel, generateWithModel } from './modelActions';
@@ -24,6 +25,7 @@ export const COMMANDS: readonly CommandDef[] = [
   showLog,
   // The sidebar chat
   ...chatCommands,
+  ...conversationCommands,
   // Documents and the web
   ...toolCommands,
   // Images and video

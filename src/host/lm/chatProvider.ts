@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { effectiveProtocol, imageSupport } from '../../core/chat/capabilities';
 import { streamChat } from '../../core/chat/chat';
 import type { ChatReasoning, ChatTool, ToolMode, Usage } from '../../core/chat/events';
+import { isThinkingChoice, thinkingControl, thinkingRequest, type ThinkingChoice } from '../../core/chat/thinking';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import type { ModelInfo } from '../../core/models/types';
 import { chatSettings } from '../chat/chatSettings';
@@ -120,6 +121,7 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
     const onCancel = token.onCancellationRequested(() => abort.abort());
     if (token.isCancellationRequested) abort.abort();
     const temperature = options.modelOptions?.temperature;
+    const thinking = thinkingRequest(thinkingControl(info, protocol), lmThinkingChoice(options.modelOptions, settings.thinking));
     const system = [settings.systemPrompt, request.system].filter((s) => s.trim()).join('\n\n');
     const tools = toChatTools(options.tools ?? []);
     let usage: Usage | undefined;
@@ -134,7 +136,9 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
         stream: true,
         requiresStreaming: info.catalog?.requiresStreaming === true,
         maxTokens: Math.min(settings.maxTokens, model.maxOutputTokens),
+        modelMaxOutput: info.catalog?.maxOutput,
         ...(typeof temperature === 'number' ? { temperature } : {}),
+        ...(thinking ? { thinking } : {}),
         ...(tools.length ? { tools, toolMode: toolModeOf(options.toolMode) } : {}),
         signal: abort.signal,
       });
@@ -223,6 +227,17 @@ function toChatTools(tools: readonly vscode.LanguageModelChatTool[]): ChatTool[]
     ...(t.description ? { description: t.description } : {}),
     inputSchema: t.inputSchema && typeof t.inputSchema === 'object' ? (t.inputSchema as Record<string, unknown>) : { type: 'object', properties: {} },
   }));
+}
+
+/**
+ * The thinking choice for a request from VS Code's chat. VS Code 1.117 has no stable way for a
+ * provider to offer per-model options in its picker (per-model configuration is proposed API), so
+ * the setting `modelGateway.chat.thinking` decides; an extension calling the model itself may pass
+ * `modelOptions.thinking` (one of the setting's values) for its own request.
+ */
+export function lmThinkingChoice(modelOptions: { readonly [name: string]: unknown } | undefined, fallback: ThinkingChoice): ThinkingChoice {
+  const given = modelOptions?.thinking;
+  return isThinkingChoice(given) ? given : fallback;
 }
 
 function toolModeOf(mode: vscode.LanguageModelChatToolMode): ToolMode {

@@ -37,9 +37,15 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     // key alone calls no network.
     this.subscriptions = [
       services.registry.onDidChange(() => this.changed.fire(undefined)),
-      services.keys.onDidChange(() => this.attempted && void this.reload()),
-      services.onDidChangeSettings(() => this.attempted && void this.reload()),
+      // The root also depends on whether an address and a key are set (welcome content if not).
+      services.keys.onDidChange(() => this.setupChanged()),
+      services.onDidChangeSettings(() => this.setupChanged()),
     ];
+  }
+
+  private setupChanged(): void {
+    this.changed.fire(undefined);
+    if (this.attempted) void this.reload();
   }
 
   async reload(): Promise<void> {
@@ -100,9 +106,12 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     return item;
   }
 
-  getChildren(node?: Node): Node[] {
+  async getChildren(node?: Node): Promise<Node[]> {
     if (node?.type === 'kind') return [...node.models].sort((a, b) => a.id.localeCompare(b.id)).map((model) => ({ type: 'model', model }));
     if (node) return [];
+    // Without an address or a key the view is empty, so VS Code shows the welcome content
+    // (package.json viewsWelcome) that says what to set, with a button for it.
+    if (!this.services.settings().baseUrl.trim() || !(await this.services.keys.has())) return [];
     const snap = this.services.registry.snapshot;
     const notices: Node[] = [];
     if (this.failure) {

@@ -9,6 +9,7 @@ import { button, h, setHidden } from '../shared/dom';
 import { PROTOCOL_LABELS } from '../../shared/protocol';
 import { PROTOCOL_SHORT } from './labels';
 import type { ChatChannel } from './chatChannel';
+import { ThinkingControl } from './thinkingControl';
 
 let nextId = 0;
 
@@ -32,6 +33,7 @@ export class Header {
   private readonly protocol = h('select', { className: 'select protocol-select' });
   private readonly search = h('input', { attrs: { type: 'checkbox' } });
   private readonly searchLabel: HTMLElement;
+  private readonly thinking: ThinkingControl;
   private conversationsKey = '';
   private modelsKey = '';
   private protocolKey = '';
@@ -39,12 +41,13 @@ export class Header {
 
   constructor(private readonly channel: ChatChannel) {
     const newButton = button('New', { className: 'btn-small', ariaLabel: 'Start a new conversation' });
+    this.thinking = new ThinkingControl(channel);
     this.searchLabel = h('label', { className: 'search-toggle', attrs: { title: 'Let the model search the web' } }, this.search, ' Web search');
     this.el = h(
       'header',
       { className: 'chat-header' },
       h('div', { className: 'row' }, ...labelled('Conversation', this.conversation), newButton, this.renameButton, this.deleteButton, this.exportButton),
-      h('div', { className: 'row' }, ...labelled('Model', this.model), this.badges, ...labelled('Protocol', this.protocol), this.searchLabel),
+      h('div', { className: 'row' }, ...labelled('Model', this.model), this.badges, ...labelled('Protocol', this.protocol), this.thinking.el, this.searchLabel),
     );
 
     const current = (): string | undefined => this.snapshot?.conversationId;
@@ -95,6 +98,7 @@ export class Header {
         ? 'Let the model search the web (the Responses web_search tool); its sources are listed under the answer'
         : 'Let the model search the web (enable_search, for third-provider models)';
     this.search.checked = snapshot.enableSearch;
+    this.thinking.update(model, snapshot.thinking);
   }
 
   private selectedModel(): ChatModelView | undefined {

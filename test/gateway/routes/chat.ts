@@ -2,6 +2,7 @@ import { preConsume, textPreConsumeQuota } from '../billing';
 import { planAnswer, tokensOf, type ChatPlan, type PlanUsage } from '../chatScenarios';
 import { relayError, upstreamServerError } from '../errorBodies';
 import { checkChatParts, factLines } from '../imageFacts';
+import { completionsThinking } from '../thinkingRules';
 import { chatToolTurns } from '../toolTurns';
 import { randomAlphanumeric } from '../requestId';
 import type { GatewayContext, Route } from '../route';
@@ -36,12 +37,14 @@ async function chatCompletion(ctx: GatewayContext): Promise<void> {
   const tools = chatToolTurns(body, messages, model);
   if (!tools.ok) return ctx.http.sendJson(400, relayError(tools.error.message, '', undefined, 'invalid_request_error', tools.error.param));
 
-  const thinking = body.enable_thinking === true || (isRecord(body.thinking) && body.thinking.type === 'enabled');
+  // Each upstream reads its own thinking switch and refuses the wrong use of it (thinkingRules.ts).
+  const thinking = completionsThinking(body, model, body.stream === true);
+  if (!thinking.ok) return ctx.http.sendJson(400, relayError(thinking.message, thinking.code, undefined, 'invalid_request_error', thinking.param));
   const plan = planAnswer({
     model,
     lastUser: lastUserText(messages),
     promptText,
-    thinkingRequested: thinking,
+    thinkingRequested: thinking.thinking,
     maxTokens,
     // new-api forwards enable_search; only Alibaba's upstream acts on it, the others ignore it.
     webSearch: body.enable_search === true && model.owned_by === 'ali',

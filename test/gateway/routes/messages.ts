@@ -10,6 +10,7 @@ import { isRecord, numberOr } from '../values';
 import { nonStreamPrelude, recordAnswer, sendHalfThenCut, settle, streamAnswer } from './answer';
 import { allText, contentText, estimateTokens, lastUserText, randomId } from './echo';
 import { checkMessagesParts, factLines } from '../imageFacts';
+import { messagesThinkingError } from '../thinkingRules';
 import { messagesToolTurns } from '../toolTurns';
 
 /**
@@ -52,6 +53,8 @@ async function createMessage(ctx: GatewayContext): Promise<void> {
   const parts = checkMessagesParts(messages, model);
   if (!parts.ok) return ctx.http.sendJson(400, anthropicError('invalid_request_error', parts.error.message, randomId('req_')));
 
+  const thinkingError = messagesThinkingError(body);
+  if (thinkingError) return ctx.http.sendJson(400, anthropicError('invalid_request_error', thinkingError, randomId('req_')));
   const thinking = isRecord(body.thinking) && (body.thinking.type === 'enabled' || body.thinking.type === 'adaptive');
   const tools = messagesToolTurns(body, messages, model, thinking);
   if (!tools.ok) return ctx.http.sendJson(400, anthropicError('invalid_request_error', tools.error.message, randomId('req_')));

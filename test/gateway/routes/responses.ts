@@ -7,6 +7,7 @@ import { promptPng } from '../png';
 import { randomAlphanumeric } from '../requestId';
 import type { GatewayContext, Route } from '../route';
 import { eventFrame, faultPoint, type Step } from '../sse';
+import { responsesThinking } from '../thinkingRules';
 import { isRecord, numberOr } from '../values';
 import { modelKind } from '../world';
 import { nonStreamPrelude, recordAnswer, sendHalfThenCut, settle, streamAnswer } from './answer';
@@ -88,11 +89,13 @@ async function createResponse(ctx: GatewayContext): Promise<void> {
 
   const reasoningParam = isRecord(body.reasoning) ? body.reasoning : {};
   const summary = reasoningParam.summary;
+  const thinking = responsesThinking(body, model);
+  if (!thinking.ok) return ctx.http.sendJson(400, relayError(thinking.message, thinking.code, undefined, 'invalid_request_error', thinking.param));
   const plan = planAnswer({
     model,
     lastUser: lastUserInput(input),
     promptText,
-    thinkingRequested: summary === 'auto' || summary === 'concise' || summary === 'detailed',
+    thinkingRequested: thinking.thinking,
     maxTokens,
     ...(searchTool && body.tool_choice !== 'none' ? { webSearch: 'cited' as const } : {}),
     imageFacts: factLines(parts.facts),

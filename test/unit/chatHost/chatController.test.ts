@@ -36,6 +36,8 @@ describe('Chat controller: answers bound to their conversation', function () {
   let store: ConversationStore;
   let chat: ChatController;
   let posts: HostMessage[];
+  /** The registry's chat models; a test may add one. */
+  let models: Array<Record<string, unknown>>;
 
   before(async () => {
     gw = new GatewayDouble();
@@ -55,9 +57,10 @@ describe('Chat controller: answers bound to their conversation', function () {
     store = new ConversationStore(path.join(dir, 'conversations'), { watch: 'poll' });
     const none = () => ({ dispose: () => undefined });
     const model = { id: 'gpt-4o-mini', name: 'GPT-4o mini', provider: 'openai', ownedBy: 'openai', kind: 'chat', protocols: ['chatCompletions'], protocolSource: 'gateway', available: true, inCatalog: false };
+    models = [model];
     const services = {
       context: { globalState: { get: () => undefined, update: async () => undefined }, globalStorageUri: { fsPath: dir, scheme: 'file' }, extensionUri: {} },
-      registry: { snapshot: { updatedAt: Date.now(), models: [model] }, onDidChange: none, refresh: async () => undefined },
+      registry: { snapshot: { updatedAt: Date.now(), models }, onDidChange: none, refresh: async () => undefined },
       keys: { onDidChange: none, has: async () => true },
       onDidChangeSettings: none,
       settings: () => ({ baseUrl: gw.url, catalogUrl: '' }),
@@ -217,6 +220,36 @@ describe('Chat controller: answers bound to their conversation', function () {
       assert.deepEqual(body.messages.filter((m) => m.role !== 'system').map((m) => m.content), ['q2', 'Echo from gpt-4o-mini: q2', 'q3']);
     } finally {
       delete ui.settings['modelGateway.chat.historyMessages'];
+    }
+  });
+
+  it('thinking: a new conversation starts from the setting, keeps its own choice afterwards, and sends it in the model’s form', async () => {
+    models.push({ id: 'glm-4.6', name: 'GLM-4.6', provider: 'zhipu_4v', ownedBy: 'zhipu_4v', kind: 'chat', protocols: ['chatCompletions'], protocolSource: 'gateway', available: true, inCatalog: true, catalog: { id: 'glm-4.6', reasoning: true } });
+    const lastSnapshot = () => posts.filter((p): p is Extract<HostMessage, { type: 'snapshot' }> => p.type === 'snapshot').at(-1)?.state;
+    const sentThinking = () => (JSON.parse(chatRequests().at(-1)?.bodyText ?? '{}') as { thinking?: unknown }).thinking;
+    ui.settings['modelGateway.chat.thinking'] = 'off';
+    try {
+      await chat.handle({ type: 'selectModel', model: 'glm-4.6' });
+      assert.equal(lastSnapshot()?.thinking, 'off', 'a new chat shows the setting');
+      assert.deepEqual(lastSnapshot()?.models.find((m) => m.id === 'glm-4.6')?.thinking, { choices: ['auto', 'off', 'on'] });
+      assert.equal(lastSnapshot()?.models.find((m) => m.id === 'gpt-4o-mini')?.thinking, undefined);
+      await chat.send('q1');
+      assert.deepEqual(sentThinking(), { type: 'disabled' });
+      const id = shownId();
+      assert.equal((await store.open(id, { limit: 0 }))?.meta.thinking, 'off', 'stored with the conversation');
+      // The setting changes: this conversation keeps its own choice.
+      ui.settings['modelGateway.chat.thinking'] = 'on';
+      await chat.send('q2');
+      assert.deepEqual(sentThinking(), { type: 'disabled' });
+      await chat.handle({ type: 'setThinking', choice: 'on' });
+      assert.equal(lastSnapshot()?.thinking, 'on');
+      await chat.send('q3');
+      assert.deepEqual(sentThinking(), { type: 'enabled' });
+      assert.equal((await store.open(id, { limit: 0 }))?.meta.thinking, 'on');
+      await chat.newConversation();
+      assert.equal(lastSnapshot()?.thinking, 'on', 'a new chat starts from the setting again');
+    } finally {
+      delete ui.settings['modelGateway.chat.thinking'];
     }
   });
 

@@ -8,9 +8,10 @@ import type { Services } from '../../../src/host/services';
 
 export const CHAT_MODEL = { id: 'gpt-4o-mini', name: 'GPT-4o mini', provider: 'openai', ownedBy: 'openai', kind: 'chat', protocols: ['chatCompletions'], protocolSource: 'gateway', available: true, inCatalog: false };
 
-export function hostServices(http: HttpClient): { services: Services; billing: BillingMeter } {
+/** `models`: the registry's chat models (ModelInfo-shaped); gpt-4o-mini alone unless given. */
+export function hostServices(http: HttpClient, models: ReadonlyArray<Record<string, unknown>> = [CHAT_MODEL]): { services: Services; billing: BillingMeter } {
   const none = () => ({ dispose: () => undefined });
-  const snapshot = { updatedAt: Date.now(), models: [CHAT_MODEL], keyModels: [CHAT_MODEL.id] };
+  const snapshot = { updatedAt: Date.now(), models, keyModels: models.map((m) => m.id) };
   const billing = new BillingMeter();
   const services = {
     registry: { snapshot, onDidChange: none, refresh: async () => snapshot },

@@ -23,7 +23,7 @@ import { GatewayStatusBar } from '../../../src/host/statusBar';
 import type { LanguageModelResponsePart } from '../../../src/host/lm/lmApi';
 import { DEMO_KEY, GatewayDouble } from '../../gateway';
 import { clientFor } from '../../support/client';
-import { hostServices } from './hostServices';
+import { CHAT_MODEL, hostServices } from './hostServices';
 
 async function until<T>(what: string, condition: () => T | undefined | false, timeoutMs = 60_000): Promise<T> {
   const end = Date.now() + timeoutMs;
@@ -39,7 +39,7 @@ function tooltipOf(item: { tooltip?: { value: string } | string }): string {
   return typeof item.tooltip === 'string' ? item.tooltip : (item.tooltip?.value ?? '');
 }
 
-describe("VS Code's own chat provider, driven directly: usage and cancellation", function () {
+describe("VS Code's own chat provider, driven directly: usage, cancellation and thinking", function () {
   this.timeout(120_000);
   let gw: GatewayDouble;
   let http: HttpClient;
@@ -154,5 +154,43 @@ describe("VS Code's own chat provider, driven directly: usage and cancellation",
     );
     assert.ok(error instanceof fake.CancellationError, `rejected with CancellationError, not ${String(error)}`);
     assert.deepEqual(parts, []);
+  });
+
+  it('sends thinking in the model family’s form from the setting modelGateway.chat.thinking, or from modelOptions.thinking', async () => {
+    provider.dispose();
+    const thinker = (id: string, ownedBy: string) => ({ ...CHAT_MODEL, id, name: id, provider: ownedBy, ownedBy, inCatalog: true, catalog: { id, reasoning: true } });
+    provider = new GatewayChatProvider(hostServices(http, [CHAT_MODEL, thinker('qwen-plus', 'ali'), thinker('glm-4.6', 'zhipu_4v')]).services);
+    const list = await provider.provideLanguageModelChatInformation({ silent: true }, new CancellationTokenSource().token as never);
+    const byId = (id: string) => {
+      const found = list.find((m) => m.id === id);
+      assert.ok(found, id);
+      return found;
+    };
+    const ask = async (id: string, modelOptions?: Record<string, unknown>) => {
+      const parts: unknown[] = [];
+      await provider.provideLanguageModelChatResponse(byId(id), [user('why is the sea salty')] as never, { toolMode: fake.LanguageModelChatToolMode.Auto, ...(modelOptions ? { modelOptions } : {}) } as never, { report: (p: unknown) => parts.push(p) } as never, new CancellationTokenSource().token as never);
+      const entry = gw.log.filter((r) => r.answer !== undefined).at(-1);
+      return { body: JSON.parse(entry?.bodyText ?? '{}') as Record<string, unknown>, reasoning: entry?.answer?.reasoning ?? '', parts };
+    };
+    // Default "auto": nothing is sent.
+    const auto = await ask('qwen-plus');
+    assert.equal(auto.body.enable_thinking, undefined);
+    ui.settings = { 'modelGateway.chat.thinking': 'high' };
+    const qwen = await ask('qwen-plus');
+    assert.equal(qwen.body.enable_thinking, true);
+    assert.equal(qwen.body.thinking_budget, 24576);
+    assert.ok(qwen.reasoning.length > 0, 'the double reasoned');
+    const glm = await ask('glm-4.6');
+    assert.deepEqual(glm.body.thinking, { type: 'enabled' });
+    // A caller's own modelOptions.thinking wins for its request; an unknown value is ignored.
+    const off = await ask('glm-4.6', { thinking: 'off' });
+    assert.deepEqual(off.body.thinking, { type: 'disabled' });
+    assert.equal(off.reasoning, '');
+    const odd = await ask('glm-4.6', { thinking: 'maximum' });
+    assert.deepEqual(odd.body.thinking, { type: 'enabled' });
+    // A model without a known switch gets nothing.
+    const plain = await ask('gpt-4o-mini');
+    assert.equal(plain.body.reasoning_effort, undefined);
+    assert.equal(plain.body.thinking, undefined);
   });
 });

@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import * as z from 'zod/mini';
-import { chatMessageSchema, protocolSchema } from '../../../shared/protocol';
+import { chatMessageSchema, protocolSchema, thinkingChoiceSchema } from '../../../shared/protocol';
 
 /**
  * The log of one conversation: one JSON record per line, only ever appended to (until a rare
@@ -30,6 +30,8 @@ export const metaSchema = z.object({
   model: z.optional(z.string()),
   protocolOverride: z.optional(protocolSchema),
   enableSearch: z.optional(z.boolean()),
+  // A value this version does not know (written by a newer one) reads as unset, not as damage.
+  thinking: z.optional(z.catch(z.optional(thinkingChoiceSchema), undefined)),
 });
 
 const recordSchema = z.discriminatedUnion('k', [
