@@ -26,3 +26,16 @@ export function parseJsonText(text: string, what: string): unknown {
     throw new GatewayError('protocol', `${what} was not valid JSON${start ? `: "${start}${text.length > 120 ? '…' : ''}"` : ' (the body was empty)'}.`);
   }
 }
+
+/**
+ * Plain checks for the hand-written fast paths in front of a schema (streamed chat events): each
+ * accepts exactly what the schema form beside it accepts from JSON.
+ */
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** What `z.optional(z.nullable(z.string()))` accepts. */
+export function isText(v: unknown): v is string | null | undefined {
+  return v === undefined || v === null || typeof v === 'string';
+}

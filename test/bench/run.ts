@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { activationRows } from './activation';
+import { conversationRows } from './conversation';
 import { downloadRows } from './download';
 import { historyRows } from './history';
 import { RESULTS_DIR, type BenchContext, type Row } from './lib';
@@ -36,6 +37,7 @@ const SECTIONS: Section[] = [
   { id: '6', title: 'History scale', quick: true, needsGateway: false, run: (ctx) => historyRows(ctx) },
   { id: '7', title: 'Upload', quick: false, needsGateway: true, run: uploadRows },
   { id: '8', title: 'Download', quick: false, needsGateway: true, run: downloadRows },
+  { id: '9', title: 'Long conversation', quick: true, needsGateway: true, run: conversationRows },
 ];
 
 async function main(): Promise<void> {

@@ -1,13 +1,12 @@
 import type { GatewayError } from '../errors';
 import type { HttpClient } from '../http';
 import type { ChatProtocol } from '../models/types';
-import { parseStream as completionsEvents, streamCompletions } from './completions';
+import { streamCompletions, streamDecoder as completionsDecoder } from './completions';
 import type { ChatEvent, ChatRequest, FinishReason, Usage } from './events';
-import { parseStream as messagesEvents, streamMessages } from './messages';
-import { parseStream as responsesEvents, streamResponses, type ResponsesExtras } from './responses';
-import { readSse } from './sse';
+import { streamDecoder as messagesDecoder, streamMessages } from './messages';
+import { streamDecoder as responsesDecoder, streamResponses, type ResponsesExtras } from './responses';
 import { thinkingNeedsStream } from './thinking';
-import { endWithError, uniqueCitations } from './transport';
+import { decodeStream } from './transport';
 
 /**
  * Sends a chat request over the protocol it names; the events are the same for all three. A model
@@ -29,9 +28,7 @@ export function streamChat(http: HttpClient, given: ChatRequest, extras?: Respon
 
 /** The events of a streamed answer's raw bytes, as the adapter for `protocol` reads them. */
 export function eventsFromBytes(protocol: ChatProtocol, chunks: AsyncIterable<Uint8Array>): AsyncGenerator<ChatEvent> {
-  const messages = readSse(chunks);
-  const parse = { responses: responsesEvents, messages: messagesEvents, chatCompletions: completionsEvents }[protocol];
-  return endWithError(uniqueCitations(parse(messages)));
+  return decodeStream(chunks, { responses: responsesDecoder, messages: messagesDecoder, chatCompletions: completionsDecoder }[protocol]);
 }
 
 /** What a finished answer adds up to; used by commands that return the whole result. */

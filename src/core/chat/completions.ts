@@ -1,12 +1,11 @@
 import * as z from 'zod/mini';
 import { errorFromStreamPayload } from '../errorBody';
 import type { HttpClient } from '../http';
-import { parseWith } from '../validate';
+import { isRecord, isText, parseWith } from '../validate';
 import type { ChatEvent, ChatMessage, ChatRequest, ChatTool, FinishReason, Usage } from './events';
-import type { SseMessage } from './sse';
 import { completionsThinkingFields } from './thinking';
 import { callsOf, echoedReasoning, toolCallEvent } from './tools';
-import { endedEarly, parseEventJson, runChat } from './transport';
+import { endedEarly, parseEventJson, runChat, type StreamDecoder } from './transport';
 
 const text = z.optional(z.nullable(z.string()));
 const toolCallDelta = z.looseObject({
@@ -64,7 +63,7 @@ export function streamCompletions(http: HttpClient, request: ChatRequest): Async
     body.tools = request.tools.map(wireTool);
     if (request.toolMode === 'required') body.tool_choice = 'required';
   }
-  return runChat(http, request, { url: http.endpoints.chatCompletions, body, parseStream, parseJson });
+  return runChat(http, request, { url: http.endpoints.chatCompletions, body, streamDecoder, parseJson });
 }
 
 /** A function tool in Chat Completions' nested form: `{type: "function", function: {name, description, parameters}}`. */
@@ -107,11 +106,11 @@ function wireMessage(m: ChatMessage): { role: string; content: string | Array<Re
   return { role: m.role, content: parts };
 }
 
-function* citations(list: z.infer<typeof annotations>): Generator<ChatEvent> {
-  for (const a of list ?? []) {
+function citations(list: z.infer<typeof annotations>): ChatEvent[] {
+  return (list ?? []).flatMap((a): ChatEvent[] => {
     const c = a.url_citation;
-    if (a.type === 'url_citation' && c?.url) yield { type: 'citation', url: c.url, ...(c.title ? { title: c.title } : {}) };
-  }
+    return a.type === 'url_citation' && c?.url ? [{ type: 'citation', url: c.url, ...(c.title ? { title: c.title } : {}) }] : [];
+  });
 }
 
 interface PendingCall {
@@ -138,58 +137,96 @@ function callIndex(calls: Map<number, PendingCall>, part: z.infer<typeof toolCal
   return last ?? 0;
 }
 
-export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGenerator<ChatEvent> {
+/**
+ * The shape nearly every streamed chunk has (text or reasoning deltas, a finish reason), checked by
+ * hand: the schema below costs more than the rest of the decoding together over a long answer.
+ * It accepts only what `chunkSchema` accepts unchanged; any other chunk (usage, tool calls,
+ * annotations, anything unexpected) is left to the schema, which also words the error.
+ */
+export function isPlainChunk(json: Record<string, unknown>): json is Chunk {
+  if (json.usage != null) return false;
+  const choices = json.choices;
+  if (choices == null) return true;
+  if (!Array.isArray(choices)) return false;
+  for (const choice of choices as unknown[]) {
+    if (!isRecord(choice) || !isText(choice.finish_reason)) return false;
+    const delta = choice.delta;
+    if (delta == null) continue;
+    if (!isRecord(delta) || !isText(delta.content) || !isText(delta.reasoning_content) || !isText(delta.reasoning)) return false;
+    if (delta.tool_calls != null || delta.annotations != null) return false;
+  }
+  return true;
+}
+
+type Chunk = z.infer<typeof chunkSchema>;
+
+/** A streamed chunk read by the schema alone. */
+export function schemaChunk(json: Record<string, unknown>): Chunk {
+  return parseWith(chunkSchema, json, 'A streamed Chat Completions chunk');
+}
+
+/** A streamed chunk, read by the hand check when it has the common shape, else by the schema. */
+export function readChunk(json: Record<string, unknown>): Chunk {
+  return isPlainChunk(json) ? json : schemaChunk(json);
+}
+
+/** Reads a streamed answer; `read` is replaceable so that tests can hold the fast path to the schema. */
+export function streamDecoder(read: (json: Record<string, unknown>) => Chunk = readChunk): StreamDecoder {
   const calls = new Map<number, PendingCall>();
   let lastCall: number | undefined;
   let finish: string | undefined;
-  for await (const message of messages) {
-    if (message.data === '[DONE]') {
-      yield* flushCalls(calls);
-      yield done(finish ?? 'stop');
-      return;
-    }
-    const json = parseEventJson(message);
-    if (json.error) {
-      yield { type: 'error', error: errorFromStreamPayload(json.error) };
-      return;
-    }
-    const chunk = parseWith(chunkSchema, json, 'A streamed Chat Completions chunk');
-    // new-api sends a final usage chunk with `choices: []`, even when usage was not asked for.
-    if (chunk.usage) yield { type: 'usage', usage: usageFrom(chunk.usage) };
-    const choice = chunk.choices?.[0];
-    if (!choice) continue;
-    const delta = choice.delta;
-    const reasoning = delta?.reasoning_content ?? delta?.reasoning;
-    if (reasoning) yield { type: 'reasoningDelta', text: reasoning };
-    if (delta?.content) yield { type: 'textDelta', text: delta.content };
-    yield* citations(delta?.annotations);
-    for (const part of delta?.tool_calls ?? []) {
-      const index = callIndex(calls, part, lastCall);
-      lastCall = index;
-      let call = calls.get(index);
-      if (!call) {
-        call = { id: '', name: '', arguments: '' };
-        calls.set(index, call);
+  return {
+    message(message, out) {
+      if (message.data === '[DONE]') {
+        flushCalls(calls, out);
+        out.push(done(finish ?? 'stop'));
+        return true;
       }
-      if (part.id) call.id = part.id;
-      // The name normally comes once; some upstreams repeat it in every fragment.
-      const name = part.function?.name;
-      if (name && name !== call.name) call.name += name;
-      if (part.function?.arguments) call.arguments += part.function.arguments;
-    }
-    if (choice.finish_reason) finish = choice.finish_reason;
-  }
-  yield* flushCalls(calls);
-  // Some upstreams close without `[DONE]` after a proper finish_reason; only a missing finish is a cut.
-  if (finish) yield done(finish);
-  else yield { type: 'error', error: endedEarly('its finish reason and [DONE]') };
+      const json = parseEventJson(message);
+      if (json.error) {
+        out.push({ type: 'error', error: errorFromStreamPayload(json.error) });
+        return true;
+      }
+      const chunk = read(json);
+      // new-api sends a final usage chunk with `choices: []`, even when usage was not asked for.
+      if (chunk.usage) out.push({ type: 'usage', usage: usageFrom(chunk.usage) });
+      const choice = chunk.choices?.[0];
+      if (!choice) return false;
+      const delta = choice.delta;
+      const reasoning = delta?.reasoning_content ?? delta?.reasoning;
+      if (reasoning) out.push({ type: 'reasoningDelta', text: reasoning });
+      if (delta?.content) out.push({ type: 'textDelta', text: delta.content });
+      if (delta?.annotations) out.push(...citations(delta.annotations));
+      for (const part of delta?.tool_calls ?? []) {
+        const index = callIndex(calls, part, lastCall);
+        lastCall = index;
+        let call = calls.get(index);
+        if (!call) {
+          call = { id: '', name: '', arguments: '' };
+          calls.set(index, call);
+        }
+        if (part.id) call.id = part.id;
+        // The name normally comes once; some upstreams repeat it in every fragment.
+        const name = part.function?.name;
+        if (name && name !== call.name) call.name += name;
+        if (part.function?.arguments) call.arguments += part.function.arguments;
+      }
+      if (choice.finish_reason) finish = choice.finish_reason;
+      return false;
+    },
+    end(out) {
+      flushCalls(calls, out);
+      // Some upstreams close without `[DONE]` after a proper finish_reason; only a missing finish is a cut.
+      out.push(finish ? done(finish) : { type: 'error', error: endedEarly('its finish reason and [DONE]') });
+    },
+  };
 }
 
-function* flushCalls(calls: Map<number, PendingCall>): Generator<ChatEvent> {
-  for (const [index, call] of [...calls.entries()].sort((a, b) => a[0] - b[0])) {
-    yield toolCallEvent(call.id || `call_${index}`, call.name, call.arguments);
-  }
+/** The calls streamed so far, in index order; a call whose arguments are unreadable throws after the ones before it. */
+function flushCalls(calls: Map<number, PendingCall>, out: ChatEvent[]): void {
+  const pending = [...calls.entries()].sort((a, b) => a[0] - b[0]);
   calls.clear();
+  for (const [index, call] of pending) out.push(toolCallEvent(call.id || `call_${index}`, call.name, call.arguments));
 }
 
 function parseJson(json: unknown): ChatEvent[] {

@@ -1,12 +1,11 @@
 import * as z from 'zod/mini';
 import { errorFromStreamPayload } from '../errorBody';
 import type { HttpClient } from '../http';
-import { parseWith } from '../validate';
+import { isRecord, isText, parseWith } from '../validate';
 import type { ChatEvent, ChatMessage, ChatRequest, ChatTool, FinishReason, Usage } from './events';
-import type { SseMessage } from './sse';
 import { messagesThinking } from './thinking';
 import { callsOf, echoedReasoning, parsedToolCallEvent, toolCallEvent } from './tools';
-import { endedEarly, parseEventJson, runChat } from './transport';
+import { endedEarly, parseEventJson, runChat, type StreamDecoder } from './transport';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 const DEFAULT_MAX_TOKENS = 4096;
@@ -66,7 +65,7 @@ export function streamMessages(http: HttpClient, request: ChatRequest): AsyncGen
     body.tools = request.tools.map(wireTool);
     if (request.toolMode === 'required') body.tool_choice = { type: 'any' };
   }
-  return runChat(http, request, { url: http.endpoints.messages, body, headers: { 'anthropic-version': ANTHROPIC_VERSION }, parseStream, parseJson });
+  return runChat(http, request, { url: http.endpoints.messages, body, headers: { 'anthropic-version': ANTHROPIC_VERSION }, streamDecoder, parseJson });
 }
 
 type WireMessage = ReturnType<typeof wireMessage>;
@@ -130,63 +129,105 @@ interface OpenTool {
   json: string;
 }
 
-export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGenerator<ChatEvent> {
+/**
+ * The shapes nearly every streamed event has (a text, thinking, signature or argument delta, a
+ * block's stop, `message_stop`), checked by hand: the schema costs more than the rest of the
+ * decoding together over a long answer. It accepts only what `eventSchema` accepts unchanged; any
+ * other event (a block's start, `message_start` / `message_delta` with usage, citations, anything
+ * unexpected) is left to the schema, which also words the error.
+ */
+export function isPlainEvent(json: Record<string, unknown>): json is StreamEvent {
+  if (json.content_block !== undefined || json.message !== undefined || json.usage != null) return false;
+  if (json.type !== undefined && typeof json.type !== 'string') return false;
+  if (json.index !== undefined && typeof json.index !== 'number') return false;
+  const d = json.delta;
+  if (d === undefined) return true;
+  return (
+    isRecord(d) &&
+    (d.type === undefined || typeof d.type === 'string') &&
+    isText(d.text) &&
+    isText(d.thinking) &&
+    isText(d.signature) &&
+    isText(d.partial_json) &&
+    isText(d.stop_reason) &&
+    d.citation == null
+  );
+}
+
+type StreamEvent = z.infer<typeof eventSchema>;
+
+/** A streamed event read by the schema alone; `name` is its event name, for the error. */
+export function schemaEvent(json: Record<string, unknown>, name: string): StreamEvent {
+  return parseWith(eventSchema, json, `A streamed Messages event (${name})`);
+}
+
+/** A streamed event, read by the hand check when it has a common shape, else by the schema. */
+export function readEvent(json: Record<string, unknown>, name: string): StreamEvent {
+  return isPlainEvent(json) ? json : schemaEvent(json, name);
+}
+
+/** Reads a streamed answer; `read` is replaceable so that tests can hold the fast path to the schema. */
+export function streamDecoder(read: (json: Record<string, unknown>, name: string) => StreamEvent = readEvent): StreamDecoder {
   const tools = new Map<number, OpenTool>();
   const usage: Usage = {};
   let stop: string | undefined;
-  for await (const message of messages) {
-    const json = parseEventJson(message);
-    // Anthropic clients dispatch on the `event:` name; the JSON `type` is the fallback.
-    const name = message.event ?? (typeof json.type === 'string' ? json.type : '');
-    if (name === 'ping') continue;
-    if (name === 'error') {
-      yield { type: 'error', error: errorFromStreamPayload(json.error ?? json) };
-      return;
-    }
-    const e = parseWith(eventSchema, json, `A streamed Messages event (${name})`);
-    switch (name) {
-      case 'message_start':
-        if (e.message?.usage?.input_tokens != null) usage.inputTokens = e.message.usage.input_tokens;
-        break;
-      case 'content_block_start':
-        if (e.content_block?.type === 'tool_use') tools.set(e.index ?? 0, { id: e.content_block.id ?? '', name: e.content_block.name ?? '', json: '' });
-        else if (e.content_block?.type === 'text' && e.content_block.text) yield { type: 'textDelta', text: e.content_block.text };
-        break;
-      case 'content_block_delta': {
-        const d = e.delta;
-        if (d?.type === 'text_delta' && d.text) yield { type: 'textDelta', text: d.text };
-        else if (d?.type === 'thinking_delta' && d.thinking) yield { type: 'reasoningDelta', text: d.thinking };
-        else if (d?.type === 'signature_delta' && d.signature) yield { type: 'reasoningSignature', signature: d.signature };
-        else if (d?.type === 'citations_delta' && d.citation) yield* webCitations([d.citation]);
-        else if (d?.type === 'input_json_delta' && d.partial_json) {
+  return {
+    message(message, out) {
+      const json = parseEventJson(message);
+      // Anthropic clients dispatch on the `event:` name; the JSON `type` is the fallback.
+      const name = message.event ?? (typeof json.type === 'string' ? json.type : '');
+      if (name === 'ping') return false;
+      if (name === 'error') {
+        out.push({ type: 'error', error: errorFromStreamPayload(json.error ?? json) });
+        return true;
+      }
+      const e = read(json, name);
+      switch (name) {
+        case 'message_start':
+          if (e.message?.usage?.input_tokens != null) usage.inputTokens = e.message.usage.input_tokens;
+          break;
+        case 'content_block_start':
+          if (e.content_block?.type === 'tool_use') tools.set(e.index ?? 0, { id: e.content_block.id ?? '', name: e.content_block.name ?? '', json: '' });
+          else if (e.content_block?.type === 'text' && e.content_block.text) out.push({ type: 'textDelta', text: e.content_block.text });
+          break;
+        case 'content_block_delta': {
+          const d = e.delta;
+          if (d?.type === 'text_delta' && d.text) out.push({ type: 'textDelta', text: d.text });
+          else if (d?.type === 'thinking_delta' && d.thinking) out.push({ type: 'reasoningDelta', text: d.thinking });
+          else if (d?.type === 'signature_delta' && d.signature) out.push({ type: 'reasoningSignature', signature: d.signature });
+          else if (d?.type === 'citations_delta' && d.citation) out.push(...webCitations([d.citation]));
+          else if (d?.type === 'input_json_delta' && d.partial_json) {
+            const tool = tools.get(e.index ?? 0);
+            if (tool) tool.json += d.partial_json;
+          }
+          break;
+        }
+        case 'content_block_stop': {
           const tool = tools.get(e.index ?? 0);
-          if (tool) tool.json += d.partial_json;
+          if (tool) {
+            tools.delete(e.index ?? 0);
+            out.push(toolCallEvent(tool.id, tool.name, tool.json));
+          }
+          break;
         }
-        break;
+        case 'message_delta':
+          if (e.delta?.stop_reason) stop = e.delta.stop_reason;
+          // output_tokens is cumulative: the last value is the total.
+          if (e.usage?.output_tokens != null) usage.outputTokens = e.usage.output_tokens;
+          if (e.usage?.input_tokens != null) usage.inputTokens = e.usage.input_tokens;
+          break;
+        case 'message_stop':
+          out.push({ type: 'usage', usage: withTotal(usage) }, done(stop ?? 'end_turn'));
+          return true;
+        default:
+          break;
       }
-      case 'content_block_stop': {
-        const tool = tools.get(e.index ?? 0);
-        if (tool) {
-          tools.delete(e.index ?? 0);
-          yield toolCallEvent(tool.id, tool.name, tool.json);
-        }
-        break;
-      }
-      case 'message_delta':
-        if (e.delta?.stop_reason) stop = e.delta.stop_reason;
-        // output_tokens is cumulative: the last value is the total.
-        if (e.usage?.output_tokens != null) usage.outputTokens = e.usage.output_tokens;
-        if (e.usage?.input_tokens != null) usage.inputTokens = e.usage.input_tokens;
-        break;
-      case 'message_stop':
-        yield { type: 'usage', usage: withTotal(usage) };
-        yield done(stop ?? 'end_turn');
-        return;
-      default:
-        break;
-    }
-  }
-  yield { type: 'error', error: endedEarly('message_stop') };
+      return false;
+    },
+    end(out) {
+      out.push({ type: 'error', error: endedEarly('message_stop') });
+    },
+  };
 }
 
 function parseJson(json: unknown): ChatEvent[] {

@@ -1,12 +1,11 @@
 import * as z from 'zod/mini';
 import { errorFromStreamPayload } from '../errorBody';
 import type { HttpClient } from '../http';
-import { parseWith } from '../validate';
+import { isText, parseWith } from '../validate';
 import type { ChatEvent, ChatMessage, ChatRequest, ChatTool, Usage } from './events';
-import type { SseMessage } from './sse';
 import { responsesReasoning } from './thinking';
 import { callsOf, toolCallEvent } from './tools';
-import { endedEarly, parseEventJson, runChat } from './transport';
+import { endedEarly, parseEventJson, runChat, type StreamDecoder } from './transport';
 
 export interface ResponsesExtras {
   /** Built-in tools such as `{type: 'image_generation', action: 'generate', model}`. */
@@ -92,7 +91,7 @@ export function streamResponses(http: HttpClient, request: ChatRequest, extras: 
   if (tools.length) body.tools = tools;
   if (extras.toolChoice !== undefined) body.tool_choice = extras.toolChoice;
   else if (request.tools?.length && request.toolMode === 'required') body.tool_choice = 'required';
-  return runChat(http, request, { url: http.endpoints.responses, body, parseStream, parseJson });
+  return runChat(http, request, { url: http.endpoints.responses, body, streamDecoder, parseJson });
 }
 
 /**
@@ -137,73 +136,116 @@ interface OpenCall {
   arguments: string;
 }
 
-export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGenerator<ChatEvent> {
+/**
+ * The shape nearly every streamed event has (a text, reasoning or argument delta and the like),
+ * checked by hand: the schema costs more than the rest of the decoding together over a long
+ * answer. It accepts only what `eventSchema` accepts unchanged; an event that carries an item, a
+ * response or an annotation (a few per answer), or anything unexpected, is left to the schema,
+ * which also words the error.
+ */
+export function isPlainEvent(json: Record<string, unknown>): json is StreamEvent {
+  return (
+    typeof json.type === 'string' &&
+    json.item === undefined &&
+    json.response === undefined &&
+    json.annotation === undefined &&
+    isText(json.item_id) &&
+    isText(json.arguments) &&
+    isText(json.partial_image_b64) &&
+    isText(json.output_format) &&
+    (json.partial_image_index === undefined || typeof json.partial_image_index === 'number')
+  );
+}
+
+type StreamEvent = z.infer<typeof eventSchema>;
+
+/** A streamed event read by the schema alone. */
+export function schemaEvent(json: Record<string, unknown>): StreamEvent {
+  return parseWith(eventSchema, json, `A streamed Responses event (${String(json.type)})`);
+}
+
+/** A streamed event, read by the hand check when it has the common shape, else by the schema. */
+export function readEvent(json: Record<string, unknown>): StreamEvent {
+  return isPlainEvent(json) ? json : schemaEvent(json);
+}
+
+/** Reads a streamed answer; `read` is replaceable so that tests can hold the fast path to the schema. */
+export function streamDecoder(read: (json: Record<string, unknown>) => StreamEvent = readEvent): StreamDecoder {
   let partials = 0;
   const sawCall = new Set<string>();
   // Calls are normally reported whole by `output_item.done`; what their added / arguments events
   // said is kept only so that a server that skips that event still gets its calls read.
   const openCalls = new Map<string, OpenCall>();
-  for await (const message of messages) {
-    if (message.data === '[DONE]') break;
-    const json = parseEventJson(message);
-    // The error event comes flat ({code,message}) or nested ({error:{...}}); both are read.
-    if (message.event === 'error' || json.type === 'error') {
-      yield { type: 'error', error: errorFromStreamPayload(json.error ?? json) };
-      return;
-    }
-    const e = parseWith(eventSchema, json, `A streamed Responses event (${String(json.type)})`);
-    switch (e.type) {
-      case 'response.output_text.delta':
-      case 'response.refusal.delta':
-        if (typeof e.delta === 'string' && e.delta) yield { type: 'textDelta', text: e.delta };
-        break;
-      case 'response.reasoning_summary_text.delta':
-      case 'response.reasoning_text.delta':
-        if (typeof e.delta === 'string' && e.delta) yield { type: 'reasoningDelta', text: e.delta };
-        break;
-      case 'response.output_text.annotation.added':
-        if (e.annotation) yield* urlCitations([e.annotation]);
-        break;
-      case 'response.image_generation_call.partial_image':
-        if (e.partial_image_b64) yield { type: 'image', base64: e.partial_image_b64, partial: true, index: e.partial_image_index ?? partials++, ...(e.output_format ? { format: e.output_format } : {}) };
-        break;
-      case 'response.output_item.added':
-        if (e.item?.type === 'function_call' && e.item.id) openCalls.set(e.item.id, { callId: e.item.call_id ?? e.item.id, name: e.item.name ?? '', arguments: e.item.arguments ?? '' });
-        break;
-      case 'response.function_call_arguments.delta': {
-        const call = e.item_id ? openCalls.get(e.item_id) : undefined;
-        if (call && typeof e.delta === 'string') call.arguments += e.delta;
-        break;
+  return {
+    message(message, out) {
+      if (message.data === '[DONE]') {
+        out.push({ type: 'error', error: endedEarly('response.completed') });
+        return true;
       }
-      case 'response.function_call_arguments.done': {
-        const call = e.item_id ? openCalls.get(e.item_id) : undefined;
-        if (call && typeof e.arguments === 'string') call.arguments = e.arguments;
-        break;
+      const json = parseEventJson(message);
+      // The error event comes flat ({code,message}) or nested ({error:{...}}); both are read.
+      if (message.event === 'error' || json.type === 'error') {
+        out.push({ type: 'error', error: errorFromStreamPayload(json.error ?? json) });
+        return true;
       }
-      case 'response.output_item.done':
-        if (e.item?.id) openCalls.delete(e.item.id);
-        if (e.item) {
-          // Annotations normally arrive as events of their own; a server that only puts them in
-          // the finished item is read too (duplicates are merged by URL later).
-          for (const event of itemEvents(e.item, true)) {
-            if (event.type === 'toolCall') sawCall.add(event.id);
-            yield event;
-          }
+      const e = read(json);
+      switch (e.type) {
+        case 'response.output_text.delta':
+        case 'response.refusal.delta':
+          if (typeof e.delta === 'string' && e.delta) out.push({ type: 'textDelta', text: e.delta });
+          break;
+        case 'response.reasoning_summary_text.delta':
+        case 'response.reasoning_text.delta':
+          if (typeof e.delta === 'string' && e.delta) out.push({ type: 'reasoningDelta', text: e.delta });
+          break;
+        case 'response.output_text.annotation.added':
+          if (e.annotation) out.push(...urlCitations([e.annotation]));
+          break;
+        case 'response.image_generation_call.partial_image':
+          if (e.partial_image_b64) out.push({ type: 'image', base64: e.partial_image_b64, partial: true, index: e.partial_image_index ?? partials++, ...(e.output_format ? { format: e.output_format } : {}) });
+          break;
+        case 'response.output_item.added':
+          if (e.item?.type === 'function_call' && e.item.id) openCalls.set(e.item.id, { callId: e.item.call_id ?? e.item.id, name: e.item.name ?? '', arguments: e.item.arguments ?? '' });
+          break;
+        case 'response.function_call_arguments.delta': {
+          const call = e.item_id ? openCalls.get(e.item_id) : undefined;
+          if (call && typeof e.delta === 'string') call.arguments += e.delta;
+          break;
         }
-        break;
-      case 'response.completed':
-      case 'response.incomplete':
-        yield* unfinishedCalls(openCalls, e.response, sawCall);
-        yield* finish(e.response, sawCall);
-        return;
-      case 'response.failed':
-        yield { type: 'error', error: errorFromStreamPayload(e.response?.error ?? { message: 'The response failed without a reason.' }) };
-        return;
-      default:
-        break;
-    }
-  }
-  yield { type: 'error', error: endedEarly('response.completed') };
+        case 'response.function_call_arguments.done': {
+          const call = e.item_id ? openCalls.get(e.item_id) : undefined;
+          if (call && typeof e.arguments === 'string') call.arguments = e.arguments;
+          break;
+        }
+        case 'response.output_item.done':
+          if (e.item?.id) openCalls.delete(e.item.id);
+          if (e.item) {
+            // Annotations normally arrive as events of their own; a server that only puts them in
+            // the finished item is read too (duplicates are merged by URL later).
+            for (const event of itemEvents(e.item, true)) {
+              if (event.type === 'toolCall') sawCall.add(event.id);
+              out.push(event);
+            }
+          }
+          break;
+        case 'response.completed':
+        case 'response.incomplete':
+          // One by one: a call that cannot be read fails after the ones before it.
+          for (const event of unfinishedCalls(openCalls, e.response, sawCall)) out.push(event);
+          for (const event of finish(e.response, sawCall)) out.push(event);
+          return true;
+        case 'response.failed':
+          out.push({ type: 'error', error: errorFromStreamPayload(e.response?.error ?? { message: 'The response failed without a reason.' }) });
+          return true;
+        default:
+          break;
+      }
+      return false;
+    },
+    end(out) {
+      out.push({ type: 'error', error: endedEarly('response.completed') });
+    },
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
 
 export interface SseMessage {
   /** The `event:` line, when the server sent one (Responses and Messages streams do). */
@@ -7,21 +7,42 @@ export interface SseMessage {
 }
 
 /**
- * Turns a byte stream into SSE messages. Decoding keeps multi-byte characters that are split
- * across chunks intact; comment lines (`: PING`) are dropped by the parser.
+ * Turns the chunks of a byte stream into SSE messages, all the messages a chunk completes at once
+ * (no generator per message: a 10 MB answer is tens of thousands of them). Decoding keeps
+ * multi-byte characters that are split across chunks intact; comment lines (`: PING`) are dropped
+ * by the parser.
  */
-export async function* readSse(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<SseMessage> {
-  const decoder = new TextDecoder('utf-8');
-  const queue: SseMessage[] = [];
-  const parser = createParser({
-    onEvent: (m: EventSourceMessage) => queue.push(m.event ? { event: m.event, data: m.data } : { data: m.data }),
-  });
-  for await (const chunk of chunks) {
-    parser.feed(decoder.decode(chunk, { stream: true }));
-    while (queue.length) yield queue.shift() as SseMessage;
+export class SseReader {
+  private readonly decoder = new TextDecoder('utf-8');
+  private readonly parser: EventSourceParser;
+  private messages: SseMessage[] = [];
+
+  constructor() {
+    this.parser = createParser({
+      // The parser's own object (its `id` unused): no second object per message.
+      onEvent: (m: EventSourceMessage) => this.messages.push(m),
+    });
   }
-  // An event cut off before its blank line is dropped: the adapters then see that the stream
-  // ended without its terminator and report it, keeping the text that did arrive.
-  parser.feed(decoder.decode());
-  while (queue.length) yield queue.shift() as SseMessage;
+
+  /** The messages this chunk completes. */
+  feed(chunk: Uint8Array): SseMessage[] {
+    this.parser.feed(this.decoder.decode(chunk, { stream: true }));
+    return this.take();
+  }
+
+  /**
+   * The messages completed by the end of the stream. An event cut off before its blank line is
+   * dropped: the adapters then see that the stream ended without its terminator and report it,
+   * keeping the text that did arrive.
+   */
+  end(): SseMessage[] {
+    this.parser.feed(this.decoder.decode());
+    return this.take();
+  }
+
+  private take(): SseMessage[] {
+    const messages = this.messages;
+    if (messages.length) this.messages = [];
+    return messages;
+  }
 }

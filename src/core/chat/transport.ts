@@ -3,17 +3,31 @@ import { GatewayError, isGatewayError } from '../errors';
 import type { HttpClient } from '../http';
 import { parseJsonText } from '../validate';
 import type { ChatEvent, ChatRequest } from './events';
-import { readSse, type SseMessage } from './sse';
+import { SseReader, type SseMessage } from './sse';
+
+/**
+ * Reads the SSE messages of one streamed answer, in order. Synchronous on purpose: all the
+ * messages a network chunk completes are read in one pass, with no generator per message.
+ */
+export interface StreamDecoder {
+  /** Pushes the events of one message onto `out`; true when the message ended the answer. */
+  message(message: SseMessage, out: ChatEvent[]): boolean;
+  /** Pushes what a stream that stopped without its terminator adds up to (usually an error). */
+  end(out: ChatEvent[]): void;
+}
 
 export interface ProtocolCall {
   url: string;
   body: unknown;
   headers?: Record<string, string>;
-  /** Turns the SSE messages of a streamed answer into events; returns when the stream ended. */
-  parseStream: (messages: AsyncIterable<SseMessage>) => AsyncGenerator<ChatEvent>;
+  /** A reader for the SSE messages of a streamed answer. */
+  streamDecoder: () => StreamDecoder;
   /** Turns a whole JSON answer into events. */
   parseJson: (json: unknown) => ChatEvent[];
 }
+
+/** What an answer's body turned out to be: a stream to decode, or a whole answer already read. */
+type Body = { chunks: AsyncIterable<Uint8Array> } | { events: ChatEvent[] };
 
 /**
  * Sends one chat request and yields its events. Whatever goes wrong (HTTP error, a stream cut off,
@@ -21,10 +35,15 @@ export interface ProtocolCall {
  * A chat POST is billed, so it is never retried here.
  */
 export function runChat(http: HttpClient, request: ChatRequest, call: ProtocolCall): AsyncGenerator<ChatEvent> {
-  return endWithError(uniqueCitations(send(http, request, call)));
+  return decodeAnswer(() => open(http, request, call), call.streamDecoder);
 }
 
-async function* send(http: HttpClient, request: ChatRequest, call: ProtocolCall): AsyncGenerator<ChatEvent> {
+/** The events of a streamed answer's raw bytes, read by `decoder`. */
+export function decodeStream(chunks: AsyncIterable<Uint8Array>, decoder: () => StreamDecoder): AsyncGenerator<ChatEvent> {
+  return decodeAnswer(() => Promise.resolve({ chunks }), decoder);
+}
+
+async function open(http: HttpClient, request: ChatRequest, call: ProtocolCall): Promise<Body> {
   const response = await http.send({
     method: 'POST',
     url: call.url,
@@ -35,39 +54,63 @@ async function* send(http: HttpClient, request: ChatRequest, call: ProtocolCall)
     idempotent: false,
     ...(request.timeout ? { timeout: request.timeout } : {}),
   });
-  if ((response.headers['content-type'] ?? '').includes('text/event-stream')) {
-    yield* call.parseStream(readSse(response.chunks()));
-    return;
-  }
+  if ((response.headers['content-type'] ?? '').includes('text/event-stream')) return { chunks: response.chunks() };
   // A server may answer a streaming request with one JSON document (or an error object in a 200).
   const json = parseJsonText(await response.text(), 'The chat answer');
   const error = (json as { error?: unknown } | null)?.error;
-  if (error && typeof error === 'object') {
-    yield { type: 'error', error: errorFromStreamPayload(error) };
-    return;
-  }
-  yield* call.parseJson(json);
+  if (error && typeof error === 'object') return { events: [{ type: 'error', error: errorFromStreamPayload(error) }] };
+  return { events: call.parseJson(json) };
 }
 
 /**
- * A source cited several times (one annotation per place in the text, or an annotation event and
- * the finished item repeating it) is one citation, numbered where it first appeared.
+ * The one generator between the network and the caller: per network chunk, its SSE messages are
+ * read and turned into events in one synchronous pass, then handed on. A source cited several
+ * times (one annotation per place in the text, or an annotation event and the finished item
+ * repeating it) is one citation, numbered where it first appeared. Whatever is thrown becomes the
+ * last event, after the events that did arrive (those of the same chunk included).
  */
-export async function* uniqueCitations(events: AsyncIterable<ChatEvent>): AsyncGenerator<ChatEvent> {
-  const seen = new Set<string>();
-  for await (const e of events) {
-    if (e.type === 'citation') {
-      if (seen.has(e.url)) continue;
-      seen.add(e.url);
-    }
-    yield e;
-  }
-}
-
-/** Whatever is thrown becomes the last event, after the events that did arrive. */
-export async function* endWithError(events: AsyncIterable<ChatEvent>): AsyncGenerator<ChatEvent> {
+async function* decodeAnswer(open: () => Promise<Body>, streamDecoder: () => StreamDecoder): AsyncGenerator<ChatEvent> {
+  const cited = new Set<string>();
+  /** False for a citation already given. */
+  const fresh = (e: ChatEvent): boolean => {
+    if (e.type !== 'citation') return true;
+    if (cited.has(e.url)) return false;
+    cited.add(e.url);
+    return true;
+  };
   try {
-    yield* events;
+    const body = await open();
+    if ('events' in body) {
+      for (const e of body.events) if (fresh(e)) yield e;
+      return;
+    }
+    const decoder = streamDecoder();
+    const sse = new SseReader();
+    const out: ChatEvent[] = [];
+    /**
+     * Pushes the events of `messages` onto `out`; true when the answer ended, or what failed (it
+     * comes after the events the messages before it gave).
+     */
+    const read = (messages: SseMessage[], atEnd: boolean): boolean | { error: unknown } => {
+      try {
+        for (const m of messages) if (decoder.message(m, out)) return true;
+        if (atEnd) decoder.end(out);
+        return atEnd;
+      } catch (error) {
+        return { error };
+      }
+    };
+    for await (const chunk of body.chunks) {
+      const status = read(sse.feed(chunk), false);
+      for (const e of out) if (fresh(e)) yield e;
+      out.length = 0;
+      if (typeof status === 'object') throw status.error;
+      // Returning closes the body: nothing after the terminator is read.
+      if (status) return;
+    }
+    const status = read(sse.end(), true);
+    for (const e of out) if (fresh(e)) yield e;
+    if (typeof status === 'object') throw status.error;
   } catch (err) {
     yield { type: 'error', error: isGatewayError(err) ? err : new GatewayError('protocol', err instanceof Error ? err.message : String(err), { cause: err }) };
   }
