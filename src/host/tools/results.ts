@@ -27,5 +27,5 @@ export async function saveBeside(source: vscode.Uri, content: string, suffix = '
       if (!(err instanceof Error) || !/already exists/.test(err.message)) throw err;
     }
   }
-  throw new Error(`Could not find a free file name next to ${path.basename(source.fsPath)}.`);
+  throw new Error(vscode.l10n.t('Could not find a free file name next to {0}.', path.basename(source.fsPath)));
 }
