@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { errorFromStreamPayload } from '../errorBody';
 import type { HttpClient } from '../http';
@@ -151,7 +152,7 @@ export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGe
       yield { type: 'error', error: errorFromStreamPayload(json.error) };
       return;
     }
-    const chunk = parseWith(chunkSchema, json, 'A streamed Chat Completions chunk');
+    const chunk = parseWith(chunkSchema, json, l10n.t('A streamed Chat Completions chunk'));
     // new-api sends a final usage chunk with `choices: []`, even when usage was not asked for.
     if (chunk.usage) yield { type: 'usage', usage: usageFrom(chunk.usage) };
     const choice = chunk.choices?.[0];
@@ -180,7 +181,7 @@ export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGe
   yield* flushCalls(calls);
   // Some upstreams close without `[DONE]` after a proper finish_reason; only a missing finish is a cut.
   if (finish) yield done(finish);
-  else yield { type: 'error', error: endedEarly('its finish reason and [DONE]') };
+  else yield { type: 'error', error: endedEarly(l10n.t('its finish reason and [DONE]')) };
 }
 
 function* flushCalls(calls: Map<number, PendingCall>): Generator<ChatEvent> {
@@ -191,7 +192,7 @@ function* flushCalls(calls: Map<number, PendingCall>): Generator<ChatEvent> {
 }
 
 function parseJson(json: unknown): ChatEvent[] {
-  const body = parseWith(completionSchema, json, 'The Chat Completions answer');
+  const body = parseWith(completionSchema, json, l10n.t('The Chat Completions answer'));
   const choice = body.choices[0];
   const events: ChatEvent[] = [];
   const reasoning = choice?.message.reasoning_content ?? choice?.message.reasoning;

@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { errorFromStreamPayload } from '../errorBody';
 import type { HttpClient } from '../http';
@@ -137,7 +138,7 @@ export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGe
       yield { type: 'error', error: errorFromStreamPayload(json.error ?? json) };
       return;
     }
-    const e = parseWith(eventSchema, json, `A streamed Messages event (${name})`);
+    const e = parseWith(eventSchema, json, l10n.t('A streamed Messages event ({0})', name));
     switch (name) {
       case 'message_start':
         if (e.message?.usage?.input_tokens != null) usage.inputTokens = e.message.usage.input_tokens;
@@ -184,7 +185,7 @@ export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGe
 }
 
 function parseJson(json: unknown): ChatEvent[] {
-  const m = parseWith(messageSchema, json, 'The Messages answer');
+  const m = parseWith(messageSchema, json, l10n.t('The Messages answer'));
   const events: ChatEvent[] = [];
   for (const b of m.content) {
     if (b.type === 'thinking') {

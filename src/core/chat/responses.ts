@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { errorFromStreamPayload } from '../errorBody';
 import type { HttpClient } from '../http';
@@ -148,7 +149,7 @@ export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGe
       yield { type: 'error', error: errorFromStreamPayload(json.error ?? json) };
       return;
     }
-    const e = parseWith(eventSchema, json, `A streamed Responses event (${String(json.type)})`);
+    const e = parseWith(eventSchema, json, l10n.t('A streamed Responses event ({0})', String(json.type)));
     switch (e.type) {
       case 'response.output_text.delta':
       case 'response.refusal.delta':
@@ -194,7 +195,7 @@ export async function* parseStream(messages: AsyncIterable<SseMessage>): AsyncGe
         yield* finish(e.response, sawCall);
         return;
       case 'response.failed':
-        yield { type: 'error', error: errorFromStreamPayload(e.response?.error ?? { message: 'The response failed without a reason.' }) };
+        yield { type: 'error', error: errorFromStreamPayload(e.response?.error ?? { message: l10n.t('The response failed without a reason.') }) };
         return;
       default:
         break;
@@ -264,8 +265,8 @@ function* finish(response: z.infer<typeof responseSchema> | undefined, sawCall: 
 }
 
 function parseJson(json: unknown): ChatEvent[] {
-  const response = parseWith(responseSchema, json, 'The Responses answer');
-  if (response.status === 'failed') return [{ type: 'error', error: errorFromStreamPayload(response.error ?? { message: 'The response failed without a reason.' }) }];
+  const response = parseWith(responseSchema, json, l10n.t('The Responses answer'));
+  if (response.status === 'failed') return [{ type: 'error', error: errorFromStreamPayload(response.error ?? { message: l10n.t('The response failed without a reason.') }) }];
   const events = (response.output ?? []).flatMap((item) => itemEvents(item, false));
   const calls = new Set(events.flatMap((e) => (e.type === 'toolCall' ? [e.id] : [])));
   return [...events, ...finish(response, calls)];

@@ -5,7 +5,7 @@ import { GatewayError, isGatewayError } from '../../core/errors';
 import type { BilledTool } from '../../core/tools/billing';
 import { formatNumber, formatWhen } from '../../shared/format';
 import { checkOcrFile, ocrFile, parsePdf, pdfParseForm, readPage, webSearch } from '../../core/tools/glm';
-import { extractForm, fileContent, kimiFetch, kimiSearch, uploadForExtract } from '../../core/tools/kimi';
+import { extractForm, fileContent, IMAGE_REFUSED, kimiFetch, kimiSearch, uploadForExtract } from '../../core/tools/kimi';
 import { citation, resultsMarkdown, type SearchResult } from '../../core/tools/searchResult';
 import { parseWith } from '../../core/validate';
 import type { ChatController } from '../chat/chatController';
@@ -122,7 +122,7 @@ export const toolCommands: CommandDef[] = [
         offerResultActions(vscode.l10n.t('Extracted {0}', name), content, uri, ctx.chat, ctx.services);
         return { id: file.id, content, document: doc.uri.toString() };
       } catch (err) {
-        const isImage = isGatewayError(err, 'badRequest') && /is an image/.test(err.message);
+        const isImage = isGatewayError(err, 'badRequest') && err.code === IMAGE_REFUSED;
         return failure(err, ctx.services, isImage ? [{ title: vscode.l10n.t('Ask About This Image'), run: () => vscode.commands.executeCommand('modelGateway.askAboutImage', uri) }] : []);
       }
     },
