@@ -19,8 +19,9 @@ import { localPath, resolveTarget } from '../tools/targets';
 import type { CommandContext, CommandDef } from './types';
 
 const PDF = { PDF: ['pdf'] };
-const OCR_FILES = { [vscode.l10n.t('Scans (PDF, PNG, JPEG)')]: ['pdf', 'png', 'jpg', 'jpeg'] };
-const DOCUMENTS = { [vscode.l10n.t('Documents')]: ['pdf', 'doc', 'docx', 'txt', 'md', 'ppt', 'pptx', 'xls', 'xlsx', 'csv', 'html', 'epub'] };
+// Functions, not constants: the filter names are translated when a dialog opens, not at module load.
+const ocrFiles = () => ({ [vscode.l10n.t('Scans (PDF, PNG, JPEG)')]: ['pdf', 'png', 'jpg', 'jpeg'] });
+const documents = () => ({ [vscode.l10n.t('Documents')]: ['pdf', 'doc', 'docx', 'txt', 'md', 'ppt', 'pptx', 'xls', 'xlsx', 'csv', 'html', 'epub'] });
 
 type Failure = { error: string; kind?: string };
 
@@ -86,7 +87,7 @@ export const toolCommands: CommandDef[] = [
   {
     id: 'modelGateway.ocrFile',
     async run(ctx: CommandContext, arg) {
-      const uri = await resolveTarget(arg, OCR_FILES, vscode.l10n.t('Choose a scan or image for OCR'));
+      const uri = await resolveTarget(arg, ocrFiles(), vscode.l10n.t('Choose a scan or image for OCR'));
       if (!uri) return undefined;
       const name = path.basename(uri.fsPath);
       try {
@@ -108,7 +109,7 @@ export const toolCommands: CommandDef[] = [
   {
     id: 'modelGateway.extractFile',
     async run(ctx: CommandContext, arg) {
-      const uri = await resolveTarget(arg, DOCUMENTS, vscode.l10n.t('Choose a document to extract with the second provider'));
+      const uri = await resolveTarget(arg, documents(), vscode.l10n.t('Choose a document to extract with the second provider'));
       if (!uri) return undefined;
       const name = path.basename(uri.fsPath);
       try {
