@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import * as l10n from '@vscode/l10n';
 import { GatewayError } from './errors';
 
 /**
@@ -34,7 +35,7 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
       await fs.rename(tmp, file);
     } else {
       if (!(await linkNew(tmp, file))) {
-        throw new GatewayError('badRequest', `${path.basename(file)} already exists; it was not overwritten.`);
+        throw new GatewayError('badRequest', l10n.t('{0} already exists; it was not overwritten.', path.basename(file)), { code: 'EEXIST' });
       }
     }
   } finally {
@@ -100,14 +101,14 @@ async function publishUnique(tmp: string, dir: string, base: string, ext: string
       return target;
     }
   }
-  throw new GatewayError('badRequest', `No free file name for ${base}.${ext} in ${dir}.`);
+  throw new GatewayError('badRequest', l10n.t('No free file name for {0} in {1}.', `${base}.${ext}`, dir));
 }
 
 /** A folder the user chose for output cannot be written: say so and name the setting. */
 async function writeFailure(err: unknown, dir: string): Promise<never> {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOSPC') {
-    throw new GatewayError('badRequest', `Could not write to ${dir} (${code}). Choose another output folder ("modelGateway.outputFolder").`, { cause: err });
+    throw new GatewayError('badRequest', l10n.t('Could not write to {0} ({1}). Choose another output folder ("modelGateway.outputFolder").', dir, code ?? ''), { cause: err });
   }
   throw err;
 }

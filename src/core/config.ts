@@ -29,32 +29,35 @@ const ENDPOINT_SUFFIXES = [
 export function normaliseBaseUrl(input: string): NormalisedBase {
   const changes: string[] = [];
   let text = input.trim();
-  if (!text) throw new GatewayError('badRequest', 'The gateway base address is empty. Set "modelGateway.baseUrl" to the address from the console, e.g. https://gateway.example.com.');
-  if (text !== input) changes.push('removed surrounding spaces');
+  if (!text) throw new GatewayError('badRequest', l10n.t('The gateway base address is empty. Set "modelGateway.baseUrl" to the address from the console, e.g. https://gateway.example.com.'));
+  if (text !== input) changes.push(l10n.t('removed surrounding spaces'));
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
     text = `https://${text}`;
-    changes.push('added "https://" because no scheme was given');
+    changes.push(l10n.t('added "https://" because no scheme was given'));
   }
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new GatewayError('badRequest', `"${input.trim()}" is not a valid web address. Enter the bare base, e.g. https://gateway.example.com.`);
+    throw new GatewayError('badRequest', l10n.t('"{0}" is not a valid web address. Enter the bare base, e.g. https://gateway.example.com.', input.trim()));
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new GatewayError('badRequest', `The base address must start with https:// (or http:// for a local gateway), not ${url.protocol}//.`);
+    throw new GatewayError('badRequest', l10n.t('The base address must start with https:// (or http:// for a local gateway), not {0}//.', url.protocol));
   }
   if (url.username || url.password) {
-    throw new GatewayError('badRequest', 'The base address must not contain a user name or password. The API key is set with "Model Gateway: Set API Key".');
+    throw new GatewayError('badRequest', l10n.t('The base address must not contain a user name or password. The API key is set with "Model Gateway: Set API Key".'));
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     throw new GatewayError(
       'badRequest',
-      `The base address ${url.origin} uses plain http:// to a computer other than this one, so the API key would cross the network unencrypted. Use the gateway's https:// address; plain http:// is accepted only for localhost, 127.0.0.1 or [::1].`,
+      l10n.t(
+        "The base address {0} uses plain http:// to a computer other than this one, so the API key would cross the network unencrypted. Use the gateway's https:// address; plain http:// is accepted only for localhost, 127.0.0.1 or [::1].",
+        url.origin,
+      ),
     );
   }
   if (url.search || url.hash) {
-    changes.push(`removed "${url.search}${url.hash}"`);
+    changes.push(l10n.t('removed "{0}"', `${url.search}${url.hash}`));
     url.search = '';
     url.hash = '';
   }
@@ -63,13 +66,13 @@ export function normaliseBaseUrl(input: string): NormalisedBase {
   const endpoint = ENDPOINT_SUFFIXES.map((suffix) => suffix.exec(path)).find((m) => m !== null);
   if (endpoint) {
     path = path.slice(0, endpoint.index);
-    changes.push(`removed the endpoint path "${endpoint[0]}"`);
+    changes.push(l10n.t('removed the endpoint path "{0}"', endpoint[0]));
   }
   if (/\/v1$/i.test(path)) {
     path = path.slice(0, -3);
-    changes.push('removed the trailing "/v1" (the extension adds it per protocol)');
+    changes.push(l10n.t('removed the trailing "/v1" (the extension adds it per protocol)'));
   } else if (hadTrailingSlash && !endpoint) {
-    changes.push('removed the trailing "/"');
+    changes.push(l10n.t('removed the trailing "/"'));
   }
   const base = `${url.origin}${path}`;
   return { base, origin: url.origin, changes };

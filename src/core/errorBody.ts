@@ -68,15 +68,17 @@ function extract(body: string): Extracted {
     return { message: str(json.message) || code, code, requestId };
   }
   if (typeof json.detail === 'string') return { message: json.detail, requestId };
-  return { message: `an error body the extension does not recognise: ${truncate(text, 200)}`, requestId };
+  return { message: l10n.t('an error body the extension does not recognise: {0}', truncate(text, 200)), requestId };
 }
 
 function describeNonJson(text: string): string {
   if (/^<(!doctype|html|\?xml|head|body)/i.test(text)) {
     const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
-    return `an HTML page${title ? ` titled "${title}"` : ''} instead of JSON (a proxy or web server in front of the gateway answered)`;
+    return title
+      ? l10n.t('an HTML page titled "{0}" instead of JSON (a proxy or web server in front of the gateway answered)', title)
+      : l10n.t('an HTML page instead of JSON (a proxy or web server in front of the gateway answered)');
   }
-  return `a body that is not JSON: "${truncate(text.replace(/\s+/g, ' '), 160)}"`;
+  return l10n.t('a body that is not JSON: "{0}"', truncate(text.replace(/\s+/g, ' '), 160));
 }
 
 function classify(ctx: ErrorContext, e: Extracted, message: string): ErrorKind {

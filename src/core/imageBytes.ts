@@ -4,6 +4,8 @@
  * never a file name or a server's content type.
  */
 
+import * as l10n from '@vscode/l10n';
+
 export type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
 
 export interface ImageInfo {
@@ -84,7 +86,7 @@ export function otherFormat(bytes: Uint8Array): string | undefined {
   const head = ascii(bytes, 0, 16);
   if (head.startsWith('BM')) return 'BMP';
   if (head.startsWith('II*\0') || head.startsWith('MM\0*')) return 'TIFF';
-  if (head.slice(4, 8) === 'ftyp') return /avif|avis/.test(head) ? 'AVIF' : /hei|mif1|msf1/.test(head) ? 'HEIC' : 'a video or HEIF container';
+  if (head.slice(4, 8) === 'ftyp') return /avif|avis/.test(head) ? 'AVIF' : /hei|mif1|msf1/.test(head) ? 'HEIC' : l10n.t('video or HEIF container');
   if (head.startsWith('%PDF')) return 'PDF';
   if (bytes[0] === 0 && bytes[1] === 0 && bytes[2] === 1 && bytes[3] === 0) return 'ICO';
   if (/^\s*(<\?xml|<svg)/i.test(ascii(bytes, 0, 64))) return 'SVG';

@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import type { Timeouts } from './http';
 
@@ -51,7 +52,7 @@ export function readSettings(get: (key: string) => unknown): SettingsRead {
     if (raw === undefined || raw === null) return fallback;
     const parsed = z.safeParse(FIELDS[key], raw);
     if (parsed.success) return parsed.data as z.infer<(typeof FIELDS)[K]>;
-    problems.push(`"modelGateway.${key}" has an invalid value (${JSON.stringify(raw)}); using ${JSON.stringify(fallback)}.`);
+    problems.push(l10n.t('"{0}" has an invalid value ({1}); using {2}.', `modelGateway.${key}`, JSON.stringify(raw), JSON.stringify(fallback)));
     return fallback;
   };
   const d = DEFAULT_SETTINGS;

@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import { parse, type ParseError } from 'jsonc-parser';
 /**
  * Settings that only the user's own settings may decide: a cloned repository's
@@ -8,12 +9,12 @@ import { parse, type ParseError } from 'jsonc-parser';
  * workspace tried to set one.
  */
 export const USER_ONLY_SETTINGS = {
-  baseUrl: 'where the API key is sent',
-  catalogUrl: 'where the model catalog is downloaded from',
-  proxy: 'how requests carrying the API key reach the gateway',
-  extraCaCertificates: 'which certificate authorities the connection carrying the API key trusts',
-  outputFolder: 'where generated files are written',
-  'tools.confirmBilledCalls': 'whether billed tool calls ask first',
+  baseUrl: () => l10n.t('where the API key is sent'),
+  catalogUrl: () => l10n.t('where the model catalog is downloaded from'),
+  proxy: () => l10n.t('how requests carrying the API key reach the gateway'),
+  extraCaCertificates: () => l10n.t('which certificate authorities the connection carrying the API key trusts'),
+  outputFolder: () => l10n.t('where generated files are written'),
+  'tools.confirmBilledCalls': () => l10n.t('whether billed tool calls ask first'),
 } as const;
 
 export type UserOnlyKey = keyof typeof USER_ONLY_SETTINGS;
@@ -46,7 +47,7 @@ export function userOnlyValues(settings: unknown, section: string, where: string
 export function overrideNotice(section: string, o: WorkspaceOverride): string {
   const shown = JSON.stringify(o.value) ?? String(o.value);
   const value = shown.length > 200 ? `${shown.slice(0, 200)}…` : shown;
-  return `Ignored "${section}.${o.key}": ${value} from ${o.where}. Only your user settings decide ${USER_ONLY_SETTINGS[o.key]}; a workspace or folder setting is never used for it.`;
+  return l10n.t('Ignored "{0}": {1} from {2}. Only your user settings decide {3}; a workspace or folder setting is never used for it.', `${section}.${o.key}`, value, o.where, USER_ONLY_SETTINGS[o.key]());
 }
 
 /** Session memory of what was already said, so each key and value is announced once. */

@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { GatewayError } from './errors';
 
@@ -9,12 +10,12 @@ export function parseWith<T extends z.ZodMiniType>(schema: T, data: unknown, wha
   const result = z.safeParse(schema, data);
   if (result.success) return result.data;
   const issues = result.error.issues.slice(0, 3).map((issue) => {
-    const at = issue.path.length ? issue.path.map(String).join('.') : '(top level)';
-    const expected = 'expected' in issue && typeof issue.expected === 'string' ? ` (expected ${issue.expected})` : '';
+    const at = issue.path.length ? issue.path.map(String).join('.') : l10n.t('(top level)');
+    const expected = 'expected' in issue && typeof issue.expected === 'string' ? l10n.t(' (expected {0})', issue.expected) : '';
     return `${at}: ${issue.message}${expected}`;
   });
-  const more = result.error.issues.length > 3 ? `, and ${result.error.issues.length - 3} more` : '';
-  throw new GatewayError('protocol', `${what} did not have the expected shape: ${issues.join('; ')}${more}.`);
+  const more = result.error.issues.length > 3 ? l10n.t(', and {0} more', result.error.issues.length - 3) : '';
+  throw new GatewayError('protocol', l10n.t('{0} did not have the expected shape: {1}{2}.', what, issues.join('; '), more));
 }
 
 /** JSON.parse with a readable `protocol` error that quotes the start of what arrived. */
@@ -23,7 +24,10 @@ export function parseJsonText(text: string, what: string): unknown {
     return JSON.parse(text);
   } catch {
     const start = text.trim().slice(0, 120).replace(/\s+/g, ' ');
-    throw new GatewayError('protocol', `${what} was not valid JSON${start ? `: "${start}${text.length > 120 ? '…' : ''}"` : ' (the body was empty)'}.`);
+    throw new GatewayError(
+      'protocol',
+      start ? l10n.t('{0} was not valid JSON: "{1}".', what, `${start}${text.length > 120 ? '…' : ''}`) : l10n.t('{0} was not valid JSON (the body was empty).', what),
+    );
   }
 }
 

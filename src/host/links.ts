@@ -13,14 +13,15 @@ export async function openExternalLink(url: string): Promise<boolean> {
   try {
     parsed = vscode.Uri.parse(url, true);
   } catch {
-    void vscode.window.showWarningMessage(`"${url.slice(0, 200)}" is not a link that can be opened.`);
+    void vscode.window.showWarningMessage(vscode.l10n.t('"{0}" is not a link that can be opened.', url.slice(0, 200)));
     return false;
   }
   if (!OPENABLE_SCHEMES.includes(parsed.scheme)) {
-    void vscode.window.showWarningMessage(`Links of the kind "${parsed.scheme}:" are not opened from Model Gateway.`);
+    void vscode.window.showWarningMessage(vscode.l10n.t('Links of the kind "{0}:" are not opened from Model Gateway.', parsed.scheme));
     return false;
   }
-  const choice = await vscode.window.showInformationMessage(`Open ${url}?`, { modal: true }, 'Open');
-  if (choice !== 'Open') return false;
+  const open = vscode.l10n.t('Open');
+  const choice = await vscode.window.showInformationMessage(vscode.l10n.t('Open {0}?', url), { modal: true }, open);
+  if (choice !== open) return false;
   return vscode.env.openExternal(parsed);
 }

@@ -98,14 +98,14 @@ export class Services implements vscode.Disposable {
   base(): NormalisedBase {
     const raw = this.settings().baseUrl;
     if (!raw.trim()) {
-      throw new GatewayError('badRequest', 'No gateway base address is set. Set "modelGateway.baseUrl" to the address from the console, e.g. https://gateway.example.com.');
+      throw new GatewayError('badRequest', vscode.l10n.t('No gateway base address is set. Set "modelGateway.baseUrl" to the address from the console, e.g. https://gateway.example.com.'));
     }
     const base = normaliseBaseUrl(raw);
     if (base.changes.length && !this.announcedBases.has(raw)) {
       this.announcedBases.add(raw);
-      const message = `Model Gateway uses the base address ${base.base} (${base.changes.join('; ')}).`;
+      const message = vscode.l10n.t('Model Gateway uses the base address {0} ({1}).', base.base, base.changes.join('; '));
       this.log.info(message);
-      void vscode.window.showInformationMessage(message, 'Update Setting').then((choice) => {
+      void vscode.window.showInformationMessage(message, vscode.l10n.t('Update Setting')).then((choice) => {
         if (choice) void vscode.workspace.getConfiguration(SECTION).update('baseUrl', base.base, vscode.ConfigurationTarget.Global);
       });
     }

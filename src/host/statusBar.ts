@@ -32,7 +32,7 @@ export class GatewayStatusBar implements vscode.Disposable {
     const masked = await this.services.keys.masked();
     const snap: RegistrySnapshot = this.services.registry.snapshot;
     const tooltip = new vscode.MarkdownString(undefined, true);
-    tooltip.appendMarkdown('**Model Gateway**\n\n');
+    tooltip.appendMarkdown(`**${vscode.l10n.t('Model Gateway')}**\n\n`);
     if (!masked) {
       this.item.text = `$(key) ${vscode.l10n.t('Gateway: no key')}`;
       this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
@@ -41,17 +41,17 @@ export class GatewayStatusBar implements vscode.Disposable {
       this.item.backgroundColor = undefined;
       const err = snap.keyError;
       if (snap.updatedAt === 0) {
-        this.item.text = `$(key) Gateway ${masked}`;
+        this.item.text = `$(key) ${vscode.l10n.t('Gateway {0}', masked)}`;
         tooltip.appendMarkdown(vscode.l10n.t('Key {0} is set; the gateway has not been asked yet.', masked));
       } else if (snap.keyModels) {
-        this.item.text = `$(check) Gateway ${masked}`;
+        this.item.text = `$(check) ${vscode.l10n.t('Gateway {0}', masked)}`;
         tooltip.appendMarkdown(vscode.l10n.t('Key {0} accepted; {1} models available. Last checked {2}.', masked, formatNumber(snap.keyModels.length), formatWhen(snap.updatedAt)));
       } else if (err?.kind === 'auth' && err.status !== undefined) {
-        this.item.text = `$(error) Gateway ${masked}`;
+        this.item.text = `$(error) ${vscode.l10n.t('Gateway {0}', masked)}`;
         this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
         tooltip.appendMarkdown(`${vscode.l10n.t('The gateway refused key {0}.', masked)} ${escape(err.message)}`);
       } else {
-        this.item.text = `$(debug-disconnect) Gateway ${masked}`;
+        this.item.text = `$(debug-disconnect) ${vscode.l10n.t('Gateway {0}', masked)}`;
         tooltip.appendMarkdown(`${vscode.l10n.t('The gateway could not be reached.')} ${escape(err?.message ?? '')}`);
       }
     }

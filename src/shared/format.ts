@@ -57,6 +57,11 @@ export function formatBytes(bytes: number): string {
   return `${formatNumber(value, value < 100 ? 1 : 0)} ${UNITS[unit]}`;
 }
 
+/** A calendar day, such as the day a document was written. */
+export function formatDate(time: number | Date): string {
+  return new Date(time).toLocaleDateString(locale);
+}
+
 /** A point in time: only the time when it is today, else date and time. */
 export function formatWhen(time: number | Date, now: Date = new Date()): string {
   const d = new Date(time);

@@ -62,6 +62,54 @@ describe('localisation of the code', function () {
     assert.match(english.message, /^The API key was not accepted \(HTTP 401\)\. The gateway said: invalid token\./);
   });
 
+  it('passes no bare English to a VS Code UI API in host code, nor to a GatewayError anywhere', () => {
+    const host = sources.filter((f) => /[\\/]src[\\/](host[\\/]|extension\.ts$)/.test(f));
+    const core = sources.filter((f) => /[\\/]src[\\/]core[\\/]/.test(f));
+    const found = [...host.flatMap((f) => unlocalisedText(f, 'host')), ...core.flatMap((f) => unlocalisedText(f, 'core'))];
+    assert.ok(host.length > 20 && core.length > 20, 'the scan found the sources');
+    assert.deepEqual(found, [], 'text shown to the user without l10n: wrap it in vscode.l10n.t (host) or l10n.t (core)');
+  });
+
+  it('catches bare text in each kind of place the scan looks at', () => {
+    // The scan must be able to fail: one example per rule, each of which it has to report.
+    const bad = [
+      "vscode.window.showInformationMessage('Saved the file.');",
+      'vscode.window.showWarningMessage(`No text in ${name}.`, { modal: true });',
+      'vscode.window.showWarningMessage(message, { modal: true, detail: `More about ${name}` });',
+      'vscode.window.showWarningMessage(message, { modal: true }, "Run OCR");',
+      "void vscode.window.setStatusBarMessage('Copied to the clipboard', 2000);",
+      "vscode.window.withProgress({ location: 1, title: 'Parsing the file…' }, run);",
+      "vscode.window.showQuickPick([{ label: 'First item' }]);",
+      "vscode.window.showQuickPick(['First item']);",
+      "vscode.window.showQuickPick(items, { title: 'Pick one' });",
+      "vscode.window.showQuickPick(models.map((m) => ({ label: m.id, description: 'a model' })));",
+      "vscode.window.showInputBox({ prompt: 'What to search for' });",
+      "vscode.window.showOpenDialog({ openLabel: 'Attach' });",
+      "vscode.window.showOpenDialog({ filters: { Images: ['png'] } });",
+      "qp.title = `Results for ${query}`;",
+      "item.tooltip = 'Click to check the connection.';",
+      "status.text = `$(key) Gateway ${masked}`;",
+      "new vscode.TreeItem('Chat models');",
+      "new vscode.MarkdownString('**Model Gateway**');",
+      "tooltip.appendMarkdown(`Key ${masked} is set.`);",
+      "throw new GatewayError('badRequest', 'The task is gone.');",
+      "const x = { invocationMessage: (i) => `Reading ${i.url}` };",
+      "vscode.window.showErrorMessage(ok ? vscode.l10n.t('Fine') : 'Not fine');",
+    ];
+    for (const line of bad) assert.equal(unlocalisedText('example.ts', 'host', line).length, 1, line);
+    const good = [
+      "vscode.window.showInformationMessage(vscode.l10n.t('Saved {0}.', name), open);",
+      "status.text = `$(key) ${vscode.l10n.t('Gateway {0}', masked)}`;",
+      "qp.items = items; item.tooltip = tooltip; status.text = `$(check) ${masked}`;",
+      "throw new GatewayError('badRequest', l10n.t('The task is gone.'), { code: 'EEXIST' });",
+      "vscode.window.showQuickPick(models.map((m) => ({ label: m.id, description: m.provider })), { title: what });",
+    ];
+    for (const line of good) assert.deepEqual(unlocalisedText('example.ts', 'host', line), [], line);
+    // Core has no VS Code UI; only its errors are checked there.
+    assert.deepEqual(unlocalisedText('example.ts', 'core', "item.tooltip = 'x y z';"), []);
+    assert.equal(unlocalisedText('example.ts', 'core', "throw new GatewayError('protocol', `Bad ${what} answer`);").length, 1);
+  });
+
   it('gives every l10n.t call a literal first argument (the extractor cannot see any other)', () => {
     const bad: string[] = [];
     for (const file of sources) {
@@ -79,3 +127,93 @@ describe('localisation of the code', function () {
     assert.deepEqual(bad, []);
   });
 });
+
+/** VS Code UI calls whose string arguments (all but option objects) are shown as they are. */
+const MESSAGE_CALLS = /(^|\.)(showInformationMessage|showWarningMessage|showErrorMessage|setStatusBarMessage|appendMarkdown)$/;
+/** UI calls taking an options object (or quick pick items) whose text properties are shown. */
+const OPTION_CALLS = /(^|\.)(withProgress|showQuickPick|showInputBox|showOpenDialog|showSaveDialog|showInformationMessage|showWarningMessage|showErrorMessage|report|createWebviewPanel)$/;
+/** Properties of those objects, of quick pick items and of tree/status bar items, that people read. */
+const TEXT_PROPERTIES = new Set(['title', 'prompt', 'placeHolder', 'placeholder', 'detail', 'openLabel', 'saveLabel', 'label', 'description', 'tooltip', 'message', 'text', 'invocationMessage']);
+/** Assignments to these properties set what a quick pick, input box, tree item or status bar item shows. */
+const ASSIGNED_PROPERTIES = new Set(['title', 'placeholder', 'prompt', 'tooltip', 'text', 'label', 'description']);
+/** Constructors whose first argument is shown. */
+const SHOWN_CONSTRUCTORS = /(^|\.)(TreeItem|MarkdownString)$/;
+
+/**
+ * Where text reaches the user without l10n: a string or template literal with words in it (the
+ * parts outside `${…}`, codicons like `$(key)` aside) passed to a VS Code UI API or as a
+ * GatewayError's message. `where` is `host` (all rules) or `core` (GatewayError only, core has no UI).
+ */
+function unlocalisedText(file: string, where: 'host' | 'core', text = readFileSync(file, 'utf8')): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const report = (node: ts.Node): void => {
+    found.push(`${path.relative(root, file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${node.getText(source).slice(0, 100)}`);
+  };
+  /** Reports each literal with words that `node` may evaluate to (through ?:, ??, || and parentheses). */
+  const check = (node: ts.Expression | undefined): void => {
+    if (!node) return;
+    if (ts.isParenthesizedExpression(node)) return check(node.expression);
+    if (ts.isConditionalExpression(node)) {
+      check(node.whenTrue);
+      check(node.whenFalse);
+      return;
+    }
+    if (ts.isBinaryExpression(node) && [ts.SyntaxKind.QuestionQuestionToken, ts.SyntaxKind.BarBarToken].includes(node.operatorToken.kind)) return check(node.right);
+    if (ts.isArrowFunction(node) && !ts.isBlock(node.body)) return check(node.body);
+    const literalText = ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)
+      ? node.text
+      : ts.isTemplateExpression(node)
+        ? [node.head.text, ...node.templateSpans.map((s) => s.literal.text)].join(' ')
+        : undefined;
+    // Codicons (`$(key)`) and example addresses are not words to translate.
+    if (literalText !== undefined && /[A-Za-z]{2,}/.test(literalText.replace(/\$\([\w~-]+\)|\b[a-z]+:\/\/\S*/g, ''))) report(node);
+  };
+  /** The text properties of an object literal (and of the object literals in an array literal). */
+  const checkProperties = (node: ts.Expression): void => {
+    if (ts.isArrayLiteralExpression(node)) {
+      for (const element of node.elements) if (ts.isObjectLiteralExpression(element)) checkProperties(element);
+      return;
+    }
+    if (!ts.isObjectLiteralExpression(node)) return;
+    for (const p of node.properties) {
+      if (!ts.isPropertyAssignment(p) || !p.name) continue;
+      const name = p.name.getText(source);
+      if (TEXT_PROPERTIES.has(name)) check(p.initializer);
+      // A file dialog's filter names are shown: `{ Images: ['png'] }` must be `{ [l10n.t('Images')]: … }`.
+      if (name === 'filters' && ts.isObjectLiteralExpression(p.initializer)) {
+        for (const f of p.initializer.properties) if (f.name && !ts.isComputedPropertyName(f.name)) report(f.name);
+      }
+    }
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isNewExpression(node)) {
+      const callee = node.expression.getText(source);
+      if (/(^|\.)GatewayError$/.test(callee)) check(node.arguments?.[1]);
+      else if (where === 'host' && SHOWN_CONSTRUCTORS.test(callee)) check(node.arguments?.[0]);
+    }
+    if (where === 'host') {
+      if (ts.isCallExpression(node)) {
+        const callee = node.expression.getText(source);
+        if (MESSAGE_CALLS.test(callee)) for (const a of node.arguments) if (!ts.isObjectLiteralExpression(a)) check(a);
+        if (OPTION_CALLS.test(callee)) for (const a of node.arguments) checkProperties(a);
+        if (/(^|\.)createWebviewPanel$/.test(callee)) check(node.arguments[1]);
+        if (/(^|\.)showQuickPick$/.test(callee) && node.arguments[0] && ts.isArrayLiteralExpression(node.arguments[0])) {
+          for (const element of node.arguments[0].elements) if (!ts.isObjectLiteralExpression(element)) check(element);
+        }
+      }
+      if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(node.left) && ASSIGNED_PROPERTIES.has(node.left.name.text)) {
+        check(node.right);
+      }
+      if (ts.isPropertyAssignment(node) && node.name.getText(source) === 'invocationMessage') check(node.initializer);
+      if (ts.isCallExpression(node) && /(^|\.)map$/.test(node.expression.getText(source)) && node.parent && ts.isCallExpression(node.parent) && /(^|\.)showQuickPick$/.test(node.parent.expression.getText(source))) {
+        // Quick pick items built with `.map(m => ({ label, description }))`.
+        const fn = node.arguments[0];
+        if (fn && ts.isArrowFunction(fn) && !ts.isBlock(fn.body)) checkProperties(ts.isParenthesizedExpression(fn.body) ? fn.body.expression : fn.body);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}

@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { errorFromStreamPayload } from '../errorBody';
 import type { HttpClient } from '../http';
@@ -162,7 +163,7 @@ type Chunk = z.infer<typeof chunkSchema>;
 
 /** A streamed chunk read by the schema alone. */
 export function schemaChunk(json: Record<string, unknown>): Chunk {
-  return parseWith(chunkSchema, json, 'A streamed Chat Completions chunk');
+  return parseWith(chunkSchema, json, l10n.t('A streamed Chat Completions chunk'));
 }
 
 /** A streamed chunk, read by the hand check when it has the common shape, else by the schema. */
@@ -230,7 +231,7 @@ function flushCalls(calls: Map<number, PendingCall>, out: ChatEvent[]): void {
 }
 
 function parseJson(json: unknown): ChatEvent[] {
-  const body = parseWith(completionSchema, json, 'The Chat Completions answer');
+  const body = parseWith(completionSchema, json, l10n.t('The Chat Completions answer'));
   const choice = body.choices[0];
   const events: ChatEvent[] = [];
   const reasoning = choice?.message.reasoning_content ?? choice?.message.reasoning;

@@ -1,3 +1,5 @@
+import * as l10n from '@vscode/l10n';
+import { formatDate, formatWhen } from '../../shared/format';
 import type { ChatMessageView, ImageRef } from '../../shared/protocol';
 import { describeImage } from './images';
 import type { Conversation } from './conversationStore';
@@ -7,30 +9,31 @@ import type { StoredMessage } from './store/log';
 
 export function titleFrom(text: string): string {
   const line = text.trim().split('\n')[0]?.trim() ?? '';
-  return line.length > 60 ? `${line.slice(0, 57)}…` : line || 'New chat';
+  return line.length > 60 ? `${line.slice(0, 57)}…` : line || l10n.t('New chat');
 }
 
 export function toMarkdown(c: Conversation): string {
-  const lines = [`# ${c.title}`, '', `_Exported ${new Date().toISOString()}_`, ''];
+  const now = Date.now();
+  const lines = [`# ${c.title}`, '', `_${l10n.t('Exported {0}', `${formatDate(now)} ${formatWhen(now)}`)}_`, ''];
   for (const m of c.messages) {
     if (m.role === 'user') {
-      lines.push('## You', '');
-      for (const a of m.attachments ?? []) lines.push(`> Attached: ${a.label}${a.truncated ? ' (cut to fit)' : ''}`);
-      for (const image of m.images ?? []) lines.push(`> Image: ${image.name} (${describeImage(image)}, sha256 ${image.id.slice(0, 12)})`);
+      lines.push(`## ${l10n.t('You')}`, '');
+      for (const a of m.attachments ?? []) lines.push(`> ${a.truncated ? l10n.t('Attached: {0} (cut to fit)', a.label) : l10n.t('Attached: {0}', a.label)}`);
+      for (const image of m.images ?? []) lines.push(`> ${l10n.t('Image: {0} ({1}, sha256 {2})', image.name, describeImage(image), image.id.slice(0, 12))}`);
       if (m.attachments?.length || m.images?.length) lines.push('');
       lines.push(m.text, '');
     } else {
-      lines.push(`## ${m.model ?? 'Assistant'}`, '');
-      if (m.reasoning) lines.push('<details><summary>Thinking</summary>', '', m.reasoning, '', '</details>', '');
+      lines.push(`## ${m.model ?? l10n.t('Assistant')}`, '');
+      if (m.reasoning) lines.push(`<details><summary>${l10n.t('Thinking')}</summary>`, '', m.reasoning, '', '</details>', '');
       lines.push(m.text, '');
-      if (m.searches?.length) lines.push(`_Searched the web for: ${m.searches.map((q) => `“${q}”`).join(', ')}_`, '');
+      if (m.searches?.length) lines.push(`_${l10n.t('Searched the web for: {0}', m.searches.map((q) => `“${q}”`).join(', '))}_`, '');
       if (m.citations?.length) {
-        lines.push('**Sources**', '');
+        lines.push(`**${l10n.t('Sources')}**`, '');
         m.citations.forEach((c, i) => lines.push(`${i + 1}. [${markdownLinkText(c.title || c.url)}](${markdownUrl(c.url)})`));
         lines.push('');
       }
-      if (m.status === 'stopped') lines.push('_(stopped)_', '');
-      if (m.status === 'cut') lines.push(`_(cut off: ${m.error?.message ?? 'unknown reason'})_`, '');
+      if (m.status === 'stopped') lines.push(`_(${l10n.t('stopped')})_`, '');
+      if (m.status === 'cut') lines.push(`_(${l10n.t('cut off: {0}', m.error?.message ?? l10n.t('unknown reason'))})_`, '');
     }
   }
   return lines.join('\n');

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { syncDirectory, writeFileAtomic } from '../atomicFile';
 import { conversationSummarySchema, type ConversationSummary } from '../../shared/protocol';
@@ -67,7 +68,7 @@ export const STREAMING_STALE_MS = 30_000;
 /** A log is rewritten without its dead records when a read of over this many bytes was mostly dead. */
 const COMPACT_MIN_BYTES = 1024 * 1024;
 
-const INTERRUPTED = 'The answer was interrupted when VS Code reloaded or closed; the text received until then is kept.';
+const interruptedText = (): string => l10n.t('The answer was interrupted when VS Code reloaded or closed; the text received until then is kept.');
 
 const summaryCacheSchema = z.object({ v: z.literal(1), entries: z.array(z.object({ stamp: z.string(), summary: conversationSummarySchema })) });
 
@@ -153,7 +154,7 @@ export class ConversationStore {
   /** Creates and writes a new, empty conversation. */
   async create(meta: Partial<Omit<ConversationMeta, 'id' | 'createdAt' | 'updatedAt'>> = {}): Promise<ConversationMeta> {
     const now = Date.now();
-    const created: ConversationMeta = { ...definedOnly(meta), title: meta.title ?? 'New chat', id: randomUUID(), createdAt: now, updatedAt: now };
+    const created: ConversationMeta = { ...definedOnly(meta), title: meta.title ?? l10n.t('New chat'), id: randomUUID(), createdAt: now, updatedAt: now };
     await this.exclusive(async () => {
       const handle = await fs.open(this.logFile(created.id), 'wx');
       try {
@@ -201,7 +202,7 @@ export class ConversationStore {
     }
     if (scan.bytesRead >= COMPACT_MIN_BYTES && scan.liveBytes * 3 < scan.bytesRead) {
       // Compaction only saves reading time later: if it fails (a full disk), the log stays as it was.
-      await this.compact(id).catch((err: unknown) => this.report({ kind: 'io', id, message: `A long conversation could not be compacted (${describe(err)}); it stays as it is.` }));
+      await this.compact(id).catch((err: unknown) => this.report({ kind: 'io', id, message: l10n.t('A long conversation could not be compacted ({0}); it stays as it is.', describe(err)) }));
     }
     return { meta: metaFile.meta, messages, total: scan.total };
   }
@@ -298,7 +299,7 @@ export class ConversationStore {
           text = await fs.readFile(path.join(this.dir, name), 'utf8');
         } catch (err) {
           if (isMissing(err)) continue;
-          this.report({ kind: 'io', message: `Stored images were not cleaned up: ${name} could not be read (${describe(err)}).` });
+          this.report({ kind: 'io', message: l10n.t('Stored images were not cleaned up: {0} could not be read ({1}).', name, describe(err)) });
           return 0;
         }
         // Every image id anywhere in any file (old records, set-aside files included) is kept:
@@ -319,14 +320,14 @@ export class ConversationStore {
             l(e);
           } catch (err) {
             // One failing listener must not keep the news from the others.
-            this.report({ kind: 'io', message: `A listener to chat history changes failed: ${describe(err)}` });
+            this.report({ kind: 'io', message: l10n.t('A listener to chat history changes failed: {0}', describe(err)) });
           }
         }
       }, this.options.watch !== 'poll');
       this.watcher = watcher;
       void this.ready()
         .then(() => watcher.start())
-        .catch((err: unknown) => this.report({ kind: 'io', message: `Changes from other windows will not show: ${describe(err)}` }));
+        .catch((err: unknown) => this.report({ kind: 'io', message: l10n.t('Changes from other windows will not show: {0}', describe(err)) }));
     }
     return {
       dispose: () => {
@@ -520,11 +521,16 @@ export class ConversationStore {
       return undefined;
     }
     const scan = await this.scan(handle, size, { limit: 0, wantMeta: true });
-    if (!scan.meta) throw new DamagedLogError('it has no metadata record');
+    if (!scan.meta) throw new DamagedLogError(l10n.t('it has no metadata record'));
     const rebuilt: MetaFile = { v: 1, meta: { ...scan.meta, id, updatedAt: Math.max(scan.meta.updatedAt, scan.lastAt) }, messageCount: scan.total };
     if (found.damaged) {
       const aside = await setAside(file);
-      this.report({ kind: 'damaged', id, message: `The details of conversation "${rebuilt.meta.title}" were damaged and were rebuilt from its messages; the damaged file was kept as ${aside}.`, setAsideAs: aside });
+      this.report({
+        kind: 'damaged',
+        id,
+        message: l10n.t('The details of conversation "{0}" were damaged and were rebuilt from its messages; the damaged file was kept as {1}.', rebuilt.meta.title, aside),
+        setAsideAs: aside,
+      });
     }
     await this.writeMeta(rebuilt);
     return rebuilt;
@@ -557,7 +563,9 @@ export class ConversationStore {
     this.report({
       kind: 'damaged',
       id,
-      message: `The conversation ${title ? `"${title}"` : id} could not be read (${reason}). It was set aside as ${aside} in the chat history folder and is no longer listed.`,
+      message: title
+        ? l10n.t('The conversation "{0}" could not be read ({1}). It was set aside as {2} in the chat history folder and is no longer listed.', title, reason, aside)
+        : l10n.t('The conversation {0} could not be read ({1}). It was set aside as {2} in the chat history folder and is no longer listed.', id, reason, aside),
       setAsideAs: aside,
     });
   }
@@ -622,7 +630,7 @@ function checkId(id: string): string {
 
 /** An answer still marked as streaming whose window died: keep its text, say so. */
 function interrupted(m: StoredMessage): StoredMessage {
-  return { ...m, status: 'cut', error: { kind: 'cancelled', message: INTERRUPTED } };
+  return { ...m, status: 'cut', error: { kind: 'cancelled', message: interruptedText() } };
 }
 
 /** A title from the first user message: its first line, shortened. */

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import * as l10n from '@vscode/l10n';
 import { GatewayError } from '../errors';
 import { writeFileAtomic } from '../atomicFile';
-import { formatBytes } from '../../shared/format';
+import { formatBytes, formatNumber } from '../../shared/format';
 import { FORMAT_NAMES, IMAGE_EXTENSIONS, otherFormat, sniffImage, type ImageInfo, type ImageMediaType } from '../imageBytes';
 
 /**
@@ -35,19 +36,27 @@ export function describeImage(info: { mediaType: ImageMediaType; bytes: number; 
  * Throws a GatewayError whose message names the file, what it is, its size and the limit.
  */
 export function checkImage(bytes: Uint8Array, name: string, maxBytes: number): ImageInfo {
-  if (bytes.length === 0) throw new GatewayError('badRequest', `${name} is empty; there is no image to send.`);
+  if (bytes.length === 0) throw new GatewayError('badRequest', l10n.t('{0} is empty; there is no image to send.', name));
   const info = sniffImage(bytes);
   if (!info) {
     const other = otherFormat(bytes);
     throw new GatewayError(
       'badRequest',
-      `${name} is ${other ? `a ${other} file` : 'not an image the chat protocols accept'}. Models take PNG, JPEG, GIF and WebP images; convert it to one of those first.`,
+      other
+        ? l10n.t('{0} is a {1} file. Models take PNG, JPEG, GIF and WebP images; convert it to one of those first.', name, other)
+        : l10n.t('{0} is not an image the chat protocols accept. Models take PNG, JPEG, GIF and WebP images; convert it to one of those first.', name),
     );
   }
   if (bytes.length > maxBytes) {
     throw new GatewayError(
       'tooLarge',
-      `${name} is ${formatBytes(bytes.length)} (${bytes.length.toLocaleString('en-US')} bytes), over the ${formatBytes(maxBytes)} limit for chat images. Make it smaller (fewer pixels, or JPEG/WebP instead of PNG), or raise "modelGateway.chat.imageMaxBytes" if your models accept more (the Messages protocol refuses images over 5 MiB).`,
+      l10n.t(
+        '{0} is {1} ({2} bytes), over the {3} limit for chat images. Make it smaller (fewer pixels, or JPEG/WebP instead of PNG), or raise "modelGateway.chat.imageMaxBytes" if your models accept more (the Messages protocol refuses images over 5 MiB).',
+        name,
+        formatBytes(bytes.length),
+        formatNumber(bytes.length),
+        formatBytes(maxBytes),
+      ),
     );
   }
   return info;

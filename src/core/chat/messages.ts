@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { errorFromStreamPayload } from '../errorBody';
 import type { HttpClient } from '../http';
@@ -231,7 +232,7 @@ export function streamDecoder(read: (json: Record<string, unknown>, name: string
 }
 
 function parseJson(json: unknown): ChatEvent[] {
-  const m = parseWith(messageSchema, json, 'The Messages answer');
+  const m = parseWith(messageSchema, json, l10n.t('The Messages answer'));
   const events: ChatEvent[] = [];
   for (const b of m.content) {
     if (b.type === 'thinking') {

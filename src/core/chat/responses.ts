@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { errorFromStreamPayload } from '../errorBody';
 import type { HttpClient } from '../http';
@@ -235,7 +236,7 @@ export function streamDecoder(read: (json: Record<string, unknown>) => StreamEve
           for (const event of finish(e.response, sawCall)) out.push(event);
           return true;
         case 'response.failed':
-          out.push({ type: 'error', error: errorFromStreamPayload(e.response?.error ?? { message: 'The response failed without a reason.' }) });
+          out.push({ type: 'error', error: errorFromStreamPayload(e.response?.error ?? { message: l10n.t('The response failed without a reason.') }) });
           return true;
         default:
           break;
@@ -309,8 +310,8 @@ function* finish(response: z.infer<typeof responseSchema> | undefined, sawCall: 
 }
 
 function parseJson(json: unknown): ChatEvent[] {
-  const response = parseWith(responseSchema, json, 'The Responses answer');
-  if (response.status === 'failed') return [{ type: 'error', error: errorFromStreamPayload(response.error ?? { message: 'The response failed without a reason.' }) }];
+  const response = parseWith(responseSchema, json, l10n.t('The Responses answer'));
+  if (response.status === 'failed') return [{ type: 'error', error: errorFromStreamPayload(response.error ?? { message: l10n.t('The response failed without a reason.') }) }];
   const events = (response.output ?? []).flatMap((item) => itemEvents(item, false));
   const calls = new Set(events.flatMap((e) => (e.type === 'toolCall' ? [e.id] : [])));
   return [...events, ...finish(response, calls)];

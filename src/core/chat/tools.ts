@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import { GatewayError } from '../errors';
 import { parseJsonText } from '../validate';
 import type { ChatEvent, ChatMessage, ChatToolCall } from './events';
@@ -17,10 +18,10 @@ export function toolCallEvent(id: string, name: string, argumentText: string | n
   requireName(id, name);
   const text = argumentText ?? '';
   if (text.trim() === '') return { type: 'toolCall', id, name, input: {}, arguments: text };
-  const what = `The arguments the model sent for the tool "${name}"`;
+  const what = l10n.t('The arguments the model sent for the tool "{0}"', name);
   const value = parseJsonText(text, what);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new GatewayError('protocol', `${what} were not a JSON object: "${text.slice(0, 120)}".`);
+    throw new GatewayError('protocol', l10n.t('{0} were not a JSON object: "{1}".', what, text.slice(0, 120)));
   }
   return { type: 'toolCall', id, name, input: value as Record<string, unknown>, arguments: text };
 }
@@ -30,14 +31,14 @@ export function parsedToolCallEvent(id: string, name: string, input: unknown): C
   requireName(id, name);
   if (input === undefined || input === null) return { type: 'toolCall', id, name, input: {}, arguments: '{}' };
   if (typeof input !== 'object' || Array.isArray(input)) {
-    throw new GatewayError('protocol', `The arguments the model sent for the tool "${name}" were not a JSON object.`);
+    throw new GatewayError('protocol', l10n.t('The arguments the model sent for the tool "{0}" were not a JSON object.', name));
   }
   return { type: 'toolCall', id, name, input: input as Record<string, unknown>, arguments: JSON.stringify(input) };
 }
 
 /** A call without a tool name cannot be run or answered: a clear error rather than a call to nothing. */
 function requireName(id: string, name: string): void {
-  if (!name) throw new GatewayError('protocol', `The model sent a tool call (${id || 'without an id'}) that names no tool.`);
+  if (!name) throw new GatewayError('protocol', id ? l10n.t('The model sent a tool call ({0}) that names no tool.', id) : l10n.t('The model sent a tool call (without an id) that names no tool.'));
 }
 
 /** The calls an assistant turn made, when it made any. */

@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import { errorFromStreamPayload } from '../errorBody';
 import { GatewayError, isGatewayError } from '../errors';
 import type { HttpClient } from '../http';
@@ -56,7 +57,7 @@ async function open(http: HttpClient, request: ChatRequest, call: ProtocolCall):
   });
   if ((response.headers['content-type'] ?? '').includes('text/event-stream')) return { chunks: response.chunks() };
   // A server may answer a streaming request with one JSON document (or an error object in a 200).
-  const json = parseJsonText(await response.text(), 'The chat answer');
+  const json = parseJsonText(await response.text(), l10n.t('The chat answer'));
   const error = (json as { error?: unknown } | null)?.error;
   if (error && typeof error === 'object') return { events: [{ type: 'error', error: errorFromStreamPayload(error) }] };
   return { events: call.parseJson(json) };
@@ -118,13 +119,14 @@ async function* decodeAnswer(open: () => Promise<Body>, streamDecoder: () => Str
 
 /** Parses one SSE data payload as JSON, or explains which event was unreadable. */
 export function parseEventJson(message: SseMessage): Record<string, unknown> {
-  const value = parseJsonText(message.data, `A streamed event${message.event ? ` (${message.event})` : ''}`);
+  const what = message.event ? l10n.t('A streamed event ({0})', message.event) : l10n.t('A streamed event');
+  const value = parseJsonText(message.data, what);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new GatewayError('protocol', `A streamed event${message.event ? ` (${message.event})` : ''} was not a JSON object.`);
+    throw new GatewayError('protocol', l10n.t('{0} was not a JSON object.', what));
   }
   return value as Record<string, unknown>;
 }
 
 export function endedEarly(what: string): GatewayError {
-  return new GatewayError('protocol', `The answer was cut off: the stream ended before ${what}. The text received so far is kept.`);
+  return new GatewayError('protocol', l10n.t('The answer was cut off: the stream ended before {0}. The text received so far is kept.', what));
 }

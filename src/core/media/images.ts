@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { streamResponses } from '../chat/responses';
 import { errorFromStreamPayload } from '../errorBody';
@@ -5,6 +6,7 @@ import { GatewayError } from '../errors';
 import type { HttpClient } from '../http';
 import { parseJsonText, parseWith } from '../validate';
 import { describeBytes, detectImageFormat, type ImageFormat } from './mediaFiles';
+import { formatBytes, formatNumber } from '../../shared/format';
 
 /** One decoded image, in the format its bytes really have. */
 export interface GeneratedImage {
@@ -34,16 +36,16 @@ export function validateImageSize(size: string): string {
   const s = size.trim();
   const m = /^(\d{1,5})x(\d{1,5})$/.exec(s);
   if (!m) {
-    const hint = /^\d+\s*[*×X]\s*\d+$/.test(s) ? ` Write it as ${s.replace(/\s*[*×X]\s*/, 'x')}.` : '';
-    throw new GatewayError('badRequest', `The image size "${size}" is not of the form <width>x<height>, e.g. 1024x1024.${hint}`);
+    const hint = /^\d+\s*[*×X]\s*\d+$/.test(s) ? l10n.t(' Write it as {0}.', s.replace(/\s*[*×X]\s*/, 'x')) : '';
+    throw new GatewayError('badRequest', l10n.t('The image size "{0}" is not of the form <width>x<height>, e.g. 1024x1024.{1}', size, hint));
   }
   const [w, h] = [Number(m[1]), Number(m[2])];
-  if (w < 1 || h < 1 || w > MAX_SIDE || h > MAX_SIDE) throw new GatewayError('badRequest', `The image size ${s} is out of range: each side must be between 1 and ${MAX_SIDE} pixels.`);
+  if (w < 1 || h < 1 || w > MAX_SIDE || h > MAX_SIDE) throw new GatewayError('badRequest', l10n.t('The image size {0} is out of range: each side must be between 1 and {1} pixels.', s, formatNumber(MAX_SIDE)));
   return s;
 }
 
 function validatePrompt(prompt: string): string {
-  if (!prompt.trim()) throw new GatewayError('badRequest', 'Describe the image to generate: the prompt is empty.');
+  if (!prompt.trim()) throw new GatewayError('badRequest', l10n.t('Describe the image to generate: the prompt is empty.'));
   return prompt;
 }
 
@@ -63,7 +65,7 @@ export async function generateImages(http: HttpClient, req: ImagesApiRequest): P
   validatePrompt(req.prompt);
   const size = validateImageSize(req.size);
   if (!Number.isInteger(req.n) || req.n < 1 || req.n > MAX_IMAGES_PER_REQUEST) {
-    throw new GatewayError('badRequest', `The number of images must be a whole number from 1 to ${MAX_IMAGES_PER_REQUEST}; ${req.n} was given.`);
+    throw new GatewayError('badRequest', l10n.t('The number of images must be a whole number from 1 to {0}; {1} was given.', MAX_IMAGES_PER_REQUEST, req.n));
   }
   const response = await http.send({
     method: 'POST',
@@ -75,25 +77,28 @@ export async function generateImages(http: HttpClient, req: ImagesApiRequest): P
     idempotent: false,
     model: req.model,
   });
-  const json = parseJsonText(await response.text(), 'The image generation answer');
+  const json = parseJsonText(await response.text(), l10n.t('The image generation answer'));
   const error = (json as { error?: unknown } | null)?.error;
   if (error && typeof error === 'object') {
     const made = errorFromStreamPayload(error);
-    throw new GatewayError(made.kind, made.message.replace(/^The answer stopped with an error\. /, 'Image generation failed. '), { code: made.code, detail: made.detail, requestId: response.requestId ?? made.requestId });
+    // The stream's wording ("The answer stopped with an error. …") is replaced by the image's own.
+    const streamLead = l10n.t('The answer stopped with an error. {0}', '');
+    const message = made.message.startsWith(streamLead) ? l10n.t('Image generation failed. {0}', made.message.slice(streamLead.length)) : made.message;
+    throw new GatewayError(made.kind, message, { code: made.code, detail: made.detail, requestId: response.requestId ?? made.requestId });
   }
-  const body = parseWith(imagesResponse, json, 'The image generation answer');
-  if (body.data.length === 0) throw new GatewayError('protocol', 'The gateway answered the image request without any image (an empty "data" list).', { requestId: response.requestId });
+  const body = parseWith(imagesResponse, json, l10n.t('The image generation answer'));
+  if (body.data.length === 0) throw new GatewayError('protocol', l10n.t('The gateway answered the image request without any image (an empty "data" list).'), { requestId: response.requestId });
   const images: GeneratedImage[] = [];
   for (const [i, item] of body.data.entries()) {
     const revisedPrompt = item.revised_prompt || undefined;
     if (item.b64_json) {
-      const bytes = decodeBase64(item.b64_json, `Image ${i + 1} of the answer`);
-      images.push({ bytes, format: requireImageFormat(bytes, `Image ${i + 1} of the answer`), source: 'b64_json', ...(revisedPrompt ? { revisedPrompt } : {}) });
+      const bytes = decodeBase64(item.b64_json, l10n.t('Image {0} of the answer', i + 1));
+      images.push({ bytes, format: requireImageFormat(bytes, l10n.t('Image {0} of the answer', i + 1)), source: 'b64_json', ...(revisedPrompt ? { revisedPrompt } : {}) });
     } else if (item.url) {
       const bytes = await downloadImage(http, item.url, req.signal);
-      images.push({ bytes, format: requireImageFormat(bytes, `The image at ${redactUrl(item.url)}`), source: 'url', ...(revisedPrompt ? { revisedPrompt } : {}) });
+      images.push({ bytes, format: requireImageFormat(bytes, l10n.t('The image at {0}', redactUrl(item.url))), source: 'url', ...(revisedPrompt ? { revisedPrompt } : {}) });
     } else {
-      throw new GatewayError('protocol', `Image ${i + 1} of the answer has neither "b64_json" nor "url".`, { requestId: response.requestId });
+      throw new GatewayError('protocol', l10n.t('Image {0} of the answer has neither "b64_json" nor "url".', i + 1), { requestId: response.requestId });
     }
   }
   return images;
@@ -108,9 +113,9 @@ export async function downloadImage(http: HttpClient, url: string, signal?: Abor
   try {
     parsed = new URL(url);
   } catch {
-    throw new GatewayError('protocol', `The answer's image link is not a valid address: "${url.slice(0, 120)}".`);
+    throw new GatewayError('protocol', l10n.t('The answer\'s image link is not a valid address: "{0}".', url.slice(0, 120)));
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new GatewayError('protocol', `The answer's image link uses "${parsed.protocol}", which is not downloaded.`);
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new GatewayError('protocol', l10n.t('The answer\'s image link uses "{0}", which is not downloaded.', parsed.protocol));
   const response = await http.send({ method: 'GET', url, anonymous: true, signal, timeout: 'long', acceptStatus: ERROR_STATUSES });
   const chunks: Buffer[] = [];
   let size = 0;
@@ -118,13 +123,17 @@ export async function downloadImage(http: HttpClient, url: string, signal?: Abor
     size += chunk.length;
     if (size > MAX_IMAGE_BYTES) {
       response.body.destroy();
-      throw new GatewayError('tooLarge', `The image at ${redactUrl(url)} is larger than ${MAX_IMAGE_BYTES / 1024 / 1024} MiB; it was not saved.`);
+      throw new GatewayError('tooLarge', l10n.t('The image at {0} is larger than {1}; it was not saved.', redactUrl(url), formatBytes(MAX_IMAGE_BYTES)));
     }
     chunks.push(Buffer.from(chunk));
   }
   const bytes = Buffer.concat(chunks);
   if (response.status >= 400) {
-    throw new GatewayError(response.status >= 500 ? 'server' : 'badRequest', `The image link ${redactUrl(url)} answered HTTP ${response.status} with ${describeBytes(bytes)}. Such links expire; generate the image again.`, { status: response.status });
+    throw new GatewayError(
+      response.status >= 500 ? 'server' : 'badRequest',
+      l10n.t('The image link {0} answered HTTP {1} with {2}. Such links expire; generate the image again.', redactUrl(url), response.status, describeBytes(bytes)),
+      { status: response.status },
+    );
   }
   return bytes;
 }
@@ -177,15 +186,15 @@ export async function generateImageViaResponses(http: HttpClient, req: Responses
     if (e.type === 'textDelta') text += e.text;
     else if (e.type === 'image' && e.partial) req.onPartial?.({ base64: e.base64, index: e.index, ...(e.format ? { format: e.format } : {}) });
     else if (e.type === 'image') {
-      const bytes = decodeBase64(e.base64, 'The generated image');
-      images.push({ bytes, format: requireImageFormat(bytes, 'The generated image'), source: 'responses', ...(e.revisedPrompt ? { revisedPrompt: e.revisedPrompt } : {}) });
+      const bytes = decodeBase64(e.base64, l10n.t('The generated image'));
+      images.push({ bytes, format: requireImageFormat(bytes, l10n.t('The generated image')), source: 'responses', ...(e.revisedPrompt ? { revisedPrompt: e.revisedPrompt } : {}) });
     } else if (e.type === 'error') {
-      throw e.error.kind === 'cancelled' ? e.error : new GatewayError(e.error.kind, `Image generation through ${req.outerModel} failed. ${e.error.message}`, { status: e.error.status, code: e.error.code, requestId: e.error.requestId, detail: e.error.detail });
+      throw e.error.kind === 'cancelled' ? e.error : new GatewayError(e.error.kind, l10n.t('Image generation through {0} failed. {1}', req.outerModel, e.error.message), { status: e.error.status, code: e.error.code, requestId: e.error.requestId, detail: e.error.detail });
     }
   }
   if (images.length === 0) {
-    const said = text.trim() ? ` It answered: "${text.trim().slice(0, 200)}${text.length > 200 ? '…' : ''}"` : '';
-    throw new GatewayError('protocol', `${req.outerModel} finished without generating an image (no image_generation_call result).${said} Try a prompt that asks for a picture, or the Images API.`);
+    const said = text.trim() ? l10n.t(' It answered: "{0}"', `${text.trim().slice(0, 200)}${text.length > 200 ? '…' : ''}`) : '';
+    throw new GatewayError('protocol', l10n.t('{0} finished without generating an image (no image_generation_call result).{1} Try a prompt that asks for a picture, or the Images API.', req.outerModel, said));
   }
   return { images, text };
 }
@@ -195,14 +204,14 @@ export function decodeBase64(data: string, what: string): Buffer {
   const body = data.startsWith('data:') ? data.slice(data.indexOf(',') + 1) : data;
   const compact = body.replace(/\s+/g, '');
   if (!compact || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(compact)) {
-    throw new GatewayError('protocol', `${what} is not valid Base64 ("${compact.slice(0, 40)}${compact.length > 40 ? '…' : ''}").`);
+    throw new GatewayError('protocol', l10n.t('{0} is not valid Base64 ("{1}").', what, `${compact.slice(0, 40)}${compact.length > 40 ? '…' : ''}`));
   }
   return Buffer.from(compact, 'base64');
 }
 
 function requireImageFormat(bytes: Buffer, what: string): ImageFormat {
   const format = detectImageFormat(bytes);
-  if (!format) throw new GatewayError('protocol', `${what} is not a PNG, JPEG or WebP image: it is ${describeBytes(bytes)}. Nothing was saved.`);
+  if (!format) throw new GatewayError('protocol', l10n.t('{0} is not a PNG, JPEG or WebP image: it is {1}. Nothing was saved.', what, describeBytes(bytes)));
   return format;
 }
 

@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
-import { formatBytes } from '../../shared/format';
+import * as l10n from '@vscode/l10n';
+import { formatBytes, formatNumber } from '../../shared/format';
 import { IMAGE_EXTENSIONS, sniffImage } from '../imageBytes';
 
 /**
@@ -28,7 +29,7 @@ export function detectImageFormat(bytes: Uint8Array): ImageFormat | undefined {
 /** A short, readable account of bytes that are not what was expected (an error page, JSON, binary). */
 export function describeBytes(bytes: Uint8Array, total = bytes.length): string {
   const size = formatBytes(total);
-  if (total === 0) return 'an empty body';
+  if (total === 0) return l10n.t('an empty body');
   const text = Buffer.from(bytes.subarray(0, 4096)).toString('utf8').replace(/^\uFEFF/, '').trim();
   if (text.startsWith('<')) {
     const isXml = /^<\?xml/i.test(text) && !/<html/i.test(text);
@@ -36,21 +37,22 @@ export function describeBytes(bytes: Uint8Array, total = bytes.length): string {
     const code = /<Code>([^<]*)<\/Code>/i.exec(text)?.[1]?.trim();
     const message = /<Message>([^<]*)<\/Message>/i.exec(text)?.[1]?.trim();
     const said = [code, message].filter(Boolean).join(': ') || title;
-    return `${isXml ? 'an XML document' : 'an HTML page'} (${size})${said ? ` saying "${clip(said, 160)}"` : ''}`;
+    if (isXml) return said ? l10n.t('an XML document ({0}) saying "{1}"', size, clip(said, 160)) : l10n.t('an XML document ({0})', size);
+    return said ? l10n.t('an HTML page ({0}) saying "{1}"', size, clip(said, 160)) : l10n.t('an HTML page ({0})', size);
   }
   if (text.startsWith('{') || text.startsWith('[')) {
     try {
       const json = JSON.parse(text) as Record<string, unknown>;
       const err = json.error;
       const message = typeof err === 'object' && err !== null ? (err as Record<string, unknown>).message : (json.message ?? err);
-      return `a JSON body (${size})${typeof message === 'string' && message ? ` saying "${clip(message, 160)}"` : ''}`;
+      return typeof message === 'string' && message ? l10n.t('a JSON body ({0}) saying "{1}"', size, clip(message, 160)) : l10n.t('a JSON body ({0})', size);
     } catch {
-      return `a JSON-like text (${size}): "${clip(text.replace(/\s+/g, ' '), 120)}"`;
+      return l10n.t('a JSON-like text ({0}): "{1}"', size, clip(text.replace(/\s+/g, ' '), 120));
     }
   }
-  if (/^[\x09\x0a\x0d\x20-\x7e]*$/.test(text.slice(0, 200))) return `text (${size}): "${clip(text.replace(/\s+/g, ' '), 120)}"`;
+  if (/^[\x09\x0a\x0d\x20-\x7e]*$/.test(text.slice(0, 200))) return l10n.t('text ({0}): "{1}"', size, clip(text.replace(/\s+/g, ' '), 120));
   const hex = Buffer.from(bytes.subarray(0, 8)).toString('hex').replace(/(..)/g, '$1 ').trim();
-  return `binary data (${size}) starting with ${hex}`;
+  return l10n.t('binary data ({0}) starting with {1}', size, hex);
 }
 
 export interface Mp4Check {
@@ -82,36 +84,36 @@ export async function checkMp4File(file: string): Promise<Mp4Check> {
     const boxes: string[] = [];
     const fail = (reason: string): Mp4Check => ({ ok: false, reason, boxes, size });
     if (size < 8 || ascii(head, 4, 8) !== 'ftyp') {
-      return fail(`it is not an MP4 video: the download was ${describeBytes(head, size)}`);
+      return fail(l10n.t('it is not an MP4 video: the download was {0}', describeBytes(head, size)));
     }
     let offset = 0;
     let moov: { start: number; end: number; header: number } | undefined;
     let mediaBytes = 0;
     while (offset < size) {
       const header = await read(offset, 16);
-      if (header.length < 8) return fail(`the file is cut off: ${size - offset} stray bytes after the last complete box`);
+      if (header.length < 8) return fail(l10n.t('the file is cut off: {0} stray bytes after the last complete box', formatNumber(size - offset)));
       let boxSize = header.readUInt32BE(0);
       const type = ascii(header, 4, 8);
-      if (!/^[\x20-\x7e]{4}$/.test(type)) return fail(`the file is damaged: unreadable box at byte ${offset}`);
+      if (!/^[\x20-\x7e]{4}$/.test(type)) return fail(l10n.t('the file is damaged: unreadable box at byte {0}', formatNumber(offset)));
       let headerSize = 8;
       if (boxSize === 1) {
-        if (header.length < 16) return fail(`the file is cut off inside the "${type}" box header`);
+        if (header.length < 16) return fail(l10n.t('the file is cut off inside the "{0}" box header', type));
         boxSize = Number(header.readBigUInt64BE(8));
         headerSize = 16;
       } else if (boxSize === 0) {
         boxSize = size - offset;
       }
-      if (boxSize < headerSize) return fail(`the file is damaged: the "${type}" box at byte ${offset} has an impossible size`);
+      if (boxSize < headerSize) return fail(l10n.t('the file is damaged: the "{0}" box at byte {1} has an impossible size', type, formatNumber(offset)));
       boxes.push(type);
       if (offset + boxSize > size) {
-        return fail(`the file is cut off: the "${type}" box needs ${formatBytes(offset + boxSize)} but only ${formatBytes(size)} arrived`);
+        return fail(l10n.t('the file is cut off: the "{0}" box needs {1} but only {2} arrived', type, formatBytes(offset + boxSize), formatBytes(size)));
       }
       if (type === 'moov') moov = { start: offset, end: offset + boxSize, header: headerSize };
       if (type === 'mdat') mediaBytes += boxSize - headerSize;
       offset += boxSize;
     }
-    if (!moov) return fail('the MP4 has no "moov" box (no index of its tracks), so players cannot open it');
-    if (mediaBytes === 0) return fail('the MP4 has no media data ("mdat" box missing or empty)');
+    if (!moov) return fail(l10n.t('the MP4 has no "moov" box (no index of its tracks), so players cannot open it'));
+    if (mediaBytes === 0) return fail(l10n.t('the MP4 has no media data ("mdat" box missing or empty)'));
     // The movie box must describe at least one track.
     let inner = moov.start + moov.header;
     let tracks = 0;
@@ -122,7 +124,7 @@ export async function checkMp4File(file: string): Promise<Mp4Check> {
       if (s < 8) break;
       inner += s;
     }
-    if (tracks === 0) return fail('the MP4 describes no tracks (its "moov" box has no "trak")');
+    if (tracks === 0) return fail(l10n.t('the MP4 describes no tracks (its "moov" box has no "trak")'));
     return { ok: true, boxes, size };
   } finally {
     await handle.close();

@@ -1,7 +1,10 @@
+import * as l10n from '@vscode/l10n';
 import { GatewayError } from '../errors';
 import type { ModelInfo, ModelKind } from '../models/types';
 
-const KIND_WORDS: Record<ModelKind, string> = { chat: 'language (chat)', image: 'image', video: 'video', tool: 'tool', other: 'embedding or rerank' };
+/** "a video model", "an image model": the kind of model a message asks for. */
+const kindModel = (kind: ModelKind): string =>
+  ({ chat: l10n.t('language (chat) model'), image: l10n.t('image model'), video: l10n.t('video model'), tool: l10n.t('tool model'), other: l10n.t('embedding or rerank model') })[kind];
 
 /**
  * The model exactly as the key's list names it. The gateway refuses an abbreviated id, so a near miss is refused here, before anything is sent or billed,
@@ -9,22 +12,29 @@ const KIND_WORDS: Record<ModelKind, string> = { chat: 'language (chat)', image: 
  */
 export function requireListedModel(id: string, models: readonly ModelInfo[], kind: ModelKind): ModelInfo {
   const wanted = id.trim();
-  if (!wanted) throw new GatewayError('badRequest', `Choose a ${KIND_WORDS[kind]} model.`);
+  if (!wanted) throw new GatewayError('badRequest', l10n.t('Choose a {0}.', kindModel(kind)));
   const exact = models.find((m) => m.id === wanted);
   if (exact) {
     if (!exact.available) {
-      throw new GatewayError('modelUnavailable', `The model ${exact.id} is in the catalog but not available to this key. An administrator must confirm the grant for the key's group; until then pick another ${KIND_WORDS[kind]} model.`);
+      throw new GatewayError(
+        'modelUnavailable',
+        l10n.t("The model {0} is in the catalog but not available to this key. An administrator must confirm the grant for the key's group; until then pick another {1}.", exact.id, kindModel(kind)),
+      );
     }
     if (exact.kind !== kind) {
-      throw new GatewayError('badRequest', `${exact.id} is a ${KIND_WORDS[exact.kind]} model, not a ${KIND_WORDS[kind]} model.${suggestionText(wanted, models, kind)}`);
+      throw new GatewayError('badRequest', l10n.t('{0} is a {1}, not a {2}.{3}', exact.id, kindModel(exact.kind), kindModel(kind), suggestionText(wanted, models, kind)));
     }
     return exact;
   }
   const caseOnly = models.find((m) => m.id.toLowerCase() === wanted.toLowerCase());
-  const hint = caseOnly ? ` Model ids are case-sensitive: did you mean ${caseOnly.id}?` : suggestionText(wanted, models, kind);
+  const hint = caseOnly ? l10n.t(' Model ids are case-sensitive: did you mean {0}?', caseOnly.id) : suggestionText(wanted, models, kind);
   throw new GatewayError(
     'badRequest',
-    `"${wanted}" is not a model id listed for this key. The gateway accepts only the exact id as listed, never an abbreviated form.${hint || ` No ${KIND_WORDS[kind]} model is available to this key; refresh the models or check the key.`}`,
+    l10n.t(
+      '"{0}" is not a model id listed for this key. The gateway accepts only the exact id as listed, never an abbreviated form.{1}',
+      wanted,
+      hint || l10n.t(' No {0} is available to this key; refresh the models or check the key.', kindModel(kind)),
+    ),
   );
 }
 
@@ -37,7 +47,12 @@ export function requireOuterModel(id: string, models: readonly ModelInfo[]): Mod
   if (exact && exact.kind === 'image') {
     throw new GatewayError(
       'badRequest',
-      `${exact.id} is an image model and cannot be the outer model of a Responses request: the outer model must be a language model, and the image model goes in the image_generation tool (tools: [{type: image_generation, action: generate, model: ${exact.id}}]). Choose a chat model as the outer model.${suggestionText('', models, 'chat', responsesCapable)}`,
+      l10n.t(
+        '{0} is an image model and cannot be the outer model of a Responses request: the outer model must be a language model, and the image model goes in the image_generation tool ({1}). Choose a chat model as the outer model.{2}',
+        exact.id,
+        `tools: [{type: image_generation, action: generate, model: ${exact.id}}]`,
+        suggestionText('', models, 'chat', responsesCapable),
+      ),
     );
   }
   const model = requireListedModel(id, models, 'chat');
@@ -45,7 +60,14 @@ export function requireOuterModel(id: string, models: readonly ModelInfo[]): Mod
     const capable = models.filter((m) => m.kind === 'chat' && m.available && responsesCapable(m) && m.protocolSource !== 'fallback');
     throw new GatewayError(
       'badRequest',
-      `${model.id} does not speak the Responses protocol (it speaks ${model.protocols.join(', ') || 'no known protocol'}), so it cannot carry the image tool.${capable.length ? ` Models that do: ${capable.slice(0, 5).map((m) => m.id).join(', ')}.` : ''}`,
+      l10n.t(
+        '{0} does not speak the Responses protocol (it speaks {1}), so it cannot carry the image tool.{2}',
+        model.id,
+        model.protocols.join(', ') || l10n.t('no known protocol'),
+        capable.length
+          ? l10n.t(' Models that do: {0}.', capable.slice(0, 5).map((m) => m.id).join(', '))
+          : '',
+      ),
     );
   }
   return model;
@@ -58,7 +80,7 @@ function responsesCapable(m: ModelInfo): boolean {
 
 function suggestionText(wanted: string, models: readonly ModelInfo[], kind: ModelKind, filter: (m: ModelInfo) => boolean = () => true): string {
   const found = suggestModels(wanted, models.filter((m) => m.kind === kind && m.available && filter(m)));
-  return found.length ? ` Did you mean ${found.map((m) => m.id).join(', ')}?` : '';
+  return found.length ? l10n.t(' Did you mean {0}?', found.map((m) => m.id).join(', ')) : '';
 }
 
 /** Up to three ids closest to `wanted`: containing it, sharing its start, or within a small edit distance. */

@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { errorFromResponse, errorInOkBody } from '../errorBody';
 import { GatewayError, isGatewayError } from '../errors';
@@ -7,6 +8,7 @@ import { parseJsonText, parseWith } from '../validate';
 import { ERROR_STATUSES, redactUrl } from './images';
 import { streamToFileUnique } from '../atomicFile';
 import { checkMp4File, describeBytes } from './mediaFiles';
+import { formatDuration, formatNumber } from '../../shared/format';
 
 /** `data.status` of a task query, in new-api's task envelope (upper case). */
 export const REMOTE_STATUSES = ['NOT_START', 'SUBMITTED', 'QUEUED', 'IN_PROGRESS', 'SUCCESS', 'FAILURE', 'UNKNOWN'] as const;
@@ -80,14 +82,14 @@ export function isWanType(id: string): boolean {
 const SIZE_PATTERN = /^(\d{2,5})\*(\d{2,5})$/;
 
 export function validateVideoParams(p: VideoParams): VideoParams {
-  if (!p.prompt.trim()) throw new GatewayError('badRequest', 'Describe the video to generate: the prompt is empty.');
+  if (!p.prompt.trim()) throw new GatewayError('badRequest', l10n.t('Describe the video to generate: the prompt is empty.'));
   const size = p.size.trim();
   if (!SIZE_PATTERN.test(size)) {
-    const hint = /^\d+\s*[xX×]\s*\d+$/.test(size) ? ` Video sizes use an asterisk: ${size.replace(/\s*[xX×]\s*/, '*')}.` : '';
-    throw new GatewayError('badRequest', `The video size "${p.size}" is not of the form <width>*<height> (asterisk), e.g. ${VERIFIED_WAN.size}.${hint}`);
+    const hint = /^\d+\s*[xX×]\s*\d+$/.test(size) ? l10n.t(' Video sizes use an asterisk: {0}.', size.replace(/\s*[xX×]\s*/, '*')) : '';
+    throw new GatewayError('badRequest', l10n.t('The video size "{0}" is not of the form <width>*<height> (asterisk), e.g. {1}.{2}', p.size, VERIFIED_WAN.size, hint));
   }
   if (!Number.isInteger(p.duration) || p.duration < 1 || p.duration > 600) {
-    throw new GatewayError('badRequest', `The video duration must be a whole number of seconds from 1 to 600; ${p.duration} was given.`);
+    throw new GatewayError('badRequest', l10n.t('The video duration must be a whole number of seconds from 1 to 600; {0} was given.', p.duration));
   }
   return { ...p, size };
 }
@@ -124,27 +126,29 @@ export async function submitVideo(http: HttpClient, params: VideoParams, signal?
   } catch (err) {
     throw explainSubmitError(err, p);
   }
-  const body = parseWith(submitSchema, parseJsonText(text, 'The video submit answer'), 'The video submit answer');
+  const body = parseWith(submitSchema, parseJsonText(text, l10n.t('The video submit answer')), l10n.t('The video submit answer'));
   const inner = body.data && typeof body.data === 'object' ? (body.data as Record<string, unknown>) : {};
   const id = [body.id, body.task_id, inner.task_id, inner.id].find((v) => (typeof v === 'string' && v) || typeof v === 'number');
   if (id === undefined) {
     if (body.code !== undefined && body.code !== null && body.code !== 'success') {
       throw explainSubmitError(errorFromResponse({ status: 400, body: text, requestIdHeader: requestId, model: p.model }), p);
     }
-    throw new GatewayError('protocol', `The gateway accepted the video request but sent no task id: ${text.slice(0, 200)}`, { requestId });
+    throw new GatewayError('protocol', l10n.t('The gateway accepted the video request but sent no task id: {0}', text.slice(0, 200)), { requestId });
   }
   return String(id);
 }
 
 function explainSubmitError(err: unknown, p: VideoParams): unknown {
   if (!isGatewayError(err) || err.kind !== 'badRequest') return err;
-  const said = err.detail ? ` The gateway said: ${err.detail}` : '';
+  const said = err.detail ? l10n.t(' The gateway said: {0}', err.detail) : '';
   const sizeWords = /size|resolution|分辨率|尺寸/i.test(err.detail ?? '') || err.code === 'invalid_size';
   const lead = sizeWords
-    ? `The model ${p.model} does not accept the size ${p.size}.`
-    : `The model ${p.model} refused the video request (size ${p.size}, ${p.duration} s).`;
-  const advice = ` Nothing was retried with other parameters: choose a size and duration this model supports${isWanType(p.model) ? ` (verified for the Wan-type model: ${VERIFIED_WAN.size}, ${VERIFIED_WAN.duration} s)` : ''} and submit again.`;
-  return new GatewayError('badRequest', `${lead}${said.endsWith('.') || !said ? said : `${said}.`}${advice}`, { status: err.status, code: err.code, requestId: err.requestId, detail: err.detail, cause: err });
+    ? l10n.t('The model {0} does not accept the size {1}.', p.model, p.size)
+    : l10n.t('The model {0} refused the video request (size {1}, {2}).', p.model, p.size, formatDuration(p.duration * 1000));
+  const advice = isWanType(p.model)
+    ? l10n.t(' Nothing was retried with other parameters: choose a size and duration this model supports (verified for the Wan-type model: {0}, {1}) and submit again.', VERIFIED_WAN.size, formatDuration(VERIFIED_WAN.duration * 1000))
+    : l10n.t(' Nothing was retried with other parameters: choose a size and duration this model supports and submit again.');
+  return new GatewayError('badRequest', `${lead}${said.endsWith('.') || said.endsWith('。') || !said ? said : `${said}.`}${advice}`, { status: err.status, code: err.code, requestId: err.requestId, detail: err.detail, cause: err });
 }
 
 const strish = z.optional(z.nullable(z.union([z.string(), z.number()])));
@@ -215,7 +219,7 @@ async function queryOn(http: HttpClient, taskId: string, route: VideoQueryRoute,
   const url = route === 'videos' ? http.endpoints.videoObject(taskId) : http.endpoints.videoTask(taskId);
   const response = await http.send({ method: 'GET', url, headers: { accept: 'application/json' }, signal });
   const text = await response.text();
-  const status = parseVideoStatus(parseJsonText(text, 'The video task answer'), text, response.requestId);
+  const status = parseVideoStatus(parseJsonText(text, l10n.t('The video task answer')), text, response.requestId);
   // A finished task with no link: the gateway serves the video itself, to the key's owner.
   const videoUrl = status.videoUrl ?? (status.status === 'SUCCESS' && status.servedByGateway ? http.endpoints.videoContent(taskId) : undefined);
   return { ...status, ...(videoUrl ? { videoUrl } : {}), ...(route === 'videos' ? { route } : {}) };
@@ -232,11 +236,11 @@ export function parseVideoStatus(json: unknown, text = JSON.stringify(json), req
   const okError = errorInOkBody(json, { body: text, requestIdHeader: requestId });
   if (okError) throw okError;
   if (isVideoObject(json)) return parseVideoObject(json);
-  const body = parseWith(queryEnvelope, json, 'The video task answer');
+  const body = parseWith(queryEnvelope, json, l10n.t('The video task answer'));
   const code = body.code === undefined || body.code === null ? undefined : String(body.code);
   if (!body.data) {
     if (code && code !== 'success') throw errorFromResponse({ status: 400, body: text, requestIdHeader: requestId });
-    throw new GatewayError('protocol', `The video task answer has no "data": ${text.slice(0, 200)}`, { requestId });
+    throw new GatewayError('protocol', l10n.t('The video task answer has no "data": {0}', text.slice(0, 200)), { requestId });
   }
   const d = body.data;
   const upstream = z.safeParse(upstreamSchema, d.data);
@@ -265,7 +269,7 @@ function isVideoObject(json: unknown): boolean {
 }
 
 function parseVideoObject(json: unknown): VideoStatus {
-  const v = parseWith(videoObjectSchema, json, 'The video object');
+  const v = parseWith(videoObjectSchema, json, l10n.t('The video object'));
   const rawStatus = v.status === undefined || v.status === null ? '' : String(v.status);
   const status = normaliseStatus(rawStatus);
   const progress = parseProgress(v.progress);
@@ -372,9 +376,9 @@ export async function downloadVideo(http: HttpClient, url: string, opts: Downloa
   try {
     parsed = new URL(url);
   } catch {
-    throw new GatewayError('protocol', `The video link is not a valid address: "${url.slice(0, 120)}".`);
+    throw new GatewayError('protocol', l10n.t('The video link is not a valid address: "{0}".', url.slice(0, 120)));
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new GatewayError('protocol', `The video link uses "${parsed.protocol}", which is not downloaded.`);
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new GatewayError('protocol', l10n.t('The video link uses "{0}", which is not downloaded.', parsed.protocol));
   const gatewayRoute = parsed.origin === http.endpoints.origin && (parsed.pathname.startsWith('/v1/') || url.startsWith(`${http.endpoints.base}/v1/`));
   const response = await http.send({ method: 'GET', url, anonymous: !gatewayRoute, signal: opts.signal, acceptStatus: ERROR_STATUSES, headers: { accept: 'video/mp4,video/*;q=0.9,*/*;q=0.5' } });
   if (response.status >= 400) {
@@ -383,7 +387,14 @@ export async function downloadVideo(http: HttpClient, url: string, opts: Downloa
     const expired = response.status === 403 || response.status === 404 || response.status === 410 || /expire/i.test(head.toString('utf8'));
     throw new GatewayError(
       response.status >= 500 ? 'server' : 'badRequest',
-      `The video could not be downloaded: ${parsed.host} answered HTTP ${response.status} with ${describeBytes(head)}.${expired ? ' The result link has most likely expired (it is valid only for a limited time).' : ''} The task itself finished; it was not resubmitted.`,
+      expired
+        ? l10n.t(
+            'The video could not be downloaded: {0} answered HTTP {1} with {2}. The result link has most likely expired (it is valid only for a limited time). The task itself finished; it was not resubmitted.',
+            parsed.host,
+            response.status,
+            describeBytes(head),
+          )
+        : l10n.t('The video could not be downloaded: {0} answered HTTP {1} with {2}. The task itself finished; it was not resubmitted.', parsed.host, response.status, describeBytes(head)),
       { status: response.status },
     );
   }
@@ -395,9 +406,9 @@ export async function downloadVideo(http: HttpClient, url: string, opts: Downloa
     response.chunks(),
     async (tmp) => {
       const check = await checkMp4File(tmp);
-      if (!check.ok) throw new GatewayError('protocol', `The downloaded video from ${redactUrl(url)} is not playable: ${check.reason}. It was not kept.`);
+      if (!check.ok) throw new GatewayError('protocol', l10n.t('The downloaded video from {0} is not playable: {1}. It was not kept.', redactUrl(url), check.reason ?? ''));
       if (total !== undefined && check.size !== total) {
-        throw new GatewayError('protocol', `The downloaded video is incomplete: ${check.size} of ${total} bytes arrived. It was not kept.`);
+        throw new GatewayError('protocol', l10n.t('The downloaded video is incomplete: {0} of {1} bytes arrived. It was not kept.', formatNumber(check.size), formatNumber(total)));
       }
     },
     (received) => opts.onBytes?.(received, total),

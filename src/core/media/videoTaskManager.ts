@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { GatewayError, isGatewayError } from '../errors';
 import type { HttpClient } from '../http';
@@ -135,7 +136,7 @@ export class VideoTaskManager {
   resume(id: string): VideoTask {
     const task = this.require(id);
     const next = T.resumed(task, this.now());
-    if (next === task) throw new GatewayError('badRequest', `The task ${task.taskId ?? task.localId} is ${T.describeTask(task)}; there is nothing to resume.`);
+    if (next === task) throw new GatewayError('badRequest', l10n.t('The task {0} is {1}; there is nothing to resume.', task.taskId ?? task.localId, T.describeTask(task)));
     this.set(next);
     this.schedule(next);
     return next;
@@ -165,11 +166,11 @@ export class VideoTaskManager {
       };
       const check = () => {
         const task = this.find(id);
-        if (!task) finish(() => reject(new GatewayError('badRequest', `There is no video task ${id} (it may have been forgotten).`)));
+        if (!task) finish(() => reject(new GatewayError('badRequest', l10n.t('There is no video task {0} (it may have been forgotten).', id))));
         else if (T.isFinal(task) || task.phase === 'stopped') finish(() => resolve(task));
       };
       const onClose = (err: GatewayError) => finish(() => reject(err));
-      const onAbort = () => finish(() => reject(new GatewayError('cancelled', 'Stopped waiting for the video task; it carries on.')));
+      const onAbort = () => finish(() => reject(new GatewayError('cancelled', l10n.t('Stopped waiting for the video task; it carries on.'))));
       const sub = this.onDidChange(check);
       this.waiters.add(onClose);
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -298,7 +299,7 @@ export class VideoTaskManager {
 
   private require(id: string): VideoTask {
     const task = this.find(id);
-    if (!task) throw new GatewayError('badRequest', `There is no video task ${id}.`);
+    if (!task) throw new GatewayError('badRequest', l10n.t('There is no video task {0}.', id));
     return task;
   }
 
@@ -340,7 +341,7 @@ export class VideoTaskManager {
 }
 
 function closedError(): GatewayError {
-  return new GatewayError('cancelled', 'The video task list was closed (the window is reloading or the tasks were reloaded); the tasks carry on from storage.');
+  return new GatewayError('cancelled', l10n.t('The video task list was closed (the window is reloading or the tasks were reloaded); the tasks carry on from storage.'));
 }
 
 function asGatewayError(err: unknown): GatewayError {

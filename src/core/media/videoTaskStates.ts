@@ -1,5 +1,7 @@
+import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import type { GatewayError } from '../errors';
+import { formatNumber } from '../../shared/format';
 import { TASK_PHASES, taskIdentityShape } from '../../shared/mediaProtocol';
 import { REMOTE_STATUSES, type VideoParams, type VideoStatus } from './video';
 
@@ -108,14 +110,14 @@ export function observed(task: VideoTask, s: VideoStatus, now: number, policy: P
   };
   if (s.status === 'SUCCESS') {
     if (!s.videoUrl) {
-      return fail(base, 'task', { kind: 'protocol', message: 'The gateway reports the task as SUCCESS but sent no video link (data.data.output.video_url, data.result_url, data.url or metadata.url).' }, now);
+      return fail(base, 'task', { kind: 'protocol', message: l10n.t('The gateway reports the task as SUCCESS but sent no video link (data.data.output.video_url, data.result_url, data.url or metadata.url).') }, now);
     }
     const { nextPollAt: _drop, ...rest } = base;
     return { ...rest, phase: 'downloading', progress: 100, videoUrl: s.videoUrl };
   }
   if (s.status === 'FAILURE') {
-    const reason = s.failReason ? `The gateway reports the task as failed: ${s.failReason}` : 'The gateway reports the task as failed without a reason.';
-    return fail(base, 'task', { kind: 'server', message: `${reason} It was not resubmitted; change the prompt or parameters and submit again if you want another try.` }, now);
+    const reason = s.failReason ? l10n.t('The gateway reports the task as failed: {0}', s.failReason) : l10n.t('The gateway reports the task as failed without a reason.');
+    return fail(base, 'task', { kind: 'server', message: l10n.t('{0} It was not resubmitted; change the prompt or parameters and submit again if you want another try.', reason) }, now);
   }
   if (policy.maxPollMs > 0 && now - (task.pollStartedAt ?? task.createdAt) >= policy.maxPollMs) {
     return stop(base, 'limit', now);
@@ -131,7 +133,7 @@ export function observed(task: VideoTask, s: VideoStatus, now: number, policy: P
 export function pollFailed(task: VideoTask, error: Pick<GatewayError, 'kind' | 'message' | 'code' | 'requestId'>, now: number, policy: PollPolicy): VideoTask {
   if (task.phase !== 'running') return task;
   if (error.code === 'task_not_exist') {
-    return fail(task, 'poll', { kind: error.kind, message: `The gateway does not know the task ${task.taskId ?? ''}: ${error.message}`, requestId: error.requestId }, now);
+    return fail(task, 'poll', { kind: error.kind, message: l10n.t('The gateway does not know the task {0}: {1}', task.taskId ?? '', error.message), requestId: error.requestId }, now);
   }
   const errorsInRow = task.errorsInRow + 1;
   const base: VideoTask = { ...task, errorsInRow, updatedAt: now, error: { kind: error.kind, message: error.message, stage: 'poll', ...(error.requestId ? { requestId: error.requestId } : {}) } };
@@ -176,7 +178,12 @@ export function resumed(task: VideoTask, now: number): VideoTask {
 export function restored(task: VideoTask, now: number): VideoTask {
   switch (task.phase) {
     case 'submitting':
-      return fail(task, 'submit', { kind: 'cancelled', message: 'VS Code closed while this task was being submitted, so whether the gateway accepted it is unknown. It was not submitted again; check the console, or resubmit it yourself.' }, now);
+      return fail(
+        task,
+        'submit',
+        { kind: 'cancelled', message: l10n.t('VS Code closed while this task was being submitted, so whether the gateway accepted it is unknown. It was not submitted again; check the console, or resubmit it yourself.') },
+        now,
+      );
     case 'running':
       return { ...task, nextPollAt: Math.min(task.nextPollAt ?? now, now) };
     default:
@@ -214,16 +221,20 @@ function fail(task: VideoTask, stage: FailureStage, error: { kind: string; messa
 export function describeTask(task: VideoTask): string {
   switch (task.phase) {
     case 'submitting':
-      return 'submitting';
+      return l10n.t('submitting');
     case 'running':
-      return `${task.remoteStatus ?? 'NOT_START'}${task.progress !== undefined ? ` ${Math.round(task.progress)}%` : ''}`;
+      return `${task.remoteStatus ?? 'NOT_START'}${task.progress !== undefined ? ` ${formatNumber(Math.round(task.progress))}%` : ''}`;
     case 'downloading':
-      return 'downloading';
+      return l10n.t('downloading');
     case 'succeeded':
-      return 'succeeded';
+      return l10n.t('succeeded');
     case 'failed':
-      return `failed (${task.error?.stage ?? 'task'})`;
+      return l10n.t('failed ({0})', stageName(task.error?.stage ?? 'task'));
     case 'stopped':
-      return `polling stopped (${task.stoppedBy === 'limit' ? 'time limit' : task.stoppedBy === 'errors' ? 'errors' : 'by you'})`;
+      return task.stoppedBy === 'limit' ? l10n.t('polling stopped (time limit)') : task.stoppedBy === 'errors' ? l10n.t('polling stopped (errors)') : l10n.t('polling stopped (by you)');
   }
+}
+
+function stageName(stage: FailureStage): string {
+  return { submit: l10n.t('submit'), poll: l10n.t('poll'), task: l10n.t('task'), download: l10n.t('download'), check: l10n.t('check') }[stage];
 }

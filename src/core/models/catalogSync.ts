@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod/mini';
@@ -74,7 +75,7 @@ export async function syncCatalog(http: HttpClient, url: string, store: CatalogS
 }
 
 function stateFrom(cache: CatalogCache, source: CatalogState['source']): CatalogState {
-  const parsed = parseCatalog(parseJsonText(cache.body, 'The model catalog'));
+  const parsed = parseCatalog(parseJsonText(cache.body, l10n.t('The model catalog')));
   return { url: cache.url, format: parsed.format, entries: parsed.entries, fetchedAt: cache.fetchedAt, checkedAt: cache.checkedAt, source };
 }
 
@@ -98,7 +99,7 @@ export class FileCatalogStore implements CatalogStore {
     } catch {
       return undefined;
     }
-    return parseWith(cacheSchema, parseJsonText(text, 'The cached catalog'), 'The cached catalog');
+    return parseWith(cacheSchema, parseJsonText(text, l10n.t('The cached catalog')), l10n.t('The cached catalog'));
   }
 
   async save(cache: CatalogCache): Promise<void> {

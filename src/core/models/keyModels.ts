@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import type { HttpClient } from '../http';
 import type { KeyModel } from './types';
@@ -17,7 +18,7 @@ const openAiList = z.looseObject({
  * Idempotent, so transient failures are retried by the client.
  */
 export async function fetchKeyModels(http: HttpClient, signal?: AbortSignal): Promise<KeyModel[]> {
-  const body = await http.sendJson({ method: 'GET', url: http.endpoints.models, signal }, openAiList, "The gateway's model list");
+  const body = await http.sendJson({ method: 'GET', url: http.endpoints.models, signal }, openAiList, l10n.t("The gateway's model list"));
   return body.data.map((m) => ({
     id: m.id,
     ownedBy: m.owned_by ?? undefined,

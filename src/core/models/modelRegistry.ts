@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import { GatewayError, isGatewayError } from '../errors';
 import type { HttpClient } from '../http';
 import { syncCatalog, type CatalogState, type CatalogStore } from './catalogSync';
@@ -89,7 +90,7 @@ export class ModelRegistry {
     const url = this.deps.catalogUrl();
     const [keyResult, catalogResult] = await Promise.allSettled([
       this.deps.hasKey().then((has) => {
-        if (!has) throw new GatewayError('auth', 'No API key is set. Run "Model Gateway: Set API Key" to see the models this key may use.');
+        if (!has) throw new GatewayError('auth', l10n.t('No API key is set. Run "Model Gateway: Set API Key" to see the models this key may use.'));
         return fetchKeyModels(http, signal);
       }),
       url ? syncCatalog(http, url, this.deps.store, signal) : Promise.resolve(undefined),

@@ -1,4 +1,5 @@
 import { promises as fs } from 'node:fs';
+import * as l10n from '@vscode/l10n';
 import * as path from 'node:path';
 import * as z from 'zod/mini';
 import { GatewayError } from '../errors';
@@ -45,13 +46,13 @@ export async function parsePdf(http: HttpClient, file: string, signal?: AbortSig
       timeout: 'long',
     },
     parseAnswer,
-    "The first provider's parse result",
+    l10n.t("The first provider's parse result"),
   );
   if (answer.status === 'failed') {
-    throw new GatewayError('badRequest', `The first provider could not parse ${path.basename(file)}: ${answer.message ?? 'no reason given'}.`);
+    throw new GatewayError('badRequest', l10n.t('The first provider could not parse {0}: {1}.', path.basename(file), answer.message ?? l10n.t('no reason given')));
   }
   if (answer.status !== 'succeeded') {
-    throw new GatewayError('protocol', `The synchronous parser answered with status "${answer.status}" instead of a result.`);
+    throw new GatewayError('protocol', l10n.t('The synchronous parser answered with status "{0}" instead of a result.', String(answer.status)));
   }
   const content = answer.content ?? '';
   return { content, empty: content.trim() === '', ...(answer.task_id ? { taskId: answer.task_id } : {}) };
@@ -61,7 +62,14 @@ export function refuseOverLimit(total: number, fileBytes: number, name: string):
   if (total > UPLOAD_LIMIT_BYTES) {
     throw new GatewayError(
       'tooLarge',
-      `${name} is too large to send: the request would be ${formatBytes(total)} (${formatNumber(total)} bytes: ${formatBytes(fileBytes)} of file plus the form), and the limit is 20 MiB (${formatNumber(UPLOAD_LIMIT_BYTES)} bytes) per request. Nothing was uploaded or charged.`,
+      l10n.t(
+        '{0} is too large to send: the request would be {1} ({2} bytes: {3} of file plus the form), and the limit is 20 MiB ({4} bytes) per request. Nothing was uploaded or charged.',
+        name,
+        formatBytes(total),
+        formatNumber(total),
+        formatBytes(fileBytes),
+        formatNumber(UPLOAD_LIMIT_BYTES),
+      ),
     );
   }
 }
@@ -83,10 +91,17 @@ const OCR_TYPES: Record<string, string> = { '.pdf': 'application/pdf', '.png': '
 export async function checkOcrFile(file: string): Promise<string> {
   const ext = path.extname(file).toLowerCase();
   const type = OCR_TYPES[ext];
-  if (!type) throw new GatewayError('badRequest', `OCR takes PDF, PNG or JPEG files, not "${ext || 'no extension'}".`);
+  if (!type) throw new GatewayError('badRequest', ext ? l10n.t('OCR takes PDF, PNG or JPEG files, not "{0}".', ext) : l10n.t('OCR takes PDF, PNG or JPEG files, not a file without an extension.'));
   const size = (await fs.stat(file)).size;
   const limit = type === 'application/pdf' ? OCR_PDF_LIMIT : OCR_IMAGE_LIMIT;
-  if (size > limit) throw new GatewayError('tooLarge', `${path.basename(file)} is ${formatBytes(size)}; OCR takes ${type === 'application/pdf' ? 'PDFs up to 50 MB' : 'images up to 10 MB'}. Nothing was sent.`);
+  if (size > limit) {
+    throw new GatewayError(
+      'tooLarge',
+      type === 'application/pdf'
+        ? l10n.t('{0} is {1}; OCR takes PDFs up to 50 MB. Nothing was sent.', path.basename(file), formatBytes(size))
+        : l10n.t('{0} is {1}; OCR takes images up to 10 MB. Nothing was sent.', path.basename(file), formatBytes(size)),
+    );
+  }
   return type;
 }
 
@@ -98,7 +113,7 @@ export async function ocrFile(http: HttpClient, file: string, signal?: AbortSign
   const answer = await http.sendJson(
     { method: 'POST', url: http.endpoints.glm('layout_parsing'), json: { model: 'glm-ocr', file: data }, signal, route: 'glm', timeout: 'long' },
     ocrAnswer,
-    "The first provider's OCR result",
+    l10n.t("The first provider's OCR result"),
   );
   return { markdown: answer.md_results ?? '', ...(answer.data_info?.num_pages !== undefined ? { pages: answer.data_info.num_pages } : {}) };
 }
@@ -117,8 +132,10 @@ export interface GlmSearchOptions {
 
 export async function webSearch(http: HttpClient, query: string, options: GlmSearchOptions, signal?: AbortSignal): Promise<SearchResult[]> {
   const q = query.trim();
-  if (!q) throw new GatewayError('badRequest', 'Type something to search for.');
-  if (q.length > SEARCH_QUERY_MAX) throw new GatewayError('badRequest', `The first provider's search takes at most ${SEARCH_QUERY_MAX} characters; this query has ${q.length}. Shorten it.`);
+  if (!q) throw new GatewayError('badRequest', l10n.t('Type something to search for.'));
+  if (q.length > SEARCH_QUERY_MAX) {
+    throw new GatewayError('badRequest', l10n.t("The first provider's search takes at most {0} characters; this query has {1}. Shorten it.", formatNumber(SEARCH_QUERY_MAX), formatNumber(q.length)));
+  }
   const answer = await http.sendJson(
     {
       method: 'POST',
@@ -128,7 +145,7 @@ export async function webSearch(http: HttpClient, query: string, options: GlmSea
       route: 'glm',
     },
     searchAnswer,
-    "The first provider's search results",
+    l10n.t("The first provider's search results"),
   );
   return (answer.search_result ?? []).map((r) => ({
     title: r.title || r.link || 'Untitled',
@@ -154,7 +171,7 @@ export async function readPage(http: HttpClient, url: string, signal?: AbortSign
   const answer = await http.sendJson(
     { method: 'POST', url: http.endpoints.glm('reader'), json: { url: target, return_format: 'markdown' }, signal, route: 'glm', timeout: 'long' },
     readerAnswer,
-    "The first provider's page reader",
+    l10n.t("The first provider's page reader"),
   );
   const r = answer.reader_result;
   return { url: r.url ?? target, ...(r.title ? { title: r.title } : {}), markdown: r.content ?? '' };
@@ -165,8 +182,8 @@ export function checkPublicUrl(url: string): string {
   try {
     parsed = new URL(url.trim());
   } catch {
-    throw new GatewayError('badRequest', `"${url}" is not a web address. Enter a full address such as https://example.com/page.`);
+    throw new GatewayError('badRequest', l10n.t('"{0}" is not a web address. Enter a full address such as https://example.com/page.', url));
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new GatewayError('badRequest', 'Only http and https pages can be read.');
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new GatewayError('badRequest', l10n.t('Only http and https pages can be read.'));
   return parsed.toString();
 }

@@ -1,4 +1,5 @@
 import { promises as fs } from 'node:fs';
+import * as l10n from '@vscode/l10n';
 import * as path from 'node:path';
 import * as z from 'zod/mini';
 import { GatewayError } from '../errors';
@@ -25,6 +26,9 @@ const IMAGE_SIGNATURES: Array<[string, number[]]> = [
   ['BMP', [0x42, 0x4d]],
 ];
 
+/** The code of the refusal of an image for extraction. */
+export const IMAGE_REFUSED = 'image_not_extractable';
+
 /** Images are not file-extract documents: say where image understanding lives instead. */
 async function refuseImages(file: string): Promise<void> {
   const handle = await fs.open(file, 'r');
@@ -33,7 +37,14 @@ async function refuseImages(file: string): Promise<void> {
     await handle.read(head, 0, 12, 0);
     const image = IMAGE_SIGNATURES.find(([, sig]) => sig.every((b, i) => head[i] === b));
     if (image || /\.(png|jpe?g|gif|webp|bmp)$/i.test(file)) {
-      throw new GatewayError('badRequest', `${path.basename(file)} is an image (${image?.[0] ?? 'by its extension'}). Images are not file-extract documents: attach the image to a chat message with a model that takes image input ("Ask about this image") instead.`);
+      // The code lets the extract command offer "Ask About This Image" whatever the display language.
+      throw new GatewayError(
+        'badRequest',
+        image
+          ? l10n.t('{0} is an image ({1}). Images are not file-extract documents: attach the image to a chat message with a model that takes image input ("Ask about this image") instead.', path.basename(file), image[0])
+          : l10n.t('{0} is an image (by its extension). Images are not file-extract documents: attach the image to a chat message with a model that takes image input ("Ask about this image") instead.', path.basename(file)),
+        { code: IMAGE_REFUSED },
+      );
     }
   } finally {
     await handle.close();
@@ -46,7 +57,7 @@ export async function extractForm(file: string): Promise<MultipartBody> {
   await refuseImages(file);
   const form = await multipartFromFile({ purpose: 'file-extract' }, { name: 'file', path: file });
   refuseOverLimit(form.length, form.fileBytes, path.basename(file));
-  if (form.fileBytes === 0) throw new GatewayError('badRequest', `${path.basename(file)} is empty; there is nothing to extract.`);
+  if (form.fileBytes === 0) throw new GatewayError('badRequest', l10n.t('{0} is empty; there is nothing to extract.', path.basename(file)));
   return form;
 }
 
@@ -55,9 +66,9 @@ export async function uploadForExtract(http: HttpClient, file: string, signal?: 
   const answer = await http.sendJson(
     { method: 'POST', url: http.endpoints.kimi('files'), body: form.stream(), headers: { 'content-type': form.contentType, 'content-length': String(form.length) }, signal, route: 'kimi', timeout: 'long' },
     fileObject,
-    "The second provider's file record",
+    l10n.t("The second provider's file record"),
   );
-  if (answer.status === 'error') throw new GatewayError('badRequest', `The second provider could not extract ${path.basename(file)}: ${answer.status_details || 'no reason given'}.`);
+  if (answer.status === 'error') throw new GatewayError('badRequest', l10n.t('The second provider could not extract {0}: {1}.', path.basename(file), answer.status_details || l10n.t('no reason given')));
   return { id: answer.id, filename: answer.filename ?? path.basename(file), ...(answer.bytes !== undefined ? { bytes: answer.bytes } : {}), createdAt: (answer.created_at ?? Math.floor(Date.now() / 1000)) * 1000 };
 }
 
@@ -86,7 +97,7 @@ export async function kimiSearch(http: HttpClient, query: string, limit: number,
   const answer = await http.sendJson(
     { method: 'POST', url: http.endpoints.kimi(pro ? 'tools/search_pro' : 'tools/search'), json: { text_query: query.trim(), limit: Math.min(20, Math.max(1, Math.round(limit))) }, signal, route: 'kimi' },
     searchAnswer,
-    "The second provider's search results",
+    l10n.t("The second provider's search results"),
   );
   return (answer.search_results ?? []).map((r) => ({ title: r.title || r.url || 'Untitled', url: r.url ?? '', ...(r.site_name ? { site: r.site_name } : {}), ...(r.date ? { date: r.date } : {}), snippet: r.snippet ?? '' }));
 }

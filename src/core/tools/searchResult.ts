@@ -1,3 +1,6 @@
+import * as l10n from '@vscode/l10n';
+import { formatDate, formatNumber } from '../../shared/format';
+
 /** One web search result, the same for both providers. */
 export interface SearchResult {
   title: string;
@@ -15,7 +18,7 @@ export function citation(r: SearchResult): string {
 
 /** All results as one Markdown document. */
 export function resultsMarkdown(query: string, provider: string, results: SearchResult[]): string {
-  const lines = [`# Search: ${query}`, '', `_${results.length} results from ${provider}, ${new Date().toISOString().slice(0, 10)}_`, ''];
+  const lines = [`# ${l10n.t('Search: {0}', query)}`, '', `_${l10n.t('{0} results from {1}, {2}', formatNumber(results.length), provider, formatDate(Date.now()))}_`, ''];
   results.forEach((r, i) => {
     lines.push(`## ${i + 1}. [${r.title.replace(/[[\]]/g, '')}](${r.url})`, '');
     const meta = [r.site, r.date].filter(Boolean).join(' · ');

@@ -23,7 +23,7 @@ import { inStep, type ViewLink } from './snapshot';
 import { protocolSwitchHandler } from '../protocolSwitch';
 import { streamAnswer } from './streaming';
 
-export const BUSY_HERE = 'An answer is still being written in this conversation. Stop it first or wait for it to finish.';
+export const busyHere = (): string => vscode.l10n.t('An answer is still being written in this conversation. Stop it first or wait for it to finish.');
 
 /** A send that went through: where it went and what was asked and answered. */
 export interface Sent {
@@ -51,7 +51,7 @@ export class AnswerRunner {
    * Sends a user message into `target` (the conversation shown by default) and streams the answer.
    * The conversation's slot is claimed before anything is awaited (after the one wait for the first
    * load), so of two sends racing into one conversation exactly one runs and the other is refused
-   * with BUSY_HERE.
+   * with busyHere().
    */
   async send(text: string, options: { system?: string } = {}, target?: Shown): Promise<Sent | undefined> {
     const host = this.host;
@@ -59,14 +59,14 @@ export class AnswerRunner {
     if (!text.trim()) return undefined;
     const shown = target ?? host.shown;
     const session = host.sessions.claim(shown.key);
-    if (!session) throw new GatewayError('badRequest', BUSY_HERE);
+    if (!session) throw new GatewayError('badRequest', busyHere());
     try {
       const images = host.tray.items.flatMap((a) => (a.image ? [a.image] : []));
       if (images.length) {
         // Refused before anything is stored or sent; the images stay attached for another model.
         const model = host.models.modelFor(shown.meta);
         const support = model ? imageSupport(model, chatSettings().imageInputModels) : undefined;
-        if (model && !support?.supported) throw new GatewayError('badRequest', support?.reason ?? `${model.id} does not take images.`);
+        if (model && !support?.supported) throw new GatewayError('badRequest', support?.reason ?? vscode.l10n.t('{0} does not take images.', model.id));
       }
       const texts = host.tray.take().filter((a) => !a.image);
       const question: StoredMessage = {
@@ -95,7 +95,7 @@ export class AnswerRunner {
         shown.key = id;
         shown.id = id;
         shown.meta = meta;
-      } else if (shown.meta.title === undefined || shown.meta.title === 'New chat') {
+      } else if (shown.meta.title === undefined || shown.meta.title === 'New chat' || shown.meta.title === vscode.l10n.t('New chat')) {
         const page = await host.store.open(id, { limit: 0 });
         if (page && page.total === 0) await host.models.writeMeta(id, { title: titleFrom(text) });
       }
@@ -119,7 +119,7 @@ export class AnswerRunner {
       const page = await host.store.open(id, { limit: 1 });
       const last = page?.messages.at(-1);
       if (!last || last.id !== messageId || last.role !== 'assistant') {
-        void vscode.window.showWarningMessage('That answer is no longer the last one in its conversation; only the last answer can be retried. Nothing was changed.');
+        void vscode.window.showWarningMessage(vscode.l10n.t('That answer is no longer the last one in its conversation; only the last answer can be retried. Nothing was changed.'));
         await host.sendSnapshot();
         return undefined;
       }
@@ -143,7 +143,7 @@ export class AnswerRunner {
       const messages = page?.messages ?? [];
       const user = messages.at(-1)?.role === 'user' ? messages.at(-1) : messages.at(-2);
       if (!user || user.role !== 'user' || user.id !== messageId) {
-        void vscode.window.showWarningMessage('That message is no longer your last one in its conversation; only the last message can be edited and resent. Nothing was changed.');
+        void vscode.window.showWarningMessage(vscode.l10n.t('That message is no longer your last one in its conversation; only the last message can be edited and resent. Nothing was changed.'));
         await host.sendSnapshot();
         return undefined;
       }
@@ -158,7 +158,7 @@ export class AnswerRunner {
   /** The conversation's slot, or undefined (and the user told) when an answer is already being written there. */
   private claimOrWarn(shown: Shown): AnswerSession | undefined {
     const session = this.host.sessions.claim(shown.key);
-    if (!session) void vscode.window.showWarningMessage(BUSY_HERE);
+    if (!session) void vscode.window.showWarningMessage(busyHere());
     return session;
   }
 

@@ -72,14 +72,14 @@ export async function runAsk(host: AskHost, answers: AnswerRunner, args: AskArgs
       const protocol = args.protocol;
       const model = host.selectedModel();
       if (model && !model.protocols.includes(protocol)) {
-        throw new GatewayError('badRequest', `${model.id} does not speak the ${protocol} protocol; it speaks ${model.protocols.join(', ')}.`);
+        throw new GatewayError('badRequest', vscode.l10n.t('{0} does not speak the {1} protocol; it speaks {2}.', model.id, protocol, model.protocols.join(', ')));
       }
       await host.updateConversation({ protocolOverride: protocol }, true, target);
     }
     if (args.enableSearch !== undefined) await host.updateConversation({ enableSearch: args.enableSearch }, true, target);
     if (args.thinking !== undefined) await host.updateConversation({ thinking: args.thinking }, true, target);
     sent = await answers.send(args.prompt, { system: args.system }, target);
-    if (!sent?.answer) throw new GatewayError('badRequest', 'Nothing was sent: the prompt was empty or no chat model is available.');
+    if (!sent?.answer) throw new GatewayError('badRequest', vscode.l10n.t('Nothing was sent: the prompt was empty or no chat model is available.'));
   } catch (err) {
     // A scripted question that could not go leaves nothing it attached behind.
     if (tray.items.some((a) => !before.has(a.id))) {

@@ -5,6 +5,7 @@ import type { ConversationStore } from '../../core/chat/conversationStore';
 import { MAX_IMAGES_PER_MESSAGE } from '../../core/chat/images';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import type { ModelInfo } from '../../core/models/types';
+import { formatNumber } from '../../shared/format';
 import type { ImageRef } from '../../shared/protocol';
 import type { Services } from '../services';
 import { contextFromEditor, imageAttachment, imageLabel, readImageFile, type PendingAttachment } from './attachments';
@@ -60,7 +61,7 @@ export class AttachmentTray {
    */
   async attachImages(uris: vscode.Uri[], options: { switchModel?: boolean } = {}): Promise<AttachImagesResult> {
     await this.host.ensureLoaded();
-    if (!uris.length) throw new GatewayError('badRequest', 'No image was given.');
+    if (!uris.length) throw new GatewayError('badRequest', vscode.l10n.t('No image was given.'));
     const settings = chatSettings();
     let model = this.host.selectedModel();
     let switchedFrom: string | undefined;
@@ -69,13 +70,13 @@ export class AttachmentTray {
       if (!capable) {
         throw new GatewayError(
           'modelUnavailable',
-          `None of the chat models this key may use takes images, by the model catalog. ${imageSupport(model, settings.imageInputModels).reason}`,
+          vscode.l10n.t('None of the chat models this key may use takes images, by the model catalog. {0}', imageSupport(model, settings.imageInputModels).reason),
         );
       }
       switchedFrom = model.id;
       await this.host.selectModel(capable.id);
       model = capable;
-      void vscode.window.setStatusBarMessage(`Chat model switched to ${capable.id}: ${switchedFrom} does not take images.`, 5000);
+      void vscode.window.setStatusBarMessage(vscode.l10n.t('Chat model switched to {0}: {1} does not take images.', capable.id, switchedFrom), 5000);
     }
     const attached: ImageRef[] = [];
     const refused: GatewayError[] = [];
@@ -101,11 +102,11 @@ export class AttachmentTray {
   async attachFromEditor(what: 'file' | 'selection'): Promise<void> {
     const attachment = contextFromEditor(what, chatSettings().contextMaxChars);
     if (!attachment) {
-      void vscode.window.showInformationMessage(what === 'file' ? 'Open a file in the editor to attach it.' : 'Select some text in the editor to attach it.');
+      void vscode.window.showInformationMessage(what === 'file' ? vscode.l10n.t('Open a file in the editor to attach it.') : vscode.l10n.t('Select some text in the editor to attach it.'));
       return;
     }
     this.items.push(attachment);
-    if (attachment.truncated) void vscode.window.showWarningMessage(`${attachment.label} was cut to ${attachment.chars.toLocaleString()} characters (setting "modelGateway.chat.contextMaxChars").`);
+    if (attachment.truncated) void vscode.window.showWarningMessage(vscode.l10n.t('{0} was cut to {1} characters (setting "modelGateway.chat.contextMaxChars").', attachment.label, formatNumber(attachment.chars)));
     await this.host.sendSnapshot();
   }
 
@@ -114,14 +115,14 @@ export class AttachmentTray {
     const model = this.host.selectedModel();
     const support = model ? imageSupport(model, chatSettings().imageInputModels) : undefined;
     if (model && !support?.supported) {
-      void vscode.window.showWarningMessage(support?.reason ?? `${model.id} does not take images.`);
+      void vscode.window.showWarningMessage(support?.reason ?? vscode.l10n.t('{0} does not take images.', model.id));
       return;
     }
     const picked = await vscode.window.showOpenDialog({
       canSelectMany: true,
-      openLabel: 'Attach',
-      title: 'Attach images to the next chat message',
-      filters: { Images: ['png', 'jpg', 'jpeg', 'gif', 'webp'] },
+      openLabel: vscode.l10n.t('Attach'),
+      title: vscode.l10n.t('Attach images to the next chat message'),
+      filters: { [vscode.l10n.t('Images')]: ['png', 'jpg', 'jpeg', 'gif', 'webp'] },
     });
     if (!picked?.length) return;
     await this.host.imagePolicy.rememberPicked(picked);
@@ -133,7 +134,7 @@ export class AttachmentTray {
     const bytes = Buffer.from(base64, 'base64');
     await this.whenImagesAllowed(async () => {
       const max = chatSettings().imageMaxBytes;
-      await this.addImage(() => imageAttachment(this.host.store.images, bytes, name || 'pasted image', max));
+      await this.addImage(() => imageAttachment(this.host.store.images, bytes, name || vscode.l10n.t('pasted image'), max));
     });
     await this.host.sendSnapshot();
   }
@@ -184,7 +185,7 @@ export class AttachmentTray {
     const model = this.host.selectedModel();
     const support = model ? imageSupport(model, chatSettings().imageInputModels) : undefined;
     if (model && !support?.supported) {
-      void vscode.window.showWarningMessage(support?.reason ?? `${model.id} does not take images.`);
+      void vscode.window.showWarningMessage(support?.reason ?? vscode.l10n.t('{0} does not take images.', model.id));
       return;
     }
     try {
@@ -197,7 +198,7 @@ export class AttachmentTray {
   /** Adds one image attachment (the same image twice is attached once). */
   private async addImage(make: () => Promise<PendingAttachment>): Promise<PendingAttachment> {
     const count = this.items.filter((a) => a.image).length;
-    if (count >= MAX_IMAGES_PER_MESSAGE) throw new GatewayError('badRequest', `A message can carry at most ${MAX_IMAGES_PER_MESSAGE} images.`);
+    if (count >= MAX_IMAGES_PER_MESSAGE) throw new GatewayError('badRequest', vscode.l10n.t('A message can carry at most {0} images.', formatNumber(MAX_IMAGES_PER_MESSAGE)));
     const attachment = await make();
     const same = this.items.find((a) => a.image && a.image.id === attachment.image?.id);
     if (same) return same;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { checkImage, describeImage, type ImageStore } from '../../core/chat/images';
-import { formatBytes } from '../../shared/format';
+import { formatBytes, formatNumber } from '../../shared/format';
 import { GatewayError } from '../../core/errors';
 import type { ImageRef } from '../../shared/protocol';
 
@@ -28,7 +28,7 @@ export function contextFromEditor(what: 'file' | 'selection', max: number): Pend
   if (what === 'selection') {
     if (editor.selection.isEmpty) return undefined;
     body = doc.getText(editor.selection);
-    label = `${name} (lines ${editor.selection.start.line + 1}–${editor.selection.end.line + 1})`;
+    label = vscode.l10n.t('{0} (lines {1}–{2})', name, editor.selection.start.line + 1, editor.selection.end.line + 1);
   } else {
     body = doc.getText();
     label = name;
@@ -57,16 +57,22 @@ export async function readImageFile(uri: vscode.Uri, maxBytes: number): Promise<
   let size: number;
   try {
     const stat = await vscode.workspace.fs.stat(uri);
-    if (stat.type & vscode.FileType.Directory) throw new GatewayError('badRequest', `${name} is a folder, not an image.`);
+    if (stat.type & vscode.FileType.Directory) throw new GatewayError('badRequest', vscode.l10n.t('{0} is a folder, not an image.', name));
     size = stat.size;
   } catch (err) {
     if (err instanceof GatewayError) throw err;
-    throw new GatewayError('badRequest', `${name} could not be read: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new GatewayError('badRequest', vscode.l10n.t('{0} could not be read: {1}', name, err instanceof Error ? err.message : String(err)), { cause: err });
   }
   if (size > maxBytes) {
     throw new GatewayError(
       'tooLarge',
-      `${name} is ${formatBytes(size)} (${size.toLocaleString('en-US')} bytes), over the ${formatBytes(maxBytes)} limit for chat images. Make it smaller, or raise "modelGateway.chat.imageMaxBytes" if your models accept more (the Messages protocol refuses images over 5 MiB).`,
+      vscode.l10n.t(
+        '{0} is {1} ({2} bytes), over the {3} limit for chat images. Make it smaller, or raise "modelGateway.chat.imageMaxBytes" if your models accept more (the Messages protocol refuses images over 5 MiB).',
+        name,
+        formatBytes(size),
+        formatNumber(size),
+        formatBytes(maxBytes),
+      ),
     );
   }
   return { bytes: await vscode.workspace.fs.readFile(uri), name };

@@ -5,7 +5,7 @@ import { GatewayError, isGatewayError } from '../../core/errors';
 import type { ModelInfo } from '../../core/models/types';
 import type { ChatMessageView, HostMessage, ImageRef, Snapshot, WebviewMessage } from '../../shared/protocol';
 import type { Services } from '../services';
-import { AnswerRunner, BUSY_HERE } from './answerRunner';
+import { AnswerRunner, busyHere } from './answerRunner';
 import { runAsk, type AskArgs, type AskResult } from './ask';
 import { AttachmentTray, type AttachImagesResult } from './attachmentTray';
 import { ConversationActions } from './conversationActions';
@@ -110,7 +110,7 @@ export class ChatController implements vscode.Disposable {
     this.services.log.warn(`Conversation store: ${problem.message}`);
     if (this.reportedProblems.has(key)) return;
     this.reportedProblems.add(key);
-    const text = problem.setAsideAs ? `A damaged conversation was set aside as ${problem.setAsideAs}; the chat keeps working.` : problem.message;
+    const text = problem.setAsideAs ? vscode.l10n.t('A damaged conversation was set aside as {0}; the chat keeps working.', problem.setAsideAs) : problem.message;
     void vscode.window.showWarningMessage(text);
   }
 
@@ -158,8 +158,8 @@ export class ChatController implements vscode.Disposable {
     try {
       return (await this.answers.send(text, options))?.answer;
     } catch (err) {
-      if (isGatewayError(err) && err.message === BUSY_HERE) {
-        void vscode.window.showWarningMessage(BUSY_HERE);
+      if (isGatewayError(err) && err.message === busyHere()) {
+        void vscode.window.showWarningMessage(busyHere());
         return undefined;
       }
       throw err;
@@ -219,7 +219,7 @@ export class ChatController implements vscode.Disposable {
   async switchTo(id: string): Promise<void> {
     await this.ensureLoaded();
     const page = await this.store.open(id, { limit: 0 });
-    if (!page) throw new GatewayError('badRequest', `The conversation ${id} no longer exists.`);
+    if (!page) throw new GatewayError('badRequest', vscode.l10n.t('The conversation {0} no longer exists.', id));
     this.show({ key: id, id, meta: page.meta });
     await this.sendSnapshot();
   }

@@ -9,7 +9,7 @@ export class ConversationActions {
   async rename(id: string): Promise<void> {
     const page = await this.chat.store.open(id, { limit: 0 });
     if (!page) return;
-    const title = await vscode.window.showInputBox({ title: 'Rename conversation', value: page.meta.title, validateInput: (v) => (v.trim() ? undefined : 'A title cannot be empty.') });
+    const title = await vscode.window.showInputBox({ title: vscode.l10n.t('Rename conversation'), value: page.meta.title, validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('A title cannot be empty.')) });
     if (!title?.trim()) return;
     await this.chat.models.writeMeta(id, { title: title.trim() });
     await this.chat.sendSnapshot();
@@ -24,8 +24,9 @@ export class ConversationActions {
     const chat = this.chat;
     const summary = (await chat.store.list()).find((c) => c.id === id);
     if (!summary) return;
-    const choice = await vscode.window.showWarningMessage(`Delete the conversation "${summary.title}"? This cannot be undone.`, { modal: true }, 'Delete');
-    if (choice !== 'Delete') return;
+    const remove = vscode.l10n.t('Delete');
+    const choice = await vscode.window.showWarningMessage(vscode.l10n.t('Delete the conversation "{0}"? This cannot be undone.', summary.title), { modal: true }, remove);
+    if (choice !== remove) return;
     await chat.sessions.whileDeleting(id, () => chat.store.delete(id));
     chat.forget(id);
     await chat.sendSnapshot();
@@ -42,7 +43,7 @@ export class ConversationActions {
     await this.chat.ensureLoaded();
     const c = id ? await this.chat.store.load(id) : undefined;
     if (!c || !c.messages.length) {
-      void vscode.window.showInformationMessage('There is no conversation to export yet.');
+      void vscode.window.showInformationMessage(vscode.l10n.t('There is no conversation to export yet.'));
       return undefined;
     }
     // An answer still being written is exported as far as it got.

@@ -21,7 +21,7 @@ export class ImageReadPolicy {
   /** Undefined when the file may be read, else why not (a sentence for the user). */
   async refusal(uri: vscode.Uri): Promise<string | undefined> {
     const name = path.basename(uri.path) || uri.toString(true);
-    const refused = `${name} was not attached: only images in the open workspace folders, or picked with "Image…", can be attached from the chat view.`;
+    const refused = vscode.l10n.t('{0} was not attached: only images in the open workspace folders, or picked with "Image…", can be attached from the chat view.', name);
     if (uri.scheme !== 'file') {
       // Files of a remote workspace (vscode-remote and the like) are allowed when inside a workspace folder.
       return vscode.workspace.getWorkspaceFolder(uri) && !uri.path.split('/').includes('..') ? undefined : refused;

@@ -3,6 +3,7 @@
  * sessions), else the first chat model the key may use. Also the conversation's protocol and search
  * switch and thinking choice, which a new chat keeps until its first send. No `vscode` import.
  */
+import * as l10n from '@vscode/l10n';
 import type { ConversationMeta } from '../../core/chat/conversationStore';
 import { GatewayError } from '../../core/errors';
 import type { ModelInfo } from '../../core/models/types';
@@ -38,15 +39,15 @@ export class ModelChoice {
 
   /** Why no answer can be asked for right now, or undefined when it can. */
   blocker(model: ModelInfo | undefined): GatewayError | undefined {
-    if (!this.host.services.settings().baseUrl.trim()) return new GatewayError('badRequest', 'No gateway base address is set. Set "modelGateway.baseUrl" first.');
-    if (!model) return new GatewayError('modelUnavailable', 'No chat model is available to this key. Refresh the models or check the key.');
+    if (!this.host.services.settings().baseUrl.trim()) return new GatewayError('badRequest', l10n.t('No gateway base address is set. Set "modelGateway.baseUrl" first.'));
+    if (!model) return new GatewayError('modelUnavailable', l10n.t('No chat model is available to this key. Refresh the models or check the key.'));
     return undefined;
   }
 
   async select(id: string, target: Shown): Promise<void> {
     await this.host.ensureLoaded();
     const model = this.chatModels().find((m) => m.id === id);
-    if (!model) throw new GatewayError('modelUnavailable', `The model ${id} is not a chat model available to this key.`);
+    if (!model) throw new GatewayError('modelUnavailable', l10n.t('The model {0} is not a chat model available to this key.', id));
     this.last = id;
     await this.host.services.context.globalState.update(LAST_MODEL_KEY, id);
     const override = target.meta.protocolOverride;

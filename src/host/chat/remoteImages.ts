@@ -33,7 +33,7 @@ export function allowedImageHosts(): string[] {
 export async function askToAllowImageHost(rawHost: string, confirm: (host: string) => Promise<boolean> = confirmImageHost): Promise<boolean> {
   const host = normalizeImageHost(rawHost);
   if (!host) {
-    void vscode.window.showWarningMessage(`"${rawHost.slice(0, 100)}" is not a host images can be allowed from.`);
+    void vscode.window.showWarningMessage(vscode.l10n.t('"{0}" is not a host images can be allowed from.', rawHost.slice(0, 100)));
     return false;
   }
   if (allowedImageHosts().includes(host)) return true;
@@ -44,12 +44,16 @@ export async function askToAllowImageHost(rawHost: string, confirm: (host: strin
 
 /** The question, as a modal naming the host. */
 async function confirmImageHost(host: string): Promise<boolean> {
+  const load = vscode.l10n.t('Load Images');
   const choice = await vscode.window.showWarningMessage(
-    `Load images from ${host} in chat answers?`,
-    { modal: true, detail: `Images from ${host} will load in every chat answer that shows one; the server learns when you view them. You can revoke this in the setting "${REMOTE_IMAGE_HOSTS_SETTING}".` },
-    'Load Images',
+    vscode.l10n.t('Load images from {0} in chat answers?', host),
+    {
+      modal: true,
+      detail: vscode.l10n.t('Images from {0} will load in every chat answer that shows one; the server learns when you view them. You can revoke this in the setting "{1}".', host, REMOTE_IMAGE_HOSTS_SETTING),
+    },
+    load,
   );
-  return choice === 'Load Images';
+  return choice === load;
 }
 
 /** The old switch that let every https image in; per-host consent replaces it and it is dropped. */

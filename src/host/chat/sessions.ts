@@ -13,6 +13,7 @@
  *   nothing writes to it any more.
  */
 import { randomUUID } from 'node:crypto';
+import * as l10n from '@vscode/l10n';
 import type { ConversationMeta, ConversationStore, StoredMessage } from '../../core/chat/conversationStore';
 import { GatewayError } from '../../core/errors';
 import type { Services } from '../services';
@@ -168,5 +169,5 @@ export function draft(): Shown {
 
 /** A write into a conversation that was deleted meanwhile was refused. */
 export function gone(): GatewayError {
-  return new GatewayError('badRequest', 'The conversation was deleted; nothing more is written to it.');
+  return new GatewayError('badRequest', l10n.t('The conversation was deleted; nothing more is written to it.'));
 }

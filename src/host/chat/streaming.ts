@@ -3,6 +3,7 @@
  * checkpoints the new text about once a second, and stores the final state. Every write names the
  * conversation and message it belongs to; none depends on what the view shows. No `vscode` import.
  */
+import * as l10n from '@vscode/l10n';
 import type { ConversationStore, StoredMessage } from '../../core/chat/conversationStore';
 import type { ChatEvent } from '../../core/chat/events';
 import { GatewayError, isGatewayError } from '../../core/errors';
@@ -32,7 +33,7 @@ export interface AnswerDeps {
  */
 export async function streamAnswer(session: AnswerSession, conversationId: string, events: AsyncIterable<ChatEvent>, deps: AnswerDeps): Promise<StoredMessage> {
   const message = session.message;
-  if (!message) throw new GatewayError('badRequest', 'An answer was streamed before its message was stored.');
+  if (!message) throw new GatewayError('badRequest', l10n.t('An answer was streamed before its message was stored.'));
   let chain: Promise<unknown> = Promise.resolve();
   const checkpoint = (): void => {
     const text = message.text.slice(session.savedText);

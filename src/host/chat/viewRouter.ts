@@ -61,7 +61,7 @@ export async function routeViewMessage(chat: ChatController, actions: Conversati
       return chat.removeAttachment(msg.id);
     case 'copy':
       await vscode.env.clipboard.writeText(msg.text);
-      void vscode.window.setStatusBarMessage('Copied to the clipboard', 2000);
+      void vscode.window.setStatusBarMessage(vscode.l10n.t('Copied to the clipboard'), 2000);
       return;
     case 'insertCode':
       return insertAtCursor(msg.code);
@@ -85,7 +85,7 @@ async function runAction(chat: ChatController, action: 'setKey' | 'openSettings'
       return runSetupAction(action);
     case 'retry':
       if (!messageId) {
-        void vscode.window.showWarningMessage('Retry needs the answer it refers to; nothing was changed.');
+        void vscode.window.showWarningMessage(vscode.l10n.t('Retry needs the answer it refers to; nothing was changed.'));
         return;
       }
       await chat.regenerate(messageId);
@@ -93,7 +93,7 @@ async function runAction(chat: ChatController, action: 'setKey' | 'openSettings'
     case 'pickModel': {
       const pick = await vscode.window.showQuickPick(
         chat.chatModels().map((m) => ({ label: m.id, description: m.provider })),
-        { title: 'Pick a chat model' },
+        { title: vscode.l10n.t('Pick a chat model') },
       );
       if (pick) await chat.selectModel(pick.label);
       return;

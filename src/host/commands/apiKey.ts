@@ -20,7 +20,7 @@ export interface SetKeyResult {
 export const setApiKey: CommandDef = {
   id: 'modelGateway.setApiKey',
   async run(ctx: CommandContext, arg): Promise<SetKeyResult> {
-    const given = parseWith(setArgs, arg, 'The argument of "Set API Key"');
+    const given = parseWith(setArgs, arg, vscode.l10n.t('The argument of "Set API Key"'));
     const raw = typeof given === 'string' ? given : given?.key;
     const input =
       raw ??

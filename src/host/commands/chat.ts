@@ -39,7 +39,7 @@ export const chatCommands: CommandDef[] = [
   {
     id: 'modelGateway.ask',
     async run(ctx: CommandContext, arg: unknown) {
-      const given = arg === undefined ? await promptFor() : parseWith(askArgs, arg, 'The argument of "Ask"');
+      const given = arg === undefined ? await promptFor() : parseWith(askArgs, arg, vscode.l10n.t('The argument of "Ask"'));
       if (!given) return undefined;
       try {
         return await ctx.chat.ask(given);
@@ -98,7 +98,7 @@ export const chatCommands: CommandDef[] = [
   {
     id: 'modelGateway.exportChat',
     async run(ctx: CommandContext, arg: unknown) {
-      const id = parseWith(z.optional(z.object({ conversationId: z.optional(z.string()) })), arg, 'The argument of "Export Chat"')?.conversationId;
+      const id = parseWith(z.optional(z.object({ conversationId: z.optional(z.string()) })), arg, vscode.l10n.t('The argument of "Export Chat"'))?.conversationId;
       const doc = await ctx.chat.exportMarkdown(id);
       return doc ? { uri: doc.uri.toString(), markdown: doc.getText() } : undefined;
     },
@@ -133,13 +133,13 @@ function imageRequest(arg: unknown, selected: unknown): { uris: vscode.Uri[]; op
     return { uris: all.some((u) => u.toString() === arg.toString()) ? all : [arg], options: {} };
   }
   if (typeof arg === 'string') return { uris: [toUri(arg)], options: {} };
-  const { uri, uris, ...options } = parseWith(imageArgs, arg, 'The argument of "Ask About This Image"');
+  const { uri, uris, ...options } = parseWith(imageArgs, arg, vscode.l10n.t('The argument of "Ask About This Image"'));
   const list = [...(uri === undefined ? [] : [uri]), ...(uris ?? [])].map((u) => {
     if (u instanceof vscode.Uri) return u;
     if (typeof u === 'string') return toUri(u);
-    throw new GatewayError('badRequest', 'The argument of "Ask About This Image": `uri` must be a file URI (a string or a vscode.Uri).');
+    throw new GatewayError('badRequest', vscode.l10n.t('The argument of "Ask About This Image": `uri` must be a file URI (a string or a vscode.Uri).'));
   });
-  if (!list.length) throw new GatewayError('badRequest', 'The argument of "Ask About This Image" needs `uri` (or `uris`): the image file to ask about.');
+  if (!list.length) throw new GatewayError('badRequest', vscode.l10n.t('The argument of "Ask About This Image" needs `uri` (or `uris`): the image file to ask about.'));
   return { uris: list, options };
 }
 

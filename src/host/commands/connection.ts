@@ -13,7 +13,7 @@ const quietArgs = z.optional(z.object({ silent: z.optional(z.boolean()) }));
 export const checkConnection: CommandDef = {
   id: 'modelGateway.checkConnection',
   async run(ctx: CommandContext, arg): Promise<ConnectionReport | { error: string }> {
-    const silent = parseWith(quietArgs, arg, 'The argument of "Check Connection"')?.silent ?? false;
+    const silent = parseWith(quietArgs, arg, vscode.l10n.t('The argument of "Check Connection"'))?.silent ?? false;
     try {
       // Before anything else: the report says which workspace values were ignored.
       await ctx.services.checkOverrides();

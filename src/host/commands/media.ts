@@ -1,3 +1,4 @@
+import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import { parseWith } from '../../core/validate';
@@ -33,10 +34,10 @@ const taskArgs = z.union([z.string(), z.object({ taskId: z.string() })]);
 export type GenerateVideoResult = VideoTaskSummary;
 
 /** A command on one video task, given its id (or `{taskId}`). */
-const taskCommand = (id: string, title: string, act: (s: MediaStudio, taskId: string) => Promise<unknown>): CommandDef => ({
+const taskCommand = (id: string, title: () => string, act: (s: MediaStudio, taskId: string) => Promise<unknown>): CommandDef => ({
   id,
   async run(ctx: CommandContext, arg: unknown) {
-    const given = parseWith(taskArgs, arg, `The argument of "${title}"`);
+    const given = parseWith(taskArgs, arg, vscode.l10n.t('The argument of "{0}"', title()));
     return act(ctx.media, typeof given === 'string' ? given : given.taskId);
   },
 });
@@ -50,7 +51,7 @@ export const mediaCommands: CommandDef[] = [
   {
     id: 'modelGateway.openMediaStudio',
     run(ctx: CommandContext, arg: unknown) {
-      const tab = parseWith(openArgs, arg, 'The argument of "Open Media Studio"')?.tab;
+      const tab = parseWith(openArgs, arg, vscode.l10n.t('The argument of "Open Media Studio"'))?.tab;
       ctx.media.open(tab);
       return { opened: true, ...(tab ? { tab } : {}) };
     },
@@ -62,7 +63,7 @@ export const mediaCommands: CommandDef[] = [
         ctx.media.open('images');
         return undefined;
       }
-      const args = parseWith(imageArgs, arg, 'The argument of "Generate Image"');
+      const args = parseWith(imageArgs, arg, vscode.l10n.t('The argument of "Generate Image"'));
       try {
         return await ctx.media.images.generate(args);
       } catch (err) {
@@ -78,7 +79,7 @@ export const mediaCommands: CommandDef[] = [
         ctx.media.open('video');
         return undefined;
       }
-      const { wait, ...args } = parseWith(videoArgs, arg, 'The argument of "Generate Video"');
+      const { wait, ...args } = parseWith(videoArgs, arg, vscode.l10n.t('The argument of "Generate Video"'));
       const s = ctx.media;
       let task;
       try {
@@ -100,13 +101,13 @@ export const mediaCommands: CommandDef[] = [
       return s.video.list().map((t) => s.videos.summary(t));
     },
   },
-  taskCommand('modelGateway.cancelVideoTask', 'Cancel Video Task Polling', async (s, id) => s.videos.summary(required(await s.videos.taskAction('cancel', id)))),
-  taskCommand('modelGateway.resumeVideoTask', 'Resume Video Task', async (s, id) => s.videos.summary(required(await s.videos.taskAction('resume', id)))),
-  taskCommand('modelGateway.resubmitVideoTask', 'Resubmit Video Task', async (s, id) => {
+  taskCommand('modelGateway.cancelVideoTask', () => vscode.l10n.t('Cancel Video Task Polling'), async (s, id) => s.videos.summary(required(await s.videos.taskAction('cancel', id)))),
+  taskCommand('modelGateway.resumeVideoTask', () => vscode.l10n.t('Resume Video Task'), async (s, id) => s.videos.summary(required(await s.videos.taskAction('resume', id)))),
+  taskCommand('modelGateway.resubmitVideoTask', () => vscode.l10n.t('Resubmit Video Task'), async (s, id) => {
     const manager = await s.video.ready();
     return s.videos.summary(await manager.resubmit(id));
   }),
-  taskCommand('modelGateway.forgetVideoTask', 'Forget Video Task', async (s, id) => {
+  taskCommand('modelGateway.forgetVideoTask', () => vscode.l10n.t('Forget Video Task'), async (s, id) => {
     await s.videos.taskAction('forget', id);
     return { forgotten: true };
   }),
@@ -125,6 +126,6 @@ export const mediaCommands: CommandDef[] = [
 ];
 
 function required<T>(value: T | undefined): T {
-  if (value === undefined) throw new GatewayError('badRequest', 'The task is gone.');
+  if (value === undefined) throw new GatewayError('badRequest', vscode.l10n.t('The task is gone.'));
   return value;
 }

@@ -13,7 +13,7 @@ import type { CommandContext, CommandDef } from './types';
 const modelArg = z.optional(z.union([z.string(), z.object({ model: z.union([z.string(), z.object({ id: z.string() })]) })]));
 
 function givenId(arg: unknown, what: string): string | undefined {
-  const given = parseWith(modelArg, arg, `The argument of "${what}"`);
+  const given = parseWith(modelArg, arg, vscode.l10n.t('The argument of "{0}"', what));
   if (given === undefined || typeof given === 'string') return given;
   return typeof given.model === 'string' ? given.model : given.model.id;
 }

@@ -3,8 +3,9 @@ import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import type { BilledTool } from '../../core/tools/billing';
+import { formatNumber, formatWhen } from '../../shared/format';
 import { checkOcrFile, ocrFile, parsePdf, pdfParseForm, readPage, webSearch } from '../../core/tools/glm';
-import { extractForm, fileContent, kimiFetch, kimiSearch, uploadForExtract } from '../../core/tools/kimi';
+import { extractForm, fileContent, IMAGE_REFUSED, kimiFetch, kimiSearch, uploadForExtract } from '../../core/tools/kimi';
 import { citation, resultsMarkdown, type SearchResult } from '../../core/tools/searchResult';
 import { parseWith } from '../../core/validate';
 import type { ChatController } from '../chat/chatController';
@@ -18,8 +19,9 @@ import { localPath, resolveTarget } from '../tools/targets';
 import type { CommandContext, CommandDef } from './types';
 
 const PDF = { PDF: ['pdf'] };
-const OCR_FILES = { 'Scans (PDF, PNG, JPEG)': ['pdf', 'png', 'jpg', 'jpeg'] };
-const DOCUMENTS = { Documents: ['pdf', 'doc', 'docx', 'txt', 'md', 'ppt', 'pptx', 'xls', 'xlsx', 'csv', 'html', 'epub'] };
+// Functions, not constants: the filter names are translated when a dialog opens, not at module load.
+const ocrFiles = () => ({ [vscode.l10n.t('Scans (PDF, PNG, JPEG)')]: ['pdf', 'png', 'jpg', 'jpeg'] });
+const documents = () => ({ [vscode.l10n.t('Documents')]: ['pdf', 'doc', 'docx', 'txt', 'md', 'ppt', 'pptx', 'xls', 'xlsx', 'csv', 'html', 'epub'] });
 
 type Failure = { error: string; kind?: string };
 
@@ -38,13 +40,15 @@ function failure(err: unknown, services: Services, extra: Parameters<typeof show
 
 /** Offers what can be done with a result: save it next to its source, or use it as chat context. */
 function offerResultActions(label: string, content: string, source: vscode.Uri | undefined, chat: ChatController, services: Services): void {
-  const actions = [...(source ? ['Save Next to File'] : []), 'Add to Chat'];
-  void vscode.window.showInformationMessage(`${label}: ${content.length.toLocaleString()} characters.`, ...actions).then(async (choice) => {
+  const save = vscode.l10n.t('Save Next to File');
+  const addToChat = vscode.l10n.t('Add to Chat');
+  const actions = [...(source ? [save] : []), addToChat];
+  void vscode.window.showInformationMessage(vscode.l10n.t('{0}: {1} characters.', label, formatNumber(content.length)), ...actions).then(async (choice) => {
     try {
-      if (choice === 'Save Next to File' && source) {
+      if (choice === save && source) {
         const saved = await saveBeside(source, content);
-        void vscode.window.showInformationMessage(`Saved ${path.basename(saved.fsPath)}.`);
-      } else if (choice === 'Add to Chat') {
+        void vscode.window.showInformationMessage(vscode.l10n.t('Saved {0}.', path.basename(saved.fsPath)));
+      } else if (choice === addToChat) {
         await vscode.commands.executeCommand('modelGateway.chat.focus');
         await chat.addContext(label, content);
       }
@@ -58,22 +62,22 @@ export const toolCommands: CommandDef[] = [
   {
     id: 'modelGateway.parsePdf',
     async run(ctx: CommandContext, arg) {
-      const uri = await resolveTarget(arg, PDF, 'Choose a PDF to parse');
+      const uri = await resolveTarget(arg, PDF, vscode.l10n.t('Choose a PDF to parse'));
       if (!uri) return undefined;
       const name = path.basename(uri.fsPath);
       try {
         // Local checks (size with the form) come first: a refused file never asks to be billed.
         const form = await pdfParseForm(localPath(uri));
-        const result = await billedCall(ctx.services, 'parse', `Parsing ${name}…`, (signal) => parsePdf(ctx.services.http(), localPath(uri), signal, form));
+        const result = await billedCall(ctx.services, 'parse', vscode.l10n.t('Parsing {0}…', name), (signal) => parsePdf(ctx.services.http(), localPath(uri), signal, form));
         if (!result) return undefined;
         if (result.empty) {
-          void vscode.window.showWarningMessage(`No text was found in ${name}. The upload worked, but scanned documents need OCR to get their text.`, 'Run OCR').then((choice) => {
+          void vscode.window.showWarningMessage(vscode.l10n.t('No text was found in {0}. The upload worked, but scanned documents need OCR to get their text.', name), vscode.l10n.t('Run OCR')).then((choice) => {
             if (choice) void vscode.commands.executeCommand('modelGateway.ocrFile', uri);
           });
           return { content: '', empty: true };
         }
         const doc = await showMarkdown(result.content);
-        offerResultActions(`Parsed ${name}`, result.content, uri, ctx.chat, ctx.services);
+        offerResultActions(vscode.l10n.t('Parsed {0}', name), result.content, uri, ctx.chat, ctx.services);
         return { content: result.content, document: doc.uri.toString(), empty: false };
       } catch (err) {
         return failure(err, ctx.services);
@@ -83,19 +87,19 @@ export const toolCommands: CommandDef[] = [
   {
     id: 'modelGateway.ocrFile',
     async run(ctx: CommandContext, arg) {
-      const uri = await resolveTarget(arg, OCR_FILES, 'Choose a scan or image for OCR');
+      const uri = await resolveTarget(arg, ocrFiles(), vscode.l10n.t('Choose a scan or image for OCR'));
       if (!uri) return undefined;
       const name = path.basename(uri.fsPath);
       try {
         await checkOcrFile(localPath(uri));
-        const result = await billedCall(ctx.services, 'ocr', `Reading the text of ${name} (OCR)…`, (signal) => ocrFile(ctx.services.http(), localPath(uri), signal));
+        const result = await billedCall(ctx.services, 'ocr', vscode.l10n.t('Reading the text of {0} (OCR)…', name), (signal) => ocrFile(ctx.services.http(), localPath(uri), signal));
         if (!result) return undefined;
         if (!result.markdown.trim()) {
-          void vscode.window.showWarningMessage(`OCR found no text in ${name}.`);
+          void vscode.window.showWarningMessage(vscode.l10n.t('OCR found no text in {0}.', name));
           return { markdown: '', pages: result.pages };
         }
         const doc = await showMarkdown(result.markdown);
-        offerResultActions(`OCR of ${name}`, result.markdown, uri, ctx.chat, ctx.services);
+        offerResultActions(vscode.l10n.t('OCR of {0}', name), result.markdown, uri, ctx.chat, ctx.services);
         return { markdown: result.markdown, document: doc.uri.toString(), pages: result.pages };
       } catch (err) {
         return failure(err, ctx.services);
@@ -105,22 +109,22 @@ export const toolCommands: CommandDef[] = [
   {
     id: 'modelGateway.extractFile',
     async run(ctx: CommandContext, arg) {
-      const uri = await resolveTarget(arg, DOCUMENTS, 'Choose a document to extract with the second provider');
+      const uri = await resolveTarget(arg, documents(), vscode.l10n.t('Choose a document to extract with the second provider'));
       if (!uri) return undefined;
       const name = path.basename(uri.fsPath);
       try {
         const key = await ctx.services.keys.get();
         const form = await extractForm(localPath(uri));
-        const file = await billedCall(ctx.services, 'upload', `Uploading ${name} for extraction…`, (signal) => uploadForExtract(ctx.services.http(), localPath(uri), signal, form));
+        const file = await billedCall(ctx.services, 'upload', vscode.l10n.t('Uploading {0} for extraction…', name), (signal) => uploadForExtract(ctx.services.http(), localPath(uri), signal, form));
         if (!file) return undefined;
         if (key) await new KimiFileList(ctx.services.context.globalState).add(key, file);
-        const content = await withToolProgress(`Reading the text of ${name}…`, (signal) => fileContent(ctx.services.http(), file.id, signal));
+        const content = await withToolProgress(vscode.l10n.t('Reading the text of {0}…', name), (signal) => fileContent(ctx.services.http(), file.id, signal));
         const doc = await showMarkdown(content);
-        offerResultActions(`Extracted ${name}`, content, uri, ctx.chat, ctx.services);
+        offerResultActions(vscode.l10n.t('Extracted {0}', name), content, uri, ctx.chat, ctx.services);
         return { id: file.id, content, document: doc.uri.toString() };
       } catch (err) {
-        const isImage = isGatewayError(err, 'badRequest') && /is an image/.test(err.message);
-        return failure(err, ctx.services, isImage ? [{ title: 'Ask About This Image', run: () => vscode.commands.executeCommand('modelGateway.askAboutImage', uri) }] : []);
+        const isImage = isGatewayError(err, 'badRequest') && err.code === IMAGE_REFUSED;
+        return failure(err, ctx.services, isImage ? [{ title: vscode.l10n.t('Ask About This Image'), run: () => vscode.commands.executeCommand('modelGateway.askAboutImage', uri) }] : []);
       }
     },
   },
@@ -128,19 +132,19 @@ export const toolCommands: CommandDef[] = [
     id: 'modelGateway.showExtractedFiles',
     async run(ctx: CommandContext) {
       const key = await ctx.services.keys.get();
-      if (!key) return failure(new GatewayError('auth', 'No API key is set. Run "Model Gateway: Set API Key".'), ctx.services);
+      if (!key) return failure(new GatewayError('auth', vscode.l10n.t('No API key is set. Run "Model Gateway: Set API Key".')), ctx.services);
       const files = new KimiFileList(ctx.services.context.globalState).list(key);
       if (!files.length) {
-        void vscode.window.showInformationMessage('This key has not extracted any files yet.');
+        void vscode.window.showInformationMessage(vscode.l10n.t('This key has not extracted any files yet.'));
         return [];
       }
       const pick = await vscode.window.showQuickPick(
-        files.map((f) => ({ label: f.filename, description: new Date(f.createdAt).toLocaleString(), detail: f.id, file: f })),
-        { title: 'Files extracted with this key (reading them again is not billed)' },
+        files.map((f) => ({ label: f.filename, description: formatWhen(f.createdAt), detail: f.id, file: f })),
+        { title: vscode.l10n.t('Files extracted with this key (reading them again is not billed)') },
       );
       if (!pick) return files;
       try {
-        const content = await withToolProgress(`Reading ${pick.file.filename}…`, (signal) => fileContent(ctx.services.http(), pick.file.id, signal));
+        const content = await withToolProgress(vscode.l10n.t('Reading {0}…', pick.file.filename), (signal) => fileContent(ctx.services.http(), pick.file.id, signal));
         await showMarkdown(content);
       } catch (err) {
         if (isGatewayError(err) && err.status === 404) await new KimiFileList(ctx.services.context.globalState).remove(key, pick.file.id);
@@ -152,23 +156,23 @@ export const toolCommands: CommandDef[] = [
   {
     id: 'modelGateway.searchWeb',
     async run(ctx: CommandContext, arg) {
-      const args = parseWith(searchArgs, arg, 'The argument of "Search the Web"') ?? {};
-      const query = args.query ?? (await vscode.window.showInputBox({ title: 'Model Gateway: Search the Web', prompt: 'Search query (billed per call)', ignoreFocusOut: true }));
+      const args = parseWith(searchArgs, arg, vscode.l10n.t('The argument of "Search the Web"')) ?? {};
+      const query = args.query ?? (await vscode.window.showInputBox({ title: vscode.l10n.t('Model Gateway: Search the Web'), prompt: vscode.l10n.t('Search query (billed per call)'), ignoreFocusOut: true }));
       if (!query?.trim()) return undefined;
       const config = vscode.workspace.getConfiguration('modelGateway.tools');
       const provider = args.provider ?? config.get<'glm' | 'kimi'>('searchProvider') ?? 'glm';
       const count = args.count ?? config.get<number>('searchCount') ?? 10;
       let results: SearchResult[] | undefined;
       try {
-        results = await billedCall(ctx.services, 'search', `Searching the web for "${query}"…`, (signal) =>
+        results = await billedCall(ctx.services, 'search', vscode.l10n.t('Searching the web for "{0}"…', query), (signal) =>
           provider === 'kimi'
             ? kimiSearch(ctx.services.http(), query, count, false, signal)
             : webSearch(ctx.services.http(), query, { engine: config.get<string>('searchEngine') || 'search_std', count, intent: config.get<boolean>('searchIntent') ?? false }, signal),
         );
       } catch (err) {
         if (provider === 'kimi' && isGatewayError(err, 'upstreamBlocked')) {
-          const message = `The second provider's search is blocked upstream (its account is blocked, HTTP 403). Nothing was found.`;
-          const choice = args.query ? undefined : await vscode.window.showWarningMessage(message, 'Search with the First Provider');
+          const message = vscode.l10n.t("The second provider's search is blocked upstream (its account is blocked, HTTP 403). Nothing was found.");
+          const choice = args.query ? undefined : await vscode.window.showWarningMessage(message, vscode.l10n.t('Search with the First Provider'));
           // The user typed this query, so the first provider's results go to the same quick pick.
           if (choice) return vscode.commands.executeCommand('modelGateway.searchWeb', { ...args, query, provider: 'glm', action: args.action ?? 'pick' });
           return { error: message, kind: err.kind };
@@ -178,7 +182,7 @@ export const toolCommands: CommandDef[] = [
       if (!results) return undefined;
       const action = args.action ?? (args.query ? 'none' : 'pick');
       if (action === 'document') {
-        const doc = await showMarkdown(resultsMarkdown(query, provider === 'kimi' ? 'the second provider' : 'the first provider', results));
+        const doc = await showMarkdown(resultsMarkdown(query, providerName(provider), results));
         return { results, document: doc.uri.toString() };
       }
       if (action === 'insert' && results[0]) {
@@ -192,20 +196,21 @@ export const toolCommands: CommandDef[] = [
   {
     id: 'modelGateway.readWebPage',
     async run(ctx: CommandContext, arg) {
-      const args = parseWith(readArgs, arg, 'The argument of "Read a Web Page"') ?? {};
-      const url = args.url ?? (await vscode.window.showInputBox({ title: 'Model Gateway: Read a Web Page', prompt: 'Address of a public web page (billed per call)', placeHolder: 'https://example.com/article', ignoreFocusOut: true }));
+      const args = parseWith(readArgs, arg, vscode.l10n.t('The argument of "Read a Web Page"')) ?? {};
+      const url = args.url ?? (await vscode.window.showInputBox({ title: vscode.l10n.t('Model Gateway: Read a Web Page'), prompt: vscode.l10n.t('Address of a public web page (billed per call)'), placeHolder: 'https://example.com/article', ignoreFocusOut: true }));
       if (!url?.trim()) return undefined;
       const provider = args.provider ?? 'glm';
       try {
-        const page = await billedCall(ctx.services, 'read', `Reading ${url}…`, (signal) => (provider === 'kimi' ? kimiFetch(ctx.services.http(), url, signal) : readPage(ctx.services.http(), url, signal)));
+        const page = await billedCall(ctx.services, 'read', vscode.l10n.t('Reading {0}…', url), (signal) => (provider === 'kimi' ? kimiFetch(ctx.services.http(), url, signal) : readPage(ctx.services.http(), url, signal)));
         if (!page) return undefined;
-        const content = page.title && !page.markdown.startsWith('# ') ? `# ${page.title}\n\n_Source: ${page.url}_\n\n${page.markdown}` : `${page.markdown}\n\n_Source: ${page.url}_\n`;
+        const source = `_${vscode.l10n.t('Source: {0}', page.url)}_`;
+        const content = page.title && !page.markdown.startsWith('# ') ? `# ${page.title}\n\n${source}\n\n${page.markdown}` : `${page.markdown}\n\n${source}\n`;
         const doc = await showMarkdown(content);
-        offerResultActions(`Page ${page.title ?? page.url}`, content, undefined, ctx.chat, ctx.services);
+        offerResultActions(vscode.l10n.t('Page {0}', page.title ?? page.url), content, undefined, ctx.chat, ctx.services);
         return { markdown: content, title: page.title, document: doc.uri.toString() };
       } catch (err) {
         const alternative = provider === 'glm' ? 'kimi' : 'glm';
-        return failure(err, ctx.services, [{ title: `Try the ${alternative === 'kimi' ? 'Second' : 'First'} Provider`, run: () => vscode.commands.executeCommand('modelGateway.readWebPage', { url, provider: alternative }) }]);
+        return failure(err, ctx.services, [{ title: alternative === 'kimi' ? vscode.l10n.t('Try the Second Provider') : vscode.l10n.t('Try the First Provider'), run: () => vscode.commands.executeCommand('modelGateway.readWebPage', { url, provider: alternative }) }]);
       }
     },
   },
@@ -224,19 +229,19 @@ const readArgs = z.optional(z.object({ url: z.optional(z.string()), provider: z.
 
 async function pickResult(query: string, provider: string, results: SearchResult[]): Promise<void> {
   if (!results.length) {
-    void vscode.window.showInformationMessage(`No results for "${query}".`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('No results for "{0}".', query));
     return;
   }
-  const openAll: vscode.QuickPickItem = { label: '$(book) Open all results as a Markdown document', alwaysShow: true };
+  const openAll: vscode.QuickPickItem = { label: `$(book) ${vscode.l10n.t('Open all results as a Markdown document')}`, alwaysShow: true };
   const items = results.map((r) => ({
     label: r.title,
     description: [r.site, r.date].filter(Boolean).join(' · '),
     detail: r.snippet.slice(0, 200),
     result: r,
-    buttons: [{ iconPath: new vscode.ThemeIcon('quote'), tooltip: 'Insert a Markdown citation at the cursor' }],
+    buttons: [{ iconPath: new vscode.ThemeIcon('quote'), tooltip: vscode.l10n.t('Insert a Markdown citation at the cursor') }],
   }));
   const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { result?: SearchResult }>();
-  qp.title = `Results for "${query}" — Enter opens the page; the quote button inserts a citation`;
+  qp.title = vscode.l10n.t('Results for "{0}" — Enter opens the page; the quote button inserts a citation', query);
   qp.items = [...items, openAll];
   qp.matchOnDetail = true;
   await new Promise<void>((resolve) => {
@@ -247,7 +252,7 @@ async function pickResult(query: string, provider: string, results: SearchResult
     qp.onDidAccept(async () => {
       const item = qp.selectedItems[0];
       qp.hide();
-      if (item === openAll) await showMarkdown(resultsMarkdown(query, provider === 'kimi' ? 'the second provider' : 'the first provider', results));
+      if (item === openAll) await showMarkdown(resultsMarkdown(query, providerName(provider), results));
       else if (item?.result?.url) await openExternalLink(item.result.url);
     });
     qp.onDidHide(() => {
@@ -256,6 +261,10 @@ async function pickResult(query: string, provider: string, results: SearchResult
     });
     qp.show();
   });
+}
+
+function providerName(provider: string): string {
+  return provider === 'kimi' ? vscode.l10n.t('the second provider') : vscode.l10n.t('the first provider');
 }
 
 async function insertText(text: string): Promise<void> {

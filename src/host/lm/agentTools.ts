@@ -7,6 +7,7 @@ import { checkOcrFile, ocrFile, parsePdf, pdfParseForm, readPage, webSearch } fr
 import { kimiFetch, kimiSearch } from '../../core/tools/kimi';
 import type { SearchResult } from '../../core/tools/searchResult';
 import { parseWith } from '../../core/validate';
+import { formatAmount } from '../../shared/format';
 import { chatSettings } from '../chat/chatSettings';
 import type { MediaStudio } from '../media/mediaStudio';
 import type { Services } from '../services';
@@ -26,7 +27,8 @@ export const TOOL_NAMES = {
   generateImage: 'modelGateway_generateImage',
 } as const;
 
-const BILLED_LABELS: Record<BilledTool, string> = { parse: 'Parsing a PDF', ocr: 'OCR', upload: 'Uploading a file', search: 'A web search', read: 'Reading a web page' };
+const billedLabel = (tool: BilledTool): string =>
+  ({ parse: vscode.l10n.t('Parsing a PDF'), ocr: vscode.l10n.t('OCR'), upload: vscode.l10n.t('Uploading a file'), search: vscode.l10n.t('A web search'), read: vscode.l10n.t('Reading a web page') })[tool];
 
 const provider = z.optional(z.enum(['glm', 'kimi']));
 const maxChars = z.optional(z.number());
@@ -54,8 +56,8 @@ export function registerAgentTools(services: Services, media: () => MediaStudio)
 
 function toVsCodeTool<T>(def: ToolDef<T>, services: Services): vscode.LanguageModelTool<unknown> {
   const parse = (raw: unknown): T => {
-    const input = parseWith(def.input, raw, `The input of ${def.name}`);
-    if (input === undefined) throw new GatewayError('badRequest', `${def.name} needs an input.`);
+    const input = parseWith(def.input, raw, vscode.l10n.t('The input of {0}', def.name));
+    if (input === undefined) throw new GatewayError('badRequest', vscode.l10n.t('{0} needs an input.', def.name));
     return input;
   };
   return {
@@ -65,8 +67,12 @@ function toVsCodeTool<T>(def: ToolDef<T>, services: Services): vscode.LanguageMo
       const asks = vscode.workspace.getConfiguration('modelGateway.tools').get<boolean>('confirmBilledCalls') !== false;
       const confirmation = billed
         ? {
-            title: `${BILLED_LABELS[billed]} is billed`,
-            message: `${BILLED_LABELS[billed]} is billed per call: US$${DEFAULT_CALL_PRICE_USD.toFixed(2)} by default, from the key's quota. Turn this question off with "modelGateway.tools.confirmBilledCalls".`,
+            title: vscode.l10n.t('{0} is billed', billedLabel(billed)),
+            message: vscode.l10n.t(
+              '{0} is billed per call: US${1} by default, from the key\'s quota. Turn this question off with "modelGateway.tools.confirmBilledCalls".',
+              billedLabel(billed),
+              formatAmount(DEFAULT_CALL_PRICE_USD),
+            ),
           }
         : def.confirmation?.(input);
       return { invocationMessage: def.invocationMessage(input), ...(asks && confirmation ? { confirmationMessages: confirmation } : {}) };
@@ -102,7 +108,7 @@ function searchTool(): ToolDef<z.infer<typeof searchInput>> {
     name: TOOL_NAMES.searchWeb,
     input: searchInput,
     billed: () => 'search',
-    invocationMessage: (i) => `Searching the web for "${i.query}"`,
+    invocationMessage: (i) => vscode.l10n.t('Searching the web for "{0}"', i.query),
     async run(input, signal, services) {
       const config = vscode.workspace.getConfiguration('modelGateway.tools');
       const count = Math.min(Math.max(Math.floor(input.count ?? config.get<number>('searchCount') ?? 10), 1), 50);
@@ -138,7 +144,7 @@ function readTool(): ToolDef<z.infer<typeof readInput>> {
     name: TOOL_NAMES.readWebPage,
     input: readInput,
     billed: () => 'read',
-    invocationMessage: (i) => `Reading ${i.url}`,
+    invocationMessage: (i) => vscode.l10n.t('Reading {0}', i.url),
     async run(input, signal, services) {
       const page = await countBilled(services, 'read', () => (input.provider === 'kimi' ? kimiFetch(services.http(), input.url, signal) : readPage(services.http(), input.url, signal)));
       const head = `${page.title ? `Title: ${page.title}\n` : ''}URL: ${page.url}\n\n`;
@@ -152,11 +158,11 @@ function parseTool(): ToolDef<z.infer<typeof fileInput>> {
     name: TOOL_NAMES.parsePdf,
     input: fileInput,
     billed: () => 'parse',
-    invocationMessage: (i) => `Parsing ${i.path}`,
+    invocationMessage: (i) => vscode.l10n.t('Parsing {0}', i.path),
     async run(input, signal, services) {
       const file = workspaceFile(input.path);
       // Checked before the call (type, size with the form): a refused file is never billed.
-      if (path.extname(file).toLowerCase() !== '.pdf') throw new GatewayError('badRequest', `${input.path} is not a PDF; the parser takes PDF files. Use ${TOOL_NAMES.ocr} for PNG or JPEG scans.`);
+      if (path.extname(file).toLowerCase() !== '.pdf') throw new GatewayError('badRequest', vscode.l10n.t('{0} is not a PDF; the parser takes PDF files. Use {1} for PNG or JPEG scans.', input.path, TOOL_NAMES.ocr));
       const form = await pdfParseForm(file);
       const result = await countBilled(services, 'parse', () => parsePdf(services.http(), file, signal, form));
       if (result.empty) return `No text was found in ${input.path}: the upload worked, but it is most likely a scan. Use ${TOOL_NAMES.ocr} to read its text.`;
@@ -170,7 +176,7 @@ function ocrTool(): ToolDef<z.infer<typeof fileInput>> {
     name: TOOL_NAMES.ocr,
     input: fileInput,
     billed: () => 'ocr',
-    invocationMessage: (i) => `Reading the text of ${i.path} (OCR)`,
+    invocationMessage: (i) => vscode.l10n.t('Reading the text of {0} (OCR)', i.path),
     async run(input, signal, services) {
       const file = workspaceFile(input.path);
       await checkOcrFile(file);
@@ -186,13 +192,20 @@ function imageTool(media: () => MediaStudio): ToolDef<z.infer<typeof imageInput>
   return {
     name: TOOL_NAMES.generateImage,
     input: imageInput,
-    invocationMessage: (i) => `Generating an image: ${i.prompt.slice(0, 80)}`,
+    invocationMessage: (i) => vscode.l10n.t('Generating an image: {0}', i.prompt.slice(0, 80)),
     confirmation: (i) => ({
-      title: 'Generate an image (billed)',
-      message: `Generates an image${i.model ? ` with ${i.model}` : ''}, billed at the image model's price, and saves it in the workspace's output folder ("modelGateway.outputFolder"). Turn this question off with "modelGateway.tools.confirmBilledCalls".`,
+      title: vscode.l10n.t('Generate an image (billed)'),
+      message: i.model
+        ? vscode.l10n.t(
+            'Generates an image with {0}, billed at the image model\'s price, and saves it in the workspace\'s output folder ("modelGateway.outputFolder"). Turn this question off with "modelGateway.tools.confirmBilledCalls".',
+            i.model,
+          )
+        : vscode.l10n.t(
+            'Generates an image, billed at the image model\'s price, and saves it in the workspace\'s output folder ("modelGateway.outputFolder"). Turn this question off with "modelGateway.tools.confirmBilledCalls".',
+          ),
     }),
     async run(input, signal) {
-      if (signal.aborted) throw new GatewayError('cancelled', 'Image generation was cancelled.');
+      if (signal.aborted) throw new GatewayError('cancelled', vscode.l10n.t('Image generation was cancelled.'));
       const studio = media();
       const onAbort = () => studio.images.cancel();
       signal.addEventListener('abort', onAbort);
@@ -216,13 +229,13 @@ function imageTool(media: () => MediaStudio): ToolDef<z.infer<typeof imageInput>
 function workspaceFile(given: string): string {
   const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file' || f.uri.scheme === 'vscode-remote');
   const first = folders[0];
-  if (!first) throw new GatewayError('badRequest', 'No workspace folder is open; the document tools read files of the open workspace only.');
+  if (!first) throw new GatewayError('badRequest', vscode.l10n.t('No workspace folder is open; the document tools read files of the open workspace only.'));
   const resolved = path.resolve(first.uri.fsPath, given);
   const inside = folders.some((f) => {
     const rel = path.relative(f.uri.fsPath, resolved);
     return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
   });
-  if (!inside) throw new GatewayError('badRequest', `${given} is outside the open workspace folders; the document tools read files of the open workspace only.`);
+  if (!inside) throw new GatewayError('badRequest', vscode.l10n.t('{0} is outside the open workspace folders; the document tools read files of the open workspace only.', given));
   return resolved;
 }
 

@@ -62,7 +62,7 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
   async provideLanguageModelChatInformation(options: { readonly silent: boolean }, _token: vscode.CancellationToken): Promise<GatewayChatInformation[]> {
     if (!(await this.services.keys.has())) {
       if (!options.silent) {
-        void vscode.window.showInformationMessage('Set the Model Gateway API key to use the gateway\'s models in chat.', 'Set API Key').then((choice) => {
+        void vscode.window.showInformationMessage(vscode.l10n.t("Set the Model Gateway API key to use the gateway's models in chat."), vscode.l10n.t('Set API Key')).then((choice) => {
           if (choice) void vscode.commands.executeCommand('modelGateway.setApiKey');
         });
       }
@@ -207,7 +207,7 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
   /** The model as the sidebar knows it: a chat model this key may use, or a clear error. */
   private chatModel(id: string): ModelInfo {
     const info = chatModelsForVsCode(this.services.registry.snapshot.models).find((m) => m.id === id);
-    if (!info) throw new GatewayError('modelUnavailable', `The model ${id} is not a chat model available to this key. Refresh the models or pick another one.`);
+    if (!info) throw new GatewayError('modelUnavailable', vscode.l10n.t('The model {0} is not a chat model available to this key. Refresh the models or pick another one.', id));
     return info;
   }
 

@@ -1,5 +1,7 @@
+import * as l10n from '@vscode/l10n';
 import { imageSupport } from '../../core/chat/capabilities';
 import type { ChatProtocol, ModelInfo } from '../../core/models/types';
+import { formatNumber } from '../../shared/format';
 import { PROTOCOL_LABELS } from '../../shared/protocol';
 import type { LanguageModelChatInformation } from './lmApi';
 
@@ -52,8 +54,10 @@ export function toChatInformation(model: ModelInfo, protocol: ChatProtocol, sett
     version: model.id,
     detail: `${provider} · ${PROTOCOL_LABELS[protocol]}`,
     tooltip: [
-      `${model.id} through the model gateway (${provider}), over the ${PROTOCOL_LABELS[protocol]} protocol.`,
-      `Context ${context.toLocaleString('en-US')} tokens${catalog?.contextWindow ? '' : ' (assumed; the catalog gives none)'}, answers up to ${maxOutputTokens.toLocaleString('en-US')} tokens.`,
+      l10n.t('{0} through the model gateway ({1}), over the {2} protocol.', model.id, provider, PROTOCOL_LABELS[protocol]),
+      catalog?.contextWindow
+        ? l10n.t('Context {0} tokens, answers up to {1} tokens.', formatNumber(context), formatNumber(maxOutputTokens))
+        : l10n.t('Context {0} tokens (assumed; the catalog gives none), answers up to {1} tokens.', formatNumber(context), formatNumber(maxOutputTokens)),
       images.reason,
     ].join('\n'),
     maxInputTokens,

@@ -47,7 +47,7 @@ export function toChatMessages(
       else if (part instanceof vscode.LanguageModelToolCallPart) toolCalls.push({ id: part.callId, name: part.name, input: asInput(part.input) });
       else if (isDataPart(part)) {
         if (part.mimeType.startsWith('image/')) {
-          const info = checkImage(part.data, `Image ${images.length + 1} of the message`, imageMaxBytes);
+          const info = checkImage(part.data, vscode.l10n.t('Image {0} of the message', images.length + 1), imageMaxBytes);
           images.push({ mediaType: info.mediaType, base64: Buffer.from(part.data).toString('base64') });
         } else if (TEXT_MIME.test(part.mimeType)) {
           texts.push(new TextDecoder().decode(part.data));
@@ -61,10 +61,10 @@ export function toChatMessages(
     }
     const role = message.role === vscode.LanguageModelChatMessageRole.Assistant ? 'assistant' : 'user';
     if (role === 'assistant' && images.length) {
-      throw new GatewayError('badRequest', 'An earlier answer in this conversation holds an image; the chat protocols take images only in the user\'s messages.');
+      throw new GatewayError('badRequest', vscode.l10n.t("An earlier answer in this conversation holds an image; the chat protocols take images only in the user's messages."));
     }
-    if (role === 'user' && toolCalls.length) throw new GatewayError('badRequest', 'A user message of this conversation holds a tool call; only answers make tool calls.');
-    if (role === 'assistant' && toolResults.length) throw new GatewayError('badRequest', 'An answer of this conversation holds a tool result; tool results belong to the user\'s turn after the call.');
+    if (role === 'user' && toolCalls.length) throw new GatewayError('badRequest', vscode.l10n.t('A user message of this conversation holds a tool call; only answers make tool calls.'));
+    if (role === 'assistant' && toolResults.length) throw new GatewayError('badRequest', vscode.l10n.t("An answer of this conversation holds a tool result; tool results belong to the user's turn after the call."));
     const last = out.at(-1);
     const turn: ChatMessage = last && last.role === role ? last : { role, content: '' };
     if (turn !== last) out.push(turn);
@@ -79,7 +79,7 @@ export function toChatMessages(
   }
   for (const m of out) {
     if ((m.images?.length ?? 0) > MAX_IMAGES_PER_MESSAGE) {
-      throw new GatewayError('badRequest', `A message holds ${m.images?.length} images; at most ${MAX_IMAGES_PER_MESSAGE} go with one message.`);
+      throw new GatewayError('badRequest', vscode.l10n.t('A message holds {0} images; at most {1} go with one message.', m.images?.length ?? 0, MAX_IMAGES_PER_MESSAGE));
     }
   }
   return { system: system.join('\n\n'), messages: out };

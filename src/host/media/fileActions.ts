@@ -38,7 +38,7 @@ export async function galleryItemAction(
       return gallery.remove(id);
     case 'copyPath':
       await vscode.env.clipboard.writeText(item.file);
-      void vscode.window.setStatusBarMessage(`Copied ${item.file}`, 3000);
+      void vscode.window.setStatusBarMessage(vscode.l10n.t('Copied {0}', item.file), 3000);
       return;
     case 'insertLink':
       await insertLink(item, lastEditor);
@@ -49,7 +49,7 @@ export async function galleryItemAction(
       return;
     default:
       if (!existsSync(item.file)) {
-        void vscode.window.showWarningMessage(`${displayPath(item.file)} no longer exists.`);
+        void vscode.window.showWarningMessage(vscode.l10n.t('{0} no longer exists.', displayPath(item.file)));
         return;
       }
       return fileAction(action, item.file);
@@ -62,7 +62,7 @@ export async function insertLink(item: GalleryItem, lastEditor: vscode.TextEdito
   const link = markdownLink(item, editor?.document.uri);
   if (!editor) {
     await vscode.env.clipboard.writeText(link);
-    void vscode.window.showInformationMessage('No editor is open, so the Markdown link was copied to the clipboard.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('No editor is open, so the Markdown link was copied to the clipboard.'));
     return link;
   }
   const shown = await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, preserveFocus: false, selection: editor.selection });
@@ -79,6 +79,6 @@ export function markdownLink(item: Pick<GalleryItem, 'kind' | 'file' | 'prompt'>
   else target = vscode.Uri.file(item.file).toString();
   if (/[\s()<>]/.test(target)) target = `<${target.replace(/[<>]/g, encodeURIComponent)}>`;
   // Brackets and line breaks would end the link text early.
-  const alt = item.prompt.replace(/[[\]\r\n]+/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 80) || (item.kind === 'image' ? 'generated image' : 'generated video');
+  const alt = item.prompt.replace(/[[\]\r\n]+/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 80) || (item.kind === 'image' ? vscode.l10n.t('generated image') : vscode.l10n.t('generated video'));
   return `${item.kind === 'image' ? '!' : ''}[${alt}](${target})`;
 }

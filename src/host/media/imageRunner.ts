@@ -6,6 +6,7 @@ import { generateImages, generateImageViaResponses, validateImageSize, type Gene
 import { detectImageFormat, imageExtension, mediaBaseName } from '../../core/media/mediaFiles';
 import { requireListedModel, requireOuterModel } from '../../core/media/modelChoice';
 import type { ModelInfo } from '../../core/models/types';
+import { formatDuration, formatNumber } from '../../shared/format';
 import type { ImageJobView, ImageRoute } from '../../shared/mediaProtocol';
 import type { Services } from '../services';
 import type { Gallery } from './gallery';
@@ -64,7 +65,7 @@ export class ImageRunner {
   constructor(private readonly host: ImageRunnerHost) {}
 
   async generate(args: GenerateImageArgs): Promise<GenerateImageResult> {
-    if (this.job?.view.state === 'running' || this.starting) throw new GatewayError('badRequest', 'An image is still being generated. Wait for it or cancel it first.');
+    if (this.job?.view.state === 'running' || this.starting) throw new GatewayError('badRequest', vscode.l10n.t('An image is still being generated. Wait for it or cancel it first.'));
     this.starting = true;
     try {
       return await this.run(args);
@@ -83,7 +84,7 @@ export class ImageRunner {
     const size = validateImageSize(args.size ?? last.imageSize ?? settings.imageSize);
     const n = route === 'images' ? (args.n ?? last.imageCount ?? settings.imageCount) : 1;
     const stream = args.stream ?? last.stream ?? settings.stream;
-    if (!args.prompt.trim()) throw new GatewayError('badRequest', 'Describe the image to generate: the prompt is empty.');
+    if (!args.prompt.trim()) throw new GatewayError('badRequest', vscode.l10n.t('Describe the image to generate: the prompt is empty.'));
     const dir = await this.host.output.resolve('images');
     this.host.updateRoots();
     await this.host.choices.remember({ route, imageModel: imageModel.id, ...(outer ? { outerModel: outer.id } : {}), imageSize: size, ...(route === 'images' ? { imageCount: n } : { stream }) });
@@ -96,11 +97,11 @@ export class ImageRunner {
     this.host.services.log.info(`Generating ${n} image(s) with ${imageModel.id}${via} (${route === 'images' ? 'Images API' : 'Responses'}, ${size}).`);
     try {
       const images = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Generating ${n > 1 ? `${n} images` : 'an image'} with ${imageModel.id}${via}`, cancellable: true },
+        { location: vscode.ProgressLocation.Notification, title: progressTitle(n, imageModel.id, outer?.id), cancellable: true },
         async (progress, token) => {
           token.onCancellationRequested(() => abort.abort());
           const started = Date.now();
-          const tick = setInterval(() => progress.report({ message: `${Math.round((Date.now() - started) / 1000)} s (image generation can take minutes)` }), 1000);
+          const tick = setInterval(() => progress.report({ message: vscode.l10n.t('{0} (image generation can take minutes)', formatDuration(Date.now() - started)) }), 1000);
           try {
             if (route === 'images') {
               return await generateImages(this.host.services.http(), { model: imageModel.id, prompt: args.prompt, n, size, signal: abort.signal });
@@ -145,9 +146,9 @@ export class ImageRunner {
     } catch (err) {
       const error = isGatewayError(err) ? err : new GatewayError('protocol', String(err), { cause: err });
       view.state = abort.signal.aborted || error.kind === 'cancelled' ? 'cancelled' : 'failed';
-      view.message = view.state === 'cancelled' ? 'Cancelled. Nothing was saved.' : error.describe();
+      view.message = view.state === 'cancelled' ? vscode.l10n.t('Cancelled. Nothing was saved.') : error.describe();
       delete view.partial;
-      throw abort.signal.aborted && error.kind !== 'cancelled' ? new GatewayError('cancelled', 'Image generation was cancelled.') : error;
+      throw abort.signal.aborted && error.kind !== 'cancelled' ? new GatewayError('cancelled', vscode.l10n.t('Image generation was cancelled.')) : error;
     } finally {
       view.finishedAt = Date.now();
       this.host.refresh();
@@ -175,4 +176,10 @@ export function firstOf(models: ModelInfo[], kind: 'image' | 'video'): string | 
 /** Language models that can be the outer model of a Responses call with the image tool. */
 export function outerModels(models: ModelInfo[]): ModelInfo[] {
   return models.filter((m) => m.kind === 'chat' && m.available && m.protocols.includes('responses'));
+}
+
+/** "Generating 2 images with X through Y", for the progress notification. */
+function progressTitle(n: number, imageModel: string, outerModel: string | undefined): string {
+  const what = n > 1 ? vscode.l10n.t('{0} images', formatNumber(n)) : vscode.l10n.t('an image');
+  return outerModel ? vscode.l10n.t('Generating {0} with {1} through {2}', what, imageModel, outerModel) : vscode.l10n.t('Generating {0} with {1}', what, imageModel);
 }

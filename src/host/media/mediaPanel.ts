@@ -31,7 +31,7 @@ export class MediaPanel implements vscode.Disposable {
       if (tab) existing.showTab(tab);
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(MediaPanel.viewType, 'Media Studio', vscode.ViewColumn.Active, {
+    const panel = vscode.window.createWebviewPanel(MediaPanel.viewType, vscode.l10n.t('Media Studio'), vscode.ViewColumn.Active, {
       enableScripts: true,
       localResourceRoots: MediaPanel.roots(extensionUri, owner),
     });
@@ -123,6 +123,6 @@ export class MediaPanel implements vscode.Disposable {
   }
 
   private html(): string {
-    return webviewHtml(this.panel.webview, this.extensionUri, { app: 'media', style: 'media', title: 'Media Studio' });
+    return webviewHtml(this.panel.webview, this.extensionUri, { app: 'media', style: 'media', title: vscode.l10n.t('Media Studio') });
   }
 }

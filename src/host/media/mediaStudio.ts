@@ -160,7 +160,7 @@ export class MediaStudio implements vscode.Disposable, MediaPanelOwner {
     const images = this.output.current('images');
     const root = images ? path.dirname(images) : undefined;
     if (!root || !existsSync(root)) {
-      void vscode.window.showInformationMessage(`Nothing has been saved yet; generated files will go to ${this.output.describe()}.`);
+      void vscode.window.showInformationMessage(vscode.l10n.t('Nothing has been saved yet; generated files will go to {0}.', this.output.describe()));
       return;
     }
     await fileAction('reveal', root);

@@ -32,7 +32,7 @@ export class OutputLocation {
    */
   async resolve(kind: MediaKind): Promise<string> {
     const rule = this.rule();
-    if (!rule.ok) throw new GatewayError('badRequest', `Nothing was generated: ${rule.reason}`);
+    if (!rule.ok) throw new GatewayError('badRequest', vscode.l10n.t('Nothing was generated: {0}', rule.reason));
     if (rule.folder) {
       const workspace = localWorkspace();
       if (workspace && !path.isAbsolute(this.setting())) await ensureNoLinkOutside(path.join(rule.folder, kind), workspace);
@@ -43,12 +43,12 @@ export class OutputLocation {
       canSelectFolders: true,
       canSelectFiles: false,
       canSelectMany: false,
-      openLabel: 'Save Here',
-      title: `No folder is open: where should generated ${kind} be saved?`,
+      openLabel: vscode.l10n.t('Save Here'),
+      title: kind === 'videos' ? vscode.l10n.t('No folder is open: where should generated videos be saved?') : vscode.l10n.t('No folder is open: where should generated images be saved?'),
     });
     const folder = picked?.[0];
-    if (!folder) throw new GatewayError('cancelled', 'No folder was chosen, so nothing was generated.');
-    if (folder.scheme !== 'file') throw new GatewayError('badRequest', 'Generated media can only be saved to a folder on this machine\'s disk.');
+    if (!folder) throw new GatewayError('cancelled', vscode.l10n.t('No folder was chosen, so nothing was generated.'));
+    if (folder.scheme !== 'file') throw new GatewayError('badRequest', vscode.l10n.t("Generated media can only be saved to a folder on this machine's disk."));
     this.chosen = folder.fsPath;
     return path.join(this.chosen, kind);
   }
@@ -56,9 +56,9 @@ export class OutputLocation {
   /** The folder shown to the user, e.g. `generated/`, the absolute folder, or why the setting is refused. */
   describe(): string {
     const rule = this.rule();
-    if (!rule.ok) return `not usable: ${rule.reason}`;
+    if (!rule.ok) return vscode.l10n.t('not usable: {0}', rule.reason);
     if (rule.folder) return path.isAbsolute(this.setting()) ? rule.folder : `${this.setting().replace(/[\\/]+$/, '')}/`;
-    return this.chosen ?? 'asked on first use (no folder is open)';
+    return this.chosen ?? vscode.l10n.t('asked on first use (no folder is open)');
   }
 
   /** Folders thumbnails may be loaded from. */
@@ -90,7 +90,14 @@ async function ensureNoLinkOutside(folder: string, workspace: string): Promise<v
     try {
       const real = await fs.realpath(existing);
       if (!isInside(real, realWorkspace)) {
-        throw new GatewayError('badRequest', `Nothing was generated: the output folder "${displayPath(existing)}" is a link to ${real}, outside the workspace. Remove the link, or set an absolute "modelGateway.outputFolder" in your user settings.`);
+        throw new GatewayError(
+          'badRequest',
+          vscode.l10n.t(
+            'Nothing was generated: the output folder "{0}" is a link to {1}, outside the workspace. Remove the link, or set an absolute "modelGateway.outputFolder" in your user settings.',
+            displayPath(existing),
+            real,
+          ),
+        );
       }
       return;
     } catch (err) {

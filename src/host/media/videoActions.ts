@@ -67,7 +67,10 @@ export class VideoActions {
     const size = args.size ?? hints.defaultSize;
     const duration = args.duration ?? hints.defaultDuration;
     if (!size || duration === undefined) {
-      throw new GatewayError('badRequest', `Nothing is known about the sizes and durations ${model.id} accepts (the catalog has no hints for it). Give both, e.g. size "832*480" and duration 5; the gateway will say if the model rejects them.`);
+      throw new GatewayError(
+        'badRequest',
+        vscode.l10n.t('Nothing is known about the sizes and durations {0} accepts (the catalog has no hints for it). Give both, e.g. size "832*480" and duration 5; the gateway will say if the model rejects them.', model.id),
+      );
     }
     const params = validateVideoParams({ model: model.id, prompt: args.prompt, size, duration });
     const dir = await this.host.output.resolve('videos');
@@ -84,7 +87,7 @@ export class VideoActions {
   async taskAction(action: Extract<MediaWebviewMessage, { type: 'task' }>['action'], id: string): Promise<VideoTask | undefined> {
     const manager = await this.host.video.ready();
     const task = manager.find(id);
-    if (!task) throw new GatewayError('badRequest', `There is no video task ${id}.`);
+    if (!task) throw new GatewayError('badRequest', vscode.l10n.t('There is no video task {0}.', id));
     switch (action) {
       case 'cancel':
         return manager.cancel(id);
@@ -92,8 +95,9 @@ export class VideoActions {
       case 'retryDownload':
         return manager.resume(id);
       case 'resubmit': {
-        const choice = await vscode.window.showWarningMessage(`Submit this video task again as a new task? ${videoBillingNote(task)}`, { modal: true }, 'Submit Again');
-        if (choice !== 'Submit Again') return undefined;
+        const again = vscode.l10n.t('Submit Again');
+        const choice = await vscode.window.showWarningMessage(vscode.l10n.t('Submit this video task again as a new task? {0}', videoBillingNote(task)), { modal: true }, again);
+        if (choice !== again) return undefined;
         return manager.resubmit(id);
       }
       case 'forget':
@@ -102,7 +106,7 @@ export class VideoActions {
       case 'open':
       case 'openExternal':
       case 'reveal':
-        if (!task.file) throw new GatewayError('badRequest', 'This task has no saved video yet.');
+        if (!task.file) throw new GatewayError('badRequest', vscode.l10n.t('This task has no saved video yet.'));
         await fileAction(action, task.file);
         return task;
     }
@@ -130,23 +134,31 @@ export class VideoActions {
   async onTaskTransition(task: VideoTask, from: VideoTask['phase'] | undefined): Promise<void> {
     if (task.phase === 'succeeded' && task.file) {
       await this.host.gallery.add([{ kind: 'video', file: task.file, prompt: task.prompt, model: task.model, size: task.size, createdAt: task.finishedAt ?? Date.now(), route: 'video', ...(task.taskId ? { taskId: task.taskId } : {}) }]);
-      const choice = await vscode.window.showInformationMessage(`Video saved: ${displayPath(task.file)}`, 'Open with System Player', 'Reveal in Explorer');
-      if (choice === 'Open with System Player') await fileAction('openExternal', task.file);
-      else if (choice === 'Reveal in Explorer') await fileAction('reveal', task.file);
+      const play = vscode.l10n.t('Open with System Player');
+      const reveal = vscode.l10n.t('Reveal in Explorer');
+      const choice = await vscode.window.showInformationMessage(vscode.l10n.t('Video saved: {0}', displayPath(task.file)), play, reveal);
+      if (choice === play) await fileAction('openExternal', task.file);
+      else if (choice === reveal) await fileAction('reveal', task.file);
       return;
     }
     if (task.phase === 'failed' && from && from !== 'submitting') {
       const retry = task.error?.stage === 'download' || task.error?.stage === 'check';
-      const actions = retry ? ['Retry Download', 'Show Tasks'] : ['Show Tasks'];
-      const choice = await vscode.window.showWarningMessage(`Video task ${task.taskId ?? ''} failed: ${task.error?.message ?? 'no reason given'}`, ...actions);
-      if (choice === 'Retry Download') await this.taskAction('retryDownload', task.localId).catch((err: unknown) => showError(err, this.host.services.log));
-      else if (choice === 'Show Tasks') this.host.open('video');
+      const retryDownload = vscode.l10n.t('Retry Download');
+      const showTasks = vscode.l10n.t('Show Tasks');
+      const actions = retry ? [retryDownload, showTasks] : [showTasks];
+      const choice = await vscode.window.showWarningMessage(vscode.l10n.t('Video task {0} failed: {1}', task.taskId ?? '', task.error?.message ?? vscode.l10n.t('no reason given')), ...actions);
+      if (choice === retryDownload) await this.taskAction('retryDownload', task.localId).catch((err: unknown) => showError(err, this.host.services.log));
+      else if (choice === showTasks) this.host.open('video');
       return;
     }
     if (task.phase === 'stopped' && task.stoppedBy !== 'user') {
-      const why = task.stoppedBy === 'limit' ? 'it did not finish within "modelGateway.video.maxPollMinutes"' : `queries kept failing (${task.error?.message ?? 'no reason'})`;
-      const choice = await vscode.window.showWarningMessage(`Stopped polling video task ${task.taskId ?? ''}: ${why}. The task may still finish on the gateway.`, 'Resume Polling');
-      if (choice === 'Resume Polling') await this.taskAction('resume', task.localId).catch((err: unknown) => showError(err, this.host.services.log));
+      const why =
+        task.stoppedBy === 'limit'
+          ? vscode.l10n.t('it did not finish within "modelGateway.video.maxPollMinutes"')
+          : vscode.l10n.t('queries kept failing ({0})', task.error?.message ?? vscode.l10n.t('no reason given'));
+      const resume = vscode.l10n.t('Resume Polling');
+      const choice = await vscode.window.showWarningMessage(vscode.l10n.t('Stopped polling video task {0}: {1}. The task may still finish on the gateway.', task.taskId ?? '', why), resume);
+      if (choice === resume) await this.taskAction('resume', task.localId).catch((err: unknown) => showError(err, this.host.services.log));
     }
   }
 }

@@ -1,8 +1,10 @@
 import * as vscode from 'vscode';
 import { DEFAULT_CALL_PRICE_USD, type BilledTool } from '../../core/tools/billing';
+import { formatAmount } from '../../shared/format';
 import type { Services } from '../services';
 
-const TOOL_NAMES: Record<BilledTool, string> = { parse: 'File parsing', ocr: 'OCR', upload: 'File upload', search: 'Web search', read: 'Web page reading' };
+const toolName = (tool: BilledTool): string =>
+  ({ parse: vscode.l10n.t('File parsing'), ocr: vscode.l10n.t('OCR'), upload: vscode.l10n.t('File upload'), search: vscode.l10n.t('Web search'), read: vscode.l10n.t('Web page reading') })[tool];
 
 /**
  * Before the first billed tool call of a session the user is told that it costs money (unless they
@@ -11,13 +13,14 @@ const TOOL_NAMES: Record<BilledTool, string> = { parse: 'File parsing', ocr: 'OC
 export async function confirmBilled(services: Services, tool: BilledTool, interactive: boolean): Promise<boolean> {
   const config = vscode.workspace.getConfiguration('modelGateway.tools');
   if (services.billing.calls > 0 || !interactive || config.get<boolean>('confirmBilledCalls') === false || services.billingConfirmed) return true;
+  const dontAsk = vscode.l10n.t("Continue and Don't Ask Again");
   const choice = await vscode.window.showWarningMessage(
-    `${TOOL_NAMES[tool]} is billed per call: US$${DEFAULT_CALL_PRICE_USD.toFixed(2)} by default, from the key's quota. Reading content already extracted is not billed again.`,
+    vscode.l10n.t("{0} is billed per call: US${1} by default, from the key's quota. Reading content already extracted is not billed again.", toolName(tool), formatAmount(DEFAULT_CALL_PRICE_USD)),
     { modal: true },
-    'Continue',
-    "Continue and Don't Ask Again",
+    vscode.l10n.t('Continue'),
+    dontAsk,
   );
-  if (choice === "Continue and Don't Ask Again") await config.update('confirmBilledCalls', false, vscode.ConfigurationTarget.Global);
+  if (choice === dontAsk) await config.update('confirmBilledCalls', false, vscode.ConfigurationTarget.Global);
   if (choice) services.billingConfirmed = true;
   return choice !== undefined;
 }

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { writeFileAtomic } from '../../core/atomicFile';
+import { isGatewayError } from '../../core/errors';
 import { readableText } from '../../core/tools/readableText';
 
 /**
@@ -24,8 +25,8 @@ export async function saveBeside(source: vscode.Uri, content: string, suffix = '
       await writeFileAtomic(file, readableText(content), { overwrite: false });
       return vscode.Uri.file(file);
     } catch (err) {
-      if (!(err instanceof Error) || !/already exists/.test(err.message)) throw err;
+      if (!isGatewayError(err) || err.code !== 'EEXIST') throw err;
     }
   }
-  throw new Error(`Could not find a free file name next to ${path.basename(source.fsPath)}.`);
+  throw new Error(vscode.l10n.t('Could not find a free file name next to {0}.', path.basename(source.fsPath)));
 }

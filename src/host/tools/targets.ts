@@ -12,12 +12,12 @@ export async function resolveTarget(arg: unknown, filters: Record<string, string
   const uri = input instanceof vscode.TabInputText || input instanceof vscode.TabInputCustom ? input.uri : undefined;
   const extensions = Object.values(filters).flat();
   if (uri && extensions.some((ext) => uri.path.toLowerCase().endsWith(`.${ext}`))) return uri;
-  const picked = await vscode.window.showOpenDialog({ title, canSelectMany: false, filters, openLabel: 'Choose' });
+  const picked = await vscode.window.showOpenDialog({ title, canSelectMany: false, filters, openLabel: vscode.l10n.t('Choose') });
   return picked?.[0];
 }
 
 /** Files are read from disk by path; remote workspaces are not supported by the upload code. */
 export function localPath(uri: vscode.Uri): string {
-  if (uri.scheme !== 'file' && uri.scheme !== 'vscode-remote') throw new Error(`Only files on disk can be sent (this one is ${uri.scheme}:).`);
+  if (uri.scheme !== 'file' && uri.scheme !== 'vscode-remote') throw new Error(vscode.l10n.t('Only files on disk can be sent (this one is {0}:).', uri.scheme));
   return uri.fsPath;
 }

@@ -51,13 +51,13 @@ export class WorkspaceOverrides implements vscode.Disposable {
     const root = vscode.workspace.getConfiguration(SECTION);
     for (const key of USER_ONLY_KEYS) {
       const value = root.inspect(key)?.workspaceValue;
-      if (value !== undefined) found.push({ key, value, where: 'the workspace settings' });
+      if (value !== undefined) found.push({ key, value, where: vscode.l10n.t('the workspace settings') });
     }
     for (const folder of vscode.workspace.workspaceFolders ?? []) {
       const config = vscode.workspace.getConfiguration(SECTION, folder.uri);
       for (const key of USER_ONLY_KEYS) {
         const value = config.inspect(key)?.workspaceFolderValue;
-        if (value !== undefined) found.push({ key, value, where: `the settings of folder "${folder.name}"` });
+        if (value !== undefined) found.push({ key, value, where: vscode.l10n.t('the settings of folder "{0}"', folder.name) });
       }
     }
     return found;
@@ -70,7 +70,7 @@ export class WorkspaceOverrides implements vscode.Disposable {
     }
     const workspaceFile = vscode.workspace.workspaceFile;
     if (workspaceFile && workspaceFile.scheme !== 'untitled') {
-      files.push({ uri: workspaceFile, where: 'the workspace file', pick: (doc) => (typeof doc === 'object' && doc !== null ? (doc as { settings?: unknown }).settings : undefined) });
+      files.push({ uri: workspaceFile, where: vscode.l10n.t('the workspace file'), pick: (doc) => (typeof doc === 'object' && doc !== null ? (doc as { settings?: unknown }).settings : undefined) });
     }
     const found: WorkspaceOverride[] = [];
     for (const file of files) {

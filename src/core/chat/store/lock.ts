@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import * as l10n from '@vscode/l10n';
 import { GatewayError } from '../../errors';
+import { formatDuration } from '../../../shared/format';
 
 export interface FileLockOptions {
   /** A lock file not refreshed for this long belongs to a window that died; it is taken over. */
@@ -90,7 +92,7 @@ export class FileLock {
       if (Date.now() > deadline) {
         throw new GatewayError(
           'timeout',
-          `Another VS Code window has held the chat history lock for over ${Math.round(this.timeoutMs / 1000)} s; the change was not saved. Try again, or reload the other windows.`,
+          l10n.t('Another VS Code window has held the chat history lock for over {0}; the change was not saved. Try again, or reload the other windows.', formatDuration(this.timeoutMs)),
         );
       }
       await new Promise((resolve) => setTimeout(resolve, delay + Math.random() * delay));

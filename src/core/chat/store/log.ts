@@ -1,4 +1,5 @@
 import { promises as fs } from 'node:fs';
+import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { chatMessageSchema, protocolSchema, thinkingChoiceSchema } from '../../../shared/protocol';
 
@@ -129,10 +130,10 @@ export function parseRecord(line: string): LogRecord {
   try {
     data = JSON.parse(line);
   } catch {
-    throw new DamagedLogError(`a line is not JSON: "${line.slice(0, 80)}${line.length > 80 ? '…' : ''}"`);
+    throw new DamagedLogError(l10n.t('a line is not JSON: "{0}"', `${line.slice(0, 80)}${line.length > 80 ? '…' : ''}`));
   }
   const result = z.safeParse(recordSchema, data);
-  if (!result.success) throw new DamagedLogError(`a line is not a conversation record: "${line.slice(0, 80)}${line.length > 80 ? '…' : ''}"`);
+  if (!result.success) throw new DamagedLogError(l10n.t('a line is not a conversation record: "{0}"', `${line.slice(0, 80)}${line.length > 80 ? '…' : ''}`));
   return result.data;
 }
 

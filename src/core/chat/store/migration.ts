@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { syncDirectory, writeFileAtomic } from '../../atomicFile';
 import type { StoreProblem } from '../conversationStore';
@@ -38,12 +39,17 @@ export async function migrateOldFormat(target: MigrationTarget): Promise<void> {
     let conversation: z.infer<typeof oldConversationSchema>;
     try {
       const result = z.safeParse(oldConversationSchema, JSON.parse(await fs.readFile(old, 'utf8')));
-      if (!result.success || result.data.id !== id) throw new Error('it does not have the shape of a conversation');
+      if (!result.success || result.data.id !== id) throw new Error(l10n.t('it does not have the shape of a conversation'));
       conversation = result.data;
     } catch (err) {
       if (isMissing(err)) continue;
       const aside = await setAside(old);
-      target.report({ kind: 'damaged', id, message: `A stored conversation could not be read (${describe(err)}); it was set aside as ${aside} in the chat history folder.`, setAsideAs: aside });
+      target.report({
+        kind: 'damaged',
+        id,
+        message: l10n.t('A stored conversation could not be read ({0}); it was set aside as {1} in the chat history folder.', describe(err), aside),
+        setAsideAs: aside,
+      });
       continue;
     }
     const { messages, ...meta } = conversation;
