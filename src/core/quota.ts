@@ -143,7 +143,7 @@ async function getJson<T extends z.ZodMiniType>(http: HttpClient, url: string, s
   const response = await http.send({ method: 'GET', url, signal });
   const data = parseJsonText(await response.text(), what);
   const refusal = refusalIn(data);
-  if (refusal !== undefined) throw new GatewayError('notImplemented', `${what} was an error: ${refusal || '(no message)'}`);
+  if (refusal !== undefined) throw new GatewayError('notImplemented', l10n.t('{0} was an error: {1}', what, refusal || l10n.t('(no message)')));
   return parseWith(schema, data, what);
 }
 
