@@ -31,7 +31,12 @@ export interface HttpClientOptions {
   maxRetryAfterMs?: number;
 }
 
-export type RequestBody = string | Uint8Array | Readable;
+/**
+ * An async iterable is handed to undici as it is (not wrapped in a Readable, which would read
+ * ahead): undici asks for the next chunk only once the socket took the previous one, which is what
+ * lets an upload reuse its read buffers (tools/multipart.ts).
+ */
+export type RequestBody = string | Uint8Array | Readable | AsyncIterable<Uint8Array>;
 
 export interface HttpRequest {
   method: 'GET' | 'POST' | 'DELETE';
@@ -200,7 +205,8 @@ export class HttpClient {
       path: `${url.pathname}${url.search}`,
       method: req.method,
       headers,
-      body,
+      // undici's types leave out the async iterables that its writer accepts (writeIterable).
+      body: body as Dispatcher.DispatchOptions['body'],
       signal: req.signal,
       // Always explicit: undici's own 300 s defaults must never cap a longer setting.
       headersTimeout: req.timeout === 'long' ? t.longMs : t.firstByteMs,
