@@ -155,6 +155,13 @@ export async function streamToFileUnique(
 const WRITE_QUEUE_BYTES = 1024 * 1024;
 
 /**
+ * Every this many bytes written, the file's data is flushed to the disk in the background while
+ * more arrives, so that the fsync before the rename waits only for the last part instead of for the
+ * whole file (for a 100 MB video on an SSD: ~100 ms spent after the last byte arrived).
+ */
+const BACKGROUND_SYNC_BYTES = 16 * 1024 * 1024;
+
+/**
  * Writes the chunks in order, without waiting for each write: while one write is in flight, the
  * chunks that arrive queue up and go to the disk together in one `writev` (no copy). Reading stops
  * while WRITE_QUEUE_BYTES are queued, until the disk has caught up.
@@ -165,6 +172,8 @@ async function writeChunks(handle: fs.FileHandle, chunks: AsyncIterable<Uint8Arr
   let total = 0;
   let writing = false;
   let failure: { error: unknown } | undefined;
+  let unsynced = 0;
+  let syncing: Promise<void> | undefined;
   // Empties the queue, batch by batch; never rejects (a failure is kept for the reading loop).
   const pump = async (): Promise<void> => {
     writing = true;
@@ -175,6 +184,17 @@ async function writeChunks(handle: fs.FileHandle, chunks: AsyncIterable<Uint8Arr
         queue = [];
         queued = 0;
         await writeAll(handle, batch, bytes);
+        unsynced += bytes;
+        if (unsynced >= BACKGROUND_SYNC_BYTES && !syncing) {
+          unsynced = 0;
+          syncing = handle.datasync().then(
+            () => (syncing = undefined),
+            (error: unknown) => {
+              failure ??= { error };
+              syncing = undefined;
+            },
+          );
+        }
       }
     } catch (error) {
       failure = { error };
@@ -197,6 +217,7 @@ async function writeChunks(handle: fs.FileHandle, chunks: AsyncIterable<Uint8Arr
   } finally {
     // Also when the source failed: the handle is closed only after the last write has settled.
     await pumping;
+    await syncing;
   }
   if (failure) throw failure.error;
 }
