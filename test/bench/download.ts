@@ -108,6 +108,16 @@ export async function downloadRows(ctx: BenchContext, gw: GatewayInfo): Promise<
     },
     {
       id: '8',
+      what: "Download: throughput vs Node's receive floor (what ours could reach at best)",
+      ours: mbps(oursRate),
+      reference: mbps((size / drainMs) * 1000),
+      ratio: ratio(drainMs / oursMs),
+      goal: '(reported)',
+      pass: undefined,
+      note: `the floor: the same link through the same HttpClient, bytes dropped, no disk, median ${drainMs.toFixed(0)} ms; it reached ${ratio(curlMs / drainMs)} of curl in this run, the ceiling for the row above`,
+    },
+    {
+      id: '8',
       what: 'Download: peak RSS growth of the receiving process vs the receive floor',
       ours: bytes(growth),
       reference: bytes(drainGrowth),
