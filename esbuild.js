@@ -16,24 +16,54 @@ function tsFiles(dir) {
     .map((e) => path.join(e.parentPath, e.name));
 }
 
-/** @type {import('esbuild').BuildOptions[]} */
-const builds = [
-  {
-    entryPoints: ['src/extension.ts'],
-    outfile: 'dist/extension.js',
+/**
+ * undici (~310 KiB minified, most of the host code) goes to dist/undici.js, which the host bundle
+ * requires on the first request (src/core/http.ts), so activation does not read it. Only the one
+ * module src/core/undiciParts.ts holds undici; nothing else of ours goes to that file, so no module
+ * state is split between the two.
+ * @type {import('esbuild').Plugin}
+ */
+const undiciApart = {
+  name: 'undici-apart',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/undiciParts$/ }, () => ({ path: './undici.js', external: true }));
+  },
+};
+
+/** The host bundles' options (also used by test/bench, so that it measures what ships). */
+function hostBuilds(options = {}) {
+  const shared = {
     bundle: true,
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-    // jsonc-parser's "main" is a UMD build whose factory requires its own files at run time, which a
-    // bundler cannot follow; its "module" (ES) build bundles. Packages with "exports" are unaffected.
-    mainFields: ['module', 'main'],
-    external: ['vscode'],
-    minify: production,
-    sourcemap: production ? false : 'linked',
+    minify: options.production ?? production,
+    sourcemap: (options.production ?? production) ? false : 'linked',
     legalComments: 'none',
     logLevel: 'info',
-  },
+  };
+  return [
+    {
+      ...shared,
+      entryPoints: ['src/extension.ts'],
+      outfile: 'dist/extension.js',
+      // jsonc-parser's "main" is a UMD build whose factory requires its own files at run time, which a
+      // bundler cannot follow; its "module" (ES) build bundles. Packages with "exports" are unaffected.
+      mainFields: ['module', 'main'],
+      external: ['vscode'],
+      plugins: [undiciApart],
+    },
+    {
+      ...shared,
+      entryPoints: ['src/core/undiciParts.ts'],
+      outfile: 'dist/undici.js',
+    },
+  ];
+}
+
+/** @type {import('esbuild').BuildOptions[]} */
+const builds = [
+  ...hostBuilds(),
   {
     // The chat webview app (browser). `entities` is replaced by a small shim that lets the browser
     // decode HTML entities (saves ~75 KB; see src/webview/chat/entities.ts).
@@ -89,7 +119,11 @@ async function main() {
   await Promise.all(builds.map((b) => esbuild.build(b)));
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+module.exports = { hostBuilds };
+
+if (require.main === module) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

@@ -121,6 +121,7 @@ export async function writeFileUnique(dir: string, base: string, ext: string, da
 /**
  * Streams chunks to a temporary file in `dir`, runs `verify` on the complete file, and only then
  * gives it its unique final name. A failure anywhere (the stream, the check) leaves no file behind.
+ * The file is fsync'd once, at the end, before it gets its name.
  */
 export async function streamToFileUnique(
   dir: string,
@@ -134,13 +135,8 @@ export async function streamToFileUnique(
   const tmp = tempPath(dir, base);
   try {
     const handle = await fs.open(tmp, 'wx').catch((err: unknown) => writeFailure(err, dir));
-    let total = 0;
     try {
-      for await (const chunk of chunks) {
-        await handle.write(chunk).catch((err: unknown) => writeFailure(err, dir));
-        total += chunk.length;
-        onBytes?.(total);
-      }
+      await writeChunks(handle, chunks, onBytes).catch((err: unknown) => writeFailure(err, dir));
       await handle.sync();
     } finally {
       await handle.close();
@@ -149,5 +145,92 @@ export async function streamToFileUnique(
     return await publishUnique(tmp, dir, base, ext);
   } finally {
     await fs.rm(tmp, { force: true });
+  }
+}
+
+/**
+ * Bytes that may wait in memory for the disk before the source is read on (backpressure). Above the
+ * few socket reads that arrive while one write is in flight, so a disk keeping up never stalls the
+ * network.
+ */
+const WRITE_QUEUE_BYTES = 1024 * 1024;
+
+/**
+ * Every this many bytes written, the file's data is flushed to the disk in the background while
+ * more arrives, so that the fsync before the rename waits only for the last part instead of for the
+ * whole file (for a 100 MB video on an SSD: ~100 ms spent after the last byte arrived).
+ */
+const BACKGROUND_SYNC_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Writes the chunks in order, without waiting for each write: while one write is in flight, the
+ * chunks that arrive queue up and go to the disk together in one `writev` (no copy). Reading stops
+ * while WRITE_QUEUE_BYTES are queued, until the disk has caught up.
+ */
+async function writeChunks(handle: fs.FileHandle, chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, onBytes?: (total: number) => void): Promise<void> {
+  let queue: Uint8Array[] = [];
+  let queued = 0;
+  let total = 0;
+  let writing = false;
+  let failure: { error: unknown } | undefined;
+  let unsynced = 0;
+  let syncing: Promise<void> | undefined;
+  // Empties the queue, batch by batch; never rejects (a failure is kept for the reading loop).
+  const pump = async (): Promise<void> => {
+    writing = true;
+    try {
+      while (queue.length && !failure) {
+        const batch = queue;
+        const bytes = queued;
+        queue = [];
+        queued = 0;
+        await writeAll(handle, batch, bytes);
+        unsynced += bytes;
+        if (unsynced >= BACKGROUND_SYNC_BYTES && !syncing) {
+          unsynced = 0;
+          syncing = handle.datasync().then(
+            () => (syncing = undefined),
+            (error: unknown) => {
+              failure ??= { error };
+              syncing = undefined;
+            },
+          );
+        }
+      }
+    } catch (error) {
+      failure = { error };
+    } finally {
+      writing = false;
+    }
+  };
+  let pumping = Promise.resolve();
+  try {
+    for await (const chunk of chunks) {
+      if (failure) break;
+      if (chunk.length === 0) continue;
+      queue.push(chunk);
+      queued += chunk.length;
+      total += chunk.length;
+      onBytes?.(total);
+      if (!writing) pumping = pump();
+      else if (queued >= WRITE_QUEUE_BYTES) await pumping;
+    }
+  } finally {
+    // Also when the source failed: the handle is closed only after the last write has settled.
+    await pumping;
+    await syncing;
+  }
+  if (failure) throw failure.error;
+}
+
+/** One `writev` of the batch, and the rest if the system wrote only part of it. */
+async function writeAll(handle: fs.FileHandle, batch: Uint8Array[], bytes: number): Promise<void> {
+  const { bytesWritten } = await handle.writev(batch);
+  if (bytesWritten === bytes) return;
+  let rest = Buffer.concat(batch).subarray(bytesWritten);
+  while (rest.length) {
+    const written = (await handle.write(rest)).bytesWritten;
+    if (written === 0) throw Object.assign(new Error('the disk accepted no more bytes'), { code: 'ENOSPC' });
+    rest = rest.subarray(written);
   }
 }

@@ -41,7 +41,12 @@ export interface HttpClientOptions {
   quotaNote?: () => Promise<string | undefined>;
 }
 
-export type RequestBody = string | Uint8Array | Readable;
+/**
+ * An async iterable is handed to undici as it is (not wrapped in a Readable, which would read
+ * ahead): undici asks for the next chunk only once the socket took the previous one, which is what
+ * lets an upload reuse its read buffers (tools/multipart.ts).
+ */
+export type RequestBody = string | Uint8Array | Readable | AsyncIterable<Uint8Array>;
 
 export interface HttpRequest {
   method: 'GET' | 'POST' | 'DELETE';
@@ -80,30 +85,14 @@ export interface HttpResponse {
   json<T extends z.ZodMiniType>(schema: T, what: string): Promise<z.infer<T>>;
 }
 
-interface UndiciModules {
-  Agent: new (opts: object) => Dispatcher;
-  ProxyAgent: new (opts: object) => Dispatcher;
-}
+type UndiciModules = typeof import('./undiciParts');
 
 let undici: UndiciModules | undefined;
 
-/**
- * undici costs ~110 ms to load whole; these files are what is used, and requiring them here (not
- * at the top) keeps them off the activation path (`npm run bench` measures what activation loads). undici's index.js
- * mixes its API (request, connect, …) into Dispatcher.prototype; ProxyAgent relies on `connect`
- * being there, so the same mix-in is done here.
- */
+/** undici, required on the first request and not before (see undiciParts.ts). */
 function loadUndici(): UndiciModules {
-  if (!undici) {
-    /* eslint-disable @typescript-eslint/no-require-imports -- deferred deep requires, see above */
-    const Dispatcher: { prototype: object } = require('undici/lib/dispatcher/dispatcher.js');
-    Object.assign(Dispatcher.prototype, require('undici/lib/api/index.js'));
-    undici = {
-      Agent: require('undici/lib/dispatcher/agent.js'),
-      ProxyAgent: require('undici/lib/dispatcher/proxy-agent.js'),
-    };
-    /* eslint-enable @typescript-eslint/no-require-imports */
-  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose: keeps undici off the activation path
+  undici ??= require('./undiciParts') as UndiciModules;
   return undici;
 }
 
@@ -227,7 +216,8 @@ export class HttpClient {
       path: `${url.pathname}${url.search}`,
       method: req.method,
       headers,
-      body,
+      // undici's types leave out the async iterables that its writer accepts (writeIterable).
+      body: body as Dispatcher.DispatchOptions['body'],
       signal: req.signal,
       // Always explicit: undici's own 300 s defaults must never cap a longer setting.
       headersTimeout: req.timeout === 'long' ? t.longMs : t.firstByteMs,

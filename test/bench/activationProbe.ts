@@ -5,6 +5,7 @@
  * `require` of the production bundle and the `activate()` call separately.
  */
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 
 const EXTENSION_ID = 'model-gateway.model-gateway';
@@ -28,6 +29,11 @@ export async function run(): Promise<void> {
   // heavy the extension pulled in through Node's own loader (VS Code's own undici does not count).
   const ours = ext.extensionPath;
   const cached = Object.keys(require.cache).filter((k) => k.startsWith(ours) && /node_modules[\\/](undici|zod|markdown-it|highlight\.js|dompurify)[\\/]/.test(k));
+  // Every JavaScript file of the extension that activation made Node load (the bench's shim aside):
+  // the code activation reads and parses.
+  const files = Object.keys(require.cache)
+    .filter((k) => k.startsWith(ours) && k.endsWith('.js') && !k.endsWith('bench-shim.js'))
+    .map((k) => ({ file: path.relative(ours, k).replace(/\\/g, '/'), bytes: fs.statSync(k).size }));
   fs.writeFileSync(
     out,
     JSON.stringify({
@@ -36,6 +42,7 @@ export async function run(): Promise<void> {
       shim: g.__mgBenchShim,
       loaded: g.__mgBenchLoaded ? [...g.__mgBenchLoaded] : undefined,
       requireCache: cached,
+      files,
     }),
   );
 }

@@ -1,17 +1,26 @@
 /**
  * One upload or download by our code, in a process of its own so that its memory can be read cleanly.
- * After a warm-up (undici loaded, connection pool made) the peak-RSS mark is reset; the transfer is
- * timed; the growth is peak RSS (VmHWM) minus the RSS at the start, cross-checked by sampling.
+ * After a warm-up the peak-RSS mark is reset; the transfer is timed; the growth is peak RSS (VmHWM)
+ * minus the RSS at the start, cross-checked by sampling.
  *
- *   node --import tsx transferChild.ts upload   <gateway url> <key> <pdf> <small pdf>
- *   node --import tsx transferChild.ts download <gateway url> <key> <video url> <folder>
- *   node --import tsx transferChild.ts drain    <gateway url> <key> <video url> -
+ * The warm-up makes the process look like an extension host that has already talked to the gateway:
+ * the same transfer on a small file, then 10 MB of responses read through the same client (a small
+ * video's link, ten times), then a pause until the RSS stops moving. Without it the measurement is
+ * dominated by a one-off cost of the process, not of the transfer: once undici's HTTP parser (llhttp,
+ * WebAssembly) has parsed a few megabytes, V8 recompiles it with its optimising compiler on a
+ * background thread, and that compilation takes some 30–40 MiB of memory (heaptrack: V8's
+ * `ExecuteTurbofanWasmCompilation` zones) — more than a 20 MiB upload itself, if it falls inside it.
+ *
+ *   node --import tsx transferChild.ts upload   <gateway url> <key> <pdf> <small pdf> <small video url>
+ *   node --import tsx transferChild.ts download <gateway url> <key> <video url> <folder> <small video url>
+ *   node --import tsx transferChild.ts drain    <gateway url> <key> <video url> - <small video url>
  */
 import * as fs from 'node:fs';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import { downloadVideo } from '../../src/core/media/video';
 import { parsePdf } from '../../src/core/tools/glm';
+import type { HttpClient } from '../../src/core/http';
 import { clientFor } from '../support/client';
 import { currentRss, peakRss, resetPeakRss } from './lib';
 
@@ -19,6 +28,27 @@ v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
 
 const LONG = { connectMs: 5000, firstByteMs: 300_000, idleMs: 300_000, longMs: 300_000 };
+const WARM_UP_READS = 10;
+
+/** Reads the warm-up link WARM_UP_READS times, then waits (up to 5 s) until the RSS holds still. */
+async function warmUp(http: HttpClient, link: string): Promise<void> {
+  for (let i = 0; i < WARM_UP_READS; i++) await drain(http, link);
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  await sleep(200);
+  for (let i = 0; i < 20; i++) {
+    const before = currentRss();
+    await sleep(250);
+    if (Math.abs(currentRss() - before) < 256 * 1024) return;
+  }
+}
+
+/** A response read and dropped: Node's receive path through the same client, no disk. */
+async function drain(http: HttpClient, url: string): Promise<number> {
+  const response = await http.send({ method: 'GET', url, anonymous: true });
+  let n = 0;
+  for await (const chunk of response.body) n += (chunk as Buffer).length;
+  return n;
+}
 
 async function measure<T>(work: () => Promise<T>): Promise<{ ms: number; rssGrowth: number; sampledGrowth: number; baseRss: number; result: T; peakReset: boolean }> {
   gc();
@@ -37,26 +67,23 @@ async function measure<T>(work: () => Promise<T>): Promise<{ ms: number; rssGrow
 }
 
 async function main(): Promise<void> {
-  const [mode, url, key, target, extra] = process.argv.slice(2);
-  if (!mode || !url || !key || !target || !extra) throw new Error('usage: transferChild.ts upload|download|drain <gateway> <key> <file|url> <small pdf|folder|->');
+  const [mode, url, key, target, extra, warmLink] = process.argv.slice(2);
+  if (!mode || !url || !key || !target || !extra || !warmLink) throw new Error('usage: transferChild.ts upload|download|drain <gateway> <key> <file|url> <small pdf|folder|-> <small video url>');
   const { http } = clientFor(url, key, { timeouts: LONG });
   try {
     if (mode === 'upload') {
-      await parsePdf(http, extra); // warm-up on a small file: same code path
+      await parsePdf(http, extra); // the same code path on a small file
+      await warmUp(http, warmLink);
       const m = await measure(() => parsePdf(http, target));
       console.log(JSON.stringify({ ...m, result: { chars: m.result.content.length }, bytes: fs.statSync(target).size }));
     } else if (mode === 'drain') {
       // The floor of Node's receive path: the same link through the same HTTP client, bytes dropped.
-      await http.send({ method: 'GET', url: `${url}/v1/models` }).then((r) => r.text());
-      const m = await measure(async () => {
-        const response = await http.send({ method: 'GET', url: target, anonymous: true });
-        let n = 0;
-        for await (const chunk of response.body) n += (chunk as Buffer).length;
-        return n;
-      });
+      await warmUp(http, warmLink);
+      const m = await measure(() => drain(http, target));
       console.log(JSON.stringify({ ...m, bytes: m.result }));
     } else {
-      await http.send({ method: 'GET', url: `${url}/v1/models` }).then((r) => r.text());
+      fs.rmSync(await downloadVideo(http, warmLink, { dir: extra, baseName: 'bench-warm-up' })); // the same code path on a small file
+      await warmUp(http, warmLink);
       const m = await measure(() => downloadVideo(http, target, { dir: extra, baseName: 'bench-video' }));
       const bytes = fs.statSync(m.result).size;
       fs.rmSync(m.result, { force: true });

@@ -88,6 +88,29 @@ describe('media files: names, atomic unique writes, formats and the MP4 check', 
       assert.deepEqual(readdirSync(nested), ['v-1.mp4']);
     });
 
+    it('writes a long stream in order, whatever arrives while a write is in flight, and counts every byte', async () => {
+      // 40 MiB in chunks of varying size, some arriving at once and some after a pause: the writes
+      // are batched (and flushed in the background every 16 MiB) but must keep the order.
+      const expected: Buffer[] = [];
+      async function* varied(): AsyncGenerator<Uint8Array> {
+        for (let i = 0, size = 0; size < 40 * 1024 * 1024; i++) {
+          const chunk = Buffer.alloc(1 + ((i * 7919) % (256 * 1024)), i % 251);
+          expected.push(chunk);
+          size += chunk.length;
+          if (i % 50 === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+          yield chunk;
+        }
+      }
+      const seen: number[] = [];
+      const file = await streamToFileUnique(dir, 'long', 'bin', varied(), undefined, (total) => seen.push(total));
+      const written = readFileSync(file);
+      const whole = Buffer.concat(expected);
+      assert.equal(written.length, whole.length);
+      assert.ok(written.equals(whole), 'the bytes are the stream, in order');
+      assert.equal(seen.at(-1), whole.length);
+      rmSync(file);
+    });
+
     it('is atomic: the final name appears only with the complete content', async () => {
       const seen: string[][] = [];
       async function* slow(): AsyncGenerator<Uint8Array> {

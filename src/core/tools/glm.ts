@@ -39,7 +39,7 @@ export async function parsePdf(http: HttpClient, file: string, signal?: AbortSig
     {
       method: 'POST',
       url: http.endpoints.glm('files/parser/sync'),
-      body: form.stream(),
+      body: form.chunks(),
       headers: { 'content-type': form.contentType, 'content-length': String(form.length) },
       signal,
       route: 'glm',

@@ -64,7 +64,7 @@ export async function extractForm(file: string): Promise<MultipartBody> {
 export async function uploadForExtract(http: HttpClient, file: string, signal?: AbortSignal, prepared?: MultipartBody): Promise<KimiFile> {
   const form = prepared ?? (await extractForm(file));
   const answer = await http.sendJson(
-    { method: 'POST', url: http.endpoints.kimi('files'), body: form.stream(), headers: { 'content-type': form.contentType, 'content-length': String(form.length) }, signal, route: 'kimi', timeout: 'long' },
+    { method: 'POST', url: http.endpoints.kimi('files'), body: form.chunks(), headers: { 'content-type': form.contentType, 'content-length': String(form.length) }, signal, route: 'kimi', timeout: 'long' },
     fileObject,
     l10n.t("The second provider's file record"),
   );

@@ -1,7 +1,8 @@
+import * as l10n from '@vscode/l10n';
 import { randomBytes } from 'node:crypto';
-import { createReadStream, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { Readable } from 'node:stream';
+import { GatewayError } from '../errors';
 
 export interface FilePart {
   name: string;
@@ -16,8 +17,26 @@ export interface MultipartBody {
   /** The exact size of the whole form, known before anything is sent. */
   length: number;
   fileBytes: number;
-  stream(): Readable;
+  /**
+   * The form's bytes, the file read from disk as they are asked for. Each chunk is valid only until
+   * the next one is asked for: the file is read into a few buffers that are used over and over
+   * (see READ_BUFFERS). A consumer must write or copy a chunk before it asks for the next; the HTTP
+   * client's request writer does (it asks again only once the socket has taken the bytes).
+   */
+  chunks(): AsyncIterable<Uint8Array>;
 }
+
+/** Bytes per file read: larger than any socket's write buffer mark, so every write waits for 'drain'. */
+const READ_CHUNK = 256 * 1024;
+/**
+ * Buffers in rotation. A fresh buffer per read is garbage that V8 frees only at its next full GC,
+ * which it puts off until some 64 MiB of such memory have piled up (so a 20 MiB upload used to grow
+ * the process by more than twice the file). Reusing buffers keeps the upload's memory flat.
+ * undici's writer asks for a chunk only after the previous one was accepted by the socket; a chunk is
+ * as big as READ_CHUNK, above the socket's high-water mark, so "accepted" means written out (the
+ * socket emitted 'drain'). Three buffers leave a margin of two chunks on top of that.
+ */
+const READ_BUFFERS = 3;
 
 /**
  * A multipart/form-data body whose size is computed up front (so a request over a limit is refused
@@ -38,14 +57,35 @@ export async function multipartFromFile(fields: Record<string, string>, file: Fi
     contentType: `multipart/form-data; boundary=${boundary}`,
     length: head.length + fileBytes + tail.length,
     fileBytes,
-    stream: () =>
-      Readable.from(
-        (async function* () {
-          yield head;
-          for await (const chunk of createReadStream(file.path, { highWaterMark: 256 * 1024 })) yield chunk as Buffer;
-          yield tail;
-        })(),
-      ),
+    async *chunks() {
+      yield head;
+      yield* readFileChunks(file.path, fileBytes);
+      yield tail;
+    },
   };
 }
 
+/**
+ * Exactly `size` bytes of the file (its size when the form was made: the Content-Length is already
+ * promised), in chunks of rotating buffers. A file that shrank meanwhile is an error, not a short body.
+ */
+async function* readFileChunks(file: string, size: number): AsyncGenerator<Uint8Array> {
+  if (size === 0) return;
+  const handle = await fs.open(file, 'r');
+  try {
+    const buffers: Buffer[] = [];
+    for (let i = 0; i < READ_BUFFERS && i * READ_CHUNK < size; i++) buffers.push(Buffer.allocUnsafe(Math.min(READ_CHUNK, size)));
+    let position = 0;
+    for (let turn = 0; position < size; turn++) {
+      const buffer = buffers[turn % buffers.length] as Buffer;
+      const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, size - position), position);
+      if (bytesRead === 0) {
+        throw new GatewayError('badRequest', l10n.t('{0} changed while it was being sent (it is now shorter than when the upload started). Try again.', path.basename(file)));
+      }
+      position += bytesRead;
+      yield buffer.subarray(0, bytesRead);
+    }
+  } finally {
+    await handle.close();
+  }
+}
