@@ -134,7 +134,7 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       const page = p.page;
       assert.equal(await page.locator('.msg').count(), 2);
       assert.equal(await page.locator('.msg-user .user-text').innerText(), 'How do I sort?\nBy age.');
-      assert.match(await page.locator('.msg-user .chip').innerText(), /users\.ts\s+1\.2k chars/);
+      assert.match(await page.locator('.msg-user .chip').innerText(), /users\.ts\s+1\.2K chars/);
       assert.equal(await page.locator('.msg-assistant .msg-body h1').innerText(), 'Sorting objects');
       assert.equal(await page.locator('.msg-assistant .msg-body table th').count(), 3);
       assert.equal(await page.locator('.msg-assistant .msg-body td.align-right').count(), 1);
@@ -491,7 +491,7 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       await p.clearPosted();
       await p.page.getByRole('button', { name: 'Attach the current file' }).click();
       await p.page.getByRole('button', { name: 'Attach the current selection' }).click();
-      assert.match(await p.page.locator('.composer .chip').innerText(), /main\.ts \(lines 1-40\)\s+15k chars, cut/);
+      assert.match(await p.page.locator('.composer .chip').innerText(), /main\.ts \(lines 1-40\)\s+15K chars, cut/);
       await p.page.getByRole('button', { name: 'Remove attachment main.ts (lines 1-40)' }).click();
       assert.deepEqual(await p.posted(), [
         { type: 'attach', what: 'file' },
