@@ -4,7 +4,9 @@
  * renders the latest full `snapshot` and sends intents. There are no deltas, so a view that was
  * hidden, reloaded or missed a message is always one snapshot away from being right.
  */
+import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
+import { formatDuration } from './format';
 
 export const mediaTabSchema = z.enum(['images', 'video']);
 export type MediaTab = z.infer<typeof mediaTabSchema>;
@@ -159,5 +161,5 @@ export function resolutionTier(size: string): string | undefined {
 /** Shown before a video is submitted: video is billed by model, duration and resolution. */
 export function videoBillingNote(p: { model: string; size: string; duration: number }): string {
   const tier = resolutionTier(p.size);
-  return `Billed per task by model, duration and resolution: ${p.model}, ${p.duration} s, ${p.size}${tier ? ` (${tier})` : ''}. The gateway sets each model's price; a longer or larger video costs more.`;
+  return l10n.t("Billed per task by model, duration and resolution: {0}, {1}, {2}. The gateway sets each model's price; a longer or larger video costs more.", p.model, formatDuration(p.duration * 1000), tier ? `${p.size} (${tier})` : p.size);
 }

@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import type { ChatProtocol, ModelInfo } from '../models/types';
 
 /**
@@ -22,18 +23,18 @@ export interface ImageSupport {
  */
 export function imageSupport(model: ModelInfo, listed: readonly string[] = []): ImageSupport {
   if (listed.some((pattern) => globMatch(pattern, model.id))) {
-    return { supported: true, reason: `${model.id} takes images (listed in "modelGateway.chat.imageInputModels").` };
+    return { supported: true, reason: l10n.t('{0} takes images (listed in "modelGateway.chat.imageInputModels").', model.id) };
   }
   const catalog = model.catalog;
   const inputs = catalog?.inputModalities;
-  if (inputs?.includes('image')) return { supported: true, reason: `${model.id} takes images (the model catalog lists image input).` };
-  if (catalog?.attachment === true) return { supported: true, reason: `${model.id} takes images (the model catalog marks it as taking attachments).` };
+  if (inputs?.includes('image')) return { supported: true, reason: l10n.t('{0} takes images (the model catalog lists image input).', model.id) };
+  if (catalog?.attachment === true) return { supported: true, reason: l10n.t('{0} takes images (the model catalog marks it as taking attachments).', model.id) };
   if (inputs?.length) {
-    return { supported: false, reason: `${model.id} does not take images: the model catalog lists only ${inputs.join(', ')} input for it. Pick a model that takes images.` };
+    return { supported: false, reason: l10n.t('{0} does not take images: the model catalog lists only {1} input for it. Pick a model that takes images.', model.id, inputs.join(', ')) };
   }
   return {
     supported: false,
-    reason: `Images are not offered for ${model.id}: the model catalog says nothing about its image input. If it does take images, add it to "modelGateway.chat.imageInputModels".`,
+    reason: l10n.t('Images are not offered for {0}: the model catalog says nothing about its image input. If it does take images, add it to "modelGateway.chat.imageInputModels".', model.id),
   };
 }
 

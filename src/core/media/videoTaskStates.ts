@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import type { GatewayError } from '../errors';
 import { TASK_PHASES, taskIdentityShape } from '../../shared/mediaProtocol';
@@ -211,16 +212,33 @@ function fail(task: VideoTask, stage: FailureStage, error: { kind: string; messa
 export function describeTask(task: VideoTask): string {
   switch (task.phase) {
     case 'submitting':
-      return 'submitting';
+      return l10n.t('submitting');
     case 'running':
       return `${task.remoteStatus ?? 'NOT_START'}${task.progress !== undefined ? ` ${Math.round(task.progress)}%` : ''}`;
     case 'downloading':
-      return 'downloading';
+      return l10n.t('downloading');
     case 'succeeded':
-      return 'succeeded';
+      return l10n.t('succeeded');
     case 'failed':
-      return `failed (${task.error?.stage ?? 'task'})`;
+      return failedAt(task.error?.stage);
     case 'stopped':
-      return `polling stopped (${task.stoppedBy === 'limit' ? 'time limit' : task.stoppedBy === 'errors' ? 'errors' : 'by you'})`;
+      return task.stoppedBy === 'limit' ? l10n.t('polling stopped (time limit)') : task.stoppedBy === 'errors' ? l10n.t('polling stopped (errors)') : l10n.t('polling stopped (by you)');
+  }
+}
+
+/** `failed (download)`: where it failed, in the display language. */
+function failedAt(stage: FailureStage | undefined): string {
+  switch (stage) {
+    case 'submit':
+      return l10n.t('failed (submit)');
+    case 'poll':
+      return l10n.t('failed (poll)');
+    case 'download':
+      return l10n.t('failed (download)');
+    case 'check':
+      return l10n.t('failed (check)');
+    case 'task':
+    case undefined:
+      return l10n.t('failed (task)');
   }
 }
