@@ -1,9 +1,10 @@
 #!/bin/sh
 # Debian packages the real-VS-Code tests need: chromium for the workbench UI, libkrb5-dev to build
-# code-server's kerberos module. Idempotent and non-interactive; talks to Debian apt only.
+# code-server's kerberos module, a CJK font so the Chinese UI's screenshots show characters rather
+# than empty boxes. Idempotent and non-interactive; talks to Debian apt only.
 set -eu
 
-packages="chromium libkrb5-dev"
+packages="chromium libkrb5-dev fonts-wqy-microhei"
 
 missing=""
 for pkg in $packages; do

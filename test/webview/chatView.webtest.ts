@@ -17,6 +17,7 @@ import { reportNotRun, tallyRun } from '../support/mochaResults';
 import { type ChatPage, WebviewHarness } from './harness';
 import { assistantMessage, longAnswer, longCodeFence, RICH_ANSWER, snapshot, snapshotMessage, userMessage } from './fixtures';
 import { expectedText, formatMeasurement, measureStreaming } from './streaming';
+import { defineTranslationTests } from './translation.webtest';
 
 export interface SuiteResult {
   passed: number;
@@ -29,7 +30,7 @@ const SCREENSHOTS = path.resolve(__dirname, '..', '..', 'test-results', 'webview
 type TestBody = () => Promise<void> | void;
 
 /** Builds Mocha suites without globals. */
-class SuiteBuilder {
+export class SuiteBuilder {
   constructor(readonly suite: Mocha.Suite) {}
   describe(title: string, body: (s: SuiteBuilder) => void): void {
     body(new SuiteBuilder(Mocha.Suite.create(this.suite, title)));
@@ -918,10 +919,12 @@ export function defineWebviewSuite(root: Mocha.Suite): void {
     s.after(async () => {
       await harness?.close();
     });
-    defineBrowserTests(s, () => {
+    const started = (): WebviewHarness => {
       if (!harness) throw new Error('the webview harness did not start');
       return harness;
-    });
+    };
+    defineBrowserTests(s, started);
+    s.describe('in Chinese (both apps)', (c) => defineTranslationTests(c, started));
   });
 }
 
