@@ -261,6 +261,8 @@ export interface CodeServerOptions {
   env?: Record<string, string>;
   /** Installed with --install-extension before the server starts. */
   vsixPaths?: string[];
+  /** More command-line options for the server (e.g. `--locale zh-cn`). */
+  args?: string[];
   port?: number;
 }
 
@@ -347,6 +349,7 @@ export async function startCodeServer(opts: CodeServerOptions): Promise<CodeServ
         '--disable-update-check',
         '--disable-workspace-trust',
         '--disable-getting-started-override',
+        ...(opts.args ?? []),
         path.resolve(opts.workspace),
       ],
       // Its own process group, so stop() can reach the extension host and the other helpers it forks.
