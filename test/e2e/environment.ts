@@ -4,6 +4,7 @@
  * and one Chromium page on the workbench. Shared by the test runner and the screenshot script.
  */
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fsp from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -108,6 +109,25 @@ export async function packageLanguagePack(locale: string, dir: string): Promise<
 }
 
 /**
+ * Lists the installed pack in the user data's `languagepacks.json`, where the server looks for the
+ * pack of `--locale` when it serves the workbench. VS Code writes that file when it installs a pack
+ * itself; a pack installed from the command line before the server starts is not listed yet.
+ */
+export async function registerLanguagePack(locale: string, dirs: { userData: string; extensions: string }): Promise<void> {
+  const id = `model-gateway-tests.test-language-pack-${locale}`;
+  const folder = (await fsp.readdir(dirs.extensions)).find((name) => name.startsWith(`${id}-`));
+  if (!folder) throw new Error(`the language pack ${id} was not installed in ${dirs.extensions}`);
+  const version = folder.slice(id.length + 1);
+  const entry = {
+    hash: createHash('md5').update(id).update(version).digest('hex'),
+    extensions: [{ extensionIdentifier: { id }, version }],
+    translations: { vscode: path.join(dirs.extensions, folder, 'translations', 'main.i18n.json') },
+    label: locale,
+  };
+  await fsp.writeFile(path.join(dirs.userData, 'languagepacks.json'), JSON.stringify({ [locale]: entry }, null, 2));
+}
+
+/**
  * Starts everything; on any failure stops what already started and rethrows, so a caller that
  * gets no environment has nothing to clean up.
  */
@@ -163,7 +183,7 @@ export async function startEnvironment(): Promise<E2eEnvironment> {
       await fsp.writeFile(path.join(folder, 'README.md'), '# Scratch project\n');
       const pack = await timed(`language pack for ${locale} packaged`, () => packageLanguagePack(locale, path.join(root, 'language-pack')));
       const server = await timed(`code-server (--locale ${locale}) started`, () =>
-        startCodeServer({ workspace: folder, scratchDir: path.join(root, 'code-server'), vsixPaths: [pack, vsix], settings, args: ['--locale', locale] }),
+        startCodeServer({ workspace: folder, scratchDir: path.join(root, 'code-server'), vsixPaths: [pack, vsix], settings, args: ['--locale', locale], beforeStart: (dirs) => registerLanguagePack(locale, dirs) }),
       );
       let other: LocalisedWorkbench | undefined;
       try {

@@ -263,6 +263,8 @@ export interface CodeServerOptions {
   vsixPaths?: string[];
   /** More command-line options for the server (e.g. `--locale zh-cn`). */
   args?: string[];
+  /** Runs after the extensions are installed, before the server starts (e.g. to write more user data). */
+  beforeStart?: (dirs: { userData: string; extensions: string }) => Promise<void>;
   port?: number;
 }
 
@@ -337,6 +339,7 @@ export async function startCodeServer(opts: CodeServerOptions): Promise<CodeServ
       if (code !== 0) throw new Error(`installing ${vsix} failed (exit ${code}); see ${logFile}`);
     }
 
+    await opts.beforeStart?.({ userData: dirs.userData, extensions: dirs.extensions });
     const port = opts.port ?? (await freePort());
     const child = spawn(
       node,
