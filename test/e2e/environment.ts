@@ -187,7 +187,8 @@ export async function startEnvironment(): Promise<E2eEnvironment> {
       );
       let other: LocalisedWorkbench | undefined;
       try {
-        const page = await openWindow(context, workbenchUrl(server.url, folder), `window in ${locale}`);
+        const nls = JSON.parse(await fsp.readFile(path.join(REPO_ROOT, `package.nls.${locale}.json`), 'utf8')) as Record<string, string>;
+        const page = await openWindow(context, workbenchUrl(server.url, folder), `window in ${locale}`, nls['viewsContainer.modelGateway.title']);
         let done = false;
         other = {
           page,
@@ -214,15 +215,18 @@ export async function startEnvironment(): Promise<E2eEnvironment> {
   }
 }
 
-/** A new page on the workbench, returned once the extension's contributions are registered in it. */
-async function openWindow(context: BrowserContext, url: string, what: string): Promise<Page> {
+/**
+ * A new page on the workbench, returned once the extension's contributions are registered in it
+ * (its activity-bar entry, named `activityTitle` in the workbench's language, is there).
+ */
+async function openWindow(context: BrowserContext, url: string, what: string, activityTitle = 'Model Gateway'): Promise<Page> {
   const page = await context.newPage();
   try {
     await timed(`${what}: workbench loaded`, () => openWorkbench(page, url));
     // The palette lists the extension's commands only once its contributions are registered,
     // which is also when its activity-bar entry appears.
     await timed(`${what}: extension contributions registered`, () =>
-      page.locator('.part.activitybar .action-item a[aria-label^="Model Gateway"]').waitFor({ timeout: LIMITS.contributionsMs }),
+      page.locator(`.part.activitybar .action-item a[aria-label^="${activityTitle}"]`).waitFor({ timeout: LIMITS.contributionsMs }),
     );
     return page;
   } catch (error) {
