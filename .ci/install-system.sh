@@ -1,10 +1,11 @@
 #!/bin/sh
 # Debian packages the real-VS-Code tests need: chromium for the workbench UI, libkrb5-dev to build
-# code-server's kerberos module, openssl to make the test certificate authority of the TLS tests.
+# code-server's kerberos module, openssl to make the test certificate authority of the TLS tests, a
+# CJK font so the Chinese UI's screenshots show characters rather than empty boxes.
 # Idempotent and non-interactive; talks to Debian apt only.
 set -eu
 
-packages="chromium libkrb5-dev openssl"
+packages="chromium libkrb5-dev openssl fonts-wqy-microhei"
 
 missing=""
 for pkg in $packages; do

@@ -78,3 +78,8 @@ export function formatDuration(ms: number): string {
   const hours = Math.floor(minutes / 60);
   return minutes % 60 ? `${formatNumber(hours)} h ${formatNumber(minutes % 60)} min` : `${formatNumber(hours)} h`;
 }
+
+/** `950`, `1.2K`, `15K` in English, `1.2万` in Chinese: a count shown where space is short. */
+export function formatCompactNumber(n: number): string {
+  return new Intl.NumberFormat(locale, { notation: 'compact', maximumFractionDigits: 1 }).format(n);
+}

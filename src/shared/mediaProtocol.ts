@@ -161,10 +161,5 @@ export function resolutionTier(size: string): string | undefined {
 /** Shown before a video is submitted: video is billed by model, duration and resolution. */
 export function videoBillingNote(p: { model: string; size: string; duration: number }): string {
   const tier = resolutionTier(p.size);
-  return l10n.t(
-    "Billed per task by model, duration and resolution: {0}, {1}, {2}. The gateway sets each model's price; a longer or larger video costs more.",
-    p.model,
-    formatDuration(p.duration * 1000),
-    tier ? `${p.size} (${tier})` : p.size,
-  );
+  return l10n.t("Billed per task by model, duration and resolution: {0}, {1}, {2}. The gateway sets each model's price; a longer or larger video costs more.", p.model, formatDuration(p.duration * 1000), tier ? `${p.size} (${tier})` : p.size);
 }

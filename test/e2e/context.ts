@@ -5,6 +5,7 @@
 import type { Page } from 'playwright-core';
 import type { GatewayDouble } from '../gateway';
 import type { CodeServer } from '../vscode/codeServer';
+import type { LocalisedWorkbench } from './environment';
 
 export interface UiContext {
   page: Page;
@@ -14,6 +15,8 @@ export interface UiContext {
   workspace: string;
   /** A second (third, ...) window on the same workspace and profile; see E2eEnvironment.openWindow. */
   openWindow(): Promise<Page>;
+  /** A separate workbench in another display language; see E2eEnvironment.openInLanguage. */
+  openInLanguage(locale: string): Promise<LocalisedWorkbench>;
 }
 
 let current: UiContext | undefined;

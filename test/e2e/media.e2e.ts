@@ -1,32 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { FrameLocator, Page } from 'playwright-core';
 import { DEMO_KEY } from '../gateway';
-import { LIMITS } from '../vscode/browser';
 import { ui } from './context';
 import { REPO_ROOT } from './environment';
-import { masked, parkMouse, runCommandFromPalette, setApiKey, waitForStatus } from './workbench';
-
-const PANEL_FRAMES = 'iframe.webview.ready[src*="extensionId=model-gateway.model-gateway"]:not([src*="purpose="])';
-
-/**
- * The Media Studio panel's frame. The chat view is a webview of the same extension too, but VS Code
- * marks view frames with `purpose=webviewView`; editor panels carry no purpose. Should the extension
- * show another editor panel at the same time, the one holding the studio's header is taken.
- */
-async function mediaFrame(page: Page): Promise<FrameLocator> {
-  const end = Date.now() + LIMITS.stepMs;
-  for (;;) {
-    const count = await page.locator(PANEL_FRAMES).count();
-    for (let i = 0; i < count; i++) {
-      const frame = page.frameLocator(PANEL_FRAMES).nth(i).frameLocator('#active-frame');
-      if ((await frame.locator('header.studio-header').count()) > 0) return frame;
-    }
-    if (Date.now() > end) throw new Error(`no Media Studio panel among ${count} editor webviews of the extension`);
-    await page.waitForTimeout(100);
-  }
-}
+import { masked, mediaFrame, parkMouse, runCommandFromPalette, setApiKey, waitForStatus } from './workbench';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 

@@ -35,7 +35,7 @@ export async function runUiSuite(opts: { grep?: string } = {}): Promise<UiSuiteR
   let env: E2eEnvironment | undefined;
   try {
     env = await startEnvironment();
-    setUiContext({ page: env.page, double: env.double, codeServer: env.codeServer, workspace: env.workspace, openWindow: env.openWindow });
+    setUiContext({ page: env.page, double: env.double, codeServer: env.codeServer, workspace: env.workspace, openWindow: env.openWindow, openInLanguage: env.openInLanguage });
     return await runMocha(files, opts.grep);
   } finally {
     setUiContext(undefined);

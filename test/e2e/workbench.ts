@@ -341,6 +341,26 @@ export function chatFrame(page: Page): FrameLocator {
   return webviewFrame(page, EXTENSION_ID);
 }
 
+const PANEL_FRAMES = 'iframe.webview.ready[src*="extensionId=model-gateway.model-gateway"]:not([src*="purpose="])';
+
+/**
+ * The Media Studio panel's frame. The chat view is a webview of the same extension too, but VS Code
+ * marks view frames with `purpose=webviewView`; editor panels carry no purpose. Should the extension
+ * show another editor panel at the same time, the one holding the studio's header is taken.
+ */
+export async function mediaFrame(page: Page): Promise<FrameLocator> {
+  const end = Date.now() + LIMITS.stepMs;
+  for (;;) {
+    const count = await page.locator(PANEL_FRAMES).count();
+    for (let i = 0; i < count; i++) {
+      const frame = page.frameLocator(PANEL_FRAMES).nth(i).frameLocator('#active-frame');
+      if ((await frame.locator('header.studio-header').count()) > 0) return frame;
+    }
+    if (Date.now() > end) throw new Error(`no Media Studio panel among ${count} editor webviews of the extension`);
+    await page.waitForTimeout(100);
+  }
+}
+
 /** Opens the chat as a user would (the palette's New Chat) and waits for the app to be ready. */
 export async function openNewChat(page: Page): Promise<FrameLocator> {
   await runCommandFromPalette(page, 'Model Gateway: New Chat');

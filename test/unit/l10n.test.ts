@@ -26,6 +26,51 @@ function messageOf(entry: unknown): string {
   throw new Error(`unexpected bundle entry ${JSON.stringify(entry)}`);
 }
 
+/** An English word: two letters or more with a lower-case one (`MP4`, `PNG`, `×` are not words). */
+const ENGLISH_WORD = /[A-Za-z]*[a-z][A-Za-z]*/g;
+const hasEnglish = (text: string): boolean => (text.match(ENGLISH_WORD) ?? []).some((word) => word.length >= 2);
+
+/** Whether an expression can be, or contain, a literal English text (an `l10n.t(…)` call cannot). */
+function literalEnglish(node: ts.Expression): boolean {
+  if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return hasEnglish(node.text);
+  if (ts.isTemplateExpression(node)) return hasEnglish([node.head.text, ...node.templateSpans.map((span) => span.literal.text)].join(' ')) || node.templateSpans.some((span) => literalEnglish(span.expression));
+  if (ts.isConditionalExpression(node)) return literalEnglish(node.whenTrue) || literalEnglish(node.whenFalse);
+  if (ts.isBinaryExpression(node)) return literalEnglish(node.left) || literalEnglish(node.right);
+  if (ts.isParenthesizedExpression(node) || ts.isAsExpression(node)) return literalEnglish(node.expression);
+  return false;
+}
+
+/** Properties and attributes whose value the user reads or hears. */
+const SHOWN_PROPERTIES = new Set(['textContent', 'innerText', 'title', 'placeholder', 'alt', 'ariaLabel', 'text', 'label', 'aria-label']);
+const SHOWN_ATTRIBUTES = new Set(['title', 'aria-label', 'placeholder', 'alt', 'label']);
+/** Webview helpers that put an argument on screen, and which arguments (from this index on). */
+const SHOWING_CALLS: Record<string, number> = { button: 0, field: 0, labelled: 0, showNote: 0, setText: 1, fillModels: 4, h: 2, append: 0, prepend: 0, after: 0, before: 0, replaceChildren: 0 };
+
+/** `file:line: text` for every literal English text the webview code puts on screen without l10n.t. */
+export function unlocalisedWebviewText(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const report = (node: ts.Expression): void => {
+    if (literalEnglish(node)) found.push(`${path.relative(root, file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${node.getText(source)}`);
+  };
+  const nameOf = (name: ts.PropertyName | ts.MemberName): string => (ts.isIdentifier(name) || ts.isStringLiteral(name) ? name.text : '');
+  const visit = (node: ts.Node): void => {
+    if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(node.left) && SHOWN_PROPERTIES.has(node.left.name.text)) report(node.right);
+    else if (ts.isPropertyAssignment(node) && SHOWN_PROPERTIES.has(nameOf(node.name))) report(node.initializer);
+    else if (ts.isCallExpression(node)) {
+      const callee = node.expression;
+      const name = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : '';
+      const [first, second] = node.arguments;
+      if (name === 'setAttribute' && first && second && ts.isStringLiteral(first) && SHOWN_ATTRIBUTES.has(first.text)) report(second);
+      const from = SHOWING_CALLS[name];
+      if (from !== undefined) node.arguments.slice(from).forEach((arg) => report(ts.isSpreadElement(arg) ? arg.expression : arg));
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
 describe('localisation of the code', function () {
   this.timeout(120_000);
   const english = readJson('l10n/bundle.l10n.json');
@@ -108,6 +153,33 @@ describe('localisation of the code', function () {
     // Core has no VS Code UI; only its errors are checked there.
     assert.deepEqual(unlocalisedText('example.ts', 'core', "item.tooltip = 'x y z';"), []);
     assert.equal(unlocalisedText('example.ts', 'core', "throw new GatewayError('protocol', `Bad ${what} answer`);").length, 1);
+  });
+
+  it('puts no literal English on screen in the webviews: texts, titles, accessible names and placeholders go through l10n.t', () => {
+    const webview = sources.filter((file) => path.relative(root, file).split(path.sep).slice(0, 2).join('/') === 'src/webview');
+    assert.ok(webview.length > 20, `only ${webview.length} webview files found`);
+    assert.deepEqual(webview.flatMap((file) => unlocalisedWebviewText(file, readFileSync(file, 'utf8'))), []);
+  });
+
+  it('recognises each way webview code puts a literal on screen (the scan above can fail)', () => {
+    const found = unlocalisedWebviewText(
+      path.join(root, 'src/webview/example.ts'),
+      [
+        "el.textContent = 'Saved';",
+        "el.title = ok ? l10n.t('Fine') : 'Not fine';",
+        "el.setAttribute('aria-label', `Open ${name}`);",
+        "h('input', { attrs: { placeholder: 'Type here' } });",
+        "button('Send', { ariaLabel: l10n.t('Send the message') });",
+        "h('label', {}, input, ' Web search');",
+        "setText(note, problem || 'Looks good');",
+        // Not shown, or already localised, or no words: none of these is reported.
+        "el.textContent = l10n.t('Saved');",
+        "el.setAttribute('aria-disabled', 'true');",
+        "h('span', { className: 'btn-small', text: `${model} · ${size}` });",
+        "h('div', { text: '▶ MP4' });",
+      ].join('\n'),
+    ).map((line) => line.replace(/^[^:]+:(\d+): .*$/, '$1'));
+    assert.deepEqual(found, ['1', '2', '3', '4', '5', '6', '7']);
   });
 
   it('gives every l10n.t call a literal first argument (the extractor cannot see any other)', () => {

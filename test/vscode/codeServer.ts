@@ -261,6 +261,10 @@ export interface CodeServerOptions {
   env?: Record<string, string>;
   /** Installed with --install-extension before the server starts. */
   vsixPaths?: string[];
+  /** More command-line options for the server (e.g. `--locale zh-cn`). */
+  args?: string[];
+  /** Runs after the extensions are installed, before the server starts (e.g. to write more user data). */
+  beforeStart?: (dirs: { userData: string; extensions: string }) => Promise<void>;
   port?: number;
 }
 
@@ -335,6 +339,7 @@ export async function startCodeServer(opts: CodeServerOptions): Promise<CodeServ
       if (code !== 0) throw new Error(`installing ${vsix} failed (exit ${code}); see ${logFile}`);
     }
 
+    await opts.beforeStart?.({ userData: dirs.userData, extensions: dirs.extensions });
     const port = opts.port ?? (await freePort());
     const child = spawn(
       node,
@@ -347,6 +352,7 @@ export async function startCodeServer(opts: CodeServerOptions): Promise<CodeServ
         '--disable-update-check',
         '--disable-workspace-trust',
         '--disable-getting-started-override',
+        ...(opts.args ?? []),
         path.resolve(opts.workspace),
       ],
       // Its own process group, so stop() can reach the extension host and the other helpers it forks.

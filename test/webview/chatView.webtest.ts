@@ -17,6 +17,7 @@ import { reportNotRun, tallyRun } from '../support/mochaResults';
 import { type ChatPage, WebviewHarness } from './harness';
 import { assistantMessage, longAnswer, longCodeFence, RICH_ANSWER, snapshot, snapshotMessage, userMessage } from './fixtures';
 import { expectedText, formatMeasurement, measureStreaming } from './streaming';
+import { defineTranslationTests } from './translation.webtest';
 
 export interface SuiteResult {
   passed: number;
@@ -29,7 +30,7 @@ const SCREENSHOTS = path.resolve(__dirname, '..', '..', 'test-results', 'webview
 type TestBody = () => Promise<void> | void;
 
 /** Builds Mocha suites without globals. */
-class SuiteBuilder {
+export class SuiteBuilder {
   constructor(readonly suite: Mocha.Suite) {}
   describe(title: string, body: (s: SuiteBuilder) => void): void {
     body(new SuiteBuilder(Mocha.Suite.create(this.suite, title)));
@@ -134,7 +135,7 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       const page = p.page;
       assert.equal(await page.locator('.msg').count(), 2);
       assert.equal(await page.locator('.msg-user .user-text').innerText(), 'How do I sort?\nBy age.');
-      assert.match(await page.locator('.msg-user .chip').innerText(), /users\.ts\s+1\.2k chars/);
+      assert.match(await page.locator('.msg-user .chip').innerText(), /users\.ts\s+1\.2K chars/);
       assert.equal(await page.locator('.msg-assistant .msg-body h1').innerText(), 'Sorting objects');
       assert.equal(await page.locator('.msg-assistant .msg-body table th').count(), 3);
       assert.equal(await page.locator('.msg-assistant .msg-body td.align-right').count(), 1);
@@ -542,7 +543,7 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       await p.clearPosted();
       await p.page.getByRole('button', { name: 'Attach the current file' }).click();
       await p.page.getByRole('button', { name: 'Attach the current selection' }).click();
-      assert.match(await p.page.locator('.composer .chip').innerText(), /main\.ts \(lines 1-40\)\s+15k chars, cut/);
+      assert.match(await p.page.locator('.composer .chip').innerText(), /main\.ts \(lines 1-40\)\s+15K chars, cut/);
       await p.page.getByRole('button', { name: 'Remove attachment main.ts (lines 1-40)' }).click();
       assert.deepEqual(await p.posted(), [
         { type: 'attach', what: 'file' },
@@ -975,10 +976,12 @@ export function defineWebviewSuite(root: Mocha.Suite): void {
     s.after(async () => {
       await harness?.close();
     });
-    defineBrowserTests(s, () => {
+    const started = (): WebviewHarness => {
       if (!harness) throw new Error('the webview harness did not start');
       return harness;
-    });
+    };
+    defineBrowserTests(s, started);
+    s.describe('in Chinese (both apps)', (c) => defineTranslationTests(c, started));
   });
 }
 

@@ -1,6 +1,7 @@
 /**
- * A standalone page for the chat webview: the bundle (built in memory with the same esbuild options
- * as esbuild.js, or dist/webview/chat.js with WEBVIEW_BUNDLE=dist), media/chat.css and the same CSP
+ * A standalone page for a webview app (the chat, or the Media Studio): its bundle (built in memory
+ * with the same esbuild options as esbuild.js, or dist/webview/<app>.js with WEBVIEW_BUNDLE=dist),
+ * its stylesheet and the same CSP
  * the host serves (nonce'd script, no inline styles), on 127.0.0.1. A probe script injected before
  * the bundle fakes `acquireVsCodeApi`, records posted messages, dialogs, CSP violations and long
  * tasks, and lets a test deliver host messages. Driven by playwright-core and Debian's Chromium.
@@ -24,28 +25,37 @@ const ROOT = path.resolve(__dirname, '..', '..');
 export const REMOTE_IMAGE_HOST = 'images.example.test';
 
 
+export type WebviewApp = 'chat' | 'media';
+
 /** The chat bundle: built now from src (default), or the file `node esbuild.js` wrote. */
-export async function chatBundle(): Promise<string> {
-  if (process.env.WEBVIEW_BUNDLE === 'dist') return fsp.readFile(path.join(ROOT, 'dist/webview/chat.js'), 'utf8');
+export function chatBundle(): Promise<string> {
+  return appBundle('chat');
+}
+
+/** An app's bundle: built now from src (default), or the file `node esbuild.js` wrote. */
+async function appBundle(app: WebviewApp): Promise<string> {
+  if (process.env.WEBVIEW_BUNDLE === 'dist') return fsp.readFile(path.join(ROOT, `dist/webview/${app}.js`), 'utf8');
   const result = await esbuild.build({
-    // Keep in step with the chat entry in esbuild.js.
-    entryPoints: [path.join(ROOT, 'src/webview/chat/main.ts')],
+    // Keep in step with the webview entries in esbuild.js.
+    entryPoints: [path.join(ROOT, `src/webview/${app}/main.ts`)],
     bundle: true,
     platform: 'browser',
     format: 'iife',
     target: 'es2022',
-    alias: { entities: path.join(ROOT, 'src/webview/chat/entities.ts') },
+    ...(app === 'chat' ? { alias: { entities: path.join(ROOT, 'src/webview/chat/entities.ts') } } : {}),
     minify: true,
     legalComments: 'none',
     write: false,
     logLevel: 'silent',
   });
   const file = result.outputFiles[0];
-  if (!file) throw new Error('esbuild produced no chat bundle');
+  if (!file) throw new Error(`esbuild produced no ${app} bundle`);
   return file.text;
 }
 
 export interface PageOptions {
+  /** Which app the page runs (default: the chat). */
+  app?: WebviewApp;
   theme?: 'light' | 'dark';
   /**
    * List REMOTE_IMAGE_HOST in img-src, as the host does once the user allowed it (default true, so
@@ -65,7 +75,7 @@ export interface CspViolation {
   sample: string;
 }
 
-/** One chat page and the probe inside it. */
+/** One webview page (the chat or the Media Studio) and the probe inside it. */
 export class ChatPage {
   constructor(
     readonly page: Page,
@@ -135,7 +145,7 @@ export class ChatPage {
   }
 }
 
-/** A browser and a local server for the chat page; one per test suite. */
+/** A browser and a local server for the webview pages; one per test suite. */
 export class WebviewHarness {
   private constructor(
     private readonly browser: Browser,
@@ -144,9 +154,11 @@ export class WebviewHarness {
   ) {}
 
   static async start(): Promise<WebviewHarness> {
-    const [bundle, css, commonCss, probe] = await Promise.all([
+    const [bundle, mediaBundle, css, mediaCss, commonCss, probe] = await Promise.all([
       chatBundle(),
+      appBundle('media'),
       fsp.readFile(path.join(ROOT, 'media/chat.css'), 'utf8'),
+      fsp.readFile(path.join(ROOT, 'media/media.css'), 'utf8'),
       fsp.readFile(path.join(ROOT, 'media/common.css'), 'utf8'),
       fsp.readFile(path.join(__dirname, 'pageProbe.js'), 'utf8'),
     ]);
@@ -160,11 +172,17 @@ export class WebviewHarness {
       };
       switch (url.pathname) {
         case '/chat.html':
-          return send('text/html', chatHtml(origin, url.searchParams));
+          return send('text/html', pageHtml(origin, url.searchParams));
+        case '/media.html':
+          return send('text/html', pageHtml(origin, url.searchParams, 'media'));
         case '/dist/webview/chat.js':
           return send('text/javascript', bundle);
+        case '/dist/webview/media.js':
+          return send('text/javascript', mediaBundle);
         case '/media/chat.css':
           return send('text/css', css);
+        case '/media/media.css':
+          return send('text/css', mediaCss);
         case '/media/common.css':
           return send('text/css', commonCss);
         case '/test/theme-dark.css':
@@ -205,7 +223,7 @@ export class WebviewHarness {
     const seed = JSON.stringify({ uiState: options.uiState });
     await page.addInitScript({ content: `const __PROBE_SEED__ = ${seed};\n${WebviewHarness.probeSource}` });
     const query = new URLSearchParams({ theme: options.theme ?? 'dark', remote: options.remoteImagesInCsp === false ? '0' : '1', lang: options.language ?? 'en' });
-    await page.goto(`${this.origin}/chat.html?${query}`);
+    await page.goto(`${this.origin}/${options.app ?? 'chat'}.html?${query}`);
     await pollPage(page, `window.__probe.posted.some((m) => m.type === 'ready')`, 10_000);
     return new ChatPage(page, context, consoleLines, dialogs);
   }
@@ -228,14 +246,14 @@ async function pollPage(page: Page, expression: string, timeoutMs: number): Prom
  * The page exactly as the host serves it (the production shell, so a change of the CSP is tested
  * here), plus the theme's colour variables, which VS Code itself adds to every webview.
  */
-function chatHtml(origin: string, params: URLSearchParams): string {
+function pageHtml(origin: string, params: URLSearchParams, app: WebviewApp = 'chat'): string {
   const theme = params.get('theme') === 'light' ? 'light' : 'dark';
   const html = shellHtml({
     nonce: randomBytes(16).toString('base64'),
     cspSource: origin,
-    scriptUri: `${origin}/dist/webview/chat.js`,
-    styleUris: [`${origin}/media/common.css`, `${origin}/media/chat.css`],
-    title: 'Chat',
+    scriptUri: `${origin}/dist/webview/${app}.js`,
+    styleUris: [`${origin}/media/common.css`, `${origin}/media/${app}.css`],
+    title: app === 'chat' ? 'Chat' : 'Media Studio',
     language: params.get('lang') ?? 'en',
     ...(params.get('lang') === 'zh-cn' ? { bundle: JSON.parse(readFileSync(path.join(ROOT, 'l10n/bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string> } : {}),
     imageHosts: params.get('remote') === '0' ? [] : [REMOTE_IMAGE_HOST],

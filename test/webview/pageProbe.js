@@ -60,6 +60,33 @@
     // Long-task timing is not available: the numbers are reported as 0.
   }
 
+  /**
+   * Every piece of text the page shows or reads out (text nodes, hidden ones too, and the title,
+   * aria-label, placeholder, alt and optgroup label attributes), with where it is. What the app
+   * renders from Markdown or a message's text is content, not the app's words, so it is left out,
+   * except the controls the app adds inside it (code toolbars, held-back remote images).
+   */
+  probe.shownWords = () => {
+    const out = [];
+    const isContent = (el) => Boolean(el.closest('.md, .user-text')) && !el.closest('.code-toolbar button, .remote-image, .image-alt');
+    const where = (el) => el.tagName.toLowerCase() + (typeof el.className === 'string' && el.className.trim() ? `.${el.className.trim().split(/\s+/).join('.')}` : '');
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const el = node.parentElement;
+      const text = (node.textContent || '').trim();
+      if (!el || !text || isContent(el) || el.closest('script, style')) continue;
+      out.push({ where: where(el), text });
+    }
+    for (const el of document.body.querySelectorAll('[title], [aria-label], [placeholder], [alt], optgroup[label]')) {
+      if (isContent(el)) continue;
+      for (const name of ['title', 'aria-label', 'placeholder', 'alt', 'label']) {
+        const value = (el.getAttribute(name) || '').trim();
+        if (value && (name !== 'label' || el.tagName === 'OPTGROUP')) out.push({ where: `${where(el)}[${name}]`, text: value });
+      }
+    }
+    return out;
+  };
+
   /** Delivers a host message the way VS Code does: a `message` event on the window. */
   probe.push = (message) => {
     window.dispatchEvent(new MessageEvent('message', { data: message }));

@@ -229,12 +229,25 @@ export function describeTask(task: VideoTask): string {
     case 'succeeded':
       return l10n.t('succeeded');
     case 'failed':
-      return l10n.t('failed ({0})', stageName(task.error?.stage ?? 'task'));
+      return failedAt(task.error?.stage);
     case 'stopped':
       return task.stoppedBy === 'limit' ? l10n.t('polling stopped (time limit)') : task.stoppedBy === 'errors' ? l10n.t('polling stopped (errors)') : l10n.t('polling stopped (by you)');
   }
 }
 
-function stageName(stage: FailureStage): string {
-  return { submit: l10n.t('submit'), poll: l10n.t('poll'), task: l10n.t('task'), download: l10n.t('download'), check: l10n.t('check') }[stage];
+/** `failed (download)`: where it failed, in the display language. */
+function failedAt(stage: FailureStage | undefined): string {
+  switch (stage) {
+    case 'submit':
+      return l10n.t('failed (submit)');
+    case 'poll':
+      return l10n.t('failed (poll)');
+    case 'download':
+      return l10n.t('failed (download)');
+    case 'check':
+      return l10n.t('failed (check)');
+    case 'task':
+    case undefined:
+      return l10n.t('failed (task)');
+  }
 }

@@ -2,6 +2,7 @@
  * Wires the parts together: host messages update the store as they arrive, and the DOM follows at
  * most once per animation frame, however many deltas came in between.
  */
+import * as l10n from '@vscode/l10n';
 import type { HostMessage } from '../../shared/protocol';
 import { ChatStore } from './chatStore';
 import { Composer } from './composer';
@@ -24,7 +25,7 @@ export class ChatApp {
   private readonly notice: NoticeBanner;
   private readonly list: MessageList;
   private readonly composer: Composer;
-  private readonly loading = h('div', { className: 'loading', text: 'Loading…' });
+  private readonly loading = h('div', { className: 'loading', text: l10n.t('Loading…') });
   private frame: number | undefined;
   private snapshotRequestedAt = 0;
 

@@ -4,9 +4,10 @@
  * the Image… button (the host's open dialog), pasting into the message box and dropping files on
  * the view. The draft survives a reload through the webview's UI state.
  */
+import * as l10n from '@vscode/l10n';
 import type { ChatModelView, Snapshot } from '../../shared/protocol';
 import { button, h, setHidden, setText } from '../shared/dom';
-import { formatBytes } from '../../shared/format';
+import { formatBytes, formatNumber } from '../../shared/format';
 import { formatChars, imageDetail } from './labels';
 import type { ChatChannel } from './chatChannel';
 
@@ -39,15 +40,15 @@ export class Composer {
   ) {
     this.input = h('textarea', {
       className: 'input composer-input',
-      attrs: { rows: '2', 'aria-label': 'Message', placeholder: 'Ask anything (Enter to send, Shift+Enter for a new line)' },
+      attrs: { rows: '2', 'aria-label': l10n.t('Message'), placeholder: l10n.t('Ask anything (Enter to send, Shift+Enter for a new line)') },
     });
     this.input.value = channel.state.draft;
-    this.sendButton = button('Send', { className: 'btn', ariaLabel: 'Send the message (Enter)' });
-    this.stopButton = button('Stop', { className: 'btn btn-stop', ariaLabel: 'Stop the answer (Escape)' });
-    const attachFile = button('Current file', { className: 'btn-small', ariaLabel: 'Attach the current file' });
-    const attachSelection = button('Selection', { className: 'btn-small', ariaLabel: 'Attach the current selection' });
-    this.imageButton = button('Image…', { className: 'btn-small attach-image', ariaLabel: 'Attach images (or paste or drop them here)' });
-    this.chips = h('div', { className: 'chips', attrs: { 'aria-label': 'Attachments for the next message' } });
+    this.sendButton = button(l10n.t('Send'), { className: 'btn', ariaLabel: l10n.t('Send the message (Enter)') });
+    this.stopButton = button(l10n.t('Stop'), { className: 'btn btn-stop', ariaLabel: l10n.t('Stop the answer (Escape)') });
+    const attachFile = button(l10n.t('Current file'), { className: 'btn-small', ariaLabel: l10n.t('Attach the current file') });
+    const attachSelection = button(l10n.t('Selection'), { className: 'btn-small', ariaLabel: l10n.t('Attach the current selection') });
+    this.imageButton = button(l10n.t('Image…'), { className: 'btn-small attach-image', ariaLabel: l10n.t('Attach images (or paste or drop them here)') });
+    this.chips = h('div', { className: 'chips', attrs: { 'aria-label': l10n.t('Attachments for the next message') } });
     // Why something was not attached or cannot be sent; polite, so it is read without stealing focus.
     this.note = h('div', { className: 'composer-note', attrs: { role: 'status', 'aria-live': 'polite' } });
     this.note.hidden = true;
@@ -57,7 +58,7 @@ export class Composer {
       this.chips,
       this.note,
       this.input,
-      h('div', { className: 'row' }, h('span', { className: 'attach-label', text: 'Attach:' }), attachFile, attachSelection, this.imageButton, h('span', { className: 'spacer' }), this.stopButton, this.sendButton),
+      h('div', { className: 'row' }, h('span', { className: 'attach-label', text: l10n.t('Attach:') }), attachFile, attachSelection, this.imageButton, h('span', { className: 'spacer' }), this.stopButton, this.sendButton),
     );
 
     this.input.addEventListener('keydown', (event) => {
@@ -120,11 +121,11 @@ export class Composer {
     this.model = model;
     this.maxBytes = maxBytes ?? 0;
     const allowed = model?.imageInput === true;
-    const why = model ? (model.imageNote ?? (allowed ? '' : `${model.id} does not take images.`)) : 'Choose a model first.';
+    const why = model ? (model.imageNote ?? (allowed ? '' : l10n.t('{0} does not take images.', model.id))) : l10n.t('Choose a model first.');
     this.imageButton.setAttribute('aria-disabled', String(!allowed));
     this.imageButton.classList.toggle('is-disabled', !allowed);
-    this.imageButton.title = allowed ? 'Attach images (PNG, JPEG, GIF, WebP); you can also paste or drop them here' : why;
-    this.imageButton.setAttribute('aria-label', allowed ? 'Attach images (or paste or drop them here)' : `Attach images: unavailable. ${why}`);
+    this.imageButton.title = allowed ? l10n.t('Attach images (PNG, JPEG, GIF, WebP); you can also paste or drop them here') : why;
+    this.imageButton.setAttribute('aria-label', allowed ? l10n.t('Attach images (or paste or drop them here)') : l10n.t('Attach images: unavailable. {0}', why));
     this.updateButtons();
   }
 
@@ -138,7 +139,7 @@ export class Composer {
     this.attachmentsKey = key;
     this.chips.replaceChildren(
       ...attachments.map((a) => {
-        const remove = button('×', { className: 'chip-remove', ariaLabel: `Remove attachment ${a.label}` });
+        const remove = button('×', { className: 'chip-remove', ariaLabel: l10n.t('Remove attachment {0}', a.label) });
         remove.dataset.attachment = a.id;
         if (a.image) {
           const detail = imageDetail(a.image);
@@ -147,9 +148,9 @@ export class Composer {
         }
         return h(
           'span',
-          { className: 'chip', attrs: { title: `${a.chars} characters${a.truncated ? ', cut to fit' : ''}` } },
+          { className: 'chip', attrs: { title: a.truncated ? l10n.t('{0} characters, cut to fit', formatNumber(a.chars)) : l10n.t('{0} characters', formatNumber(a.chars)) } },
           a.label,
-          h('span', { className: 'chip-detail', text: `${formatChars(a.chars)}${a.truncated ? ', cut' : ''}` }),
+          h('span', { className: 'chip-detail', text: a.truncated ? l10n.t('{0}, cut', formatChars(a.chars)) : formatChars(a.chars) }),
           remove,
         );
       }),
@@ -178,7 +179,7 @@ export class Composer {
       if (files.length) {
         event.preventDefault();
         const images = files.filter((f) => IMAGE_FILE.test(f.type) || IMAGE_FILE.test(f.name));
-        if (images.length < files.length) this.showNote(`Only images can be dropped here (PNG, JPEG, GIF, WebP); ${files.length - images.length} other file(s) ignored.`);
+        if (images.length < files.length) this.showNote(l10n.t('Only images can be dropped here (PNG, JPEG, GIF, WebP); {0} other file(s) ignored.', formatNumber(files.length - images.length)));
         this.attachFiles(images);
         return;
       }
@@ -194,9 +195,9 @@ export class Composer {
   private attachFiles(files: File[]): void {
     if (!files.length || this.imagesRefused()) return;
     for (const file of files) {
-      const name = file.name || 'pasted image';
+      const name = file.name || l10n.t('pasted image');
       if (this.maxBytes && file.size > this.maxBytes) {
-        this.showNote(`${name} is ${formatBytes(file.size)}, over the ${formatBytes(this.maxBytes)} limit for chat images (setting "modelGateway.chat.imageMaxBytes").`);
+        this.showNote(l10n.t('{0} is {1}, over the {2} limit for chat images (setting "modelGateway.chat.imageMaxBytes").', name, formatBytes(file.size), formatBytes(this.maxBytes)));
         continue;
       }
       const reader = new FileReader();
@@ -206,7 +207,7 @@ export class Composer {
         if (comma < 0) return;
         this.channel.post({ type: 'attachImage', name, data: url.slice(comma + 1) });
       });
-      reader.addEventListener('error', () => this.showNote(`${name} could not be read.`));
+      reader.addEventListener('error', () => this.showNote(l10n.t('{0} could not be read.', name)));
       reader.readAsDataURL(file);
     }
   }
@@ -214,7 +215,7 @@ export class Composer {
   /** True (and says why) when the selected model does not take images. */
   private imagesRefused(): boolean {
     if (this.model?.imageInput) return false;
-    this.showNote(this.model?.imageNote ?? (this.model ? `${this.model.id} does not take images.` : 'Choose a model first.'));
+    this.showNote(this.model?.imageNote ?? (this.model ? l10n.t('{0} does not take images.', this.model.id) : l10n.t('Choose a model first.')));
     return true;
   }
 
@@ -262,11 +263,11 @@ export class Composer {
     const imagesBlocked = this.pendingImages > 0 && this.model !== undefined && !this.model.imageInput;
     this.sendButton.disabled = this.busy || !this.input.value.trim() || imagesBlocked;
     // A Send that cannot be used says why next to it, not only in its tooltip.
-    const why = imagesBlocked && this.model ? `${this.model.id} does not take images: remove the image or pick a model that does.` : '';
+    const why = imagesBlocked && this.model ? l10n.t('{0} does not take images: remove the image or pick a model that does.', this.model.id) : '';
     if (why) this.showNote(why);
     else if (this.blockedNote && this.note.textContent === this.blockedNote) this.showNote('');
     this.blockedNote = why;
-    this.sendButton.title = why || 'Send the message (Enter)';
+    this.sendButton.title = why || l10n.t('Send the message (Enter)');
     setHidden(this.stopButton, !this.busy);
     setHidden(this.sendButton, this.busy);
   }

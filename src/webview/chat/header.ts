@@ -4,9 +4,11 @@
  * switch. Native <select>s and checkboxes, so the keyboard and screen readers work as usual; every
  * change is posted as an intent and the host answers with a new snapshot.
  */
+import * as l10n from '@vscode/l10n';
 import type { ChatModelView, Snapshot, WireProtocol } from '../../shared/protocol';
 import { button, h, setHidden } from '../shared/dom';
 import { PROTOCOL_LABELS } from '../../shared/protocol';
+import { formatNumber } from '../../shared/format';
 import { PROTOCOL_SHORT } from './labels';
 import type { ChatChannel } from './chatChannel';
 import { ThinkingControl } from './thinkingControl';
@@ -25,11 +27,11 @@ function activeProtocol(model: ChatModelView, override: WireProtocol | undefined
 export class Header {
   readonly el: HTMLElement;
   private readonly conversation = h('select', { className: 'select conversation-select' });
-  private readonly renameButton = button('Rename', { className: 'btn-small', ariaLabel: 'Rename this conversation' });
-  private readonly deleteButton = button('Delete', { className: 'btn-small', ariaLabel: 'Delete this conversation' });
-  private readonly exportButton = button('Export', { className: 'btn-small', ariaLabel: 'Export this conversation as Markdown' });
+  private readonly renameButton = button(l10n.t('Rename'), { className: 'btn-small', ariaLabel: l10n.t('Rename this conversation') });
+  private readonly deleteButton = button(l10n.t('Delete'), { className: 'btn-small', ariaLabel: l10n.t('Delete this conversation') });
+  private readonly exportButton = button(l10n.t('Export'), { className: 'btn-small', ariaLabel: l10n.t('Export this conversation as Markdown') });
   private readonly model = h('select', { className: 'select model-select' });
-  private readonly badges = h('span', { className: 'badges', attrs: { 'aria-label': 'Protocols this model speaks' } });
+  private readonly badges = h('span', { className: 'badges', attrs: { 'aria-label': l10n.t('Protocols this model speaks') } });
   private readonly protocol = h('select', { className: 'select protocol-select' });
   private readonly search = h('input', { attrs: { type: 'checkbox' } });
   private readonly searchLabel: HTMLElement;
@@ -40,14 +42,14 @@ export class Header {
   private snapshot: Snapshot | undefined;
 
   constructor(private readonly channel: ChatChannel) {
-    const newButton = button('New', { className: 'btn-small', ariaLabel: 'Start a new conversation' });
+    const newButton = button(l10n.t('New'), { className: 'btn-small', ariaLabel: l10n.t('Start a new conversation') });
     this.thinking = new ThinkingControl(channel);
-    this.searchLabel = h('label', { className: 'search-toggle', attrs: { title: 'Let the model search the web' } }, this.search, ' Web search');
+    this.searchLabel = h('label', { className: 'search-toggle', attrs: { title: l10n.t('Let the model search the web') } }, this.search, ' ', l10n.t('Web search'));
     this.el = h(
       'header',
       { className: 'chat-header' },
-      h('div', { className: 'row' }, ...labelled('Conversation', this.conversation), newButton, this.renameButton, this.deleteButton, this.exportButton),
-      h('div', { className: 'row' }, ...labelled('Model', this.model), this.badges, ...labelled('Protocol', this.protocol), this.thinking.el, this.searchLabel),
+      h('div', { className: 'row' }, ...labelled(l10n.t('Conversation'), this.conversation), newButton, this.renameButton, this.deleteButton, this.exportButton),
+      h('div', { className: 'row' }, ...labelled(l10n.t('Model'), this.model), this.badges, ...labelled(l10n.t('Protocol'), this.protocol), this.thinking.el, this.searchLabel),
     );
 
     const current = (): string | undefined => this.snapshot?.conversationId;
@@ -95,8 +97,8 @@ export class Header {
     const active = model ? activeProtocol(model, snapshot.protocolOverride) : undefined;
     this.searchLabel.title =
       active === 'responses'
-        ? 'Let the model search the web (the Responses web_search tool); its sources are listed under the answer'
-        : 'Let the model search the web (enable_search, for third-provider models)';
+        ? l10n.t('Let the model search the web (the Responses web_search tool); its sources are listed under the answer')
+        : l10n.t('Let the model search the web (enable_search, for third-provider models)');
     this.search.checked = snapshot.enableSearch;
     this.thinking.update(model, snapshot.thinking);
   }
@@ -110,9 +112,9 @@ export class Header {
     const key = JSON.stringify([snapshot.conversationId, snapshot.conversations.map((c) => [c.id, c.title, c.messageCount])]);
     if (key === this.conversationsKey) return;
     this.conversationsKey = key;
-    const options = snapshot.conversations.map((c) => h('option', { text: c.title || 'Untitled', attrs: { value: c.id, title: `${c.title} (${c.messageCount} messages)` } }));
+    const options = snapshot.conversations.map((c) => h('option', { text: c.title || l10n.t('Untitled'), attrs: { value: c.id, title: l10n.t('{0} ({1} messages)', c.title || l10n.t('Untitled'), formatNumber(c.messageCount)) } }));
     if (!snapshot.conversationId || !snapshot.conversations.some((c) => c.id === snapshot.conversationId)) {
-      options.unshift(h('option', { text: 'New conversation', attrs: { value: '' } }));
+      options.unshift(h('option', { text: l10n.t('New conversation'), attrs: { value: '' } }));
     }
     this.conversation.replaceChildren(...options);
     this.conversation.value = snapshot.conversationId ?? '';
@@ -135,17 +137,17 @@ export class Header {
     }
     const children: HTMLElement[] = [];
     if (!snapshot.model || !snapshot.models.some((m) => m.id === snapshot.model)) {
-      const text = snapshot.model ? `${snapshot.model} (not available)` : snapshot.models.length ? 'Choose a model' : 'No chat models';
+      const text = snapshot.model ? l10n.t('{0} (not available)', snapshot.model) : snapshot.models.length ? l10n.t('Choose a model') : l10n.t('No chat models');
       children.push(h('option', { text, attrs: { value: snapshot.model ?? '', disabled: '' } }));
     }
     for (const [provider, models] of groups) {
       children.push(
         h(
           'optgroup',
-          { attrs: { label: provider || 'Other' } },
+          { attrs: { label: provider || l10n.t('Other') } },
           ...models.map((m) =>
             h('option', {
-              text: `${m.id}  [${m.protocols.map((p) => PROTOCOL_SHORT[p]).join(' · ')}]${m.imageInput ? ' · images' : ''}${m.searchable ? ' · web search' : ''}`,
+              text: [`${m.id}  [${m.protocols.map((p) => PROTOCOL_SHORT[p]).join(' · ')}]`, m.imageInput ? l10n.t('images') : '', m.searchable ? l10n.t('web search') : ''].filter(Boolean).join(' · '),
               attrs: { value: m.id, title: `${m.id}: ${m.protocols.map((p) => PROTOCOL_LABELS[p]).join(', ')}` },
             }),
           ),
@@ -161,14 +163,14 @@ export class Header {
     const protocols = model?.protocols ?? [];
     const active = model ? activeProtocol(model, override) : undefined;
     this.badges.replaceChildren(
-      ...protocols.map((p) => h('span', { className: p === active ? 'badge badge-active' : 'badge', text: PROTOCOL_LABELS[p], attrs: { title: p === active ? 'Used for this conversation' : 'Also available' } })),
+      ...protocols.map((p) => h('span', { className: p === active ? 'badge badge-active' : 'badge', text: PROTOCOL_LABELS[p], attrs: { title: p === active ? l10n.t('Used for this conversation') : l10n.t('Also available') } })),
     );
     const key = JSON.stringify([protocols, override]);
     if (key !== this.protocolKey) {
       this.protocolKey = key;
       const first = protocols[0];
       this.protocol.replaceChildren(
-        h('option', { text: first ? `auto (${PROTOCOL_LABELS[first]})` : 'auto', attrs: { value: '' } }),
+        h('option', { text: first ? l10n.t('auto ({0})', PROTOCOL_LABELS[first]) : l10n.t('auto'), attrs: { value: '' } }),
         ...protocols.map((p) => h('option', { text: PROTOCOL_LABELS[p], attrs: { value: p } })),
       );
       this.protocol.value = override && protocols.includes(override) ? override : '';

@@ -1,6 +1,7 @@
 /** User-facing words for protocol values: protocol names, error actions, token usage. */
+import * as l10n from '@vscode/l10n';
 import type { ChatMessageView, ImageRef, WebviewMessage, WireProtocol } from '../../shared/protocol';
-import { formatBytes } from '../../shared/format';
+import { formatBytes, formatCompactNumber, formatNumber } from '../../shared/format';
 
 type Action = Extract<WebviewMessage, { type: 'action' }>['action'];
 
@@ -14,15 +15,15 @@ export const PROTOCOL_SHORT: Record<WireProtocol, string> = {
 export function errorAction(kind: string): { action: Action; label: string } | undefined {
   switch (kind) {
     case 'auth':
-      return { action: 'setKey', label: 'Set API Key' };
+      return { action: 'setKey', label: l10n.t('Set API Key') };
     case 'modelUnavailable':
-      return { action: 'pickModel', label: 'Pick another model' };
+      return { action: 'pickModel', label: l10n.t('Pick another model') };
     case 'network':
     case 'timeout':
     case 'server':
     case 'rateLimited':
     case 'protocol':
-      return { action: 'retry', label: 'Retry' };
+      return { action: 'retry', label: l10n.t('Retry') };
     default:
       return undefined;
   }
@@ -33,30 +34,29 @@ export function errorAction(kind: string): { action: Action; label: string } | u
  * or an error that produced no text at all (which is not "cut off": nothing was there to cut).
  */
 export function statusLabel(message: Pick<ChatMessageView, 'status' | 'text' | 'error'>): string | undefined {
-  if (message.status === 'stopped') return 'Stopped';
-  if (message.status === 'cut') return message.text || !message.error ? 'Cut off' : 'Error';
+  if (message.status === 'stopped') return l10n.t('Stopped');
+  if (message.status === 'cut') return message.text || !message.error ? l10n.t('Cut off') : l10n.t('Error');
   return undefined;
 }
-
-const number = new Intl.NumberFormat();
 
 export function usageLine(usage: ChatMessageView['usage']): string {
   if (!usage) return '';
   const parts: string[] = [];
-  if (usage.inputTokens !== undefined) parts.push(`${number.format(usage.inputTokens)} in`);
-  if (usage.outputTokens !== undefined) parts.push(`${number.format(usage.outputTokens)} out`);
-  if (usage.reasoningTokens !== undefined) parts.push(`${number.format(usage.reasoningTokens)} reasoning`);
-  if (usage.totalTokens !== undefined) parts.push(`${number.format(usage.totalTokens)} total`);
-  return parts.length ? `Tokens: ${parts.join(' · ')}` : '';
+  if (usage.inputTokens !== undefined) parts.push(l10n.t('{0} in', formatNumber(usage.inputTokens)));
+  if (usage.outputTokens !== undefined) parts.push(l10n.t('{0} out', formatNumber(usage.outputTokens)));
+  if (usage.reasoningTokens !== undefined) parts.push(l10n.t('{0} reasoning', formatNumber(usage.reasoningTokens)));
+  if (usage.totalTokens !== undefined) parts.push(l10n.t('{0} total', formatNumber(usage.totalTokens)));
+  return parts.length ? l10n.t('Tokens: {0}', parts.join(' · ')) : '';
 }
 
+/** "12K chars" (the display language's short form of the number: "1.2万 字符"). */
 export function formatChars(chars: number): string {
-  return chars >= 1000 ? `${(chars / 1000).toFixed(chars >= 10_000 ? 0 : 1)}k chars` : `${chars} chars`;
+  return l10n.t('{0} chars', formatCompactNumber(chars));
 }
 
 const IMAGE_FORMATS: Record<ImageRef['mediaType'], string> = { 'image/png': 'PNG', 'image/jpeg': 'JPEG', 'image/gif': 'GIF', 'image/webp': 'WebP' };
 
-/** "PNG 48×48, 2.1 KB" */
+/** "PNG 48×48, 2.1 KiB": a format, pixels and a size, the same words in every language. */
 export function imageDetail(image: Pick<ImageRef, 'mediaType' | 'bytes' | 'width' | 'height'>): string {
   const size = image.width && image.height ? ` ${image.width}×${image.height}` : '';
   return `${IMAGE_FORMATS[image.mediaType]}${size}, ${formatBytes(image.bytes)}`;

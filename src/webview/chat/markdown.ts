@@ -6,7 +6,8 @@
 import MarkdownIt from 'markdown-it';
 import { fenceLanguage, highlightCode } from './highlight';
 import { sanitizeToFragment } from './sanitizer';
-import { button, h } from '../shared/dom';
+import * as l10n from '@vscode/l10n';
+import { aroundSlot, button, h, SLOT } from '../shared/dom';
 
 export interface RenderOptions {
   /** Hosts the user allowed https images from (the host decides; the page's CSP lists the same). */
@@ -46,7 +47,7 @@ export function renderMarkdown(source: string, options: RenderOptions): Document
 
 /** The frame of a code block: language label, Copy and Insert buttons, then the <pre>. */
 export function codeBlock(language: string, pre: HTMLPreElement): HTMLDivElement {
-  const label = language || 'text';
+  const label = language || l10n.t('text');
   return h(
     'div',
     { className: 'code-block' },
@@ -54,8 +55,8 @@ export function codeBlock(language: string, pre: HTMLPreElement): HTMLDivElement
       'div',
       { className: 'code-toolbar' },
       h('span', { className: 'code-lang', text: label }),
-      button('Copy', { className: 'btn-small', act: 'copy-code', ariaLabel: `Copy ${label} code` }),
-      button('Insert at cursor', { className: 'btn-small', act: 'insert-code', ariaLabel: `Insert ${label} code at the cursor` }),
+      button(l10n.t('Copy'), { className: 'btn-small', act: 'copy-code', ariaLabel: l10n.t('Copy {0} code', label) }),
+      button(l10n.t('Insert at cursor'), { className: 'btn-small', act: 'insert-code', ariaLabel: l10n.t('Insert {0} code at the cursor', label) }),
     ),
     pre,
   );
@@ -85,20 +86,20 @@ function vetImage(img: HTMLImageElement, options: RenderOptions): void {
     url = undefined;
   }
   if (!url) {
-    img.replaceWith(h('span', { className: 'image-alt', text: alt ? `[image: ${alt}]` : '[image]' }));
+    img.replaceWith(h('span', { className: 'image-alt', text: alt ? l10n.t('[image: {0}]', alt) : l10n.t('[image]') }));
     return;
   }
   if (url.protocol === 'https:' && options.remoteImageHosts.includes(url.host.toLowerCase())) {
     img.setAttribute('referrerpolicy', 'no-referrer');
     return;
   }
-  const what = alt ? `image “${alt}” from ` : 'image from ';
   const host = h('a', { text: url.host, attrs: { href: url.href, title: url.href } });
-  const placeholder = h('span', { className: 'remote-image' }, what, host);
+  const placeholder = h('span', { className: 'remote-image' }, ...aroundSlot(alt ? l10n.t('image “{0}” from {1}', alt, SLOT) : l10n.t('image from {0}', SLOT), host));
   if (url.protocol === 'https:') {
-    placeholder.append(' — ', button(`Load images from ${url.host}`, { className: 'btn-link', act: 'allow-images', ariaLabel: `Load images from ${url.host}`, dataset: { host: url.host.toLowerCase() } }));
+    placeholder.append(' — ', button(l10n.t('Load images from {0}', url.host), { className: 'btn-link', act: 'allow-images', ariaLabel: l10n.t('Load images from {0}', url.host), dataset: { host: url.host.toLowerCase() } }));
   } else {
-    placeholder.append(' (not loaded: not a secure address)');
+    placeholder.append(l10n.t(' (not loaded: not a secure address)'));
   }
   img.replaceWith(placeholder);
 }
+

@@ -3,6 +3,7 @@
  * new content only while the user is at the bottom, and handles every click inside it with one
  * delegated listener (links become `openLink`, buttons are recognised by `data-act`).
  */
+import * as l10n from '@vscode/l10n';
 import type { WebviewMessage } from '../../shared/protocol';
 import type { ChatStore } from './chatStore';
 import { button, h, setHidden } from '../shared/dom';
@@ -42,10 +43,10 @@ export class MessageList {
       renderOptions: { remoteImageHosts: [] },
     };
     this.stickToBottom = channel.state.stickToBottom;
-    this.olderButton = button('Load older messages', { className: 'btn btn-secondary older', act: 'load-older' });
-    this.empty = h('div', { className: 'empty', text: 'Ask anything. Enter sends, Shift+Enter adds a line.' });
+    this.olderButton = button(l10n.t('Load older messages'), { className: 'btn btn-secondary older', act: 'load-older' });
+    this.empty = h('div', { className: 'empty', text: l10n.t('Ask anything. Enter sends, Shift+Enter adds a line.') });
     // role=log is polite by default; a streaming answer carries aria-busy so it is read once complete.
-    this.log = h('div', { className: 'log', attrs: { role: 'log', 'aria-live': 'polite', 'aria-label': 'Messages' } });
+    this.log = h('div', { className: 'log', attrs: { role: 'log', 'aria-live': 'polite', 'aria-label': l10n.t('Messages') } });
     this.el = h('main', { className: 'messages' }, this.olderButton, this.empty, this.log);
     this.el.addEventListener('scroll', () => this.onScroll(), { passive: true });
     // The render step scrolls to the end; sizes can still change in the frame's layout (off-screen

@@ -6,6 +6,7 @@ import * as l10n from '@vscode/l10n';
 import type { ChatMessageView, WebviewMessage } from '../../shared/protocol';
 import { button, h, setHidden, setText } from '../shared/dom';
 import { PROTOCOL_LABELS } from '../../shared/protocol';
+import { formatNumber } from '../../shared/format';
 import { errorAction, formatChars, imageDetail, statusLabel, usageLine } from './labels';
 import type { RenderOptions } from './markdown';
 import { MarkdownView } from './markdownView';
@@ -75,27 +76,27 @@ export class MessageView {
     this.el = h('article', {
       className: `msg ${isUser ? 'msg-user' : 'msg-assistant'}`,
       dataset: { id: message.id },
-      attrs: { 'aria-label': isUser ? 'You' : 'Assistant' },
+      attrs: { 'aria-label': isUser ? l10n.t('You') : l10n.t('Assistant') },
     });
     this.meta = h('span', { className: 'msg-meta' });
-    this.head = h('div', { className: 'msg-head' }, h('span', { className: 'msg-role', text: isUser ? 'You' : 'Assistant' }), this.meta);
+    this.head = h('div', { className: 'msg-head' }, h('span', { className: 'msg-role', text: isUser ? l10n.t('You') : l10n.t('Assistant') }), this.meta);
     this.status = h('div', { className: 'msg-status' });
     this.usage = h('div', { className: 'msg-usage' });
-    this.copyButton = button('Copy', { className: 'btn-small', act: 'copy-msg', ariaLabel: isUser ? 'Copy your message' : 'Copy the answer' });
+    this.copyButton = button(l10n.t('Copy'), { className: 'btn-small', act: 'copy-msg', ariaLabel: isUser ? l10n.t('Copy your message') : l10n.t('Copy the answer') });
     this.lastButton = isUser
-      ? button('Edit', { className: 'btn-small', act: 'edit', ariaLabel: 'Edit and resend your last message' })
-      : button('Regenerate', { className: 'btn-small', act: 'regenerate', ariaLabel: 'Regenerate the last answer' });
+      ? button(l10n.t('Edit'), { className: 'btn-small', act: 'edit', ariaLabel: l10n.t('Edit and resend your last message') })
+      : button(l10n.t('Regenerate'), { className: 'btn-small', act: 'regenerate', ariaLabel: l10n.t('Regenerate the last answer') });
     this.actions = h('div', { className: 'msg-actions' }, this.copyButton, this.lastButton);
     this.el.append(this.head);
 
     if (isUser) {
       this.attachments = h('div', { className: 'chips msg-attachments' });
-      this.images = h('div', { className: 'msg-images', attrs: { role: 'list', 'aria-label': 'Images sent with this message' } });
+      this.images = h('div', { className: 'msg-images', attrs: { role: 'list', 'aria-label': l10n.t('Images sent with this message') } });
       this.userText = h('div', { className: 'user-text' });
       this.el.append(this.attachments, this.images, this.userText);
     } else {
       this.reasoning = new MarkdownView(this.renderOptions, 'md reasoning-body');
-      this.summary = h('summary', { text: 'Thinking' });
+      this.summary = h('summary', { text: l10n.t('Thinking') });
       this.details = h('details', { className: 'reasoning' }, this.summary, this.reasoning.el);
       this.summary.addEventListener('click', () => {
         // Runs before the element toggles: the new state is the opposite of the current one.
@@ -103,7 +104,7 @@ export class MessageView {
         this.ctx.saveUi();
       });
       this.answer = new MarkdownView(this.renderOptions, 'md msg-body');
-      this.waiting = h('div', { className: 'waiting', text: 'Waiting for the answer…' });
+      this.waiting = h('div', { className: 'waiting', text: l10n.t('Waiting for the answer…') });
       this.sources = h('div', { className: 'sources' });
       this.el.append(this.details, this.waiting, this.answer.el, this.sources);
     }
@@ -156,10 +157,10 @@ export class MessageView {
   /** Inline editor for the last user message: Enter resends, Shift+Enter newline, Escape cancels. */
   startEdit(): void {
     if (this.message.role !== 'user' || this.editor) return;
-    const textarea = h('textarea', { className: 'input', attrs: { 'aria-label': 'Edit your message', rows: '3' } });
+    const textarea = h('textarea', { className: 'input', attrs: { 'aria-label': l10n.t('Edit your message'), rows: '3' } });
     textarea.value = this.message.text;
-    const save = button('Save & Resend', { className: 'btn' });
-    const cancel = button('Cancel', { className: 'btn btn-secondary' });
+    const save = button(l10n.t('Save & Resend'), { className: 'btn' });
+    const cancel = button(l10n.t('Cancel'), { className: 'btn btn-secondary' });
     const editor = h('div', { className: 'msg-editor' }, textarea, h('div', { className: 'row' }, save, cancel));
     const finish = (): void => {
       editor.remove();
@@ -203,7 +204,7 @@ export class MessageView {
     const list = this.attachments as HTMLElement;
     list.replaceChildren(
       ...(message.attachments ?? []).map((a) =>
-        h('span', { className: 'chip', attrs: { title: `${a.label}: ${a.chars} characters${a.truncated ? ' (cut)' : ''}` } }, a.label, h('span', { className: 'chip-detail', text: `${formatChars(a.chars)}${a.truncated ? ', cut' : ''}` })),
+        h('span', { className: 'chip', attrs: { title: a.truncated ? l10n.t('{0}: {1} characters (cut)', a.label, formatNumber(a.chars)) : l10n.t('{0}: {1} characters', a.label, formatNumber(a.chars)) } }, a.label, h('span', { className: 'chip-detail', text: a.truncated ? l10n.t('{0}, cut', formatChars(a.chars)) : formatChars(a.chars) })),
       ),
     );
     setHidden(list, !message.attachments?.length);
@@ -215,7 +216,7 @@ export class MessageView {
     setHidden(details, !reasoning);
     if (reasoning) {
       (this.reasoning as MarkdownView).update(reasoning, streaming);
-      setText(this.summary as HTMLElement, streaming && !message.text ? 'Thinking…' : 'Thinking');
+      setText(this.summary as HTMLElement, streaming && !message.text ? l10n.t('Thinking…') : l10n.t('Thinking'));
       // Open while the model is thinking, collapsed once the answer is done, unless the user chose.
       const chosen = this.ctx.ui.reasoning[message.id];
       const open = chosen ?? streaming;
@@ -238,7 +239,7 @@ export class MessageView {
         const picture = image.src
           ? h('img', { className: 'thumb', attrs: { src: image.src, alt: `${image.name} (${detail})`, loading: 'lazy' } })
           : h('span', { className: 'thumb thumb-missing', text: image.name });
-        const open = h('button', { className: 'thumb-button', attrs: { type: 'button', 'aria-label': `Open image ${image.name} (${detail})`, title: `${image.name}: ${detail}` } }, picture);
+        const open = h('button', { className: 'thumb-button', attrs: { type: 'button', 'aria-label': l10n.t('Open image {0} ({1})', image.name, detail), title: `${image.name}: ${detail}` } }, picture);
         open.dataset.act = 'open-image';
         open.dataset.image = image.id;
         return h('div', { className: 'msg-image', attrs: { role: 'listitem' } }, open, h('span', { className: 'msg-image-label', text: `${image.name} · ${detail}` }));
@@ -256,9 +257,9 @@ export class MessageView {
     this.renderedSources = key;
     const box = this.sources as HTMLElement;
     const parts: Node[] = [];
-    if (searches.length) parts.push(h('div', { className: 'searched', text: `Searched the web for ${searches.map((q) => `“${q}”`).join(', ')}` }));
+    if (searches.length) parts.push(h('div', { className: 'searched', text: l10n.t('Searched the web for {0}', searches.map((q) => `“${q}”`).join(', ')) }));
     if (citations.length) {
-      parts.push(h('div', { className: 'sources-title', text: 'Sources' }));
+      parts.push(h('div', { className: 'sources-title', text: l10n.t('Sources') }));
       parts.push(
         h(
           'ol',

@@ -2,11 +2,12 @@
  * The Images tab: route (Images API or Responses with the image tool), models, prompt, size,
  * count or streaming, Generate / Cancel, and the running job with its partial preview.
  */
+import * as l10n from '@vscode/l10n';
 import type { ImageJobView, MediaSnapshot } from '../../shared/mediaProtocol';
 import { button, h, setHidden, setText } from '../shared/dom';
 import type { MediaChannel } from './channel';
 import { field, fillList, fillModels, persist } from './fields';
-import { formatDuration } from '../../shared/format';
+import { formatDuration, formatNumber } from '../../shared/format';
 import { IMAGE_SIZE } from './format';
 
 const COMMON_SIZES = ['1024x1024', '1536x1024', '1024x1536', '512x512', '256x256'];
@@ -17,7 +18,7 @@ export class ImagesTab {
   private readonly model = h('select', { className: 'select model-select', attrs: { name: 'imageModel' } });
   private readonly outer = h('select', { className: 'select outer-select', attrs: { name: 'outerModel' } });
   private readonly outerField: HTMLElement;
-  private readonly prompt = h('textarea', { className: 'input prompt', attrs: { rows: '4', placeholder: 'Describe the image…', name: 'imagePrompt' } });
+  private readonly prompt = h('textarea', { className: 'input prompt', attrs: { rows: '4', placeholder: l10n.t('Describe the image…'), name: 'imagePrompt' } });
   private readonly size = h('input', { className: 'input size', attrs: { type: 'text', list: 'image-sizes', spellcheck: 'false', autocomplete: 'off', name: 'imageSize' } });
   private readonly sizes = h('datalist', { attrs: { id: 'image-sizes' } });
   private readonly count = h('input', { className: 'input count', attrs: { type: 'number', min: '1', max: '10', step: '1', name: 'imageCount' } });
@@ -25,21 +26,21 @@ export class ImagesTab {
   private readonly stream = h('input', { attrs: { type: 'checkbox', name: 'stream' } });
   private readonly streamField: HTMLElement;
   private readonly sizeProblem = h('div', { className: 'problem', attrs: { role: 'alert' } });
-  private readonly generate = button('Generate', { className: 'btn', ariaLabel: 'Generate the image' });
-  private readonly cancel = button('Cancel', { className: 'btn btn-secondary', ariaLabel: 'Cancel image generation' });
+  private readonly generate = button(l10n.t('Generate'), { className: 'btn', ariaLabel: l10n.t('Generate the image') });
+  private readonly cancel = button(l10n.t('Cancel'), { className: 'btn btn-secondary', ariaLabel: l10n.t('Cancel image generation') });
   private readonly routeNote = h('p', { className: 'note' });
-  private readonly job = h('section', { className: 'job', attrs: { 'aria-label': 'Current image', 'aria-live': 'polite' } });
+  private readonly job = h('section', { className: 'job', attrs: { 'aria-label': l10n.t('Current image'), 'aria-live': 'polite' } });
   private readonly jobStatus = h('div', { className: 'job-status' });
   private readonly jobElapsed = h('span', { className: 'elapsed' });
-  private readonly preview = h('img', { className: 'preview', attrs: { alt: 'Partial image as it arrives' } });
+  private readonly preview = h('img', { className: 'preview', attrs: { alt: l10n.t('Partial image as it arrives') } });
   private snapshot?: MediaSnapshot;
   private jobKey = '';
 
   constructor(private readonly channel: MediaChannel) {
-    this.route.append(h('option', { text: 'Images API', attrs: { value: 'images' } }), h('option', { text: 'Responses (image tool)', attrs: { value: 'responses' } }));
-    this.outerField = field('Language model (outer)', this.outer);
-    this.countField = field('Images', this.count);
-    this.streamField = h('label', { className: 'check' }, this.stream, ' Stream partial images');
+    this.route.append(h('option', { text: l10n.t('Images API'), attrs: { value: 'images' } }), h('option', { text: l10n.t('Responses (image tool)'), attrs: { value: 'responses' } }));
+    this.outerField = field(l10n.t('Language model (outer)'), this.outer);
+    this.countField = field(l10n.t('Number of images'), this.count);
+    this.streamField = h('label', { className: 'check' }, this.stream, ' ', l10n.t('Stream partial images'));
     this.preview.hidden = true;
     this.cancel.hidden = true;
     this.job.hidden = true;
@@ -49,12 +50,12 @@ export class ImagesTab {
     this.el = h(
       'div',
       { className: 'tab-body' },
-      h('div', { className: 'grid' }, field('Route', this.route), field('Image model', this.model), this.outerField),
+      h('div', { className: 'grid' }, field(l10n.t('Route'), this.route), field(l10n.t('Image model'), this.model), this.outerField),
       this.routeNote,
-      field('Prompt', this.prompt),
-      h('div', { className: 'grid' }, field('Size (width x height)', this.size, this.sizeProblem), this.countField, h('div', { className: 'field field-check' }, this.streamField)),
+      field(l10n.t('Prompt'), this.prompt),
+      h('div', { className: 'grid' }, field(l10n.t('Size (width x height)'), this.size, this.sizeProblem), this.countField, h('div', { className: 'field field-check' }, this.streamField)),
       this.sizes,
-      h('div', { className: 'row actions' }, this.generate, this.cancel, h('span', { className: 'hint', text: 'Ctrl+Enter generates' })),
+      h('div', { className: 'row actions' }, this.generate, this.cancel, h('span', { className: 'hint', text: l10n.t('Ctrl+Enter generates') })),
       this.job,
     );
 
@@ -85,8 +86,8 @@ export class ImagesTab {
       if (!this.count.value) this.count.value = d.imageCount ?? String(s.defaults.imageCount);
       if (d.stream === undefined) this.stream.checked = s.defaults.stream;
     }
-    fillModels(this.model, s.imageModels, d.imageModel, s.defaults.imageModel, 'No image models for this key');
-    fillModels(this.outer, s.outerModels, d.outerModel, s.defaults.outerModel, 'No Responses-capable language model');
+    fillModels(this.model, s.imageModels, d.imageModel, s.defaults.imageModel, l10n.t('No image models for this key'));
+    fillModels(this.outer, s.outerModels, d.outerModel, s.defaults.outerModel, l10n.t('No Responses-capable language model'));
     this.updateVisibility();
     this.renderJob(s.imageJob);
     this.updateButtons();
@@ -110,15 +111,15 @@ export class ImagesTab {
     setText(
       this.routeNote,
       responses
-        ? 'A language model answers and calls the image_generation tool with the image model; the image model is never the outer model.'
-        : 'POST /v1/images/generations with response_format b64_json; each image is decoded and saved in its real format.',
+        ? l10n.t('A language model answers and calls the image_generation tool with the image model; the image model is never the outer model.')
+        : l10n.t('POST /v1/images/generations with response_format b64_json; each image is decoded and saved in its real format.'),
     );
     this.validate();
   }
 
   private validate(): boolean {
     const ok = IMAGE_SIZE.test(this.size.value.trim());
-    setText(this.sizeProblem, ok ? '' : 'Write the size as <width>x<height>, e.g. 1024x1024.');
+    setText(this.sizeProblem, ok ? '' : l10n.t('Write the size as <width>x<height>, e.g. 1024x1024.'));
     this.size.setAttribute('aria-invalid', String(!ok));
     this.updateButtons();
     return ok;
@@ -159,15 +160,17 @@ export class ImagesTab {
     this.updateButtons();
     if (!job) return;
     this.job.className = `job job-${job.state}`;
-    const via = job.outerModel ? ` through ${job.outerModel}` : '';
+    const generating = job.outerModel ? l10n.t('Generating with {0} through {1}…', job.model, job.outerModel) : l10n.t('Generating with {0}…', job.model);
     const text =
       job.state === 'running'
-        ? `Generating with ${job.model}${via}…${job.partial ? ` (preview ${job.partial.index + 1})` : ''}`
+        ? job.partial
+          ? l10n.t('{0} (preview {1})', generating, formatNumber(job.partial.index + 1))
+          : generating
         : job.state === 'done'
-          ? `Saved ${job.files.join(', ')}`
+          ? l10n.t('Saved {0}', job.files.join(', '))
           : job.state === 'cancelled'
-            ? 'Cancelled. Nothing was saved.'
-            : `Failed: ${job.message ?? 'no reason given'}`;
+            ? l10n.t('Cancelled. Nothing was saved.')
+            : l10n.t('Failed: {0}', job.message ?? l10n.t('no reason given'));
     setText(this.jobStatus, text);
     setText(this.jobElapsed, formatDuration((job.finishedAt ?? Date.now()) - job.startedAt));
     if (job.partial && job.state === 'running') {

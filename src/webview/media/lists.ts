@@ -2,6 +2,7 @@
  * The video task list and the gallery. Both are keyed lists: an entry's element is rebuilt only
  * when its data changed, so thumbnails do not flicker and focus stays on an untouched row.
  */
+import * as l10n from '@vscode/l10n';
 import type { GalleryItemView, MediaWebviewMessage, TaskView } from '../../shared/mediaProtocol';
 import { button, h, setText } from '../shared/dom';
 import type { MediaChannel } from './channel';
@@ -55,9 +56,9 @@ class KeyedList<T> {
 
 export class TaskList {
   readonly el: HTMLElement;
-  private readonly list = h('ul', { className: 'tasks', attrs: { 'aria-label': 'Video tasks' } });
+  private readonly list = h('ul', { className: 'tasks', attrs: { 'aria-label': l10n.t('Video tasks') } });
   private readonly keyed: KeyedList<TaskView>;
-  private readonly empty = h('p', { className: 'empty', text: 'No video tasks yet. Submitted tasks are kept with this workspace and resume after a reload.' });
+  private readonly empty = h('p', { className: 'empty', text: l10n.t('No video tasks yet. Submitted tasks are kept with this workspace and resume after a reload.') });
 
   constructor(private readonly channel: MediaChannel) {
     this.el = h('div', {}, this.empty, this.list);
@@ -77,30 +78,30 @@ export class TaskList {
 
   private row(t: TaskView): HTMLElement {
     const act = (label: string, action: TaskAction, aria: string, secondary = true) => {
-      const b = button(label, { className: secondary ? 'btn-small' : 'btn', ariaLabel: `${aria}: ${clip(t.prompt, 40)}`, act: action });
+      const b = button(label, { className: secondary ? 'btn-small' : 'btn', ariaLabel: l10n.t('{0}: {1}', aria, clip(t.prompt, 40)), act: action });
       b.addEventListener('click', () => this.channel.post({ type: 'task', action, id: t.localId }));
       return b;
     };
     const running = t.phase === 'submitting' || t.phase === 'running' || t.phase === 'downloading';
     const time = running ? h('span', { className: 'elapsed', text: formatDuration(Date.now() - t.createdAt), dataset: { since: String(t.createdAt) } }) : h('span', { className: 'elapsed', text: `${formatDuration((t.finishedAt ?? t.createdAt) - t.createdAt)}` });
-    const progress = h('progress', { className: 'progress', attrs: { max: '100', 'aria-label': 'Progress' } });
+    const progress = h('progress', { className: 'progress', attrs: { max: '100', 'aria-label': l10n.t('Progress') } });
     if (t.progress !== undefined && t.phase !== 'submitting') progress.value = t.progress;
     else progress.removeAttribute('value');
-    const download = t.download ? ` ${formatBytes(t.download.received)}${t.download.total ? ` of ${formatBytes(t.download.total)}` : ''}` : '';
+    const download = t.download ? ` ${t.download.total ? l10n.t('{0} of {1}', formatBytes(t.download.received), formatBytes(t.download.total)) : formatBytes(t.download.received)}` : '';
     const actions: HTMLElement[] = [];
     if (t.file) {
-      actions.push(act('Open', 'open', 'Open the video'), act('System Player', 'openExternal', 'Open with the system player'), act('Reveal', 'reveal', 'Reveal in the explorer'));
+      actions.push(act(l10n.t('Open'), 'open', l10n.t('Open the video')), act(l10n.t('System Player'), 'openExternal', l10n.t('Open with the system player')), act(l10n.t('Reveal'), 'reveal', l10n.t('Reveal in the explorer')));
     }
-    if (t.canCancel) actions.push(act('Cancel Polling', 'cancel', 'Stop polling this task'));
-    if (t.canResume) actions.push(act('Resume', 'resume', 'Resume polling this task'));
-    if (t.canRetryDownload) actions.push(act('Retry Download', 'retryDownload', 'Fetch the link again and download'));
-    if (t.canResubmit) actions.push(act('Resubmit', 'resubmit', 'Submit again as a new task (billed)'));
-    if (!running) actions.push(act('Forget', 'forget', 'Remove from the list'));
+    if (t.canCancel) actions.push(act(l10n.t('Cancel Polling'), 'cancel', l10n.t('Stop polling this task')));
+    if (t.canResume) actions.push(act(l10n.t('Resume'), 'resume', l10n.t('Resume polling this task')));
+    if (t.canRetryDownload) actions.push(act(l10n.t('Retry Download'), 'retryDownload', l10n.t('Fetch the link again and download')));
+    if (t.canResubmit) actions.push(act(l10n.t('Resubmit'), 'resubmit', l10n.t('Submit again as a new task (billed)')));
+    if (!running) actions.push(act(l10n.t('Forget'), 'forget', l10n.t('Remove from the list')));
     return h(
       'li',
       { className: `task task-${t.phase}`, dataset: { taskId: t.taskId ?? '', phase: t.phase } },
       h('div', { className: 'task-head' }, h('span', { className: 'task-prompt', text: clip(t.prompt, 120), attrs: { title: t.prompt } }), h('span', { className: `badge status-${t.phase}`, text: t.statusText })),
-      h('div', { className: 'meta' }, `${t.model} · ${t.size} · ${t.duration} s · `, time, t.taskId ? ` · ${t.taskId}` : '', download),
+      h('div', { className: 'meta' }, `${t.model} · ${t.size} · ${formatDuration(t.duration * 1000)} · `, time, t.taskId ? ` · ${t.taskId}` : '', download),
       t.phase === 'succeeded' ? null : progress,
       t.error ? h('div', { className: 'error-message', text: t.error.message, attrs: { role: t.phase === 'failed' ? 'alert' : 'status' } }) : null,
       t.file ? h('div', { className: 'path', text: t.file.label, attrs: { title: t.file.path } }) : null,
@@ -111,7 +112,7 @@ export class TaskList {
 
 export class GalleryGrid {
   readonly el: HTMLElement;
-  private readonly grid = h('ul', { className: 'gallery', attrs: { 'aria-label': 'Gallery' } });
+  private readonly grid = h('ul', { className: 'gallery', attrs: { 'aria-label': l10n.t('Gallery') } });
   private readonly keyed: KeyedList<GalleryItemView>;
   private readonly empty: HTMLElement;
 
@@ -119,8 +120,8 @@ export class GalleryGrid {
     private readonly channel: MediaChannel,
     private readonly kind: 'image' | 'video',
   ) {
-    this.empty = h('p', { className: 'empty', text: kind === 'image' ? 'Generated images of this workspace appear here.' : 'Downloaded videos of this workspace appear here.' });
-    this.el = h('section', { className: 'gallery-section' }, h('h2', { className: 'section-title', text: 'Gallery' }), this.empty, this.grid);
+    this.empty = h('p', { className: 'empty', text: kind === 'image' ? l10n.t('Generated images of this workspace appear here.') : l10n.t('Downloaded videos of this workspace appear here.') });
+    this.el = h('section', { className: 'gallery-section' }, h('h2', { className: 'section-title', text: l10n.t('Gallery') }), this.empty, this.grid);
     this.keyed = new KeyedList(this.grid, this.empty, (i) => i.id, (i) => this.card(i));
   }
 
@@ -130,24 +131,24 @@ export class GalleryGrid {
 
   private card(item: GalleryItemView): HTMLElement {
     const act = (label: string, action: ItemAction, aria: string) => {
-      const b = button(label, { className: 'btn-small', ariaLabel: `${aria}: ${item.label}`, act: action });
+      const b = button(label, { className: 'btn-small', ariaLabel: l10n.t('{0}: {1}', aria, item.label), act: action });
       b.addEventListener('click', () => this.channel.post({ type: 'item', action, id: item.id }));
       return b;
     };
     const thumb = item.src
       ? h('img', { className: 'thumb', attrs: { src: item.src, alt: clip(item.prompt, 100), loading: 'lazy' } })
-      : h('div', { className: `thumb thumb-${item.kind}`, text: item.exists ? (item.kind === 'video' ? '▶ MP4' : 'image') : 'file missing', attrs: { 'aria-hidden': 'true' } });
+      : h('div', { className: `thumb thumb-${item.kind}`, text: item.exists ? (item.kind === 'video' ? '▶ MP4' : l10n.t('image')) : l10n.t('file missing'), attrs: { 'aria-hidden': 'true' } });
     const actions = item.exists
       ? [
-          act('Open', 'open', 'Open'),
-          ...(item.kind === 'video' ? [act('System Player', 'openExternal', 'Open with the system player')] : []),
-          act('Reveal', 'reveal', 'Reveal in the explorer'),
-          act('Copy Path', 'copyPath', 'Copy the path'),
-          act('Insert Link', 'insertLink', 'Insert a Markdown link at the cursor'),
-          ...(item.kind === 'image' ? [act('Ask in Chat', 'askInChat', 'Attach to the next chat message')] : []),
-          act('Remove', 'remove', 'Remove from the gallery (the file stays)'),
+          act(l10n.t('Open'), 'open', l10n.t('Open')),
+          ...(item.kind === 'video' ? [act(l10n.t('System Player'), 'openExternal', l10n.t('Open with the system player'))] : []),
+          act(l10n.t('Reveal'), 'reveal', l10n.t('Reveal in the explorer')),
+          act(l10n.t('Copy Path'), 'copyPath', l10n.t('Copy the path')),
+          act(l10n.t('Insert Link'), 'insertLink', l10n.t('Insert a Markdown link at the cursor')),
+          ...(item.kind === 'image' ? [act(l10n.t('Ask in Chat'), 'askInChat', l10n.t('Attach to the next chat message'))] : []),
+          act(l10n.t('Remove'), 'remove', l10n.t('Remove from the gallery (the file stays)')),
         ]
-      : [act('Remove', 'remove', 'Remove from the gallery')];
+      : [act(l10n.t('Remove'), 'remove', l10n.t('Remove from the gallery'))];
     return h(
       'li',
       { className: `card${item.exists ? '' : ' card-missing'}`, dataset: { path: item.label } },

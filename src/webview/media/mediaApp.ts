@@ -3,8 +3,9 @@
  * notice when the key or models are missing, and each tab's gallery. Every snapshot is applied
  * whole; the form fields the user is typing in are never overwritten by one.
  */
+import * as l10n from '@vscode/l10n';
 import type { MediaHostMessage, MediaSnapshot, MediaTab } from '../../shared/mediaProtocol';
-import { button, h, setHidden, setText } from '../shared/dom';
+import { aroundSlot, button, h, setHidden, setText, SLOT } from '../shared/dom';
 import { NoticeBanner } from '../shared/notice';
 import type { MediaChannel } from './channel';
 import { ImagesTab } from './imagesTab';
@@ -19,7 +20,7 @@ export class MediaApp {
   private readonly tabs: Record<MediaTab, { tab: HTMLButtonElement; panel: HTMLElement }>;
   private readonly notice: NoticeBanner;
   private readonly output = h('span', { className: 'output-folder' });
-  private readonly loading = h('div', { className: 'loading', text: 'Loading…' });
+  private readonly loading = h('div', { className: 'loading', text: l10n.t('Loading…') });
 
   constructor(
     root: HTMLElement,
@@ -37,12 +38,12 @@ export class MediaApp {
       return { tab, panel };
     };
     this.tabs = {
-      images: makeTab('images', 'Images', this.images.el, this.imageGallery.el),
-      video: makeTab('video', 'Video', this.video.el, this.videoGallery.el),
+      images: makeTab('images', l10n.t('Images'), this.images.el, this.imageGallery.el),
+      video: makeTab('video', l10n.t('Video'), this.video.el, this.videoGallery.el),
     };
-    const openFolder = button('Open Folder', { className: 'btn-link', ariaLabel: 'Show the output folder' });
+    const openFolder = button(l10n.t('Open Folder'), { className: 'btn-link', ariaLabel: l10n.t('Show the output folder') });
     openFolder.addEventListener('click', () => channel.post({ type: 'action', action: 'openOutputFolder' }));
-    const tablist = h('div', { className: 'tabs', attrs: { role: 'tablist', 'aria-label': 'Media Studio' } }, this.tabs.images.tab, this.tabs.video.tab);
+    const tablist = h('div', { className: 'tabs', attrs: { role: 'tablist', 'aria-label': l10n.t('Media Studio') } }, this.tabs.images.tab, this.tabs.video.tab);
     tablist.addEventListener('keydown', (e) => {
       if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft' && e.key !== 'Home' && e.key !== 'End') return;
       e.preventDefault();
@@ -52,7 +53,7 @@ export class MediaApp {
       this.select(order[next] ?? 'images', true);
       this.tabs[order[next] ?? 'images'].tab.focus();
     });
-    const header = h('header', { className: 'studio-header' }, h('h1', { className: 'title', text: 'Media Studio' }), tablist, h('span', { className: 'spacer' }), h('span', { className: 'output' }, 'Saved to ', this.output, ' ', openFolder));
+    const header = h('header', { className: 'studio-header' }, h('h1', { className: 'title', text: l10n.t('Media Studio') }), tablist, h('span', { className: 'spacer' }), h('span', { className: 'output' }, ...aroundSlot(l10n.t('Saved to {0}', SLOT), this.output), ' ', openFolder));
     const body = h('main', { className: 'studio-body' }, this.notice.el, this.loading, this.tabs.images.panel, this.tabs.video.panel);
     body.hidden = false;
     this.tabs.images.panel.hidden = true;

@@ -2,11 +2,13 @@
  * The Video tab: model, prompt, size (`<width>*<height>`) and duration with the model's hints, the
  * billing note that is shown before anything is submitted, and the task list.
  */
+import * as l10n from '@vscode/l10n';
 import { videoBillingNote, type MediaSnapshot, type VideoModelView } from '../../shared/mediaProtocol';
 import { button, h, setText } from '../shared/dom';
 import type { MediaChannel } from './channel';
 import { field, fillList, fillModels, persist } from './fields';
 import { VIDEO_SIZE } from './format';
+import { formatDuration } from '../../shared/format';
 import { TaskList } from './lists';
 
 export class VideoTab {
@@ -14,14 +16,14 @@ export class VideoTab {
   readonly tasks: TaskList;
   private readonly model = h('select', { className: 'select video-model-select', attrs: { name: 'videoModel' } });
   private readonly hint = h('p', { className: 'note' });
-  private readonly prompt = h('textarea', { className: 'input prompt', attrs: { rows: '3', placeholder: 'Describe the video…', name: 'videoPrompt' } });
+  private readonly prompt = h('textarea', { className: 'input prompt', attrs: { rows: '3', placeholder: l10n.t('Describe the video…'), name: 'videoPrompt' } });
   private readonly size = h('input', { className: 'input size', attrs: { type: 'text', list: 'video-sizes', spellcheck: 'false', autocomplete: 'off', placeholder: '832*480', name: 'videoSize' } });
   private readonly sizes = h('datalist', { attrs: { id: 'video-sizes' } });
   private readonly duration = h('input', { className: 'input count', attrs: { type: 'number', min: '1', step: '1', list: 'video-durations', name: 'videoDuration' } });
   private readonly durations = h('datalist', { attrs: { id: 'video-durations' } });
   private readonly problem = h('div', { className: 'problem', attrs: { role: 'alert' } });
   private readonly billing = h('p', { className: 'billing', attrs: { 'aria-live': 'polite' } });
-  private readonly submitButton = button('Submit Video Task', { className: 'btn', ariaLabel: 'Submit the video task (billed)' });
+  private readonly submitButton = button(l10n.t('Submit Video Task'), { className: 'btn', ariaLabel: l10n.t('Submit the video task (billed)') });
   private snapshot?: MediaSnapshot;
   private modelShown = '';
   /** A submit was sent and no snapshot came back yet: a second click must not submit (and bill) twice. */
@@ -32,16 +34,16 @@ export class VideoTab {
     this.el = h(
       'div',
       { className: 'tab-body' },
-      field('Video model', this.model),
+      field(l10n.t('Video model'), this.model),
       this.hint,
-      field('Prompt', this.prompt),
-      h('div', { className: 'grid' }, field('Size (width*height)', this.size), field('Duration (seconds)', this.duration)),
+      field(l10n.t('Prompt'), this.prompt),
+      h('div', { className: 'grid' }, field(l10n.t('Size (width*height)'), this.size), field(l10n.t('Duration (seconds)'), this.duration)),
       this.problem,
       this.sizes,
       this.durations,
       this.billing,
-      h('div', { className: 'row actions' }, this.submitButton, h('span', { className: 'hint', text: 'Receiving a task id only means the gateway accepted the task.' })),
-      h('h2', { className: 'section-title', text: 'Tasks' }),
+      h('div', { className: 'row actions' }, this.submitButton, h('span', { className: 'hint', text: l10n.t('Receiving a task id only means the gateway accepted the task.') })),
+      h('h2', { className: 'section-title', text: l10n.t('Tasks') }),
       this.tasks.el,
     );
     persist(channel, 'videoModel', this.model, () => this.applyHints(true));
@@ -60,7 +62,7 @@ export class VideoTab {
   update(s: MediaSnapshot): void {
     this.snapshot = s;
     this.pending = false;
-    fillModels(this.model, s.videoModels, this.channel.state.fields.videoModel, s.defaults.videoModel, 'No video models for this key');
+    fillModels(this.model, s.videoModels, this.channel.state.fields.videoModel, s.defaults.videoModel, l10n.t('No video models for this key'));
     this.applyHints(false);
     this.tasks.update(s.tasks);
   }
@@ -92,10 +94,10 @@ export class VideoTab {
       !m
         ? ''
         : m.hintSource === 'catalog'
-          ? `From the catalog: sizes ${m.sizes.join(', ') || 'not listed'}; durations ${m.durations.map((d) => `${d} s`).join(', ') || 'not listed'}.`
+          ? l10n.t('From the catalog: sizes {0}; durations {1}.', m.sizes.join(', ') || l10n.t('not listed'), m.durations.map((d) => formatDuration(d * 1000)).join(', ') || l10n.t('not listed'))
           : m.hintSource === 'verified'
-            ? `Verified for this Wan-type model: ${m.sizes.join(', ')} and ${m.durations.join(', ')} s. Other sizes (e.g. 1280*720) may be rejected; nothing is retried with other sizes.`
-            : 'Nothing is known about the sizes and durations this model accepts; the gateway will say if it rejects them.';
+            ? l10n.t('Verified for this Wan-type model: {0} and {1}. Other sizes (e.g. 1280*720) may be rejected; nothing is retried with other sizes.', m.sizes.join(', '), m.durations.map((d) => formatDuration(d * 1000)).join(', '))
+            : l10n.t('Nothing is known about the sizes and durations this model accepts; the gateway will say if it rejects them.');
     setText(this.hint, words);
     this.refresh();
   }
@@ -113,13 +115,15 @@ export class VideoTab {
     const problem = !size
       ? ''
       : !VIDEO_SIZE.test(size)
-        ? `Video sizes are <width>*<height> with an asterisk${/^\d+\s*[xX×]\s*\d+$/.test(size) ? `: ${size.replace(/\s*[xX×]\s*/, '*')}` : ', e.g. 832*480'}.`
+        ? /^\d+\s*[xX×]\s*\d+$/.test(size)
+          ? l10n.t('Video sizes are <width>*<height> with an asterisk: {0}.', size.replace(/\s*[xX×]\s*/, '*'))
+          : l10n.t('Video sizes are <width>*<height> with an asterisk, e.g. 832*480.')
         : this.duration.value && !v
-          ? 'The duration is a whole number of seconds.'
+          ? l10n.t('The duration is a whole number of seconds.')
           : '';
     setText(this.problem, problem);
     this.size.setAttribute('aria-invalid', String(!!problem && !VIDEO_SIZE.test(size)));
-    setText(this.billing, v && this.model.value ? videoBillingNote({ model: this.model.value, ...v }) : 'Video is billed by model, duration and resolution.');
+    setText(this.billing, v && this.model.value ? videoBillingNote({ model: this.model.value, ...v }) : l10n.t('Video is billed by model, duration and resolution.'));
     this.submitButton.disabled = this.pending || !v || !this.model.value || !this.prompt.value.trim();
   }
 

@@ -36,3 +36,15 @@ export function setHidden(el: HTMLElement, hidden: boolean): void {
 export function setText(el: HTMLElement, text: string): void {
   if (el.textContent !== text) el.textContent = text;
 }
+
+/**
+ * Where an element goes in a translated sentence, so each language puts it where its grammar
+ * wants: `aroundSlot(l10n.t('Saved to {0}', SLOT), folderElement)`.
+ */
+export const SLOT = '\u0000';
+
+/** The parts of `sentence` around its SLOT, with `node` in its place, ready to append. */
+export function aroundSlot(sentence: string, node: Node): Array<string | Node> {
+  const [before = '', after = ''] = sentence.split(SLOT);
+  return [before, node, after].filter((part) => part !== '');
+}
