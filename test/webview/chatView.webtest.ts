@@ -251,7 +251,7 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       const p = await open({ language: 'zh-cn' });
       const models: Snapshot['models'] = [{ id: 'glm-4.6', provider: 'zhipu', protocols: ['chatCompletions'], searchable: false, thinking: { choices: ['auto', 'off', 'on'] } }];
       await p.push(snapshotMessage(snapshot({ models, model: 'glm-4.6', thinking: 'auto' })));
-      const thinking = p.page.getByLabel('思考', { exact: true });
+      const thinking = p.page.getByLabel('思考过程', { exact: true });
       assert.deepEqual(await thinking.locator('option').allInnerTexts(), ['思考：模型默认', '思考：关闭', '思考：开启']);
     });
 
