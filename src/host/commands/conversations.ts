@@ -83,6 +83,22 @@ async function pickConversation(ctx: CommandContext): Promise<string | undefined
   });
 }
 
+/**
+ * Rename or Delete Chat: the conversation named by `{conversationId}`, else the one shown, through
+ * the same path as the view's own buttons (which ask for the title or confirm the delete).
+ */
+function conversationAction(id: string, type: 'renameConversation' | 'deleteConversation', argName: () => string, none: () => string): CommandDef {
+  return {
+    id,
+    async run(ctx: CommandContext, arg: unknown) {
+      const target = parseWith(idArg, arg, argName())?.conversationId ?? ctx.chat.currentConversationId;
+      if (!target) return void vscode.window.showInformationMessage(none());
+      await ctx.chat.handle({ type, id: target });
+      return { conversationId: target };
+    },
+  };
+}
+
 /** Focus Chat (a keybinding), and History, Rename and Delete of the chat view's title bar (and the palette). */
 export const conversationCommands: CommandDef[] = [
   {
@@ -103,22 +119,6 @@ export const conversationCommands: CommandDef[] = [
       return { conversationId: id };
     },
   },
-  {
-    id: 'modelGateway.renameChat',
-    async run(ctx: CommandContext, arg: unknown) {
-      const id = parseWith(idArg, arg, vscode.l10n.t('The argument of "Rename Chat"'))?.conversationId ?? ctx.chat.currentConversationId;
-      if (!id) return void vscode.window.showInformationMessage(vscode.l10n.t('There is no conversation to rename yet.'));
-      await ctx.chat.handle({ type: 'renameConversation', id });
-      return { conversationId: id };
-    },
-  },
-  {
-    id: 'modelGateway.deleteChat',
-    async run(ctx: CommandContext, arg: unknown) {
-      const id = parseWith(idArg, arg, vscode.l10n.t('The argument of "Delete Chat"'))?.conversationId ?? ctx.chat.currentConversationId;
-      if (!id) return void vscode.window.showInformationMessage(vscode.l10n.t('There is no conversation to delete yet.'));
-      await ctx.chat.handle({ type: 'deleteConversation', id });
-      return { conversationId: id };
-    },
-  },
+  conversationAction('modelGateway.renameChat', 'renameConversation', () => vscode.l10n.t('The argument of "Rename Chat"'), () => vscode.l10n.t('There is no conversation to rename yet.')),
+  conversationAction('modelGateway.deleteChat', 'deleteConversation', () => vscode.l10n.t('The argument of "Delete Chat"'), () => vscode.l10n.t('There is no conversation to delete yet.')),
 ];
