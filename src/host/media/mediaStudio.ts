@@ -132,6 +132,9 @@ export class MediaStudio implements vscode.Disposable, MediaPanelOwner {
     this.lastSnapshotAt = Date.now();
     const models = this.services.registry.snapshot.models.filter((m) => m.available);
     const media = models.filter((m) => m.kind === 'image' || m.kind === 'video').length;
+    const notice = await this.notice(media);
+    // The panel may have been closed while the notice was worked out; a closed one takes nothing.
+    if (this.panel !== panel) return;
     panel.post({
       type: 'snapshot',
       state: mediaSnapshot(panel, {
@@ -141,7 +144,7 @@ export class MediaStudio implements vscode.Disposable, MediaPanelOwner {
         video: this.video,
         gallery: this.gallery,
         output: this.output,
-        notice: await this.notice(media),
+        notice,
       }),
     });
   }
