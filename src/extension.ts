@@ -1,3 +1,4 @@
+import { registerResultDocuments } from './host/tools/results';
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
 import * as vscode from 'vscode';
@@ -54,6 +55,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chatView),
     ...COMMANDS.map((c) => vscode.commands.registerCommand(c.id, (...args: unknown[]) => c.run(commandContext, ...args))),
     ...registerAgentTools(services, () => media),
+    registerResultDocuments(),
   );
   // VS Code's own chat gets the gateway's models where the provider API exists (1.104 and newer).
   const registerProvider = providerRegistration();

@@ -17,11 +17,11 @@ export function documentByUri(uri: string | undefined): vscode.TextDocument | un
 }
 
 /**
- * Closes the text editors a test opened (tool results are untitled documents) without the
+ * Closes the text editors a test opened (tool results are read-only result documents) without the
  * "save changes?" prompt nobody would answer here.
  */
 export async function closeEditorsDiscarding(max = 50): Promise<void> {
-  const ours = () => vscode.window.visibleTextEditors.filter((e) => e.document.uri.scheme === 'untitled' || e.document.uri.scheme === 'file');
+  const ours = () => vscode.window.visibleTextEditors.filter((e) => ['untitled', 'file', 'model-gateway-result'].includes(e.document.uri.scheme));
   for (let i = 0; i < max; i++) {
     const editor = ours()[0];
     if (!editor) return;

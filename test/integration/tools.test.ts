@@ -224,6 +224,95 @@ describe('Document and web tools in a real extension host', function () {
     );
   });
 
+  describe('result tabs', () => {
+    const resultTabs = (uri: string) =>
+      vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === uri).length;
+    const untitled = () => vscode.workspace.textDocuments.filter((d) => d.isUntitled).length;
+
+    it('shows each source in one read-only tab: the same source reuses it, another source gets its own, nothing untitled', async () => {
+      const untitledBefore = untitled();
+      const pdf = file(sampleFile('quarterly-report.pdf').name);
+      const first = ok(await run<ParseResult | Failure>('parsePdf', pdf), 'parsePdf');
+      const again = ok(await run<ParseResult | Failure>('parsePdf', pdf), 'parsePdf again');
+      assert.ok(first.document && again.document);
+      assert.equal(vscode.Uri.parse(first.document).scheme, 'model-gateway-result');
+      assert.equal(again.document, first.document, 'the same PDF parsed again shows in the same document');
+      assert.equal(resultTabs(first.document), 1, 'one tab for the PDF');
+      const doc = documentByUri(first.document);
+      assert.equal(doc?.getText(), readableText(again.content));
+      assert.equal(doc?.languageId, 'markdown');
+      assert.equal(doc?.isDirty, false, 'nothing to save on close');
+
+      const ocr = ok(await run<OcrResult | Failure>('ocrFile', pdf), 'ocrFile');
+      assert.ok(ocr.document);
+      assert.notEqual(ocr.document, first.document, 'another tool on the same file has its own tab');
+      const otherScan = ok(await run<OcrResult | Failure>('ocrFile', file('scan.png')), 'ocrFile scan.png');
+      assert.ok(otherScan.document);
+      assert.notEqual(otherScan.document, ocr.document, 'another file has its own tab');
+      assert.equal(documentByUri(otherScan.document)?.getText(), readableText(otherScan.markdown));
+
+      const url = 'https://docs.example.net/guides/port-operations';
+      const page = ok(await run<PageResult | Failure>('readWebPage', { url }), 'readWebPage');
+      const pageAgain = ok(await run<PageResult | Failure>('readWebPage', { url }), 'readWebPage again');
+      assert.equal(pageAgain.document, page.document);
+      assert.equal(resultTabs(page.document), 1);
+
+      const search = ok(await run<SearchResult | Failure>('searchWeb', { query: 'harbor cranes', action: 'document' }), 'searchWeb');
+      const searchAgain = ok(await run<SearchResult | Failure>('searchWeb', { query: 'harbor cranes', action: 'document' }), 'searchWeb again');
+      const otherSearch = ok(await run<SearchResult | Failure>('searchWeb', { query: 'harbor tides', action: 'document' }), 'searchWeb other');
+      assert.ok(search.document && otherSearch.document);
+      assert.equal(searchAgain.document, search.document);
+      assert.notEqual(otherSearch.document, search.document);
+      assert.ok(documentByUri(otherSearch.document)?.getText().startsWith('# Search: harbor tides'));
+      for (const shown of [first.document, ocr.document, otherScan.document, page.document, search.document, otherSearch.document]) assert.equal(resultTabs(shown), 1, shown);
+      assert.equal(untitled(), untitledBefore, 'no untitled document was opened');
+    });
+
+    it('saves a result next to its source as <name>.md, never over an existing file', async () => {
+      const sample = sampleFile('quarterly-report.pdf');
+      const result = ok(await run<ParseResult | Failure>('parsePdf', file(sample.name)), 'parsePdf');
+      assert.ok(result.document);
+      const mine = path.join(dir, 'quarterly-report.md');
+      // A file of the user's where the result would go: it must be kept as it is.
+      await fs.writeFile(mine, '# My own notes\n');
+      const before = new Set(await fs.readdir(dir));
+      const saved = ok(await run<{ saved: string } | Failure>('saveResult', vscode.Uri.parse(result.document)), 'saveResult');
+      const savedPath = vscode.Uri.parse(saved.saved).fsPath;
+      assert.equal(path.dirname(savedPath), dir, 'saved beside the PDF');
+      assert.match(path.basename(savedPath), /^quarterly-report-\d+\.md$/);
+      assert.ok(!before.has(path.basename(savedPath)), 'a new file');
+      assert.equal(await fs.readFile(savedPath, 'utf8'), readableText(sample.text), 'saved as shown');
+      assert.equal(await fs.readFile(mine, 'utf8'), '# My own notes\n', 'the existing file is kept');
+      // From the palette: the active editor is the result.
+      await vscode.window.showTextDocument(vscode.Uri.parse(result.document));
+      const second = ok(await run<{ saved: string } | Failure>('saveResult'), 'saveResult from the active editor');
+      assert.notEqual(second.saved, saved.saved);
+      assert.equal(await fs.readFile(savedPath, 'utf8'), readableText(sample.text), 'the first save is kept');
+      assert.equal(await fs.readFile(vscode.Uri.parse(second.saved).fsPath, 'utf8'), readableText(sample.text));
+    });
+
+    it('refuses Save and Add to Chat with a clear error when no result is open', async () => {
+      await closeEditorsDiscarding();
+      assert.match(failed(await run('saveResult'), 'saveResult').error, /No tool result is open/);
+      assert.match(failed(await run('addResultToChat', vscode.Uri.file(path.join(dir, 'notes.md'))), 'addResultToChat').error, /No tool result is open/);
+    });
+
+    it('adds a result to the chat as context: the next message carries it', async () => {
+      const sample = sampleFile('quarterly-report.pdf');
+      const result = ok(await run<ParseResult | Failure>('parsePdf', file(sample.name)), 'parsePdf');
+      assert.ok(result.document);
+      const added = ok(await run<{ label: string; chars: number } | Failure>('addResultToChat'), 'addResultToChat from the active editor');
+      assert.equal(added.label, `Parsed ${sample.name}`);
+      assert.equal(added.chars, readableText(sample.text).length);
+      await run('refreshModels');
+      since = gw.log.length;
+      await run('ask', { prompt: 'What is in the report?' });
+      const chatCall = requests().find((e) => e.path.startsWith('/v1/'));
+      assert.ok(chatCall, `a chat request was sent: ${requests().map((e) => e.path).join(', ')}`);
+      assert.ok(chatCall.bodyText?.includes(sample.marker), 'the message carries the parsed text');
+    });
+  });
+
   it('searches the web and opens the results as a Markdown document', async () => {
     const query = 'harbor logistics quarterly report';
     const result = ok(await run<SearchResult | Failure>('searchWeb', { query, action: 'document' }), 'searchWeb');

@@ -8,13 +8,12 @@ import { checkOcrFile, ocrFile, parsePdf, pdfParseForm, readPage, webSearch } fr
 import { extractForm, fileContent, IMAGE_REFUSED, kimiFetch, kimiSearch, uploadForExtract } from '../../core/tools/kimi';
 import { citation, resultsMarkdown, type SearchResult } from '../../core/tools/searchResult';
 import { parseWith } from '../../core/validate';
-import type { ChatController } from '../chat/chatController';
 import { openExternalLink } from '../links';
 import { showError } from '../notify';
 import type { Services } from '../services';
 import { confirmBilled, withToolProgress } from '../tools/billedCalls';
 import { KimiFileList } from '../tools/kimiFiles';
-import { saveBeside, showMarkdown } from '../tools/results';
+import { saveResult, showResult, shownResult, type ResultSource } from '../tools/results';
 import { localPath, resolveTarget } from '../tools/targets';
 import type { CommandContext, CommandDef } from './types';
 
@@ -38,20 +37,14 @@ function failure(err: unknown, services: Services, extra: Parameters<typeof show
   return { error: message, ...(isGatewayError(err) ? { kind: err.kind } : {}) };
 }
 
-/** Offers what can be done with a result: save it next to its source, or use it as chat context. */
-function offerResultActions(label: string, content: string, source: vscode.Uri | undefined, chat: ChatController, services: Services): void {
-  const save = vscode.l10n.t('Save Next to File');
+/** Offers what can be done with a shown result: save it (next to its source file), or use it as chat context. */
+function offerResultActions(result: ResultSource, content: string, doc: vscode.TextDocument, services: Services): void {
+  const save = typeof result.source === 'string' ? vscode.l10n.t('Save…') : vscode.l10n.t('Save Next to File');
   const addToChat = vscode.l10n.t('Add to Chat');
-  const actions = [...(source ? [save] : []), addToChat];
-  void vscode.window.showInformationMessage(vscode.l10n.t('{0}: {1} characters.', label, formatNumber(content.length)), ...actions).then(async (choice) => {
+  void vscode.window.showInformationMessage(vscode.l10n.t('{0}: {1} characters.', result.label, formatNumber(content.length)), save, addToChat).then(async (choice) => {
     try {
-      if (choice === save && source) {
-        const saved = await saveBeside(source, content);
-        void vscode.window.showInformationMessage(vscode.l10n.t('Saved {0}.', path.basename(saved.fsPath)));
-      } else if (choice === addToChat) {
-        await vscode.commands.executeCommand('modelGateway.chat.focus');
-        await chat.addContext(label, content);
-      }
+      if (choice === save) await vscode.commands.executeCommand('modelGateway.saveResult', doc.uri);
+      else if (choice === addToChat) await vscode.commands.executeCommand('modelGateway.addResultToChat', doc.uri);
     } catch (err) {
       showError(err, services.log);
     }
@@ -76,8 +69,9 @@ export const toolCommands: CommandDef[] = [
           });
           return { content: '', empty: true };
         }
-        const doc = await showMarkdown(result.content);
-        offerResultActions(vscode.l10n.t('Parsed {0}', name), result.content, uri, ctx.chat, ctx.services);
+        const shown: ResultSource = { tool: 'parse', source: uri, label: vscode.l10n.t('Parsed {0}', name) };
+        const doc = await showResult(shown, result.content);
+        offerResultActions(shown, result.content, doc, ctx.services);
         return { content: result.content, document: doc.uri.toString(), empty: false };
       } catch (err) {
         return failure(err, ctx.services);
@@ -98,8 +92,9 @@ export const toolCommands: CommandDef[] = [
           void vscode.window.showWarningMessage(vscode.l10n.t('OCR found no text in {0}.', name));
           return { markdown: '', pages: result.pages };
         }
-        const doc = await showMarkdown(result.markdown);
-        offerResultActions(vscode.l10n.t('OCR of {0}', name), result.markdown, uri, ctx.chat, ctx.services);
+        const shown: ResultSource = { tool: 'ocr', source: uri, label: vscode.l10n.t('OCR of {0}', name) };
+        const doc = await showResult(shown, result.markdown);
+        offerResultActions(shown, result.markdown, doc, ctx.services);
         return { markdown: result.markdown, document: doc.uri.toString(), pages: result.pages };
       } catch (err) {
         return failure(err, ctx.services);
@@ -119,8 +114,9 @@ export const toolCommands: CommandDef[] = [
         if (!file) return undefined;
         if (key) await new KimiFileList(ctx.services.context.globalState).add(key, file);
         const content = await withToolProgress(vscode.l10n.t('Reading the text of {0}…', name), (signal) => fileContent(ctx.services.http(), file.id, signal));
-        const doc = await showMarkdown(content);
-        offerResultActions(vscode.l10n.t('Extracted {0}', name), content, uri, ctx.chat, ctx.services);
+        const shown: ResultSource = { tool: 'extract', source: uri, label: vscode.l10n.t('Extracted {0}', name) };
+        const doc = await showResult(shown, content);
+        offerResultActions(shown, content, doc, ctx.services);
         return { id: file.id, content, document: doc.uri.toString() };
       } catch (err) {
         const isImage = isGatewayError(err, 'badRequest') && err.code === IMAGE_REFUSED;
@@ -145,7 +141,7 @@ export const toolCommands: CommandDef[] = [
       if (!pick) return files;
       try {
         const content = await withToolProgress(vscode.l10n.t('Reading {0}…', pick.file.filename), (signal) => fileContent(ctx.services.http(), pick.file.id, signal));
-        await showMarkdown(content);
+        await showResult({ tool: 'extract', source: pick.file.id, label: vscode.l10n.t('Extracted {0}', pick.file.filename) }, content);
       } catch (err) {
         if (isGatewayError(err) && err.status === 404) await new KimiFileList(ctx.services.context.globalState).remove(key, pick.file.id);
         return failure(err, ctx.services);
@@ -182,7 +178,7 @@ export const toolCommands: CommandDef[] = [
       if (!results) return undefined;
       const action = args.action ?? (args.query ? 'none' : 'pick');
       if (action === 'document') {
-        const doc = await showMarkdown(resultsMarkdown(query, providerName(provider), results));
+        const doc = await showResult(searchSource(query, provider), resultsMarkdown(query, providerName(provider), results));
         return { results, document: doc.uri.toString() };
       }
       if (action === 'insert' && results[0]) {
@@ -205,12 +201,41 @@ export const toolCommands: CommandDef[] = [
         if (!page) return undefined;
         const source = `_${vscode.l10n.t('Source: {0}', page.url)}_`;
         const content = page.title && !page.markdown.startsWith('# ') ? `# ${page.title}\n\n${source}\n\n${page.markdown}` : `${page.markdown}\n\n${source}\n`;
-        const doc = await showMarkdown(content);
-        offerResultActions(vscode.l10n.t('Page {0}', page.title ?? page.url), content, undefined, ctx.chat, ctx.services);
+        const shown: ResultSource = { tool: 'page', source: url, label: vscode.l10n.t('Page {0}', page.title ?? page.url) };
+        const doc = await showResult(shown, content);
+        offerResultActions(shown, content, doc, ctx.services);
         return { markdown: content, title: page.title, document: doc.uri.toString() };
       } catch (err) {
         const alternative = provider === 'glm' ? 'kimi' : 'glm';
         return failure(err, ctx.services, [{ title: alternative === 'kimi' ? vscode.l10n.t('Try the Second Provider') : vscode.l10n.t('Try the First Provider'), run: () => vscode.commands.executeCommand('modelGateway.readWebPage', { url, provider: alternative }) }]);
+      }
+    },
+  },
+  {
+    /** Save (editor title of a result): next to its source file as `<name>.md`, or where the user picks; never over an existing file. */
+    id: 'modelGateway.saveResult',
+    async run(ctx: CommandContext, arg) {
+      try {
+        const saved = await saveResult(shownResult(arg));
+        if (!saved) return undefined;
+        void vscode.window.showInformationMessage(vscode.l10n.t('Saved {0}.', path.basename(saved.fsPath)));
+        return { saved: saved.toString() };
+      } catch (err) {
+        return failure(err, ctx.services);
+      }
+    },
+  },
+  {
+    /** Add to Chat (editor title of a result): the result becomes context of the next chat message, as the sidebar's attach does. */
+    id: 'modelGateway.addResultToChat',
+    async run(ctx: CommandContext, arg) {
+      try {
+        const result = shownResult(arg);
+        await vscode.commands.executeCommand('modelGateway.chat.focus');
+        await ctx.chat.addContext(result.label, result.content);
+        return { label: result.label, chars: result.content.length };
+      } catch (err) {
+        return failure(err, ctx.services);
       }
     },
   },
@@ -252,7 +277,7 @@ async function pickResult(query: string, provider: string, results: SearchResult
     qp.onDidAccept(async () => {
       const item = qp.selectedItems[0];
       qp.hide();
-      if (item === openAll) await showMarkdown(resultsMarkdown(query, providerName(provider), results));
+      if (item === openAll) await showResult(searchSource(query, provider), resultsMarkdown(query, providerName(provider), results));
       else if (item?.result?.url) await openExternalLink(item.result.url);
     });
     qp.onDidHide(() => {
@@ -263,6 +288,11 @@ async function pickResult(query: string, provider: string, results: SearchResult
   });
 }
 
+/** One tab per query and provider: searching again for the same words refreshes it. */
+function searchSource(query: string, provider: string): ResultSource {
+  return { tool: 'search', source: `${provider}:${query}`, label: vscode.l10n.t('Search {0}', query) };
+}
+
 function providerName(provider: string): string {
   return provider === 'kimi' ? vscode.l10n.t('the second provider') : vscode.l10n.t('the first provider');
 }
@@ -270,7 +300,7 @@ function providerName(provider: string): string {
 async function insertText(text: string): Promise<void> {
   const editor = vscode.window.activeTextEditor;
   if (!editor) {
-    await showMarkdown(text);
+    await showResult({ tool: 'citation', source: text, label: vscode.l10n.t('Citation') }, text);
     return;
   }
   await editor.edit((edit) => {

@@ -1,18 +1,132 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { writeFileAtomic } from '../../core/atomicFile';
-import { isGatewayError } from '../../core/errors';
+import { GatewayError, isGatewayError } from '../../core/errors';
 import { readableText } from '../../core/tools/readableText';
 
+/** The scheme of the read-only documents tool results are shown in. */
+export const RESULT_SCHEME = 'model-gateway-result';
+
+/** Where a result came from: the tool, and the file, address or query it ran on. */
+export interface ResultSource {
+  /** A short stable tool name (`parse`, `ocr`, `search`…): the same source under two tools gets two tabs. */
+  tool: string;
+  /** A local file (Save writes next to it), or an address, query or id (Save asks where). */
+  source: vscode.Uri | string;
+  /** What the result is called in its tab and as chat context, e.g. "Parsed report.pdf". */
+  label: string;
+}
+
+interface ShownResult extends ResultSource {
+  content: string;
+}
+
 /**
- * Opens a tool's Markdown result as an untitled document nothing is lost from, in the second
- * column: beside the source, and always the same column, so results do not keep splitting the
- * editor area.
+ * Holds the results shown this session, one read-only document per tool and source: running a
+ * tool again on the same source replaces the text of the tab it already has instead of opening
+ * another untitled document (which would also ask to be saved on close).
  */
-export async function showMarkdown(content: string): Promise<vscode.TextDocument> {
-  const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: readableText(content) });
+class ResultDocuments implements vscode.TextDocumentContentProvider {
+  private readonly results = new Map<string, ShownResult>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    // A tab restored after a reload has no result behind it: say so instead of showing nothing.
+    return this.results.get(uri.toString())?.content ?? vscode.l10n.t('This result is no longer available. Run the tool again to see it.');
+  }
+
+  set(uri: vscode.Uri, result: ShownResult): void {
+    this.results.set(uri.toString(), result);
+    // Fired even for a new result: its tab may already be open (restored after a reload).
+    this.changed.fire(uri);
+  }
+
+  get(uri: vscode.Uri): ShownResult | undefined {
+    return this.results.get(uri.toString());
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
+
+const shown = new ResultDocuments();
+
+/** Registers the result documents' provider; called once on activation. */
+export function registerResultDocuments(): vscode.Disposable {
+  return vscode.Disposable.from(vscode.workspace.registerTextDocumentContentProvider(RESULT_SCHEME, shown), shown);
+}
+
+/** A file name made of the label: the tab's title, and the name a web result is offered to be saved as. */
+function fileName(label: string): string {
+  return `${label.replace(/[\\/:*?"<>|\r\n\t]+/g, ' ').trim().slice(0, 100) || 'result'}.md`;
+}
+
+/** The same tool and source always give the same address, so its tab is reused. */
+export function resultUri(result: ResultSource): vscode.Uri {
+  const source = typeof result.source === 'string' ? result.source : result.source.toString();
+  return vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/${result.tool}/${fileName(result.label)}`, query: source });
+}
+
+/**
+ * Shows a tool's Markdown result (as readableText makes it: form feeds become page separators) in
+ * its source's own read-only tab, in the second column: beside the source, and always the same
+ * column, so results do not keep splitting the editor area.
+ */
+export async function showResult(result: ResultSource, content: string): Promise<vscode.TextDocument> {
+  const uri = resultUri(result);
+  shown.set(uri, { ...result, content: readableText(content) });
+  let doc = await vscode.workspace.openTextDocument(uri);
+  // An open document learns of new text through onDidChange; wait for it before returning it.
+  if (doc.getText() !== readableText(content)) {
+    await new Promise<void>((resolve) => {
+      const sub = vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.document.uri.toString() === uri.toString() && e.document.getText() === readableText(content)) {
+          sub.dispose();
+          resolve();
+        }
+      });
+      if (doc.getText() === readableText(content)) {
+        sub.dispose();
+        resolve();
+      }
+    });
+    doc = await vscode.workspace.openTextDocument(uri);
+  }
+  if (doc.languageId !== 'markdown') doc = await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
   await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Two, preview: false });
   return doc;
+}
+
+/** The result shown at `uri`, or in the active editor; a clear error when there is none. */
+export function shownResult(uri: unknown): ShownResult & { uri: vscode.Uri } {
+  const target = uri instanceof vscode.Uri ? uri : typeof uri === 'string' ? vscode.Uri.parse(uri) : vscode.window.activeTextEditor?.document.uri;
+  const result = target?.scheme === RESULT_SCHEME ? shown.get(target) : undefined;
+  if (!target || !result) throw new GatewayError('badRequest', vscode.l10n.t('No tool result is open. Run a tool first (e.g. Parse PDF or Search the Web).'));
+  return { ...result, uri: target };
+}
+
+/**
+ * Saves a shown result: next to its source file as `<name>.md`, or where the user picks for a web
+ * result. Returns undefined when the save dialog is cancelled. An existing file is never replaced.
+ */
+export async function saveResult(result: ShownResult): Promise<vscode.Uri | undefined> {
+  if (typeof result.source !== 'string' && result.source.scheme === 'file') return saveBeside(result.source, result.content);
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const target = await vscode.window.showSaveDialog({
+    title: vscode.l10n.t('Save {0}', result.label),
+    defaultUri: folder ? vscode.Uri.joinPath(folder, fileName(result.label)) : undefined,
+    filters: { [vscode.l10n.t('Markdown files')]: ['md'] },
+  });
+  if (!target) return undefined;
+  try {
+    await writeFileAtomic(target.fsPath, result.content, { overwrite: false });
+  } catch (err) {
+    if (isGatewayError(err) && err.code === 'EEXIST') throw new GatewayError('badRequest', vscode.l10n.t('{0} already exists and was left as it is. Choose another name.', path.basename(target.fsPath)));
+    throw err;
+  }
+  return target;
 }
 
 /** Saves the text as shown (readableText) next to the source as `<name>.md`, then `<name>-1.md`…: an existing file is never replaced. */
