@@ -277,6 +277,34 @@ describe('Chat controller: answers bound to their conversation', function () {
     assert.equal(stored?.status, 'stopped');
   });
 
+  it('Continue over Messages: the partial answer goes as the last assistant turn (a prefill), through the view\'s message', async () => {
+    models.push({ id: 'claude-sonnet-4-5', name: 'Claude Sonnet 4.5', provider: 'anthropic', ownedBy: 'anthropic', kind: 'chat', protocols: ['messages'], protocolSource: 'gateway', available: true, inCatalog: false });
+    ui.settings['modelGateway.chat.maxTokens'] = 40;
+    ui.settings['modelGateway.chat.thinking'] = 'off';
+    try {
+      await chat.handle({ type: 'selectModel', model: 'claude-sonnet-4-5' });
+      await chat.send('[[long:4]] write a lot');
+      const id = chat.currentConversationId as string;
+      const cut = (await store.load(id))?.messages.at(-1);
+      assert.equal(cut?.protocol, 'messages');
+      assert.equal(cut?.finishReason, 'length', 'stop_reason max_tokens is a length finish');
+      gw.clearLog();
+      await chat.handle({ type: 'continue', messageId: cut?.id as string });
+      const requests = gw.log.filter((e) => e.path === '/v1/messages');
+      assert.equal(requests.length, 1);
+      const body = JSON.parse(requests[0]?.bodyText ?? '{}') as { messages: Array<{ role: string; content: unknown }> };
+      assert.equal(body.messages.at(-1)?.role, 'assistant');
+      assert.equal(JSON.stringify(body.messages.at(-1)?.content).includes(cut?.text.trimEnd().slice(-10) ?? '\u0000'), true);
+      const same = (await store.load(id))?.messages;
+      assert.equal(same?.length, 2);
+      assert.equal(same?.at(-1)?.id, cut?.id);
+      assert.ok(same?.at(-1)?.text.startsWith(cut?.text ?? '\u0000') && (same.at(-1)?.text.length ?? 0) > (cut?.text.length ?? 0));
+    } finally {
+      delete ui.settings['modelGateway.chat.maxTokens'];
+      delete ui.settings['modelGateway.chat.thinking'];
+    }
+  });
+
   it('the request carries only the last `historyMessages` messages, read from the store', async () => {
     ui.settings['modelGateway.chat.historyMessages'] = 3;
     try {
