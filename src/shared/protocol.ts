@@ -81,6 +81,11 @@ export const chatMessageSchema = z.object({
   protocol: z.optional(protocolSchema),
   usage: z.optional(usageSchema),
   error: z.optional(errorInfoSchema),
+  /**
+   * Why the model ended the answer, as the protocol said it (`length`: cut at the max tokens
+   * limit, which the view says and offers Continue for). Absent on logs written before it was kept.
+   */
+  finishReason: z.optional(z.enum(['stop', 'length', 'toolCalls', 'contentFilter', 'other'])),
   /** Context attached to a user message, shown as chips (name and how much text was cut). */
   attachments: z.optional(z.array(z.object({ label: z.string(), chars: z.number(), truncated: z.boolean() }))),
   /** Images sent with a user message. */
@@ -185,6 +190,8 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('stop') }),
   /** Regenerate or Retry: the answer it refers to (only the last message may be). */
   z.object({ type: z.literal('regenerate'), messageId: z.string() }),
+  /** Continue an answer cut at the max tokens limit (`messageId`, which must still be the last message): the new text is appended to it. */
+  z.object({ type: z.literal('continue'), messageId: z.string() }),
   /** Edit and resend the last user message (`messageId`, which must still be the last question). */
   z.object({ type: z.literal('editLast'), text: z.string(), messageId: z.string() }),
   z.object({ type: z.literal('selectModel'), model: z.string() }),

@@ -607,6 +607,37 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.equal(await page.getByRole('button', { name: 'Regenerate the last answer' }).isVisible(), false);
     });
 
+    s.it('an answer cut at the max tokens limit says so; Continue only on the last answer, by keyboard too', async () => {
+      const p = await open();
+      await p.push(
+        snapshotMessage(
+          snapshot({
+            messages: [
+              userMessage('u1', 'First'),
+              assistantMessage('l1', 'Cut early', { finishReason: 'length' }),
+              userMessage('u2', 'Second'),
+              assistantMessage('d1', 'Whole answer', { finishReason: 'stop' }),
+              userMessage('u3', 'Third'),
+              assistantMessage('l2', 'Cut again', { finishReason: 'length' }),
+            ],
+          }),
+        ),
+      );
+      const page = p.page;
+      assert.equal(await page.locator('.msg[data-id="l1"] .badge').innerText(), 'Stopped at the max_tokens limit');
+      assert.equal(await page.locator('.msg[data-id="l2"] .badge').innerText(), 'Stopped at the max_tokens limit');
+      assert.equal(await page.locator('.msg[data-id="d1"] .badge').count(), 0, 'a normal finish has no badge');
+      const name = 'Continue this answer where it stopped';
+      assert.equal(await page.locator('.msg[data-id="l1"]').getByRole('button', { name }).isVisible(), false, 'not on an earlier answer');
+      const cont = page.locator('.msg[data-id="l2"]').getByRole('button', { name });
+      assert.equal(await cont.isVisible(), true);
+      assert.equal(await cont.getAttribute('title'), 'Ask the model to go on; the new text is added to this answer');
+      await p.clearPosted();
+      await cont.focus();
+      await page.keyboard.press('Enter');
+      assert.deepEqual(await p.posted(), [{ type: 'continue', messageId: 'l2' }]);
+    });
+
     s.it('stopped and cut-off answers show a badge, the error and the action for its kind', async () => {
       const p = await open();
       const cut = (id: string, kind: string, message: string) => assistantMessage(id, `Partial ${id}`, { status: 'cut', error: { kind, message } });

@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { effectiveProtocol, imageSupport, isSearchable as searchableOver } from '../../core/chat/capabilities';
-import { thinkingControl, thinkingRequest } from '../../core/chat/thinking';
+import { thinkingControl, thinkingRequest, type ThinkingRequest } from '../../core/chat/thinking';
+import type { ChatMessage } from '../../core/chat/events';
 import { streamChat } from '../../core/chat/chat';
 import { titleFrom } from '../../core/chat/conversationForms';
 import type { StoredMessage } from '../../core/chat/conversationStore';
@@ -22,6 +23,29 @@ import { gone, type AnswerSession, type ChatBase, type Shown } from './sessions'
 import { inStep, type ViewLink } from './snapshot';
 import { protocolSwitchHandler } from '../protocolSwitch';
 import { streamAnswer } from './streaming';
+
+/** The user turn that asks a model to go on with an answer cut at the max tokens limit. */
+export const CONTINUE_INSTRUCTION = 'Continue exactly where you stopped.';
+
+/**
+ * The request that continues a cut answer; `history` ends with the partial answer.
+ *
+ * Messages (Anthropic) treats a trailing assistant turn as a prefill: the model's reply goes on
+ * from its last character, which is exactly a continuation. Anthropic refuses a final assistant
+ * turn that ends in whitespace, so that is trimmed (the model writes it again), and refuses a
+ * prefill while extended thinking is on, so then the instruction turn is used as elsewhere.
+ * Chat Completions and Responses do not continue a trailing assistant turn (the model answers it
+ * afresh), so the partial answer stays as an assistant turn and a short user turn asks for the rest.
+ * The instruction is sent to the model, not shown to the user, so it is not localised.
+ */
+export function continuationMessages(history: ChatMessage[], protocol: ChatProtocol, thinking: (over: ChatProtocol) => ThinkingRequest | undefined): ChatMessage[] {
+  const last = history.at(-1);
+  const thinks = thinking(protocol);
+  if (protocol === 'messages' && last?.role === 'assistant' && (!thinks || thinks.level === 'off')) {
+    return [...history.slice(0, -1), { ...last, content: last.content.trimEnd() }];
+  }
+  return [...history, { role: 'user', content: CONTINUE_INSTRUCTION }];
+}
 
 export const busyHere = (): string => vscode.l10n.t('An answer is still being written in this conversation. Stop it first or wait for it to finish.');
 
@@ -130,6 +154,33 @@ export class AnswerRunner {
     }
   }
 
+  /**
+   * Continues the last answer, cut at the max tokens limit: the model is asked to go on and its
+   * text is appended to the same stored message (usage adds up). Only the last message may be
+   * continued, as only the last may be retried.
+   */
+  async continueAnswer(messageId: string): Promise<StoredMessage | undefined> {
+    const host = this.host;
+    if (!host.isLoaded) await host.ensureLoaded();
+    const shown = host.shown;
+    const id = shown.id;
+    if (!id) return undefined;
+    const session = this.claimOrWarn(shown);
+    if (!session) return undefined;
+    try {
+      const page = await host.store.open(id, { limit: 1 });
+      const last = page?.messages.at(-1);
+      if (!last || last.id !== messageId || last.role !== 'assistant' || last.finishReason !== 'length') {
+        void vscode.window.showWarningMessage(vscode.l10n.t('That answer is no longer the last one in its conversation or was not cut at the max tokens limit; only the last cut answer can be continued. Nothing was changed.'));
+        await host.sendSnapshot();
+        return undefined;
+      }
+      return await this.answer(session, id, undefined, last);
+    } finally {
+      this.end(session);
+    }
+  }
+
   async editLast(text: string, messageId: string): Promise<StoredMessage | undefined> {
     const host = this.host;
     if (!host.isLoaded) await host.ensureLoaded();
@@ -172,7 +223,7 @@ export class AnswerRunner {
    * Streams the answer to the last message of conversation `id` under `session`. The placeholder
    * is stored first; posts go to the view only while it shows this conversation.
    */
-  private async answer(session: AnswerSession, id: string, system?: string): Promise<StoredMessage | undefined> {
+  private async answer(session: AnswerSession, id: string, system?: string, continuing?: StoredMessage): Promise<StoredMessage | undefined> {
     const host = this.host;
     const meta = (await host.store.open(id, { limit: 0 }))?.meta;
     if (!meta) throw gone();
@@ -188,9 +239,20 @@ export class AnswerRunner {
     const protocol = effectiveProtocol(info, meta.protocolOverride);
     const history = await buildHistory(host.store, id, info, settings);
     if (!history) throw gone();
-    const message: StoredMessage = { id: randomUUID(), role: 'assistant', text: '', reasoning: '', status: 'streaming', model: info.id, protocol, createdAt: Date.now() };
+    const usageBefore = continuing?.usage;
+    let message: StoredMessage;
+    if (continuing) {
+      // The same message goes on: what the view and the store already hold is not sent again.
+      const { finishReason: _cut, error: _error, ...rest } = continuing;
+      message = { ...rest, reasoning: continuing.reasoning ?? '', status: 'streaming', model: info.id, protocol };
+      session.sentText = session.savedText = message.text.length;
+      session.sentReasoning = session.savedReasoning = (message.reasoning ?? '').length;
+      if (!(await host.sessions.track(id, host.store.update(id, message)))) throw gone();
+    } else {
+      message = { id: randomUUID(), role: 'assistant', text: '', reasoning: '', status: 'streaming', model: info.id, protocol, createdAt: Date.now() };
+      if (!(await host.sessions.track(id, host.store.append(id, message)))) throw gone();
+    }
     if (meta.model !== info.id) await host.models.writeMeta(id, { model: info.id });
-    if (!(await host.sessions.track(id, host.store.append(id, message)))) throw gone();
     session.message = message;
     if (host.shown.id === id) {
       host.link.needsSnapshot = true;
@@ -202,11 +264,12 @@ export class AnswerRunner {
       this.postFinal(id, message);
       return message;
     }
+    const thinking = (over: ChatProtocol) => thinkingRequest(thinkingControl(info, over), meta.thinking ?? settings.thinking);
     const run = (over: ChatProtocol) =>
       streamChat(host.services.http(), {
         model: info.id,
         protocol: over,
-        messages: history,
+        messages: continuing ? continuationMessages(history, over, thinking) : history,
         system: system ?? (settings.systemPrompt || undefined),
         // The chat always streams; a model that requires streaming would get it anyway.
         stream: true,
@@ -214,7 +277,7 @@ export class AnswerRunner {
         maxTokens: settings.maxTokens,
         modelMaxOutput: info.catalog?.maxOutput,
         enableSearch: meta.enableSearch && searchableOver(info, over) ? true : undefined,
-        thinking: thinkingRequest(thinkingControl(info, over), meta.thinking ?? settings.thinking),
+        thinking: thinking(over),
         signal: session.abort.signal,
       });
     const switched = protocolSwitchHandler(host.services);
@@ -222,7 +285,7 @@ export class AnswerRunner {
       message.protocol = change.to;
       await switched(change);
     });
-    const final = await streamAnswer(session, id, events, { store: host.store, sessions: host.sessions, onProgress: (s) => this.postDelta(s) });
+    const final = await streamAnswer(session, id, events, { store: host.store, sessions: host.sessions, ...(usageBefore ? { usageBefore } : {}), onProgress: (s) => this.postDelta(s) });
     this.postFinal(id, final);
     if (final.error) host.services.log.warn(`Chat answer from ${info.id} over ${protocol} ended: ${final.error.message}`);
     return final;

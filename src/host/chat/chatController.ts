@@ -170,6 +170,11 @@ export class ChatController implements vscode.Disposable {
     return this.answers.regenerate(messageId);
   }
 
+  /** Continue the last answer, cut at the max tokens limit, in the same message. */
+  continueAnswer(messageId: string): Promise<StoredMessage | undefined> {
+    return this.answers.continueAnswer(messageId);
+  }
+
   editLast(text: string, messageId: string): Promise<StoredMessage | undefined> {
     return this.answers.editLast(text, messageId);
   }

@@ -5,7 +5,7 @@
  */
 import * as l10n from '@vscode/l10n';
 import type { ConversationStore, StoredMessage } from '../../core/chat/conversationStore';
-import type { ChatEvent } from '../../core/chat/events';
+import type { ChatEvent, Usage } from '../../core/chat/events';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import type { Citation } from '../../shared/protocol';
 import type { AnswerSession, ChatSessions } from './sessions';
@@ -23,6 +23,8 @@ export const HEARTBEAT_MS = 5000;
 export interface AnswerDeps {
   store: Pick<ConversationStore, 'checkpoint' | 'update'>;
   sessions: ChatSessions;
+  /** What the answer had used before this stream (a Continue): the stream's usage is added to it. */
+  usageBefore?: Usage;
   /** New text is in the session's message (called at most once per FLUSH_MS). */
   onProgress(session: AnswerSession): void;
 }
@@ -65,8 +67,11 @@ export async function streamAnswer(session: AnswerSession, conversationId: strin
       else if (e.type === 'webSearch') {
         if (e.queries.length) message.searches = [...(message.searches ?? []), ...e.queries];
         sources.push(...e.sources);
-      } else if (e.type === 'usage') message.usage = e.usage;
-      else if (e.type === 'done') message.status = 'done';
+      } else if (e.type === 'usage') message.usage = deps.usageBefore ? addUsage(deps.usageBefore, e.usage) : e.usage;
+      else if (e.type === 'done') {
+        message.status = 'done';
+        message.finishReason = e.finishReason;
+      }
       else if (e.type === 'error') {
         message.status = e.error.kind === 'cancelled' ? 'stopped' : 'cut';
         if (e.error.kind !== 'cancelled') message.error = { kind: e.error.kind, message: e.error.message, ...(e.error.requestId ? { requestId: e.error.requestId } : {}) };
@@ -92,6 +97,15 @@ export async function streamAnswer(session: AnswerSession, conversationId: strin
   await chain;
   await deps.sessions.track(conversationId, deps.store.update(conversationId, message));
   return message;
+}
+
+/** Two usages added field by field; a field neither has stays absent. */
+export function addUsage(a: Usage, b: Usage): Usage {
+  const out: Usage = {};
+  for (const key of ['inputTokens', 'outputTokens', 'reasoningTokens', 'totalTokens'] as const) {
+    if (a[key] !== undefined || b[key] !== undefined) out[key] = (a[key] ?? 0) + (b[key] ?? 0);
+  }
+  return out;
 }
 
 /** One entry in an answer's numbered sources; a URL already there keeps its place (and gains a title). */

@@ -24,6 +24,9 @@ export async function routeViewMessage(chat: ChatController, actions: Conversati
     case 'regenerate':
       await chat.regenerate(msg.messageId);
       return;
+    case 'continue':
+      await chat.continueAnswer(msg.messageId);
+      return;
     case 'editLast':
       await chat.editLast(msg.text, msg.messageId);
       return;

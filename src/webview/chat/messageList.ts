@@ -214,6 +214,9 @@ export class MessageList {
       case 'regenerate':
         if (messageId) post({ type: 'regenerate', messageId });
         break;
+      case 'continue':
+        if (messageId) post({ type: 'continue', messageId });
+        break;
       case 'error-action': {
         const action = ACTIONS.find((a) => a === control.dataset.action);
         // Retry names the answer it re-runs; the host refuses it unless that is still the last one.

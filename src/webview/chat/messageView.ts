@@ -59,6 +59,8 @@ export class MessageView {
   private renderedMeta = '';
   private renderedStatus = '';
   private retryButton: HTMLElement | undefined;
+  /** Continue, on an answer cut at the max tokens limit; shown only on the last answer. */
+  private continueButton: HTMLElement | undefined;
   private flags: MessageFlags | undefined;
   private renderedUsage = '';
   private renderedAttachments = '';
@@ -287,6 +289,7 @@ export class MessageView {
     if (!flags) return;
     const retry = Boolean(this.retryButton) && flags.isLastAssistant && !flags.busy;
     if (this.retryButton) setHidden(this.retryButton, !retry);
+    if (this.continueButton) setHidden(this.continueButton, !flags.isLastAssistant || flags.busy);
     const isLast = this.message.role === 'user' ? flags.isLastUser : flags.isLastAssistant;
     setHidden(this.lastButton, !isLast || flags.busy || this.editor !== undefined || retry);
     setHidden(this.actions, Array.from(this.actions.children).every((c) => (c as HTMLElement).hidden));
@@ -295,12 +298,19 @@ export class MessageView {
   private updateStatus(message: ChatMessageView): void {
     const label = statusLabel(message);
     const error = message.error;
-    const key = JSON.stringify([label, error]);
+    const atLimit = message.role === 'assistant' && message.status === 'done' && message.finishReason === 'length';
+    const key = JSON.stringify([label, error, atLimit]);
     if (key === this.renderedStatus) return;
     this.renderedStatus = key;
     const parts: Node[] = [];
     this.retryButton = undefined;
+    this.continueButton = undefined;
     if (label) parts.push(h('span', { className: `badge status-${message.status}`, text: label }));
+    if (atLimit) {
+      parts.push(h('span', { className: 'badge status-length', text: l10n.t('Stopped at the max_tokens limit') }));
+      this.continueButton = button(l10n.t('Continue'), { className: 'btn', act: 'continue', ariaLabel: l10n.t('Continue this answer where it stopped'), title: l10n.t('Ask the model to go on; the new text is added to this answer') });
+      parts.push(this.continueButton);
+    }
     if (error) {
       parts.push(h('span', { className: 'error-message', text: error.message }));
       // The gateway's request id stands apart, whole and selectable: users quote it to its operator.

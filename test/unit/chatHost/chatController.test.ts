@@ -209,6 +209,102 @@ describe('Chat controller: answers bound to their conversation', function () {
     assert.equal(afterRetry?.messages.length, 4);
   });
 
+  it('an answer cut at max_tokens says so and Continue appends to the same message (usage adds up)', async () => {
+    ui.settings['modelGateway.chat.maxTokens'] = 40;
+    try {
+      await chat.send('[[long:4]] write a lot');
+      const id = chat.currentConversationId as string;
+      const cut = (await store.load(id))?.messages.at(-1);
+      assert.equal(cut?.role, 'assistant');
+      assert.equal(cut?.status, 'done');
+      assert.equal(cut?.finishReason, 'length', 'the length finish is kept on the stored message');
+      const final = posts.filter((p) => p.type === 'message').at(-1);
+      assert.equal(final?.type === 'message' ? final.message.finishReason : undefined, 'length', 'the view is told');
+      gw.clearLog();
+      const continued = await chat.continueAnswer(cut?.id as string);
+      assert.equal(chatRequests().length, 1);
+      const body = JSON.parse(chatRequests()[0]?.bodyText ?? '{}') as { messages: Array<{ role: string; content: unknown }> };
+      // Chat Completions: the partial answer as an assistant turn, then the instruction to go on.
+      assert.deepEqual(body.messages.slice(-2).map((m) => m.role), ['assistant', 'user']);
+      assert.equal(body.messages.at(-2)?.content, cut?.text);
+      assert.equal(body.messages.at(-1)?.content, 'Continue exactly where you stopped.');
+      const after = await store.load(id);
+      assert.equal(after?.messages.length, 2, 'no new message');
+      const same = after?.messages.at(-1);
+      assert.equal(same?.id, cut?.id);
+      assert.equal(continued?.id, cut?.id);
+      assert.ok(same && cut && same.text.startsWith(cut.text) && same.text.length > cut.text.length, 'the text grew');
+      // The double answers the instruction with a short echo, which ends normally.
+      assert.equal(same?.finishReason, 'stop');
+      assert.equal(same?.status, 'done');
+      assert.ok((same?.usage?.outputTokens ?? 0) > (cut?.usage?.outputTokens ?? Infinity), 'output tokens add up');
+      assert.ok((same?.usage?.inputTokens ?? 0) > (cut?.usage?.inputTokens ?? Infinity), 'input tokens add up');
+      // Not the last message any more: refused, nothing sent.
+      await chat.send('next');
+      gw.clearLog();
+      assert.equal(await chat.continueAnswer(cut?.id as string), undefined);
+      assert.equal(chatRequests().length, 0);
+      assert.ok(ui.shown.some((s) => /only the last cut answer can be continued/.test(s.message)));
+    } finally {
+      delete ui.settings['modelGateway.chat.maxTokens'];
+    }
+  });
+
+  it('Stop during Continue keeps the earlier text in the same message', async () => {
+    ui.settings['modelGateway.chat.maxTokens'] = 40;
+    let cutText = '';
+    let cutId = '';
+    try {
+      await chat.send('[[long:4]] write a lot');
+      const cut = (await store.load(chat.currentConversationId as string))?.messages.at(-1);
+      cutText = cut?.text ?? '';
+      cutId = cut?.id ?? '';
+      assert.equal(cut?.finishReason, 'length');
+    } finally {
+      delete ui.settings['modelGateway.chat.maxTokens'];
+    }
+    // Stopped as soon as the continuation's session holds the message (the double's reply to the
+    // instruction is too short to stop halfway).
+    const continued = chat.continueAnswer(cutId);
+    await until('the continuation holds the message', () => chat.shownSession?.message?.id === cutId);
+    chat.stop();
+    const final = await continued;
+    assert.equal(final?.status, 'stopped');
+    assert.equal(final?.id, cutId);
+    assert.ok(final?.text.startsWith(cutText));
+    const stored = (await store.load(chat.currentConversationId as string))?.messages.at(-1);
+    assert.equal(stored?.text, final?.text);
+    assert.equal(stored?.status, 'stopped');
+  });
+
+  it('Continue over Messages: the partial answer goes as the last assistant turn (a prefill), through the view\'s message', async () => {
+    models.push({ id: 'claude-sonnet-4-5', name: 'Claude Sonnet 4.5', provider: 'anthropic', ownedBy: 'anthropic', kind: 'chat', protocols: ['messages'], protocolSource: 'gateway', available: true, inCatalog: false });
+    ui.settings['modelGateway.chat.maxTokens'] = 40;
+    ui.settings['modelGateway.chat.thinking'] = 'off';
+    try {
+      await chat.handle({ type: 'selectModel', model: 'claude-sonnet-4-5' });
+      await chat.send('[[long:4]] write a lot');
+      const id = chat.currentConversationId as string;
+      const cut = (await store.load(id))?.messages.at(-1);
+      assert.equal(cut?.protocol, 'messages');
+      assert.equal(cut?.finishReason, 'length', 'stop_reason max_tokens is a length finish');
+      gw.clearLog();
+      await chat.handle({ type: 'continue', messageId: cut?.id as string });
+      const requests = gw.log.filter((e) => e.path === '/v1/messages');
+      assert.equal(requests.length, 1);
+      const body = JSON.parse(requests[0]?.bodyText ?? '{}') as { messages: Array<{ role: string; content: unknown }> };
+      assert.equal(body.messages.at(-1)?.role, 'assistant');
+      assert.equal(JSON.stringify(body.messages.at(-1)?.content).includes(cut?.text.trimEnd().slice(-10) ?? '\u0000'), true);
+      const same = (await store.load(id))?.messages;
+      assert.equal(same?.length, 2);
+      assert.equal(same?.at(-1)?.id, cut?.id);
+      assert.ok(same?.at(-1)?.text.startsWith(cut?.text ?? '\u0000') && (same.at(-1)?.text.length ?? 0) > (cut?.text.length ?? 0));
+    } finally {
+      delete ui.settings['modelGateway.chat.maxTokens'];
+      delete ui.settings['modelGateway.chat.thinking'];
+    }
+  });
+
   it('the request carries only the last `historyMessages` messages, read from the store', async () => {
     ui.settings['modelGateway.chat.historyMessages'] = 3;
     try {
