@@ -131,27 +131,16 @@ export class AnswerRunner {
     }
   }
 
-  async regenerate(messageId: string): Promise<StoredMessage | undefined> {
-    const host = this.host;
-    if (!host.isLoaded) await host.ensureLoaded();
-    const shown = host.shown;
-    const id = shown.id;
-    if (!id) return undefined;
-    const session = this.claimOrWarn(shown);
-    if (!session) return undefined;
-    try {
-      const page = await host.store.open(id, { limit: 1 });
-      const last = page?.messages.at(-1);
-      if (!last || last.id !== messageId || last.role !== 'assistant') {
-        void vscode.window.showWarningMessage(vscode.l10n.t('That answer is no longer the last one in its conversation; only the last answer can be retried. Nothing was changed.'));
-        await host.sendSnapshot();
-        return undefined;
-      }
-      if (!(await host.sessions.track(id, host.store.truncateFrom(id, messageId)))) throw gone();
-      return await this.answer(session, id);
-    } finally {
-      this.end(session);
-    }
+  regenerate(messageId: string): Promise<StoredMessage | undefined> {
+    return this.onLastAnswer(
+      messageId,
+      () => true,
+      () => vscode.l10n.t('That answer is no longer the last one in its conversation; only the last answer can be retried. Nothing was changed.'),
+      async (session, id) => {
+        if (!(await this.host.sessions.track(id, this.host.store.truncateFrom(id, messageId)))) throw gone();
+        return this.answer(session, id);
+      },
+    );
   }
 
   /**
@@ -159,7 +148,25 @@ export class AnswerRunner {
    * text is appended to the same stored message (usage adds up). Only the last message may be
    * continued, as only the last may be retried.
    */
-  async continueAnswer(messageId: string): Promise<StoredMessage | undefined> {
+  continueAnswer(messageId: string): Promise<StoredMessage | undefined> {
+    return this.onLastAnswer(
+      messageId,
+      (last) => last.finishReason === 'length',
+      () => vscode.l10n.t('That answer is no longer the last one in its conversation or was not cut at the max tokens limit; only the last cut answer can be continued. Nothing was changed.'),
+      (session, id, last) => this.answer(session, id, undefined, last),
+    );
+  }
+
+  /**
+   * Runs `act` in the shown conversation's slot when its last message is the answer `messageId`
+   * and `fits` it; otherwise the user is told why (`refusal`) and nothing is changed.
+   */
+  private async onLastAnswer(
+    messageId: string,
+    fits: (last: StoredMessage) => boolean,
+    refusal: () => string,
+    act: (session: AnswerSession, id: string, last: StoredMessage) => Promise<StoredMessage | undefined>,
+  ): Promise<StoredMessage | undefined> {
     const host = this.host;
     if (!host.isLoaded) await host.ensureLoaded();
     const shown = host.shown;
@@ -170,12 +177,12 @@ export class AnswerRunner {
     try {
       const page = await host.store.open(id, { limit: 1 });
       const last = page?.messages.at(-1);
-      if (!last || last.id !== messageId || last.role !== 'assistant' || last.finishReason !== 'length') {
-        void vscode.window.showWarningMessage(vscode.l10n.t('That answer is no longer the last one in its conversation or was not cut at the max tokens limit; only the last cut answer can be continued. Nothing was changed.'));
+      if (!last || last.id !== messageId || last.role !== 'assistant' || !fits(last)) {
+        void vscode.window.showWarningMessage(refusal());
         await host.sendSnapshot();
         return undefined;
       }
-      return await this.answer(session, id, undefined, last);
+      return await act(session, id, last);
     } finally {
       this.end(session);
     }
