@@ -263,10 +263,12 @@ describe('Chat controller: answers bound to their conversation', function () {
     } finally {
       delete ui.settings['modelGateway.chat.maxTokens'];
     }
-    // Stopped as soon as the continuation's session holds the message (the double's reply to the
-    // instruction is too short to stop halfway).
+    // The continuation's stream is held open after its headers, so Stop lands while it is under
+    // way however busy the machine is (the double's reply to the instruction is otherwise short).
+    const before = chatRequests().length;
+    gw.inject({ match: { path: CHAT_PATH }, times: 1, action: { type: 'stallAfterHeaders', firstChunk: ': PING\n\n' } });
     const continued = chat.continueAnswer(cutId);
-    await until('the continuation holds the message', () => chat.shownSession?.message?.id === cutId);
+    await until('the continuation is under way', () => chatRequests().length > before && chat.shownSession?.message?.id === cutId);
     chat.stop();
     const final = await continued;
     assert.equal(final?.status, 'stopped');
