@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { HttpClient } from '../core/http';
+import { GenerationalLoad } from '../core/generationalLoad';
 import type { RegistrySnapshot } from '../core/models/modelRegistry';
 import { fetchKeyQuota, quotaRefusalNote, type KeyQuota, type QuotaResult, type QuotaSource } from '../core/quota';
 import { SECTION } from './settings';
@@ -35,9 +36,8 @@ export interface QuotaWatcherDeps {
  */
 export class QuotaWatcher implements vscode.Disposable {
   private result?: QuotaResult;
-  private inFlight?: { generation: number; promise: Promise<QuotaResult | undefined> };
-  /** Bumped when the key or the settings change, so an answer for the old key is dropped. */
-  private generation = 0;
+  /** Invalidated when the key or the settings change, so an answer for the old key is dropped. */
+  private readonly loads = new GenerationalLoad<QuotaResult | undefined>();
   private preferred?: QuotaSource;
   private lastReason?: string;
   private lastModelsRead = 0;
@@ -58,7 +58,7 @@ export class QuotaWatcher implements vscode.Disposable {
 
   /** The key or the settings changed: what is known belongs to another key or gateway, until the models are read again. */
   reset(): void {
-    this.generation++;
+    this.loads.invalidate();
     this.lastModelsRead = 0;
     this.stopTimers();
     this.preferred = undefined;
@@ -92,13 +92,7 @@ export class QuotaWatcher implements vscode.Disposable {
    */
   refresh(signal?: AbortSignal): Promise<QuotaResult | undefined> {
     if (quotaDisplay() === 'off') return Promise.resolve(undefined);
-    if (this.inFlight?.generation === this.generation) return this.inFlight.promise;
-    const generation = this.generation;
-    const promise = this.load(generation, signal).finally(() => {
-      if (this.inFlight?.promise === promise) this.inFlight = undefined;
-    });
-    this.inFlight = { generation, promise };
-    return promise;
+    return this.loads.run((generation) => this.load(generation, signal));
   }
 
   /** For a refusal for quota: a fresh figure if one comes quickly, else nothing. */
@@ -119,7 +113,7 @@ export class QuotaWatcher implements vscode.Disposable {
       this.deps.log.info(`Key quota not read: ${err instanceof Error ? err.message : String(err)}`);
       return undefined;
     }
-    if (generation !== this.generation) return undefined;
+    if (!this.loads.isCurrent(generation)) return undefined;
     if (result.available) {
       this.preferred = result.quota.source;
       this.lastReason = undefined;
@@ -151,7 +145,7 @@ export class QuotaWatcher implements vscode.Disposable {
       this.timer = undefined;
       return;
     }
-    if (!this.result?.available || this.timer || this.inFlight) return;
+    if (!this.result?.available || this.timer || this.loads.busy) return;
     if (Date.now() - this.result.quota.checkedAt >= QUOTA_REFRESH_MS) void this.refresh();
     else this.schedule();
   }

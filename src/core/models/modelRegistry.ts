@@ -5,6 +5,7 @@ import { syncCatalog, type CatalogState, type CatalogStore } from './catalogSync
 import { mergeModels } from './classify';
 import { fetchKeyModels } from './keyModels';
 import { withoutRefused, type RefusedProtocolStore } from './protocolFallback';
+import { GenerationalLoad } from '../generationalLoad';
 import type { ChatProtocol, KeyModel, ModelInfo } from './types';
 
 export interface RegistrySnapshot {
@@ -30,9 +31,8 @@ export interface RegistryDeps {
 /** The merged model list, refreshed from the key's `/v1/models` and the catalog file together. */
 export class ModelRegistry {
   private current: RegistrySnapshot = { models: [], updatedAt: 0 };
-  private inFlight?: { generation: number; promise: Promise<RegistrySnapshot> };
-  /** Bumped when the key or the settings change: older refreshes are then stale. */
-  private generation = 0;
+  /** Invalidated when the key or the settings change: older refreshes are then stale. */
+  private readonly loads = new GenerationalLoad<RegistrySnapshot>();
   private readonly listeners = new Set<(s: RegistrySnapshot) => void>();
 
   constructor(private readonly deps: RegistryDeps) {}
@@ -51,18 +51,12 @@ export class ModelRegistry {
    * one that started before the key or settings changed.
    */
   refresh(signal?: AbortSignal): Promise<RegistrySnapshot> {
-    if (this.inFlight?.generation === this.generation) return this.inFlight.promise;
-    const generation = this.generation;
-    const promise = this.load(generation, signal).finally(() => {
-      if (this.inFlight?.promise === promise) this.inFlight = undefined;
-    });
-    this.inFlight = { generation, promise };
-    return promise;
+    return this.loads.run((generation) => this.load(generation, signal));
   }
 
   /** The key or the settings changed: what is known is stale, and so is any refresh under way. */
   invalidate(): void {
-    this.generation++;
+    this.loads.invalidate();
   }
 
   find(id: string): ModelInfo | undefined {
@@ -109,7 +103,7 @@ export class ModelRegistry {
       updatedAt: Date.now(),
     };
     // A refresh that was overtaken by a key or settings change must not overwrite newer results.
-    if (generation !== this.generation) return this.refresh(signal);
+    if (!this.loads.isCurrent(generation)) return this.refresh(signal);
     this.current = snapshot;
     for (const listener of this.listeners) listener(this.current);
     return this.current;
