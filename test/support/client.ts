@@ -2,6 +2,7 @@ import { Endpoints } from '../../src/core/config';
 import { HttpClient, type HttpClientOptions, type Timeouts } from '../../src/core/http';
 import type { ProxySettings } from '../../src/core/proxy';
 import type { TrustSettings } from '../../src/core/tls';
+import { DEMO_KEY, GatewayDouble, type GatewayOptions } from '../gateway';
 
 export const TEST_TIMEOUTS: Timeouts = { connectMs: 2000, firstByteMs: 2000, idleMs: 2000, longMs: 4000 };
 export const DIRECT: ProxySettings = { mode: 'off', support: 'override', proxyUrl: '', authorization: '', strictSSL: true, noProxy: [], env: {} };
@@ -23,4 +24,23 @@ export function clientFor(base: string, key: string | undefined, overrides: Part
     ...overrides,
   });
   return { http, lines, setKey: (k) => (current = k) };
+}
+
+/**
+ * Mocha hooks for a describe block that talks to one gateway double through a core client with the
+ * demo key: started before, stopped after, its request log cleared before each test.
+ */
+export function useDoubleClient(opts?: GatewayOptions): { readonly gw: GatewayDouble; readonly http: HttpClient } {
+  const ctx = {} as { gw: GatewayDouble; http: HttpClient };
+  before(async () => {
+    ctx.gw = new GatewayDouble(opts);
+    await ctx.gw.start();
+    ctx.http = clientFor(ctx.gw.url, DEMO_KEY).http;
+  });
+  after(async () => {
+    await ctx.http?.close();
+    await ctx.gw?.stop();
+  });
+  beforeEach(() => ctx.gw.clearLog());
+  return ctx;
 }

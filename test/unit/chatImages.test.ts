@@ -11,10 +11,9 @@ import type { ChatImage, ChatRequest } from '../../src/core/chat/events';
 import { checkImage, ImageStore, sha256Hex } from '../../src/core/chat/images';
 import { sniffImage } from '../../src/core/imageBytes';
 import { isGatewayError } from '../../src/core/errors';
-import type { HttpClient } from '../../src/core/http';
 import type { ChatProtocol, ModelInfo } from '../../src/core/models/types';
-import { DEMO_KEY, GatewayDouble, promptPng } from '../gateway';
-import { clientFor } from '../support/client';
+import { DEMO_KEY, promptPng } from '../gateway';
+import { useDoubleClient } from '../support/client';
 
 /** Real, tiny files of each accepted format (a 1×1 progressive JPEG, GIF and lossless WebP). */
 export const TINY = {
@@ -142,24 +141,13 @@ describe('chat model capabilities', () => {
 });
 
 describe('chat images over each protocol against the gateway double', function () {
-  let gw: GatewayDouble;
-  let http: HttpClient;
+  const double = useDoubleClient();
   const png = promptPng('the picture under test');
   const pngImage: ChatImage = { mediaType: 'image/png', base64: png.toString('base64') };
 
-  before(async () => {
-    gw = new GatewayDouble();
-    await gw.start();
-    http = clientFor(gw.url, DEMO_KEY).http;
-  });
-  after(async () => {
-    await http.close();
-    await gw.stop();
-  });
-  beforeEach(() => gw.clearLog());
 
   function ask(protocol: ChatProtocol, stream: boolean, images: ChatImage[], extra: Partial<ChatRequest> = {}): Promise<ChatResult> {
-    return collectChat(streamChat(http, { model: 'gpt-4o-mini', protocol, stream, messages: [{ role: 'user', content: 'What is in this picture?', images }], ...extra }));
+    return collectChat(streamChat(double.http, { model: 'gpt-4o-mini', protocol, stream, messages: [{ role: 'user', content: 'What is in this picture?', images }], ...extra }));
   }
 
   const PROTOCOLS: ChatProtocol[] = ['chatCompletions', 'responses', 'messages'];
@@ -179,9 +167,9 @@ describe('chat images over each protocol against the gateway double', function (
   it('sends each protocol its own image form', async () => {
     const bodies: Record<string, unknown> = {};
     for (const protocol of PROTOCOLS) {
-      gw.clearLog();
+      double.gw.clearLog();
       await ask(protocol, true, [pngImage]);
-      bodies[protocol] = JSON.parse(gw.log.at(-1)?.bodyText ?? '{}') as unknown;
+      bodies[protocol] = JSON.parse(double.gw.log.at(-1)?.bodyText ?? '{}') as unknown;
     }
     const url = `data:image/png;base64,${pngImage.base64}`;
     assert.deepEqual((bodies.chatCompletions as { messages: unknown[] }).messages, [
@@ -198,7 +186,7 @@ describe('chat images over each protocol against the gateway double', function (
   it('describes only the images of the last question, while earlier ones go along as history', async () => {
     const gif: ChatImage = { mediaType: 'image/gif', base64: TINY.gif.toString('base64') };
     const r = await collectChat(
-      streamChat(http, {
+      streamChat(double.http, {
         model: 'gpt-4o-mini',
         protocol: 'chatCompletions',
         stream: true,
@@ -211,7 +199,7 @@ describe('chat images over each protocol against the gateway double', function (
     );
     assert.ok(r.text.includes(factOf(TINY.gif, 1, 'GIF', '1x1')), r.text);
     assert.ok(!r.text.includes('PNG'), r.text);
-    assert.match(gw.log.at(-1)?.bodyText ?? '', /data:image\/png;base64/);
+    assert.match(double.gw.log.at(-1)?.bodyText ?? '', /data:image\/png;base64/);
   });
 
   it('malformed image parts get the upstream’s own 400 on each protocol', async () => {
@@ -272,7 +260,7 @@ describe('chat images over each protocol against the gateway double', function (
       },
     ];
     for (const c of cases) {
-      const res = await fetch(`${gw.url}${c.path}`, { method: 'POST', headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(c.body) });
+      const res = await fetch(`${double.gw.url}${c.path}`, { method: 'POST', headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(c.body) });
       const text = await res.text();
       assert.equal(res.status, 400, `${c.protocol}: ${text}`);
       const json = JSON.parse(text) as { type?: string; error: { type: string; message: string }; request_id?: string };
@@ -283,7 +271,7 @@ describe('chat images over each protocol against the gateway double', function (
         assert.match(json.request_id ?? '', /^req_/);
       }
     }
-    assert.ok(gw.log.every((e) => !e.answer), 'nothing was answered (or charged)');
+    assert.ok(double.gw.log.every((e) => !e.answer), 'nothing was answered (or charged)');
   });
 
   it('our adapters surface such an error as a bad request with the upstream’s words', async () => {
@@ -298,16 +286,16 @@ describe('chat images over each protocol against the gateway double', function (
 
   it('a model that requires streaming is called with streaming on even when asked not to stream', async () => {
     for (const protocol of PROTOCOLS) {
-      gw.clearLog();
+      double.gw.clearLog();
       const r = await ask(protocol, false, [pngImage], { requiresStreaming: true });
       assert.equal(r.error, undefined);
       assert.ok(r.text.includes(factOf(png, 1, 'PNG', '48x48')));
-      const sent = JSON.parse(gw.log.at(-1)?.bodyText ?? '{}') as { stream?: boolean };
+      const sent = JSON.parse(double.gw.log.at(-1)?.bodyText ?? '{}') as { stream?: boolean };
       assert.equal(sent.stream, true, protocol);
-      assert.equal(gw.log.at(-1)?.answer?.stream, true);
+      assert.equal(double.gw.log.at(-1)?.answer?.stream, true);
     }
-    gw.clearLog();
+    double.gw.clearLog();
     await ask('chatCompletions', false, [pngImage]);
-    assert.equal((JSON.parse(gw.log.at(-1)?.bodyText ?? '{}') as { stream?: boolean }).stream, false, 'otherwise as asked');
+    assert.equal((JSON.parse(double.gw.log.at(-1)?.bodyText ?? '{}') as { stream?: boolean }).stream, false, 'otherwise as asked');
   });
 });

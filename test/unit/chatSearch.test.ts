@@ -2,37 +2,25 @@ import * as assert from 'node:assert/strict';
 import { collectChat, eventsFromBytes, streamChat, type ChatResult } from '../../src/core/chat/chat';
 import type { ChatEvent, ChatRequest } from '../../src/core/chat/events';
 import type { ResponsesExtras } from '../../src/core/chat/responses';
-import type { HttpClient } from '../../src/core/http';
 import type { ChatProtocol } from '../../src/core/models/types';
-import { DEMO_KEY, GatewayDouble } from '../gateway';
+import { DEMO_KEY } from '../gateway';
 import { searchSources } from '../gateway/chatScenarios';
-import { clientFor } from '../support/client';
+import { useDoubleClient } from '../support/client';
 
 const PROMPT = 'Who won the regatta?';
 
 describe('web search on every protocol against the gateway double', function () {
-  let gw: GatewayDouble;
-  let http: HttpClient;
+  const double = useDoubleClient();
 
-  before(async () => {
-    gw = new GatewayDouble();
-    await gw.start();
-    http = clientFor(gw.url, DEMO_KEY).http;
-  });
-  after(async () => {
-    await http.close();
-    await gw.stop();
-  });
-  beforeEach(() => gw.clearLog());
 
   async function chat(protocol: ChatProtocol, stream: boolean, extra: Partial<ChatRequest> = {}, extras?: ResponsesExtras): Promise<{ result: ChatResult; events: ChatEvent[]; body: Record<string, unknown> }> {
     const events: ChatEvent[] = [];
     const request: ChatRequest = { model: 'gpt-4o-mini', protocol, stream, messages: [{ role: 'user', content: PROMPT }], ...extra };
-    for await (const e of streamChat(http, request, extras)) events.push(e);
+    for await (const e of streamChat(double.http, request, extras)) events.push(e);
     const result = await collectChat((async function* () {
       yield* events;
     })());
-    return { result, events, body: JSON.parse(gw.log.at(-1)?.bodyText ?? '{}') as Record<string, unknown> };
+    return { result, events, body: JSON.parse(double.gw.log.at(-1)?.bodyText ?? '{}') as Record<string, unknown> };
   }
 
   for (const stream of [true, false]) {
@@ -52,7 +40,7 @@ describe('web search on every protocol against the gateway double', function () 
   }
 
   it('Responses: the streamed events are the ones the protocol defines, and the citation spans point at the titles', async () => {
-    const res = await fetch(`${gw.url}/v1/responses`, {
+    const res = await fetch(`${double.gw.url}/v1/responses`, {
       method: 'POST',
       headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'gpt-4o-mini', input: PROMPT, stream: true, tools: [{ type: 'web_search' }], include: ['web_search_call.action.sources'] }),

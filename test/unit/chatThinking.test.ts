@@ -15,12 +15,11 @@ import {
   thinkingRequest,
   type ThinkingChoice,
 } from '../../src/core/chat/thinking';
-import type { HttpClient } from '../../src/core/http';
 import { parseCatalog } from '../../src/core/models/catalogFormats';
 import { mergeModels } from '../../src/core/models/classify';
 import type { CatalogEntry, ChatProtocol, ModelInfo } from '../../src/core/models/types';
-import { DEFAULT_MODELS, DEMO_KEY, GatewayDouble } from '../gateway';
-import { clientFor } from '../support/client';
+import { DEFAULT_MODELS, DEMO_KEY } from '../gateway';
+import { useDoubleClient } from '../support/client';
 
 /** A model as the registry would see it: the gateway's owner and endpoint types, and a catalog entry. */
 function model(id: string, ownedBy: string | undefined, catalog: Partial<CatalogEntry> = {}, endpointTypes = ['openai']): ModelInfo {
@@ -158,20 +157,9 @@ describe('a conversation’s thinking choice in the store', () => {
 });
 
 describe('thinking parameters against the gateway double', function () {
-  let gw: GatewayDouble;
-  let http: HttpClient;
+  const double = useDoubleClient();
   const PROMPT = 'Why is the sky blue?';
 
-  before(async () => {
-    gw = new GatewayDouble();
-    await gw.start();
-    http = clientFor(gw.url, DEMO_KEY).http;
-  });
-  after(async () => {
-    await http.close();
-    await gw.stop();
-  });
-  beforeEach(() => gw.clearLog());
 
   async function ask(id: string, protocol: ChatProtocol, choice: ThinkingChoice, extra: Partial<ChatRequest> = {}): Promise<{ result: ChatResult; body: Record<string, unknown> }> {
     const info = doubleModel(id);
@@ -186,12 +174,12 @@ describe('thinking parameters against the gateway double', function () {
       ...(thinking ? { thinking } : {}),
       ...extra,
     };
-    const result = await collectChat(streamChat(http, request));
-    return { result, body: JSON.parse(gw.log.at(-1)?.bodyText ?? '{}') as Record<string, unknown> };
+    const result = await collectChat(streamChat(double.http, request));
+    return { result, body: JSON.parse(double.gw.log.at(-1)?.bodyText ?? '{}') as Record<string, unknown> };
   }
 
   async function raw(path: string, body: Record<string, unknown>): Promise<{ status: number; json: Record<string, unknown> }> {
-    const res = await fetch(`${gw.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${double.gw.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     return { status: res.status, json: (await res.json()) as Record<string, unknown> };
   }
 

@@ -1,10 +1,9 @@
 import * as assert from 'node:assert/strict';
 import { collectChat, streamChat, type ChatResult } from '../../src/core/chat/chat';
 import type { ChatEvent, ChatMessage, ChatRequest, ChatTool } from '../../src/core/chat/events';
-import type { HttpClient } from '../../src/core/http';
 import type { ChatProtocol } from '../../src/core/models/types';
-import { DEMO_KEY, GatewayDouble } from '../gateway';
-import { clientFor } from '../support/client';
+import { DEMO_KEY } from '../gateway';
+import { useDoubleClient } from '../support/client';
 
 /**
  * Tool calling through our adapters against the gateway double: the call, the result sent back,
@@ -24,23 +23,12 @@ const WEATHER: ChatTool = {
 const TIME: ChatTool = { name: 'get_time', inputSchema: { type: 'object', properties: {} } };
 
 describe('tool calling through the chat adapters', function () {
-  let gw: GatewayDouble;
-  let http: HttpClient;
+  const double = useDoubleClient();
 
-  before(async () => {
-    gw = new GatewayDouble();
-    await gw.start();
-    http = clientFor(gw.url, DEMO_KEY).http;
-  });
-  after(async () => {
-    await http.close();
-    await gw.stop();
-  });
-  beforeEach(() => gw.clearLog());
 
   async function run(request: ChatRequest): Promise<{ result: ChatResult; events: ChatEvent[] }> {
     const events: ChatEvent[] = [];
-    for await (const e of streamChat(http, request)) events.push(e);
+    for await (const e of streamChat(double.http, request)) events.push(e);
     const result = await collectChat(
       (async function* () {
         yield* events;
@@ -50,7 +38,7 @@ describe('tool calling through the chat adapters', function () {
   }
 
   function lastBody(protocol: ChatProtocol): Record<string, unknown> {
-    const entry = [...gw.log].reverse().find((e) => e.path === PATHS[protocol]);
+    const entry = [...double.gw.log].reverse().find((e) => e.path === PATHS[protocol]);
     assert.ok(entry?.bodyText, `a request went to ${PATHS[protocol]}`);
     return JSON.parse(entry.bodyText) as Record<string, unknown>;
   }
@@ -78,7 +66,7 @@ describe('tool calling through the chat adapters', function () {
         const call = first.result.toolCalls[0];
         assert.equal(call?.name, 'get_weather');
         assert.deepEqual(call?.input, { city: 'Zürich', days: 3 });
-        assert.equal(call?.id, gw.log.at(-1)?.answer?.toolCalls[0]?.id, 'the id the double issued');
+        assert.equal(call?.id, double.gw.log.at(-1)?.answer?.toolCalls[0]?.id, 'the id the double issued');
         assert.ok(first.result.reasoning.length > 0);
         if (protocol === 'messages') assert.ok(first.result.reasoningSignature, 'the thinking signature is surfaced');
 
@@ -183,7 +171,7 @@ describe('tool calling through the chat adapters', function () {
 
   it('Claude with thinking on: the answered tool-use turn must start with its thinking block (Anthropic’s 400)', async () => {
     const send = async (assistant: unknown[]) => {
-      const res = await fetch(`${gw.url}/v1/messages`, {
+      const res = await fetch(`${double.gw.url}/v1/messages`, {
         method: 'POST',
         headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
         body: JSON.stringify({
@@ -246,11 +234,11 @@ describe('tool calling through the chat adapters', function () {
       assert.ok(fragments.some((f) => !('index' in f)), 'some fragments have no index');
       assert.equal(fragments.filter((f) => 'id' in f).length, 1, 'the id only in the first fragment');
       const ours = await run({ model: KIMI, protocol: 'chatCompletions', stream: true, tools: [WEATHER], messages: [ask] });
-      assert.deepEqual(ours.result.toolCalls[0]?.input, JSON.parse(gw.log.at(-1)?.answer?.toolCalls[0]?.arguments ?? ''));
+      assert.deepEqual(ours.result.toolCalls[0]?.input, JSON.parse(double.gw.log.at(-1)?.answer?.toolCalls[0]?.arguments ?? ''));
     });
 
     async function fetchRaw(body: unknown): Promise<string> {
-      const res = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${double.gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
       assert.equal(res.status, 200);
       return res.text();
     }
