@@ -136,6 +136,12 @@ describe('Document and web tools in the workbench', () => {
     // The PDF's own tab shows its marker too (as raw PDF text); the result is the new, focused editor.
     await activeEditorShowing(page, `Sample marker: ${sample.marker}`).waitFor();
     await editorLanguage(page).filter({ hasText: 'Markdown' }).waitFor();
+    // The second parse of the same PDF (the first scenario parsed it too, when run with it) reuses the
+    // result's one read-only tab: results do not pile up, and none is an unsaved Untitled document.
+    const resultTabs = page.locator(`.part.editor .tab[aria-label^="Parsed ${sample.name}.md"]`);
+    await resultTabs.first().waitFor();
+    assert.equal(await resultTabs.count(), 1, 'one result tab for the PDF');
+    assert.equal(await page.locator('.part.editor .tab[aria-label^="Untitled"]').count(), 0, 'no Untitled documents');
     const toast = await notification(page, `Parsed ${sample.name}:`);
     await paceBeforeToasts(page);
     await buttonIn(toast.locator, 'Save Next to File').click();
