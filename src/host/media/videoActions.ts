@@ -70,7 +70,7 @@ export class VideoActions {
     if (!size || duration === undefined) {
       throw new GatewayError(
         'badRequest',
-        vscode.l10n.t('Nothing is known about the sizes and durations {0} accepts (the catalog has no hints for it). Give both, e.g. size "832*480" and duration 5; the gateway will say if the model rejects them.', model.id),
+        vscode.l10n.t('Nothing is known about the sizes and durations {0} accepts (the catalog has no hints for it). Give both, e.g. size 832 × 480 and duration 5; the gateway will say if the model rejects them.', model.id),
       );
     }
     const params = validateVideoParams({ model: model.id, prompt: args.prompt, size, duration });
