@@ -109,8 +109,11 @@ describe('Media Studio', () => {
     await video.locator('select.video-model-select option[value="wan2.5-t2v-preview"]').waitFor({ state: 'attached' });
     await video.locator('textarea.prompt').fill('A heron at dawn, kept over a reload');
     await video.locator('input.size').fill('480 × 832');
-    // The drafts are saved a moment after the last keystroke.
-    await page.waitForTimeout(600);
+    // The webview saves its drafts a moment after the last keystroke; the workbench keeps them with
+    // its editor state, which it writes when the window loses focus and once a minute. A headless
+    // page never loses focus, so the test waits for the minute's write, as a reload a minute after
+    // typing would find it.
+    await page.waitForTimeout(65_000);
 
     await reloadWindow(page);
     frame = await mediaFrame(page);

@@ -75,6 +75,8 @@ export class MediaStudio implements vscode.Disposable, MediaPanelOwner {
     if (!panel) return;
     void this.video.ready().catch((err: unknown) => this.services.log.warn(`Loading video tasks failed: ${String(err)}`));
     void this.gallery.measureMissing().catch((err: unknown) => this.services.log.warn(`Reading the sizes of gallery files failed: ${String(err)}`));
+    // A panel restored after a reload opens with no command behind it: it loads the models itself.
+    void loadModelsOnFirstUse(this.services, 'media');
   }
 
   /** Thumbnails may be read from these folders. */
