@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import { formatAmount, formatNumber, formatWhen } from '../shared/format';
+import { formatAmount, formatDuration, formatNumber, formatWhen } from '../shared/format';
 import type { RegistrySnapshot } from '../core/models/modelRegistry';
 import { quotaLine, quotaShort } from '../core/quota';
-import type { BillingMeter } from '../core/tools/billing';
+import type { BillingMeter, MediaFigures } from '../core/tools/billing';
 import { quotaDisplay } from './quota';
 import type { Services } from './services';
 
@@ -79,13 +79,14 @@ export class GatewayStatusBar implements vscode.Disposable {
   }
 }
 
-/** The session's figures as tooltip phrases: billed tool calls, and the tokens of VS Code's own chat. */
+/** The session's figures as tooltip phrases: billed tool calls, generated images and videos, and the tokens of VS Code's own chat. */
 export function sessionFigures(billing: BillingMeter): string[] {
   const figures: string[] = [];
   if (billing.calls > 0) {
     const usd = formatAmount(billing.usd);
     figures.push(billing.calls === 1 ? vscode.l10n.t('1 billed tool call, about US${0}', usd) : vscode.l10n.t('{0} billed tool calls, about US${1}', formatNumber(billing.calls), usd));
   }
+  figures.push(...mediaFigures(billing.media));
   const t = billing.chatTokens;
   if (t.answers > 0) {
     const tokens = [formatNumber(t.inputTokens), formatNumber(t.outputTokens)] as const;
@@ -93,6 +94,30 @@ export function sessionFigures(billing: BillingMeter): string[] {
       t.answers === 1
         ? vscode.l10n.t("1 answer in VS Code's chat, {0} input and {1} output tokens", ...tokens)
         : vscode.l10n.t("{0} answers in VS Code's chat, {1} input and {2} output tokens", formatNumber(t.answers), ...tokens),
+    );
+  }
+  return figures;
+}
+
+/**
+ * Generated images and videos. No price is known for them (each model has its own, set by the
+ * gateway), so they are not in the amount; videos are counted by what they are billed by: seconds
+ * at each resolution tier.
+ */
+export function mediaFigures(media: MediaFigures): string[] {
+  const figures: string[] = [];
+  if (media.images > 0) {
+    figures.push(media.images === 1 ? vscode.l10n.t('1 image generated (priced per model; not in the amount)') : vscode.l10n.t('{0} images generated (priced per model; not in the amount)', formatNumber(media.images)));
+  }
+  if (media.videos > 0) {
+    const tiers = ['480P', '720P', '1080P', 'other']
+      .filter((tier) => (media.videoSeconds[tier] ?? 0) > 0)
+      .map((tier) => (tier === 'other' ? vscode.l10n.t('{0} at another resolution', formatDuration((media.videoSeconds[tier] ?? 0) * 1000)) : vscode.l10n.t('{0} at {1}', formatDuration((media.videoSeconds[tier] ?? 0) * 1000), tier)));
+    const detail = tiers.join(', ');
+    figures.push(
+      media.videos === 1
+        ? vscode.l10n.t('1 video task, {0} (billed per model by duration and resolution; no price is known here, so not in the amount)', detail)
+        : vscode.l10n.t('{0} video tasks, {1} (billed per model by duration and resolution; no price is known here, so not in the amount)', formatNumber(media.videos), detail),
     );
   }
   return figures;

@@ -7,6 +7,7 @@
 import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { formatDuration } from './format';
+import { displaySize, parseSize, resolutionTier } from './mediaSize';
 
 export const mediaTabSchema = z.enum(['images', 'video']);
 export type MediaTab = z.infer<typeof mediaTabSchema>;
@@ -81,7 +82,10 @@ export const galleryItemSchema = z.object({
   kind: z.enum(['image', 'video']),
   prompt: z.string(),
   model: z.string(),
+  /** The size that was asked for. */
   size: z.string(),
+  /** The saved file's real size, from its header: null when the header does not say, absent while not yet read. */
+  pixels: z.optional(z.nullable(z.object({ width: z.number(), height: z.number() }))),
   createdAt: z.number(),
   /** Path as shown: relative to the workspace where possible. */
   label: z.string(),
@@ -146,20 +150,10 @@ export const mediaWebviewMessageSchema = z.discriminatedUnion('type', [
 ]);
 export type MediaWebviewMessage = z.infer<typeof mediaWebviewMessageSchema>;
 
-/** The resolution tier a video size is billed under (the gateway bills video by resolution tier: 480P, 720P, 1080P), e.g. `832*480` → 480P. */
-export function resolutionTier(size: string): string | undefined {
-  const m = /^(\d{2,5})\*(\d{2,5})$/.exec(size.trim());
-  if (!m) return undefined;
-  const short = Math.min(Number(m[1]), Number(m[2]));
-  const long = Math.max(Number(m[1]), Number(m[2]));
-  if (short <= 624 && long <= 832) return '480P';
-  if (short <= 960 && long <= 1280) return '720P';
-  if (short <= 1440 && long <= 1920) return '1080P';
-  return undefined;
-}
-
 /** Shown before a video is submitted: video is billed by model, duration and resolution. */
 export function videoBillingNote(p: { model: string; size: string; duration: number }): string {
-  const tier = resolutionTier(p.size);
-  return l10n.t("Billed per task by model, duration and resolution: {0}, {1}, {2}. The gateway sets each model's price; a longer or larger video costs more.", p.model, formatDuration(p.duration * 1000), tier ? `${p.size} (${tier})` : p.size);
+  const size = parseSize(p.size);
+  const tier = size ? resolutionTier(size) : undefined;
+  const shown = size ? displaySize(size) : p.size;
+  return l10n.t("Billed per task by model, duration and resolution: {0}, {1}, {2}. The gateway sets each model's price; a longer or larger video costs more.", p.model, formatDuration(p.duration * 1000), tier ? `${shown} (${tier})` : shown);
 }

@@ -106,7 +106,7 @@ describe('In Chinese (code-server --locale zh-cn)', () => {
     await video.locator('select.video-model-select option[value="wan2.5-t2v-preview"]').waitFor({ state: 'attached' });
     await video.getByPlaceholder(t('Describe the video…')).fill('雪中奔跑的狐狸');
     await video.locator('.billing', { hasText: '按任务计费' }).waitFor();
-    assert.match(await video.locator('.billing').innerText(), /wan2\.5-t2v-preview，5 s，832\*480 \(480P\)/);
+    assert.match(await video.locator('.billing').innerText(), /wan2\.5-t2v-preview，5 s，832 × 480 \(480P\)/);
     await video.locator('.empty', { hasText: t('No video tasks yet. Submitted tasks are kept with this workspace and resume after a reload.') }).waitFor();
     await shoot(page(), 'media-video.png');
   });

@@ -1,10 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { DEMO_KEY } from '../gateway';
+import { DEMO_KEY, imageSize } from '../gateway';
 import { ui } from './context';
 import { REPO_ROOT } from './environment';
-import { masked, mediaFrame, parkMouse, runCommandFromPalette, setApiKey, waitForStatus } from './workbench';
+import { masked, mediaFrame, parkMouse, reloadWindow, runCommandFromPalette, setApiKey, waitForStatus } from './workbench';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -29,7 +29,7 @@ describe('Media Studio', () => {
     await images.locator('select.model-select').selectOption('gpt-image-1');
     await images.locator('select[name="route"]').selectOption('images');
     await images.locator('textarea.prompt').fill('A red fox in the snow');
-    await images.locator('input.size').fill('1024x1024');
+    await images.locator('input.size').fill('1024 × 1024');
     double.clearLog();
     await frame.locator('button[aria-label="Generate the image"]').click();
 
@@ -50,7 +50,12 @@ describe('Media Studio', () => {
     const file = path.join(workspace, relative);
     assert.ok(existsSync(file), file);
     assert.deepEqual(readFileSync(file).subarray(0, 8), PNG);
-    assert.ok(double.log.some((e) => e.method === 'POST' && e.path === '/v1/images/generations'));
+    const sent = double.log.find((e) => e.method === 'POST' && e.path === '/v1/images/generations');
+    assert.equal(JSON.parse(sent?.bodyText ?? '{}').size, '1024x1024', 'shown as 1024 × 1024, sent in the Images API form');
+    // The card reports the saved file's own size, read from its header.
+    const real = imageSize(readFileSync(file));
+    assert.ok(real, 'the saved file is an image');
+    assert.equal(await card.locator('.dimensions').innerText(), `${real.width} × ${real.height}`);
 
     await parkMouse(page);
     mkdirSync(path.join(REPO_ROOT, 'test-results'), { recursive: true });
@@ -69,27 +74,62 @@ describe('Media Studio', () => {
     const video = frame.locator('#panel-video');
     await video.waitFor();
     await video.locator('select.video-model-select option[value="wan2.5-t2v-preview"]').waitFor({ state: 'attached' });
-    assert.equal(await video.locator('input.size').inputValue(), '832*480', 'the verified default size');
+    assert.equal(await video.locator('input.size').inputValue(), '832 × 480', 'the verified default size, in the studio notation');
     assert.equal(await video.locator('input[name="videoDuration"]').inputValue(), '5');
     await video.locator('textarea.prompt').fill('A fox runs through snow');
-    await video.locator('.billing', { hasText: 'wan2.5-t2v-preview, 5 s, 832*480 (480P)' }).waitFor();
+    await video.locator('.billing', { hasText: 'wan2.5-t2v-preview, 5 s, 832 × 480 (480P)' }).waitFor();
 
-    await video.locator('input.size').fill('832x480');
-    await video.locator('.problem', { hasText: 'asterisk: 832*480' }).waitFor();
+    await video.locator('input.size').fill('832 by 480');
+    await video.locator('.problem', { hasText: 'Write the size as width × height in pixels' }).waitFor();
     assert.equal(await frame.locator('button[aria-label="Submit the video task (billed)"]').isDisabled(), true);
-    await video.locator('input.size').fill('832*480');
+    await video.locator('input.size').fill('832 × 480');
 
     double.clearLog();
     await frame.locator('button[aria-label="Submit the video task (billed)"]').click();
     const row = video.locator('.tasks .task', { hasText: 'A fox runs through snow' }).first();
     await row.waitFor();
-    await row.locator('.badge', { hasText: /NOT_START|SUBMITTED|QUEUED|IN_PROGRESS/ }).waitFor();
+    await row.locator('.badge', { hasText: /^(Queued|Generating( \d+ %)?)$/ }).waitFor();
     assert.match(await row.getAttribute('data-task-id') ?? '', /^task_/);
+    const submitted = double.log.find((e) => e.method === 'POST' && e.path === '/v1/video/generations');
+    assert.equal(JSON.parse(submitted?.bodyText ?? '{}').size, '832*480', 'sent in the video endpoint form');
     await parkMouse(page);
     await page.screenshot({ path: path.join(REPO_ROOT, 'test-results', 'media-studio-video.png') });
     await row.locator('button[data-act="cancel"]').click();
-    await row.locator('.badge', { hasText: 'polling stopped (by you)' }).waitFor();
+    await row.locator('.badge', { hasText: 'Stopped (by you)' }).waitFor();
     await row.locator('button[data-act="forget"]').click();
     await row.waitFor({ state: 'detached' });
+  });
+
+  it('comes back after a window reload: the panel, its tab, its drafts, and its gallery with real sizes', async () => {
+    const { page } = ui();
+    await runCommandFromPalette(page, 'Model Gateway: Open Media Studio');
+    let frame = await mediaFrame(page);
+    await frame.locator('#tab-video').click();
+    const video = frame.locator('#panel-video');
+    await video.locator('select.video-model-select option[value="wan2.5-t2v-preview"]').waitFor({ state: 'attached' });
+    await video.locator('textarea.prompt').fill('A heron at dawn, kept over a reload');
+    await video.locator('input.size').fill('480 × 832');
+    // The webview saves its drafts a moment after the last keystroke; the workbench keeps them with
+    // its editor state, which it writes when the window loses focus and once a minute. A headless
+    // page never loses focus, so the test waits for the minute's write, as a reload a minute after
+    // typing would find it.
+    await page.waitForTimeout(65_000);
+
+    await reloadWindow(page);
+    frame = await mediaFrame(page);
+    const restored = frame.locator('#panel-video');
+    await restored.locator('textarea.prompt').waitFor();
+    await restored.locator('select.video-model-select option[value="wan2.5-t2v-preview"]').waitFor({ state: 'attached' });
+    assert.equal(await frame.locator('#tab-video').getAttribute('aria-selected'), 'true', 'the tab it was left on');
+    assert.equal(await restored.locator('textarea.prompt').inputValue(), 'A heron at dawn, kept over a reload');
+    assert.equal(await restored.locator('input.size').inputValue(), '480 × 832');
+
+    // The gallery comes from the host again: the image of the first scenario, with its real size.
+    await frame.locator('#tab-images').click();
+    const card = frame.locator('#panel-images .gallery .card', { hasText: 'A red fox in the snow' }).first();
+    await card.waitFor();
+    assert.match(await card.locator('.dimensions').innerText(), /^\d+ × \d+$/);
+    await parkMouse(page);
+    await page.screenshot({ path: path.join(REPO_ROOT, 'test-results', 'media-studio-reloaded.png') });
   });
 });

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { isGatewayError } from '../../src/core/errors';
 import { decodeBase64, validateImageSize } from '../../src/core/media/images';
 import { streamToFileUnique, writeFileUnique } from '../../src/core/atomicFile';
-import { checkMp4File, describeBytes, detectImageFormat, mediaBaseName, slugify, timestampForName } from '../../src/core/media/mediaFiles';
+import { checkMp4File, describeBytes, detectImageFormat, mediaBaseName, readPixelSize, slugify, timestampForName } from '../../src/core/media/mediaFiles';
 import { drawImage, materialize, buildMp4 } from '../gateway';
 
 /** A box: 32-bit size, 4-character type, body. */
@@ -152,12 +152,53 @@ describe('media files: names, atomic unique writes, formats and the MP4 check', 
       assert.throws(() => decodeBase64('', 'The image'), /not valid Base64/);
     });
 
-    it('validates image sizes as <width>x<height>', () => {
+    it('validates image sizes and sends them as <width>x<height>', () => {
       assert.equal(validateImageSize(' 1024x1536 '), '1024x1536');
-      assert.throws(() => validateImageSize('1024*1024'), /<width>x<height>.*Write it as 1024x1024/);
-      assert.throws(() => validateImageSize('1024×1024'), /Write it as 1024x1024/);
-      assert.throws(() => validateImageSize('auto-ish'), /not of the form/);
+      assert.equal(validateImageSize('1024*1024'), '1024x1024');
+      assert.equal(validateImageSize('1024 × 1024'), '1024x1024');
+      assert.throws(() => validateImageSize('auto-ish'), /not a width and a height/);
       assert.throws(() => validateImageSize('0x100'), /out of range/);
+    });
+  });
+
+  describe('the real pixel size of a saved file', () => {
+    const write = (name: string, data: Buffer) => {
+      const file = path.join(dir, name);
+      writeFileSync(file, data);
+      return file;
+    };
+    /** A track header (version 0 or 1) with a 16.16 width and height, as ISO/IEC 14496-12 lays it out. */
+    const tkhd = (version: 0 | 1, width: number, height: number) => {
+      const times = Buffer.alloc(version === 1 ? 32 : 20);
+      const dims = Buffer.alloc(8);
+      dims.writeUInt32BE(width * 65536, 0);
+      dims.writeUInt32BE(height * 65536, 4);
+      return box('tkhd', Buffer.from([version, 0, 0, 3]), times, Buffer.alloc(52), dims);
+    };
+
+    it('reads PNG, JPEG and WebP images from their headers, whatever size was asked for', async () => {
+      for (const format of ['png', 'jpeg', 'webp'] as const) {
+        const file = write(`small.${format}`, drawImage('fox', 48, 36, format));
+        assert.deepEqual(await readPixelSize(file, 'image'), { width: 48, height: 36 }, format);
+      }
+      // GIF: logical screen width and height, little-endian, right after the signature.
+      const gif = Buffer.concat([Buffer.from('GIF89a', 'latin1'), Buffer.from([0x40, 0x01, 0xf0, 0x00]), Buffer.alloc(8)]);
+      assert.deepEqual(await readPixelSize(write('a.gif', gif), 'image'), { width: 320, height: 240 });
+    });
+
+    it('reads an MP4 from its first visual track header (tkhd, version 0 or 1), wherever the movie box sits', async () => {
+      const real = materialize(buildMp4({ seedText: 'fox', width: 832, height: 480, durationSec: 1 }));
+      assert.deepEqual(await readPixelSize(write('real.mp4', real), 'video'), { width: 832, height: 480 });
+      const audio = box('trak', tkhd(0, 0, 0));
+      const v1 = Buffer.concat([ftyp, mdat, box('moov', box('mvhd', Buffer.alloc(100)), audio, box('trak', tkhd(1, 1280, 720)))]);
+      assert.deepEqual(await readPixelSize(write('v1.mp4', v1), 'video'), { width: 1280, height: 720 }, 'the audio track (0 × 0) is passed over; moov after mdat is found');
+    });
+
+    it('says nothing rather than guess: no header size, an audio-only MP4, a missing file', async () => {
+      assert.equal(await readPixelSize(write('audio.mp4', Buffer.concat([ftyp, box('moov', box('trak', tkhd(0, 0, 0))), mdat])), 'video'), undefined);
+      assert.equal(await readPixelSize(write('page.png', Buffer.from('<html>expired</html>')), 'image'), undefined);
+      assert.equal(await readPixelSize(write('empty.mp4', Buffer.alloc(0)), 'video'), undefined);
+      assert.equal(await readPixelSize(path.join(dir, 'gone.png'), 'image'), undefined);
     });
   });
 

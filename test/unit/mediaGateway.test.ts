@@ -97,8 +97,14 @@ describe('media against the double', function () {
       assert.equal(gw.log.length, 0, 'nothing was sent');
     });
 
-    it('refuses a size that is not <width>x<height> before sending, and reports the gateway refusing one', async () => {
-      await assert.rejects(generateImages(http, { model: 'gpt-image-1', prompt: 'x', n: 1, size: '1024*1024' }), /<width>x<height>/);
+    it('sends a size written as people write it (1024 × 1024) in the Images API form, 1024x1024', async () => {
+      const images = await generateImages(http, { model: 'gpt-image-1', prompt: 'a fox', n: 1, size: '1024 × 1024' });
+      assert.equal(images.length, 1);
+      assert.equal(JSON.parse(posted('/v1/images/generations').at(-1)?.bodyText ?? '{}').size, '1024x1024');
+    });
+
+    it('refuses a size that is not a width and a height before sending, and reports the gateway refusing one', async () => {
+      await assert.rejects(generateImages(http, { model: 'gpt-image-1', prompt: 'x', n: 1, size: 'square' }), /not a width and a height/);
       assert.equal(gw.log.length, 0);
       await assert.rejects(generateImages(http, { model: 'gpt-image-1', prompt: 'x', n: 1, size: '640x480' }), (e: unknown) => isGatewayError(e, 'badRequest') && /640x480/.test(e.message));
     });
@@ -182,10 +188,16 @@ describe('media against the double', function () {
       assert.ok(gw.log.filter((e) => e.origin === 'gateway').every((e) => e.headers.authorization === `Bearer ${DEMO_KEY}`));
     });
 
+    it('sends a size written as people write it (832 × 480) in the video endpoint form, 832*480', async () => {
+      const id = await submitVideo(http, { ...wan, size: '832 × 480' });
+      assert.match(id, /^task_/);
+      assert.equal(JSON.parse(posted('/v1/video/generations').at(-1)?.bodyText ?? '{}').size, '832*480');
+    });
+
     it('reports a size the model rejects, naming it, and never tries another', async () => {
-      await assert.rejects(submitVideo(http, { ...wan, size: '1280*720' }), (e: unknown) => isGatewayError(e, 'badRequest') && /does not accept the size 1280\*720/.test(e.message) && /Nothing was retried/.test(e.message));
+      await assert.rejects(submitVideo(http, { ...wan, size: '1280*720' }), (e: unknown) => isGatewayError(e, 'badRequest') && /does not accept the size 1280 × 720/.test(e.message) && /Nothing was retried/.test(e.message));
       assert.equal(posted('/v1/video/generations').length, 1, 'one submit, no retry with other sizes');
-      await assert.rejects(submitVideo(http, { ...wan, size: '832x480' }), /asterisk: 832\*480/);
+      await assert.rejects(submitVideo(http, { ...wan, size: '832 by 480' }), /not a width and a height/);
       assert.equal(posted('/v1/video/generations').length, 1, 'a malformed size is refused before sending');
     });
 

@@ -29,6 +29,7 @@ describe('video task state machine', () => {
   it('follows NOT_START → SUBMITTED → QUEUED → IN_PROGRESS with progress, polling every interval', () => {
     let task = fresh();
     let now = t0;
+    const shown = { NOT_START: 'Queued', SUBMITTED: 'Queued', QUEUED: 'Queued', IN_PROGRESS: 'Generating 30 %' };
     for (const [s, p] of [['NOT_START', 0], ['SUBMITTED', 10], ['QUEUED', 20], ['IN_PROGRESS', 30]] as const) {
       now = task.nextPollAt ?? now;
       task = T.observed(task, status({ status: s, progress: p }), now, policy);
@@ -36,7 +37,7 @@ describe('video task state machine', () => {
       assert.equal(task.remoteStatus, s);
       assert.equal(task.progress, p);
       assert.equal(task.nextPollAt, now + 15_000, 'the gateway refreshes every 15 s: no point asking sooner');
-      assert.equal(T.describeTask(task), `${s} ${p}%`);
+      assert.equal(T.describeTask(task), shown[s], 'people read states, never the gateway codes');
     }
     assert.equal(task.polls, 4);
   });
@@ -65,6 +66,24 @@ describe('video task state machine', () => {
     assert.equal(failed.nextPollAt, undefined);
     assert.equal(T.resumed(failed, t0 + 6000), failed, 'a task that failed on the gateway cannot be resumed');
     assert.equal(T.observed(failed, status({ status: 'SUCCESS', videoUrl: 'https://x/y.mp4' }), t0 + 7000, policy), failed, 'a final task ignores late answers');
+    assert.equal(T.describeTask(failed), 'Failed: DataInspectionFailed: Output data may contain inappropriate content.', "the gateway's reason, as it said it");
+  });
+
+  it('words every state for people: Submitting, Queued, Generating N %, Downloading, Done, Failed: <reason>, Stopped', () => {
+    assert.equal(T.describeTask(T.createTask(params, 'l', t0)), 'Submitting');
+    assert.equal(T.describeTask(fresh()), 'Queued');
+    assert.equal(T.describeTask(T.observed(fresh(), status({ status: 'IN_PROGRESS' }), t0 + 5000, policy)), 'Generating', 'no progress reported: no number invented');
+    assert.equal(T.describeTask(T.observed(fresh(), status({ status: 'IN_PROGRESS', progress: 40 }), t0 + 5000, policy)), 'Generating 40 %');
+    assert.equal(T.describeTask(T.observed(fresh(), status({ status: 'UNKNOWN', rawStatus: 'WEIRD' }), t0 + 5000, policy)), 'Waiting for the gateway');
+    const downloading = T.observed(fresh(), status({ status: 'SUCCESS', videoUrl: 'https://x/y.mp4' }), t0 + 5000, policy);
+    assert.equal(T.describeTask(downloading), 'Downloading');
+    assert.equal(T.describeTask(T.downloaded(downloading, '/tmp/v.mp4', t0 + 9000)), 'Done');
+    assert.equal(T.describeTask(T.downloadFailed(downloading, { kind: 'network', message: 'socket hang up' }, t0 + 9000)), 'Failed: the video could not be downloaded');
+    assert.equal(T.describeTask(T.observed(fresh(), status({ status: 'FAILURE' }), t0 + 5000, policy)), 'Failed: no reason given');
+    assert.equal(T.describeTask(T.restored(T.createTask(params, 'l', t0), t0 + 1)), 'Failed: VS Code closed during the submission');
+    // A task stored by an older version has no short reason: its stage words it.
+    const { reason: _r, ...older } = T.downloadFailed(downloading, { kind: 'protocol', message: 'not an MP4' }, t0 + 9000).error ?? { kind: '', message: '', stage: 'check' as const };
+    assert.equal(T.describeTask({ ...downloading, phase: 'failed', error: older }), 'Failed: the downloaded file is not a playable video');
   });
 
   it('keeps polling through UNKNOWN and unknown words, bounded by the poll limit', () => {
@@ -73,7 +92,7 @@ describe('video task state machine', () => {
     assert.equal(task.rawStatus, 'WEIRD');
     task = T.observed(task, status({ status: 'IN_PROGRESS' }), t0 + policy.maxPollMs, policy);
     assert.deepEqual({ phase: task.phase, by: task.stoppedBy }, { phase: 'stopped', by: 'limit' });
-    assert.equal(T.describeTask(task), 'polling stopped (time limit)');
+    assert.equal(T.describeTask(task), 'Stopped (time limit)');
     const resumed = T.resumed(task, t0 + policy.maxPollMs + 10);
     assert.deepEqual({ phase: resumed.phase, next: resumed.nextPollAt, from: resumed.pollStartedAt, stopped: resumed.stoppedBy }, { phase: 'running', next: t0 + policy.maxPollMs + 10, from: t0 + policy.maxPollMs + 10, stopped: undefined });
   });
@@ -118,7 +137,7 @@ describe('video task state machine', () => {
   it('lets the user stop polling and resume it', () => {
     const stopped = T.stoppedByUser(fresh(), t0 + 1);
     assert.deepEqual({ phase: stopped.phase, by: stopped.stoppedBy, next: stopped.nextPollAt }, { phase: 'stopped', by: 'user', next: undefined });
-    assert.equal(T.describeTask(stopped), 'polling stopped (by you)');
+    assert.equal(T.describeTask(stopped), 'Stopped (by you)');
     assert.equal(T.resumed(stopped, t0 + 2).phase, 'running');
     const submitting = T.createTask(params, 'x', t0);
     assert.equal(T.stoppedByUser(submitting, t0), submitting, 'a submission in flight cannot be stopped half-way');

@@ -17,6 +17,7 @@ import { reportNotRun, tallyRun } from '../support/mochaResults';
 import { type ChatPage, WebviewHarness } from './harness';
 import { assistantMessage, longAnswer, longCodeFence, RICH_ANSWER, snapshot, snapshotMessage, userMessage } from './fixtures';
 import { expectedText, formatMeasurement, measureStreaming } from './streaming';
+import { defineMediaTests } from './mediaView.webtest';
 import { defineTranslationTests } from './translation.webtest';
 
 export interface SuiteResult {
@@ -1013,6 +1014,7 @@ export function defineWebviewSuite(root: Mocha.Suite): void {
     };
     defineBrowserTests(s, started);
     s.describe('in Chinese (both apps)', (c) => defineTranslationTests(c, started));
+    s.describe('Media Studio', (m) => defineMediaTests(m, started));
   });
 }
 

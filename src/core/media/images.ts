@@ -7,6 +7,7 @@ import type { HttpClient } from '../http';
 import { parseJsonText, parseWith } from '../validate';
 import { describeBytes, detectImageFormat, type ImageFormat } from './mediaFiles';
 import { formatBytes, formatNumber } from '../../shared/format';
+import { displaySize, imageWireSize, parseSize } from '../../shared/mediaSize';
 
 /** One decoded image, in the format its bytes really have. */
 export interface GeneratedImage {
@@ -21,7 +22,7 @@ export interface ImagesApiRequest {
   model: string;
   prompt: string;
   n: number;
-  /** `<width>x<height>`. */
+  /** Any notation (`1024 × 1024`); sent as `<width>x<height>`. */
   size: string;
   signal?: AbortSignal;
 }
@@ -31,17 +32,17 @@ const MAX_SIDE = 16384;
 /** A downloaded image larger than this is refused rather than held in memory. */
 const MAX_IMAGE_BYTES = 64 * 1024 * 1024;
 
-/** `1024x1024`: two positive integers joined by a lower-case x, the Images API's `size` form. */
+/**
+ * The Images API's `size` form, `1024x1024`, from a size written in any notation the studio accepts
+ * (`1024 × 1024`, `1024*1024`): people write one notation, each endpoint gets its own.
+ */
 export function validateImageSize(size: string): string {
-  const s = size.trim();
-  const m = /^(\d{1,5})x(\d{1,5})$/.exec(s);
-  if (!m) {
-    const hint = /^\d+\s*[*×X]\s*\d+$/.test(s) ? l10n.t(' Write it as {0}.', s.replace(/\s*[*×X]\s*/, 'x')) : '';
-    throw new GatewayError('badRequest', l10n.t('The image size "{0}" is not of the form <width>x<height>, e.g. 1024x1024.{1}', size, hint));
+  const parsed = parseSize(size);
+  if (!parsed) throw new GatewayError('badRequest', l10n.t('The image size "{0}" is not a width and a height in pixels, e.g. 1024 × 1024.', size));
+  if (parsed.width < 1 || parsed.height < 1 || parsed.width > MAX_SIDE || parsed.height > MAX_SIDE) {
+    throw new GatewayError('badRequest', l10n.t('The image size {0} is out of range: each side must be between 1 and {1} pixels.', displaySize(parsed), formatNumber(MAX_SIDE)));
   }
-  const [w, h] = [Number(m[1]), Number(m[2])];
-  if (w < 1 || h < 1 || w > MAX_SIDE || h > MAX_SIDE) throw new GatewayError('badRequest', l10n.t('The image size {0} is out of range: each side must be between 1 and {1} pixels.', s, formatNumber(MAX_SIDE)));
-  return s;
+  return imageWireSize(parsed);
 }
 
 function validatePrompt(prompt: string): string {

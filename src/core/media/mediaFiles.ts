@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as l10n from '@vscode/l10n';
 import { formatBytes, formatNumber } from '../../shared/format';
 import { IMAGE_EXTENSIONS, sniffImage } from '../imageBytes';
+import type { PixelSize } from '../../shared/mediaSize';
 
 /**
  * Generated media as files: names from date, prompt and index; the real format read from the bytes;
@@ -129,6 +130,95 @@ export async function checkMp4File(file: string): Promise<Mp4Check> {
   } finally {
     await handle.close();
   }
+}
+
+/** How much of an image is read for its header: the JPEG frame header may follow a large EXIF block. */
+const IMAGE_HEADER_BYTES = 512 * 1024;
+/** A movie box larger than this is not read for its track size (real ones are kilobytes to a few megabytes). */
+const MAX_MOOV_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The real size in pixels of a saved image or MP4, read from the file's own header (the image's
+ * format header; the MP4's first visual track header, `tkhd`), never from what was asked for.
+ * Undefined when the file is missing or its header does not say.
+ */
+export async function readPixelSize(file: string, kind: 'image' | 'video'): Promise<PixelSize | undefined> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(file, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const size = (await handle.stat()).size;
+    const read = async (position: number, length: number): Promise<Buffer> => {
+      const buf = Buffer.alloc(Math.max(0, Math.min(length, size - position)));
+      if (buf.length) await handle.read(buf, 0, buf.length, position);
+      return buf;
+    };
+    if (kind === 'image') {
+      const info = sniffImage(await read(0, IMAGE_HEADER_BYTES));
+      return info?.width && info.height ? { width: info.width, height: info.height } : undefined;
+    }
+    return await mp4PixelSize(read, size);
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Walks the top-level boxes to `moov`, then its `trak` boxes for the first `tkhd` with a width and height. */
+async function mp4PixelSize(read: (position: number, length: number) => Promise<Buffer>, size: number): Promise<PixelSize | undefined> {
+  let offset = 0;
+  while (offset + 8 <= size) {
+    const header = await read(offset, 16);
+    let boxSize = header.readUInt32BE(0);
+    let headerSize = 8;
+    if (boxSize === 1 && header.length >= 16) {
+      boxSize = Number(header.readBigUInt64BE(8));
+      headerSize = 16;
+    } else if (boxSize === 0) {
+      boxSize = size - offset;
+    }
+    if (boxSize < headerSize) return undefined;
+    if (ascii(header, 4, 8) === 'moov') {
+      if (boxSize > MAX_MOOV_BYTES) return undefined;
+      const moov = await read(offset + headerSize, boxSize - headerSize);
+      for (const trak of childBoxes(moov, 0, moov.length, 'trak')) {
+        for (const tkhd of childBoxes(moov, trak.start, trak.end, 'tkhd')) {
+          const found = tkhdSize(moov, tkhd.start, tkhd.end);
+          if (found) return found;
+        }
+      }
+      return undefined;
+    }
+    offset += boxSize;
+  }
+  return undefined;
+}
+
+function* childBoxes(b: Buffer, start: number, end: number, type: string): Generator<{ start: number; end: number }> {
+  let at = start;
+  while (at + 8 <= end) {
+    const boxSize = b.readUInt32BE(at);
+    if (boxSize < 8 || at + boxSize > end) return;
+    if (ascii(b, at + 4, at + 8) === type) yield { start: at + 8, end: at + boxSize };
+    at += boxSize;
+  }
+}
+
+/**
+ * ISO/IEC 14496-12 track header: version and flags, then times and ids (20 bytes in version 0,
+ * 32 in version 1), 52 bytes of layer, volume and matrix, then width and height as 16.16 fixed
+ * point. Audio tracks have 0 × 0 and are skipped.
+ */
+function tkhdSize(b: Buffer, start: number, end: number): PixelSize | undefined {
+  const at = start + 4 + (b[start] === 1 ? 32 : 20) + 52;
+  if (at + 8 > end) return undefined;
+  const width = Math.round(b.readUInt32BE(at) / 65536);
+  const height = Math.round(b.readUInt32BE(at + 4) / 65536);
+  return width > 0 && height > 0 ? { width, height } : undefined;
 }
 
 /** `2026-09-21T14:30:05` → `20260921-143005`, in local time as the user reads file names. */

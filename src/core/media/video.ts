@@ -9,6 +9,7 @@ import { ERROR_STATUSES, redactUrl } from './images';
 import { streamToFileUnique } from '../atomicFile';
 import { checkMp4File, describeBytes } from './mediaFiles';
 import { formatDuration, formatNumber } from '../../shared/format';
+import { displaySize, displaySizeText, parseSize, videoWireSize } from '../../shared/mediaSize';
 
 /** `data.status` of a task query, in new-api's task envelope (upper case). */
 export const REMOTE_STATUSES = ['NOT_START', 'SUBMITTED', 'QUEUED', 'IN_PROGRESS', 'SUCCESS', 'FAILURE', 'UNKNOWN'] as const;
@@ -40,6 +41,7 @@ export interface VideoStatus {
 
 /** The one video model whose sizes and durations are known without catalog hints (a Wan-type model). */
 export const VERIFIED_WAN = { size: '832*480', duration: 5 } as const;
+const VERIFIED_WAN_SIZE = { width: 832, height: 480 };
 
 export interface VideoHints {
   sizes: string[];
@@ -57,7 +59,10 @@ export interface VideoHints {
  */
 export function videoHints(model: ModelInfo | undefined): VideoHints {
   const v = model?.catalog?.video;
-  const sizes = (v?.sizes ?? []).filter((s) => SIZE_PATTERN.test(s));
+  const sizes = (v?.sizes ?? []).flatMap((s) => {
+    const parsed = parseSize(s);
+    return parsed ? [videoWireSize(parsed)] : [];
+  });
   const durations = (v?.durations ?? []).filter((d) => Number.isInteger(d) && d > 0);
   if (sizes.length || durations.length) {
     const wan = isWanType(model?.id ?? '');
@@ -79,15 +84,15 @@ export function isWanType(id: string): boolean {
   return /^wanx?\d/i.test(id) || /(^|[-_/])wan[-_.]?\d/i.test(id);
 }
 
-const SIZE_PATTERN = /^(\d{2,5})\*(\d{2,5})$/;
 
 export function validateVideoParams(p: VideoParams): VideoParams {
   if (!p.prompt.trim()) throw new GatewayError('badRequest', l10n.t('Describe the video to generate: the prompt is empty.'));
-  const size = p.size.trim();
-  if (!SIZE_PATTERN.test(size)) {
-    const hint = /^\d+\s*[xX×]\s*\d+$/.test(size) ? l10n.t(' Video sizes use an asterisk: {0}.', size.replace(/\s*[xX×]\s*/, '*')) : '';
-    throw new GatewayError('badRequest', l10n.t('The video size "{0}" is not of the form <width>*<height> (asterisk), e.g. {1}.{2}', p.size, VERIFIED_WAN.size, hint));
+  const parsed = parseSize(p.size);
+  if (!parsed || parsed.width < 1 || parsed.height < 1) {
+    throw new GatewayError('badRequest', l10n.t('The video size "{0}" is not a width and a height in pixels, e.g. {1}.', p.size, displaySize(VERIFIED_WAN_SIZE)));
   }
+  // The video task endpoint takes the asterisk form, whatever notation the size was written in.
+  const size = videoWireSize(parsed);
   if (!Number.isInteger(p.duration) || p.duration < 1 || p.duration > 600) {
     throw new GatewayError('badRequest', l10n.t('The video duration must be a whole number of seconds from 1 to 600; {0} was given.', p.duration));
   }
@@ -143,10 +148,10 @@ function explainSubmitError(err: unknown, p: VideoParams): unknown {
   const said = err.detail ? l10n.t(' The gateway said: {0}', err.detail) : '';
   const sizeWords = /size|resolution|分辨率|尺寸/i.test(err.detail ?? '') || err.code === 'invalid_size';
   const lead = sizeWords
-    ? l10n.t('The model {0} does not accept the size {1}.', p.model, p.size)
-    : l10n.t('The model {0} refused the video request (size {1}, {2}).', p.model, p.size, formatDuration(p.duration * 1000));
+    ? l10n.t('The model {0} does not accept the size {1}.', p.model, displaySizeText(p.size))
+    : l10n.t('The model {0} refused the video request (size {1}, {2}).', p.model, displaySizeText(p.size), formatDuration(p.duration * 1000));
   const advice = isWanType(p.model)
-    ? l10n.t(' Nothing was retried with other parameters: choose a size and duration this model supports (verified for the Wan-type model: {0}, {1}) and submit again.', VERIFIED_WAN.size, formatDuration(VERIFIED_WAN.duration * 1000))
+    ? l10n.t(' Nothing was retried with other parameters: choose a size and duration this model supports (verified for the Wan-type model: {0}, {1}) and submit again.', displaySize(VERIFIED_WAN_SIZE), formatDuration(VERIFIED_WAN.duration * 1000))
     : l10n.t(' Nothing was retried with other parameters: choose a size and duration this model supports and submit again.');
   return new GatewayError('badRequest', `${lead}${said.endsWith('.') || said.endsWith('。') || !said ? said : `${said}.`}${advice}`, { status: err.status, code: err.code, requestId: err.requestId, detail: err.detail, cause: err });
 }

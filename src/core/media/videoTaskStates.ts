@@ -40,7 +40,7 @@ const taskSchema = z.object({
   nextPollAt: z.optional(z.number()),
   videoUrl: z.optional(z.string()),
   file: z.optional(z.string()),
-  error: z.optional(z.object({ kind: z.string(), message: z.string(), stage: z.enum(FAILURE_STAGES), requestId: z.optional(z.string()) })),
+  error: z.optional(z.object({ kind: z.string(), message: z.string(), stage: z.enum(FAILURE_STAGES), requestId: z.optional(z.string()), /** The short reason a status line shows ("Failed: <reason>"); older stored tasks have none. */ reason: z.optional(z.string()) })),
   stoppedBy: z.optional(z.enum(['user', 'limit', 'errors'])),
   /** Set once the gateway answered the task only on OpenAI's video route; later queries go there. */
   queryRoute: z.optional(z.enum(['generations', 'videos'])),
@@ -110,14 +110,14 @@ export function observed(task: VideoTask, s: VideoStatus, now: number, policy: P
   };
   if (s.status === 'SUCCESS') {
     if (!s.videoUrl) {
-      return fail(base, 'task', { kind: 'protocol', message: l10n.t('The gateway reports the task as SUCCESS but sent no video link (data.data.output.video_url, data.result_url, data.url or metadata.url).') }, now);
+      return fail(base, 'task', { kind: 'protocol', message: l10n.t('The gateway reports the task as SUCCESS but sent no video link (data.data.output.video_url, data.result_url, data.url or metadata.url).'), reason: l10n.t('finished without a video link') }, now);
     }
     const { nextPollAt: _drop, ...rest } = base;
     return { ...rest, phase: 'downloading', progress: 100, videoUrl: s.videoUrl };
   }
   if (s.status === 'FAILURE') {
     const reason = s.failReason ? l10n.t('The gateway reports the task as failed: {0}', s.failReason) : l10n.t('The gateway reports the task as failed without a reason.');
-    return fail(base, 'task', { kind: 'server', message: l10n.t('{0} It was not resubmitted; change the prompt or parameters and submit again if you want another try.', reason) }, now);
+    return fail(base, 'task', { kind: 'server', message: l10n.t('{0} It was not resubmitted; change the prompt or parameters and submit again if you want another try.', reason), reason: s.failReason ?? l10n.t('no reason given') }, now);
   }
   if (policy.maxPollMs > 0 && now - (task.pollStartedAt ?? task.createdAt) >= policy.maxPollMs) {
     return stop(base, 'limit', now);
@@ -133,7 +133,7 @@ export function observed(task: VideoTask, s: VideoStatus, now: number, policy: P
 export function pollFailed(task: VideoTask, error: Pick<GatewayError, 'kind' | 'message' | 'code' | 'requestId'>, now: number, policy: PollPolicy): VideoTask {
   if (task.phase !== 'running') return task;
   if (error.code === 'task_not_exist') {
-    return fail(task, 'poll', { kind: error.kind, message: l10n.t('The gateway does not know the task {0}: {1}', task.taskId ?? '', error.message), requestId: error.requestId }, now);
+    return fail(task, 'poll', { kind: error.kind, message: l10n.t('The gateway does not know the task {0}: {1}', task.taskId ?? '', error.message), requestId: error.requestId, reason: l10n.t('the gateway does not know this task') }, now);
   }
   const errorsInRow = task.errorsInRow + 1;
   const base: VideoTask = { ...task, errorsInRow, updatedAt: now, error: { kind: error.kind, message: error.message, stage: 'poll', ...(error.requestId ? { requestId: error.requestId } : {}) } };
@@ -181,7 +181,11 @@ export function restored(task: VideoTask, now: number): VideoTask {
       return fail(
         task,
         'submit',
-        { kind: 'cancelled', message: l10n.t('VS Code closed while this task was being submitted, so whether the gateway accepted it is unknown. It was not submitted again; check the console, or resubmit it yourself.') },
+        {
+          kind: 'cancelled',
+          message: l10n.t('VS Code closed while this task was being submitted, so whether the gateway accepted it is unknown. It was not submitted again; check the console, or resubmit it yourself.'),
+          reason: l10n.t('VS Code closed during the submission'),
+        },
         now,
       );
     case 'running':
@@ -212,42 +216,59 @@ function stop(task: VideoTask, by: 'user' | 'limit' | 'errors', now: number): Vi
   return { ...rest, phase: 'stopped', stoppedBy: by, updatedAt: now };
 }
 
-function fail(task: VideoTask, stage: FailureStage, error: { kind: string; message: string; requestId?: string }, now: number): VideoTask {
+function fail(task: VideoTask, stage: FailureStage, error: { kind: string; message: string; requestId?: string; reason?: string }, now: number): VideoTask {
   const { nextPollAt: _n, stoppedBy: _s, ...rest } = task;
-  return { ...rest, phase: 'failed', error: { kind: error.kind, message: error.message, stage, ...(error.requestId ? { requestId: error.requestId } : {}) }, updatedAt: now, finishedAt: now };
+  const reason = error.reason ?? failedAt(stage);
+  return { ...rest, phase: 'failed', error: { kind: error.kind, message: error.message, stage, ...(error.requestId ? { requestId: error.requestId } : {}), reason }, updatedAt: now, finishedAt: now };
 }
 
-/** A short status line for lists: `IN_PROGRESS 30%`, `stopped (poll limit)`, … */
+/**
+ * A short status line for cards and lists, in words rather than the gateway's codes: `Queued`,
+ * `Generating 40 %`, `Downloading`, `Done`, `Failed: <reason>`, `Stopped (time limit)`.
+ */
 export function describeTask(task: VideoTask): string {
   switch (task.phase) {
     case 'submitting':
-      return l10n.t('submitting');
+      return l10n.t('Submitting');
     case 'running':
-      return `${task.remoteStatus ?? 'NOT_START'}${task.progress !== undefined ? ` ${formatNumber(Math.round(task.progress))}%` : ''}`;
+      return describeRunning(task);
     case 'downloading':
-      return l10n.t('downloading');
+      return l10n.t('Downloading');
     case 'succeeded':
-      return l10n.t('succeeded');
+      return l10n.t('Done');
     case 'failed':
-      return failedAt(task.error?.stage);
+      return l10n.t('Failed: {0}', task.error?.reason ?? failedAt(task.error?.stage));
     case 'stopped':
-      return task.stoppedBy === 'limit' ? l10n.t('polling stopped (time limit)') : task.stoppedBy === 'errors' ? l10n.t('polling stopped (errors)') : l10n.t('polling stopped (by you)');
+      return task.stoppedBy === 'limit' ? l10n.t('Stopped (time limit)') : task.stoppedBy === 'errors' ? l10n.t('Stopped (queries failed)') : l10n.t('Stopped (by you)');
   }
 }
 
-/** `failed (download)`: where it failed, in the display language. */
+/**
+ * A running task by its last reported status: not started, submitted and queued all read "Queued"
+ * (the gateway has it, nothing is being made yet); in progress reads "Generating", with the
+ * progress when one was reported; a status no one knows reads "Waiting for the gateway".
+ */
+function describeRunning(task: VideoTask): string {
+  const status = task.remoteStatus ?? 'NOT_START';
+  if (status === 'NOT_START' || status === 'SUBMITTED' || status === 'QUEUED') return l10n.t('Queued');
+  if (status === 'UNKNOWN') return l10n.t('Waiting for the gateway');
+  const progress = task.progress;
+  return progress !== undefined && progress > 0 ? l10n.t('Generating {0} %', formatNumber(Math.round(progress))) : l10n.t('Generating');
+}
+
+/** Where it failed, when the failure brought no reason of its own (older stored tasks). */
 function failedAt(stage: FailureStage | undefined): string {
   switch (stage) {
     case 'submit':
-      return l10n.t('failed (submit)');
+      return l10n.t('the gateway did not accept the task');
     case 'poll':
-      return l10n.t('failed (poll)');
+      return l10n.t('the task could not be queried');
     case 'download':
-      return l10n.t('failed (download)');
+      return l10n.t('the video could not be downloaded');
     case 'check':
-      return l10n.t('failed (check)');
+      return l10n.t('the downloaded file is not a playable video');
     case 'task':
     case undefined:
-      return l10n.t('failed (task)');
+      return l10n.t('the gateway reports the task as failed');
   }
 }

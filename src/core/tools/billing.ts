@@ -1,3 +1,5 @@
+import { parseSize, resolutionTier } from '../../shared/mediaSize';
+
 /** Per-call billing of the provider tools (US$0.10 per call unless priced separately). */
 export const DEFAULT_CALL_PRICE_USD = 0.1;
 
@@ -16,10 +18,23 @@ export interface ChatTokenFigures {
   outputTokens: number;
 }
 
-/** Counts the billed calls and VS Code chat tokens of this session, for the status-bar tooltip. */
+/**
+ * What the session generated. Images and videos are priced per model by the gateway and the client
+ * is told no price, so they are counted, not summed into the amount: images by count, videos by the
+ * factors video is billed by (model, duration, resolution tier).
+ */
+export interface MediaFigures {
+  images: number;
+  videos: number;
+  /** Seconds of video by resolution tier (`480P`, `720P`, `1080P`; `other` for a size outside them). */
+  videoSeconds: Record<string, number>;
+}
+
+/** Counts the billed calls, generated media and VS Code chat tokens of this session, for the status-bar tooltip. */
 export class BillingMeter {
   readonly entries: BillingEntry[] = [];
   private readonly tokens: ChatTokenFigures = { answers: 0, inputTokens: 0, outputTokens: 0 };
+  private readonly mediaFigures: MediaFigures = { images: 0, videos: 0, videoSeconds: {} };
   private readonly listeners = new Set<() => void>();
 
   record(tool: BilledTool, usd = DEFAULT_CALL_PRICE_USD): void {
@@ -33,6 +48,26 @@ export class BillingMeter {
     this.tokens.inputTokens += countOf(usage.inputTokens);
     this.tokens.outputTokens += countOf(usage.outputTokens);
     this.changed();
+  }
+
+  /** Images saved from one generation. */
+  recordImages(_model: string, count: number): void {
+    if (!(count > 0)) return;
+    this.mediaFigures.images += Math.floor(count);
+    this.changed();
+  }
+
+  /** A video task the gateway accepted (it bills at acceptance): its duration counts under the size's resolution tier. */
+  recordVideo(_model: string, size: string, durationSec: number): void {
+    const parsed = parseSize(size);
+    const tier = (parsed && resolutionTier(parsed)) ?? 'other';
+    this.mediaFigures.videos += 1;
+    this.mediaFigures.videoSeconds[tier] = (this.mediaFigures.videoSeconds[tier] ?? 0) + countOf(durationSec);
+    this.changed();
+  }
+
+  get media(): Readonly<MediaFigures> {
+    return { ...this.mediaFigures, videoSeconds: { ...this.mediaFigures.videoSeconds } };
   }
 
   get chatTokens(): Readonly<ChatTokenFigures> {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { writeFileUnique } from '../../core/atomicFile';
 import { GatewayError, isGatewayError } from '../../core/errors';
+import { sniffImage } from '../../core/imageBytes';
 import { generateImages, generateImageViaResponses, validateImageSize, type GeneratedImage } from '../../core/media/images';
 import { detectImageFormat, imageExtension, mediaBaseName } from '../../core/media/mediaFiles';
 import { requireListedModel, requireOuterModel } from '../../core/media/modelChoice';
@@ -128,7 +129,13 @@ export class ImageRunner {
         },
       );
       const paths = await this.saveImages(dir, args.prompt, images);
-      await this.host.gallery.add(paths.map((file) => ({ kind: 'image' as const, file, prompt: args.prompt, model: outer ? `${imageModel.id} via ${outer.id}` : imageModel.id, size, createdAt: Date.now(), route })));
+      // Each card reports the saved file's own size (from its header), which need not be the one asked for.
+      const pixelsOf = (i: number) => {
+        const info = images[i] ? sniffImage(images[i].bytes) : undefined;
+        return info?.width && info.height ? { width: info.width, height: info.height } : null;
+      };
+      await this.host.gallery.add(paths.map((file, i) => ({ kind: 'image' as const, file, prompt: args.prompt, model: outer ? `${imageModel.id} via ${outer.id}` : imageModel.id, size, pixels: pixelsOf(i), createdAt: Date.now(), route })));
+      this.host.services.billing.recordImages(imageModel.id, paths.length);
       view.state = 'done';
       view.files = paths.map(displayPath);
       delete view.partial;

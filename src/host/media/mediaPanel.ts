@@ -41,6 +41,24 @@ export class MediaPanel implements vscode.Disposable {
     return created;
   }
 
+  /**
+   * After a window reload VS Code brings the panel back (its tab and form drafts are the webview's
+   * own saved state) and hands it here to be given its page again; the gallery and tasks come from
+   * the host's snapshot once the page says ready, as for a new panel.
+   */
+  static revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, owner: MediaPanelOwner, log: vscode.LogOutputChannel): MediaPanel | undefined {
+    if (MediaPanel.current) {
+      // One studio panel at a time: a second restored one would compete for the same state.
+      panel.dispose();
+      return undefined;
+    }
+    panel.webview.options = { enableScripts: true, localResourceRoots: MediaPanel.roots(extensionUri, owner) };
+    panel.title = vscode.l10n.t('Media Studio');
+    const revived = new MediaPanel(panel, extensionUri, owner, log);
+    MediaPanel.current = revived;
+    return revived;
+  }
+
   static get open(): MediaPanel | undefined {
     return MediaPanel.current;
   }

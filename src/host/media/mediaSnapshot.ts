@@ -95,6 +95,7 @@ function galleryView(item: GalleryItem, panel: MediaPanel) {
     prompt: item.prompt,
     model: item.model,
     size: item.size,
+    ...(item.pixels !== undefined ? { pixels: item.pixels } : {}),
     createdAt: item.createdAt,
     label: displayPath(item.file),
     ...(src ? { src } : {}),

@@ -60,6 +60,11 @@ export class MediaStudio implements vscode.Disposable, MediaPanelOwner {
       vscode.window.onDidChangeActiveTextEditor((e) => {
         if (e) this.lastEditor = e;
       }),
+      vscode.window.registerWebviewPanelSerializer(MediaPanel.viewType, {
+        deserializeWebviewPanel: async (panel) => {
+          MediaPanel.revive(panel, context.extensionUri, this, services.log);
+        },
+      }),
     );
     // Tasks left running by the last session resume soon after activation, not during it.
     if (this.video.hasUnfinished()) this.resumeTimer = setTimeout(() => void this.video.ready().catch((err: unknown) => services.log.warn(`Resuming video tasks failed: ${String(err)}`)), RESUME_DELAY_MS);
@@ -67,7 +72,11 @@ export class MediaStudio implements vscode.Disposable, MediaPanelOwner {
 
   attach(panel: MediaPanel | undefined): void {
     this.panel = panel;
-    if (panel) void this.video.ready().catch((err: unknown) => this.services.log.warn(`Loading video tasks failed: ${String(err)}`));
+    if (!panel) return;
+    void this.video.ready().catch((err: unknown) => this.services.log.warn(`Loading video tasks failed: ${String(err)}`));
+    void this.gallery.measureMissing().catch((err: unknown) => this.services.log.warn(`Reading the sizes of gallery files failed: ${String(err)}`));
+    // A panel restored after a reload opens with no command behind it: it loads the models itself.
+    void loadModelsOnFirstUse(this.services, 'media');
   }
 
   /** Thumbnails may be read from these folders. */

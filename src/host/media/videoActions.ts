@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { GatewayError } from '../../core/errors';
+import { readPixelSize } from '../../core/media/mediaFiles';
 import { requireListedModel } from '../../core/media/modelChoice';
 import { validateVideoParams, videoHints } from '../../core/media/video';
 import { describeTask, type VideoTask } from '../../core/media/videoTaskStates';
@@ -69,7 +70,7 @@ export class VideoActions {
     if (!size || duration === undefined) {
       throw new GatewayError(
         'badRequest',
-        vscode.l10n.t('Nothing is known about the sizes and durations {0} accepts (the catalog has no hints for it). Give both, e.g. size "832*480" and duration 5; the gateway will say if the model rejects them.', model.id),
+        vscode.l10n.t('Nothing is known about the sizes and durations {0} accepts (the catalog has no hints for it). Give both, e.g. size 832 × 480 and duration 5; the gateway will say if the model rejects them.', model.id),
       );
     }
     const params = validateVideoParams({ model: model.id, prompt: args.prompt, size, duration });
@@ -132,8 +133,14 @@ export class VideoActions {
   }
 
   async onTaskTransition(task: VideoTask, from: VideoTask['phase'] | undefined): Promise<void> {
+    if (task.phase === 'running' && from === 'submitting') {
+      // The gateway bills a video task when it accepts it (by model, duration and resolution).
+      this.host.services.billing.recordVideo(task.model, task.size, task.duration);
+      return;
+    }
     if (task.phase === 'succeeded' && task.file) {
-      await this.host.gallery.add([{ kind: 'video', file: task.file, prompt: task.prompt, model: task.model, size: task.size, createdAt: task.finishedAt ?? Date.now(), route: 'video', ...(task.taskId ? { taskId: task.taskId } : {}) }]);
+      const pixels = (await readPixelSize(task.file, 'video')) ?? null;
+      await this.host.gallery.add([{ kind: 'video', file: task.file, prompt: task.prompt, model: task.model, size: task.size, pixels, createdAt: task.finishedAt ?? Date.now(), route: 'video', ...(task.taskId ? { taskId: task.taskId } : {}) }]);
       const play = vscode.l10n.t('Open with System Player');
       const reveal = vscode.l10n.t('Reveal in Explorer');
       const choice = await vscode.window.showInformationMessage(vscode.l10n.t('Video saved: {0}', displayPath(task.file)), play, reveal);

@@ -8,9 +8,9 @@ import { button, h, setHidden, setText } from '../shared/dom';
 import type { MediaChannel } from './channel';
 import { field, fillList, fillModels, persist } from './fields';
 import { formatDuration, formatNumber } from '../../shared/format';
-import { IMAGE_SIZE } from './format';
+import { displaySizeText, imageWireSize, parseSize } from '../../shared/mediaSize';
 
-const COMMON_SIZES = ['1024x1024', '1536x1024', '1024x1536', '512x512', '256x256'];
+const COMMON_SIZES = ['1024 × 1024', '1536 × 1024', '1024 × 1536', '512 × 512', '256 × 256'];
 
 export class ImagesTab {
   readonly el: HTMLElement;
@@ -37,8 +37,8 @@ export class ImagesTab {
   private jobKey = '';
 
   constructor(private readonly channel: MediaChannel) {
-    this.route.append(h('option', { text: l10n.t('Images API'), attrs: { value: 'images' } }), h('option', { text: l10n.t('Responses (image tool)'), attrs: { value: 'responses' } }));
-    this.outerField = field(l10n.t('Language model (outer)'), this.outer);
+    this.route.append(h('option', { text: l10n.t('Image model directly'), attrs: { value: 'images' } }), h('option', { text: l10n.t('Through a language model'), attrs: { value: 'responses' } }));
+    this.outerField = field(l10n.t('Language model'), this.outer);
     this.countField = field(l10n.t('Number of images'), this.count);
     this.streamField = h('label', { className: 'check' }, this.stream, ' ', l10n.t('Stream partial images'));
     this.preview.hidden = true;
@@ -50,10 +50,10 @@ export class ImagesTab {
     this.el = h(
       'div',
       { className: 'tab-body' },
-      h('div', { className: 'grid' }, field(l10n.t('Route'), this.route), field(l10n.t('Image model'), this.model), this.outerField),
+      h('div', { className: 'grid' }, field(l10n.t('How to generate'), this.route), field(l10n.t('Image model'), this.model), this.outerField),
       this.routeNote,
       field(l10n.t('Prompt'), this.prompt),
-      h('div', { className: 'grid' }, field(l10n.t('Size (width x height)'), this.size, this.sizeProblem), this.countField, h('div', { className: 'field field-check' }, this.streamField)),
+      h('div', { className: 'grid' }, field(l10n.t('Size (width × height)'), this.size, this.sizeProblem), this.countField, h('div', { className: 'field field-check' }, this.streamField)),
       this.sizes,
       h('div', { className: 'row actions' }, this.generate, this.cancel, h('span', { className: 'hint', text: l10n.t('Ctrl+Enter generates') })),
       this.job,
@@ -64,6 +64,7 @@ export class ImagesTab {
     persist(channel, 'outerModel', this.outer);
     persist(channel, 'imagePrompt', this.prompt, () => this.updateButtons());
     persist(channel, 'imageSize', this.size, () => this.validate());
+    this.size.value = displaySizeText(this.size.value);
     persist(channel, 'imageCount', this.count);
     persist(channel, 'stream', this.stream);
     this.generate.addEventListener('click', () => this.submit());
@@ -82,12 +83,13 @@ export class ImagesTab {
     const d = this.channel.state.fields;
     if (first) {
       this.route.value = d.route ?? s.defaults.route;
-      if (!this.size.value) this.size.value = d.imageSize ?? s.defaults.imageSize;
+      // Sizes saved or set in another notation (`1024x1024`) are shown in the studio's own.
+      if (!this.size.value) this.size.value = displaySizeText(d.imageSize ?? s.defaults.imageSize);
       if (!this.count.value) this.count.value = d.imageCount ?? String(s.defaults.imageCount);
       if (d.stream === undefined) this.stream.checked = s.defaults.stream;
     }
     fillModels(this.model, s.imageModels, d.imageModel, s.defaults.imageModel, l10n.t('No image models for this key'));
-    fillModels(this.outer, s.outerModels, d.outerModel, s.defaults.outerModel, l10n.t('No Responses-capable language model'));
+    fillModels(this.outer, s.outerModels, d.outerModel, s.defaults.outerModel, l10n.t('No language model here can have images drawn'));
     this.updateVisibility();
     this.renderJob(s.imageJob);
     this.updateButtons();
@@ -111,15 +113,15 @@ export class ImagesTab {
     setText(
       this.routeNote,
       responses
-        ? l10n.t('A language model answers and calls the image_generation tool with the image model; the image model is never the outer model.')
-        : l10n.t('POST /v1/images/generations with response_format b64_json; each image is decoded and saved in its real format.'),
+        ? l10n.t('A language model reads your prompt and has the image model draw the picture; it may write a few words alongside.')
+        : l10n.t('The image model draws the pictures from your prompt; each one is saved in the format it arrives in.'),
     );
     this.validate();
   }
 
   private validate(): boolean {
-    const ok = IMAGE_SIZE.test(this.size.value.trim());
-    setText(this.sizeProblem, ok ? '' : l10n.t('Write the size as <width>x<height>, e.g. 1024x1024.'));
+    const ok = !!parseSize(this.size.value);
+    setText(this.sizeProblem, ok ? '' : l10n.t('Write the size as width × height in pixels, e.g. 1024 × 1024.'));
     this.size.setAttribute('aria-invalid', String(!ok));
     this.updateButtons();
     return ok;
@@ -128,13 +130,14 @@ export class ImagesTab {
   private updateButtons(): void {
     const running = this.snapshot?.imageJob?.state === 'running';
     const responses = this.route.value === 'responses';
-    const ready = !!this.model.value && (!responses || !!this.outer.value) && !!this.prompt.value.trim() && IMAGE_SIZE.test(this.size.value.trim());
+    const ready = !!this.model.value && (!responses || !!this.outer.value) && !!this.prompt.value.trim() && !!parseSize(this.size.value);
     this.generate.disabled = running || !ready;
     setHidden(this.cancel, !running);
   }
 
   private submit(): void {
-    if (this.generate.disabled || !this.validate()) return;
+    const size = parseSize(this.size.value);
+    if (this.generate.disabled || !this.validate() || !size) return;
     const route = this.route.value === 'responses' ? 'responses' : 'images';
     const n = Math.max(1, Math.min(10, Math.floor(Number(this.count.value) || 1)));
     this.channel.post({
@@ -145,7 +148,8 @@ export class ImagesTab {
         ...(route === 'responses' ? { outerModel: this.outer.value } : {}),
         prompt: this.prompt.value,
         n,
-        size: this.size.value.trim(),
+        // The Images API and the image tool take `1024x1024`, whatever notation was typed.
+        size: imageWireSize(size),
         stream: this.stream.checked,
       },
     });

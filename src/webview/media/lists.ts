@@ -8,6 +8,7 @@ import { button, h, setText } from '../shared/dom';
 import type { MediaChannel } from './channel';
 import { formatBytes, formatDuration, formatWhen } from '../../shared/format';
 import { clip } from './format';
+import { displaySize, displaySizeText, parseSize } from '../../shared/mediaSize';
 
 type TaskAction = Extract<MediaWebviewMessage, { type: 'task' }>['action'];
 type ItemAction = Extract<MediaWebviewMessage, { type: 'item' }>['action'];
@@ -101,9 +102,10 @@ export class TaskList {
       'li',
       { className: `task task-${t.phase}`, dataset: { taskId: t.taskId ?? '', phase: t.phase } },
       h('div', { className: 'task-head' }, h('span', { className: 'task-prompt', text: clip(t.prompt, 120), attrs: { title: t.prompt } }), h('span', { className: `badge status-${t.phase}`, text: t.statusText })),
-      h('div', { className: 'meta' }, `${t.model} · ${t.size} · ${formatDuration(t.duration * 1000)} · `, time, t.taskId ? ` · ${t.taskId}` : '', download),
+      h('div', { className: 'meta' }, `${t.model} · ${displaySizeText(t.size)} · ${formatDuration(t.duration * 1000)} · `, time, t.taskId ? ` · ${t.taskId}` : '', download),
       t.phase === 'succeeded' ? null : progress,
-      t.error ? h('div', { className: 'error-message', text: t.error.message, attrs: { role: t.phase === 'failed' ? 'alert' : 'status' } }) : null,
+      // The status says "Failed: <reason>"; the full account (what to do next) follows.
+      t.error && !t.statusText.endsWith(t.error.message) ? h('div', { className: 'error-message', text: t.error.message, attrs: { role: t.phase === 'failed' ? 'alert' : 'status' } }) : null,
       t.file ? h('div', { className: 'path', text: t.file.label, attrs: { title: t.file.path } }) : null,
       h('div', { className: 'row item-actions' }, ...actions),
     );
@@ -157,10 +159,22 @@ export class GalleryGrid {
         'div',
         { className: 'card-body' },
         h('div', { className: 'card-prompt', text: clip(item.prompt, 160), attrs: { title: item.prompt } }),
-        h('div', { className: 'meta', text: `${item.model} · ${item.size} · ${formatWhen(item.createdAt)}` }),
+        h('div', { className: 'meta' }, `${item.model} · `, h('span', { className: 'dimensions', text: dimensions(item) }), ` · ${formatWhen(item.createdAt)}`),
         h('div', { className: 'path', text: item.label, attrs: { title: item.label } }),
         h('div', { className: 'row item-actions' }, ...actions),
       ),
     );
   }
+}
+
+/**
+ * What a card says about the file's size: the real pixels read from the saved file, with the size
+ * asked for when it differs; "size unknown" when the file's header does not say.
+ */
+export function dimensions(item: GalleryItemView): string {
+  if (item.pixels === undefined) return l10n.t('asked for {0}', displaySizeText(item.size));
+  if (item.pixels === null) return item.exists ? l10n.t('size unknown') : l10n.t('asked for {0}', displaySizeText(item.size));
+  const real = displaySize(item.pixels);
+  const asked = parseSize(item.size);
+  return asked && (asked.width !== item.pixels.width || asked.height !== item.pixels.height) ? l10n.t('{0} (asked for {1})', real, displaySize(asked)) : real;
 }
