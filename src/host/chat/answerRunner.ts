@@ -15,6 +15,7 @@ import { GatewayError } from '../../core/errors';
 import { withProtocolFallback } from '../../core/models/protocolFallback';
 import type { ChatProtocol, ModelInfo } from '../../core/models/types';
 import type { ChatMessageView } from '../../shared/protocol';
+import { modelGoneSendNote } from '../../shared/notices';
 import type { AttachmentTray } from './attachmentTray';
 import { chatSettings } from './chatSettings';
 import { buildHistory } from './history';
@@ -96,8 +97,8 @@ export class AnswerRunner {
     if (!session) throw new GatewayError('badRequest', busyHere());
     try {
       // Refused before anything is stored: the user picks the model the conversation goes on with.
-      const stuck = host.models.blocker(undefined, shown.meta);
-      if (stuck?.kind === 'modelUnavailable') throw stuck;
+      const stuck = host.models.goneModel(shown.meta);
+      if (stuck) throw new GatewayError('modelUnavailable', modelGoneSendNote(stuck));
       const images = host.tray.items.flatMap((a) => (a.image ? [a.image] : []));
       if (images.length) {
         // Refused before anything is stored or sent; the images stay attached for another model.
@@ -208,9 +209,9 @@ export class AnswerRunner {
 
   /** True (and the user told) when the conversation's own model is gone and no other was picked yet. */
   private refusedForModel(shown: Shown): boolean {
-    const stuck = this.host.models.blocker(undefined, shown.meta);
-    if (stuck?.kind !== 'modelUnavailable') return false;
-    void vscode.window.showWarningMessage(stuck.message);
+    const stuck = this.host.models.goneModel(shown.meta);
+    if (!stuck) return false;
+    void vscode.window.showWarningMessage(modelGoneSendNote(stuck));
     return true;
   }
 
