@@ -18,6 +18,7 @@ import { type ChatPage, WebviewHarness } from './harness';
 import { assistantMessage, longAnswer, longCodeFence, RICH_ANSWER, snapshot, snapshotMessage, userMessage } from './fixtures';
 import { expectedText, formatMeasurement, measureStreaming } from './streaming';
 import { defineTranslationTests } from './translation.webtest';
+import { defineNoticeTests } from './notices.webtest';
 
 export interface SuiteResult {
   passed: number;
@@ -1012,6 +1013,7 @@ export function defineWebviewSuite(root: Mocha.Suite): void {
       return harness;
     };
     defineBrowserTests(s, started);
+    s.describe('notices', (n) => defineNoticeTests(n, started));
     s.describe('in Chinese (both apps)', (c) => defineTranslationTests(c, started));
   });
 }
