@@ -43,7 +43,7 @@ export function defineNoticeTests(t: SuiteBuilder, harness: () => WebviewHarness
       ),
     );
     const lines = p.page.locator('.log > *');
-    assert.deepEqual(await lines.evaluateAll((els) => els.map((el) => (el as HTMLElement).dataset.id)), ['u1', 'n1', 'a1', 'n2'], 'in the order of the conversation');
+    assert.deepEqual(await lines.evaluateAll((els) => els.map((el) => el.getAttribute('data-id'))), ['u1', 'n1', 'a1', 'n2'], 'in the order of the conversation');
     const n1 = p.page.locator('.msg-notice[data-id="n1"]');
     assert.equal(await n1.innerText(), 'Model switched from glm-4.6 to gpt-4.1: glm-4.6 does not take images.');
     assert.equal(await n1.getAttribute('role'), 'note');
@@ -76,10 +76,10 @@ export function defineNoticeTests(t: SuiteBuilder, harness: () => WebviewHarness
     await p.clearPosted();
     await p.page.getByRole('button', { name: 'Continue with gpt-4.1', exact: true }).focus();
     await p.page.keyboard.press('Tab');
-    assert.equal(await p.page.evaluate(() => document.activeElement?.textContent), 'gpt-4.1-mini', 'Tab goes from one choice to the next');
+    assert.equal(await p.page.evaluate<string>('document.activeElement.textContent'), 'gpt-4.1-mini', 'Tab goes from one choice to the next');
     await p.page.keyboard.press('Enter');
     await p.page.keyboard.press('Tab');
-    assert.equal(await p.page.evaluate(() => document.activeElement?.textContent), 'Pick another…');
+    assert.equal(await p.page.evaluate<string>('document.activeElement.textContent'), 'Pick another…');
     await p.page.keyboard.press('Space');
     assert.deepEqual(await p.posted(), [{ type: 'selectModel', model: 'gpt-4.1-mini' }, { type: 'action', action: 'pickModel' }], 'Enter in the box sent nothing; each choice posts its pick');
 
