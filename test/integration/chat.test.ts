@@ -251,7 +251,7 @@ describe('Chat in a real extension host', function () {
       assert.ok(answer.text.includes(fact(fox)));
       // The switch is said in the conversation itself, before the question it was made for.
       const exported = await run<{ markdown: string }>('exportChat', { conversationId: answer.conversationId });
-      assert.match(exported.markdown, new RegExp(`_Model switched from qwen-plus to ${attached.model.replace(/[.-]/g, '\\$&')}: qwen-plus does not take images\\._\\n\\n## You\\n\\nwhat is it\\?`));
+      assert.match(exported.markdown, new RegExp(`_Model switched from qwen-plus to ${attached.model.replace(/[.-]/g, '\\$&')}: qwen-plus does not take images\\._\\n\\n## You\\n\\n> Image: fox\\.png [^\\n]*\\n\\nwhat is it\\?`));
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     });
 
