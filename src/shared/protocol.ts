@@ -71,9 +71,34 @@ export type ImageRef = z.infer<typeof imageRefSchema>;
 export const citationSchema = z.object({ url: z.string(), title: z.optional(z.string()) });
 export type Citation = z.infer<typeof citationSchema>;
 
+/**
+ * Why a conversation's model changed without the user picking it there: `imageNeedsVision` (Ask
+ * About This Image moved to a model that takes images), `keyChanged` / `modelGone` (the key can no
+ * longer use the model, after a key change or a refresh of its list, and the user picked the one to
+ * continue with).
+ */
+export const modelChangeReasonSchema = z.enum(['keyChanged', 'modelGone', 'imageNeedsVision']);
+export type ModelChangeReason = z.infer<typeof modelChangeReasonSchema>;
+
+/**
+ * What a `notice` message records. A reason a newer version wrote reads as unset (the line then
+ * just says that the model changed), not as damage.
+ */
+export const messageNoticeSchema = z.object({
+  kind: z.literal('modelChange'),
+  from: z.optional(z.string()),
+  to: z.string(),
+  reason: z.optional(z.catch(z.optional(modelChangeReasonSchema), undefined)),
+});
+export type MessageNotice = z.infer<typeof messageNoticeSchema>;
+
 export const chatMessageSchema = z.object({
   id: z.string(),
-  role: z.enum(['user', 'assistant']),
+  /**
+   * `notice`: a line the conversation shows about itself (its model changed); never sent to a
+   * model as history. Its words are made from `notice` when shown, in the language of the view.
+   */
+  role: z.enum(['user', 'assistant', 'notice']),
   text: z.string(),
   reasoning: z.optional(z.string()),
   status: messageStatusSchema,
@@ -94,6 +119,8 @@ export const chatMessageSchema = z.object({
   citations: z.optional(z.array(citationSchema)),
   /** What the model searched the web for, when it says so. */
   searches: z.optional(z.array(z.string())),
+  /** Set on a `notice` message: what it says. */
+  notice: z.optional(messageNoticeSchema),
   createdAt: z.number(),
 });
 export type ChatMessageView = z.infer<typeof chatMessageSchema>;
@@ -158,6 +185,13 @@ export const snapshotSchema = z.object({
   remoteImageHosts: z.array(z.string()),
   /** Largest image the host accepts (bytes), so the view can refuse a bigger one before posting it. */
   imageMaxBytes: z.optional(z.number()),
+  /**
+   * The conversation's own model, which the key can no longer use (the key changed or the model
+   * left its list): Send waits until the user picks the model to continue with. `choices` are the
+   * models suggested first (the view also offers any other); `keyChanged` when the key changed in
+   * this session.
+   */
+  modelGone: z.optional(z.object({ model: z.string(), choices: z.array(z.string()), keyChanged: z.boolean() })),
   /** Why chat cannot be used right now (no key, no base address…), with the action that fixes it. */
   notice: z.optional(z.object({ message: z.string(), action: z.optional(z.enum(['setKey', 'openSettings', 'refreshModels'])) })),
 });

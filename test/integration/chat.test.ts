@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AskResult, AttachImagesResult } from '../../src/host/chat/chatController';
-import { DEFAULT_MODELS, DEMO_KEY, GatewayDouble, promptPng } from '../gateway';
+import { DEFAULT_MODELS, DEMO_KEY, GatewayDouble, promptPng, VIP_KEY, VIP_ONLY_MODEL } from '../gateway';
 import { run, setSetting } from './support';
 
 /** The double's description of an image it received (see test/gateway/imageFacts.ts). */
@@ -249,6 +249,10 @@ describe('Chat in a real extension host', function () {
       const answer = await run<AskResult>('ask', { prompt: 'what is it?' });
       assert.equal(answer.model, attached.model);
       assert.ok(answer.text.includes(fact(fox)));
+      // The switch is said in the conversation itself, before the question it was made for.
+      const exported = await run<{ markdown: string }>('exportChat', { conversationId: answer.conversationId });
+      assert.match(exported.markdown, new RegExp(`_Model switched from qwen-plus to ${attached.model.replace(/[.-]/g, '\\$&')}: qwen-plus does not take images\\._\\n\\n## You\\n\\n> Image: fox\\.png [^\\n]*\\n\\nwhat is it\\?`));
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     });
 
     it('refuses a model without image input, too large images and non-images, saying why and sending nothing', async () => {
@@ -321,6 +325,36 @@ describe('Chat in a real extension host', function () {
     assert.equal(again.conversationId, first.conversationId);
     const body = gw.log.filter((e) => e.path === '/v1/chat/completions').at(-1)?.bodyText ?? '';
     assert.match(body, /remember this line/, 'the earlier messages are sent as history');
+  });
+
+  it('a key that can no longer use the conversation\'s model: no silent switch; the pick is said in the conversation, kept out of history, and Send works', async () => {
+    await run('setApiKey', VIP_KEY);
+    await run('refreshModels');
+    const first = await run<AskResult>('ask', { prompt: 'on the vip model', model: VIP_ONLY_MODEL });
+    assert.equal(first.model, VIP_ONLY_MODEL);
+    try {
+      // The demo key's group is not granted the model: its /v1/models no longer lists it.
+      await run('setApiKey', DEMO_KEY);
+      await run('refreshModels');
+      gw.clearLog();
+      await assert.rejects(
+        Promise.resolve(vscode.commands.executeCommand('modelGateway.ask', { prompt: 'still there?', conversationId: first.conversationId })),
+        new RegExp(`Pick the model to continue with: ${VIP_ONLY_MODEL} is not available with this API key`),
+      );
+      assert.equal(gw.log.filter((e) => e.answer).length, 0, 'nothing went to another model');
+      const next = await run<AskResult>('ask', { prompt: 'go on', conversationId: first.conversationId, model: 'qwen-plus' });
+      assert.equal(next.status, 'done', JSON.stringify(next.error));
+      assert.equal(next.model, 'qwen-plus');
+      const body = gw.log.filter((e) => e.answer).at(-1)?.bodyText ?? '';
+      assert.match(body, /on the vip model/, 'the earlier messages go as history');
+      assert.doesNotMatch(body, /not available|continuing with/, 'the notice does not');
+      const exported = await run<{ markdown: string }>('exportChat', { conversationId: first.conversationId });
+      assert.match(exported.markdown, new RegExp(`on the vip model[\\s\\S]*\\n_${VIP_ONLY_MODEL} is not available with the new API key; continuing with qwen-plus\\._\\n[\\s\\S]*go on`));
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+      assert.equal((await run<AskResult>('ask', { prompt: 'and again', conversationId: first.conversationId })).model, 'qwen-plus', 'the conversation goes on with the pick');
+    } finally {
+      await run('setApiKey', DEMO_KEY);
+    }
   });
 
   it('two asks racing into one conversation: exactly one request reaches the gateway, the other is refused', async () => {

@@ -19,6 +19,7 @@ import { assistantMessage, longAnswer, longCodeFence, RICH_ANSWER, snapshot, sna
 import { expectedText, formatMeasurement, measureStreaming } from './streaming';
 import { defineMediaTests } from './mediaView.webtest';
 import { defineTranslationTests } from './translation.webtest';
+import { defineNoticeTests } from './notices.webtest';
 
 export interface SuiteResult {
   passed: number;
@@ -1013,6 +1014,7 @@ export function defineWebviewSuite(root: Mocha.Suite): void {
       return harness;
     };
     defineBrowserTests(s, started);
+    s.describe('notices', (n) => defineNoticeTests(n, started));
     s.describe('in Chinese (both apps)', (c) => defineTranslationTests(c, started));
     s.describe('Media Studio', (m) => defineMediaTests(m, started));
   });

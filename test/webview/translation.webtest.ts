@@ -41,6 +41,7 @@ export function chatShowcase(): HostMessage[] {
             citations: [{ url: 'https://developer.mozilla.org/sort', title: 'Array.prototype.sort()' }, { url: 'https://example.org/a' }],
             searches: ['js sort stable'],
           }),
+          { id: 'n1', role: 'notice', text: '', status: 'done', notice: { kind: 'modelChange', from: 'glm-4.6', to: 'gpt-4.1', reason: 'imageNeedsVision' }, createdAt: 1_700_000_002_000 },
           userMessage('u2', 'And in Rust?'),
           assistantMessage('a2', 'Use `sort_by_key`', { status: 'cut', error: { kind: 'network', message: '连接在回答途中断开。' } }),
           assistantMessage('a3', '', { status: 'cut', error: { kind: 'auth', message: 'API 密钥未被接受（HTTP 401）。' } }),

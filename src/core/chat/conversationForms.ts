@@ -1,5 +1,6 @@
 import * as l10n from '@vscode/l10n';
 import { formatDate, formatWhen } from '../../shared/format';
+import { noticeText } from '../../shared/notices';
 import type { ChatMessageView, ImageRef } from '../../shared/protocol';
 import { describeImage } from './images';
 import type { Conversation } from './conversationStore';
@@ -22,6 +23,8 @@ export function toMarkdown(c: Conversation): string {
       for (const image of m.images ?? []) lines.push(`> ${l10n.t('Image: {0} ({1}, sha256 {2})', image.name, describeImage(image), image.id.slice(0, 12))}`);
       if (m.attachments?.length || m.images?.length) lines.push('');
       lines.push(m.text, '');
+    } else if (m.role === 'notice') {
+      if (m.notice) lines.push(`_${noticeText(m.notice)}_`, '');
     } else {
       lines.push(`## ${m.model ?? l10n.t('Assistant')}`, '');
       if (m.reasoning) lines.push(`<details><summary>${l10n.t('Thinking')}</summary>`, '', m.reasoning, '', '</details>', '');

@@ -15,6 +15,7 @@ import { GatewayError } from '../../core/errors';
 import { withProtocolFallback } from '../../core/models/protocolFallback';
 import type { ChatProtocol, ModelInfo } from '../../core/models/types';
 import type { ChatMessageView } from '../../shared/protocol';
+import { modelGoneSendNote } from '../../shared/notices';
 import type { AttachmentTray } from './attachmentTray';
 import { chatSettings } from './chatSettings';
 import { buildHistory } from './history';
@@ -45,6 +46,16 @@ export function continuationMessages(history: ChatMessage[], protocol: ChatProto
     return [...history.slice(0, -1), { ...last, content: last.content.trimEnd() }];
   }
   return [...history, { role: 'user', content: CONTINUE_INSTRUCTION }];
+}
+
+/** How many notices after the last answer are looked past to find it (a few model changes in a row). */
+const NOTICE_SLACK = 20;
+
+/** The last question or answer of `messages` and the notices after it. */
+export function lastSpoken(messages: StoredMessage[]): { last?: StoredMessage; after: StoredMessage[] } {
+  let at = messages.length - 1;
+  while (at >= 0 && messages[at]?.role === 'notice') at--;
+  return at < 0 ? { after: [] } : { last: messages[at], after: messages.slice(at + 1) };
 }
 
 export const busyHere = (): string => vscode.l10n.t('An answer is still being written in this conversation. Stop it first or wait for it to finish.');
@@ -85,6 +96,9 @@ export class AnswerRunner {
     const session = host.sessions.claim(shown.key);
     if (!session) throw new GatewayError('badRequest', busyHere());
     try {
+      // Refused before anything is stored: the user picks the model the conversation goes on with.
+      const stuck = host.models.goneModel(shown.meta);
+      if (stuck) throw new GatewayError('modelUnavailable', modelGoneSendNote(stuck));
       const images = host.tray.items.flatMap((a) => (a.image ? [a.image] : []));
       if (images.length) {
         // Refused before anything is stored or sent; the images stay attached for another model.
@@ -119,6 +133,8 @@ export class AnswerRunner {
         shown.key = id;
         shown.id = id;
         shown.meta = meta;
+        // What the new chat recorded before it existed (a model switch) comes before the question.
+        for (const notice of shown.notices?.splice(0) ?? []) await host.sessions.track(id, host.store.append(id, notice));
       } else if (shown.meta.title === undefined || shown.meta.title === 'New chat' || shown.meta.title === vscode.l10n.t('New chat')) {
         const page = await host.store.open(id, { limit: 0 });
         if (page && page.total === 0) await host.models.writeMeta(id, { title: titleFrom(text) });
@@ -136,8 +152,9 @@ export class AnswerRunner {
       messageId,
       () => true,
       () => vscode.l10n.t('That answer is no longer the last one in its conversation; only the last answer can be retried. Nothing was changed.'),
-      async (session, id) => {
+      async (session, id, _last, after) => {
         if (!(await this.host.sessions.track(id, this.host.store.truncateFrom(id, messageId)))) throw gone();
+        await this.restore(id, after);
         return this.answer(session, id);
       },
     );
@@ -158,34 +175,49 @@ export class AnswerRunner {
   }
 
   /**
-   * Runs `act` in the shown conversation's slot when its last message is the answer `messageId`
-   * and `fits` it; otherwise the user is told why (`refusal`) and nothing is changed.
+   * Runs `act` in the shown conversation's slot when its last message (notices after it aside) is
+   * the answer `messageId` and `fits` it; otherwise the user is told why (`refusal`) and nothing is
+   * changed. `act` gets the notices that follow the answer.
    */
   private async onLastAnswer(
     messageId: string,
     fits: (last: StoredMessage) => boolean,
     refusal: () => string,
-    act: (session: AnswerSession, id: string, last: StoredMessage) => Promise<StoredMessage | undefined>,
+    act: (session: AnswerSession, id: string, last: StoredMessage, after: StoredMessage[]) => Promise<StoredMessage | undefined>,
   ): Promise<StoredMessage | undefined> {
     const host = this.host;
     if (!host.isLoaded) await host.ensureLoaded();
     const shown = host.shown;
     const id = shown.id;
     if (!id) return undefined;
+    if (this.refusedForModel(shown)) return undefined;
     const session = this.claimOrWarn(shown);
     if (!session) return undefined;
     try {
-      const page = await host.store.open(id, { limit: 1 });
-      const last = page?.messages.at(-1);
+      const page = await host.store.open(id, { limit: NOTICE_SLACK + 1 });
+      const { last, after } = lastSpoken(page?.messages ?? []);
       if (!last || last.id !== messageId || last.role !== 'assistant' || !fits(last)) {
         void vscode.window.showWarningMessage(refusal());
         await host.sendSnapshot();
         return undefined;
       }
-      return await act(session, id, last);
+      return await act(session, id, last, after);
     } finally {
       this.end(session);
     }
+  }
+
+  /** True (and the user told) when the conversation's own model is gone and no other was picked yet. */
+  private refusedForModel(shown: Shown): boolean {
+    const stuck = this.host.models.goneModel(shown.meta);
+    if (!stuck) return false;
+    void vscode.window.showWarningMessage(modelGoneSendNote(stuck));
+    return true;
+  }
+
+  /** Stores again the notices a truncation removed, so that a retried answer keeps the record of a model change. */
+  private async restore(id: string, notices: StoredMessage[]): Promise<void> {
+    for (const notice of notices) if (!(await this.host.sessions.track(id, this.host.store.append(id, notice)))) throw gone();
   }
 
   async editLast(text: string, messageId: string): Promise<StoredMessage | undefined> {
@@ -194,12 +226,14 @@ export class AnswerRunner {
     const shown = host.shown;
     const id = shown.id;
     if (!id || !text.trim()) return undefined;
+    if (this.refusedForModel(shown)) return undefined;
     const session = this.claimOrWarn(shown);
     if (!session) return undefined;
     try {
-      const page = await host.store.open(id, { limit: 2 });
+      const page = await host.store.open(id, { limit: NOTICE_SLACK + 2 });
       const messages = page?.messages ?? [];
-      const user = messages.at(-1)?.role === 'user' ? messages.at(-1) : messages.at(-2);
+      const spoken = messages.filter((m) => m.role !== 'notice');
+      const user = spoken.at(-1)?.role === 'user' ? spoken.at(-1) : spoken.at(-2);
       if (!user || user.role !== 'user' || user.id !== messageId) {
         void vscode.window.showWarningMessage(vscode.l10n.t('That message is no longer your last one in its conversation; only the last message can be edited and resent. Nothing was changed.'));
         await host.sendSnapshot();
@@ -207,6 +241,7 @@ export class AnswerRunner {
       }
       if (!(await host.sessions.track(id, host.store.truncateFrom(id, user.id)))) throw gone();
       if (!(await host.sessions.track(id, host.store.append(id, { ...user, id: randomUUID(), text, createdAt: Date.now() })))) throw gone();
+      await this.restore(id, messages.slice(messages.indexOf(user) + 1).filter((m) => m.role === 'notice'));
       return await this.answer(session, id);
     } finally {
       this.end(session);
@@ -236,7 +271,7 @@ export class AnswerRunner {
     if (!meta) throw gone();
     const model = host.models.modelFor(meta);
     const settings = chatSettings();
-    const problem = host.models.blocker(model);
+    const problem = host.models.blocker(model, meta);
     if (problem) {
       void host.sendSnapshot();
       void vscode.window.showWarningMessage(problem.message);

@@ -6,11 +6,13 @@ import { MAX_IMAGES_PER_MESSAGE } from '../../core/chat/images';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import type { ModelInfo } from '../../core/models/types';
 import { formatNumber } from '../../shared/format';
-import type { ImageRef } from '../../shared/protocol';
+import type { ImageRef, ModelChangeReason } from '../../shared/protocol';
 import type { Services } from '../services';
 import { contextFromEditor, imageAttachment, imageLabel, readImageFile, type PendingAttachment } from './attachments';
 import { chatSettings } from './chatSettings';
 import type { ImageReadPolicy } from './imageAccess';
+import type { ModelChoice } from './modelChoice';
+import type { Shown } from './sessions';
 
 /** What "Ask about this image" did when it only attached (no prompt given). */
 export interface AttachImagesResult {
@@ -28,9 +30,11 @@ export interface TrayHost {
   readonly store: ConversationStore;
   readonly services: Services;
   readonly imagePolicy: ImageReadPolicy;
+  readonly models: Pick<ModelChoice, 'goneModel' | 'keyChanged'>;
+  readonly shown: Shown;
   selectedModel(): ModelInfo | undefined;
   chatModels(): ModelInfo[];
-  selectModel(id: string): Promise<void>;
+  selectModel(id: string, target: Shown, switched?: { from: string; reason: ModelChangeReason }): Promise<void>;
   sendSnapshot(): Promise<void>;
   ensureLoaded(): Promise<void>;
 }
@@ -57,26 +61,28 @@ export class AttachmentTray {
 
   /**
    * Attaches image files to the next message. With `switchModel`, a selected model that does not
-   * take images is replaced by the first chat model that does (and the caller is told).
+   * take images (or a conversation whose own model the key can no longer use) moves to the first
+   * chat model that takes images; the conversation records the switch and the caller is told.
    */
   async attachImages(uris: vscode.Uri[], options: { switchModel?: boolean } = {}): Promise<AttachImagesResult> {
     await this.host.ensureLoaded();
     if (!uris.length) throw new GatewayError('badRequest', vscode.l10n.t('No image was given.'));
     const settings = chatSettings();
     let model = this.host.selectedModel();
+    const from = model?.id ?? this.host.models.goneModel(this.host.shown.meta);
     let switchedFrom: string | undefined;
-    if (options.switchModel && model && !imageSupport(model, settings.imageInputModels).supported) {
+    if (options.switchModel && from && (!model || !imageSupport(model, settings.imageInputModels).supported)) {
       const capable = this.host.chatModels().find((m) => imageSupport(m, settings.imageInputModels).supported);
       if (!capable) {
-        throw new GatewayError(
-          'modelUnavailable',
-          vscode.l10n.t('None of the chat models this key may use takes images, by the model catalog. {0}', imageSupport(model, settings.imageInputModels).reason),
-        );
+        const reason = model ? imageSupport(model, settings.imageInputModels).reason : vscode.l10n.t('{0} is not available with this API key.', from);
+        throw new GatewayError('modelUnavailable', vscode.l10n.t('None of the chat models this key may use takes images, by the model catalog. {0}', reason));
       }
-      switchedFrom = model.id;
-      await this.host.selectModel(capable.id);
+      switchedFrom = from;
+      await this.host.selectModel(capable.id, this.host.shown, { from, reason: model ? 'imageNeedsVision' : this.host.models.keyChanged ? 'keyChanged' : 'modelGone' });
+      // The conversation says it too (a notice); this reaches a user whose chat view is hidden.
+      const why = model ? vscode.l10n.t('Chat model switched to {0}: {1} does not take images.', capable.id, from) : vscode.l10n.t('Chat model switched to {0}: {1} is not available with this API key.', capable.id, from);
+      void vscode.window.setStatusBarMessage(why, 5000);
       model = capable;
-      void vscode.window.setStatusBarMessage(vscode.l10n.t('Chat model switched to {0}: {1} does not take images.', capable.id, switchedFrom), 5000);
     }
     const attached: ImageRef[] = [];
     const refused: GatewayError[] = [];

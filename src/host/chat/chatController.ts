@@ -3,7 +3,7 @@ import type { ConversationStore, StoredMessage, StoreProblem } from '../../core/
 import { toView } from '../../core/chat/conversationForms';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import type { ModelInfo } from '../../core/models/types';
-import type { ChatMessageView, HostMessage, ImageRef, Snapshot, WebviewMessage } from '../../shared/protocol';
+import type { ChatMessageView, HostMessage, ImageRef, ModelChangeReason, Snapshot, WebviewMessage } from '../../shared/protocol';
 import type { Services } from '../services';
 import { AnswerRunner, busyHere } from './answerRunner';
 import { runAsk, type AskArgs, type AskResult } from './ask';
@@ -70,7 +70,11 @@ export class ChatController implements vscode.Disposable {
     this.answers = new AnswerRunner(this);
     this.subscriptions = [
       services.registry.onDidChange(() => this.refreshView()),
-      services.keys.onDidChange(() => this.refreshView()),
+      services.keys.onDidChange(() => {
+        // A model the conversation can no longer use is then said to have gone with the old key.
+        this.models.keyChanged = true;
+        this.refreshView();
+      }),
       services.onDidChangeSettings(() => this.refreshView()),
     ];
   }
@@ -296,8 +300,9 @@ export class ChatController implements vscode.Disposable {
     return this.models.modelFor(this.current.meta);
   }
 
-  selectModel(id: string, target: Shown = this.current): Promise<void> {
-    return this.models.select(id, target);
+  /** The user (or, with `switched`, the chat itself, saying why) picks the model of `target`. */
+  selectModel(id: string, target: Shown = this.current, switched?: { from: string; reason: ModelChangeReason }): Promise<void> {
+    return this.models.select(id, target, switched);
   }
 
   /** Changes the shown conversation's model, protocol or search switch (a new chat keeps them until its first send). */

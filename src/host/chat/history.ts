@@ -16,6 +16,7 @@ export interface HistoryOptions {
  * The last `historyMessages` non-empty messages of a conversation, context text before the
  * question, and the images of user messages read from the image store. A model that does not take
  * images gets a note in their place (the conversation may have started on another model).
+ * Notices (a model change recorded in the conversation) are the user's, never the model's.
  * Undefined when the conversation is gone.
  */
 export async function buildHistory(store: ConversationStore, conversationId: string, model: ModelInfo, options: HistoryOptions): Promise<ChatMessage[] | undefined> {
@@ -27,7 +28,7 @@ export async function buildHistory(store: ConversationStore, conversationId: str
 export async function toRequestMessages(store: Pick<ConversationStore, 'images'>, messages: StoredMessage[], model: ModelInfo, options: HistoryOptions): Promise<ChatMessage[]> {
   const takesImages = imageSupport(model, options.imageInputModels).supported;
   const out: ChatMessage[] = [];
-  for (const m of messages.filter((m) => m.text.trim() || m.context || m.images?.length).slice(-options.historyMessages)) {
+  for (const m of messages.filter(isSent).slice(-options.historyMessages)) {
     let content = m.context ? `${m.context}\n\n${m.text}` : m.text;
     const images: ChatImage[] = [];
     const notes: string[] = [];
@@ -40,4 +41,9 @@ export async function toRequestMessages(store: Pick<ConversationStore, 'images'>
     out.push({ role: m.role, content, ...(images.length ? { images } : {}) });
   }
   return out;
+}
+
+/** Whether a stored message goes to the model: a question or answer with something in it, never a notice. */
+function isSent(m: StoredMessage): m is StoredMessage & { role: 'user' | 'assistant' } {
+  return m.role !== 'notice' && Boolean(m.text.trim() || m.context || m.images?.length);
 }

@@ -151,6 +151,8 @@ export interface Shown {
   id?: string;
   /** Its title, model, protocol and search switch as last read (a draft keeps its choices here). */
   meta: Partial<ConversationMeta>;
+  /** Notices recorded in a new chat before its first send; stored first when it is created. */
+  notices?: StoredMessage[];
 }
 
 /** What every part of the chat host reads from the controller (each part's host interface extends it). */

@@ -97,8 +97,9 @@ export interface SnapshotSources {
  * gone (the view then shows a new chat). Refreshes `shown.meta` from the store.
  */
 export async function buildSnapshot(src: SnapshotSources, shown: Shown, window: number): Promise<Snapshot | undefined> {
-  let messages: StoredMessage[] = [];
-  let total = 0;
+  // A new chat shows what it recorded before it is stored (a model switch).
+  let messages: StoredMessage[] = shown.id ? [] : (shown.notices ?? []);
+  let total = messages.length;
   if (shown.id) {
     const page = await src.store.open(shown.id, { limit: window }).catch((err: unknown) => {
       src.services.log.warn(`Opening conversation ${shown.id ?? ''} failed: ${String(err)}`);
@@ -115,6 +116,7 @@ export async function buildSnapshot(src: SnapshotSources, shown: Shown, window: 
   }
   const models = src.models.chatModels();
   const selected = src.models.modelFor(shown.meta);
+  const gone = src.models.goneModel(shown.meta);
   const settings = chatSettings();
   const override = shown.meta.protocolOverride;
   const conversations = await src.store.list().catch((err: unknown) => {
@@ -127,7 +129,8 @@ export async function buildSnapshot(src: SnapshotSources, shown: Shown, window: 
     messages: messages.map((m) => src.messageView(m)),
     hasOlder: total > messages.length,
     models: models.map((m) => toModelView(m, override, settings.imageInputModels)),
-    ...(selected ? { model: selected.id } : {}),
+    ...(selected ? { model: selected.id } : gone ? { model: gone } : {}),
+    ...(gone ? { modelGone: { model: gone, choices: src.models.suggestions(gone), keyChanged: src.models.keyChanged } } : {}),
     ...(override ? { protocolOverride: override } : {}),
     enableSearch: shown.meta.enableSearch ?? false,
     thinking: shown.meta.thinking ?? settings.thinking,

@@ -10,6 +10,7 @@ import { h } from '../shared/dom';
 import { Header } from './header';
 import { MessageList } from './messageList';
 import { NoticeBanner } from '../shared/notice';
+import { modelGoneSendNote } from '../../shared/notices';
 import type { ChatChannel } from './chatChannel';
 
 /** Render timings, collected only when a test page installs `window.__chatPerf`. */
@@ -94,6 +95,7 @@ export class ChatApp {
         snapshot.imageMaxBytes,
       );
       this.composer.updateAttachments(snapshot.attachments);
+      this.composer.setBlocked(snapshot.modelGone ? modelGoneSendNote(snapshot.modelGone.model) : undefined);
     }
     if (store.busyDirty) this.composer.setBusy(store.busy);
     this.list.render();

@@ -30,6 +30,8 @@ export class Composer {
 
   /** The note that explains a disabled Send, while it is shown. */
   private blockedNote = '';
+  /** See setBlocked. */
+  private blocked: string | undefined;
   /** Where Up/Down in the input is among the earlier questions (-1: not recalling). */
   private recallIndex = -1;
 
@@ -245,7 +247,7 @@ export class Composer {
 
   private send(): void {
     const text = this.input.value;
-    if (this.busy || !text.trim()) return;
+    if (this.busy || !text.trim() || this.blocked !== undefined) return;
     if (this.pendingImages && !this.model?.imageInput) {
       this.imagesRefused();
       return;
@@ -259,11 +261,17 @@ export class Composer {
     this.updateButtons();
   }
 
+  /** Why Send waits whatever is typed (the conversation's model is gone until another is picked); undefined: it does not. */
+  setBlocked(reason: string | undefined): void {
+    this.blocked = reason;
+    this.updateButtons();
+  }
+
   private updateButtons(): void {
     const imagesBlocked = this.pendingImages > 0 && this.model !== undefined && !this.model.imageInput;
-    this.sendButton.disabled = this.busy || !this.input.value.trim() || imagesBlocked;
+    this.sendButton.disabled = this.busy || !this.input.value.trim() || imagesBlocked || this.blocked !== undefined;
     // A Send that cannot be used says why next to it, not only in its tooltip.
-    const why = imagesBlocked && this.model ? l10n.t('{0} does not take images: remove the image or pick a model that does.', this.model.id) : '';
+    const why = this.blocked ?? (imagesBlocked && this.model ? l10n.t('{0} does not take images: remove the image or pick a model that does.', this.model.id) : '');
     if (why) this.showNote(why);
     else if (this.blockedNote && this.note.textContent === this.blockedNote) this.showNote('');
     this.blockedNote = why;

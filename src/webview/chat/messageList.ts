@@ -11,6 +11,7 @@ import type { RenderOptions } from './markdown';
 import { MessageView, sameHosts, type MessageContext } from './messageView';
 import { SAFE_LINK } from './sanitizer';
 import type { ChatChannel } from './chatChannel';
+import { ModelGoneView, NoticeLines } from './noticeView';
 
 type Action = Extract<WebviewMessage, { type: 'action' }>['action'];
 const ACTIONS: readonly Action[] = ['setKey', 'openSettings', 'refreshModels', 'retry', 'pickModel'];
@@ -25,6 +26,9 @@ export class MessageList {
   private readonly olderButton: HTMLButtonElement;
   private readonly empty: HTMLElement;
   private readonly views = new Map<string, MessageView>();
+  /** Notices (a model change) are lines of their own, not messages (noticeView.ts). */
+  private readonly notices = new NoticeLines();
+  private readonly modelGone: ModelGoneView;
   private readonly context: MessageContext;
   private stickToBottom: boolean;
   private conversationId: string | undefined;
@@ -47,7 +51,8 @@ export class MessageList {
     this.empty = h('div', { className: 'empty', text: l10n.t('Ask anything. Enter sends, Shift+Enter adds a line.') });
     // role=log is polite by default; a streaming answer carries aria-busy so it is read once complete.
     this.log = h('div', { className: 'log', attrs: { role: 'log', 'aria-live': 'polite', 'aria-label': l10n.t('Messages') } });
-    this.el = h('main', { className: 'messages' }, this.olderButton, this.empty, this.log);
+    this.modelGone = new ModelGoneView((message) => channel.post(message));
+    this.el = h('main', { className: 'messages' }, this.olderButton, this.empty, this.log, this.modelGone.el);
     this.el.addEventListener('scroll', () => this.onScroll(), { passive: true });
     // The render step scrolls to the end; sizes can still change in the frame's layout (off-screen
     // blocks use `content-visibility: auto` and get their real size once near the viewport), so
@@ -77,6 +82,7 @@ export class MessageList {
         for (const view of this.views.values()) view.setRenderOptions(options);
       }
       setHidden(this.olderButton, !snapshot.hasOlder);
+      this.modelGone.update(snapshot.modelGone);
       if (this.firstSnapshot) {
         this.firstSnapshot = false;
         const ui = this.channel.state;
@@ -122,21 +128,28 @@ export class MessageList {
     let previous: Element | null = null;
     for (const message of store.messages) {
       seen.add(message.id);
-      let view = this.views.get(message.id);
-      if (view) {
-        if (view.message !== message) view.update(message);
+      let el: HTMLElement;
+      if (message.role === 'notice') {
+        el = this.notices.lineFor(message);
       } else {
-        view = new MessageView(message, this.context);
-        this.views.set(message.id, view);
+        let view = this.views.get(message.id);
+        if (view) {
+          if (view.message !== message) view.update(message);
+        } else {
+          view = new MessageView(message, this.context);
+          this.views.set(message.id, view);
+        }
+        el = view.el;
       }
       // Move only what is out of place, so unchanged messages keep their nodes (and focus).
       const expected: Element | null = previous ? previous.nextElementSibling : this.log.firstElementChild;
-      if (expected !== view.el) {
-        if (previous) previous.after(view.el);
-        else this.log.prepend(view.el);
+      if (expected !== el) {
+        if (previous) previous.after(el);
+        else this.log.prepend(el);
       }
-      previous = view.el;
+      previous = el;
     }
+    this.notices.prune(seen);
     for (const [id, view] of this.views) {
       if (!seen.has(id)) {
         view.el.remove();
@@ -150,14 +163,16 @@ export class MessageList {
     const messages = this.store.messages;
     let lastUser: string | undefined;
     let lastAssistant: string | undefined;
+    let lastSpoken: string | undefined;
     for (let i = messages.length - 1; i >= 0 && (!lastUser || !lastAssistant); i--) {
       const m = messages[i];
-      if (!m) continue;
+      if (!m || m.role === 'notice') continue;
+      lastSpoken ??= m.id;
       if (m.role === 'user') lastUser ??= m.id;
       else lastAssistant ??= m.id;
     }
-    // Regenerate only makes sense for an answer that follows the last question.
-    if (lastAssistant && messages[messages.length - 1]?.id !== lastAssistant) lastAssistant = undefined;
+    // Regenerate only makes sense for an answer that follows the last question (notices aside).
+    if (lastAssistant && lastSpoken !== lastAssistant) lastAssistant = undefined;
     const busy = this.store.busy;
     const views = only ? Array.from(only, (id) => this.views.get(id)) : this.views.values();
     for (const view of views) view?.setFlags({ isLastUser: view.id === lastUser, isLastAssistant: view.id === lastAssistant, busy });
