@@ -8,6 +8,8 @@
 import assert from 'node:assert/strict';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
+import hljs from 'highlight.js/lib/core';
+import typescript from 'highlight.js/lib/languages/typescript';
 import MarkdownIt from 'markdown-it';
 import Mocha from 'mocha';
 import fc from 'fast-check';
@@ -52,6 +54,8 @@ export class SuiteBuilder {
 function posts<T extends WebviewMessage['type']>(messages: WebviewMessage[], type: T): Extract<WebviewMessage, { type: T }>[] {
   return messages.filter((m): m is Extract<WebviewMessage, { type: T }> => m.type === type);
 }
+
+hljs.registerLanguage('typescript', typescript);
 
 function defineSplitterTests(t: SuiteBuilder): void {
   const md = new MarkdownIt({ html: false, linkify: true });
@@ -772,6 +776,21 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
         { type: 'copy', text: 'def by_age(user):\n    return user["age"]' },
         { type: 'insertCode', code: 'interface User { name: string; age: number }\n\nconst byAge = (a: User, b: User): number => a.age - b.age;\nusers.sort(byAge);' },
       ]);
+    });
+
+    s.it('a long code block is highlighted in pieces after it shows, with the same spans as highlighting it whole', async () => {
+      // A block comment and a template string cross the ~2,000-character piece borders.
+      let body = '';
+      for (let i = 0; body.length < 12_000; i++) {
+        body += i % 40 === 25 ? `/* a comment\n${'that goes on\n'.repeat(200)}*/\n` : i % 40 === 5 ? `const t${i} = \`\n${'template line\n'.repeat(200)}\`;\n` : `const value${i} = compute(${i}, "text ${i}"); // line ${i}\n`;
+      }
+      const expected = [...hljs.highlight(body, { language: 'typescript', ignoreIllegals: true }).value.matchAll(/<span class="([^"]+)">/g)].map((m) => m[1]);
+      const p = await open();
+      await p.push(snapshotMessage(snapshot({ messages: [assistantMessage('a1', `Here:\n\n\`\`\`ts\n${body}\`\`\`\n`)] })));
+      const classes = `Array.from(document.querySelectorAll('.msg-body code span'), (s) => s.className)`;
+      await p.waitFor(`${classes}.length >= ${expected.length}`);
+      assert.deepEqual(await p.page.evaluate<string[]>(classes), expected);
+      assert.equal(await p.page.locator('.msg-body code').evaluate((e) => e.textContent), body);
     });
 
     s.it('link clicks post openLink and never navigate the webview', async () => {
