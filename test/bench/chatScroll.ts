@@ -46,13 +46,26 @@ async function scrollToTop(harness: WebviewHarness, all: ChatMessageView[], trac
     let answered = 0;
     let scrolls = 0;
     while ((await rendered(page)) < all.length) {
-      if (Date.now() - started > 300_000) throw new Error(`only ${await rendered(page)} of ${all.length} messages rendered after 5 minutes`);
-      await page.page.evaluate(`document.querySelector('.messages').scrollTop = 0`);
-      scrolls++;
-      await page.frames(2);
-      const asked = (await page.posted()).filter((m) => m.type === 'loadOlder').length;
-      if (asked > answered) {
-        answered = asked;
+      if (Date.now() - started > 900_000) throw new Error(`only ${await rendered(page)} of ${all.length} messages rendered after 15 minutes`);
+      // In the page: jump to the top every frame until all are rendered or the host is asked for more.
+      const round = await page.page.evaluate(
+        async ({ target, asked }) => {
+          const g = globalThis as unknown as { __probe: { posted: Array<{ type: string }>; frames(n: number): Promise<void> }; document: { querySelector(s: string): { scrollTop: number }; querySelectorAll(s: string): { length: number } } };
+          const askedNow = () => g.__probe.posted.filter((m) => m.type === 'loadOlder').length;
+          let jumps = 0;
+          const t0 = performance.now();
+          while (g.document.querySelectorAll('.log > .msg').length < target && askedNow() === asked && performance.now() - t0 < 30_000) {
+            g.document.querySelector('.messages').scrollTop = 0;
+            jumps++;
+            await g.__probe.frames(1);
+          }
+          return { jumps, asked: askedNow() };
+        },
+        { target: all.length, asked: answered },
+      );
+      scrolls += round.jumps;
+      if (round.asked > answered) {
+        answered = round.asked;
         window = Math.min(all.length, window + WINDOW);
         await page.push({ type: 'snapshot', state: state() });
       }

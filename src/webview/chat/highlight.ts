@@ -81,6 +81,35 @@ export function highlightsLater(code: string, language: string): boolean {
   return grammar !== undefined && (!compiled.has(grammar) || code.length > HIGHLIGHT_NOW_CHARS);
 }
 
+/**
+ * Compiles the grammars while the page is idle, one per idle period, so that the first code block
+ * of a language does not pay for it in the middle of a stream. (A grammar compiles as a whole: the
+ * TypeScript one is the largest single piece of work here.)
+ */
+export function warmGrammars(): void {
+  const names = ['typescript', 'python', 'json', 'bash', 'xml', 'css', 'yaml', 'java', 'go', 'rust', 'markdown', 'diff'];
+  const next = (): void => {
+    const name = names.shift();
+    if (name === undefined) return;
+    const grammar = hljs.getLanguage(name);
+    if (grammar && !compiled.has(grammar)) {
+      try {
+        hljs.highlight('', { language: name, ignoreIllegals: true });
+        compiled.add(grammar);
+      } catch {
+        // A grammar that fails to compile fails again where it is used, and shows plain there.
+      }
+    }
+    whenIdle(next);
+  };
+  whenIdle(next);
+}
+
+function whenIdle(fn: () => void): void {
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(fn, { timeout: 2000 });
+  else setTimeout(fn, 50);
+}
+
 interface Job {
   element: HTMLElement;
   code: string;
