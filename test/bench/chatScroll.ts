@@ -50,16 +50,18 @@ async function scrollToTop(harness: WebviewHarness, all: ChatMessageView[], trac
       // In the page: jump to the top every frame until all are rendered or the host is asked for more.
       const round = await page.page.evaluate(
         async ({ target, asked }) => {
+          // No named inner functions: the bundler would wrap them in a helper the page does not have.
           const g = globalThis as unknown as { __probe: { posted: Array<{ type: string }>; frames(n: number): Promise<void> }; document: { querySelector(s: string): { scrollTop: number }; querySelectorAll(s: string): { length: number } } };
-          const askedNow = () => g.__probe.posted.filter((m) => m.type === 'loadOlder').length;
           let jumps = 0;
+          let askedNow = g.__probe.posted.filter((m) => m.type === 'loadOlder').length;
           const t0 = performance.now();
-          while (g.document.querySelectorAll('.log > .msg').length < target && askedNow() === asked && performance.now() - t0 < 30_000) {
+          while (g.document.querySelectorAll('.log > .msg').length < target && askedNow === asked && performance.now() - t0 < 30_000) {
             g.document.querySelector('.messages').scrollTop = 0;
             jumps++;
             await g.__probe.frames(1);
+            askedNow = g.__probe.posted.filter((m) => m.type === 'loadOlder').length;
           }
-          return { jumps, asked: askedNow() };
+          return { jumps, asked: askedNow };
         },
         { target: all.length, asked: answered },
       );
