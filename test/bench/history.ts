@@ -52,7 +52,7 @@ function answer(i: number): string {
   );
 }
 
-function messagesOf(count: number, base: number): StoredMessage[] {
+export function messagesOf(count: number, base: number): StoredMessage[] {
   const out: StoredMessage[] = [];
   for (let i = 0; i < count; i++) {
     const user = i % 2 === 0;

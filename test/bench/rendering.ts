@@ -179,6 +179,20 @@ async function rendererCpu(browser: Browser): Promise<Map<number, number>> {
 }
 
 /**
+ * Every task the renderers' main threads ran in a trace of category `toplevel` (one
+ * ThreadControllerImpl::RunTask each), as [wall ms, thread ms, start ms].
+ */
+export function mainThreadTasks(traceBuffer: Buffer): Array<[number, number, number]> {
+  const trace = JSON.parse(traceBuffer.toString('utf8')) as {
+    traceEvents: Array<{ name: string; ph: string; pid: number; tid: number; ts?: number; dur?: number; tdur?: number; args?: { name?: string } }>;
+  };
+  const mainThreads = new Set(trace.traceEvents.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  return trace.traceEvents
+    .filter((e) => e.ph === 'X' && e.name === 'ThreadControllerImpl::RunTask' && mainThreads.has(`${e.pid}:${e.tid}`))
+    .map((e): [number, number, number] => [(e.dur ?? 0) / 1000, (e.tdur ?? e.dur ?? 0) / 1000, (e.ts ?? 0) / 1000]);
+}
+
+/**
  * Feeds the posts to `page` and measures it: the CPU its renderer process used (the one renderer
  * that worked; every other page is idle), the wall-clock split from CDP Performance metrics, and,
  * with `trace`, every main-thread task from a trace (only for our page: the reference's trace of a
@@ -204,14 +218,7 @@ async function measurePage(browser: Browser, page: Page, posts: Post[], answerSe
   const cpuMs = Math.max(0, ...[...cpuAfter].map(([pid, t]) => (t - (cpuBefore.get(pid) ?? t)) * 1000));
   let tasks: Array<[number, number, number]> = [];
   if (opts.trace) {
-    const trace = JSON.parse((await browser.stopTracing()).toString('utf8')) as {
-      traceEvents: Array<{ name: string; ph: string; pid: number; tid: number; ts?: number; dur?: number; tdur?: number; args?: { name?: string } }>;
-    };
-    const mainThreads = new Set(trace.traceEvents.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
-    // One ThreadControllerImpl::RunTask per task the main thread ran.
-    tasks = trace.traceEvents
-      .filter((e) => e.ph === 'X' && e.name === 'ThreadControllerImpl::RunTask' && mainThreads.has(`${e.pid}:${e.tid}`))
-      .map((e): [number, number, number] => [(e.dur ?? 0) / 1000, (e.tdur ?? e.dur ?? 0) / 1000, (e.ts ?? 0) / 1000]);
+    tasks = mainThreadTasks(await browser.stopTracing());
   }
   await cdp.detach();
   const firstTs = Math.min(...tasks.map((t) => t[2]));

@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { activationRows } from './activation';
 import { conversationRows } from './conversation';
 import { downloadRows } from './download';
+import { chatScrollRows } from './chatScroll';
 import { historyRows } from './history';
 import { RESULTS_DIR, type BenchContext, type Row } from './lib';
 import { renderingRows } from './rendering';
@@ -38,6 +39,7 @@ const SECTIONS: Section[] = [
   { id: '7', title: 'Upload', quick: false, needsGateway: true, run: uploadRows },
   { id: '8', title: 'Download', quick: false, needsGateway: true, run: downloadRows },
   { id: '9', title: 'Long conversation', quick: true, needsGateway: true, run: conversationRows },
+  { id: '10', title: 'Chat view scrolled to the top', quick: true, needsGateway: false, run: (ctx) => chatScrollRows(ctx) },
 ];
 
 async function main(): Promise<void> {

@@ -264,17 +264,64 @@ describe('conversation store', () => {
     const a = await store.create({ title: 'A' });
     const b = await store.create({ title: 'B' });
     await store.list();
-    assert.ok(existsSync(path.join(dir, '.summaries.json')));
+    assert.ok(existsSync(path.join(dir, '.index', 'summaries.json')));
     // Changed after the cache was written, by another window: the cache entry no longer matches.
     await new ConversationStore(dir).setMeta(a.id, { title: 'A renamed' });
     await new ConversationStore(dir).append(b.id, user('u'));
     assert.deepEqual((await new ConversationStore(dir).list()).map((c) => [c.title, c.messageCount]).sort(), [['A renamed', 0], ['B', 1]]);
     // A cache that claims what the files do not say is not believed.
-    const cache = readFileSync(path.join(dir, '.summaries.json'), 'utf8');
-    writeFileSync(path.join(dir, '.summaries.json'), cache.replaceAll('A renamed', 'Forged').replace(/"stamp":"[^"]*"/g, '"stamp":"0:0:0"'));
+    const cache = readFileSync(path.join(dir, '.index', 'summaries.json'), 'utf8');
+    writeFileSync(path.join(dir, '.index', 'summaries.json'), cache.replaceAll('A renamed', 'Forged').replace(/"stamp":"[^"]*"/g, '"stamp":"0:0:0"'));
     assert.deepEqual((await new ConversationStore(dir).list()).map((c) => c.title).sort(), ['A renamed', 'B']);
-    writeFileSync(path.join(dir, '.summaries.json'), '{broken');
+    writeFileSync(path.join(dir, '.index', 'summaries.json'), '{broken');
     assert.deepEqual((await new ConversationStore(dir).list()).map((c) => c.title).sort(), ['A renamed', 'B']);
+  });
+
+  it('lists an unchanged folder without checking each file, and still sees every change another window makes', async () => {
+    const settle = { folderSettleMs: 50 };
+    const wait = () => new Promise((r) => setTimeout(r, 120));
+    const writer = new ConversationStore(dir, settle);
+    const a = await writer.create({ title: 'A' });
+    const b = await writer.create({ title: 'B' });
+    await writer.append(a.id, user('a1'));
+    const rows = async (store: ConversationStore) => (await store.list()).map((c) => [c.title, c.messageCount]).sort();
+    await wait();
+    // A reloaded window checks every file once (the folder had settled), and says so in the cache.
+    const first = new ConversationStore(dir, settle);
+    assert.deepEqual(await rows(first), [['A', 1], ['B', 0]]);
+    assert.equal(first.io.metaChecks, 2);
+    // The next one trusts the unchanged folder: no file is looked at.
+    const reader = new ConversationStore(dir, settle);
+    assert.deepEqual(await rows(reader), [['A', 1], ['B', 0]]);
+    assert.equal(reader.io.metaChecks, 0);
+    // Another window appends, renames, deletes and creates: each shows at once in the next list.
+    const other = new ConversationStore(dir, settle);
+    await other.append(b.id, user('b1'));
+    assert.deepEqual(await rows(reader), [['A', 1], ['B', 1]]);
+    await wait();
+    await reader.list(); // settled again
+    const checks = reader.io.metaChecks;
+    await reader.list();
+    assert.equal(reader.io.metaChecks, checks, 'trusted again once settled');
+    await other.setMeta(a.id, { title: 'A renamed' });
+    assert.deepEqual(await rows(reader), [['A renamed', 1], ['B', 1]]);
+    await wait();
+    await reader.list();
+    await other.delete(a.id);
+    await other.create({ title: 'C' });
+    assert.deepEqual(await rows(reader), [['B', 1], ['C', 0]]);
+    // A folder changed while it was checked is not trusted: the next list checks again.
+    await wait();
+    const racing = new ConversationStore(dir, settle);
+    const listing = racing.list();
+    await other.append(b.id, user('b2'));
+    await listing;
+    assert.deepEqual(await rows(racing), [['B', 2], ['C', 0]]);
+    // A damaged cache costs checks, never a wrong list.
+    writeFileSync(path.join(dir, '.index', 'summaries.json'), '{broken');
+    const fresh = new ConversationStore(dir, settle);
+    assert.deepEqual(await rows(fresh), [['B', 2], ['C', 0]]);
+    assert.equal(fresh.io.metaChecks, 2);
   });
 
   it('rebuilds a missing or damaged metadata file from the log', async () => {

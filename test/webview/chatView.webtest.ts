@@ -8,6 +8,8 @@
 import assert from 'node:assert/strict';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
+import hljs from 'highlight.js/lib/core';
+import typescript from 'highlight.js/lib/languages/typescript';
 import MarkdownIt from 'markdown-it';
 import Mocha from 'mocha';
 import fc from 'fast-check';
@@ -54,6 +56,8 @@ export class SuiteBuilder {
 function posts<T extends WebviewMessage['type']>(messages: WebviewMessage[], type: T): Extract<WebviewMessage, { type: T }>[] {
   return messages.filter((m): m is Extract<WebviewMessage, { type: T }> => m.type === type);
 }
+
+hljs.registerLanguage('typescript', typescript);
 
 function defineSplitterTests(t: SuiteBuilder): void {
   const md = new MarkdownIt({ html: false, linkify: true });
@@ -441,6 +445,79 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.ok((await p.page.evaluate<number>(distanceFromBottom)) <= 2, 'following again after scrolling back down');
     });
 
+    s.it('a long conversation renders its last messages; scrolling up renders older ones in order without jumping, then asks the host for more', async () => {
+      const p = await open({ viewport: { width: 420, height: 500 } });
+      // Messages of varied heights (short questions, answers with a list and a code block).
+      const conversation = (from: number, to: number) =>
+        Array.from({ length: to - from }, (_, k) => {
+          const i = from + k;
+          return i % 2 === 0 ? userMessage(`m${i}`, `Question ${i}`) : assistantMessage(`m${i}`, `Answer ${i}.\n\n- one\n- two\n\n\`\`\`ts\nconst x${i} = ${i};\n\`\`\`\n${'More words. '.repeat(i % 7)}`);
+        });
+      await p.push(snapshotMessage(snapshot({ messages: conversation(200, 400), hasOlder: true })));
+      await p.clearPosted();
+      const ids = () => p.page.evaluate<string[]>(`Array.from(document.querySelectorAll('.log > .msg'), (e) => e.dataset.id)`);
+      const expectOrdered = (shown: string[], last: number) => {
+        assert.deepEqual(shown, Array.from({ length: shown.length }, (_, k) => `m${last - shown.length + k}`), 'the newest messages, oldest first, with no gap');
+      };
+      const first = await ids();
+      assert.ok(first.length > 0 && first.length < 60, `only the last messages are rendered at first (${first.length})`);
+      expectOrdered(first, 400);
+      assert.ok(await p.page.evaluate<boolean>(`(() => { const el = document.querySelector('.messages'); return el.scrollHeight - el.scrollTop - el.clientHeight <= 2; })()`), 'opened at the end');
+      assert.equal(await p.page.getByRole('button', { name: 'Load older messages' }).isVisible(), false, 'older messages are still in the view');
+
+      // Scroll to the top again and again: each time older messages appear above, and the message
+      // that was at the top stays where it was on screen.
+      const topOf = (id: string) => `(() => { const m = document.querySelector('.msg[data-id="${id}"]'); const list = document.querySelector('.messages'); return m.getBoundingClientRect().top - list.getBoundingClientRect().top; })()`;
+      let rounds = 0;
+      let shown = first;
+      while (shown.length < 200) {
+        assert.ok(rounds++ < 200, 'every held message gets rendered');
+        const oldest = shown[0] as string;
+        await p.page.evaluate(`document.querySelector('.messages').scrollTop = 0`);
+        await p.frames(1);
+        const before = await p.page.evaluate<number>(topOf(oldest));
+        await p.frames(3);
+        const after = await p.page.evaluate<number>(topOf(oldest));
+        shown = await ids();
+        expectOrdered(shown, 400);
+        if (shown[0] !== oldest) assert.ok(Math.abs(after - before) <= 1, `the message at the top stayed in place (${before} → ${after})`);
+      }
+      assert.ok(rounds > 1, 'older messages came in several steps');
+      // All 200 held messages are rendered and the reader is at the top: the host is asked for more, once.
+      await p.page.evaluate(`document.querySelector('.messages').scrollTop = 0`);
+      await p.waitForPosted('loadOlder');
+      await p.frames(3);
+      assert.equal(posts(await p.posted(), 'loadOlder').length, 1, 'asked once until the host answers');
+      assert.equal(await p.page.getByRole('button', { name: 'Load older messages' }).isVisible(), true);
+
+      // The host answers with a larger window: nothing on screen moves, then scrolling up shows the older ones.
+      const oldest = shown[0] as string;
+      const before = await p.page.evaluate<number>(topOf(oldest));
+      await p.push(snapshotMessage(snapshot({ messages: conversation(0, 400), hasOlder: false })));
+      // The reader is at the top, so older messages are rendered above at once; what they saw stays put.
+      assert.deepEqual((await ids()).slice(-shown.length), shown);
+      assert.ok(Math.abs((await p.page.evaluate<number>(topOf(oldest))) - before) <= 1, 'the message at the top stayed in place');
+      for (let i = 0; i < 200 && (await ids()).length < 400; i++) {
+        await p.page.evaluate(`document.querySelector('.messages').scrollTop = 0`);
+        await p.frames(2);
+      }
+      expectOrdered(await ids(), 400);
+      assert.equal((await ids()).length, 400);
+      assert.equal(await p.page.getByRole('button', { name: 'Load older messages' }).isVisible(), false, 'nothing older');
+      // A new message at the end is rendered too, and the oldest stay rendered.
+      await p.push(snapshotMessage(snapshot({ messages: [...conversation(0, 400), userMessage('m400', 'Question 400')], hasOlder: false })));
+      expectOrdered(await ids(), 401);
+      assert.equal((await ids()).length, 401);
+    });
+
+    s.it('a saved scroll position in a long conversation is restored with as many messages rendered as then', async () => {
+      const messages = Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? userMessage(`m${i}`, `Question ${i}`) : assistantMessage(`m${i}`, `Answer ${i}.\n\n${'Words. '.repeat(40)}`)));
+      const p = await open({ viewport: { width: 420, height: 500 }, uiState: { draft: '', conversationId: 'c1', scrollTop: 1500, rendered: 120, stickToBottom: false, reasoning: {} } });
+      await p.push(snapshotMessage(snapshot({ messages, hasOlder: true })));
+      assert.ok((await p.page.locator('.log > .msg').count()) >= 120);
+      assert.equal(await p.page.evaluate<number>(`document.querySelector('.messages').scrollTop`), 1500);
+    });
+
     s.it('a missed delta asks for a snapshot once and waits for it', async () => {
       const p = await open();
       await p.push(snapshotMessage(snapshot({ messages: [assistantMessage('a1', 'Hello', { status: 'streaming' })], busy: true })));
@@ -701,6 +778,21 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
         { type: 'copy', text: 'def by_age(user):\n    return user["age"]' },
         { type: 'insertCode', code: 'interface User { name: string; age: number }\n\nconst byAge = (a: User, b: User): number => a.age - b.age;\nusers.sort(byAge);' },
       ]);
+    });
+
+    s.it('a long code block is highlighted in pieces after it shows, with the same spans as highlighting it whole', async () => {
+      // A block comment and a template string cross the ~2,000-character piece borders.
+      let body = '';
+      for (let i = 0; body.length < 12_000; i++) {
+        body += i % 40 === 25 ? `/* a comment\n${'that goes on\n'.repeat(200)}*/\n` : i % 40 === 5 ? `const t${i} = \`\n${'template line\n'.repeat(200)}\`;\n` : `const value${i} = compute(${i}, "text ${i}"); // line ${i}\n`;
+      }
+      const expected = [...hljs.highlight(body, { language: 'typescript', ignoreIllegals: true }).value.matchAll(/<span class="([^"]+)">/g)].map((m) => m[1]);
+      const p = await open();
+      await p.push(snapshotMessage(snapshot({ messages: [assistantMessage('a1', `Here:\n\n\`\`\`ts\n${body}\`\`\`\n`)] })));
+      const classes = `Array.from(document.querySelectorAll('.msg-body code span'), (s) => s.className)`;
+      await p.waitFor(`${classes}.length >= ${expected.length}`);
+      assert.deepEqual(await p.page.evaluate<string[]>(classes), expected);
+      assert.equal(await p.page.locator('.msg-body code').evaluate((e) => e.textContent), body);
     });
 
     s.it('link clicks post openLink and never navigate the webview', async () => {
@@ -1020,9 +1112,9 @@ export function defineWebviewSuite(root: Mocha.Suite): void {
   });
 }
 
-/** Runs the chat webview suite; `npm test` adds the counts to its total. */
-export function runWebviewSuite(): Promise<SuiteResult> {
-  const mocha = new Mocha({ timeout: 60_000, reporter: 'spec' });
+/** Runs the chat webview suite (only the tests whose title contains `grep`, if given); `npm test` adds the counts to its total. */
+export function runWebviewSuite(grep?: string): Promise<SuiteResult> {
+  const mocha = new Mocha({ timeout: 60_000, reporter: 'spec', ...(grep ? { grep } : {}) });
   defineWebviewSuite(mocha.suite);
   return new Promise((resolve) => {
     const runner = mocha.run(() => {

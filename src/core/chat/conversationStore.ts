@@ -53,6 +53,8 @@ export interface ConversationStoreOptions {
   imageGraceMs?: number;
   /** How long a lock left by a window that stopped refreshing it is respected (default 30 s; see store/lock.ts). */
   lockStaleMs?: number;
+  /** See FOLDER_SETTLE_MS (tests shorten it). */
+  folderSettleMs?: number;
 }
 
 /** How many of the last messages `open` returns unless told otherwise. */
@@ -70,15 +72,30 @@ const COMPACT_MIN_BYTES = 1024 * 1024;
 
 const interruptedText = (): string => l10n.t('The answer was interrupted when VS Code reloaded or closed; the text received until then is kept.');
 
-const summaryCacheSchema = z.object({ v: z.literal(1), entries: z.array(z.object({ stamp: z.string(), summary: conversationSummarySchema })) });
+const summaryCacheSchema = z.object({
+  v: z.literal(1),
+  /** The folder's stamp when every entry was checked against its file (see `settledFolder`). */
+  folder: z.optional(z.string()),
+  entries: z.array(z.object({ stamp: z.string(), summary: conversationSummarySchema })),
+});
+
+/**
+ * The folder's stamp is trusted for listing (no file checked one by one) only when the folder last
+ * changed at least this long before the check began: a change after it then gives the folder a
+ * later time, whatever the file system's clock granularity.
+ */
+const FOLDER_SETTLE_MS = 2000;
 
 /** Today's conversations before the log format: one JSON file each plus index.json. */
 
 const ID = /^[A-Za-z0-9-]+$/;
 const LOCK_NAME = '.lock';
 const LIST_BATCH = 16;
-/** See loadSummaryCache; a dot name, so that watchers and prune pass it by. */
-const SUMMARY_CACHE = '.summaries.json';
+/**
+ * See loadSummaryCache; in a folder of its own, so that writing it leaves the conversations
+ * folder's time alone (that time says whether any conversation changed, see `settledFolder`).
+ */
+const SUMMARY_CACHE = path.join('.index', 'summaries.json');
 
 /**
  * Conversations in the extension's global storage, shared by every window of the profile (each
@@ -110,10 +127,12 @@ export class ConversationStore {
   /** Images of the conversations, stored once each next to them (`images/<sha256>.<ext>`). */
   readonly images: ImageStore;
   /** Bytes this instance read from and wrote to conversation logs (for tests and the benchmark). */
-  readonly io = { bytesRead: 0, bytesWritten: 0 };
+  readonly io = { bytesRead: 0, bytesWritten: 0, metaChecks: 0 };
   private readonly lock: FileLock;
   private readonly listeners = new Set<(e: StoreChange) => void>();
   private readonly summaries = new Map<string, { stamp: string; summary: ConversationSummary }>();
+  /** The folder's stamp when every summary was last checked against its file, if it was settled then. */
+  private settledFolder: string | undefined;
   private watcher?: ChangeWatcher;
   private readiness?: Promise<void>;
   private disposed = false;
@@ -135,6 +154,13 @@ export class ConversationStore {
     });
     const ids = names.filter((n) => n.endsWith('.log')).map((n) => n.slice(0, -4)).filter((id) => ID.test(id));
     if (!this.summaries.size && ids.length) await this.loadSummaryCache();
+    // Every window writes a metadata file by renaming a new one into the folder, and creates and
+    // deletes logs in it: a folder unchanged since every summary was checked has unchanged
+    // summaries, so a thousand conversations are listed without looking at a thousand files.
+    const folder = await this.folderStamp();
+    if (folder && folder.stamp === this.settledFolder && ids.length === this.summaries.size && ids.every((id) => this.summaries.has(id))) {
+      return sortSummaries(ids.map((id) => (this.summaries.get(id) as { summary: ConversationSummary }).summary));
+    }
     const out: ConversationSummary[] = [];
     let misses = 0;
     // A few metadata files at a time: a cold list of a thousand conversations is a thousand stats.
@@ -147,8 +173,14 @@ export class ConversationStore {
     }
     const present = new Set(ids);
     for (const id of this.summaries.keys()) if (!present.has(id)) this.summaries.delete(id);
-    if (misses) await this.saveSummaryCache();
-    return out.sort((a, b) => b.updatedAt - a.updatedAt || a.id.localeCompare(b.id));
+    // Trusted next time only if nothing changed in the folder while the files were checked, and
+    // its last change was long enough before that (see FOLDER_SETTLE_MS).
+    const after = await this.folderStamp();
+    const settled = folder !== undefined && after?.stamp === folder.stamp && folder.changedAt <= folder.checkedAt - (this.options.folderSettleMs ?? FOLDER_SETTLE_MS) && out.length === ids.length;
+    const wasSettled = this.settledFolder;
+    this.settledFolder = settled ? folder.stamp : undefined;
+    if (misses || (settled && wasSettled !== folder.stamp)) await this.saveSummaryCache();
+    return sortSummaries(out);
   }
 
   /** Creates and writes a new, empty conversation. */
@@ -351,7 +383,8 @@ export class ConversationStore {
 
   private ready(): Promise<void> {
     this.readiness ??= (async () => {
-      await fs.mkdir(this.dir, { recursive: true });
+      // The cache's folder is made here, not at the first save: making it changes the folder's time.
+      await fs.mkdir(path.join(this.dir, path.dirname(SUMMARY_CACHE)), { recursive: true });
       const names = await fs.readdir(this.dir);
       if (names.some(hasOldFormat)) await this.lock.run(() => migrateOldFormat({ dir: this.dir, logFile: (id) => this.logFile(id), writeMeta: (file) => this.writeMeta(file), report: (problem) => this.report(problem) }));
     })();
@@ -451,6 +484,7 @@ export class ConversationStore {
 
   /** A conversation's summary: from the cache when its metadata file is unchanged (same size, time and inode), else read. */
   private async summary(id: string): Promise<{ summary: ConversationSummary; read: boolean } | undefined> {
+    this.io.metaChecks++;
     const stat = await fs.stat(this.metaFile(id)).catch(() => undefined);
     const stamp = stat ? `${stat.size}:${stat.mtimeMs}:${stat.ino}` : '';
     const cached = this.summaries.get(id);
@@ -472,7 +506,10 @@ export class ConversationStore {
   private async loadSummaryCache(): Promise<void> {
     try {
       const result = z.safeParse(summaryCacheSchema, JSON.parse(await fs.readFile(path.join(this.dir, SUMMARY_CACHE), 'utf8')));
-      if (result.success) for (const e of result.data.entries) this.summaries.set(e.summary.id, { stamp: e.stamp, summary: e.summary });
+      if (result.success) {
+        for (const e of result.data.entries) this.summaries.set(e.summary.id, { stamp: e.stamp, summary: e.summary });
+        this.settledFolder = result.data.folder;
+      }
     } catch {
       // Missing or unreadable: every metadata file is read, as without it.
     }
@@ -480,7 +517,17 @@ export class ConversationStore {
 
   private async saveSummaryCache(): Promise<void> {
     const entries = [...this.summaries.values()];
-    await writeFileAtomic(path.join(this.dir, SUMMARY_CACHE), JSON.stringify({ v: 1, entries }), { overwrite: true, durable: false }).catch(() => undefined);
+    const file = path.join(this.dir, SUMMARY_CACHE);
+    const text = JSON.stringify({ v: 1, ...(this.settledFolder ? { folder: this.settledFolder } : {}), entries });
+    await writeFileAtomic(file, text, { overwrite: true, durable: false }).catch(() => undefined);
+  }
+
+  /** What says whether the folder's entries changed (its times, size and inode), when it was last changed, and when this was looked at. */
+  private async folderStamp(): Promise<{ stamp: string; changedAt: number; checkedAt: number } | undefined> {
+    const checkedAt = Date.now();
+    const stat = await fs.stat(this.dir).catch(() => undefined);
+    if (!stat) return undefined;
+    return { stamp: `${stat.mtimeMs}:${stat.ctimeMs}:${stat.size}:${stat.ino}`, changedAt: Math.max(stat.mtimeMs, stat.ctimeMs), checkedAt };
   }
 
   /** The metadata file, rebuilt from the log when it is missing or damaged; undefined when the conversation is gone. */
@@ -621,6 +668,10 @@ export class ConversationStore {
   private metaFile(id: string): string {
     return path.join(this.dir, `${checkId(id)}.meta.json`);
   }
+}
+
+function sortSummaries(list: ConversationSummary[]): ConversationSummary[] {
+  return list.sort((a, b) => b.updatedAt - a.updatedAt || a.id.localeCompare(b.id));
 }
 
 function checkId(id: string): string {

@@ -8,6 +8,7 @@ import { ChatStore } from './chatStore';
 import { Composer } from './composer';
 import { h } from '../shared/dom';
 import { Header } from './header';
+import { warmGrammars } from './highlight';
 import { MessageList } from './messageList';
 import { NoticeBanner } from '../shared/notice';
 import { modelGoneSendNote } from '../../shared/notices';
@@ -44,6 +45,7 @@ export class ChatApp {
       if (event.key === 'Escape' && !event.defaultPrevented && !(event.target instanceof HTMLSelectElement) && this.composer.stop()) event.preventDefault();
     });
     window.addEventListener('pagehide', () => channel.saveNow());
+    warmGrammars();
   }
 
   receive(message: HostMessage): void {

@@ -11,6 +11,8 @@ export interface UiState {
   /** The conversation the scroll position belongs to. */
   conversationId?: string;
   scrollTop?: number;
+  /** How many of the last messages were rendered when `scrollTop` was saved (older ones render lazily). */
+  rendered?: number;
   /** Follow new content (the user was at the bottom). */
   stickToBottom: boolean;
   /** Reasoning sections the user opened (true) or closed (false), by message id. */
@@ -36,6 +38,7 @@ function readUiState(saved: unknown): UiState {
   if (typeof s.draft === 'string') state.draft = s.draft;
   if (typeof s.conversationId === 'string') state.conversationId = s.conversationId;
   if (typeof s.scrollTop === 'number') state.scrollTop = s.scrollTop;
+  if (typeof s.rendered === 'number' && Number.isInteger(s.rendered) && s.rendered >= 0) state.rendered = s.rendered;
   if (typeof s.stickToBottom === 'boolean') state.stickToBottom = s.stickToBottom;
   if (typeof s.reasoning === 'object' && s.reasoning !== null) {
     for (const [id, open] of Object.entries(s.reasoning)) if (typeof open === 'boolean') state.reasoning[id] = open;

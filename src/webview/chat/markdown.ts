@@ -4,7 +4,7 @@
  * clicks are handled by one delegated listener on the message list.
  */
 import MarkdownIt from 'markdown-it';
-import { fenceLanguage, highlightCode } from './highlight';
+import { fenceLanguage, highlightCode, highlightLater, highlightsLater } from './highlight';
 import { sanitizeToFragment } from './sanitizer';
 import * as l10n from '@vscode/l10n';
 import { aroundSlot, button, h, SLOT } from '../shared/dom';
@@ -67,6 +67,11 @@ function decorate(fragment: DocumentFragment, options: RenderOptions): void {
     const code = pre.querySelector('code');
     const language = /(?:^|\s)language-(\S+)/.exec(code?.className ?? '')?.[1] ?? '';
     code?.classList.add('hljs');
+    // Shown plain now (a long block, or a language not used yet) and highlighted in tasks of its own.
+    if (code && code.childElementCount === 0) {
+      const text = code.textContent ?? '';
+      if (highlightsLater(text, fenceLanguage(language))) highlightLater(code, text, fenceLanguage(language), sanitizeToFragment);
+    }
     const placeholder = document.createComment('');
     pre.replaceWith(placeholder);
     placeholder.replaceWith(codeBlock(language, pre));

@@ -4,7 +4,7 @@
  * delegated listener (links become `openLink`, buttons are recognised by `data-act`).
  */
 import * as l10n from '@vscode/l10n';
-import type { WebviewMessage } from '../../shared/protocol';
+import type { ChatMessageView, WebviewMessage } from '../../shared/protocol';
 import type { ChatStore } from './chatStore';
 import { button, h, setHidden } from '../shared/dom';
 import type { RenderOptions } from './markdown';
@@ -18,6 +18,17 @@ const ACTIONS: readonly Action[] = ['setKey', 'openSettings', 'refreshModels', '
 
 /** Within this many pixels of the end counts as "at the bottom". */
 const BOTTOM_SLACK = 24;
+
+/**
+ * A conversation opens with only its last messages rendered; older ones (already in the store, or
+ * asked of the host) are rendered as the reader scrolls up, so opening a long conversation costs
+ * the same as a short one and no frame renders hundreds of messages.
+ */
+const FIRST_RENDER = 20;
+/** Older messages are rendered while the reader is within this many viewport heights of the top. */
+const REVEAL_MARGIN = 1.5;
+/** A frame that renders older messages stops adding them after this long (at least one each frame). */
+const REVEAL_BUDGET_MS = 8;
 
 export class MessageList {
   /** The scroll container. */
@@ -33,6 +44,14 @@ export class MessageList {
   private stickToBottom: boolean;
   private conversationId: string | undefined;
   private firstSnapshot = true;
+  /** How many messages at the start of the store's list are not rendered (yet). */
+  private hidden = 0;
+  /** The oldest rendered message: a new snapshot keeps it the oldest rendered. */
+  private oldestShown: string | undefined;
+  /** Frame that renders older messages, when one is scheduled. */
+  private revealFrame: number | undefined;
+  /** `loadOlder` was posted for the current snapshot (the next snapshot answers it). */
+  private olderAsked = false;
 
   constructor(
     private readonly store: ChatStore,
@@ -81,19 +100,29 @@ export class MessageList {
         this.context.renderOptions = options;
         for (const view of this.views.values()) view.setRenderOptions(options);
       }
-      setHidden(this.olderButton, !snapshot.hasOlder);
       this.modelGone.update(snapshot.modelGone);
+      this.olderAsked = false;
+      let firstRender = FIRST_RENDER;
+      let sameConversation = snapshot.conversationId === this.conversationId;
       if (this.firstSnapshot) {
         this.firstSnapshot = false;
+        sameConversation = false;
         const ui = this.channel.state;
-        if (ui.conversationId === snapshot.conversationId && !ui.stickToBottom && ui.scrollTop !== undefined) restoreTop = ui.scrollTop;
-        else this.stickToBottom = true;
-      } else if (snapshot.conversationId !== this.conversationId) {
+        if (ui.conversationId === snapshot.conversationId && !ui.stickToBottom && ui.scrollTop !== undefined) {
+          restoreTop = ui.scrollTop;
+          // As many as were rendered when the position was saved, so that it points at the same place.
+          firstRender = Math.max(FIRST_RENDER, ui.rendered ?? 0);
+        } else this.stickToBottom = true;
+      } else if (!sameConversation) {
         this.stickToBottom = true;
       }
       this.conversationId = snapshot.conversationId;
+      this.hidden = this.hiddenFor(sameConversation, firstRender);
     }
 
+    // Off the bottom, a new snapshot must not move what the reader looks at (the older-messages
+    // button above the list may hide, messages may come or go above).
+    const anchor = store.structureDirty && !stick && restoreTop === undefined ? this.topAnchor() : undefined;
     if (store.structureDirty) {
       this.reconcile();
     } else {
@@ -106,11 +135,99 @@ export class MessageList {
     else if (store.dirtyMessages.size > 0) this.updateFlags(store.dirtyMessages);
     setHidden(this.empty, store.messages.length > 0);
 
-    if (restoreTop !== undefined) {
+    // Near the top, the older messages a snapshot brought are rendered above at once: the button
+    // above the list then hides without pulling the content up (at the top it could not be undone).
+    if (anchor && this.hidden > 0 && this.nearTop()) this.renderOlder();
+    setHidden(this.olderButton, !(snapshot.hasOlder && this.hidden === 0));
+
+    if (anchor?.el.isConnected) {
+      this.restoreAnchor(anchor);
+    } else if (restoreTop !== undefined) {
       this.el.scrollTop = restoreTop;
     } else if (stick || this.stickToBottom) {
       this.scrollToBottom();
     }
+    this.revealSoon();
+  }
+
+  /**
+   * How many of the store's messages stay unrendered after a snapshot: in the same conversation
+   * the oldest rendered message stays the oldest rendered (older ones the host added wait for the
+   * reader to scroll up; nothing on screen moves); otherwise the last `firstRender` are rendered.
+   */
+  private hiddenFor(sameConversation: boolean, firstRender: number): number {
+    const messages = this.store.messages;
+    if (sameConversation && this.oldestShown !== undefined) {
+      const at = messages.findIndex((m) => m.id === this.oldestShown);
+      if (at >= 0) return at;
+    }
+    // The same conversation without its oldest rendered message (it was removed): keep as many rendered.
+    const keep = sameConversation ? Math.max(firstRender, this.views.size) : firstRender;
+    return Math.max(0, messages.length - keep);
+  }
+
+  /** Schedules rendering older messages when the reader is near the top of what is rendered. */
+  private revealSoon(): void {
+    if (this.revealFrame !== undefined || !this.nearTop()) return;
+    if (this.hidden > 0) {
+      this.revealFrame = requestAnimationFrame(() => {
+        this.revealFrame = undefined;
+        this.revealOlder();
+      });
+    } else if (this.store.snapshot?.hasOlder && !this.olderAsked) {
+      // Everything the view holds is rendered: ask the host for older messages (a snapshot answers).
+      this.olderAsked = true;
+      this.channel.post({ type: 'loadOlder' });
+    }
+  }
+
+  /** The first rendered message and where it is on screen. */
+  private topAnchor(): { el: Element; top: number } | undefined {
+    const el = this.log.firstElementChild;
+    return el ? { el, top: el.getBoundingClientRect().top } : undefined;
+  }
+
+  /** Scrolls so that the anchor is where it was on screen (the browser's own anchoring does not act at the very top). */
+  private restoreAnchor(anchor: { el: Element; top: number }): void {
+    const moved = anchor.el.getBoundingClientRect().top - anchor.top;
+    if (moved) this.el.scrollTop += moved;
+  }
+
+  private nearTop(): boolean {
+    return this.el.scrollTop < this.el.clientHeight * REVEAL_MARGIN;
+  }
+
+  /**
+   * Renders older messages above the oldest rendered one for up to REVEAL_BUDGET_MS, and keeps the
+   * message the reader looks at where it was on screen (at the very top the browser's scroll
+   * anchoring does not apply, so the position is set here).
+   */
+  private revealOlder(): void {
+    if (this.hidden <= 0 || !this.store.snapshot) return;
+    const anchor = this.topAnchor();
+    this.renderOlder();
+    setHidden(this.olderButton, !(this.store.snapshot.hasOlder && this.hidden === 0));
+    if (anchor) this.restoreAnchor(anchor);
+    this.saveScroll();
+    this.revealSoon();
+  }
+
+  /** Renders older messages above the oldest rendered one, for up to REVEAL_BUDGET_MS (at least one). */
+  private renderOlder(): void {
+    const messages = this.store.messages;
+    const started = performance.now();
+    const added = new Set<string>();
+    const fragment = document.createDocumentFragment();
+    while (this.hidden > 0 && (added.size === 0 || performance.now() - started < REVEAL_BUDGET_MS)) {
+      const message = messages[this.hidden - 1];
+      if (!message) break;
+      this.hidden--;
+      fragment.prepend(this.elementFor(message));
+      added.add(message.id);
+    }
+    this.log.prepend(fragment);
+    this.oldestShown = messages[this.hidden]?.id;
+    this.updateFlags(added);
   }
 
   private scrollToBottom(): void {
@@ -122,25 +239,30 @@ export class MessageList {
     return el.scrollHeight - el.scrollTop - el.clientHeight;
   }
 
-  private reconcile(): void {
+  /** The element that shows `message`: a notice line, or its message view (made or brought up to date). */
+  private elementFor(message: ChatMessageView): HTMLElement {
+    if (message.role === 'notice') return this.notices.lineFor(message);
+    let view = this.views.get(message.id);
+    if (view) {
+      if (view.message !== message) view.update(message);
+    } else {
+      view = new MessageView(message, this.context);
+      this.views.set(message.id, view);
+    }
+    return view.el;
+  }
+
+    private reconcile(): void {
     const store = this.store;
     const seen = new Set<string>();
     let previous: Element | null = null;
-    for (const message of store.messages) {
+    const messages = store.messages;
+    this.hidden = Math.min(this.hidden, messages.length);
+    this.oldestShown = messages[this.hidden]?.id;
+    for (let i = this.hidden; i < messages.length; i++) {
+      const message = messages[i] as ChatMessageView;
       seen.add(message.id);
-      let el: HTMLElement;
-      if (message.role === 'notice') {
-        el = this.notices.lineFor(message);
-      } else {
-        let view = this.views.get(message.id);
-        if (view) {
-          if (view.message !== message) view.update(message);
-        } else {
-          view = new MessageView(message, this.context);
-          this.views.set(message.id, view);
-        }
-        el = view.el;
-      }
+      const el = this.elementFor(message);
       // Move only what is out of place, so unchanged messages keep their nodes (and focus).
       const expected: Element | null = previous ? previous.nextElementSibling : this.log.firstElementChild;
       if (expected !== el) {
@@ -179,12 +301,17 @@ export class MessageList {
   }
 
   private onScroll(): void {
-    const el = this.el;
     this.stickToBottom = this.distanceFromBottom() <= BOTTOM_SLACK;
+    this.saveScroll();
+    this.revealSoon();
+  }
+
+  private saveScroll(): void {
     const ui = this.channel.state;
-    ui.scrollTop = el.scrollTop;
+    ui.scrollTop = this.el.scrollTop;
     ui.stickToBottom = this.stickToBottom;
     ui.conversationId = this.conversationId;
+    ui.rendered = this.store.messages.length - this.hidden;
     this.channel.saveSoon();
   }
 
