@@ -3,6 +3,8 @@
 const esbuild = require('esbuild');
 const fs = require('node:fs');
 const path = require('node:path');
+// A development dependency, as esbuild is: only for reading which exports the features use.
+const ts = require('typescript');
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -90,7 +92,6 @@ function throughEntry(entryModules, indexes, external) {
  * @returns {Set<string> | '*'}
  */
 function namespaceMembers(code, alias) {
-  const ts = require('typescript');
   const source = ts.createSourceFile('features.mjs', code, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
   const members = new Set();
   let whole = false;
