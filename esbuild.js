@@ -86,32 +86,30 @@ function throughEntry(entryModules, indexes, external) {
 }
 
 /**
- * The members read from the namespace `alias` in `code` (`alias.name`), or `'*'` if it is used in
- * any other way. Parsed with TypeScript (a development dependency), so that strings, regular
- * expressions and property names are not taken for uses.
- * @returns {Set<string> | '*'}
+ * For each namespace alias in `aliases`, the members read from it in `code` (`alias.name`), or `'*'`
+ * if it is used in any other way. Parsed once with TypeScript (a development dependency), so that
+ * strings, regular expressions and property names are not taken for uses.
+ * @param {string} code
+ * @param {Set<string>} aliases
+ * @returns {Map<string, Set<string> | '*'>}
  */
-function namespaceMembers(code, alias) {
-  const source = ts.createSourceFile('features.mjs', code, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
-  const members = new Set();
-  let whole = false;
+function namespaceMembers(code, aliases) {
+  const source = ts.createSourceFile('features.mjs', code, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+  /** @type {Map<string, Set<string> | '*'>} */
+  const uses = new Map([...aliases].map((alias) => [alias, new Set()]));
   const visit = (node) => {
-    if (whole) return;
-    if (ts.isIdentifier(node) && node.text === alias) {
+    if (ts.isIdentifier(node) && aliases.has(node.text)) {
+      const members = uses.get(node.text);
       const parent = node.parent;
-      if (ts.isPropertyAccessExpression(parent) && parent.expression === node) members.add(parent.name.text);
-      else if (!(ts.isNamespaceImport(parent) || (ts.isPropertyAccessExpression(parent) && parent.name === node) || (ts.isPropertyAssignment(parent) && parent.name === node))) whole = true;
+      if (members !== '*') {
+        if (ts.isPropertyAccessExpression(parent) && parent.expression === node) members.add(parent.name.text);
+        else if (!(ts.isNamespaceImport(parent) || (ts.isPropertyAccessExpression(parent) && parent.name === node) || (ts.isPropertyAssignment(parent) && parent.name === node))) uses.set(node.text, '*');
+      }
     }
     ts.forEachChild(node, visit);
   };
-  // setParentNodes is off: parents are set while walking.
-  const walk = (node, parent) => {
-    node.parent = parent;
-    ts.forEachChild(node, (child) => walk(child, node));
-  };
-  walk(source, undefined);
   visit(source);
-  return whole ? '*' : members;
+  return uses;
 }
 
 /**
@@ -134,21 +132,18 @@ async function importedNames(options, entryModules, indexes) {
   const text = result.outputFiles[0].text;
   /** @type {Map<number, Set<string> | '*'>} */
   const names = new Map([...indexes.values()].map((i) => [i, new Set()]));
-  for (const m of text.matchAll(/^import\s*([^;]*?)\s*from\s*"entry-module-(\d+)";/gm)) {
-    const clause = m[1];
-    const i = Number(m[2]);
+  const imports = [...text.matchAll(/^import\s*([^;]*?)\s*from\s*"entry-module-(\d+)";/gm)].map((m) => ({ clause: m[1], i: Number(m[2]) }));
+  const aliasOf = (clause) => /^\*\s*as\s+([\w$]+)$/.exec(clause)?.[1];
+  const members = namespaceMembers(text, new Set(imports.map((m) => aliasOf(m.clause)).filter(Boolean)));
+  for (const { clause, i } of imports) {
     const set = names.get(i);
     if (set === '*') continue;
-    const namespace = /^\*\s*as\s+([\w$]+)$/.exec(clause);
-    if (namespace) {
-      // `ns.name` only: those names; any other use of the namespace (passed on, indexed) takes it whole.
-      const members = namespaceMembers(text, namespace[1]);
-      if (members === '*') names.set(i, '*');
-      else for (const name of members) set.add(name);
-      continue;
-    }
-    if (clause.includes('*')) {
-      names.set(i, '*');
+    const alias = aliasOf(clause);
+    // A namespace read as `ns.name` only gives those names; used in any other way, it is taken whole.
+    const used = alias ? members.get(alias) : clause.includes('*') ? '*' : undefined;
+    if (used === '*') names.set(i, '*');
+    if (used) {
+      if (used !== '*') for (const name of used) set.add(name);
       continue;
     }
     if (clause.replace(/\{[^}]*\}/, '').replace(/,/g, '').trim()) set.add('default');
@@ -220,7 +215,7 @@ async function buildHost(options = {}) {
   // The entry's own modules first; the features then take every one of them from the entry. A
   // module the entry gains by exporting whole namespaces is found by the overlap check, and the
   // builds are made again with it on the entry's side.
-  const graph = await esbuild.build({ ...shared, entryPoints: ['src/extension.ts'], write: false, logLevel: 'silent', plugins: [undiciApart, featuresApart] });
+  const graph = await esbuild.build({ ...shared, entryPoints: ['src/extension.ts'], write: false, sourcemap: false, logLevel: 'silent', plugins: [undiciApart, featuresApart] });
   let entryModules = inputsOf(graph.metafile, absWorkingDir);
   for (let round = 0; round < 3; round++) {
     const indexes = new Map();
