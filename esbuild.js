@@ -3,6 +3,8 @@
 const esbuild = require('esbuild');
 const fs = require('node:fs');
 const path = require('node:path');
+// A development dependency, as esbuild is: only for reading which exports the features use.
+const ts = require('typescript');
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -30,40 +32,212 @@ const undiciApart = {
   },
 };
 
-/** The host bundles' options (also used by test/bench, so that it measures what ships). */
-function hostBuilds(options = {}) {
+/**
+ * The features (src/host/features.ts and what only it uses) go to dist/features.js, which the entry
+ * requires the first time a command runs or a view, tool or provider is used (src/extension.ts), so
+ * activation does not read them.
+ * @type {import('esbuild').Plugin}
+ */
+const featuresApart = {
+  name: 'features-apart',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/host\/features$/ }, () => ({ path: './features.js', external: true }));
+  },
+};
+
+/**
+ * Keeps one copy of every module the entry and the features share. Each import of the features
+ * bundle that resolves to a module of `entryModules` (absolute paths) becomes a read of that module's
+ * exports from the entry (`require('./extension.js').__modules[i]`, the entry's own instance), so
+ * classes (GatewayError and `instanceof`), caches and settings (the l10n bundle, the display
+ * locale) exist once. `indexes` numbers those modules; with `external`, the imports are left as
+ * external imports of `entry-module-<i>` (to read which names the features use, see importedNames).
+ * @param {Set<string>} entryModules
+ * @param {Map<string, number>} indexes
+ * @param {boolean} external
+ * @returns {import('esbuild').Plugin}
+ */
+function throughEntry(entryModules, indexes, external) {
+  // A package counts as a whole: the features reach all of a package the entry uses through the
+  // entry, which also gets the package's files it did not need itself (re-exporting index files).
+  const packageOf = (file) => /^(.*[\\/]node_modules[\\/](?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/.exec(file)?.[1] ?? file;
+  const entryPackages = new Set([...entryModules].map(packageOf));
+  return {
+    name: 'through-entry',
+    setup(build) {
+      build.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.namespace === 'through-entry') return { path: args.path, external: true };
+        if (args.kind === 'entry-point' || args.pluginData?.throughEntry) return undefined;
+        const resolved = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { throughEntry: true } });
+        if (resolved.errors.length || resolved.external || !(entryModules.has(resolved.path) || entryPackages.has(packageOf(resolved.path)))) return undefined;
+        if (!indexes.has(resolved.path)) {
+          if (!external) throw new Error(`${resolved.path} was not seen when the features' imports were read`);
+          indexes.set(resolved.path, indexes.size);
+        }
+        const name = `entry-module-${indexes.get(resolved.path)}`;
+        return external ? { path: name, external: true } : { path: name, namespace: 'through-entry' };
+      });
+      build.onLoad({ filter: /.*/, namespace: 'through-entry' }, (args) => ({
+        contents: `module.exports = require('./extension.js').__modules[${Number(args.path.replace('entry-module-', ''))}];`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/**
+ * For each namespace alias in `aliases`, the members read from it in `code` (`alias.name`), or `'*'`
+ * if it is used in any other way. Parsed once with TypeScript (a development dependency), so that
+ * strings, regular expressions and property names are not taken for uses.
+ * @param {string} code
+ * @param {Set<string>} aliases
+ * @returns {Map<string, Set<string> | '*'>}
+ */
+function namespaceMembers(code, aliases) {
+  const source = ts.createSourceFile('features.mjs', code, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+  /** @type {Map<string, Set<string> | '*'>} */
+  const uses = new Map([...aliases].map((alias) => [alias, new Set()]));
+  const visit = (node) => {
+    if (ts.isIdentifier(node) && aliases.has(node.text)) {
+      const members = uses.get(node.text);
+      const parent = node.parent;
+      if (members !== '*') {
+        if (ts.isPropertyAccessExpression(parent) && parent.expression === node) members.add(parent.name.text);
+        else if (!(ts.isNamespaceImport(parent) || (ts.isPropertyAccessExpression(parent) && parent.name === node) || (ts.isPropertyAssignment(parent) && parent.name === node))) uses.set(node.text, '*');
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return uses;
+}
+
+/**
+ * Which exports of each shared module the features use: read from the import statements of an
+ * unminified ES-module build of the features in which the shared modules are external (esbuild
+ * keeps only the names that are used). `'*'` when a module is used whole (a namespace, a require).
+ * @returns {Promise<Map<number, Set<string> | '*'>>}
+ */
+async function importedNames(options, entryModules, indexes) {
+  const result = await esbuild.build({
+    ...options,
+    format: 'esm',
+    minify: false,
+    sourcemap: false,
+    metafile: false,
+    write: false,
+    logLevel: 'silent',
+    plugins: [undiciApart, throughEntry(entryModules, indexes, true)],
+  });
+  const text = result.outputFiles[0].text;
+  /** @type {Map<number, Set<string> | '*'>} */
+  const names = new Map([...indexes.values()].map((i) => [i, new Set()]));
+  const imports = [...text.matchAll(/^import\s*([^;]*?)\s*from\s*"entry-module-(\d+)";/gm)].map((m) => ({ clause: m[1], i: Number(m[2]) }));
+  const aliasOf = (clause) => /^\*\s*as\s+([\w$]+)$/.exec(clause)?.[1];
+  const members = namespaceMembers(text, new Set(imports.map((m) => aliasOf(m.clause)).filter(Boolean)));
+  for (const { clause, i } of imports) {
+    const set = names.get(i);
+    if (set === '*') continue;
+    const alias = aliasOf(clause);
+    // A namespace read as `ns.name` only gives those names; used in any other way, it is taken whole.
+    const used = alias ? members.get(alias) : clause.includes('*') ? '*' : undefined;
+    if (used === '*') names.set(i, '*');
+    if (used) {
+      if (used !== '*') for (const name of used) set.add(name);
+      continue;
+    }
+    if (clause.replace(/\{[^}]*\}/, '').replace(/,/g, '').trim()) set.add('default');
+    const braces = /\{([^}]*)\}/.exec(clause);
+    for (const spec of (braces?.[1] ?? '').split(',').map((x) => x.trim()).filter(Boolean)) set.add(spec.split(/\s+as\s+/)[0].trim());
+  }
+  for (const m of text.matchAll(/require\("entry-module-(\d+)"\)/g)) names.set(Number(m[1]), '*');
+  return names;
+}
+
+/**
+ * The entry: src/extension.ts, plus what the features read from it (`__modules`, see throughEntry):
+ * for each shared module, an ES-module-like object with live getters for the names the features
+ * use, so that the entry keeps only those (a whole namespace only where the features use it whole).
+ * @param {Map<string, number>} indexes
+ * @param {Map<number, Set<string> | '*'>} names
+ */
+function entrySource(indexes, names) {
+  const lines = ["export { activate, deactivate } from './src/extension.ts';", 'export const __modules = [];'];
+  for (const [file, i] of indexes) {
+    const used = names.get(i) ?? '*';
+    if (used === '*') {
+      lines.push(`import * as m${i} from ${JSON.stringify(file)};`);
+      lines.push(`__modules[${i}] = '__esModule' in m${i} ? m${i} : Object.defineProperty(m${i}, '__esModule', { value: true });`);
+      continue;
+    }
+    const list = [...used];
+    lines.push(list.length ? `import { ${list.map((n, k) => `${n} as m${i}_${k}`).join(', ')} } from ${JSON.stringify(file)};` : `import ${JSON.stringify(file)};`);
+    lines.push(`__modules[${i}] = { __esModule: true, ${list.map((n, k) => `get ${JSON.stringify(n)}() { return m${i}_${k}; }`).join(', ')} };`);
+  }
+  return lines.join('\n');
+}
+
+/** The source files and packages an esbuild metafile says went into its (one) output. */
+function inputsOf(metafile, absWorkingDir) {
+  const output = Object.values(metafile.outputs).find((o) => o.entryPoint !== undefined || Object.keys(o.inputs).length) ?? { inputs: {} };
+  return new Set(Object.keys(output.inputs).filter((k) => k !== '<stdin>').map((k) => path.resolve(absWorkingDir, k)));
+}
+
+/**
+ * Builds the host code into `outdir`: the entry dist/extension.js (what activation loads), the
+ * features dist/features.js and undici dist/undici.js (both loaded on first use). Also used by
+ * test/bench, so that it measures what ships; `plugins` are added to every build (the bench's
+ * instrumentation). Returns the metafiles of the three outputs.
+ * @param {{ production?: boolean, outdir?: string, absWorkingDir?: string, plugins?: import('esbuild').Plugin[], logLevel?: import('esbuild').LogLevel }} options
+ */
+async function buildHost(options = {}) {
+  const prod = options.production ?? production;
+  const outdir = options.outdir ?? 'dist';
+  const absWorkingDir = options.absWorkingDir ?? __dirname;
+  const plugins = options.plugins ?? [];
   const shared = {
+    absWorkingDir,
     bundle: true,
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-    minify: options.production ?? production,
-    sourcemap: (options.production ?? production) ? false : 'linked',
+    minify: prod,
+    sourcemap: prod ? false : 'linked',
     legalComments: 'none',
-    logLevel: 'info',
+    logLevel: options.logLevel ?? 'info',
+    metafile: true,
+    // jsonc-parser's "main" is a UMD build whose factory requires its own files at run time, which a
+    // bundler cannot follow; its "module" (ES) build bundles. Packages with "exports" are unaffected.
+    mainFields: ['module', 'main'],
+    external: ['vscode'],
   };
-  return [
-    {
+  const undici = esbuild.build({ ...shared, entryPoints: ['src/core/undiciParts.ts'], outfile: path.join(outdir, 'undici.js'), plugins });
+  // The entry's own modules first; the features then take every one of them from the entry. A
+  // module the entry gains by exporting whole namespaces is found by the overlap check, and the
+  // builds are made again with it on the entry's side.
+  const graph = await esbuild.build({ ...shared, entryPoints: ['src/extension.ts'], write: false, sourcemap: false, logLevel: 'silent', plugins: [undiciApart, featuresApart] });
+  let entryModules = inputsOf(graph.metafile, absWorkingDir);
+  for (let round = 0; round < 3; round++) {
+    const indexes = new Map();
+    const featureOptions = { ...shared, entryPoints: ['src/host/features.ts'], outfile: path.join(outdir, 'features.js') };
+    const names = await importedNames(featureOptions, entryModules, indexes);
+    const features = await esbuild.build({ ...featureOptions, plugins: [undiciApart, throughEntry(entryModules, indexes, false), ...plugins] });
+    const entry = await esbuild.build({
       ...shared,
-      entryPoints: ['src/extension.ts'],
-      outfile: 'dist/extension.js',
-      // jsonc-parser's "main" is a UMD build whose factory requires its own files at run time, which a
-      // bundler cannot follow; its "module" (ES) build bundles. Packages with "exports" are unaffected.
-      mainFields: ['module', 'main'],
-      external: ['vscode'],
-      plugins: [undiciApart],
-    },
-    {
-      ...shared,
-      entryPoints: ['src/core/undiciParts.ts'],
-      outfile: 'dist/undici.js',
-    },
-  ];
+      stdin: { contents: entrySource(indexes, names), resolveDir: absWorkingDir, sourcefile: 'extension-entry.js', loader: 'js' },
+      outfile: path.join(outdir, 'extension.js'),
+      plugins: [undiciApart, featuresApart, ...plugins],
+    });
+    const inEntry = inputsOf(entry.metafile, absWorkingDir);
+    const twice = [...inputsOf(features.metafile, absWorkingDir)].filter((file) => inEntry.has(file));
+    if (!twice.length) return { entry: entry.metafile, features: features.metafile, undici: (await undici).metafile };
+    entryModules = inEntry;
+    if (round === 2) throw new Error(`These modules are in both dist/extension.js and dist/features.js: ${twice.join(', ')}`);
+  }
 }
 
 /** @type {import('esbuild').BuildOptions[]} */
-const builds = [
-  ...hostBuilds(),
+const webviewBuilds = [
   {
     // The chat webview app (browser). `entities` is replaced by a small shim that lets the browser
     // decode HTML entities (saves ~75 KB; see src/webview/chat/entities.ts).
@@ -97,7 +271,7 @@ const builds = [
 // Tests that run inside the VS Code extension host need JavaScript: transpile src and test
 // file by file (no bundling) into out/, keeping the folder layout so relative imports work.
 if (tests) {
-  builds.push({
+  webviewBuilds.push({
     entryPoints: [...tsFiles('src/core'), ...tsFiles('test')],
     outdir: 'out',
     outbase: '.',
@@ -112,14 +286,23 @@ if (tests) {
 
 async function main() {
   if (watch) {
-    const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));
+    const contexts = await Promise.all(webviewBuilds.map((b) => esbuild.context(b)));
     await Promise.all(contexts.map((c) => c.watch()));
+    // The host bundles are built in steps (see buildHost), which esbuild's watch mode cannot
+    // follow: they are built again whenever a file below src/ changes.
+    let timer;
+    const rebuild = () => buildHost().catch((err) => console.error(err));
+    await rebuild();
+    fs.watch('src', { recursive: true }, () => {
+      clearTimeout(timer);
+      timer = setTimeout(rebuild, 200);
+    });
     return;
   }
-  await Promise.all(builds.map((b) => esbuild.build(b)));
+  await Promise.all([buildHost(), ...webviewBuilds.map((b) => esbuild.build(b))]);
 }
 
-module.exports = { hostBuilds };
+module.exports = { buildHost };
 
 if (require.main === module) {
   main().catch((err) => {

@@ -34,6 +34,8 @@ export async function run(): Promise<void> {
   const files = Object.keys(require.cache)
     .filter((k) => k.startsWith(ours) && k.endsWith('.js') && !k.endsWith('bench-shim.js'))
     .map((k) => ({ file: path.relative(ours, k).replace(/\\/g, '/'), bytes: fs.statSync(k).size }));
+  // What the entry loads on first use only (src/extension.ts, esbuild.js): activation must not.
+  const lazyLoaded = files.map((f) => f.file).filter((f) => f === 'dist/features.js' || f === 'dist/undici.js');
   fs.writeFileSync(
     out,
     JSON.stringify({
@@ -43,6 +45,7 @@ export async function run(): Promise<void> {
       loaded: g.__mgBenchLoaded ? [...g.__mgBenchLoaded] : undefined,
       requireCache: cached,
       files,
+      lazyLoaded,
     }),
   );
 }

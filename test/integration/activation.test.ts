@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { GatewayDouble } from '../gateway';
 import { EXTENSION_ID, run, setSetting } from './support';
@@ -22,12 +23,28 @@ describe('Activation', function () {
     assert.ok(!events.includes('*') && !events.includes('onStartupFinished'), events.join());
   });
 
-  it('activates on a command without calling the network', async () => {
+  /** The extension's files of dist/ that Node has loaded in this extension host. */
+  const loadedDist = (): string[] => {
+    const dist = path.join(ext()?.extensionPath ?? '', 'dist') + path.sep;
+    return Object.keys(require.cache)
+      .filter((file) => file.startsWith(dist) && file.endsWith('.js'))
+      .map((file) => path.relative(dist, file).replace(/\\/g, '/'))
+      .sort();
+  };
+
+  it('loads only its entry on activation: the features and undici wait for their first use', async () => {
+    await ext()?.activate();
+    assert.equal(ext()?.isActive, true);
+    assert.deepEqual(loadedDist(), ['extension.js'], 'activation loaded dist/extension.js and nothing else of dist/');
+  });
+
+  it('activates on a command without calling the network, and the command loads the features', async () => {
     await setSetting('baseUrl', gw.url);
     await setSetting('catalogUrl', gw.catalogUrl);
     await run('showLog');
     assert.equal(ext()?.isActive, true);
     assert.equal(gw.log.length, 0, 'activation made no request');
+    assert.deepEqual(loadedDist(), ['extension.js', 'features.js'], 'the first command loaded dist/features.js (undici waits for a request)');
   });
 
 });

@@ -49,9 +49,13 @@ interface ToolDef<T> {
   run(input: T, signal: AbortSignal, services: Services): Promise<string>;
 }
 
-export function registerAgentTools(services: Services, media: () => MediaStudio): vscode.Disposable[] {
-  const register = <T>(def: ToolDef<T>) => vscode.lm.registerTool(def.name, toVsCodeTool(def, services));
-  return [register(searchTool()), register(readTool()), register(parseTool()), register(ocrTool()), register(imageTool(media))];
+/**
+ * The agent tools by name. The extension's entry registers each tool package.json declares at
+ * activation with a forwarder that reaches these on first use (src/extension.ts).
+ */
+export function agentTools(services: Services, media: () => MediaStudio): Map<string, vscode.LanguageModelTool<unknown>> {
+  const defs = [searchTool(), readTool(), parseTool(), ocrTool(), imageTool(media)] as ToolDef<unknown>[];
+  return new Map(defs.map((def) => [def.name, toVsCodeTool(def, services)]));
 }
 
 function toVsCodeTool<T>(def: ToolDef<T>, services: Services): vscode.LanguageModelTool<unknown> {

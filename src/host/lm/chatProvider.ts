@@ -15,7 +15,7 @@ import { estimateMessageTokens, toChatMessages } from './requestMessages';
 import { estimateTokens } from './tokenCount';
 
 /** The vendor of `contributes.languageModelChatProviders` in package.json. */
-export const VENDOR = 'modelGateway';
+export { VENDOR } from './lmApi';
 
 /** The core carries function tools on all three protocols, so every model may be offered them. */
 const CORE_TOOL_CALLING = true;

@@ -1,5 +1,8 @@
 import * as vscode from 'vscode';
 
+/** The vendor of the gateway's models in VS Code's chat (package.json `languageModelChatProviders`). */
+export const VENDOR = 'modelGateway';
+
 /**
  * The part of VS Code's Language Model Chat Provider API this extension uses. The API is stable from
  * VS Code 1.104 (microsoft/vscode PR #263415), but the extension supports 1.100 and is typed against

@@ -1,19 +1,21 @@
 /**
  * The confirmation VS Code shows before an agent tool runs (`prepareInvocation`), outside VS Code
- * (fakeVscode.ts): a modal cannot be answered in the headless host, so the registered tool objects
- * are asked directly, as VS Code asks them before each call.
+ * (fakeVscode.ts): a modal cannot be answered in the headless host, so the tool objects (which the
+ * extension's entry registers behind forwarders) are asked directly, as VS Code asks them before each call.
  */
 // First: answers `vscode` for every host module imported after it.
-import { CancellationTokenSource, registeredTools, ui } from '../chatHost/fakeVscode';
+import { CancellationTokenSource, ui } from '../chatHost/fakeVscode';
 import assert from 'node:assert/strict';
 import type * as vscode from 'vscode';
 import { DEFAULT_CALL_PRICE_USD } from '../../../src/core/tools/billing';
-import { registerAgentTools, TOOL_NAMES } from '../../../src/host/lm/agentTools';
+import { agentTools, TOOL_NAMES } from '../../../src/host/lm/agentTools';
 
 type Prepared = vscode.PreparedToolInvocation | null | undefined;
 
+let tools = new Map<string, vscode.LanguageModelTool<unknown>>();
+
 function prepare(name: string, input: object): Prepared {
-  const tool = registeredTools.get(name) as vscode.LanguageModelTool<object> | undefined;
+  const tool = tools.get(name) as vscode.LanguageModelTool<object> | undefined;
   assert.ok(tool?.prepareInvocation, `${name} is registered with a prepareInvocation`);
   return tool.prepareInvocation({ input }, new CancellationTokenSource().token as never) as Prepared;
 }
@@ -21,15 +23,11 @@ function prepare(name: string, input: object): Prepared {
 const PRICE = `US$${DEFAULT_CALL_PRICE_USD.toFixed(2)}`;
 
 describe("VS Code's own chat: agent tools' confirmation before a call", () => {
-  let registrations: vscode.Disposable[] = [];
   beforeEach(() => {
     ui.settings = {};
-    registrations = registerAgentTools({} as never, () => {
+    tools = agentTools({} as never, () => {
       throw new Error('no media studio is needed to prepare a call');
     });
-  });
-  afterEach(() => {
-    for (const r of registrations) r.dispose();
   });
 
   const billed: Array<[string, object]> = [
