@@ -54,7 +54,7 @@ describe('gateway double: provider tool routes', function () {
   function form(fields: Record<string, string>, file?: { data: Uint8Array; name: string; type?: string }): FormData {
     const fd = new FormData();
     for (const [name, value] of Object.entries(fields)) fd.append(name, value);
-    if (file) fd.append('file', new Blob([file.data], { type: file.type ?? 'application/octet-stream' }), file.name);
+    if (file) fd.append('file', new Blob([new Uint8Array(file.data)], { type: file.type ?? 'application/octet-stream' }), file.name);
     return fd;
   }
 
