@@ -147,14 +147,15 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
           ...(thinking ? { thinking } : {}),
           ...(tools.length ? { tools, toolMode: toolModeOf(options.toolMode) } : {}),
           signal: abort.signal,
-        });
+        }).batches();
       };
       const switched = protocolSwitchHandler(this.services);
       const events = withProtocolFallback(info, protocol, run, async (change) => {
         used = change.to;
         await switched(change);
       });
-      for await (const e of events) {
+      for await (const batch of events) {
+        for (const e of batch) {
         switch (e.type) {
           case 'textDelta':
             if (e.text) progress.report(new vscode.LanguageModelTextPart(e.text));
@@ -180,6 +181,7 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
             // Citations and images have no stable part in VS Code's chat API yet; reasoning is
             // only kept (below), since thinking parts are still proposed API.
             break;
+        }
         }
       }
     } finally {
