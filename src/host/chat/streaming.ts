@@ -62,21 +62,21 @@ export async function streamAnswer(session: AnswerSession, conversationId: strin
   try {
     for await (const batch of events) {
       for (const e of batch) {
-      if (e.type === 'textDelta') message.text += e.text;
-      else if (e.type === 'reasoningDelta') message.reasoning = (message.reasoning ?? '') + e.text;
-      else if (e.type === 'citation') addCitation(message, { url: e.url, ...(e.title ? { title: e.title } : {}) });
-      else if (e.type === 'webSearch') {
-        if (e.queries.length) message.searches = [...(message.searches ?? []), ...e.queries];
-        sources.push(...e.sources);
-      } else if (e.type === 'usage') message.usage = deps.usageBefore ? addUsage(deps.usageBefore, e.usage) : e.usage;
-      else if (e.type === 'done') {
-        message.status = 'done';
-        message.finishReason = e.finishReason;
-      }
-      else if (e.type === 'error') {
-        message.status = e.error.kind === 'cancelled' ? 'stopped' : 'cut';
-        if (e.error.kind !== 'cancelled') message.error = { kind: e.error.kind, message: e.error.message, ...(e.error.requestId ? { requestId: e.error.requestId } : {}) };
-      }
+        if (e.type === 'textDelta') message.text += e.text;
+        else if (e.type === 'reasoningDelta') message.reasoning = (message.reasoning ?? '') + e.text;
+        else if (e.type === 'citation') addCitation(message, { url: e.url, ...(e.title ? { title: e.title } : {}) });
+        else if (e.type === 'webSearch') {
+          if (e.queries.length) message.searches = [...(message.searches ?? []), ...e.queries];
+          sources.push(...e.sources);
+        } else if (e.type === 'usage') message.usage = deps.usageBefore ? addUsage(deps.usageBefore, e.usage) : e.usage;
+        else if (e.type === 'done') {
+          message.status = 'done';
+          message.finishReason = e.finishReason;
+        }
+        else if (e.type === 'error') {
+          message.status = e.error.kind === 'cancelled' ? 'stopped' : 'cut';
+          if (e.error.kind !== 'cancelled') message.error = { kind: e.error.kind, message: e.error.message, ...(e.error.requestId ? { requestId: e.error.requestId } : {}) };
+        }
       }
       schedule();
     }
