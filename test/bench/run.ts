@@ -11,6 +11,7 @@ import { activationRows } from './activation';
 import { conversationRows } from './conversation';
 import { downloadRows } from './download';
 import { historyRows } from './history';
+import { lmFirstProgressRows, lmToolRoundTripRows } from './lmProvider';
 import { RESULTS_DIR, type BenchContext, type Row } from './lib';
 import { renderingRows } from './rendering';
 import { sizeRows } from './size';
@@ -38,6 +39,8 @@ const SECTIONS: Section[] = [
   { id: '7', title: 'Upload', quick: false, needsGateway: true, run: uploadRows },
   { id: '8', title: 'Download', quick: false, needsGateway: true, run: downloadRows },
   { id: '9', title: 'Long conversation', quick: true, needsGateway: true, run: conversationRows },
+  { id: '10', title: 'VS Code chat: first progress', quick: true, needsGateway: true, run: lmFirstProgressRows },
+  { id: '11', title: 'VS Code chat: tool round trip', quick: true, needsGateway: true, run: lmToolRoundTripRows },
 ];
 
 async function main(): Promise<void> {
