@@ -11,7 +11,9 @@
  * Row 11, tool round trip: against the double, the model asks for a tool call, the caller hands
  * back the result at once, the model answers. The reference sends the same two HTTP requests
  * (the bodies the provider sent, captured) through the same HTTP client and drains their bodies:
- * the double's own time plus the transport. The difference is the client's time.
+ * the double's own time plus the transport. The client's time is the difference in this process's
+ * CPU time (the double runs in its own process); wall times are reported too, but on a shared
+ * machine the double's answer time swings by tens of milliseconds from one request to the next.
  *
  *   node --import tsx lmChild.ts <gateway url> <key> <runs>
  */
@@ -172,8 +174,21 @@ async function drain(response: HttpResponse): Promise<number> {
   return n;
 }
 
+export interface ToolResult {
+  /** Medians of the wall time and of this process's CPU time, through the provider and raw. */
+  oursMs: number;
+  rawMs: number;
+  oursCpuMs: number;
+  rawCpuMs: number;
+  /** The client's time over the double's: CPU time through the provider less CPU time raw. */
+  overheadMs: number;
+  wallOverheadMs: number;
+  samples: Record<string, number[]>;
+  cpuSamples: Record<string, number[]>;
+}
+
 async function toolRoundTrip(real: HttpClient, runs: number) {
-  const out: Record<string, { oursMs: number; rawMs: number; overheadMs: number; samples: Record<string, number[]> }> = {};
+  const out: Record<string, ToolResult> = {};
   for (const p of PROTOCOLS) {
     // The provider under test talks to the double directly; a second one, recording, captures the requests.
     const requests: HttpRequest[] = [];
@@ -212,10 +227,22 @@ async function toolRoundTrip(real: HttpClient, runs: number) {
         return performance.now() - t0;
       };
       await raw();
-      const samples = await alternate(runs, { ours, raw });
+      // Wall time, and this process's CPU time (user + system): the client's own work, whatever
+      // else the machine runs. The double runs in another process.
+      const cpu: Record<'ours' | 'raw', number[]> = { ours: [], raw: [] };
+      const timed = (name: 'ours' | 'raw', work: () => Promise<number>) => async (): Promise<number> => {
+        const c0 = process.cpuUsage();
+        const wall = await work();
+        const c = process.cpuUsage(c0);
+        cpu[name].push((c.user + c.system) / 1000);
+        return wall;
+      };
+      const samples = await alternate(runs, { ours: timed('ours', ours), raw: timed('raw', raw) });
       const oursMs = median(samples.ours);
       const rawMs = median(samples.raw);
-      out[p.protocol] = { oursMs, rawMs, overheadMs: oursMs - rawMs, samples };
+      const oursCpuMs = median(cpu.ours);
+      const rawCpuMs = median(cpu.raw);
+      out[p.protocol] = { oursMs, rawMs, oursCpuMs, rawCpuMs, overheadMs: oursCpuMs - rawCpuMs, wallOverheadMs: oursMs - rawMs, samples, cpuSamples: cpu };
     } finally {
       provider.dispose();
       recorder.dispose();
