@@ -12,6 +12,7 @@ import { conversationRows } from './conversation';
 import { downloadRows } from './download';
 import { chatScrollRows } from './chatScroll';
 import { historyRows } from './history';
+import { lmFirstProgressRows, lmToolRoundTripRows } from './lmProvider';
 import { RESULTS_DIR, type BenchContext, type Row } from './lib';
 import { renderingRows } from './rendering';
 import { sizeRows } from './size';
@@ -40,6 +41,8 @@ const SECTIONS: Section[] = [
   { id: '8', title: 'Download', quick: false, needsGateway: true, run: downloadRows },
   { id: '9', title: 'Long conversation', quick: true, needsGateway: true, run: conversationRows },
   { id: '10', title: 'Chat view scrolled to the top', quick: true, needsGateway: false, run: (ctx) => chatScrollRows(ctx) },
+  { id: '11', title: 'VS Code chat: first progress', quick: true, needsGateway: true, run: lmFirstProgressRows },
+  { id: '12', title: 'VS Code chat: tool round trip', quick: true, needsGateway: true, run: lmToolRoundTripRows },
 ];
 
 async function main(): Promise<void> {

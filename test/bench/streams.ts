@@ -4,8 +4,8 @@
  * Row 3: the double (in its own process) streams the same ~10 MB answer over each protocol on
  * loopback; in this process it is read (a) as raw bytes and thrown away (the floor: node:http and
  * undici through our HttpClient, the faster of the two is the floor), (b) by our adapter
- * (`streamChat` on the HttpClient: HTTP + SSE + parsing into events), (c) by the official SDK for
- * that protocol. Runs rotate a/b/c; medians.
+ * (`streamChat` on the HttpClient: HTTP + SSE + parsing into events, read in the batches the
+ * extension's own readers take), (c) by the official SDK for that protocol. Runs rotate a/b/c; medians.
  *
  * Row 4: the first-token overhead: recorded bytes of an ordinary answer are fed to `eventsFromBytes`
  * and the time from handing over the first chunk to the first textDelta is taken, many times.
@@ -133,9 +133,12 @@ async function measureProtocol(gw: GatewayInfo, p: (typeof PROTOCOLS)[number], k
       messages: [{ role: 'user', content: prompt }],
       ...(p.protocol === 'messages' ? { maxTokens: MESSAGES_MAX_TOKENS } : {}),
     });
-    for await (const e of events) {
-      if (e.type === 'textDelta') chars += e.text.length;
-      else if (e.type === 'error') throw e.error;
+    // In batches, one per network chunk, as the chat view and VS Code's chat read them.
+    for await (const batch of events.batches()) {
+      for (const e of batch) {
+        if (e.type === 'textDelta') chars += e.text.length;
+        else if (e.type === 'error') throw e.error;
+      }
     }
     return chars;
   };

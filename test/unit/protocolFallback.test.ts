@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { collectChat, streamChat } from '../../src/core/chat/chat';
 import type { ChatEvent } from '../../src/core/chat/events';
+import { eachEvent } from '../../src/core/chat/transport';
 import { errorFromResponse } from '../../src/core/errorBody';
 import { GatewayError } from '../../src/core/errors';
 import type { HttpClient } from '../../src/core/http';
@@ -80,7 +81,7 @@ describe('a protocol the relay refuses although the gateway lists it', function 
 
     it('falls back once to the next listed protocol, tells the caller, and the answer arrives', async () => {
       const switches: ProtocolSwitch[] = [];
-      const result = await collectChat(withProtocolFallback(model('gpt-5'), 'chatCompletions', ask, (s) => void switches.push(s)));
+      const result = await collectChat(eachEvent(withProtocolFallback(model('gpt-5'), 'chatCompletions', (over) => ask(over).batches(), (s) => void switches.push(s))));
       assert.equal(result.error, undefined, result.error?.message);
       assert.match(result.text, /hello there/);
       assert.deepEqual(
@@ -95,7 +96,7 @@ describe('a protocol the relay refuses although the gateway lists it', function 
       gw.refuseEndpoint('gpt-4o-mini', 'openai-response');
       const switches: ProtocolSwitch[] = [];
       const mini = (over: ChatProtocol) => streamChat(http, { model: 'gpt-4o-mini', protocol: over, messages: [{ role: 'user', content: 'hi' }], stream: true, maxTokens: 64 });
-      const result = await collectChat(withProtocolFallback(model('gpt-4o-mini'), 'chatCompletions', mini, (s) => void switches.push(s)));
+      const result = await collectChat(eachEvent(withProtocolFallback(model('gpt-4o-mini'), 'chatCompletions', (over) => mini(over).batches(), (s) => void switches.push(s))));
       assert.equal(switches.length, 1);
       assert.match(result.error?.detail ?? '', /apiType:openai\.responses/);
       assert.deepEqual(posts(), ['/v1/chat/completions 400', '/v1/responses 400']);
@@ -103,13 +104,13 @@ describe('a protocol the relay refuses although the gateway lists it', function 
 
     it('does not fall back from an error after the answer began, nor from other errors', async () => {
       const switches: ProtocolSwitch[] = [];
-      const cut = await collectChat(withProtocolFallback(model('gpt-5'), 'responses', ask.bind(null, 'responses', '[[midstream-error]] hello') as (p: ChatProtocol) => AsyncIterable<ChatEvent>, (s) => void switches.push(s)));
+      const cut = await collectChat(eachEvent(withProtocolFallback(model('gpt-5'), 'responses', () => ask('responses', '[[midstream-error]] hello').batches(), (s) => void switches.push(s))));
       assert.ok(cut.error);
       assert.ok(cut.text.length > 0, 'the text that arrived is kept');
-      const quota = async function* (): AsyncGenerator<ChatEvent> {
-        yield { type: 'error', error: new GatewayError('quota', 'no quota') };
+      const quota = async function* (): AsyncGenerator<ChatEvent[]> {
+        yield [{ type: 'error', error: new GatewayError('quota', 'no quota') }];
       };
-      const refused = await collectChat(withProtocolFallback(model('gpt-5'), 'chatCompletions', quota, (s) => void switches.push(s)));
+      const refused = await collectChat(eachEvent(withProtocolFallback(model('gpt-5'), 'chatCompletions', quota, (s) => void switches.push(s))));
       assert.equal(refused.error?.kind, 'quota');
       assert.equal(switches.length, 0);
     });
@@ -126,7 +127,7 @@ describe('a protocol the relay refuses although the gateway lists it', function 
       assert.deepEqual(claude.protocols, ['messages', 'chatCompletions']);
       const switches: ProtocolSwitch[] = [];
       const run = (over: ChatProtocol) => streamChat(http, { model: claude.id, protocol: over, messages: [{ role: 'user', content: 'hi claude' }], stream: true, maxTokens: 64 });
-      const result = await collectChat(withProtocolFallback(claude, 'messages', run, (s) => void switches.push(s)));
+      const result = await collectChat(eachEvent(withProtocolFallback(claude, 'messages', (over) => run(over).batches(), (s) => void switches.push(s))));
       assert.equal(result.error, undefined, result.error?.message);
       assert.match(result.text, /hi claude/);
       assert.deepEqual(switches.map((s) => [s.from, s.to]), [['messages', 'chatCompletions']]);
@@ -136,7 +137,7 @@ describe('a protocol the relay refuses although the gateway lists it', function 
     it('a model listing one protocol has nothing to fall back to: the refusal is shown as it is', async () => {
       const only = { ...model('gpt-5'), protocols: ['chatCompletions'] as ChatProtocol[] };
       const switches: ProtocolSwitch[] = [];
-      const result = await collectChat(withProtocolFallback(only, 'chatCompletions', ask, (s) => void switches.push(s)));
+      const result = await collectChat(eachEvent(withProtocolFallback(only, 'chatCompletions', (over) => ask(over).batches(), (s) => void switches.push(s))));
       assert.equal(result.error?.kind, 'notImplemented');
       assert.equal(switches.length, 0);
       assert.deepEqual(posts(), ['/v1/chat/completions 400']);

@@ -6,14 +6,14 @@ import type { ChatEvent, ChatRequest, FinishReason, Usage } from './events';
 import { streamDecoder as messagesDecoder, streamMessages } from './messages';
 import { streamDecoder as responsesDecoder, streamResponses, type ResponsesExtras } from './responses';
 import { thinkingNeedsStream } from './thinking';
-import { decodeStream } from './transport';
+import { decodeStream, type ChatStream } from './transport';
 
 /**
  * Sends a chat request over the protocol it names; the events are the same for all three. A model
  * that requires streaming, and a Bailian model asked to think (which it does only when streamed),
  * is always called with streaming on, whatever `stream` says.
  */
-export function streamChat(http: HttpClient, given: ChatRequest, extras?: ResponsesExtras): AsyncGenerator<ChatEvent> {
+export function streamChat(http: HttpClient, given: ChatRequest, extras?: ResponsesExtras): ChatStream {
   const mustStream = given.requiresStreaming || thinkingNeedsStream(given.thinking);
   const request = mustStream && !given.stream ? { ...given, stream: true } : given;
   switch (request.protocol) {
@@ -27,7 +27,7 @@ export function streamChat(http: HttpClient, given: ChatRequest, extras?: Respon
 }
 
 /** The events of a streamed answer's raw bytes, as the adapter for `protocol` reads them. */
-export function eventsFromBytes(protocol: ChatProtocol, chunks: AsyncIterable<Uint8Array>): AsyncGenerator<ChatEvent> {
+export function eventsFromBytes(protocol: ChatProtocol, chunks: AsyncIterable<Uint8Array>): ChatStream {
   return decodeStream(chunks, { responses: responsesDecoder, messages: messagesDecoder, chatCompletions: completionsDecoder }[protocol]);
 }
 

@@ -6,7 +6,7 @@ import { isRecord, isText, parseWith } from '../validate';
 import type { ChatEvent, ChatMessage, ChatRequest, ChatTool, FinishReason, Usage } from './events';
 import { completionsThinkingFields } from './thinking';
 import { callsOf, echoedReasoning, toolCallEvent } from './tools';
-import { endedEarly, parseEventJson, runChat, type StreamDecoder } from './transport';
+import { endedEarly, parseEventJson, runChat, type ChatStream, type StreamDecoder } from './transport';
 
 const text = z.optional(z.nullable(z.string()));
 const toolCallDelta = z.looseObject({
@@ -52,7 +52,7 @@ const completionSchema = z.looseObject({
 });
 
 /** `POST /v1/chat/completions`, the chat entry every upstream provider of the gateway offers. */
-export function streamCompletions(http: HttpClient, request: ChatRequest): AsyncGenerator<ChatEvent> {
+export function streamCompletions(http: HttpClient, request: ChatRequest): ChatStream {
   const messages = [...(request.system ? [{ role: 'system', content: request.system }] : []), ...request.messages.flatMap(wireMessages)];
   const body: Record<string, unknown> = { model: request.model, messages, stream: request.stream };
   if (request.stream) body.stream_options = { include_usage: true };

@@ -6,7 +6,7 @@ import { isRecord, isText, parseWith } from '../validate';
 import type { ChatEvent, ChatMessage, ChatRequest, ChatTool, FinishReason, Usage } from './events';
 import { messagesThinking } from './thinking';
 import { callsOf, echoedReasoning, parsedToolCallEvent, toolCallEvent } from './tools';
-import { endedEarly, parseEventJson, runChat, type StreamDecoder } from './transport';
+import { endedEarly, parseEventJson, runChat, type ChatStream, type StreamDecoder } from './transport';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 const DEFAULT_MAX_TOKENS = 4096;
@@ -48,7 +48,7 @@ const eventSchema = z.looseObject({
 const messageSchema = z.looseObject({ content: z.array(block), stop_reason: str, usage: usageSchema });
 
 /** `POST /v1/messages` with `Authorization: Bearer` (added by the client) and `anthropic-version`. */
-export function streamMessages(http: HttpClient, request: ChatRequest): AsyncGenerator<ChatEvent> {
+export function streamMessages(http: HttpClient, request: ChatRequest): ChatStream {
   // Anthropic refuses thinking with a forced tool choice, so a `required` call goes without it.
   const forced = Boolean(request.tools?.length) && request.toolMode === 'required';
   const thinking = messagesThinking(forced ? undefined : request.thinking, request.maxTokens ?? DEFAULT_MAX_TOKENS, request.modelMaxOutput);

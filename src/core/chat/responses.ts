@@ -6,7 +6,7 @@ import { isText, parseWith } from '../validate';
 import type { ChatEvent, ChatMessage, ChatRequest, ChatTool, Usage } from './events';
 import { responsesReasoning } from './thinking';
 import { callsOf, toolCallEvent } from './tools';
-import { endedEarly, parseEventJson, runChat, type StreamDecoder } from './transport';
+import { endedEarly, parseEventJson, runChat, type ChatStream, type StreamDecoder } from './transport';
 
 export interface ResponsesExtras {
   /** Built-in tools such as `{type: 'image_generation', action: 'generate', model}`. */
@@ -79,7 +79,7 @@ const SEARCH_TOOL_TYPES = new Set(['web_search', 'web_search_2025_08_26', 'web_s
  * `POST /v1/responses`. The image-generation tool rides along in `extras.tools`; the web-search
  * switch adds the `web_search` tool (once, next to any other tools).
  */
-export function streamResponses(http: HttpClient, request: ChatRequest, extras: ResponsesExtras = {}): AsyncGenerator<ChatEvent> {
+export function streamResponses(http: HttpClient, request: ChatRequest, extras: ResponsesExtras = {}): ChatStream {
   const input = request.messages.flatMap(wireInput);
   const body: Record<string, unknown> = { model: request.model, input, stream: request.stream };
   if (request.system) body.instructions = request.system;

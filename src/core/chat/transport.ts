@@ -31,17 +31,39 @@ export interface ProtocolCall {
 type Body = { chunks: AsyncIterable<Uint8Array> } | { events: ChatEvent[] };
 
 /**
+ * A streamed answer. Iterated, it gives its events one by one; `batches()` gives them instead as
+ * they were decoded, one array per network chunk (never empty). A long answer is tens of thousands
+ * of events, and each step of an async generator costs about a microsecond, as much as parsing the
+ * event: the extension's own readers (the chat view, VS Code's chat) take the batches. A stream is
+ * read one way or the other, not both.
+ */
+export type ChatStream = AsyncGenerator<ChatEvent> & { batches(): AsyncGenerator<ChatEvent[]> };
+
+/**
  * Sends one chat request and yields its events. Whatever goes wrong (HTTP error, a stream cut off,
  * a timeout, a cancel) ends the sequence with an `error` event, after the text that did arrive.
  * A chat POST is billed, so it is never retried here.
  */
-export function runChat(http: HttpClient, request: ChatRequest, call: ProtocolCall): AsyncGenerator<ChatEvent> {
-  return decodeAnswer(() => open(http, request, call), call.streamDecoder);
+export function runChat(http: HttpClient, request: ChatRequest, call: ProtocolCall): ChatStream {
+  return chatStream(() => decodeAnswer(() => open(http, request, call), call.streamDecoder));
 }
 
 /** The events of a streamed answer's raw bytes, read by `decoder`. */
-export function decodeStream(chunks: AsyncIterable<Uint8Array>, decoder: () => StreamDecoder): AsyncGenerator<ChatEvent> {
-  return decodeAnswer(() => Promise.resolve({ chunks }), decoder);
+export function decodeStream(chunks: AsyncIterable<Uint8Array>, decoder: () => StreamDecoder): ChatStream {
+  return chatStream(() => decodeAnswer(() => Promise.resolve({ chunks }), decoder));
+}
+
+/** The events of batches, one by one. */
+export async function* eachEvent(batches: AsyncIterable<ChatEvent[]>): AsyncGenerator<ChatEvent> {
+  for await (const batch of batches) for (const e of batch) yield e;
+}
+
+/** Nothing starts until one of the two ways is read (both are lazy generators). */
+function chatStream(batches: () => AsyncGenerator<ChatEvent[]>): ChatStream {
+  let source: AsyncGenerator<ChatEvent[]> | undefined;
+  const take = () => (source ??= batches());
+  const events = eachEvent({ [Symbol.asyncIterator]: take });
+  return Object.assign(events, { batches: take });
 }
 
 async function open(http: HttpClient, request: ChatRequest, call: ProtocolCall): Promise<Body> {
@@ -65,29 +87,33 @@ async function open(http: HttpClient, request: ChatRequest, call: ProtocolCall):
 
 /**
  * The one generator between the network and the caller: per network chunk, its SSE messages are
- * read and turned into events in one synchronous pass, then handed on. A source cited several
- * times (one annotation per place in the text, or an annotation event and the finished item
- * repeating it) is one citation, numbered where it first appeared. Whatever is thrown becomes the
- * last event, after the events that did arrive (those of the same chunk included).
+ * read and turned into events in one synchronous pass, then handed on as one batch. A source cited
+ * several times (one annotation per place in the text, or an annotation event and the finished
+ * item repeating it) is one citation, numbered where it first appeared. Whatever is thrown becomes
+ * the last event, after the events that did arrive (those of the same chunk included).
  */
-async function* decodeAnswer(open: () => Promise<Body>, streamDecoder: () => StreamDecoder): AsyncGenerator<ChatEvent> {
+async function* decodeAnswer(open: () => Promise<Body>, streamDecoder: () => StreamDecoder): AsyncGenerator<ChatEvent[]> {
   const cited = new Set<string>();
-  /** False for a citation already given. */
-  const fresh = (e: ChatEvent): boolean => {
-    if (e.type !== 'citation') return true;
-    if (cited.has(e.url)) return false;
-    cited.add(e.url);
-    return true;
+  /** The batch without citations already given. */
+  const fresh = (events: ChatEvent[]): ChatEvent[] => {
+    if (!events.some((e) => e.type === 'citation')) return events;
+    return events.filter((e) => {
+      if (e.type !== 'citation') return true;
+      if (cited.has(e.url)) return false;
+      cited.add(e.url);
+      return true;
+    });
   };
+  let out: ChatEvent[] = [];
   try {
     const body = await open();
     if ('events' in body) {
-      for (const e of body.events) if (fresh(e)) yield e;
+      const events = fresh(body.events);
+      if (events.length) yield events;
       return;
     }
     const decoder = streamDecoder();
     const sse = new SseReader();
-    const out: ChatEvent[] = [];
     /**
      * Pushes the events of `messages` onto `out`; true when the answer ended, or what failed (it
      * comes after the events the messages before it gave).
@@ -101,30 +127,50 @@ async function* decodeAnswer(open: () => Promise<Body>, streamDecoder: () => Str
         return { error };
       }
     };
+    const handOver = (): ChatEvent[] => {
+      const events = fresh(out);
+      out = [];
+      return events;
+    };
     for await (const chunk of body.chunks) {
       const status = read(sse.feed(chunk), false);
-      for (const e of out) if (fresh(e)) yield e;
-      out.length = 0;
       if (typeof status === 'object') throw status.error;
+      if (out.length) yield handOver();
       // Returning closes the body: nothing after the terminator is read.
       if (status) return;
     }
     const status = read(sse.end(), true);
-    for (const e of out) if (fresh(e)) yield e;
     if (typeof status === 'object') throw status.error;
+    if (out.length) yield handOver();
   } catch (err) {
-    yield { type: 'error', error: isGatewayError(err) ? err : new GatewayError('protocol', err instanceof Error ? err.message : String(err), { cause: err }) };
+    // The events decoded before the failure, then the failure.
+    const events = fresh(out);
+    events.push({ type: 'error', error: isGatewayError(err) ? err : new GatewayError('protocol', err instanceof Error ? err.message : String(err), { cause: err }) });
+    yield events;
   }
 }
 
-/** Parses one SSE data payload as JSON, or explains which event was unreadable. */
+/**
+ * Parses one SSE data payload as JSON, or explains which event was unreadable. The explanation is
+ * worded only when it is needed: formatting it for each of tens of thousands of events cost a
+ * tenth of the decoding.
+ */
 export function parseEventJson(message: SseMessage): Record<string, unknown> {
-  const what = message.event ? l10n.t('A streamed event ({0})', message.event) : l10n.t('A streamed event');
-  const value = parseJsonText(message.data, what);
+  let value: unknown;
+  try {
+    value = JSON.parse(message.data);
+  } catch {
+    // Parses again to word the error (it throws).
+    value = parseJsonText(message.data, eventLabel(message));
+  }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new GatewayError('protocol', l10n.t('{0} was not a JSON object.', what));
+    throw new GatewayError('protocol', l10n.t('{0} was not a JSON object.', eventLabel(message)));
   }
   return value as Record<string, unknown>;
+}
+
+function eventLabel(message: SseMessage): string {
+  return message.event ? l10n.t('A streamed event ({0})', message.event) : l10n.t('A streamed event');
 }
 
 export function endedEarly(what: string): GatewayError {

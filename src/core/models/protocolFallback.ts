@@ -36,17 +36,19 @@ export interface ProtocolSwitch {
  * Runs a chat request over `protocol`; when the relay refuses that protocol before anything
  * arrived, tells `onSwitch` (which informs the user and remembers the switch) and runs the same
  * request once over the model's next listed protocol. That second run's events are passed on as
- * they are, error included: there is no third try, so nothing loops.
+ * they are, error included: there is no third try, so nothing loops. Events go in the batches the
+ * stream decoded them in (see `ChatStream.batches`).
  */
 export async function* withProtocolFallback(
   model: ModelInfo,
   protocol: ChatProtocol,
-  run: (protocol: ChatProtocol) => AsyncIterable<ChatEvent>,
+  run: (protocol: ChatProtocol) => AsyncIterable<ChatEvent[]>,
   onSwitch: (change: ProtocolSwitch) => void | Promise<void>,
-): AsyncGenerator<ChatEvent> {
+): AsyncGenerator<ChatEvent[]> {
   let first = true;
-  for await (const e of run(protocol)) {
-    if (first && e.type === 'error' && isProtocolRejection(e.error)) {
+  for await (const batch of run(protocol)) {
+    const e = batch[0];
+    if (first && e?.type === 'error' && isProtocolRejection(e.error)) {
       const to = fallbackProtocol(model, protocol);
       if (to) {
         await onSwitch({ model: model.id, from: protocol, to, error: e.error });
@@ -54,8 +56,8 @@ export async function* withProtocolFallback(
         return;
       }
     }
-    first = false;
-    yield e;
+    if (e) first = false;
+    yield batch;
   }
 }
 

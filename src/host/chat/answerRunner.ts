@@ -321,7 +321,7 @@ export class AnswerRunner {
         enableSearch: meta.enableSearch && searchableOver(info, over) ? true : undefined,
         thinking: thinking(over),
         signal: session.abort.signal,
-      });
+      }).batches();
     const switched = protocolSwitchHandler(host.services);
     const events = withProtocolFallback(info, protocol, run, async (change) => {
       message.protocol = change.to;

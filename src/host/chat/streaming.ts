@@ -33,7 +33,7 @@ export interface AnswerDeps {
  * Runs the stream to its end (done, error, or the session's abort) and returns the final message,
  * stored with `update` (which writes nothing if the conversation was deleted meanwhile).
  */
-export async function streamAnswer(session: AnswerSession, conversationId: string, events: AsyncIterable<ChatEvent>, deps: AnswerDeps): Promise<StoredMessage> {
+export async function streamAnswer(session: AnswerSession, conversationId: string, events: AsyncIterable<ChatEvent[]>, deps: AnswerDeps): Promise<StoredMessage> {
   const message = session.message;
   if (!message) throw new GatewayError('badRequest', l10n.t('An answer was streamed before its message was stored.'));
   let chain: Promise<unknown> = Promise.resolve();
@@ -60,21 +60,23 @@ export async function streamAnswer(session: AnswerSession, conversationId: strin
   };
   const sources: string[] = [];
   try {
-    for await (const e of events) {
-      if (e.type === 'textDelta') message.text += e.text;
-      else if (e.type === 'reasoningDelta') message.reasoning = (message.reasoning ?? '') + e.text;
-      else if (e.type === 'citation') addCitation(message, { url: e.url, ...(e.title ? { title: e.title } : {}) });
-      else if (e.type === 'webSearch') {
-        if (e.queries.length) message.searches = [...(message.searches ?? []), ...e.queries];
-        sources.push(...e.sources);
-      } else if (e.type === 'usage') message.usage = deps.usageBefore ? addUsage(deps.usageBefore, e.usage) : e.usage;
-      else if (e.type === 'done') {
-        message.status = 'done';
-        message.finishReason = e.finishReason;
-      }
-      else if (e.type === 'error') {
-        message.status = e.error.kind === 'cancelled' ? 'stopped' : 'cut';
-        if (e.error.kind !== 'cancelled') message.error = { kind: e.error.kind, message: e.error.message, ...(e.error.requestId ? { requestId: e.error.requestId } : {}) };
+    for await (const batch of events) {
+      for (const e of batch) {
+        if (e.type === 'textDelta') message.text += e.text;
+        else if (e.type === 'reasoningDelta') message.reasoning = (message.reasoning ?? '') + e.text;
+        else if (e.type === 'citation') addCitation(message, { url: e.url, ...(e.title ? { title: e.title } : {}) });
+        else if (e.type === 'webSearch') {
+          if (e.queries.length) message.searches = [...(message.searches ?? []), ...e.queries];
+          sources.push(...e.sources);
+        } else if (e.type === 'usage') message.usage = deps.usageBefore ? addUsage(deps.usageBefore, e.usage) : e.usage;
+        else if (e.type === 'done') {
+          message.status = 'done';
+          message.finishReason = e.finishReason;
+        }
+        else if (e.type === 'error') {
+          message.status = e.error.kind === 'cancelled' ? 'stopped' : 'cut';
+          if (e.error.kind !== 'cancelled') message.error = { kind: e.error.kind, message: e.error.message, ...(e.error.requestId ? { requestId: e.error.requestId } : {}) };
+        }
       }
       schedule();
     }

@@ -147,39 +147,41 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
           ...(thinking ? { thinking } : {}),
           ...(tools.length ? { tools, toolMode: toolModeOf(options.toolMode) } : {}),
           signal: abort.signal,
-        });
+        }).batches();
       };
       const switched = protocolSwitchHandler(this.services);
       const events = withProtocolFallback(info, protocol, run, async (change) => {
         used = change.to;
         await switched(change);
       });
-      for await (const e of events) {
-        switch (e.type) {
-          case 'textDelta':
-            if (e.text) progress.report(new vscode.LanguageModelTextPart(e.text));
-            break;
-          case 'toolCall':
-            callIds.push(e.id);
-            progress.report(new vscode.LanguageModelToolCallPart(e.id, e.name, e.input));
-            break;
-          case 'reasoningDelta':
-            reasoning.text += e.text;
-            break;
-          case 'reasoningSignature':
-            // One signature per thinking block, the whole of it; the last block's is the one kept (as collectChat does).
-            reasoning.signature = e.signature;
-            break;
-          case 'usage':
-            usage = e.usage;
-            break;
-          case 'error':
-            if (e.error.kind === 'cancelled' || token.isCancellationRequested) throw new vscode.CancellationError();
-            throw e.error;
-          default:
-            // Citations and images have no stable part in VS Code's chat API yet; reasoning is
-            // only kept (below), since thinking parts are still proposed API.
-            break;
+      for await (const batch of events) {
+        for (const e of batch) {
+          switch (e.type) {
+            case 'textDelta':
+              if (e.text) progress.report(new vscode.LanguageModelTextPart(e.text));
+              break;
+            case 'toolCall':
+              callIds.push(e.id);
+              progress.report(new vscode.LanguageModelToolCallPart(e.id, e.name, e.input));
+              break;
+            case 'reasoningDelta':
+              reasoning.text += e.text;
+              break;
+            case 'reasoningSignature':
+              // One signature per thinking block, the whole of it; the last block's is the one kept (as collectChat does).
+              reasoning.signature = e.signature;
+              break;
+            case 'usage':
+              usage = e.usage;
+              break;
+            case 'error':
+              if (e.error.kind === 'cancelled' || token.isCancellationRequested) throw new vscode.CancellationError();
+              throw e.error;
+            default:
+              // Citations and images have no stable part in VS Code's chat API yet; reasoning is
+              // only kept (below), since thinking parts are still proposed API.
+              break;
+          }
         }
       }
     } finally {
