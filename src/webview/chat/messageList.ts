@@ -35,6 +35,8 @@ export class MessageList {
     private readonly channel: ChatChannel,
     /** Called when the user asks to pick another model (the model picker gets focus). */
     private readonly onPickModel: () => void = () => undefined,
+    /** What an empty conversation shows (the chat's starter prompts), in place of the messages. */
+    empty: HTMLElement = h('div', { className: 'empty' }),
   ) {
     this.context = {
       ui: channel.state,
@@ -44,7 +46,7 @@ export class MessageList {
     };
     this.stickToBottom = channel.state.stickToBottom;
     this.olderButton = button(l10n.t('Load older messages'), { className: 'btn btn-secondary older', act: 'load-older' });
-    this.empty = h('div', { className: 'empty', text: l10n.t('Ask anything. Enter sends, Shift+Enter adds a line.') });
+    this.empty = empty;
     // role=log is polite by default; a streaming answer carries aria-busy so it is read once complete.
     this.log = h('div', { className: 'log', attrs: { role: 'log', 'aria-live': 'polite', 'aria-label': l10n.t('Messages') } });
     this.el = h('main', { className: 'messages' }, this.olderButton, this.empty, this.log);
