@@ -166,7 +166,7 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.equal(await model.evaluate((el) => el.tagName), 'SELECT', 'a native select');
       assert.deepEqual(await model.locator('optgroup').evaluateAll((groups) => groups.map((g) => g.getAttribute('label'))), ['openai', 'anthropic', 'zhipu']);
       assert.deepEqual(await model.locator('optgroup[label="openai"] option').allInnerTexts(), ['gpt-4.1', 'gpt-4.1-mini']);
-      assert.equal(await model.locator('option[value="gpt-4.1"]').getAttribute('title'), 'Responses, Chat Completions');
+      assert.equal(await model.locator('option[value="gpt-4.1"]').getAttribute('title'), 'gpt-4.1: Responses, Chat Completions');
       const protocol = page.getByLabel('Protocol', { exact: true });
       assert.equal(await protocol.isVisible(), true);
       assert.deepEqual(await protocol.locator('option').allInnerTexts(), ['Responses', 'Chat Completions']);

@@ -116,7 +116,7 @@ export class ModelPicker {
           'optgroup',
           { attrs: { label: provider || l10n.t('Other') } },
           // The id alone keeps the closed picker narrow; the tooltip says what the model speaks and can do.
-          ...models.map((m) => h('option', { text: m.id, attrs: { value: m.id, title: [m.protocols.map((p) => PROTOCOL_LABELS[p]).join(', '), ...capabilities(m)].join(' · ') } })),
+          ...models.map((m) => h('option', { text: m.id, attrs: { value: m.id, title: [`${m.id}: ${m.protocols.map((p) => PROTOCOL_LABELS[p]).join(', ')}`, ...capabilities(m)].join(' · ') } })),
         ),
       );
     }
