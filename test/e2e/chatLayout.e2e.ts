@@ -15,8 +15,8 @@ import { clearNotifications, MODELS_HEADER, masked, openNewChat, parkMouse, repl
 const SHOTS = path.join(REPO_ROOT, 'test-results', 'e2e-chat-layout');
 const WIDTHS = [220, 300, 600];
 const THEMES = [
-  { name: 'light', setting: 'Default Light Modern', bodyClass: 'vscode-light' },
-  { name: 'dark', setting: 'Default Dark Modern', bodyClass: 'vscode-dark' },
+  { name: 'light', setting: 'Default Light Modern', bodyClass: 'vscode-light', workbenchClass: 'vs' },
+  { name: 'dark', setting: 'Default Dark Modern', bodyClass: 'vscode-dark', workbenchClass: 'vs-dark' },
 ] as const;
 
 interface Layout {
@@ -80,7 +80,7 @@ describe('Chat layout in the side bar', () => {
     const problems: string[] = [];
     for (const theme of THEMES) {
       await writeSettings(page, { ...original, 'workbench.colorTheme': theme.setting });
-      await page.locator(`.monaco-workbench.${theme.bodyClass}`).waitFor();
+      await page.locator(`.monaco-workbench.${theme.workbenchClass}`).waitFor();
       const frame = await openNewChat(page);
       // The chat alone in its container, as a user makes room for it.
       const models = page.locator(`${MODELS_HEADER}[aria-expanded="true"]`);
