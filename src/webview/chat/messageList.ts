@@ -54,9 +54,12 @@ export class MessageList {
     // The render step scrolls to the end; sizes can still change in the frame's layout (off-screen
     // blocks use `content-visibility: auto` and get their real size once near the viewport), so
     // check again after layout, before paint. Layout is clean there: reading costs nothing.
-    new ResizeObserver(() => {
+    // The list itself shrinks when the composer grows (it wraps in a narrower view): observed too.
+    const follow = new ResizeObserver(() => {
       if (this.stickToBottom && this.distanceFromBottom() > 1) this.scrollToBottom();
-    }).observe(this.log);
+    });
+    follow.observe(this.log);
+    follow.observe(this.el);
     this.el.addEventListener('click', (event) => this.onClick(event));
     // Middle-click on a link would otherwise try to open it inside the webview.
     this.el.addEventListener('auxclick', (event) => {
