@@ -376,6 +376,8 @@ export async function clickChatTitleAction(page: Page, label: string): Promise<v
   const header = page.locator(CHAT_HEADER);
   if (await header.isVisible()) await header.hover();
   await chatTitleAction(page, label).click();
+  // The action's hover card would otherwise stay and swallow the next keys (F1 for the palette).
+  await parkMouse(page);
 }
 
 /** Opens the chat as a user would (the palette's New Chat) and waits for the app to be ready. */
