@@ -84,6 +84,8 @@ describe('Chat with images and web search', () => {
     const frame = await openNewChat(page);
     for (const c of cases) {
       await frame.locator('select.model-select').selectOption(c.model);
+      // The host's next snapshot names the model (its tooltip); only then is the protocol chosen for it.
+      await frame.locator(`select.model-select[title^="Model: ${c.model} "]`).waitFor({ state: 'attached' });
       await frame.locator('select.protocol-select').selectOption(c.protocol);
       await frame.locator('button.attach-image[aria-disabled="false"]').waitFor();
       await dropFile(frame, 'dropped-fox.png', fox);
