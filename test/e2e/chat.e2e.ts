@@ -22,6 +22,8 @@ describe('Chat view', () => {
     const frame = await openNewChat(page);
     for (const c of cases) {
       await frame.locator('select.model-select').selectOption(c.model);
+      // The host's next snapshot names the model (its tooltip); only then is the protocol chosen for it.
+      await frame.locator(`select.model-select[title^="Model: ${c.model} "]`).waitFor({ state: 'attached' });
       await frame.locator('select.protocol-select').selectOption(c.protocol);
       double.clearLog();
       const answer = await send(frame, `Say **hello** over ${c.protocol}`);

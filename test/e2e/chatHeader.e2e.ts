@@ -2,12 +2,21 @@ import * as assert from 'node:assert/strict';
 import { DEMO_KEY } from '../gateway';
 import { LIMITS } from '../vscode/browser';
 import { ui } from './context';
-import { chatFrame, clearApiKey, clearNotifications, masked, MODELS_HEADER, openModelsView, openNewChat, sendChatMessage as send, setApiKey, waitForStatus } from './workbench';
-
-const CHAT_HEADER = '.part.sidebar .pane-header[aria-label="Chat Section"]';
-/** The chat's title-bar actions: in its section header (other views in the container) or the container's title (alone). */
-const CHAT_TITLE_ACTIONS = [`${CHAT_HEADER} .actions`, '.part.sidebar .composite.title .title-actions'];
-const titleAction = (label: string): string => CHAT_TITLE_ACTIONS.map((a) => `${a} a.action-label[aria-label^="${label}"]`).join(', ');
+import {
+  CHAT_HEADER,
+  CHAT_TITLE_ACTIONS,
+  chatFrame,
+  clearApiKey,
+  clearNotifications,
+  clickChatTitleAction,
+  masked,
+  MODELS_HEADER,
+  openModelsView,
+  openNewChat,
+  sendChatMessage as send,
+  setApiKey,
+  waitForStatus,
+} from './workbench';
 
 /** The chat view's title-bar action buttons (icons), by their accessible labels. */
 async function titleActionLabels(): Promise<string[]> {
@@ -56,8 +65,7 @@ describe('Chat header, history and keybindings', () => {
       await answer.filter({ hasText: 'Echo from gpt-4o-mini' }).waitFor();
       await frame.locator('button[aria-label^="Send the message"]').waitFor();
     }
-    await page.locator(CHAT_HEADER).hover();
-    await page.locator(titleAction('Show Chat History')).first().click();
+    await clickChatTitleAction(page, 'Show Chat History');
     const input = page.locator('.quick-input-widget input[type="text"]');
     await input.waitFor();
     const rows = page.locator('.quick-input-widget .monaco-list-row');

@@ -6,7 +6,7 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { DEMO_KEY, promptPng } from '../gateway';
 import { LIMITS } from '../vscode/browser';
 import { ui } from './context';
-import { activityEntry, chatFrame, clearNotifications, masked, openNewChat, runCommandFromPalette, sendChatMessage as send, setApiKey, waitForStatus } from './workbench';
+import { activityEntry, chatFrame, clearNotifications, clickChatTitleAction, masked, openNewChat, runCommandFromPalette, sendChatMessage as send, setApiKey, waitForStatus } from './workbench';
 
 /** What the double answers about an image it received (test/gateway/imageFacts.ts). */
 function fact(bytes: Buffer, n = 1): string {
@@ -84,6 +84,8 @@ describe('Chat with images and web search', () => {
     const frame = await openNewChat(page);
     for (const c of cases) {
       await frame.locator('select.model-select').selectOption(c.model);
+      // The host's next snapshot names the model (its tooltip); only then is the protocol chosen for it.
+      await frame.locator(`select.model-select[title^="Model: ${c.model} "]`).waitFor({ state: 'attached' });
       await frame.locator('select.protocol-select').selectOption(c.protocol);
       await frame.locator('button.attach-image[aria-disabled="false"]').waitFor();
       await dropFile(frame, 'dropped-fox.png', fox);
@@ -124,14 +126,19 @@ describe('Chat with images and web search', () => {
   it('web search on and off over Responses and Chat Completions; sources are numbered links, kept in the export', async () => {
     const { page, double } = ui();
     const frame = await openNewChat(page);
-    const search = frame.getByLabel('Web search');
+    const search = frame.getByRole('button', { name: 'Web search' });
+    /** The web-search toggle, pressed or not (aria-pressed follows the host's next snapshot). */
+    const setSearch = async (on: boolean): Promise<void> => {
+      if ((await search.getAttribute('aria-pressed')) !== String(on)) await search.click();
+      await frame.locator(`button.search-toggle[aria-pressed="${on}"]`).waitFor();
+    };
 
     await frame.locator('select.model-select').selectOption('gpt-4o-mini');
     await frame.locator('select.protocol-select').selectOption('chatCompletions');
     await search.waitFor({ state: 'hidden' });
     await frame.locator('select.protocol-select').selectOption('responses');
     await frame.locator('.search-toggle[title*="web_search tool"]').waitFor();
-    await search.check();
+    await setSearch(true);
     double.clearLog();
     const answer = await send(frame, 'who won the regatta');
     const sources = answer.locator('.sources ol li');
@@ -142,14 +149,14 @@ describe('Chat with images and web search', () => {
     assert.match(double.log.find((e) => e.path === '/v1/responses')?.bodyText ?? '', /"tools":\[\{"type":"web_search"\}\]/);
     await frame.locator('button[aria-label^="Send the message"]').waitFor();
 
-    await search.uncheck();
+    await setSearch(false);
     const plain = await send(frame, 'and without the web');
     await plain.filter({ hasText: 'Echo from gpt-4o-mini: and without the web' }).waitFor();
     await frame.locator('button[aria-label^="Send the message"]').waitFor();
     assert.equal(await plain.locator('.sources li').count(), 0);
 
-    // The export keeps the numbered sources.
-    await frame.getByRole('button', { name: 'Export this conversation as Markdown' }).click();
+    // The export (the view's title-bar action) keeps the numbered sources.
+    await clickChatTitleAction(page, 'Export Chat as Markdown');
     const editor = page.locator('.part.editor .monaco-editor .view-lines', { hasText: 'Sources' });
     await editor.waitFor();
     const exported = (await editor.innerText()).replace(/\u00a0/g, ' ');
@@ -161,13 +168,13 @@ describe('Chat with images and web search', () => {
     await frame.locator('select.model-select').selectOption('qwen-plus');
     // The switch stays; what it does changes with the protocol (the host's next snapshot says so).
     await frame.locator('.search-toggle[title*="enable_search"]').waitFor();
-    if (!(await search.isChecked())) await search.check();
+    await setSearch(true);
     double.clearLog();
     const qwen = await send(frame, 'weather news');
     await qwen.filter({ hasText: 'I searched the web for "weather news"' }).waitFor();
     await frame.locator('button[aria-label^="Send the message"]').waitFor();
     assert.match(double.log.find((e) => e.path === '/v1/chat/completions')?.bodyText ?? '', /"enable_search":true/);
-    await search.uncheck();
+    await setSearch(false);
     double.clearLog();
     const quiet = await send(frame, 'no searching now');
     await quiet.filter({ hasText: 'Echo from qwen-plus: no searching now' }).waitFor();

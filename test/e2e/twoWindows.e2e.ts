@@ -12,6 +12,7 @@ import {
   pickExactCommand,
   reloadWindow,
   runCommandFromPalette,
+  runFromPalette,
   setApiKey,
   waitForStatus,
 } from './workbench';
@@ -27,27 +28,40 @@ const QUICK_INPUT = '.quick-input-widget';
 
 /**
  * The chat view of a window, shown from the palette as a user would, once the host's first
- * snapshot is on screen (the conversation picker is filled only from a snapshot, which the host
- * sends once it has read the stored conversations).
+ * snapshot is on screen (the message box shows only then).
  */
 async function showChat(page: Page): Promise<FrameLocator> {
   await runCommandFromPalette(page, 'Model Gateway: Focus on Chat View');
   const frame = chatFrame(page);
   await frame.locator('textarea[aria-label="Message"]').waitFor();
-  await frame.locator('select.conversation-select option').first().waitFor({ state: 'attached' });
   return frame;
 }
 
-/** The conversation picker's entry for `id` (its option's value is the conversation id). */
-function conversationOption(frame: FrameLocator, id: string) {
-  return frame.locator(`select.conversation-select option[value="${id}"]`);
+/**
+ * Opens a window's Chat History (the view's title-bar clock, here from the palette) and returns
+ * its rows. The list follows other windows' changes while it is open.
+ */
+async function openHistory(page: Page) {
+  await runFromPalette(page, 'Model Gateway: Show Chat History');
+  await page.locator(`${QUICK_INPUT} .quick-input-title`, { hasText: 'Chat History' }).waitFor();
+  return page.locator(`${QUICK_INPUT} .monaco-list-row`);
+}
+
+async function closeHistory(page: Page): Promise<void> {
+  await page.keyboard.press('Escape');
+  await page.locator(QUICK_INPUT).waitFor({ state: 'hidden' });
+}
+
+/** The title of the conversation a window's chat shows (one quiet line at its top). */
+function shownTitle(frame: FrameLocator) {
+  return frame.locator('.chat-title');
 }
 
 describe('Two windows on one profile', () => {
   // Window A is the suite's page; window B is a second page on the same code-server and profile.
   let windowB: Page | undefined;
-  /** The conversation window A created, shared by the scenarios below (in order). */
-  let conversationId = '';
+  /** The title of the conversation window A created, shared by the scenarios below (in order). */
+  let title = '';
   const question = `two windows: where does the heron nest? (${Date.now().toString(36)})`;
 
   before(async () => {
@@ -69,7 +83,7 @@ describe('Two windows on one profile', () => {
     return windowB;
   }
 
-  it('a question asked in window A through the palette shows up in window B\'s conversation list', async () => {
+  it('a question asked in window A through the palette shows up in window B\'s chat history', async () => {
     const { page } = ui();
     // A new conversation in A, so the question cannot land in one B already knows. The view is
     // shown (and has read the stored conversations) first: a New Chat that arrives while a window's
@@ -83,68 +97,84 @@ describe('Two windows on one profile', () => {
     await page.keyboard.press('Enter');
     await frameA.locator('article.msg-assistant', { hasText: `: ${question}` }).waitFor();
     await frameA.locator('button[aria-label^="Send the message"]').waitFor();
-    conversationId = await frameA.locator('select.conversation-select').inputValue();
-    assert.ok(conversationId, 'window A shows the new conversation as the current one');
+    // A conversation is titled after its first question.
+    await shownTitle(frameA).filter({ hasText: question }).waitFor();
+    title = question;
 
-    const frameB = chatFrame(pageB());
+    const rows = await openHistory(pageB());
     try {
-      await conversationOption(frameB, conversationId).waitFor({ state: 'attached', timeout: OTHER_WINDOW_MS });
+      await rows.filter({ hasText: question }).waitFor({ timeout: OTHER_WINDOW_MS });
     } catch (error) {
       // Tells "B does not follow the shared storage" apart from "the conversation is not on disk":
       // a reloaded window B reads the stored conversations afresh.
+      await closeHistory(pageB());
       await reloadWindow(pageB());
-      const afterReload = (await conversationOption(await showChat(pageB()), conversationId).count()) > 0;
+      await showChat(pageB());
+      const afterReload = (await (await openHistory(pageB())).filter({ hasText: question }).count()) > 0;
       throw new Error(
-        `window B's conversation list did not show the conversation window A created (${conversationId}) within ${OTHER_WINDOW_MS / 1000} s; ` +
+        `window B's chat history did not list the conversation window A created ("${question}") within ${OTHER_WINDOW_MS / 1000} s; ` +
           (afterReload ? 'after reloading window B it does, so B did not follow the shared storage' : 'even a reloaded window B does not list it'),
         { cause: error },
       );
+    } finally {
+      await closeHistory(pageB()).catch(() => undefined);
     }
   });
 
   it('a conversation renamed in window A shows its new title in window B', async () => {
-    assert.ok(conversationId, 'needs the conversation of the scenario before');
+    assert.ok(title, 'needs the conversation of the scenario before');
     const { page } = ui();
     const frameA = await showChat(page);
-    assert.equal(await frameA.locator('select.conversation-select').inputValue(), conversationId);
-    const title = `Heron nests ${Date.now().toString(36)}`;
-    await frameA.getByRole('button', { name: 'Rename this conversation' }).click();
+    await shownTitle(frameA).filter({ hasText: title }).waitFor();
+    const renamed = `Heron nests ${Date.now().toString(36)}`;
+    // Rename Chat: the view's "…" menu runs the same command.
+    await pickExactCommand(page, 'Model Gateway: Rename Chat');
     await page.locator(`${QUICK_INPUT} .quick-input-title`, { hasText: 'Rename conversation' }).waitFor();
-    await page.locator(`${QUICK_INPUT} input`).fill(title);
+    await page.locator(`${QUICK_INPUT} input`).fill(renamed);
     await page.keyboard.press('Enter');
-    await conversationOption(frameA, conversationId).filter({ hasText: title }).waitFor({ state: 'attached' });
+    await shownTitle(frameA).filter({ hasText: renamed }).waitFor();
+    title = renamed;
 
-    await conversationOption(chatFrame(pageB()), conversationId)
-      .filter({ hasText: title })
-      .waitFor({ state: 'attached', timeout: OTHER_WINDOW_MS })
-      .catch((error: unknown) => {
-        throw new Error(`window B's conversation list did not show the title "${title}" given in window A within ${OTHER_WINDOW_MS / 1000} s`, { cause: error });
-      });
+    const rows = await openHistory(pageB());
+    try {
+      await rows.filter({ hasText: renamed }).waitFor({ timeout: OTHER_WINDOW_MS });
+    } catch (error) {
+      throw new Error(`window B's chat history did not show the title "${renamed}" given in window A within ${OTHER_WINDOW_MS / 1000} s`, { cause: error });
+    } finally {
+      await closeHistory(pageB()).catch(() => undefined);
+    }
   });
 
-  it('a conversation deleted in window A leaves window B\'s conversation list', async () => {
-    assert.ok(conversationId, 'needs the conversation of the scenario before');
+  it('a conversation deleted in window A leaves window B\'s chat history', async () => {
+    assert.ok(title, 'needs the conversation of the scenario before');
     const { page } = ui();
-    const frameB = chatFrame(pageB());
-    // Only a list that showed the conversation can prove it was dropped.
-    await conversationOption(frameB, conversationId)
-      .waitFor({ state: 'attached', timeout: OTHER_WINDOW_MS })
-      .catch((error: unknown) => {
-        throw new Error(`window B never showed the conversation (${conversationId}), so its removal cannot be checked`, { cause: error });
-      });
+    // Only a list that showed the conversation can prove it was dropped; it follows changes while open.
+    const rows = await openHistory(pageB());
+    try {
+      await rows
+        .filter({ hasText: title })
+        .waitFor({ timeout: OTHER_WINDOW_MS })
+        .catch((error: unknown) => {
+          throw new Error(`window B never showed the conversation ("${title}"), so its removal cannot be checked`, { cause: error });
+        });
 
-    const frameA = await showChat(page);
-    assert.equal(await frameA.locator('select.conversation-select').inputValue(), conversationId);
-    await frameA.getByRole('button', { name: 'Delete this conversation' }).click();
-    const confirm = modalDialog(page, /Delete the conversation/);
-    await buttonIn(confirm, 'Delete').click();
-    await confirm.waitFor({ state: 'detached' });
-    await conversationOption(frameA, conversationId).waitFor({ state: 'detached' });
+      const frameA = await showChat(page);
+      await shownTitle(frameA).filter({ hasText: title }).waitFor();
+      // Delete Chat: the view's "…" menu runs the same command.
+      await runFromPalette(page, 'Model Gateway: Delete Chat');
+      const confirm = modalDialog(page, /Delete the conversation/);
+      await buttonIn(confirm, 'Delete').click();
+      await confirm.waitFor({ state: 'detached' });
+      await shownTitle(frameA).filter({ hasText: title }).waitFor({ state: 'detached' });
 
-    await conversationOption(frameB, conversationId)
-      .waitFor({ state: 'detached', timeout: OTHER_WINDOW_MS })
-      .catch((error: unknown) => {
-        throw new Error(`window B still lists the conversation window A deleted (${conversationId}) after ${OTHER_WINDOW_MS / 1000} s`, { cause: error });
-      });
+      await rows
+        .filter({ hasText: title })
+        .waitFor({ state: 'detached', timeout: OTHER_WINDOW_MS })
+        .catch((error: unknown) => {
+          throw new Error(`window B still lists the conversation window A deleted ("${title}") after ${OTHER_WINDOW_MS / 1000} s`, { cause: error });
+        });
+    } finally {
+      await closeHistory(pageB()).catch(() => undefined);
+    }
   });
 });

@@ -361,6 +361,25 @@ export async function mediaFrame(page: Page): Promise<FrameLocator> {
   }
 }
 
+/** The chat's section header in the side bar (shown while other views share the container). */
+export const CHAT_HEADER = '.part.sidebar .pane-header[aria-label="Chat Section"]';
+/** The chat's title-bar actions: in its section header (other views in the container) or the container's title (alone). */
+export const CHAT_TITLE_ACTIONS = [`${CHAT_HEADER} .actions`, '.part.sidebar .composite.title .title-actions'];
+
+/** The chat view's title-bar action whose accessible label starts with `label` ("New Chat", "Export Chat as Markdown"). */
+export function chatTitleAction(page: Page, label: string): Locator {
+  return page.locator(CHAT_TITLE_ACTIONS.map((a) => `${a} a.action-label[aria-label^="${label}"]`).join(', ')).first();
+}
+
+/** Clicks one of the chat view's title-bar actions, as a user does (they show while the pointer is over the header). */
+export async function clickChatTitleAction(page: Page, label: string): Promise<void> {
+  const header = page.locator(CHAT_HEADER);
+  if (await header.isVisible()) await header.hover();
+  await chatTitleAction(page, label).click();
+  // The action's hover card would otherwise stay and swallow the next keys (F1 for the palette).
+  await parkMouse(page);
+}
+
 /** Opens the chat as a user would (the palette's New Chat) and waits for the app to be ready. */
 export async function openNewChat(page: Page): Promise<FrameLocator> {
   await runCommandFromPalette(page, 'Model Gateway: New Chat');

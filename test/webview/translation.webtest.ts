@@ -133,6 +133,10 @@ export function defineTranslationTests(t: SuiteBuilder, harness: () => WebviewHa
     await p.push(streaming, { type: 'busy', conversationId: 'c1', busy: true });
     await p.page.locator('.attach-image').dispatchEvent('click');
     await collect(p, shown);
+    // An empty conversation: the model's abilities and the starter prompts.
+    await p.push(snapshotMessage({ ...rest, messages: [], attachments: [] }), { type: 'busy', conversationId: 'c1', busy: false });
+    await p.page.locator('.starter').first().waitFor();
+    await collect(p, shown);
     await p.page.screenshot({ path: path.join(SCREENSHOTS, 'chat-zh-cn.png'), fullPage: true });
     assert.ok(shown.length > 80, `only ${shown.length} texts collected`);
     // Names the answer's Markdown brings: its code blocks' languages and an image's alt text.

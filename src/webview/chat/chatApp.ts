@@ -6,8 +6,8 @@ import * as l10n from '@vscode/l10n';
 import type { HostMessage } from '../../shared/protocol';
 import { ChatStore } from './chatStore';
 import { Composer } from './composer';
-import { h } from '../shared/dom';
-import { Header } from './header';
+import { h, setHidden, setText } from '../shared/dom';
+import { EmptyState } from './emptyState';
 import { warmGrammars } from './highlight';
 import { MessageList } from './messageList';
 import { NoticeBanner } from '../shared/notice';
@@ -23,7 +23,9 @@ const RENDER_MEASURE = 'chat-render';
 
 export class ChatApp {
   private readonly store = new ChatStore();
-  private readonly header: Header;
+  /** The conversation's title, one quiet line (New, History, Rename… are in the view's title bar). */
+  private readonly title = h('div', { className: 'chat-title' });
+  private readonly emptyState: EmptyState;
   private readonly notice: NoticeBanner;
   private readonly list: MessageList;
   private readonly composer: Composer;
@@ -35,12 +37,13 @@ export class ChatApp {
     root: HTMLElement,
     private readonly channel: ChatChannel,
   ) {
-    this.header = new Header(channel);
     this.notice = new NoticeBanner((action) => channel.post({ type: 'action', action }));
-    this.list = new MessageList(this.store, channel, () => this.header.focusModel());
     this.composer = new Composer(channel, () => this.store.messages.filter((m) => m.role === 'user').map((m) => m.text));
-    this.header.el.hidden = true;
-    root.replaceChildren(this.header.el, this.notice.el, this.loading, this.list.el, this.composer.el);
+    this.emptyState = new EmptyState((prompt) => this.composer.fill(prompt));
+    this.list = new MessageList(this.store, channel, () => this.composer.focusModel(), this.emptyState.el);
+    this.title.hidden = true;
+    this.composer.el.hidden = true;
+    root.replaceChildren(this.title, this.notice.el, this.loading, this.list.el, this.composer.el);
     document.addEventListener('keydown', (event) => {
       if (event.key === 'Escape' && !event.defaultPrevented && !(event.target instanceof HTMLSelectElement) && this.composer.stop()) event.preventDefault();
     });
@@ -89,13 +92,16 @@ export class ChatApp {
     const snapshot = store.snapshot;
     if (snapshot && store.snapshotDirty) {
       this.loading.remove();
-      this.header.el.hidden = false;
-      this.header.update(snapshot);
+      this.composer.el.hidden = false;
+      const model = snapshot.models.find((m) => m.id === snapshot.model);
+      const title = snapshot.conversations.find((c) => c.id === snapshot.conversationId)?.title ?? '';
+      setText(this.title, title);
+      this.title.title = title;
+      setHidden(this.title, !title);
       this.notice.update(snapshot.notice);
-      this.composer.updateModel(
-        snapshot.models.find((m) => m.id === snapshot.model),
-        snapshot.imageMaxBytes,
-      );
+      this.composer.updatePicker(snapshot);
+      this.composer.updateModel(model, snapshot.imageMaxBytes);
+      this.emptyState.update(model);
       this.composer.updateAttachments(snapshot.attachments);
       this.composer.setBlocked(snapshot.modelGone ? modelGoneSendNote(snapshot.modelGone.model) : undefined);
     }

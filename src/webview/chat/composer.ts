@@ -1,8 +1,10 @@
 /**
- * The input area: a textarea (Enter sends, Shift+Enter adds a line), Send / Stop, the attach buttons
- * and the chips of the attachments waiting to go with the next message. Images come in three ways:
- * the Image… button (the host's open dialog), pasting into the message box and dropping files on
- * the view. The draft survives a reload through the webview's UI state.
+ * The input area, one framed box as in VS Code's own chat: the message (Enter sends, Shift+Enter
+ * adds a line) and, along its bottom edge, the model picker (modelPicker.ts), the attach buttons and
+ * Send (Stop while an answer is written). Above the box, the chips of the attachments waiting to
+ * go with the next message; below it, why something cannot be sent or attached. Images come in
+ * three ways: the image button (the host's open dialog), pasting into the message box and dropping
+ * files on the view. The draft survives a reload through the webview's UI state.
  */
 import * as l10n from '@vscode/l10n';
 import type { ChatModelView, Snapshot } from '../../shared/protocol';
@@ -10,6 +12,8 @@ import { button, h, setHidden, setText } from '../shared/dom';
 import { formatBytes, formatNumber } from '../../shared/format';
 import { formatChars, imageDetail } from './labels';
 import type { ChatChannel } from './chatChannel';
+import { iconButton } from './icons';
+import { ModelPicker } from './modelPicker';
 
 /** Types a browser gives image files; the host reads the real format from the bytes. */
 const IMAGE_FILE = /^image\/|\.(png|jpe?g|gif|webp)$/i;
@@ -22,6 +26,7 @@ export class Composer {
   private readonly imageButton: HTMLButtonElement;
   private readonly chips: HTMLElement;
   private readonly note: HTMLElement;
+  private readonly picker: ModelPicker;
   private busy = false;
   private attachmentsKey = '';
   private model: ChatModelView | undefined;
@@ -42,26 +47,34 @@ export class Composer {
   ) {
     this.input = h('textarea', {
       className: 'input composer-input',
-      attrs: { rows: '2', 'aria-label': l10n.t('Message'), placeholder: l10n.t('Ask anything (Enter to send, Shift+Enter for a new line)') },
+      attrs: { rows: '2', 'aria-label': l10n.t('Message'), placeholder: l10n.t('Ask anything'), title: l10n.t('Enter sends, Shift+Enter adds a line, Up recalls your last question') },
     });
     this.input.value = channel.state.draft;
-    this.sendButton = button(l10n.t('Send'), { className: 'btn', ariaLabel: l10n.t('Send the message (Enter)') });
-    this.stopButton = button(l10n.t('Stop'), { className: 'btn btn-stop', ariaLabel: l10n.t('Stop the answer (Escape)') });
-    const attachFile = button(l10n.t('Current file'), { className: 'btn-small', ariaLabel: l10n.t('Attach the current file') });
-    const attachSelection = button(l10n.t('Selection'), { className: 'btn-small', ariaLabel: l10n.t('Attach the current selection') });
-    this.imageButton = button(l10n.t('Image…'), { className: 'btn-small attach-image', ariaLabel: l10n.t('Attach images (or paste or drop them here)') });
+    this.sendButton = iconButton('send', { label: l10n.t('Send the message (Enter)'), className: 'send-btn' });
+    this.stopButton = iconButton('stop', { label: l10n.t('Stop the answer (Escape)'), className: 'stop-btn' });
+    const attachFile = iconButton('file', { label: l10n.t('Attach the current file') });
+    const attachSelection = iconButton('selection', { label: l10n.t('Attach the current selection') });
+    this.imageButton = iconButton('image', { label: l10n.t('Attach images (or paste or drop them here)'), className: 'attach-image' });
+    this.picker = new ModelPicker(channel);
     this.chips = h('div', { className: 'chips', attrs: { 'aria-label': l10n.t('Attachments for the next message') } });
     // Why something was not attached or cannot be sent; polite, so it is read without stealing focus.
     this.note = h('div', { className: 'composer-note', attrs: { role: 'status', 'aria-live': 'polite' } });
     this.note.hidden = true;
-    this.el = h(
-      'footer',
-      { className: 'composer' },
-      this.chips,
-      this.note,
-      this.input,
-      h('div', { className: 'row' }, h('span', { className: 'attach-label', text: l10n.t('Attach:') }), attachFile, attachSelection, this.imageButton, h('span', { className: 'spacer' }), this.stopButton, this.sendButton),
+    const bar = h(
+      'div',
+      { className: 'composer-bar' },
+      ...this.picker.controls,
+      h('span', { className: 'composer-attach', attrs: { role: 'group', 'aria-label': l10n.t('Attach') } }, attachFile, attachSelection, this.imageButton),
+      h('span', { className: 'composer-send' }, this.stopButton, this.sendButton),
     );
+    this.el = h('footer', { className: 'composer' }, this.chips, h('div', { className: 'composer-box' }, this.input, bar), this.note);
+    // A click on the box's empty parts puts the caret in the message, as in an editor.
+    this.el.querySelector('.composer-box')?.addEventListener('mousedown', (event) => {
+      if (event.target === event.currentTarget || event.target === bar) {
+        event.preventDefault();
+        this.input.focus();
+      }
+    });
 
     this.input.addEventListener('keydown', (event) => {
       if (event.key === 'Enter' && !event.shiftKey && !event.altKey && !event.isComposing) {
@@ -102,6 +115,27 @@ export class Composer {
 
   focus(): void {
     this.input.focus();
+  }
+
+  /** Puts `text` in the message box (a starter prompt): the user finishes it and sends it. */
+  fill(text: string): void {
+    this.input.value = text;
+    this.recallIndex = -1;
+    this.channel.state.draft = text;
+    this.channel.saveSoon();
+    this.input.focus();
+    this.input.setSelectionRange(text.length, text.length);
+    this.updateButtons();
+  }
+
+  /** Focus the model picker ("Pick another model" under a failed answer). */
+  focusModel(): void {
+    this.picker.focus();
+  }
+
+  /** The model picker and its toggles follow the host's snapshot. */
+  updatePicker(snapshot: Snapshot): void {
+    this.picker.update(snapshot);
   }
 
   setBusy(busy: boolean): void {

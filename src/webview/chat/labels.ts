@@ -1,15 +1,9 @@
-/** User-facing words for protocol values: protocol names, error actions, token usage. */
+/** User-facing words for protocol values: error actions, statuses, token usage, sizes. */
 import * as l10n from '@vscode/l10n';
-import type { ChatMessageView, ImageRef, WebviewMessage, WireProtocol } from '../../shared/protocol';
+import type { ChatMessageView, ImageRef, WebviewMessage } from '../../shared/protocol';
 import { formatBytes, formatCompactNumber, formatNumber } from '../../shared/format';
 
 type Action = Extract<WebviewMessage, { type: 'action' }>['action'];
-
-export const PROTOCOL_SHORT: Record<WireProtocol, string> = {
-  chatCompletions: 'CC',
-  responses: 'Resp',
-  messages: 'Msg',
-};
 
 /** The button offered under a failed answer, by error kind. */
 export function errorAction(kind: string): { action: Action; label: string } | undefined {

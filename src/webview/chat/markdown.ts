@@ -8,6 +8,7 @@ import { fenceLanguage, highlightCode, highlightLater, highlightsLater } from '.
 import { sanitizeToFragment } from './sanitizer';
 import * as l10n from '@vscode/l10n';
 import { aroundSlot, button, h, SLOT } from '../shared/dom';
+import { iconButton } from './icons';
 
 export interface RenderOptions {
   /** Hosts the user allowed https images from (the host decides; the page's CSP lists the same). */
@@ -45,7 +46,7 @@ export function renderMarkdown(source: string, options: RenderOptions): Document
   return fragment;
 }
 
-/** The frame of a code block: language label, Copy and Insert buttons, then the <pre>. */
+/** The frame of a code block: language label, Copy and Insert icons (shown on hover or focus), then the <pre>. */
 export function codeBlock(language: string, pre: HTMLPreElement): HTMLDivElement {
   const label = language || l10n.t('text');
   return h(
@@ -55,8 +56,12 @@ export function codeBlock(language: string, pre: HTMLPreElement): HTMLDivElement
       'div',
       { className: 'code-toolbar' },
       h('span', { className: 'code-lang', text: label }),
-      button(l10n.t('Copy'), { className: 'btn-small', act: 'copy-code', ariaLabel: l10n.t('Copy {0} code', label) }),
-      button(l10n.t('Insert at cursor'), { className: 'btn-small', act: 'insert-code', ariaLabel: l10n.t('Insert {0} code at the cursor', label) }),
+      h(
+        'span',
+        { className: 'code-actions' },
+        iconButton('copy', { act: 'copy-code', label: l10n.t('Copy {0} code', label) }),
+        iconButton('insert', { act: 'insert-code', label: l10n.t('Insert {0} code at the cursor', label) }),
+      ),
     ),
     pre,
   );

@@ -58,6 +58,8 @@ export class MessageList {
     private readonly channel: ChatChannel,
     /** Called when the user asks to pick another model (the model picker gets focus). */
     private readonly onPickModel: () => void = () => undefined,
+    /** What an empty conversation shows (the chat's starter prompts), in place of the messages. */
+    empty: HTMLElement = h('div', { className: 'empty' }),
   ) {
     this.context = {
       ui: channel.state,
@@ -67,7 +69,7 @@ export class MessageList {
     };
     this.stickToBottom = channel.state.stickToBottom;
     this.olderButton = button(l10n.t('Load older messages'), { className: 'btn btn-secondary older', act: 'load-older' });
-    this.empty = h('div', { className: 'empty', text: l10n.t('Ask anything. Enter sends, Shift+Enter adds a line.') });
+    this.empty = empty;
     // role=log is polite by default; a streaming answer carries aria-busy so it is read once complete.
     this.log = h('div', { className: 'log', attrs: { role: 'log', 'aria-live': 'polite', 'aria-label': l10n.t('Messages') } });
     this.modelGone = new ModelGoneView((message) => channel.post(message));
@@ -76,9 +78,12 @@ export class MessageList {
     // The render step scrolls to the end; sizes can still change in the frame's layout (off-screen
     // blocks use `content-visibility: auto` and get their real size once near the viewport), so
     // check again after layout, before paint. Layout is clean there: reading costs nothing.
-    new ResizeObserver(() => {
+    // The list itself shrinks when the composer grows (it wraps in a narrower view): observed too.
+    const follow = new ResizeObserver(() => {
       if (this.stickToBottom && this.distanceFromBottom() > 1) this.scrollToBottom();
-    }).observe(this.log);
+    });
+    follow.observe(this.log);
+    follow.observe(this.el);
     this.el.addEventListener('click', (event) => this.onClick(event));
     // Middle-click on a link would otherwise try to open it inside the webview.
     this.el.addEventListener('auxclick', (event) => {

@@ -10,6 +10,7 @@ import { formatNumber } from '../../shared/format';
 import { errorAction, formatChars, imageDetail, statusLabel, usageLine } from './labels';
 import type { RenderOptions } from './markdown';
 import { MarkdownView } from './markdownView';
+import { iconButton } from './icons';
 import type { UiState } from './chatChannel';
 
 export interface MessageContext {
@@ -84,11 +85,13 @@ export class MessageView {
     this.head = h('div', { className: 'msg-head' }, h('span', { className: 'msg-role', text: isUser ? l10n.t('You') : l10n.t('Assistant') }), this.meta);
     this.status = h('div', { className: 'msg-status' });
     this.usage = h('div', { className: 'msg-usage' });
-    this.copyButton = button(l10n.t('Copy'), { className: 'btn-small', act: 'copy-msg', ariaLabel: isUser ? l10n.t('Copy your message') : l10n.t('Copy the answer') });
+    // Icons that show while the pointer is over the message or the keyboard is in it (chat.css);
+    // they stay in the tab order, so a keyboard user reaches them and they appear.
+    this.copyButton = iconButton('copy', { act: 'copy-msg', label: isUser ? l10n.t('Copy your message') : l10n.t('Copy the answer') });
     this.lastButton = isUser
-      ? button(l10n.t('Edit'), { className: 'btn-small', act: 'edit', ariaLabel: l10n.t('Edit and resend your last message') })
-      : button(l10n.t('Regenerate'), { className: 'btn-small', act: 'regenerate', ariaLabel: l10n.t('Regenerate the last answer') });
-    this.actions = h('div', { className: 'msg-actions' }, this.copyButton, this.lastButton);
+      ? iconButton('edit', { act: 'edit', label: l10n.t('Edit and resend your last message') })
+      : iconButton('regenerate', { act: 'regenerate', label: l10n.t('Regenerate the last answer') });
+    this.actions = h('div', { className: 'msg-actions', attrs: { role: 'toolbar', 'aria-label': isUser ? l10n.t('Actions for your message') : l10n.t('Actions for the answer') } }, this.copyButton, this.lastButton);
     this.el.append(this.head);
 
     if (isUser) {
