@@ -143,14 +143,16 @@ describe('Chat in a real extension host', function () {
   });
 
   it('stops mid-stream at once and keeps the partial answer', async () => {
-    const pending = run<AskResult>('ask', { prompt: '[[slow:40]] [[long:8]] a long answer', model: 'gpt-4o-mini' });
+    // The stream sends its first words and then holds the connection open (no end, far inside the
+    // idle timeout), so Stop lands while it is under way however slow the machine is.
+    const pending = run<AskResult>('ask', { prompt: '[[stall]] a long answer', model: 'gpt-4o-mini' });
     // Barrier instead of a pause: stop once the answer's first words have reached the extension
-    // (the export of the current conversation shows them); the stream has seconds still to go.
+    // (the export of the current conversation shows them).
     const deadline = Date.now() + 60_000;
     for (;;) {
       const exported = await run<{ markdown: string } | undefined>('exportChat');
       if (exported) await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
-      if (exported?.markdown.includes('Echo from gpt-4o-mini: a long answer')) break;
+      if (exported?.markdown.includes('Echo from')) break;
       if (Date.now() > deadline) throw new Error('no part of the answer reached the extension within 60 s');
       await new Promise((r) => setTimeout(r, 100));
     }
