@@ -2,11 +2,13 @@
  * README screenshots from the real workbench, driven by the same steps as the UI tests, at the
  * same fixed viewport:
  *
- *   npx tsx test/e2e/screenshots.ts      → media/screenshots/*.png
+ *   npx tsx test/e2e/screenshots.ts      → media/screenshots/*.jpg
  *
- * media/screenshots/ is excluded from the .vsix by .vscodeignore.
+ * The README (and so the .vsix, whose Extensions page renders it) shows them: JPEG at a quality where
+ * text stays crisp keeps each a fraction of a PNG's size.
  */
 import * as fsp from 'node:fs/promises';
+import type { FrameLocator } from 'playwright-core';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { DEMO_KEY } from '../gateway';
@@ -16,6 +18,7 @@ import {
   checkConnection,
   clearNotifications,
   openNewChat,
+  replaceUserSettingsJson,
   sendChatMessage,
   expandGroup,
   masked,
@@ -26,6 +29,7 @@ import {
   parkMouse,
   pasteInto,
   resizeSidebar,
+  runCommandFromPalette,
   submitApiKey,
   waitForStatus,
 } from './workbench';
@@ -33,12 +37,19 @@ import {
 const OUT_DIR = path.join(REPO_ROOT, 'media', 'screenshots');
 /** Wide enough for "provider — protocols" descriptions, which the default 300 px sidebar cuts off. */
 const SIDEBAR_WIDTH = 520;
+/** The chat at a roomy but common side-bar width, as in the layout test's widest case. */
+const CHAT_WIDTH = 420;
+const JPEG_QUALITY = 82;
+const THEMES = [
+  { name: 'dark', setting: 'Default Dark Modern', workbenchClass: 'vs-dark' },
+  { name: 'light', setting: 'Default Light Modern', workbenchClass: 'vs' },
+] as const;
 
 async function shoot(page: Page, name: string): Promise<string> {
   // No hover card or blinking caret decides what the picture shows.
   await parkMouse(page);
   const file = path.join(OUT_DIR, name);
-  await page.screenshot({ path: file, caret: 'hide', animations: 'disabled' });
+  await page.screenshot({ path: file, type: 'jpeg', quality: JPEG_QUALITY, caret: 'hide', animations: 'disabled' });
   console.log(`wrote ${path.relative(REPO_ROOT, file)}`);
   return file;
 }
@@ -48,10 +59,9 @@ export async function takeScreenshots(env: E2eEnvironment): Promise<string[]> {
   await fsp.mkdir(OUT_DIR, { recursive: true });
   const files: string[] = [];
 
-  // The input box as a new user sees it after pasting: title, prompt, and the key as dots.
+  // The key as a new user enters it (shown only as dots), then the models the key may use.
   const input = await openSetApiKey(page);
   await pasteInto(page, input, DEMO_KEY);
-  files.push(await shoot(page, 'set-api-key.png'));
   await submitApiKey(page, input, DEMO_KEY);
   await waitForStatus(page, masked(DEMO_KEY), 'check');
 
@@ -64,21 +74,31 @@ export async function takeScreenshots(env: E2eEnvironment): Promise<string[]> {
   // Keyboard focus would leave a highlighted row in the picture.
   await page.locator('.part.editor').click();
   await modelRow(page, 'glm-file-parser').waitFor();
-  await clearNotifications(page);
-  files.push(await shoot(page, 'models-view.png'));
-
   await checkConnection(page, 'Key accepted');
-  files.push(await shoot(page, 'check-connection.png'));
-
-  // The chat with a rendered answer: headings, lists, a table and highlighted code.
+  files.push(await shoot(page, 'models-view.jpg'));
   await clearNotifications(page);
-  const chat = await openNewChat(page);
-  await page.locator(`${MODELS_HEADER}[aria-expanded="true"]`).click();
-  await chat.locator('select.model-select').selectOption('deepseek-r1');
-  const answer = await sendChatMessage(chat, '[[long:2]] Show me what you can render');
-  await chat.locator('button[aria-label^="Send the message"]').waitFor({ timeout: 60_000 });
-  await answer.locator('.msg-usage').waitFor();
-  files.push(await shoot(page, 'chat.png'));
+
+  // The chat with a rendered answer (headings, lists, a table, highlighted code) in both themes.
+  const settingsFile = path.join(env.codeServer.scratchDir, 'ud', 'User', 'settings.json');
+  const original = JSON.parse(await fsp.readFile(settingsFile, 'utf8')) as Record<string, unknown>;
+  for (const theme of THEMES) {
+    const json = JSON.stringify({ ...original, 'workbench.colorTheme': theme.setting });
+    await replaceUserSettingsJson(page, json, async () => (await fsp.readFile(settingsFile, 'utf8')).trim() === json);
+    await page.locator(`.monaco-workbench.${theme.workbenchClass}`).waitFor();
+    // The settings editor would take the picture's editor area.
+    await runCommandFromPalette(page, 'View: Close All Editors');
+    const chat: FrameLocator = await openNewChat(page);
+    const models = page.locator(`${MODELS_HEADER}[aria-expanded="true"]`);
+    if ((await models.count()) > 0) await models.click();
+    await resizeSidebar(page, CHAT_WIDTH);
+    await chat.locator('select.model-select').selectOption('deepseek-r1');
+    const answer = await sendChatMessage(chat, '[[long:2]] Show me what you can render');
+    await chat.locator('button[aria-label^="Send the message"]').waitFor({ timeout: 60_000 });
+    await answer.locator('.msg-usage').waitFor();
+    await clearNotifications(page);
+    files.push(await shoot(page, `chat-${theme.name}.jpg`));
+  }
+  await replaceUserSettingsJson(page, JSON.stringify(original), async () => true);
   return files;
 }
 

@@ -509,7 +509,8 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
         const after = await p.page.evaluate<number>(topOf(oldest));
         shown = await ids();
         expectOrdered(shown, 400);
-        if (shown[0] !== oldest) assert.ok(Math.abs(after - before) <= 1, `the message at the top stayed in place (${before} → ${after})`);
+        // Scroll offsets are whole pixels: each reveal in these frames may round by up to half a pixel.
+        if (shown[0] !== oldest) assert.ok(Math.abs(after - before) <= 2, `the message at the top stayed in place (${before} → ${after})`);
       }
       assert.ok(rounds > 1, 'older messages came in several steps');
       // All 200 held messages are rendered and the reader is at the top: the host is asked for more, once.
