@@ -37,7 +37,7 @@ export async function lmFirstProgressRows(ctx: BenchContext, gw: GatewayInfo): P
   const value = Math.max(top.recordedMs, top.perFrameMs);
   return [
     {
-      id: '10',
+      id: '11',
       what: 'VS Code chat: first body byte → first progress part (worst protocol)',
       ours: ms(value, 3),
       reference: '—',
@@ -63,7 +63,7 @@ export async function lmToolRoundTripRows(ctx: BenchContext, gw: GatewayInfo): P
   const [, top] = worst(tools, (v) => v.overheadMs);
   return [
     {
-      id: '11',
+      id: '12',
       what: 'VS Code chat: tool round trip (call, result, answer), client CPU time over the raw requests (worst protocol)',
       ours: ms(top.oursCpuMs),
       reference: ms(top.rawCpuMs),
