@@ -67,6 +67,17 @@ export interface Mp4Check {
 
 const HEAD_BYTES = 4096;
 
+/** The file's size, and a reader of `length` bytes at `position` (fewer at the file's end, none past it). */
+async function rangeReader(handle: fs.FileHandle): Promise<{ size: number; read(position: number, length: number): Promise<Buffer> }> {
+  const size = (await handle.stat()).size;
+  const read = async (position: number, length: number): Promise<Buffer> => {
+    const buf = Buffer.alloc(Math.max(0, Math.min(length, size - position)));
+    if (buf.length) await handle.read(buf, 0, buf.length, position);
+    return buf;
+  };
+  return { size, read };
+}
+
 /**
  * Whether a file is an MP4 a player can open: top-level `ftyp`, `moov` (with at least one `trak`)
  * and `mdat` with media data, every box inside the file. HTML or XML error pages (an expired link
@@ -75,12 +86,7 @@ const HEAD_BYTES = 4096;
 export async function checkMp4File(file: string): Promise<Mp4Check> {
   const handle = await fs.open(file, 'r');
   try {
-    const size = (await handle.stat()).size;
-    const read = async (position: number, length: number): Promise<Buffer> => {
-      const buf = Buffer.alloc(Math.max(0, Math.min(length, size - position)));
-      if (buf.length) await handle.read(buf, 0, buf.length, position);
-      return buf;
-    };
+    const { size, read } = await rangeReader(handle);
     const head = await read(0, HEAD_BYTES);
     const boxes: string[] = [];
     const fail = (reason: string): Mp4Check => ({ ok: false, reason, boxes, size });
@@ -150,12 +156,7 @@ export async function readPixelSize(file: string, kind: 'image' | 'video'): Prom
     return undefined;
   }
   try {
-    const size = (await handle.stat()).size;
-    const read = async (position: number, length: number): Promise<Buffer> => {
-      const buf = Buffer.alloc(Math.max(0, Math.min(length, size - position)));
-      if (buf.length) await handle.read(buf, 0, buf.length, position);
-      return buf;
-    };
+    const { size, read } = await rangeReader(handle);
     if (kind === 'image') {
       const info = sniffImage(await read(0, IMAGE_HEADER_BYTES));
       return info?.width && info.height ? { width: info.width, height: info.height } : undefined;
