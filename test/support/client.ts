@@ -30,12 +30,12 @@ export function clientFor(base: string, key: string | undefined, overrides: Part
  * Mocha hooks for a describe block that talks to one gateway double through a core client with the
  * demo key: started before, stopped after, its request log cleared before each test.
  */
-export function useDoubleClient(opts?: GatewayOptions): { readonly gw: GatewayDouble; readonly http: HttpClient } {
+export function useDoubleClient(opts?: GatewayOptions, client: Partial<HttpClientOptions> = {}): { readonly gw: GatewayDouble; readonly http: HttpClient } {
   const ctx = {} as { gw: GatewayDouble; http: HttpClient };
   before(async () => {
     ctx.gw = new GatewayDouble(opts);
     await ctx.gw.start();
-    ctx.http = clientFor(ctx.gw.url, DEMO_KEY).http;
+    ctx.http = clientFor(ctx.gw.url, DEMO_KEY, client).http;
   });
   after(async () => {
     await ctx.http?.close();

@@ -10,11 +10,9 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ConversationStore } from '../../../src/core/chat/conversationStore';
-import type { HttpClient } from '../../../src/core/http';
 import type { HostMessage } from '../../../src/shared/protocol';
 import { ChatController } from '../../../src/host/chat/chatController';
-import { DEMO_KEY, GatewayDouble } from '../../gateway';
-import { clientFor } from '../../support/client';
+import { useDoubleClient } from '../../support/client';
 
 const CHAT_PATH = '/v1/chat/completions';
 /** An answer that streams for a few seconds: long enough to act while it streams. */
@@ -30,8 +28,6 @@ async function until(what: string, condition: () => boolean | Promise<boolean>, 
 
 describe('Chat controller: answers bound to their conversation', function () {
   this.timeout(90_000);
-  let gw: GatewayDouble;
-  let http: HttpClient;
   let dir: string;
   let store: ConversationStore;
   let chat: ChatController;
@@ -39,18 +35,10 @@ describe('Chat controller: answers bound to their conversation', function () {
   /** The registry's chat models; a test may add one. */
   let models: Array<Record<string, unknown>>;
 
-  before(async () => {
-    gw = new GatewayDouble();
-    await gw.start();
-    http = clientFor(gw.url, DEMO_KEY, { timeouts: { connectMs: 5000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 } }).http;
-  });
-  after(async () => {
-    await http.close();
-    await gw.stop();
-  });
+  const double = useDoubleClient(undefined, { timeouts: { connectMs: 5000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 } });
 
   beforeEach(async () => {
-    gw.clearLog();
+    double.gw.clearLog();
     ui.shown = [];
     ui.answers = [];
     dir = mkdtempSync(path.join(os.tmpdir(), 'mg-chat-host-'));
@@ -63,8 +51,8 @@ describe('Chat controller: answers bound to their conversation', function () {
       registry: { snapshot: { updatedAt: Date.now(), models }, onDidChange: none, refresh: async () => undefined },
       keys: { onDidChange: none, has: async () => true },
       onDidChangeSettings: none,
-      settings: () => ({ baseUrl: gw.url, catalogUrl: '' }),
-      http: () => http,
+      settings: () => ({ baseUrl: double.gw.url, catalogUrl: '' }),
+      http: () => double.http,
       ensureCatalogTimer: () => undefined,
       log: { warn: () => undefined, info: () => undefined, error: () => undefined, debug: () => undefined, trace: () => undefined },
     };
@@ -82,7 +70,7 @@ describe('Chat controller: answers bound to their conversation', function () {
 
   /** Read through a call: the compiler would otherwise keep an earlier narrowing of the property. */
   const shownId = (): string => chat.currentConversationId as string;
-  const chatRequests = () => gw.log.filter((e) => e.path === CHAT_PATH);
+  const chatRequests = () => double.gw.log.filter((e) => e.path === CHAT_PATH);
   const appendsFor = (id: string | undefined) => posts.filter((p) => p.type === 'append' && p.conversationId === id);
   const files = () => readdirSync(path.join(dir, 'conversations')).filter((n) => !n.startsWith('.') && n !== 'images');
 
@@ -166,7 +154,7 @@ describe('Chat controller: answers bound to their conversation', function () {
   it('Retry and Send racing: one request; the refused one is told so', async () => {
     await chat.send('first question');
     const last = (await store.load(chat.currentConversationId as string))?.messages.at(-1);
-    gw.clearLog();
+    double.gw.clearLog();
     const retry = chat.regenerate(last?.id as string);
     const send = chat.send('sent while retrying');
     await Promise.all([retry, send]);
@@ -193,7 +181,7 @@ describe('Chat controller: answers bound to their conversation', function () {
     const before = await store.load(id);
     const older = before?.messages[1];
     assert.equal(older?.role, 'assistant');
-    gw.clearLog();
+    double.gw.clearLog();
     const result = await chat.regenerate(older?.id as string);
     assert.equal(result, undefined);
     assert.equal(chatRequests().length, 0, 'nothing was sent');
@@ -220,7 +208,7 @@ describe('Chat controller: answers bound to their conversation', function () {
       assert.equal(cut?.finishReason, 'length', 'the length finish is kept on the stored message');
       const final = posts.filter((p) => p.type === 'message').at(-1);
       assert.equal(final?.type === 'message' ? final.message.finishReason : undefined, 'length', 'the view is told');
-      gw.clearLog();
+      double.gw.clearLog();
       const continued = await chat.continueAnswer(cut?.id as string);
       assert.equal(chatRequests().length, 1);
       const body = JSON.parse(chatRequests()[0]?.bodyText ?? '{}') as { messages: Array<{ role: string; content: unknown }> };
@@ -241,7 +229,7 @@ describe('Chat controller: answers bound to their conversation', function () {
       assert.ok((same?.usage?.inputTokens ?? 0) > (cut?.usage?.inputTokens ?? Infinity), 'input tokens add up');
       // Not the last message any more: refused, nothing sent.
       await chat.send('next');
-      gw.clearLog();
+      double.gw.clearLog();
       assert.equal(await chat.continueAnswer(cut?.id as string), undefined);
       assert.equal(chatRequests().length, 0);
       assert.ok(ui.shown.some((s) => /only the last cut answer can be continued/.test(s.message)));
@@ -266,7 +254,7 @@ describe('Chat controller: answers bound to their conversation', function () {
     // The continuation's stream is held open after its headers, so Stop lands while it is under
     // way however busy the machine is (the double's reply to the instruction is otherwise short).
     const before = chatRequests().length;
-    gw.inject({ match: { path: CHAT_PATH }, times: 1, action: { type: 'stallAfterHeaders', firstChunk: ': PING\n\n' } });
+    double.gw.inject({ match: { path: CHAT_PATH }, times: 1, action: { type: 'stallAfterHeaders', firstChunk: ': PING\n\n' } });
     const continued = chat.continueAnswer(cutId);
     await until('the continuation is under way', () => chatRequests().length > before && chat.shownSession?.message?.id === cutId);
     chat.stop();
@@ -290,9 +278,9 @@ describe('Chat controller: answers bound to their conversation', function () {
       const cut = (await store.load(id))?.messages.at(-1);
       assert.equal(cut?.protocol, 'messages');
       assert.equal(cut?.finishReason, 'length', 'stop_reason max_tokens is a length finish');
-      gw.clearLog();
+      double.gw.clearLog();
       await chat.handle({ type: 'continue', messageId: cut?.id as string });
-      const requests = gw.log.filter((e) => e.path === '/v1/messages');
+      const requests = double.gw.log.filter((e) => e.path === '/v1/messages');
       assert.equal(requests.length, 1);
       const body = JSON.parse(requests[0]?.bodyText ?? '{}') as { messages: Array<{ role: string; content: unknown }> };
       assert.equal(body.messages.at(-1)?.role, 'assistant');
@@ -312,7 +300,7 @@ describe('Chat controller: answers bound to their conversation', function () {
     try {
       await chat.send('q1');
       await chat.send('q2');
-      gw.clearLog();
+      double.gw.clearLog();
       await chat.send('q3');
       const body = JSON.parse(chatRequests()[0]?.bodyText ?? '{}') as { messages: Array<{ role: string; content: string }> };
       assert.deepEqual(body.messages.filter((m) => m.role !== 'system').map((m) => m.content), ['q2', 'Echo from gpt-4o-mini: q2', 'q3']);

@@ -12,14 +12,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { toMarkdown } from '../../../src/core/chat/conversationForms';
 import { ConversationStore, type StoredMessage } from '../../../src/core/chat/conversationStore';
-import type { HttpClient } from '../../../src/core/http';
 import type { ModelInfo } from '../../../src/core/models/types';
 import type { HostMessage, Snapshot } from '../../../src/shared/protocol';
 import { ChatController } from '../../../src/host/chat/chatController';
 import { toRequestMessages } from '../../../src/host/chat/history';
 import { lastSpoken } from '../../../src/host/chat/answerRunner';
-import { DEMO_KEY, GatewayDouble } from '../../gateway';
-import { clientFor } from '../../support/client';
+import { useDoubleClient } from '../../support/client';
 
 const CHAT_PATH = '/v1/chat/completions';
 
@@ -93,8 +91,6 @@ describe('Model changes said in the conversation', function () {
   });
 
   describe('in the chat controller', () => {
-    let gw: GatewayDouble;
-    let http: HttpClient;
     let dir: string;
     let store: ConversationStore;
     let chat: ChatController;
@@ -102,18 +98,10 @@ describe('Model changes said in the conversation', function () {
     let snapshotState: { updatedAt: number; models: ModelInfo[]; keyModels?: unknown[] };
     let keyListeners: Array<() => void>;
 
-    before(async () => {
-      gw = new GatewayDouble();
-      await gw.start();
-      http = clientFor(gw.url, DEMO_KEY, { timeouts: { connectMs: 5000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 } }).http;
-    });
-    after(async () => {
-      await http.close();
-      await gw.stop();
-    });
+    const double = useDoubleClient(undefined, { timeouts: { connectMs: 5000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 } });
 
     beforeEach(async () => {
-      gw.clearLog();
+      double.gw.clearLog();
       ui.shown = [];
       ui.answers = [];
       dir = mkdtempSync(path.join(os.tmpdir(), 'mg-notice-host-'));
@@ -127,8 +115,8 @@ describe('Model changes said in the conversation', function () {
         registry: { get snapshot() { return snapshotState; }, onDidChange: none, refresh: async () => undefined, find: (id: string) => snapshotState.models.find((m) => m.id === id) },
         keys: { onDidChange: (listener: () => void) => (keyListeners.push(listener), { dispose: () => undefined }), has: async () => true },
         onDidChangeSettings: none,
-        settings: () => ({ baseUrl: gw.url, catalogUrl: '' }),
-        http: () => http,
+        settings: () => ({ baseUrl: double.gw.url, catalogUrl: '' }),
+        http: () => double.http,
         ensureCatalogTimer: () => undefined,
         log: { warn: () => undefined, info: () => undefined, error: () => undefined, debug: () => undefined, trace: () => undefined },
       };
@@ -149,7 +137,7 @@ describe('Model changes said in the conversation', function () {
       return found.state;
     };
     const stored = async () => (await store.load(chat.currentConversationId as string))?.messages ?? [];
-    const requestBodies = () => gw.log.filter((e) => e.path === CHAT_PATH).map((e) => JSON.parse(e.bodyText ?? '{}') as { model: string; messages: Array<{ role: string; content: unknown }> });
+    const requestBodies = () => double.gw.log.filter((e) => e.path === CHAT_PATH).map((e) => JSON.parse(e.bodyText ?? '{}') as { model: string; messages: Array<{ role: string; content: unknown }> });
 
     /** A conversation on gpt-5 with one question and answer, then the key's list loses gpt-5. */
     async function strandOnGpt5(): Promise<void> {
@@ -166,7 +154,7 @@ describe('Model changes said in the conversation', function () {
       assert.equal(state.model, 'gpt-5', 'the header still names the conversation\'s own model (as not available)');
       assert.equal(chat.selectedModel(), undefined, 'no other model stands in silently');
 
-      gw.clearLog();
+      double.gw.clearLog();
       const before = (await stored()).length;
       await assert.rejects(chat.send('while stranded'), /Pick the model to continue with: gpt-5 is not available with this API key\./);
       assert.equal((await stored()).length, before, 'the refused question was not stored');
