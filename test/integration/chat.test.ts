@@ -145,14 +145,16 @@ describe('Chat in a real extension host', function () {
   it('stops mid-stream at once and keeps the partial answer', async () => {
     // The stream sends its first words and then holds the connection open (no end, far inside the
     // idle timeout), so Stop lands while it is under way however slow the machine is.
-    const pending = run<AskResult>('ask', { prompt: '[[stall]] a long answer', model: 'gpt-4o-mini' });
+    // A conversation of its own, so that the export below shows only this answer.
+    await run('newChat');
+    const pending = run<AskResult>('ask', { prompt: '[[stall]] [[long:1]] a long answer', model: 'gpt-4o-mini' });
     // Barrier instead of a pause: stop once the answer's first words have reached the extension
     // (the export of the current conversation shows them).
     const deadline = Date.now() + 60_000;
     for (;;) {
       const exported = await run<{ markdown: string } | undefined>('exportChat');
       if (exported) await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
-      if (exported?.markdown.includes('Echo from')) break;
+      if (exported?.markdown.includes('Echo from gpt-4o-mini: a long answer')) break;
       if (Date.now() > deadline) throw new Error('no part of the answer reached the extension within 60 s');
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -167,7 +167,7 @@ describe('Media Studio in a real extension host', function () {
   });
 
   it('reports a size the model rejects, naming it, without trying another size', async () => {
-    await assert.rejects(Promise.resolve(vscode.commands.executeCommand('modelGateway.generateVideo', { prompt: 'wide', size: '1280*720' })), /does not accept the size 1280\*720/);
+    await assert.rejects(Promise.resolve(vscode.commands.executeCommand('modelGateway.generateVideo', { prompt: 'wide', size: '1280*720' })), /does not accept the size 1280 × 720/);
     assert.equal(posts('/v1/video/generations').length, 1);
   });
 
