@@ -1,5 +1,6 @@
 import * as l10n from '@vscode/l10n';
 import * as vscode from 'vscode';
+import { hasUnfinishedVideoTasks, MEDIA_PANEL_VIEW_TYPE, RESUME_DELAY_MS } from './host/media/studioStart';
 import { dropGlobalRemoteImageFlag } from './host/chat/remoteImages';
 import type { Features, Shell } from './host/features';
 import { providerRegistration, VENDOR, type LanguageModelChatProvider } from './host/lm/lmApi';
@@ -56,7 +57,17 @@ export function activate(context: vscode.ExtensionContext): void {
     ),
     ...(manifest.contributes?.languageModelTools ?? []).map(({ name }) => vscode.lm.registerTool(name, toolForwarder(name, load))),
     registerResultDocuments(),
+    // A Media Studio panel open at a reload comes back through this serializer; it must exist at
+    // activation, since restoring the panel is what activated the extension.
+    vscode.window.registerWebviewPanelSerializer(MEDIA_PANEL_VIEW_TYPE, {
+      deserializeWebviewPanel: async (panel) => load().revivePanel(panel),
+    }),
   );
+  // Video tasks the last session left running resume soon after start-up, with the studio's code.
+  if (hasUnfinishedVideoTasks(context.workspaceState)) {
+    const resume = setTimeout(() => load(), RESUME_DELAY_MS);
+    context.subscriptions.push({ dispose: () => clearTimeout(resume) });
+  }
   // VS Code's own chat gets the gateway's models where the provider API exists (1.104 and newer).
   const registerProvider = providerRegistration();
   if (registerProvider) context.subscriptions.push(...providerForwarder(load, (provider) => registerProvider(VENDOR, provider)));

@@ -28,6 +28,8 @@ export interface Features {
   command(id: string): ((...args: unknown[]) => unknown) | undefined;
   readonly chatView: vscode.WebviewViewProvider;
   tool(name: string): vscode.LanguageModelTool<unknown> | undefined;
+  /** Restores a Media Studio panel after a window reload. */
+  revivePanel(panel: vscode.WebviewPanel): void;
   /** VS Code's chat provider, where the running VS Code has the API. */
   readonly lmProvider?: LanguageModelChatProvider;
 }
@@ -58,6 +60,7 @@ export function startFeatures(shell: Shell): Features {
     command: (id) => commands.get(id),
     chatView,
     tool: (name) => tools.get(name),
+    revivePanel: (panel) => media.revive(panel),
     lmProvider,
   };
 }

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { MEDIA_PANEL_VIEW_TYPE } from './studioStart';
 import * as z from 'zod/mini';
 import { mediaWebviewMessageSchema, type MediaHostMessage, type MediaTab, type MediaWebviewMessage } from '../../shared/mediaProtocol';
 import { showError } from '../notify';
@@ -17,7 +18,7 @@ export interface MediaPanelOwner {
  * loaded from the output folders through `asWebviewUri`; nothing remote is ever loaded.
  */
 export class MediaPanel implements vscode.Disposable {
-  static readonly viewType = 'modelGateway.mediaStudio';
+  static readonly viewType = MEDIA_PANEL_VIEW_TYPE;
   private static current?: MediaPanel;
   private ready = false;
   private pendingTab?: MediaTab;

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { RESUME_DELAY_MS } from './studioStart';
 import { isGatewayError } from '../../core/errors';
 import type { ModelInfo } from '../../core/models/types';
 import type { MediaSnapshot, MediaTab, MediaWebviewMessage } from '../../shared/mediaProtocol';
@@ -19,7 +20,6 @@ import { VideoTasks } from './videoTasks';
 
 const SNAPSHOT_EVERY_MS = 100;
 /** Unfinished video tasks resume this long after activation, never during it. */
-const RESUME_DELAY_MS = 1500;
 
 /**
  * The Media Studio: coordinates image generation (imageRunner.ts), video tasks (videoActions.ts,
@@ -60,14 +60,14 @@ export class MediaStudio implements vscode.Disposable, MediaPanelOwner {
       vscode.window.onDidChangeActiveTextEditor((e) => {
         if (e) this.lastEditor = e;
       }),
-      vscode.window.registerWebviewPanelSerializer(MediaPanel.viewType, {
-        deserializeWebviewPanel: async (panel) => {
-          MediaPanel.revive(panel, context.extensionUri, this, services.log);
-        },
-      }),
     );
     // Tasks left running by the last session resume soon after activation, not during it.
     if (this.video.hasUnfinished()) this.resumeTimer = setTimeout(() => void this.video.ready().catch((err: unknown) => services.log.warn(`Resuming video tasks failed: ${String(err)}`)), RESUME_DELAY_MS);
+  }
+
+  /** A panel VS Code restored after a reload (the entry's serializer hands it here). */
+  revive(panel: vscode.WebviewPanel): void {
+    MediaPanel.revive(panel, this.services.context.extensionUri, this, this.services.log);
   }
 
   attach(panel: MediaPanel | undefined): void {

@@ -1,11 +1,12 @@
 import * as vscode from 'vscode';
+import { hasUnfinishedVideoTasks, VIDEO_TASKS_KEY } from './studioStart';
 import { isGatewayError } from '../../core/errors';
 import { VideoTaskManager, type TaskStore } from '../../core/media/videoTaskManager';
 import type { VideoTask } from '../../core/media/videoTaskStates';
 import type { Services } from '../services';
 import { mediaSettings } from './mediaSettings';
 
-const KEY = 'media.videoTasks';
+const KEY = VIDEO_TASKS_KEY;
 
 /**
  * The video tasks of this workspace, kept in its storage after every step. The manager is built
@@ -35,8 +36,7 @@ export class VideoTasks implements vscode.Disposable {
 
   /** Whether storage holds a task that still needs polling or a download (read without the network). */
   hasUnfinished(): boolean {
-    const stored = this.memento.get<unknown>(KEY);
-    return Array.isArray(stored) && stored.some((t) => typeof t === 'object' && t !== null && ['running', 'downloading', 'submitting'].includes(String((t as { phase?: unknown }).phase)));
+    return hasUnfinishedVideoTasks(this.memento);
   }
 
   ready(): Promise<VideoTaskManager> {
