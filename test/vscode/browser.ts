@@ -88,7 +88,14 @@ export async function findCommand(page: Page, label: string, timeoutMs: number =
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
   for (let attempt = 1; ; attempt++) {
     await page.keyboard.press('F1');
-    await input.waitFor({ timeout: Math.max(1, deadline - Date.now()) });
+    // On a busy machine F1 pressed while a webview has the focus (the chat's message box) can be
+    // lost on its way to the workbench: the palette then stays closed, and F1 is pressed again.
+    try {
+      await input.waitFor({ state: 'visible', timeout: Math.max(1, Math.min(PALETTE_ATTEMPT_MS, deadline - Date.now())) });
+    } catch (error) {
+      if (Date.now() >= deadline) throw new Error(`the command palette did not open within ${timeoutMs / 1000} s (F1 pressed ${attempt} times)`, { cause: error });
+      continue;
+    }
     await input.fill(`>${label}`);
     try {
       await row.waitFor({ timeout: Math.max(1, Math.min(PALETTE_ATTEMPT_MS, deadline - Date.now())) });
