@@ -33,9 +33,7 @@ const QUICK_INPUT = '.quick-input-widget';
 async function showChat(page: Page): Promise<FrameLocator> {
   await runCommandFromPalette(page, 'Model Gateway: Focus on Chat View');
   const frame = chatFrame(page);
-  // Focus on Chat View puts the cursor in the message box once the view is ready; a palette opened
-  // before that happened would lose the focus to it and close.
-  await frame.locator('textarea[aria-label="Message"]:focus').waitFor();
+  await frame.locator('textarea[aria-label="Message"]').waitFor();
   return frame;
 }
 
