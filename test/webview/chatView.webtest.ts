@@ -16,7 +16,7 @@ import fc from 'fast-check';
 import { BlockSplitter, splitBlocks } from '../../src/webview/chat/blockSplitter';
 import type { Snapshot, WebviewMessage } from '../../src/shared/protocol';
 import { reportNotRun, tallyRun } from '../support/mochaResults';
-import { type ChatPage, WebviewHarness } from './harness';
+import { type ChatPage, WebviewHarness, closeAndCheck } from './harness';
 import { assistantMessage, longAnswer, longCodeFence, RICH_ANSWER, snapshot, snapshotMessage, userMessage } from './fixtures';
 import { expectedText, formatMeasurement, measureStreaming } from './streaming';
 import { defineMediaTests } from './mediaView.webtest';
@@ -113,13 +113,9 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
   };
   t.afterEach(async () => {
     if (page) {
-      const violations = await page.violations().catch(() => []);
-      const errors = await page.read<string[]>('errors').catch(() => []);
-      await page.close();
+      const closing = page;
       page = undefined;
-      // Every test doubles as a CSP check: nothing the app does may be blocked by the host's policy.
-      assert.deepEqual(violations, [], 'CSP violations');
-      assert.deepEqual(errors, [], 'uncaught page errors');
+      await closeAndCheck(closing);
     }
   });
 

@@ -6,6 +6,7 @@
  * the bundle fakes `acquireVsCodeApi`, records posted messages, dialogs, CSP violations and long
  * tasks, and lets a test deliver host messages. Driven by playwright-core and Debian's Chromium.
  */
+import * as assert from 'node:assert/strict';
 import * as esbuild from 'esbuild';
 import * as fsp from 'node:fs/promises';
 import * as http from 'node:http';
@@ -146,6 +147,18 @@ export class ChatPage {
 }
 
 /** A browser and a local server for the webview pages; one per test suite. */
+/**
+ * Closes a test's page and fails the test on what it logged: every test doubles as a CSP check
+ * (nothing the app does may be blocked by the host's policy) and an uncaught-error check.
+ */
+export async function closeAndCheck(page: ChatPage): Promise<void> {
+  const violations = await page.violations().catch(() => []);
+  const errors = await page.read<string[]>('errors').catch(() => []);
+  await page.close();
+  assert.deepEqual(violations, [], 'CSP violations');
+  assert.deepEqual(errors, [], 'uncaught page errors');
+}
+
 export class WebviewHarness {
   private constructor(
     private readonly browser: Browser,

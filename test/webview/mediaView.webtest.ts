@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import * as T from '../../src/core/media/videoTaskStates';
 import type { MediaSnapshot, MediaWebviewMessage, TaskView } from '../../src/shared/mediaProtocol';
 import type { SuiteBuilder } from './chatView.webtest';
-import type { ChatPage, WebviewHarness } from './harness';
+import { closeAndCheck, type ChatPage, type WebviewHarness } from './harness';
 
 const SCREENSHOTS = path.resolve(__dirname, '..', '..', 'test-results', 'webview');
 const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -60,12 +60,9 @@ export function defineMediaTests(t: SuiteBuilder, harness: () => WebviewHarness)
   let page: ChatPage | undefined;
   t.afterEach(async () => {
     if (!page) return;
-    const violations = await page.violations().catch(() => []);
-    const errors = await page.read<string[]>('errors').catch(() => []);
-    await page.close();
+    const closing = page;
     page = undefined;
-    assert.deepEqual(violations, [], 'CSP violations');
-    assert.deepEqual(errors, [], 'uncaught page errors');
+    await closeAndCheck(closing);
   });
   const open = async (uiState?: unknown): Promise<ChatPage> => {
     page = await harness().open({ app: 'media', viewport: { width: 900, height: 1400 }, ...(uiState ? { uiState } : {}) });

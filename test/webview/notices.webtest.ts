@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { ChatMessageView } from '../../src/shared/protocol';
 import type { SuiteBuilder } from './chatView.webtest';
 import { assistantMessage, snapshot, snapshotMessage, userMessage } from './fixtures';
-import type { ChatPage, WebviewHarness } from './harness';
+import { closeAndCheck, type ChatPage, type WebviewHarness } from './harness';
 
 const SEND = 'Send the message (Enter)';
 
@@ -19,12 +19,9 @@ export function defineNoticeTests(t: SuiteBuilder, harness: () => WebviewHarness
   let page: ChatPage | undefined;
   t.afterEach(async () => {
     if (page) {
-      const violations = await page.violations().catch(() => []);
-      const errors = await page.read<string[]>('errors').catch(() => []);
-      await page.close();
+      const closing = page;
       page = undefined;
-      assert.deepEqual(violations, [], 'CSP violations');
-      assert.deepEqual(errors, [], 'uncaught page errors');
+      await closeAndCheck(closing);
     }
   });
 

@@ -9,7 +9,7 @@ import type { MediaHostMessage, MediaSnapshot } from '../../src/shared/mediaProt
 import type { HostMessage } from '../../src/shared/protocol';
 import type { SuiteBuilder } from './chatView.webtest';
 import { assistantMessage, RICH_ANSWER, snapshot, snapshotMessage, userMessage } from './fixtures';
-import type { ChatPage, WebviewHarness } from './harness';
+import { closeAndCheck, type ChatPage, type WebviewHarness } from './harness';
 import { hostStrings, type Shown, UntranslatedCheck } from './untranslated';
 
 const SCREENSHOTS = path.resolve(__dirname, '..', '..', 'test-results', 'webview');
@@ -97,12 +97,9 @@ export function defineTranslationTests(t: SuiteBuilder, harness: () => WebviewHa
   const check = new UntranslatedCheck();
   t.afterEach(async () => {
     if (!page) return;
-    const violations = await page.violations().catch(() => []);
-    const errors = await page.read<string[]>('errors').catch(() => []);
-    await page.close();
+    const closing = page;
     page = undefined;
-    assert.deepEqual(violations, [], 'CSP violations');
-    assert.deepEqual(errors, [], 'uncaught page errors');
+    await closeAndCheck(closing);
   });
 
   /** Collects what the page shows now, adding to `into`. */
