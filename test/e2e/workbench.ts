@@ -6,7 +6,7 @@
  * spam protection forces on anything faster than a person (see paceToasts).
  */
 import type { FrameLocator, Locator, Page } from 'playwright-core';
-import { findCommand, LIMITS, webviewFrame } from '../vscode/browser';
+import { LIMITS, pickCommand, webviewFrame } from '../vscode/browser';
 
 export const COMMANDS = {
   setApiKey: 'Model Gateway: Set API Key',
@@ -29,13 +29,11 @@ const ACTIVITY_ENTRY = '.part.activitybar .action-item a[aria-label^="Model Gate
 const TREE_ROW = '.part.sidebar .monaco-list-row[role="treeitem"]';
 
 /**
- * F1, type the command's palette label, press Enter once the palette has focused that very row
+ * F1, type the command's palette label, pick the row once the palette has focused that very row
  * (the list filters asynchronously, so the first row may still belong to the previous filter).
  */
 export async function runFromPalette(page: Page, label: string): Promise<void> {
-  await findCommand(page, label);
-  await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row.focused`, { hasText: label }).waitFor();
-  await page.keyboard.press('Enter');
+  await pickCommand(page, label, (rows) => rows.and(page.locator('.focused')).filter({ hasText: label }));
 }
 
 /** For commands that open no input of their own: returns once the palette has closed. */
@@ -420,10 +418,8 @@ export async function runExactCommandFromPalette(page: Page, label: string): Pro
  * widget is then reused at once, so it may never be seen hidden): returns after the click.
  */
 export async function pickExactCommand(page: Page, label: string): Promise<void> {
-  // Waits (reopening the palette) until the command is listed at all.
-  await findCommand(page, label);
   const exact = new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
-  await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`).filter({ has: page.locator('.label-name', { hasText: exact }) }).first().click();
+  await pickCommand(page, label, (rows) => rows.filter({ has: page.locator('.label-name', { hasText: exact }) }).first());
 }
 
 /** A file's row in the Explorer (its accessible label is the file name). */

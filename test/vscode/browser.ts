@@ -66,9 +66,33 @@ export async function openWorkbench(page: Page, url: string): Promise<void> {
 
 /** Runs a command as a user would: F1, type its palette label ("Category: Title"), pick the row. */
 export async function runCommand(page: Page, label: string): Promise<void> {
-  const row = await findCommand(page, label);
-  await row.click();
+  await pickCommand(page, label, (rows) => rows.filter({ hasText: label }).first());
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+}
+
+/**
+ * Opens the palette on `label` and clicks the row `choose` names among the listed rows. A palette
+ * closed by a late focus change before the click (see findCommand) ran nothing, and is opened
+ * again; a row missing from a palette still open is an error.
+ */
+export async function pickCommand(
+  page: Page,
+  label: string,
+  choose: (rows: Locator) => Locator,
+  timeoutMs: number = LIMITS.paletteMs,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const input = page.locator('.quick-input-widget input');
+  const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+  for (;;) {
+    await findCommand(page, label, Math.max(1, deadline - Date.now()));
+    try {
+      await choose(rows).click({ timeout: Math.max(1, Math.min(PALETTE_ATTEMPT_MS, deadline - Date.now())) });
+      return;
+    } catch (error) {
+      if (Date.now() >= deadline || (await input.isVisible())) throw error;
+    }
+  }
 }
 
 /** How long one opening of the palette waits for the row before the palette is opened afresh. */
@@ -96,7 +120,15 @@ export async function findCommand(page: Page, label: string, timeoutMs: number =
       if (Date.now() >= deadline) throw new Error(`the command palette did not open within ${timeoutMs / 1000} s (F1 pressed ${attempt} times)`, { cause: error });
       continue;
     }
-    await input.fill(`>${label}`);
+    // A focus change that lands late can close the palette just opened: "Focus on Chat View" focuses
+    // the webview when its frame reports ready, which on a busy machine is after the command has
+    // returned. The palette then hides (it closes when it loses the focus), and is opened again.
+    try {
+      await input.fill(`>${label}`, { timeout: Math.max(1, Math.min(PALETTE_ATTEMPT_MS, deadline - Date.now())) });
+    } catch (error) {
+      if (Date.now() >= deadline) throw new Error(`the command palette closed before "${label}" could be typed (opened ${attempt} times)`, { cause: error });
+      continue;
+    }
     try {
       await row.waitFor({ timeout: Math.max(1, Math.min(PALETTE_ATTEMPT_MS, deadline - Date.now())) });
       return row;
