@@ -98,6 +98,14 @@ describe('Chat layout in the side bar', () => {
         // The view follows the side bar (allow for the sash and borders).
         const sidebar = await page.locator('.part.sidebar').boundingBox();
         assert.ok(sidebar && Math.abs(sidebar.width - width) < 12, `the side bar is ${sidebar?.width} px wide, not ${width}`);
+        // A reader at the end of the answer stays there while the text wraps again.
+        const distance = () => frame.locator('main.messages').evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
+        const settled = Date.now() + 5_000;
+        let fromEnd = await distance();
+        while (fromEnd > 2 && Date.now() < settled) {
+          await page.waitForTimeout(100);
+          fromEnd = await distance();
+        }
         const layout = await measure(frame);
         await page.screenshot({ path: path.join(SHOTS, `chat-${theme.name}-${width}.png`), caret: 'hide', animations: 'disabled' });
         const share = layout.messages / layout.view;
@@ -105,6 +113,7 @@ describe('Chat layout in the side bar', () => {
         if (share <= 0.6) problems.push(`${where}: the messages have ${Math.round(share * 100)} % of the height (${Math.round(layout.messages)} of ${Math.round(layout.view)} px; the composer ${Math.round(layout.composer)} px)`);
         if (layout.overflow > 1) problems.push(`${where}: the composer overflows by ${Math.round(layout.overflow)} px`);
         if (!layout.sendInBox) problems.push(`${where}: Send is not inside the message box`);
+        if (fromEnd > 2) problems.push(`${where}: the end of the answer is ${Math.round(fromEnd)} px out of view after the resize`);
       }
     }
     assert.deepEqual(problems, []);

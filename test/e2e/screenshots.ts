@@ -28,6 +28,7 @@ import {
   openSetApiKey,
   parkMouse,
   pasteInto,
+  pickExactCommand,
   resizeSidebar,
   runCommandFromPalette,
   submitApiKey,
@@ -40,6 +41,8 @@ const SIDEBAR_WIDTH = 520;
 /** The chat at a roomy but common side-bar width, as in the layout test's widest case. */
 const CHAT_WIDTH = 420;
 const JPEG_QUALITY = 75;
+/** The title the pictured conversation is given (Rename Chat), as a user would title it. */
+const SHOWN_TITLE = 'What can you render?';
 const THEMES = [
   { name: 'dark', setting: 'Default Dark Modern', workbenchClass: 'vs-dark' },
   { name: 'light', setting: 'Default Light Modern', workbenchClass: 'vs' },
@@ -105,6 +108,12 @@ export async function takeScreenshots(env: E2eEnvironment): Promise<string[]> {
     const answer = await sendChatMessage(chat, '[[long:2]] Show me what you can render');
     await chat.locator('button[aria-label^="Send the message"]').waitFor({ timeout: 60_000 });
     await answer.locator('.msg-usage').waitFor();
+    // A user's conversation has a plain title, not the double's scenario marker it was asked with.
+    await pickExactCommand(page, 'Model Gateway: Rename Chat');
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Rename conversation' }).waitFor();
+    await page.locator('.quick-input-widget input').fill(SHOWN_TITLE);
+    await page.keyboard.press('Enter');
+    await chat.locator('.chat-title', { hasText: SHOWN_TITLE }).waitFor();
     await clearNotifications(page);
     files.push(await shoot(page, `chat-${theme.name}.jpg`));
   }

@@ -470,6 +470,30 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.ok((await p.page.evaluate<number>(distanceFromBottom)) <= 2, 'following again after scrolling back down');
     });
 
+    s.it('keeps the end in view when the view is made narrower or wider and its text wraps again', async () => {
+      const p = await open({ viewport: { width: 300, height: 560 } });
+      const messages = [userMessage('u1', 'A long answer please'), assistantMessage('a1', longAnswer(6_000), { usage: { outputTokens: 9 } })];
+      await p.push(snapshotMessage(snapshot({ messages })));
+      const distanceFromBottom = `(() => { const el = document.querySelector('.messages'); return el.scrollHeight - el.scrollTop - el.clientHeight; })()`;
+      await p.frames(3);
+      assert.ok((await p.page.evaluate<number>(distanceFromBottom)) <= 2, 'opened at the end');
+      // As a user drags the side bar's edge: a few steps a frame apart, then a pause at each width.
+      for (const [from, to] of [[300, 220], [220, 300], [300, 600], [600, 220]] as const) {
+        for (let step = 1; step <= 5; step++) {
+          await p.page.setViewportSize({ width: Math.round(from + ((to - from) * step) / 5), height: 560 });
+          await p.frames(1);
+        }
+        await p.frames(3);
+        assert.ok((await p.page.evaluate<number>(distanceFromBottom)) <= 2, `the end stays in view at ${to} px`);
+      }
+      // A reader who scrolled up keeps their place instead.
+      await p.page.evaluate(`document.querySelector('.messages').scrollTop = 200`);
+      await p.frames(3);
+      await p.page.setViewportSize({ width: 300, height: 500 });
+      await p.frames(3);
+      assert.ok((await p.page.evaluate<number>(distanceFromBottom)) > 100, 'not pulled to the end');
+    });
+
     s.it('a long conversation renders its last messages; scrolling up renders older ones in order without jumping, then asks the host for more', async () => {
       const p = await open({ viewport: { width: 420, height: 500 } });
       // Messages of varied heights (short questions, answers with a list and a code block).

@@ -18,6 +18,8 @@ const ACTIONS: readonly Action[] = ['setKey', 'openSettings', 'refreshModels', '
 
 /** Within this many pixels of the end counts as "at the bottom". */
 const BOTTOM_SLACK = 24;
+/** A scroll event this soon after the reader's wheel, key, touch or pointer on the list is theirs. */
+const READER_SCROLL_MS = 250;
 
 /**
  * A conversation opens with only its last messages rendered; older ones (already in the store, or
@@ -52,6 +54,10 @@ export class MessageList {
   private revealFrame: number | undefined;
   /** `loadOlder` was posted for the current snapshot (the next snapshot answers it). */
   private olderAsked = false;
+  /** The scroller's sizes at the last scroll event: a change tells a layout's scroll from a reader's. */
+  private scrolledSize = { content: 0, view: 0 };
+  /** When the reader last used the wheel, a key, a touch or the scroll bar on the list. */
+  private readerScrolledAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly store: ChatStore,
@@ -75,6 +81,9 @@ export class MessageList {
     this.modelGone = new ModelGoneView((message) => channel.post(message));
     this.el = h('main', { className: 'messages' }, this.olderButton, this.empty, this.log, this.modelGone.el);
     this.el.addEventListener('scroll', () => this.onScroll(), { passive: true });
+    for (const type of ['wheel', 'keydown', 'pointerdown', 'touchstart'] as const) {
+      this.el.addEventListener(type, () => (this.readerScrolledAt = performance.now()), { passive: true });
+    }
     // The render step scrolls to the end; sizes can still change in the frame's layout (off-screen
     // blocks use `content-visibility: auto` and get their real size once near the viewport), so
     // check again after layout, before paint. Layout is clean there: reading costs nothing.
@@ -306,7 +315,17 @@ export class MessageList {
   }
 
   private onScroll(): void {
-    this.stickToBottom = this.distanceFromBottom() <= BOTTOM_SLACK;
+    // Text that wraps again when the view gets narrower or wider (or a composer that wraps onto
+    // another line) changes the scroller's sizes, and Chrome's scroll anchoring then moves
+    // scrollTop: a scroll event that the reader did not make. It must not stop the view following
+    // the end, or a reader at the end loses it by resizing the side bar.
+    const el = this.el;
+    const resized = el.scrollHeight !== this.scrolledSize.content || el.clientHeight !== this.scrolledSize.view;
+    this.scrolledSize = { content: el.scrollHeight, view: el.clientHeight };
+    const byReader = performance.now() - this.readerScrolledAt < READER_SCROLL_MS;
+    if (resized && this.stickToBottom && !byReader) {
+      if (this.distanceFromBottom() > 1) this.scrollToBottom();
+    } else this.stickToBottom = this.distanceFromBottom() <= BOTTOM_SLACK;
     this.saveScroll();
     this.revealSoon();
   }
