@@ -20,6 +20,7 @@ import * as vm from 'node:vm';
 import { ConversationStore, type StoredMessage } from '../../src/core/chat/conversationStore';
 import { encodeRecord } from '../../src/core/chat/store/log';
 import { ChatController } from '../../src/host/chat/chatController';
+import { chatServices } from '../support/chatServices';
 import { clientFor } from '../support/client';
 
 v8.setFlagsFromString('--expose-gc');
@@ -73,25 +74,15 @@ async function main(): Promise<void> {
   const ids = { long: await conversation(store, dir, LONG - 1, 'A long conversation'), short: await conversation(store, dir, SHORT - 1, 'A short conversation') };
 
   const { http } = clientFor(url, key, { timeouts: { connectMs: 5000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 } });
-  const none = () => ({ dispose: () => undefined });
-  const model = { id: 'gpt-4o-mini', name: 'GPT-4o mini', provider: 'openai', ownedBy: 'openai', kind: 'chat', protocols: ['chatCompletions'], protocolSource: 'gateway', available: true, inCatalog: false };
-  const services = {
-    context: { globalState: { get: () => undefined, update: async () => undefined }, globalStorageUri: { fsPath: work }, extensionUri: {} },
-    registry: { snapshot: { updatedAt: Date.now(), models: [model] }, onDidChange: none, refresh: async () => undefined },
-    keys: { onDidChange: none, has: async () => true },
-    onDidChangeSettings: none,
-    settings: () => ({ baseUrl: url, catalogUrl: '' }),
-    http: () => http,
-    ensureCatalogTimer: () => undefined,
-    log: { warn: () => undefined, info: () => undefined, error: () => undefined, debug: () => undefined, trace: () => undefined },
-  };
+  const services = chatServices({ storageDir: work, baseUrl: url, http });
+
   let postedBytes = 0;
   const port = {
     post: (m: unknown) => (postedBytes += Buffer.byteLength(JSON.stringify(m))),
     isLive: () => true,
     reload: () => undefined,
   };
-  const controller = new ChatController(services as never, store);
+  const controller = new ChatController(services, store);
   controller.attach(port as never);
 
   // About one frame per 2 ms: a stream of a few seconds, so that checkpoints are written during it.

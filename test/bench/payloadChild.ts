@@ -11,6 +11,7 @@ import './vscodeStub';
 import * as path from 'node:path';
 import { ConversationStore } from '../../src/core/chat/conversationStore';
 import { ChatController } from '../../src/host/chat/chatController';
+import { chatServices } from '../support/chatServices';
 import { clientFor } from '../support/client';
 
 const HISTORY = 1000;
@@ -32,25 +33,15 @@ async function main(): Promise<void> {
   }
 
   const { http } = clientFor(url, key, { timeouts: { connectMs: 5000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 } });
-  const none = () => ({ dispose: () => undefined });
-  const model = { id: 'gpt-4o-mini', name: 'GPT-4o mini', provider: 'openai', ownedBy: 'openai', kind: 'chat', protocols: ['chatCompletions'], protocolSource: 'gateway', available: true, inCatalog: false };
-  const services = {
-    context: { globalState: { get: () => undefined, update: async () => undefined }, globalStorageUri: { fsPath: work }, extensionUri: {} },
-    registry: { snapshot: { updatedAt: Date.now(), models: [model] }, onDidChange: none, refresh: async () => undefined },
-    keys: { onDidChange: none, has: async () => true },
-    onDidChangeSettings: none,
-    settings: () => ({ baseUrl: url, catalogUrl: '' }),
-    http: () => http,
-    ensureCatalogTimer: () => undefined,
-    log: { warn: () => undefined, info: () => undefined, error: () => undefined, debug: () => undefined, trace: () => undefined },
-  };
+  const services = chatServices({ storageDir: work, baseUrl: url, http });
+
   const posted: Array<{ type: string; bytes: number; chars?: number }> = [];
   const port = {
     post: (m: { type: string; text?: string }) => posted.push({ type: m.type, bytes: Buffer.byteLength(JSON.stringify(m)), ...(m.type === 'append' ? { chars: m.text?.length ?? 0 } : {}) }),
     isLive: () => true,
     reload: () => undefined,
   };
-  const controller = new ChatController(services as never, store);
+  const controller = new ChatController(services, store);
   controller.attach(port as never);
   await controller.sendSnapshot();
   // `kb` KB of markdown, one frame (four words) per millisecond or so: a stream of a few seconds.

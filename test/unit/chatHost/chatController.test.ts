@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { ConversationStore } from '../../../src/core/chat/conversationStore';
 import type { HostMessage } from '../../../src/shared/protocol';
 import { ChatController } from '../../../src/host/chat/chatController';
+import { CHAT_MODEL, chatServices, NO_EVENT } from '../../support/chatServices';
 import { useDoubleClient } from '../../support/client';
 
 const CHAT_PATH = '/v1/chat/completions';
@@ -43,21 +44,11 @@ describe('Chat controller: answers bound to their conversation', function () {
     ui.answers = [];
     dir = mkdtempSync(path.join(os.tmpdir(), 'mg-chat-host-'));
     store = new ConversationStore(path.join(dir, 'conversations'), { watch: 'poll' });
-    const none = () => ({ dispose: () => undefined });
-    const model = { id: 'gpt-4o-mini', name: 'GPT-4o mini', provider: 'openai', ownedBy: 'openai', kind: 'chat', protocols: ['chatCompletions'], protocolSource: 'gateway', available: true, inCatalog: false };
-    models = [model];
-    const services = {
-      context: { globalState: { get: () => undefined, update: async () => undefined }, globalStorageUri: { fsPath: dir, scheme: 'file' }, extensionUri: {} },
-      registry: { snapshot: { updatedAt: Date.now(), models }, onDidChange: none, refresh: async () => undefined },
-      keys: { onDidChange: none, has: async () => true },
-      onDidChangeSettings: none,
-      settings: () => ({ baseUrl: double.gw.url, catalogUrl: '' }),
-      http: () => double.http,
-      ensureCatalogTimer: () => undefined,
-      log: { warn: () => undefined, info: () => undefined, error: () => undefined, debug: () => undefined, trace: () => undefined },
-    };
+    models = [{ ...CHAT_MODEL }];
+    const registry = { snapshot: { updatedAt: Date.now(), models }, onDidChange: NO_EVENT, refresh: async () => undefined };
+    const services = chatServices({ storageDir: dir, baseUrl: double.gw.url, http: double.http, registry });
     posts = [];
-    chat = new ChatController(services as never, store);
+    chat = new ChatController(services, store);
     chat.attach({ post: (m) => posts.push(m), isLive: () => true, reload: () => undefined });
     await chat.sendSnapshot();
   });

@@ -17,6 +17,7 @@ import type { HostMessage, Snapshot } from '../../../src/shared/protocol';
 import { ChatController } from '../../../src/host/chat/chatController';
 import { toRequestMessages } from '../../../src/host/chat/history';
 import { lastSpoken } from '../../../src/host/chat/answerRunner';
+import { chatServices, NO_EVENT } from '../../support/chatServices';
 import { useDoubleClient } from '../../support/client';
 
 const CHAT_PATH = '/v1/chat/completions';
@@ -106,22 +107,18 @@ describe('Model changes said in the conversation', function () {
       ui.answers = [];
       dir = mkdtempSync(path.join(os.tmpdir(), 'mg-notice-host-'));
       store = new ConversationStore(path.join(dir, 'conversations'), { watch: 'poll' });
-      const none = () => ({ dispose: () => undefined });
       keyListeners = [];
       // The key's list was read: gpt-5, qwen-plus and gpt-4o-mini (all chat models the double knows).
       snapshotState = { updatedAt: Date.now(), models: [chatModel('qwen-plus', 'alibaba'), chatModel('gpt-5'), chatModel('gpt-4o-mini')], keyModels: [] };
-      const services = {
-        context: { globalState: { get: () => undefined, update: async () => undefined }, globalStorageUri: { fsPath: dir, scheme: 'file' }, extensionUri: {} },
-        registry: { get snapshot() { return snapshotState; }, onDidChange: none, refresh: async () => undefined, find: (id: string) => snapshotState.models.find((m) => m.id === id) },
+      const services = chatServices({
+        storageDir: dir,
+        baseUrl: double.gw.url,
+        http: double.http,
+        registry: { get snapshot() { return snapshotState; }, onDidChange: NO_EVENT, refresh: async () => undefined, find: (id: string) => snapshotState.models.find((m) => m.id === id) },
         keys: { onDidChange: (listener: () => void) => (keyListeners.push(listener), { dispose: () => undefined }), has: async () => true },
-        onDidChangeSettings: none,
-        settings: () => ({ baseUrl: double.gw.url, catalogUrl: '' }),
-        http: () => double.http,
-        ensureCatalogTimer: () => undefined,
-        log: { warn: () => undefined, info: () => undefined, error: () => undefined, debug: () => undefined, trace: () => undefined },
-      };
+      });
       posts = [];
-      chat = new ChatController(services as never, store);
+      chat = new ChatController(services, store);
       chat.attach({ post: (m) => posts.push(m), isLive: () => true, reload: () => undefined });
       await chat.sendSnapshot();
     });

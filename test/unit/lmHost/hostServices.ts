@@ -6,12 +6,12 @@ import type { HttpClient } from '../../../src/core/http';
 import { BillingMeter } from '../../../src/core/tools/billing';
 import { QuotaWatcher } from '../../../src/host/quota';
 import type { Services } from '../../../src/host/services';
+import { CHAT_MODEL, NO_EVENT } from '../../support/chatServices';
 
-export const CHAT_MODEL = { id: 'gpt-4o-mini', name: 'GPT-4o mini', provider: 'openai', ownedBy: 'openai', kind: 'chat', protocols: ['chatCompletions'], protocolSource: 'gateway', available: true, inCatalog: false };
+export { CHAT_MODEL };
 
 /** `models`: the registry's chat models (ModelInfo-shaped); gpt-4o-mini alone unless given. */
 export function hostServices(http: HttpClient, models: ReadonlyArray<Record<string, unknown>> = [CHAT_MODEL]): { services: Services; billing: BillingMeter; quota: QuotaWatcher; logLines: string[] } {
-  const none = () => ({ dispose: () => undefined });
   const snapshot = { updatedAt: Date.now(), models, keyModels: models.map((m) => m.id) };
   const billing = new BillingMeter();
   const logLines: string[] = [];
@@ -19,9 +19,9 @@ export function hostServices(http: HttpClient, models: ReadonlyArray<Record<stri
   // Only `info` is used by the watcher; the cast keeps the stub this small.
   const quota = new QuotaWatcher({ http: () => http, hasKey: async () => true, log: log as never });
   const services = {
-    registry: { snapshot, onDidChange: none, refresh: async () => snapshot },
-    keys: { onDidChange: none, has: async () => true, masked: async () => 'sk-…demo' },
-    onDidChangeSettings: none,
+    registry: { snapshot, onDidChange: NO_EVENT, refresh: async () => snapshot },
+    keys: { onDidChange: NO_EVENT, has: async () => true, masked: async () => 'sk-…demo' },
+    onDidChangeSettings: NO_EVENT,
     billing,
     http: () => http,
     ensureCatalogTimer: () => undefined,
