@@ -30,6 +30,7 @@ export class Services implements vscode.Disposable {
   private settingsCache?: Settings;
   private catalogTimer?: ReturnType<typeof setInterval>;
   private readonly disposables: vscode.Disposable[] = [];
+  private overrideCheck: ReturnType<typeof setTimeout> | undefined;
   private readonly announcedBases = new Set<string>();
   private readonly settingsChanged = new vscode.EventEmitter<void>();
   /** Workspace values of user-only settings, announced once each and never used. */
@@ -81,7 +82,10 @@ export class Services implements vscode.Disposable {
         void vscode.window.showWarningMessage(problem);
       }
       this.settingsCache = read.settings;
-      void this.checkOverrides();
+      // Not in the caller's task (activation's, often): the check inspects every user-only key in
+      // every scope and reads the workspace's settings files.
+      clearTimeout(this.overrideCheck);
+      this.overrideCheck = setTimeout(() => void this.checkOverrides(), 0);
     }
     return this.settingsCache;
   }
@@ -149,6 +153,7 @@ export class Services implements vscode.Disposable {
 
   dispose(): void {
     if (this.catalogTimer) clearInterval(this.catalogTimer);
+    clearTimeout(this.overrideCheck);
     void this.client?.close();
     for (const d of this.disposables) d.dispose();
   }

@@ -14,8 +14,12 @@ export function trackSetupContext(services: Services): vscode.Disposable {
     last = state;
     await vscode.commands.executeCommand('setContext', 'modelGateway.setup', state);
   };
-  void update();
+  // The first value is worked out in the task after activation: reading the settings (VS Code's
+  // configuration inspected for the user-only ones) is the costliest step activation would take,
+  // and the welcome content can wait a moment for it.
+  const first = setTimeout(() => void update(), 0);
   return vscode.Disposable.from(
+    { dispose: () => clearTimeout(first) },
     services.keys.onDidChange(() => void update()),
     services.onDidChangeSettings(() => void update()),
   );

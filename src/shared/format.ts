@@ -5,25 +5,38 @@
  * (`vscode.env.language`), each webview from what the host hands it; tests run in English.
  */
 
-let locale = 'en';
+/** The tag as set; checked against what Intl supports on first use (see displayLocale). */
+let wantedLocale = 'en';
+let resolvedLocale: string | undefined = 'en';
 const cache = new Map<string, Intl.NumberFormat>();
 
-/** Sets the display language (a BCP 47 tag such as `en`, `zh-cn`); an unknown tag falls back to English. */
+/**
+ * Sets the display language (a BCP 47 tag such as `en`, `zh-cn`); an unknown tag falls back to English.
+ * The check waits for the first number or date shown: it is the process's first use of Intl, which
+ * loads ICU's data (some 20 ms in Node), and the host sets the language during activation.
+ */
 export function setDisplayLocale(tag: string | undefined): void {
-  const wanted = tag?.trim() || 'en';
-  try {
-    locale = Intl.NumberFormat.supportedLocalesOf([wanted]).length ? wanted : 'en';
-  } catch {
-    locale = 'en';
-  }
+  wantedLocale = tag?.trim() || 'en';
+  resolvedLocale = undefined;
   cache.clear();
+}
+
+function displayLocale(): string {
+  if (resolvedLocale === undefined) {
+    try {
+      resolvedLocale = Intl.NumberFormat.supportedLocalesOf([wantedLocale]).length ? wantedLocale : 'en';
+    } catch {
+      resolvedLocale = 'en';
+    }
+  }
+  return resolvedLocale;
 }
 
 function numberFormat(maximumFractionDigits: number, minimumFractionDigits = 0): Intl.NumberFormat {
   const key = `${maximumFractionDigits}/${minimumFractionDigits}`;
   let format = cache.get(key);
   if (!format) {
-    format = new Intl.NumberFormat(locale, { maximumFractionDigits, minimumFractionDigits });
+    format = new Intl.NumberFormat(displayLocale(), { maximumFractionDigits, minimumFractionDigits });
     cache.set(key, format);
   }
   return format;
@@ -59,14 +72,14 @@ export function formatBytes(bytes: number): string {
 
 /** A calendar day, such as the day a document was written. */
 export function formatDate(time: number | Date): string {
-  return new Date(time).toLocaleDateString(locale);
+  return new Date(time).toLocaleDateString(displayLocale());
 }
 
 /** A point in time: only the time when it is today, else date and time. */
 export function formatWhen(time: number | Date, now: Date = new Date()): string {
   const d = new Date(time);
-  const clock = d.toLocaleTimeString(locale, { hour: '2-digit', minute: '2-digit' });
-  return d.toDateString() === now.toDateString() ? clock : `${d.toLocaleDateString(locale)} ${clock}`;
+  const clock = d.toLocaleTimeString(displayLocale(), { hour: '2-digit', minute: '2-digit' });
+  return d.toDateString() === now.toDateString() ? clock : `${d.toLocaleDateString(displayLocale())} ${clock}`;
 }
 
 /** `45 s`, `3 min 20 s`, `1 h 5 min` (unit symbols read the same in English and Chinese UIs). */
@@ -81,5 +94,5 @@ export function formatDuration(ms: number): string {
 
 /** `950`, `1.2K`, `15K` in English, `1.2万` in Chinese: a count shown where space is short. */
 export function formatCompactNumber(n: number): string {
-  return new Intl.NumberFormat(locale, { notation: 'compact', maximumFractionDigits: 1 }).format(n);
+  return new Intl.NumberFormat(displayLocale(), { notation: 'compact', maximumFractionDigits: 1 }).format(n);
 }
