@@ -86,6 +86,7 @@ function replayClient(real: HttpClient, chunks: Uint8Array[], onFirstChunk: () =
         yield chunk;
       }
     },
+    complete: () => undefined,
     text: () => Promise.reject(new Error('a replayed stream is read by chunks')),
     json: () => Promise.reject(new Error('a replayed stream is read by chunks')),
   });
