@@ -40,6 +40,9 @@ export class BurstOrigin {
         res.end(String(err));
       });
     });
+    // Node closes a kept-alive connection after 5 s idle; on a loaded machine a client may send on
+    // it just then ("Connection error"). Nothing here needs idle connections closed during a run.
+    this.server.keepAliveTimeout = 120_000;
   }
 
   get url(): string {
