@@ -10,7 +10,8 @@
  * every later identical request gets the same bytes again, written in CHUNK-sized pieces the way a
  * buffering upstream bursts an answer it already has. The bytes and events are the double's own;
  * only the time they take to arrive changes. Requests the double does not answer with 200 are
- * passed on every time and not kept.
+ * passed on every time and not kept. Headers are not part of what makes two requests the same
+ * (the bench uses one key), so the front is for the bench only.
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
