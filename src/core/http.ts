@@ -79,8 +79,17 @@ export interface HttpResponse {
   headers: Record<string, string>;
   requestId?: string;
   body: Readable;
-  /** The body's chunks; a failure while reading (idle timeout, reset, abort) becomes a GatewayError. */
+  /**
+   * The body's chunks; a failure while reading (idle timeout, reset, abort) becomes a GatewayError.
+   * Leaving the loop early aborts the response, unless `complete()` was called first.
+   */
   chunks(): AsyncIterable<Uint8Array>;
+  /**
+   * Says the reader has the whole answer (a stream's terminator arrived), so that leaving `chunks()`
+   * early lets the rest of the body, normally only the end of its chunked encoding, arrive and be
+   * dropped instead of aborting the response (see `releaseBody`).
+   */
+  complete(): void;
   text(): Promise<string>;
   json<T extends z.ZodMiniType>(schema: T, what: string): Promise<z.infer<T>>;
 }
@@ -261,17 +270,30 @@ function wrapResponse(
   okError: (json: unknown, text: string) => GatewayError | undefined,
 ): HttpResponse {
   const text = () => readAll(body).catch((err: unknown) => Promise.reject(mapError(err)));
+  let completed = false;
   return {
     status,
     headers,
     requestId,
     body,
     async *chunks() {
+      let reading = true;
       try {
-        for await (const chunk of body) yield chunk as Uint8Array;
+        // Not destroyed on an early return: the finally below decides how the body is closed.
+        for await (const chunk of body.iterator({ destroyOnReturn: false })) yield chunk as Uint8Array;
+        reading = false;
       } catch (err) {
+        reading = false;
         throw mapError(err);
+      } finally {
+        if (reading) {
+          if (completed) releaseBody(body);
+          else abortBody(body);
+        }
       }
+    },
+    complete() {
+      completed = true;
     },
     text,
     async json(schema, what) {
@@ -344,6 +366,37 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
 
 function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+}
+
+/** How long, and how many bytes, the rest of a completed answer's body may take before it is aborted after all. */
+const RELEASE_MS = 1000;
+const RELEASE_BYTES = 64 * 1024;
+
+/**
+ * Lets the rest of a body whose answer is complete arrive and drops it. When a stream's terminator
+ * arrives, the end of the HTTP body (the last, empty chunk) is normally already on its way or read,
+ * but not yet taken from the stream; aborting the body there, as leaving a stream's async iterator
+ * does (Node's `destroyer` makes an `AbortError`, undici a `RequestAbortedError`, and Node reads
+ * the error's stack, which maps it through source maps where they are on), costs more than the rest
+ * of the answer's handling, on every request. A body that does not end soon, or keeps sending, is
+ * aborted as before.
+ */
+function releaseBody(body: Readable): void {
+  let bytes = 0;
+  const timer = setTimeout(() => abortBody(body), RELEASE_MS);
+  body.once('close', () => clearTimeout(timer));
+  body.on('error', () => undefined);
+  body.on('data', (chunk: Uint8Array) => {
+    bytes += chunk.length;
+    if (bytes > RELEASE_BYTES) abortBody(body);
+  });
+}
+
+/** Aborts a body nobody reads any more; the error it then emits has nobody to tell. */
+function abortBody(body: Readable): void {
+  if (body.destroyed) return;
+  body.on('error', () => undefined);
+  body.destroy();
 }
 
 async function readAll(body: Readable): Promise<string> {

@@ -43,3 +43,13 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
 export function isText(v: unknown): v is string | null | undefined {
   return v === undefined || v === null || typeof v === 'string';
 }
+
+/** What `z.optional(z.number())` accepts from JSON (which has no NaN or infinities). */
+export function isNumber(v: unknown): v is number | undefined {
+  return v === undefined || typeof v === 'number';
+}
+
+/** What `z.optional(z.nullable(z.number()))` accepts from JSON. */
+export function isNumberOrNull(v: unknown): v is number | null | undefined {
+  return v === undefined || v === null || typeof v === 'number';
+}

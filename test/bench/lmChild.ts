@@ -86,6 +86,7 @@ function replayClient(real: HttpClient, chunks: Uint8Array[], onFirstChunk: () =
         yield chunk;
       }
     },
+    complete: () => undefined,
     text: () => Promise.reject(new Error('a replayed stream is read by chunks')),
     json: () => Promise.reject(new Error('a replayed stream is read by chunks')),
   });
@@ -187,13 +188,31 @@ export interface ToolResult {
   cpuSamples: Record<string, number[]>;
 }
 
-async function toolRoundTrip(real: HttpClient, runs: number) {
-  const out: Record<string, ToolResult> = {};
-  for (const p of PROTOCOLS) {
-    // The provider under test talks to the double directly; a second one, recording, captures the requests.
-    const requests: HttpRequest[] = [];
-    const recorder = providerFor(recordingClient(real, requests, []), p);
-    const provider = providerFor(real, p);
+/**
+ * Untimed round trips of every protocol, ours and raw, before any is measured: the code the
+ * protocols share (the provider, the transport, undici) would otherwise still be warming up
+ * while the first protocol is measured and be hot for the last.
+ */
+const WARM_UP_ROUNDS = 10;
+
+interface ToolSetup {
+  p: (typeof PROTOCOLS)[number];
+  /** One round trip through the provider, one with the same two requests sent raw; wall times. */
+  ours: () => Promise<number>;
+  raw: () => Promise<number>;
+  dispose: () => void;
+}
+
+async function toolSetup(real: HttpClient, p: (typeof PROTOCOLS)[number]): Promise<ToolSetup> {
+  // The provider under test talks to the double directly; a second one, recording, captures the requests.
+  const requests: HttpRequest[] = [];
+  const recorder = providerFor(recordingClient(real, requests, []), p);
+  const provider = providerFor(real, p);
+  const dispose = () => {
+    provider.dispose();
+    recorder.dispose();
+  };
+  try {
     const info = await information(provider, p.model);
     const question = user([new fake.LanguageModelTextPart('call the tool get_forecast city=Oslo days=3')]);
     const options = { ...AUTO, tools: [FORECAST] };
@@ -212,21 +231,36 @@ async function toolRoundTrip(real: HttpClient, runs: number) {
       if (answer !== 'The tool said: Oslo: 3 days of snow') throw new Error(`${p.label}: the answer was ${JSON.stringify(answer)}`);
       return elapsed;
     };
-    const ours = () => roundTrip(provider);
-    try {
-      await roundTrip(recorder);
-      await ours();
-      const pair = requests.map((r) => ({ ...r, signal: undefined }));
-      if (pair.length !== 2) throw new Error(`${p.label}: expected two requests, saw ${pair.length}`);
-      const raw = async (): Promise<number> => {
-        const t0 = performance.now();
-        for (const req of pair) {
-          const response = await real.send(req);
-          if ((await drain(response)) === 0) throw new Error(`${p.label}: an empty answer`);
-        }
-        return performance.now() - t0;
-      };
-      await raw();
+    await roundTrip(recorder);
+    const pair = requests.map((r) => ({ ...r, signal: undefined }));
+    if (pair.length !== 2) throw new Error(`${p.label}: expected two requests, saw ${pair.length}`);
+    const raw = async (): Promise<number> => {
+      const t0 = performance.now();
+      for (const req of pair) {
+        const response = await real.send(req);
+        if ((await drain(response)) === 0) throw new Error(`${p.label}: an empty answer`);
+      }
+      return performance.now() - t0;
+    };
+    return { p, ours: () => roundTrip(provider), raw, dispose };
+  } catch (err) {
+    dispose();
+    throw err;
+  }
+}
+
+async function toolRoundTrip(real: HttpClient, runs: number) {
+  const out: Record<string, ToolResult> = {};
+  const setups: ToolSetup[] = [];
+  try {
+    for (const p of PROTOCOLS) setups.push(await toolSetup(real, p));
+    for (let i = 0; i < WARM_UP_ROUNDS; i++) {
+      for (const s of setups) {
+        await s.ours();
+        await s.raw();
+      }
+    }
+    for (const { p, ours, raw } of setups) {
       // Wall time, and this process's CPU time (user + system): the client's own work, whatever
       // else the machine runs. The double runs in another process.
       const cpu: Record<'ours' | 'raw', number[]> = { ours: [], raw: [] };
@@ -243,10 +277,9 @@ async function toolRoundTrip(real: HttpClient, runs: number) {
       const oursCpuMs = median(cpu.ours);
       const rawCpuMs = median(cpu.raw);
       out[p.protocol] = { oursMs, rawMs, oursCpuMs, rawCpuMs, overheadMs: oursCpuMs - rawCpuMs, wallOverheadMs: oursMs - rawMs, samples, cpuSamples: cpu };
-    } finally {
-      provider.dispose();
-      recorder.dispose();
     }
+  } finally {
+    for (const s of setups) s.dispose();
   }
   return out;
 }
@@ -259,7 +292,7 @@ async function main(): Promise<void> {
   try {
     const first = which === 'tools' ? undefined : await firstProgress(http, runs);
     // A round trip is two requests to the double: fewer rounds.
-    const tools = which === 'first' ? undefined : await toolRoundTrip(http, Math.max(5, Math.round(runs / 10)));
+    const tools = which === 'first' ? undefined : await toolRoundTrip(http, Math.max(5, Math.round(runs / 3)));
     console.log(JSON.stringify({ first, tools }));
   } finally {
     await http.close();

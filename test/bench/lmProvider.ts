@@ -55,9 +55,11 @@ export async function lmFirstProgressRows(ctx: BenchContext, gw: GatewayInfo): P
 }
 
 export async function lmToolRoundTripRows(ctx: BenchContext, gw: GatewayInfo): Promise<Row[]> {
-  // The child runs a tenth as many round trips as this (two requests to the double each).
+  // The child runs a third as many round trips as this (two requests to the double each), after
+  // warming every protocol up; a few tens of samples of a few milliseconds of CPU time each swung
+  // by a millisecond from run to run on a shared machine.
   const runs = ctx.quick ? 100 : 300;
-  ctx.log(`VS Code chat, tool round trip: ${Math.round(runs / 10)} rounds per protocol`);
+  ctx.log(`VS Code chat, tool round trip: ${Math.round(runs / 3)} rounds per protocol`);
   const r = await runJsonChild<ChildResult>('lmChild.ts', [gw.url, gw.key, String(runs), 'tools'], 600_000);
   const tools = r.tools ?? {};
   const [, top] = worst(tools, (v) => v.overheadMs);

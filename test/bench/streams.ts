@@ -7,6 +7,13 @@
  * (`streamChat` on the HttpClient: HTTP + SSE + parsing into events, read in the batches the
  * extension's own readers take), (c) by the official SDK for that protocol. Runs rotate a/b/c; medians.
  *
+ * Each protocol is read from two sources in the same run. b/a is taken on the double itself, which
+ * renders every answer and writes it one frame (one HTTP chunk) at a time: can ours keep up with the
+ * wire. c/b is taken on the burst front (burstOrigin.ts), which serves the double's bytes for the
+ * same request again from memory in 64 KiB chunks: on the double, a reader faster than the double
+ * waits for it, and two such readers compared there mostly measure the double's pace. The raw
+ * drains are measured on both sources, and each row's note gives the other source's figures.
+ *
  * Row 4: the first-token overhead: recorded bytes of an ordinary answer are fed to `eventsFromBytes`
  * and the time from handing over the first chunk to the first textDelta is taken, many times.
  */
@@ -24,6 +31,8 @@ export interface GatewayInfo {
   url: string;
   catalogUrl: string;
   key: string;
+  /** The burst front of the double (burstOrigin.ts). */
+  burstUrl: string;
   cdnUrl?: string;
 }
 
@@ -95,14 +104,15 @@ interface ProtocolResult {
   cpu: Record<string, number[]>;
 }
 
-async function measureProtocol(gw: GatewayInfo, p: (typeof PROTOCOLS)[number], kb: number, runs: number): Promise<ProtocolResult> {
+/** Reads the long answer of `p` from `base` (the double, or its burst front) with the four readers. */
+async function measureProtocol(base: string, key: string, p: (typeof PROTOCOLS)[number], kb: number, runs: number): Promise<ProtocolResult> {
   const prompt = `[[long:${kb}]] benchmark`;
-  const { http: client } = clientFor(gw.url, gw.key, { timeouts: { connectMs: 5000, firstByteMs: TIMEOUT_MS, idleMs: TIMEOUT_MS, longMs: TIMEOUT_MS } });
-  const openai = new OpenAI({ apiKey: gw.key, baseURL: `${gw.url}/v1`, maxRetries: 0, timeout: TIMEOUT_MS });
-  const anthropic = new Anthropic({ authToken: gw.key, apiKey: null, baseURL: gw.url, maxRetries: 0, timeout: TIMEOUT_MS });
-  const url = gw.url + p.path;
+  const { http: client } = clientFor(base, key, { timeouts: { connectMs: 5000, firstByteMs: TIMEOUT_MS, idleMs: TIMEOUT_MS, longMs: TIMEOUT_MS } });
+  const openai = new OpenAI({ apiKey: key, baseURL: `${base}/v1`, maxRetries: 0, timeout: TIMEOUT_MS });
+  const anthropic = new Anthropic({ authToken: key, apiKey: null, baseURL: base, maxRetries: 0, timeout: TIMEOUT_MS });
+  const url = base + p.path;
   const body = JSON.stringify(wireBody(p.protocol, p.model, prompt));
-  const headers = protocolHeaders(p.protocol, gw.key);
+  const headers = protocolHeaders(p.protocol, key);
 
   let wireBytes = 0;
   const texts = new Map<string, number>();
@@ -167,7 +177,7 @@ async function measureProtocol(gw: GatewayInfo, p: (typeof PROTOCOLS)[number], k
   };
 
   try {
-    // One untimed round warms up the JIT, the connections and the double.
+    // One untimed round warms up the JIT, the connections and the double (and fills the burst front).
     await ours();
     await sdk();
     await rawUndici();
@@ -190,41 +200,58 @@ export async function streamDecodingRows(ctx: BenchContext, gw: GatewayInfo): Pr
   const runs = ctx.quick ? 5 : 9;
   const rows: Row[] = [];
   for (const p of PROTOCOLS) {
-    ctx.log(`stream decoding: ${p.label}, [[long:${kb}]], ${runs} rounds`);
-    const r = await measureProtocol(gw, p, kb, runs);
-    const node = median(r.samples.rawNode);
-    const undici = median(r.samples.rawUndici);
-    const floor = Math.min(node, undici);
-    const ours = median(r.samples.ours);
-    const sdk = median(r.samples.sdk);
-    const mb = r.wireBytes / 1024 / 1024;
-    const cpuOf = (name: string) => median(r.cpu[name] ?? []);
-    const data = { wireBytes: r.wireBytes, textChars: r.textChars, samplesMs: r.samples, cpuMs: r.cpu };
+    ctx.log(`stream decoding: ${p.label}, [[long:${kb}]], ${runs} rounds from the double, ${runs} from its burst front`);
+    const paced = summary(await measureProtocol(gw.url, gw.key, p, kb, runs));
+    const burst = summary(await measureProtocol(gw.burstUrl, gw.key, p, kb, runs));
+    const mb = paced.r.wireBytes / 1024 / 1024;
     rows.push({
       id: '3',
       what: `Stream ${p.label}: ours (b) vs raw drain (a), ${mb.toFixed(1)} MB`,
-      ours: ms(ours),
-      reference: ms(floor),
-      ratio: ratio(ours / floor),
+      ours: ms(paced.ours),
+      reference: ms(paced.floor),
+      ratio: ratio(paced.ours / paced.floor),
       goal: 'b/a ≤ 1.3',
-      pass: ours / floor <= 1.3,
+      pass: paced.ours / paced.floor <= 1.3,
       note:
-        `floor = the faster raw drain (node:http ${ms(node)}, undici ${ms(undici)}); ${((mb / ours) * 1000).toFixed(0)} MB/s through our adapter; ` +
-        `client CPU: drain ${ms(Math.min(cpuOf('rawNode'), cpuOf('rawUndici')))}, ours ${ms(cpuOf('ours'))}`,
-      data,
+        `from the double, one HTTP chunk per event; floor = the faster raw drain (node:http ${ms(paced.node)}, undici ${ms(paced.undici)}); ${((mb / paced.ours) * 1000).toFixed(0)} MB/s through our adapter; ` +
+        `client CPU: drain ${ms(paced.drainCpu)}, ours ${ms(paced.oursCpu)}; ` +
+        `from the burst front (64 KiB chunks): ours ${ms(burst.ours)} vs raw drain ${ms(burst.floor)} (${ratio(burst.ours / burst.floor)})`,
+      data: { wireBytes: paced.r.wireBytes, textChars: paced.r.textChars, samplesMs: paced.r.samples, cpuMs: paced.r.cpu },
     });
     rows.push({
       id: '3',
       what: `Stream ${p.label}: ${p.sdk} (c) vs ours (b)`,
-      ours: ms(ours),
-      reference: ms(sdk),
-      ratio: ratio(sdk / ours),
+      ours: ms(burst.ours),
+      reference: ms(burst.sdk),
+      ratio: ratio(burst.sdk / burst.ours),
       goal: 'c/b ≥ 1.5',
-      pass: sdk / ours >= 1.5,
-      note: `${((mb / sdk) * 1000).toFixed(0)} MB/s through the SDK; client CPU: SDK ${ms(cpuOf('sdk'))} vs ours ${ms(cpuOf('ours'))} (${ratio(cpuOf('sdk') / cpuOf('ours'))})`,
+      pass: burst.sdk / burst.ours >= 1.5,
+      note:
+        `from the burst front (the double's bytes again, 64 KiB chunks; raw drain ${ms(burst.floor)}); ${((mb / burst.sdk) * 1000).toFixed(0)} MB/s through the SDK; ` +
+        `client CPU: SDK ${ms(burst.sdkCpu)} vs ours ${ms(burst.oursCpu)} (${ratio(burst.sdkCpu / burst.oursCpu)}); ` +
+        `from the double itself: SDK ${ms(paced.sdk)} vs ours ${ms(paced.ours)} (${ratio(paced.sdk / paced.ours)})`,
+      data: { wireBytes: burst.r.wireBytes, textChars: burst.r.textChars, samplesMs: burst.r.samples, cpuMs: burst.r.cpu },
     });
   }
   return rows;
+}
+
+/** The medians of one source's measurement. */
+function summary(r: ProtocolResult) {
+  const node = median(r.samples.rawNode);
+  const undici = median(r.samples.rawUndici);
+  const cpuOf = (name: string) => median(r.cpu[name] ?? []);
+  return {
+    r,
+    node,
+    undici,
+    floor: Math.min(node, undici),
+    ours: median(r.samples.ours),
+    sdk: median(r.samples.sdk),
+    drainCpu: Math.min(cpuOf('rawNode'), cpuOf('rawUndici')),
+    oursCpu: cpuOf('ours'),
+    sdkCpu: cpuOf('sdk'),
+  };
 }
 
 /** Records an ordinary answer's body as the HTTP client delivered it, chunk by chunk. */

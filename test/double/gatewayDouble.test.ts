@@ -560,3 +560,24 @@ describe('gateway double error bodies', () => {
     assert.match(htmlErrorPage(504), /<title>504 Gateway Time-out<\/title>/);
   });
 });
+
+describe('gateway double connection options', () => {
+  /** The Keep-Alive header of an answer: Node words the server's keepAliveTimeout there. */
+  async function keepAlive(gw: GatewayDouble): Promise<string | null> {
+    const res = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${DEMO_KEY}` } });
+    await res.arrayBuffer();
+    return res.headers.get('keep-alive');
+  }
+
+  it("keeps idle connections as long as keepAliveTimeoutMs says, Node's 5 s by default", async () => {
+    for (const [options, expected] of [[{}, 'timeout=5'], [{ keepAliveTimeoutMs: 120_000 }, 'timeout=120']] as const) {
+      const gw = new GatewayDouble(options);
+      await gw.start();
+      try {
+        assert.equal(await keepAlive(gw), expected);
+      } finally {
+        await gw.stop();
+      }
+    }
+  });
+});

@@ -66,6 +66,7 @@ export class GatewayDouble {
         dispatch: gatewayDispatch(this.world, routes),
         bodyLimit: gatewayBodyLimit(routes),
         ...(opts.tls ? { tls: opts.tls } : {}),
+        ...(opts.keepAliveTimeoutMs !== undefined ? { keepAliveTimeoutMs: opts.keepAliveTimeoutMs } : {}),
       },
       shared,
     );

@@ -23,6 +23,8 @@ export interface OriginConfig {
   bodyLimit?: (method: string, path: string) => number | undefined;
   /** Serve HTTPS with this key and certificate chain (PEM) instead of plain HTTP. */
   tls?: TlsIdentity;
+  /** How long an idle kept-alive connection stays open; Node's default (5 s) when not given. */
+  keepAliveTimeoutMs?: number;
 }
 
 export interface TlsIdentity {
@@ -52,6 +54,7 @@ export class OriginServer {
   ) {
     const handler = (req: IncomingMessage, res: ServerResponse) => void this.handle(req, res);
     this.server = config.tls ? createTlsServer({ key: config.tls.key, cert: config.tls.cert }, handler) : createServer(handler);
+    if (config.keepAliveTimeoutMs !== undefined) this.server.keepAliveTimeout = config.keepAliveTimeoutMs;
   }
 
   /** `http://127.0.0.1:<port>` (`https://` when serving TLS), no trailing slash. */

@@ -70,6 +70,12 @@ export type QuotaEndpoints = 'newApi' | 'dashboard' | 'tokenUsage' | 'none' | 'e
 
 export interface GatewayOptions {
   port?: number;
+  /**
+   * How long the gateway origin keeps an idle kept-alive connection; Node's 5 s when not given.
+   * The bench raises it: on a loaded machine a client (the SDKs' fetch) may send on a connection
+   * just as the server closes it, and a billed POST is not retried.
+   */
+  keepAliveTimeoutMs?: number;
   catalogPort?: number;
   /** Path of the catalog file on the second origin; default `/static/models.json`. */
   catalogPath?: string;

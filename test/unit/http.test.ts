@@ -1,4 +1,6 @@
 import * as assert from 'node:assert/strict';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as z from 'zod/mini';
 import { isGatewayError } from '../../src/core/errors';
 import { fetchKeyModels } from '../../src/core/models/keyModels';
@@ -225,5 +227,91 @@ describe('HTTP client against the gateway double', function () {
         await strict.stop();
       }
     });
+  });
+});
+
+describe('HTTP client: leaving a streamed body early', () => {
+  /** A local server: each request gets `first`, then whatever `rest` writes. */
+  let server: http.Server;
+  let url: string;
+  let rest: (res: http.ServerResponse) => void = () => undefined;
+  /** Per response, in order: whether the server saw it closed before it had finished it (aborted by the client). */
+  let aborted: Array<Promise<boolean>> = [];
+
+  before(async () => {
+    server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: first\n\n');
+      aborted.push(new Promise((resolve) => res.on('close', () => resolve(!res.writableFinished))));
+      rest(res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  });
+  after(() => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  beforeEach(() => {
+    aborted = [];
+  });
+
+  /** Sends a request, reads its first chunk, optionally says the answer is complete, leaves, and waits for the body to close. */
+  async function readFirst(client: ReturnType<typeof clientFor>['http'], complete: boolean): Promise<unknown[]> {
+    const response = await client.send({ method: 'GET', url, anonymous: true });
+    const errors: unknown[] = [];
+    const closed = new Promise<void>((resolve) => response.body.once('close', () => resolve()));
+    response.body.on('error', (err) => errors.push(err));
+    for await (const chunk of response.chunks()) {
+      assert.ok(Buffer.from(chunk).toString().startsWith('data: first\n\n'));
+      if (complete) response.complete();
+      break;
+    }
+    await closed;
+    return errors;
+  }
+
+  it('lets the end of a completed answer arrive: no error, the server finishes it', async () => {
+    rest = (res) => setImmediate(() => res.end('data: [DONE]\n\n'));
+    const { http: client } = clientFor(url, undefined);
+    try {
+      for (let i = 0; i < 3; i++) assert.deepEqual(await readFirst(client, true), []);
+      assert.deepEqual(await Promise.all(aborted), [false, false, false]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('aborts an answer left without being complete, as before', async () => {
+    let timer: NodeJS.Timeout | undefined;
+    rest = (res) => (timer = setTimeout(() => res.end('data: [DONE]\n\n'), 10_000));
+    const { http: client } = clientFor(url, undefined);
+    try {
+      await readFirst(client, false);
+      assert.deepEqual(await Promise.all(aborted), [true]);
+    } finally {
+      clearTimeout(timer);
+      await client.close();
+    }
+  });
+
+  it('aborts a completed answer whose body goes on and on', async () => {
+    let stop = false;
+    rest = (res) => {
+      // Far more than a body's end after the terminator.
+      const more = (): void => {
+        while (!stop && !res.destroyed && res.write(Buffer.alloc(16 * 1024, 0x20)));
+        if (!stop && !res.destroyed) res.once('drain', more);
+      };
+      more();
+    };
+    const { http: client } = clientFor(url, undefined);
+    try {
+      await readFirst(client, true);
+      assert.deepEqual(await Promise.all(aborted), [true]);
+    } finally {
+      stop = true;
+      await client.close();
+    }
   });
 });

@@ -2,7 +2,7 @@ import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { errorFromStreamPayload } from '../errorBody';
 import type { HttpClient } from '../http';
-import { isRecord, isText, parseWith } from '../validate';
+import { isNumber, isNumberOrNull, isRecord, isText, parseWith } from '../validate';
 import type { ChatEvent, ChatMessage, ChatRequest, ChatTool, FinishReason, Usage } from './events';
 import { completionsThinkingFields } from './thinking';
 import { callsOf, echoedReasoning, toolCallEvent } from './tools';
@@ -139,13 +139,14 @@ function callIndex(calls: Map<number, PendingCall>, part: z.infer<typeof toolCal
 }
 
 /**
- * The shape nearly every streamed chunk has (text or reasoning deltas, a finish reason), checked by
- * hand: the schema below costs more than the rest of the decoding together over a long answer.
- * It accepts only what `chunkSchema` accepts unchanged; any other chunk (usage, tool calls,
- * annotations, anything unexpected) is left to the schema, which also words the error.
+ * The shapes nearly every streamed chunk has (text, reasoning and tool-call deltas, a finish reason,
+ * the usage), checked by hand: the schema below costs more than the rest of the decoding together
+ * over a long answer, and as much as the rest of a short tool-call answer's handling. It accepts
+ * only what `chunkSchema` accepts unchanged; any other chunk (annotations, anything unexpected) is
+ * left to the schema, which also words the error.
  */
 export function isPlainChunk(json: Record<string, unknown>): json is Chunk {
-  if (json.usage != null) return false;
+  if (json.usage != null && !isPlainUsage(json.usage)) return false;
   const choices = json.choices;
   if (choices == null) return true;
   if (!Array.isArray(choices)) return false;
@@ -154,9 +155,25 @@ export function isPlainChunk(json: Record<string, unknown>): json is Chunk {
     const delta = choice.delta;
     if (delta == null) continue;
     if (!isRecord(delta) || !isText(delta.content) || !isText(delta.reasoning_content) || !isText(delta.reasoning)) return false;
-    if (delta.tool_calls != null || delta.annotations != null) return false;
+    if (delta.annotations != null) return false;
+    const calls = delta.tool_calls;
+    if (calls != null && !(Array.isArray(calls) && (calls as unknown[]).every(isPlainToolCall))) return false;
   }
   return true;
+}
+
+/** What `toolCallDelta` accepts. */
+function isPlainToolCall(call: unknown): boolean {
+  if (!isRecord(call) || !isNumberOrNull(call.index) || !isText(call.id)) return false;
+  const f = call.function;
+  return f == null || (isRecord(f) && isText(f.name) && isText(f.arguments));
+}
+
+/** What `usage` accepts, null and absent aside. */
+function isPlainUsage(u: unknown): boolean {
+  if (!isRecord(u) || !isNumber(u.prompt_tokens) || !isNumber(u.completion_tokens) || !isNumber(u.total_tokens)) return false;
+  const details = u.completion_tokens_details;
+  return details == null || (isRecord(details) && isNumberOrNull(details.reasoning_tokens));
 }
 
 type Chunk = z.infer<typeof chunkSchema>;

@@ -2,7 +2,7 @@ import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { errorFromStreamPayload } from '../errorBody';
 import type { HttpClient } from '../http';
-import { isText, parseWith } from '../validate';
+import { isNumber, isNumberOrNull, isRecord, isText, parseWith } from '../validate';
 import type { ChatEvent, ChatMessage, ChatRequest, ChatTool, Usage } from './events';
 import { responsesReasoning } from './thinking';
 import { callsOf, toolCallEvent } from './tools';
@@ -138,17 +138,18 @@ interface OpenCall {
 }
 
 /**
- * The shape nearly every streamed event has (a text, reasoning or argument delta and the like),
- * checked by hand: the schema costs more than the rest of the decoding together over a long
- * answer. It accepts only what `eventSchema` accepts unchanged; an event that carries an item, a
- * response or an annotation (a few per answer), or anything unexpected, is left to the schema,
- * which also words the error.
+ * The shapes nearly every streamed event has (a text, reasoning or argument delta, an output item
+ * of a message, a reasoning or a function call, the response with its status and usage), checked
+ * by hand: the schema costs more than the rest of the decoding together over a long answer, and
+ * as much as the rest of a short tool-call answer's handling. It accepts only what `eventSchema`
+ * accepts unchanged; an event with an annotation or a web search's action (a few per answer), or
+ * anything unexpected, is left to the schema, which also words the error.
  */
 export function isPlainEvent(json: Record<string, unknown>): json is StreamEvent {
   return (
     typeof json.type === 'string' &&
-    json.item === undefined &&
-    json.response === undefined &&
+    (json.item === undefined || isPlainItem(json.item)) &&
+    (json.response === undefined || isPlainResponse(json.response)) &&
     json.annotation === undefined &&
     isText(json.item_id) &&
     isText(json.arguments) &&
@@ -156,6 +157,37 @@ export function isPlainEvent(json: Record<string, unknown>): json is StreamEvent
     isText(json.output_format) &&
     (json.partial_image_index === undefined || typeof json.partial_image_index === 'number')
   );
+}
+
+/** What `outputItem` accepts, without a search action and with no annotations in its content. */
+function isPlainItem(item: unknown): boolean {
+  if (!isRecord(item) || typeof item.type !== 'string' || item.action != null) return false;
+  if (!isText(item.id) || !isText(item.call_id) || !isText(item.name) || !isText(item.arguments)) return false;
+  if (!isText(item.result) || !isText(item.revised_prompt) || !isText(item.output_format)) return false;
+  const { content, summary } = item;
+  if (content != null && !(Array.isArray(content) && (content as unknown[]).every(isPlainContent))) return false;
+  return summary == null || (Array.isArray(summary) && (summary as unknown[]).every((part) => isRecord(part) && isText(part.text)));
+}
+
+function isPlainContent(part: unknown): boolean {
+  if (!isRecord(part) || typeof part.type !== 'string' || !isText(part.text)) return false;
+  const annotations = part.annotations;
+  return annotations == null || (Array.isArray(annotations) && annotations.length === 0);
+}
+
+/** What `responseSchema` accepts, its output items as `isPlainItem` does. */
+function isPlainResponse(r: unknown): boolean {
+  if (!isRecord(r) || !isText(r.status)) return false;
+  const { output, usage, error } = r;
+  if (output != null && !(Array.isArray(output) && (output as unknown[]).every(isPlainItem))) return false;
+  if (usage != null) {
+    if (!isRecord(usage) || !isNumber(usage.input_tokens) || !isNumber(usage.output_tokens) || !isNumber(usage.total_tokens)) return false;
+    const details = usage.output_tokens_details;
+    if (details != null && !(isRecord(details) && isNumberOrNull(details.reasoning_tokens))) return false;
+  }
+  if (error != null && !(isRecord(error) && isText(error.code) && isText(error.message))) return false;
+  const incomplete = r.incomplete_details;
+  return incomplete == null || (isRecord(incomplete) && isText(incomplete.reason));
 }
 
 type StreamEvent = z.infer<typeof eventSchema>;

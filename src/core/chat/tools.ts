@@ -18,10 +18,17 @@ export function toolCallEvent(id: string, name: string, argumentText: string | n
   requireName(id, name);
   const text = argumentText ?? '';
   if (text.trim() === '') return { type: 'toolCall', id, name, input: {}, arguments: text };
-  const what = l10n.t('The arguments the model sent for the tool "{0}"', name);
-  const value = parseJsonText(text, what);
+  // The label is worded only when it is needed, as for streamed events (transport.ts, parseEventJson).
+  const what = () => l10n.t('The arguments the model sent for the tool "{0}"', name);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // Parses again to word the error (it throws).
+    value = parseJsonText(text, what());
+  }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new GatewayError('protocol', l10n.t('{0} were not a JSON object: "{1}".', what, text.slice(0, 120)));
+    throw new GatewayError('protocol', l10n.t('{0} were not a JSON object: "{1}".', what(), text.slice(0, 120)));
   }
   return { type: 'toolCall', id, name, input: value as Record<string, unknown>, arguments: text };
 }

@@ -27,8 +27,11 @@ export interface ProtocolCall {
   parseJson: (json: unknown) => ChatEvent[];
 }
 
-/** What an answer's body turned out to be: a stream to decode, or a whole answer already read. */
-type Body = { chunks: AsyncIterable<Uint8Array> } | { events: ChatEvent[] };
+/**
+ * What an answer's body turned out to be: a stream to decode (`complete` tells the response that
+ * its terminator arrived), or a whole answer already read.
+ */
+type Body = { chunks: AsyncIterable<Uint8Array>; complete?: () => void } | { events: ChatEvent[] };
 
 /**
  * A streamed answer. Iterated, it gives its events one by one; `batches()` gives them instead as
@@ -77,7 +80,7 @@ async function open(http: HttpClient, request: ChatRequest, call: ProtocolCall):
     idempotent: false,
     ...(request.timeout ? { timeout: request.timeout } : {}),
   });
-  if ((response.headers['content-type'] ?? '').includes('text/event-stream')) return { chunks: response.chunks() };
+  if ((response.headers['content-type'] ?? '').includes('text/event-stream')) return { chunks: response.chunks(), complete: () => response.complete() };
   // A server may answer a streaming request with one JSON document (or an error object in a 200).
   const json = parseJsonText(await response.text(), l10n.t('The chat answer'));
   const error = (json as { error?: unknown } | null)?.error;
@@ -136,8 +139,12 @@ async function* decodeAnswer(open: () => Promise<Body>, streamDecoder: () => Str
       const status = read(sse.feed(chunk), false);
       if (typeof status === 'object') throw status.error;
       if (out.length) yield handOver();
-      // Returning closes the body: nothing after the terminator is read.
-      if (status) return;
+      // Returning closes the body: nothing after the terminator is decoded. The response is told
+      // first, so that it lets the body's end arrive rather than aborting it.
+      if (status) {
+        body.complete?.();
+        return;
+      }
     }
     const status = read(sse.end(), true);
     if (typeof status === 'object') throw status.error;
