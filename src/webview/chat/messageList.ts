@@ -52,6 +52,9 @@ export class MessageList {
   private revealFrame: number | undefined;
   /** `loadOlder` was posted for the current snapshot (the next snapshot answers it). */
   private olderAsked = false;
+  /** Messages rendered in this frame (see markFresh), and the frame that ends that. */
+  private fresh: HTMLElement[] = [];
+  private freshFrame: number | undefined;
 
   constructor(
     private readonly store: ChatStore,
@@ -253,8 +256,25 @@ export class MessageList {
     } else {
       view = new MessageView(message, this.context);
       this.views.set(message.id, view);
+      this.markFresh(view.el);
     }
     return view.el;
+  }
+
+  /**
+   * A message outside the viewport skips layout (content-visibility: auto in chat.css) and takes
+   * its last rendered size, or an estimate before it was ever rendered. A new message is laid out
+   * in full until the next frame (class msg-fresh), so that what is measured right after it is put
+   * in (keeping the reader's message in place) and the size it is remembered by are its real ones.
+   */
+  private markFresh(el: HTMLElement): void {
+    el.classList.add('msg-fresh');
+    this.fresh.push(el);
+    this.freshFrame ??= requestAnimationFrame(() => {
+      this.freshFrame = undefined;
+      for (const fresh of this.fresh) fresh.classList.remove('msg-fresh');
+      this.fresh = [];
+    });
   }
 
     private reconcile(): void {
