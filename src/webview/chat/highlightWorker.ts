@@ -1,35 +1,16 @@
 /**
  * The chat page's highlighting worker (bundled as text into the page's script and started from a
- * blob: URL, see highlight.ts). highlight.js core with a handful of languages registered (the
- * `common` build is ~8x larger); JavaScript is highlighted with the TypeScript grammar (a superset),
- * which saves its own 6 KB. Compiling a grammar is one synchronous step of tens of milliseconds
- * (TypeScript's the largest) and a long block takes as long again per few thousand characters: here
- * neither holds up the page's frames.
+ * blob: URL, see highlight.ts), with the languages of highlightGrammars.ts. Compiling a grammar is
+ * one synchronous step of tens of milliseconds (TypeScript's the largest) and a long block takes as
+ * long again per few thousand characters: here neither holds up the page's frames.
  *
  * Request: { id, code, language }. Answer: { id, pieces } — the highlighted HTML (hljs spans, text
  * escaped) in pieces that each end at a line end where the grammar is back at its top level, so the
  * page can insert them one by one and the result has the same spans as highlighting the whole;
  * `pieces` is empty when the language is unknown or highlighting failed (the code stays plain).
  */
-import hljs from 'highlight.js/lib/core';
-import bash from 'highlight.js/lib/languages/bash';
-import css from 'highlight.js/lib/languages/css';
-import diff from 'highlight.js/lib/languages/diff';
-import go from 'highlight.js/lib/languages/go';
-import java from 'highlight.js/lib/languages/java';
-import json from 'highlight.js/lib/languages/json';
-import markdown from 'highlight.js/lib/languages/markdown';
-import python from 'highlight.js/lib/languages/python';
-import rust from 'highlight.js/lib/languages/rust';
-import typescript from 'highlight.js/lib/languages/typescript';
-import xml from 'highlight.js/lib/languages/xml';
-import yaml from 'highlight.js/lib/languages/yaml';
+import { hljs, GRAMMAR_NAMES } from './highlightGrammars';
 import type { HighlightAnswer, HighlightRequest } from './highlightProtocol';
-
-const GRAMMARS = { typescript, python, json, bash, css, xml, markdown, go, rust, java, yaml, diff };
-for (const [name, grammar] of Object.entries(GRAMMARS)) hljs.registerLanguage(name, grammar);
-hljs.registerAliases(['javascript', 'js', 'jsx', 'mjs', 'cjs', 'node'], { languageName: 'typescript' });
-hljs.registerAliases(['shell', 'console', 'shellsession'], { languageName: 'bash' });
 
 /** A piece is at least about this many characters (ending at a line end), so the page inserts a few thousand spans at most at once. */
 const PIECE_CHARS = 2_000;
@@ -60,7 +41,7 @@ function highlight(code: string, language: string): HighlightAnswer['pieces'] {
 
 // Requests are answered in order; a grammar still to be compiled is compiled by its first request.
 // Once the page is quiet, the rest are compiled too, one per task, so a request never waits long.
-const warm = Object.keys(GRAMMARS);
+const warm = [...GRAMMAR_NAMES];
 function warmNext(): void {
   const name = warm.shift();
   if (name === undefined) return;
