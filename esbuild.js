@@ -236,6 +236,41 @@ async function buildHost(options = {}) {
   }
 }
 
+/**
+ * `import source from './file?worker'` gives the text of `file`'s own browser bundle (minified
+ * when the importing build is), which the page starts as a Web Worker from a blob: URL: VS Code
+ * webviews run workers only from blob: or data: URLs, not from the extension's files
+ * (https://code.visualstudio.com/api/extension-guides/webview#using-web-workers).
+ * The webview tests and the bench build the chat bundle with this plugin too (test/webview/harness.ts).
+ * @type {import('esbuild').Plugin}
+ */
+const workerText = {
+  name: 'worker-text',
+  setup(build) {
+    build.onResolve({ filter: /\?worker$/ }, async (args) => {
+      const resolved = await build.resolve(args.path.slice(0, -'?worker'.length), { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir });
+      if (resolved.errors.length) return { errors: resolved.errors };
+      return { path: resolved.path, namespace: 'worker-text' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'worker-text' }, async (args) => {
+      const result = await esbuild.build({
+        entryPoints: [args.path],
+        bundle: true,
+        platform: 'browser',
+        format: 'iife',
+        target: build.initialOptions.target ?? 'es2022',
+        minify: build.initialOptions.minify ?? false,
+        legalComments: 'none',
+        write: false,
+        metafile: true,
+        logLevel: 'silent',
+      });
+      const text = result.outputFiles[0]?.text ?? '';
+      return { contents: text, loader: 'text', watchFiles: Object.keys(result.metafile.inputs).map((file) => path.resolve(file)) };
+    });
+  },
+};
+
 /** @type {import('esbuild').BuildOptions[]} */
 const webviewBuilds = [
   {
@@ -248,6 +283,7 @@ const webviewBuilds = [
     format: 'iife',
     target: 'es2022',
     alias: { entities: './src/webview/chat/entities.ts' },
+    plugins: [workerText],
     minify: production,
     sourcemap: production ? false : 'linked',
     legalComments: 'none',
@@ -302,7 +338,7 @@ async function main() {
   await Promise.all([buildHost(), ...webviewBuilds.map((b) => esbuild.build(b))]);
 }
 
-module.exports = { buildHost };
+module.exports = { buildHost, workerText };
 
 if (require.main === module) {
   main().catch((err) => {

@@ -21,6 +21,8 @@ import { DARK, LIGHT } from './themes';
 import { shellHtml } from '../../src/host/views/webviewShell';
 
 const ROOT = path.resolve(__dirname, '..', '..');
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the project's build script is CommonJS JavaScript
+const { workerText } = require('../../esbuild.js') as { workerText: esbuild.Plugin };
 
 /** The https host the remote-image tests use. */
 export const REMOTE_IMAGE_HOST = 'images.example.test';
@@ -43,7 +45,7 @@ async function appBundle(app: WebviewApp): Promise<string> {
     platform: 'browser',
     format: 'iife',
     target: 'es2022',
-    ...(app === 'chat' ? { alias: { entities: path.join(ROOT, 'src/webview/chat/entities.ts') } } : {}),
+    ...(app === 'chat' ? { alias: { entities: path.join(ROOT, 'src/webview/chat/entities.ts') }, plugins: [workerText] } : {}),
     minify: true,
     legalComments: 'none',
     write: false,
@@ -270,6 +272,7 @@ function pageHtml(origin: string, params: URLSearchParams, app: WebviewApp = 'ch
     language: params.get('lang') ?? 'en',
     ...(params.get('lang') === 'zh-cn' ? { bundle: JSON.parse(readFileSync(path.join(ROOT, 'l10n/bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string> } : {}),
     imageHosts: params.get('remote') === '0' ? [] : [REMOTE_IMAGE_HOST],
+    blobWorkers: app === 'chat',
   });
   return html.replace('<link rel="stylesheet"', `<link rel="stylesheet" href="${origin}/test/theme-${theme}.css">\n<link rel="stylesheet"`);
 }

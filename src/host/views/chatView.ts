@@ -83,6 +83,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   private html(webview: vscode.Webview): string {
-    return webviewHtml(webview, this.extensionUri, { app: 'chat', style: 'chat', title: vscode.l10n.t('Model Gateway Chat'), imageHosts: allowedImageHosts() });
+    return webviewHtml(webview, this.extensionUri, { app: 'chat', style: 'chat', title: vscode.l10n.t('Model Gateway Chat'), imageHosts: allowedImageHosts(), blobWorkers: true });
   }
 }

@@ -10,6 +10,8 @@ export interface WebviewPage {
   title: string;
   /** Hosts `https:` images may load from (only hosts the user allowed one by one). */
   imageHosts?: readonly string[];
+  /** The app starts Web Workers from blob: URLs (the chat's code highlighting). */
+  blobWorkers?: boolean;
 }
 
 /** A webview's page: the shell (webviewShell.ts) with this extension's bundle and stylesheet. */
@@ -23,5 +25,6 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, p
     language: vscode.env.language,
     ...(vscode.l10n.bundle ? { bundle: vscode.l10n.bundle } : {}),
     ...(page.imageHosts ? { imageHosts: page.imageHosts } : {}),
+    ...(page.blobWorkers ? { blobWorkers: true } : {}),
   });
 }

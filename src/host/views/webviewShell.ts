@@ -16,6 +16,11 @@ export interface ShellParts {
   title: string;
   /** Hosts `https:` images may load from. */
   imageHosts?: readonly string[];
+  /**
+   * The app starts Web Workers from blob: URLs made from its own script's text (the chat's code
+   * highlighting): `worker-src blob:`. VS Code webviews run workers from no other source.
+   */
+  blobWorkers?: boolean;
   /** VS Code's display language (`vscode.env.language`). */
   language: string;
   /** The translations for that language (`vscode.l10n.bundle`); none for English. */
@@ -35,7 +40,7 @@ function scriptJson(value: unknown): string {
 
 export function shellHtml(parts: ShellParts): string {
   const images = ['img-src', parts.cspSource, 'data:', ...(parts.imageHosts ?? []).map((host) => `https://${host}`)].join(' ');
-  const csp = [`default-src 'none'`, images, `style-src ${parts.cspSource}`, `font-src ${parts.cspSource}`, `script-src 'nonce-${parts.nonce}'`].join('; ');
+  const csp = [`default-src 'none'`, images, `style-src ${parts.cspSource}`, `font-src ${parts.cspSource}`, `script-src 'nonce-${parts.nonce}'`, ...(parts.blobWorkers ? ['worker-src blob:'] : [])].join('; ');
   return `<!DOCTYPE html>
 <html lang="${escapeAttribute(parts.language)}">
 <head>

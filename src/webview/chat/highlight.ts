@@ -1,36 +1,20 @@
 /**
- * highlight.js core with a handful of languages registered (the `common` build is ~8x larger).
- * JavaScript is highlighted with the TypeScript grammar (a superset), which saves its own 6 KB.
+ * Code highlighting, done by a Web Worker (highlightWorker.ts) so that neither compiling a grammar
+ * (one synchronous step of tens of milliseconds, TypeScript's the largest) nor highlighting a long
+ * block ever runs on the page's main thread. Code is rendered plain and highlighted when the
+ * worker's answer comes (usually within a frame); the answer is kept, so rendering the same code
+ * again (the streaming tail re-rendered, a re-render for new options) highlights it at once.
+ *
+ * VS Code webviews run workers only from blob: or data: URLs, not from the extension's files
+ * (https://code.visualstudio.com/api/extension-guides/webview#using-web-workers): the worker's
+ * bundle is part of this script as text (esbuild.js, `?worker` imports) and started from a blob:
+ * URL, which the page's CSP allows with `worker-src blob:` (webviewShell.ts). Without a worker
+ * (none could be started) code stays plain: readable, only not coloured.
+ *
  * Unknown languages are not auto-detected: they render as plain, escaped text.
  */
-import hljs from 'highlight.js/lib/core';
-import bash from 'highlight.js/lib/languages/bash';
-import css from 'highlight.js/lib/languages/css';
-import diff from 'highlight.js/lib/languages/diff';
-import go from 'highlight.js/lib/languages/go';
-import java from 'highlight.js/lib/languages/java';
-import json from 'highlight.js/lib/languages/json';
-import markdown from 'highlight.js/lib/languages/markdown';
-import python from 'highlight.js/lib/languages/python';
-import rust from 'highlight.js/lib/languages/rust';
-import typescript from 'highlight.js/lib/languages/typescript';
-import xml from 'highlight.js/lib/languages/xml';
-import yaml from 'highlight.js/lib/languages/yaml';
-
-hljs.registerLanguage('typescript', typescript);
-hljs.registerAliases(['javascript', 'js', 'jsx', 'mjs', 'cjs', 'node'], { languageName: 'typescript' });
-hljs.registerLanguage('python', python);
-hljs.registerLanguage('json', json);
-hljs.registerLanguage('bash', bash);
-hljs.registerAliases(['shell', 'console', 'shellsession'], { languageName: 'bash' });
-hljs.registerLanguage('css', css);
-hljs.registerLanguage('xml', xml);
-hljs.registerLanguage('markdown', markdown);
-hljs.registerLanguage('go', go);
-hljs.registerLanguage('rust', rust);
-hljs.registerLanguage('java', java);
-hljs.registerLanguage('yaml', yaml);
-hljs.registerLanguage('diff', diff);
+import workerSource from './highlightWorker?worker';
+import { HIGHLIGHT_LANGUAGES, type HighlightAnswer, type HighlightRequest } from './highlightProtocol';
 
 /** The language name of a fence's info string ("ts {1,3}" → "ts"), lower-cased; "" when none. */
 export function fenceLanguage(info: string): string {
@@ -38,143 +22,230 @@ export function fenceLanguage(info: string): string {
 }
 
 /**
- * Longer code is shown plain: highlighting (and sanitising the thousands of spans it makes) would
- * keep the page busy for a noticeable while, even in pieces.
+ * Longer code is shown plain: inserting the thousands of spans its highlighting makes (and
+ * sanitising them) would keep the page busy for a noticeable while, even in pieces.
  */
 export const MAX_HIGHLIGHT_CHARS = 20_000;
 
-/**
- * Code up to this long, in a language already used on the page, is highlighted as it is rendered
- * (well under a millisecond). Anything else is shown plain and highlighted afterwards in tasks of
- * their own (highlightLater): the first use of a language compiles its grammar (tens of
- * milliseconds on a slow machine), and a long block takes as long again per few thousand characters.
- */
-const HIGHLIGHT_NOW_CHARS = 2_000;
-/** A deferred block is highlighted in pieces of about this many characters, ending at a line end. */
-const PIECE_CHARS = 2_000;
-/** One task of deferred highlighting stops after this long (at least one piece), so frames keep coming. */
+/** One task of inserting highlighted pieces stops after this long (at least one piece), so frames keep coming. */
 const TASK_BUDGET_MS = 8;
 
-type Grammar = NonNullable<ReturnType<typeof hljs.getLanguage>>;
-/** Grammars that were compiled (used once): highlighting with them now costs only the code's length. */
-const compiled = new WeakSet<Grammar>();
+/** Highlighted code kept for rendering it again: up to this many characters of HTML in all. */
+const KEPT_CHARS = 2_000_000;
 
-function grammarFor(code: string, language: string): Grammar | undefined {
-  if (!language || code.length > MAX_HIGHLIGHT_CHARS) return undefined;
-  return hljs.getLanguage(language);
+/**
+ * Code up to this long that was highlighted before is highlighted again as it is rendered (its
+ * HTML sanitised with the rest of the block: well under a millisecond); longer code is shown plain
+ * and its kept pieces inserted in tasks of their own (highlightLater).
+ */
+const HIGHLIGHT_NOW_CHARS = 2_000;
+
+type Sanitize = (html: string) => DocumentFragment;
+
+/** The worker's answers by `language\ncode`, oldest first (a Map iterates in insertion order). */
+const kept = new Map<string, HighlightAnswer['pieces']>();
+let keptChars = 0;
+
+/** Elements waiting for an answer, by request id. */
+interface Pending {
+  key: string;
+  waiting: Array<{ element: HTMLElement; sanitize: Sanitize }>;
+}
+const pending = new Map<number, Pending>();
+const pendingByKey = new Map<string, Pending>();
+let nextId = 1;
+
+let worker: Worker | undefined;
+/** No worker could be started (or it failed): code stays plain. */
+let noWorker = false;
+
+function keyOf(code: string, language: string): string {
+  return `${language}\n${code}`;
 }
 
-/** Highlighted HTML (hljs spans, text escaped) when that is cheap now; undefined: show it plain (see highlightLater). */
+function wanted(code: string, language: string): boolean {
+  return language !== '' && code.length <= MAX_HIGHLIGHT_CHARS && HIGHLIGHT_LANGUAGES.has(language);
+}
+
+/** Highlighted HTML (hljs spans, text escaped) of code highlighted before; undefined: show it plain (see highlightLater). */
 export function highlightCode(code: string, language: string): string | undefined {
-  const grammar = grammarFor(code, language);
-  if (!grammar || !compiled.has(grammar) || code.length > HIGHLIGHT_NOW_CHARS) return undefined;
+  if (!wanted(code, language) || code.length > HIGHLIGHT_NOW_CHARS) return undefined;
+  const key = keyOf(code, language);
+  const pieces = kept.get(key);
+  if (pieces === undefined) return undefined;
+  // Used again: it becomes the newest.
+  kept.delete(key);
+  kept.set(key, pieces);
+  return pieces.map((p) => p.html).join('');
+}
+
+/** Whether a plain code block in `language` gets highlighted later (a language the worker knows). */
+export function highlightsLater(code: string, language: string): boolean {
+  return !noWorker && wanted(code, language);
+}
+
+/** Starts the worker now, so that it has compiled its grammars (off the page's thread) before the first code block. */
+export function warmGrammars(): void {
+  startWorker();
+}
+
+function startWorker(): Worker | undefined {
+  if (worker || noWorker) return worker;
   try {
-    return hljs.highlight(code, { language, ignoreIllegals: true }).value;
+    const url = URL.createObjectURL(new Blob([workerSource], { type: 'text/javascript' }));
+    worker = new Worker(url, { name: 'highlight' });
+    // The worker has read its script once it runs; the URL is not needed after that.
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
   } catch {
+    noWorker = true;
     return undefined;
   }
-}
-
-/** Whether a plain code block in `language` gets highlighted later (highlightCode declined only for the cost). */
-export function highlightsLater(code: string, language: string): boolean {
-  const grammar = grammarFor(code, language);
-  return grammar !== undefined && (!compiled.has(grammar) || code.length > HIGHLIGHT_NOW_CHARS);
+  worker.addEventListener('message', (event: MessageEvent<HighlightAnswer>) => answered(event.data));
+  worker.addEventListener('error', () => {
+    // A worker that failed to start (blocked, or broken) answers nothing: everything stays plain.
+    noWorker = true;
+    worker = undefined;
+    pending.clear();
+    pendingByKey.clear();
+  });
+  return worker;
 }
 
 /**
- * Compiles the grammars while the page is idle, one per idle period, so that the first code block
- * of a language does not pay for it in the middle of a stream. (A grammar compiles as a whole: the
- * TypeScript one is the largest single piece of work here.)
+ * Highlights a code element that shows `code` as plain text once the worker has answered, piece by
+ * piece in tasks of their own; an element that left the page (re-rendered) or whose text changed
+ * is left alone. The pieces are built as nodes (spansOf), never parsed as HTML.
  */
-export function warmGrammars(): void {
-  const names = ['typescript', 'python', 'json', 'bash', 'xml', 'css', 'yaml', 'java', 'go', 'rust', 'markdown', 'diff'];
-  const next = (): void => {
-    const name = names.shift();
-    if (name === undefined) return;
-    const grammar = hljs.getLanguage(name);
-    if (grammar && !compiled.has(grammar)) {
-      try {
-        hljs.highlight('', { language: name, ignoreIllegals: true });
-        compiled.add(grammar);
-      } catch {
-        // A grammar that fails to compile fails again where it is used, and shows plain there.
-      }
-    }
-    whenIdle(next);
-  };
-  whenIdle(next);
+export function highlightLater(element: HTMLElement, code: string, language: string, sanitize: Sanitize): void {
+  const key = keyOf(code, language);
+  const known = kept.get(key);
+  if (known !== undefined) {
+    queueJob({ element, code, sanitize, pieces: known, next: 0 });
+    return;
+  }
+  const waiting = pendingByKey.get(key);
+  if (waiting) {
+    waiting.waiting.push({ element, sanitize });
+    return;
+  }
+  const w = startWorker();
+  if (!w) return;
+  const id = nextId++;
+  const entry: Pending = { key, waiting: [{ element, sanitize }] };
+  pending.set(id, entry);
+  pendingByKey.set(key, entry);
+  const request: HighlightRequest = { id, code, language };
+  w.postMessage(request);
 }
 
-function whenIdle(fn: () => void): void {
-  if (typeof requestIdleCallback === 'function') requestIdleCallback(fn, { timeout: 2000 });
-  else setTimeout(fn, 50);
+function answered(answer: HighlightAnswer): void {
+  const entry = pending.get(answer.id);
+  if (!entry) return;
+  pending.delete(answer.id);
+  pendingByKey.delete(entry.key);
+  if (!answer.pieces.length) return;
+  const code = entry.key.slice(entry.key.indexOf('\n') + 1);
+  keep(entry.key, answer.pieces);
+  for (const { element, sanitize } of entry.waiting) queueJob({ element, code, sanitize, pieces: answer.pieces, next: 0 });
+}
+
+const htmlChars = (pieces: HighlightAnswer['pieces']): number => pieces.reduce((n, p) => n + p.html.length, 0);
+
+function keep(key: string, pieces: HighlightAnswer['pieces']): void {
+  const chars = htmlChars(pieces);
+  if (chars > KEPT_CHARS / 4 || kept.has(key)) return;
+  kept.set(key, pieces);
+  keptChars += chars;
+  for (const [oldKey, oldPieces] of kept) {
+    if (keptChars <= KEPT_CHARS) break;
+    kept.delete(oldKey);
+    keptChars -= htmlChars(oldPieces);
+  }
 }
 
 interface Job {
   element: HTMLElement;
   code: string;
-  language: string;
-  /** Where the code not yet highlighted starts, and the text node that shows it. */
-  done: number;
+  sanitize: Sanitize;
+  pieces: HighlightAnswer['pieces'];
+  /** The next piece to insert, and the text node that shows the code not highlighted yet. */
+  next: number;
   rest?: Text;
 }
 
 const queue: Job[] = [];
 let scheduled = false;
 
-/**
- * Highlights a code element that shows `code` as plain text, piece by piece in tasks of their own
- * (setTimeout: they run between frames and never starve). Highlighted HTML goes through the
- * sanitiser like all rendered markdown. A piece ends at a line end where the grammar is back at its
- * top level, so highlighting pieces gives the same spans as highlighting the whole; an element that
- * left the page (re-rendered) or whose text changed is dropped.
- */
-export function highlightLater(element: HTMLElement, code: string, language: string, sanitize: (html: string) => DocumentFragment): void {
-  queue.push({ element, code, language, done: 0 });
+function queueJob(job: Job): void {
+  queue.push(job);
   if (!scheduled) {
     scheduled = true;
-    setTimeout(() => runJobs(sanitize));
+    setTimeout(runJobs);
   }
 }
 
-function runJobs(sanitize: (html: string) => DocumentFragment): void {
+/** Inserts highlighted pieces for up to TASK_BUDGET_MS (setTimeout: between frames, never starved). */
+function runJobs(): void {
   scheduled = false;
   const started = performance.now();
   let pieces = 0;
   while (queue.length && (pieces === 0 || performance.now() - started < TASK_BUDGET_MS)) {
     const job = queue[0] as Job;
-    if (!job.element.isConnected || (job.rest === undefined && job.element.textContent !== job.code) || !highlightPiece(job, sanitize)) queue.shift();
+    if (!job.element.isConnected || (job.rest === undefined && job.element.textContent !== job.code) || !insertPiece(job)) queue.shift();
     pieces++;
   }
   if (queue.length) {
     scheduled = true;
-    setTimeout(() => runJobs(sanitize));
+    setTimeout(runJobs);
   }
 }
 
-/** Highlights the next piece of a job; false when the job is finished (or failed: the rest stays plain). */
-function highlightPiece(job: Job, sanitize: (html: string) => DocumentFragment): boolean {
-  const grammar = hljs.getLanguage(job.language);
-  if (!grammar) return false;
+/** Inserts the next piece of a job; false when the job is finished. */
+function insertPiece(job: Job): boolean {
+  const piece = job.pieces[job.next];
+  if (!piece) return false;
   if (!job.rest) {
     job.rest = document.createTextNode(job.code);
     job.element.replaceChildren(job.rest);
   }
-  let end = job.done;
-  let result: ReturnType<typeof hljs.highlight> | undefined;
-  try {
-    // Grow the piece until it ends at the grammar's top level (not inside a comment or string).
-    do {
-      const newline = job.code.indexOf('\n', Math.min(job.code.length, end + PIECE_CHARS));
-      end = newline < 0 ? job.code.length : newline + 1;
-      result = hljs.highlight(job.code.slice(job.done, end), { language: job.language, ignoreIllegals: true });
-      compiled.add(grammar);
-    } while (end < job.code.length && result._top !== grammar);
-  } catch {
-    return false;
+  job.rest.before(spansOf(piece.html) ?? job.sanitize(piece.html));
+  job.rest.data = job.code.slice(piece.end);
+  job.next++;
+  if (job.next < job.pieces.length) return true;
+  job.rest.remove();
+  return false;
+}
+
+/** One token of highlight.js's HTML: a span with classes, its end, or escaped text. */
+const TOKEN = /<span class="([\w\- ]+)">|<\/span>|[^<]+/y;
+const ENTITY = /&(amp|lt|gt|quot|#x27);/g;
+const ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', '#x27': "'" };
+
+/**
+ * The nodes of highlight.js's output built directly: only <span class="…"> elements and text, the
+ * five entities its escaping writes decoded. This is less work than the sanitiser (which parses a
+ * whole document each time) and safe by construction: nothing is parsed as HTML. Undefined for
+ * anything else, which then goes through the sanitiser.
+ */
+export function spansOf(html: string): DocumentFragment | undefined {
+  const root = document.createDocumentFragment();
+  const open: Array<DocumentFragment | HTMLSpanElement> = [root];
+  TOKEN.lastIndex = 0;
+  while (TOKEN.lastIndex < html.length) {
+    const match = TOKEN.exec(html);
+    if (!match) return undefined;
+    const parent = open[open.length - 1] as DocumentFragment | HTMLSpanElement;
+    if (match[1] !== undefined) {
+      const span = document.createElement('span');
+      span.className = match[1];
+      parent.append(span);
+      open.push(span);
+    } else if (match[0] === '</span>') {
+      if (open.length < 2) return undefined;
+      open.pop();
+    } else {
+      parent.append(match[0].replace(ENTITY, (_, name: string) => ENTITIES[name] ?? ''));
+    }
   }
-  job.rest.before(sanitize(result.value));
-  job.done = end;
-  job.rest.data = job.code.slice(end);
-  return end < job.code.length;
+  return open.length === 1 ? root : undefined;
 }

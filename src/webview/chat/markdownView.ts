@@ -8,7 +8,7 @@
  */
 import { BlockSplitter } from './blockSplitter';
 import { fenceLanguage } from './highlight';
-import { codeBlock, renderMarkdown, type RenderOptions } from './markdown';
+import { codeBlock, renderMarkdownBlocks, type RenderOptions } from './markdown';
 import { h } from '../shared/dom';
 
 interface StreamingCode {
@@ -61,16 +61,24 @@ export class MarkdownView {
     this.splitter.feed(text);
 
     const ends = this.splitter.ends;
-    while (this.blocks.length < ends.length) {
-      const index = this.blocks.length;
-      const start = index === 0 ? 0 : (ends[index - 1] as number);
-      const end = ends[index] as number;
+    // Blocks finished since the last update (all of them when a finished answer is first shown) are
+    // rendered together.
+    const sources: string[] = [];
+    for (let index = this.blocks.length; index < ends.length; index++) sources.push(text.slice(index === 0 ? 0 : (ends[index - 1] as number), ends[index] as number));
+    const tailStart = this.splitter.tailStart;
+    const tailText = text.slice(tailStart);
+    const fence = streaming ? this.splitter.openFenceBody() : undefined;
+    // The tail, when it is rendered through markdown-it, goes with them.
+    const tailRendered = tailText.trim() !== '' && !fence && (sources.length > 0 || tailText !== this.tailSource);
+    const rendered = renderMarkdownBlocks(tailRendered ? [...sources, tailText] : sources, this.options);
+    const tailNodes = tailRendered ? rendered.pop() : undefined;
+    for (const nodes of rendered) {
       // The old tail becomes the first finished block: it keeps its element, rendered one last time.
       const el = this.tail ?? h('div', { className: 'md-block' });
       this.tail = undefined;
       this.tailSource = undefined;
       this.streamingCode = undefined;
-      el.replaceChildren(renderMarkdown(text.slice(start, end), this.options));
+      el.replaceChildren(nodes);
       if (!this.chunk || this.blocks.length % BLOCKS_PER_CHUNK === 0) {
         this.chunk = h('div', { className: 'md-chunk' });
         this.el.insertBefore(this.chunk, el.parentNode === this.el ? el : null);
@@ -79,8 +87,6 @@ export class MarkdownView {
       this.blocks.push(el);
     }
 
-    const tailStart = this.splitter.tailStart;
-    const tailText = text.slice(tailStart);
     if (tailText.trim() === '') {
       this.tail?.remove();
       this.tail = undefined;
@@ -92,13 +98,12 @@ export class MarkdownView {
       this.tail = h('div', { className: 'md-block' });
       this.el.append(this.tail);
     }
-    const fence = streaming ? this.splitter.openFenceBody() : undefined;
     if (fence) {
       this.showStreamingCode(text, fence.bodyStart, fence.info);
-    } else if (tailText !== this.tailSource) {
+    } else if (tailNodes) {
       this.streamingCode = undefined;
       this.tailSource = tailText;
-      this.tail.replaceChildren(renderMarkdown(tailText, this.options));
+      this.tail.replaceChildren(tailNodes);
     }
   }
 

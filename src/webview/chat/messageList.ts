@@ -27,10 +27,19 @@ const READER_SCROLL_MS = 250;
  * the same as a short one and no frame renders hundreds of messages.
  */
 const FIRST_RENDER = 20;
+/**
+ * Of those, a newly opened conversation renders its newest first and stops after this long (at
+ * least one): the rest follow in the next frames, above what is on screen, while the reader is near
+ * the top (a slow machine would otherwise spend one long task on messages far above the viewport).
+ */
+const FIRST_BUDGET_MS = 8;
 /** Older messages are rendered while the reader is within this many viewport heights of the top. */
 const REVEAL_MARGIN = 1.5;
-/** A frame that renders older messages stops adding them after this long (at least one each frame). */
-const REVEAL_BUDGET_MS = 8;
+/**
+ * A frame that renders older messages adds about as many as fit in this long, the layout of what it
+ * added included (laying out a new message costs more than rendering it); at least one each frame.
+ */
+const REVEAL_BUDGET_MS = 12;
 
 export class MessageList {
   /** The scroll container. */
@@ -58,6 +67,11 @@ export class MessageList {
   private scrolledSize = { content: 0, view: 0 };
   /** When the reader last used the wheel, a key, a touch or the scroll bar on the list. */
   private readerScrolledAt = Number.NEGATIVE_INFINITY;
+  /** What rendering one older message and laying it out took lately (revealOlder measures it). */
+  private msPerMessage = 4;
+  /** Messages rendered in this frame (see markFresh), and the frame that ends that. */
+  private fresh: HTMLElement[] = [];
+  private freshFrame: number | undefined;
 
   constructor(
     private readonly store: ChatStore,
@@ -132,6 +146,7 @@ export class MessageList {
       }
       this.conversationId = snapshot.conversationId;
       this.hidden = this.hiddenFor(sameConversation, firstRender);
+      if (!sameConversation && restoreTop === undefined) this.hidden = this.renderNewest(this.hidden);
     }
 
     // Off the bottom, a new snapshot must not move what the reader looks at (the older-messages
@@ -180,6 +195,21 @@ export class MessageList {
     return Math.max(0, messages.length - keep);
   }
 
+  /**
+   * Renders the views of the messages from `hidden` on, newest first, for up to FIRST_BUDGET_MS (at
+   * least one); returns how many stay unrendered (reconcile puts the views in place).
+   */
+  private renderNewest(hidden: number): number {
+    const messages = this.store.messages;
+    const started = performance.now();
+    let first = messages.length;
+    while (first > hidden && (first === messages.length || performance.now() - started < FIRST_BUDGET_MS)) {
+      first--;
+      this.elementFor(messages[first] as ChatMessageView);
+    }
+    return first;
+  }
+
   /** Schedules rendering older messages when the reader is near the top of what is rendered. */
   private revealSoon(): void {
     if (this.revealFrame !== undefined || !this.nearTop()) return;
@@ -219,20 +249,29 @@ export class MessageList {
   private revealOlder(): void {
     if (this.hidden <= 0 || !this.store.snapshot) return;
     const anchor = this.topAnchor();
-    this.renderOlder();
+    const started = performance.now();
+    const added = this.renderOlder();
     setHidden(this.olderButton, !(this.store.snapshot.hasOlder && this.hidden === 0));
-    if (anchor) this.restoreAnchor(anchor);
+    if (anchor) {
+      // Measuring the anchor again lays out what was added: the cost per message includes it.
+      this.restoreAnchor(anchor);
+      this.msPerMessage = (this.msPerMessage + (performance.now() - started) / added) / 2;
+    }
     this.saveScroll();
     this.revealSoon();
   }
 
-  /** Renders older messages above the oldest rendered one, for up to REVEAL_BUDGET_MS (at least one). */
-  private renderOlder(): void {
+  /**
+   * Renders older messages above the oldest rendered one: as many as REVEAL_BUDGET_MS allows by the
+   * recent cost per message, and no longer than that (at least one). Returns how many.
+   */
+  private renderOlder(): number {
     const messages = this.store.messages;
     const started = performance.now();
     const added = new Set<string>();
     const fragment = document.createDocumentFragment();
-    while (this.hidden > 0 && (added.size === 0 || performance.now() - started < REVEAL_BUDGET_MS)) {
+    const most = Math.max(1, Math.floor(REVEAL_BUDGET_MS / this.msPerMessage));
+    while (this.hidden > 0 && (added.size === 0 || (added.size < most && performance.now() - started < REVEAL_BUDGET_MS))) {
       const message = messages[this.hidden - 1];
       if (!message) break;
       this.hidden--;
@@ -242,6 +281,7 @@ export class MessageList {
     this.log.prepend(fragment);
     this.oldestShown = messages[this.hidden]?.id;
     this.updateFlags(added);
+    return Math.max(1, added.size);
   }
 
   private scrollToBottom(): void {
@@ -262,8 +302,25 @@ export class MessageList {
     } else {
       view = new MessageView(message, this.context);
       this.views.set(message.id, view);
+      this.markFresh(view.el);
     }
     return view.el;
+  }
+
+  /**
+   * A message outside the viewport skips layout (content-visibility: auto in chat.css) and takes
+   * its last rendered size, or an estimate before it was ever rendered. A new message is laid out
+   * in full until the next frame (class msg-fresh), so that what is measured right after it is put
+   * in (keeping the reader's message in place) and the size it is remembered by are its real ones.
+   */
+  private markFresh(el: HTMLElement): void {
+    el.classList.add('msg-fresh');
+    this.fresh.push(el);
+    this.freshFrame ??= requestAnimationFrame(() => {
+      this.freshFrame = undefined;
+      for (const fresh of this.fresh) fresh.classList.remove('msg-fresh');
+      this.fresh = [];
+    });
   }
 
     private reconcile(): void {

@@ -146,6 +146,9 @@ export class MessageView {
   }
 
   setFlags(flags: MessageFlags): void {
+    const now = this.flags;
+    // Called for every rendered message when the list changes: most keep their flags.
+    if (now && now.isLastUser === flags.isLastUser && now.isLastAssistant === flags.isLastAssistant && now.busy === flags.busy) return;
     this.flags = flags;
     this.showRetry();
   }
