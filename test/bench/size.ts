@@ -11,8 +11,10 @@ import { bytes, RESULTS_DIR, ROOT, runProcess, type BenchContext, type Row } fro
 
 type HostMetafiles = Record<'entry' | 'features' | 'undici', esbuild.Metafile>;
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the project's build script is CommonJS JavaScript
-const { buildHost } = require('../../esbuild.js') as {
+const { buildHost, workerText } = require('../../esbuild.js') as {
   buildHost: (o: { production: boolean; outdir: string; absWorkingDir: string; logLevel: esbuild.LogLevel }) => Promise<HostMetafiles>;
+  /** Builds `import text from './file?worker'` (the chat's highlighting worker) as esbuild.js does. */
+  workerText: esbuild.Plugin;
 };
 
 const VSIX_GOAL = 512 * 1024;
@@ -55,7 +57,8 @@ function biggestOf(metafile: esbuild.Metafile): string {
   const byGroup = new Map<string, number>();
   for (const [input, { bytesInOutput }] of Object.entries(output?.inputs ?? {})) {
     const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
-    const group = m ? (m[1] as string) : input.replace(/^src\//, '').split('/').slice(0, 2).join('/');
+    // The highlighting worker's bundle is one text input (esbuild.js, workerText): highlight.js and its grammars.
+    const group = input.startsWith('worker-text:') ? 'highlighting worker (highlight.js)' : m ? (m[1] as string) : input.replace(/^src\//, '').split('/').slice(0, 2).join('/');
     byGroup.set(group, (byGroup.get(group) ?? 0) + bytesInOutput);
   }
   return [...byGroup]
@@ -128,6 +131,7 @@ export async function sizeRows(ctx: BenchContext): Promise<Row[]> {
           format: 'iife',
           target: 'es2022',
           alias: { entities: path.join(ROOT, 'src/webview/chat/entities.ts') },
+          plugins: [workerText],
         })
       : '';
     rows.push({
