@@ -330,6 +330,9 @@ export async function renderingRows(ctx: BenchContext, gw: GatewayInfo): Promise
   const atLeast = cut ? '≥ ' : '';
   const oursLongest = m('oursTraced', 'longestMs');
   const oursLongestCpu = m('oursTraced', 'longestCpuMs');
+  // The goal holds in every run, so the worst run decides; the median is what the row shows.
+  const longestPerRun = costs.oursTraced.map((c) => c.longestCpuMs);
+  const worstLongestCpu = Math.max(...longestPerRun);
   const rows: Row[] = [
     {
       id: '5',
@@ -355,10 +358,10 @@ export async function renderingRows(ctx: BenchContext, gw: GatewayInfo): Promise
       ours: ms(oursLongestCpu),
       reference: '—',
       ratio: '—',
-      goal: `≤ ${LONGEST_GOAL_MS} ms`,
-      pass: oursLongestCpu <= LONGEST_GOAL_MS,
+      goal: `≤ ${LONGEST_GOAL_MS} ms in every run`,
+      pass: worstLongestCpu <= LONGEST_GOAL_MS,
       note:
-        `median over runs of the longest task (ThreadControllerImpl::RunTask) on the renderer's main thread, by its thread time (trace tdur); wall time of the longest ${ms(oursLongest)} ` +
+        `runs: ${longestPerRun.map((v) => ms(v)).join(', ')}; median over runs of the longest task (ThreadControllerImpl::RunTask) on the renderer's main thread, by its thread time (trace tdur); wall time of the longest ${ms(oursLongest)} ` +
         `(wall includes waiting for a CPU on this shared machine); the app's own longest render ${ms(m('oursTraced', 'renderMaxMs'))}`,
     },
   ];
