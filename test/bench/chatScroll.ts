@@ -32,22 +32,38 @@ interface ScrollCost {
   wallMs: number;
 }
 
-const rendered = (page: ChatPage): Promise<number> => page.page.evaluate<number>(`document.querySelectorAll('.log > .msg').length`);
+/** Whether the conversation's first message is in the page (only the messages near the viewport are). */
+const reachedFirst = (page: ChatPage, first: string): Promise<boolean> => page.page.evaluate<boolean>(`document.querySelector('.log .msg[data-id="${first}"]') !== null`);
 
 async function scrollToTop(harness: WebviewHarness, all: ChatMessageView[], trace: boolean): Promise<ScrollCost> {
   const page = await harness.open({ viewport: { width: 420, height: 720 } });
   const browser = page.context.browser() as Browser;
   try {
     let window = WINDOW;
-    const state = () => snapshot({ messages: all.slice(-window), hasOlder: window < all.length });
+    // The conversation goes into the page once, before the measurement; each snapshot is then made
+    // and posted in the page (structured clone, as VS Code delivers it), so that no task of the
+    // harness's own (parsing megabytes of messages it sent) is measured as the view's.
+    await page.page.evaluate((json) => Object.assign(globalThis, { __conversation: JSON.parse(json) }), JSON.stringify(all));
+    const base = snapshot({ messages: [] });
+    const push = async (): Promise<void> => {
+      await page.page.evaluate(
+        ({ state, count }) => {
+          const g = globalThis as unknown as { __conversation: ChatMessageView[]; __probe: { push(m: unknown): Promise<void> } };
+          return g.__probe.push({ type: 'snapshot', state: { ...state, messages: g.__conversation.slice(-count), hasOlder: count < g.__conversation.length } });
+        },
+        { state: base, count: window },
+      );
+      await page.frames();
+    };
     if (trace) await browser.startTracing(page.page, { categories: ['toplevel'] });
     const started = Date.now();
-    await page.push({ type: 'snapshot', state: state() });
+    await push();
     let answered = 0;
     let scrolls = 0;
-    while ((await rendered(page)) < all.length) {
-      if (Date.now() - started > 900_000) throw new Error(`only ${await rendered(page)} of ${all.length} messages rendered after 15 minutes`);
-      // In the page: jump to the top every frame until all are rendered or the host is asked for more.
+    const first = all[0]?.id ?? '';
+    while (!(await reachedFirst(page, first))) {
+      if (Date.now() - started > 900_000) throw new Error(`the first of ${all.length} messages was not rendered after 15 minutes`);
+      // In the page: jump to the top every frame until the first message is rendered or the host is asked for more.
       const round = await page.page.evaluate(
         async ({ target, asked }) => {
           // No named inner functions: the bundler would wrap them in a helper the page does not have.
@@ -55,7 +71,7 @@ async function scrollToTop(harness: WebviewHarness, all: ChatMessageView[], trac
           let jumps = 0;
           let askedNow = g.__probe.posted.filter((m) => m.type === 'loadOlder').length;
           const t0 = performance.now();
-          while (g.document.querySelectorAll('.log > .msg').length < target && askedNow === asked && performance.now() - t0 < 30_000) {
+          while (g.document.querySelector(`.log .msg[data-id="${target}"]`) === null && askedNow === asked && performance.now() - t0 < 30_000) {
             g.document.querySelector('.messages').scrollTop = 0;
             jumps++;
             await g.__probe.frames(1);
@@ -63,13 +79,13 @@ async function scrollToTop(harness: WebviewHarness, all: ChatMessageView[], trac
           }
           return { jumps, asked: askedNow };
         },
-        { target: all.length, asked: answered },
+        { target: all[0]?.id ?? '', asked: answered },
       );
       scrolls += round.jumps;
       if (round.asked > answered) {
         answered = round.asked;
         window = Math.min(all.length, window + WINDOW);
-        await page.push({ type: 'snapshot', state: state() });
+        await push();
       }
     }
     const wallMs = Date.now() - started;

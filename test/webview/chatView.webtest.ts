@@ -105,6 +105,9 @@ function defineSplitterTests(t: SuiteBuilder): void {
   });
 }
 
+/** In the page: the message at the top of the chat's viewport, and where its top is in it. */
+const TOP_MESSAGE = `(() => { const list = document.querySelector('.messages'); const r = list.getBoundingClientRect(); const el = document.elementFromPoint(r.left + 40, r.top + 4)?.closest('.msg'); return el ? { id: el.dataset.id, top: el.getBoundingClientRect().top - r.top } : null; })()`;
+
 function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): void {
   let page: ChatPage | undefined;
   const open = async (options?: Parameters<WebviewHarness['open']>[0]): Promise<ChatPage> => {
@@ -504,35 +507,38 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
         });
       await p.push(snapshotMessage(snapshot({ messages: conversation(200, 400), hasOlder: true })));
       await p.clearPosted();
-      const ids = () => p.page.evaluate<string[]>(`Array.from(document.querySelectorAll('.log > .msg'), (e) => e.dataset.id)`);
-      const expectOrdered = (shown: string[], last: number) => {
-        assert.deepEqual(shown, Array.from({ length: shown.length }, (_, k) => `m${last - shown.length + k}`), 'the newest messages, oldest first, with no gap');
+      // The messages in the page: only those near the viewport are (messageGroups.ts).
+      const ids = () => p.page.evaluate<string[]>(`Array.from(document.querySelectorAll('.log .msg'), (e) => e.dataset.id)`);
+      const expectOrdered = (shown: string[]) => {
+        const from = Number(shown[0]?.slice(1));
+        assert.deepEqual(shown, Array.from({ length: shown.length }, (_, k) => `m${from + k}`), 'in order, with no gap');
       };
+      const atEnd = `(() => { const el = document.querySelector('.messages'); return el.scrollHeight - el.scrollTop - el.clientHeight <= 2; })()`;
       const first = await ids();
       assert.ok(first.length > 0 && first.length < 60, `only the last messages are rendered at first (${first.length})`);
-      expectOrdered(first, 400);
-      assert.ok(await p.page.evaluate<boolean>(`(() => { const el = document.querySelector('.messages'); return el.scrollHeight - el.scrollTop - el.clientHeight <= 2; })()`), 'opened at the end');
+      expectOrdered(first);
+      assert.equal(first.at(-1), 'm399');
+      assert.ok(await p.page.evaluate<boolean>(atEnd), 'opened at the end');
       assert.equal(await p.page.getByRole('button', { name: 'Load older messages' }).isVisible(), false, 'older messages are still in the view');
 
       // Scroll to the top again and again: each time older messages appear above, and the message
-      // that was at the top stays where it was on screen.
+      // at the top of the viewport stays where it was on screen.
       const topOf = (id: string) => `(() => { const m = document.querySelector('.msg[data-id="${id}"]'); const list = document.querySelector('.messages'); return m.getBoundingClientRect().top - list.getBoundingClientRect().top; })()`;
       let rounds = 0;
       let shown = first;
-      while (shown.length < 200) {
+      while (shown[0] !== 'm200') {
         assert.ok(rounds++ < 200, 'every held message gets rendered');
-        const oldest = shown[0] as string;
         await p.page.evaluate(`document.querySelector('.messages').scrollTop = 0`);
         await p.frames(1);
-        const before = await p.page.evaluate<number>(topOf(oldest));
+        const before = await p.page.evaluate<{ id: string; top: number } | null>(TOP_MESSAGE);
         await p.frames(3);
-        const after = await p.page.evaluate<number>(topOf(oldest));
         shown = await ids();
-        expectOrdered(shown, 400);
+        expectOrdered(shown);
         // Scroll offsets are whole pixels: each reveal in these frames may round by up to half a pixel.
-        if (shown[0] !== oldest) assert.ok(Math.abs(after - before) <= 2, `the message at the top stayed in place (${before} → ${after})`);
+        if (before) assert.ok(Math.abs((await p.page.evaluate<number>(topOf(before.id))) - before.top) <= 2, `the message at the top stayed in place (${before.id})`);
       }
       assert.ok(rounds > 1, 'older messages came in several steps');
+      assert.ok(shown.length < 150, `messages far below the viewport left the page (${shown.length} of 200 in it)`);
       // All 200 held messages are rendered and the reader is at the top: the host is asked for more, once.
       await p.page.evaluate(`document.querySelector('.messages').scrollTop = 0`);
       await p.waitForPosted('loadOlder');
@@ -545,27 +551,104 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       const before = await p.page.evaluate<number>(topOf(oldest));
       await p.push(snapshotMessage(snapshot({ messages: conversation(0, 400), hasOlder: false })));
       // The reader is at the top, so older messages are rendered above at once; what they saw stays put.
-      assert.deepEqual((await ids()).slice(-shown.length), shown);
+      expectOrdered(await ids());
+      assert.ok((await ids()).includes(oldest));
       assert.ok(Math.abs((await p.page.evaluate<number>(topOf(oldest))) - before) <= 1, 'the message at the top stayed in place');
-      for (let i = 0; i < 200 && (await ids()).length < 400; i++) {
+      for (let i = 0; i < 200 && (await ids())[0] !== 'm0'; i++) {
         await p.page.evaluate(`document.querySelector('.messages').scrollTop = 0`);
         await p.frames(2);
       }
-      expectOrdered(await ids(), 400);
-      assert.equal((await ids()).length, 400);
+      expectOrdered(await ids());
+      assert.equal((await ids())[0], 'm0');
       assert.equal(await p.page.getByRole('button', { name: 'Load older messages' }).isVisible(), false, 'nothing older');
-      // A new message at the end is rendered too, and the oldest stay rendered.
+      // Back at the end, the newest are in the page again, in order; a new message there is rendered too.
+      await p.page.evaluate(`(() => { const el = document.querySelector('.messages'); el.scrollTop = el.scrollHeight; })()`);
+      await p.frames(3);
+      expectOrdered(await ids());
+      assert.equal((await ids()).at(-1), 'm399');
       await p.push(snapshotMessage(snapshot({ messages: [...conversation(0, 400), userMessage('m400', 'Question 400')], hasOlder: false })));
-      expectOrdered(await ids(), 401);
-      assert.equal((await ids()).length, 401);
+      await p.page.evaluate(`(() => { const el = document.querySelector('.messages'); el.scrollTop = el.scrollHeight; })()`);
+      await p.frames(3);
+      expectOrdered(await ids());
+      assert.equal((await ids()).at(-1), 'm400');
+      // And the oldest stay rendered: up at the top again, the first message is there at once.
+      await p.page.evaluate(`document.querySelector('.messages').scrollTop = 0`);
+      await p.frames(3);
+      assert.equal((await ids())[0], 'm0');
     });
 
-    s.it('a saved scroll position in a long conversation is restored with as many messages rendered as then', async () => {
+    s.it('messages far off screen leave the page and come back as they near it, the same elements, with no jump', async () => {
+      const messages = Array.from({ length: 120 }, (_, i) => (i % 2 === 0 ? userMessage(`m${i}`, `Question ${i}`) : assistantMessage(`m${i}`, `Answer ${i}.\n\n${'Words. '.repeat(40)}`)));
+      const p = await open({ viewport: { width: 420, height: 500 } });
+      await p.push(snapshotMessage(snapshot({ messages, hasOlder: false })));
+      const inPage = () => p.page.evaluate<number>(`document.querySelectorAll('.log .msg').length`);
+      // Scroll up until every message was rendered once.
+      for (let i = 0; i < 300 && !(await p.page.evaluate<boolean>(`document.querySelector('.msg[data-id="m0"]') !== null`)); i++) {
+        await p.page.evaluate(`document.querySelector('.messages').scrollTop = 0`);
+        await p.frames(2);
+      }
+      assert.ok((await inPage()) < 120, `the page holds only what is near the viewport (${await inPage()} of 120)`);
+      // An answer keeps its element while it is away (a mark set on it now is still there later).
+      for (let i = 0; i < 100 && !(await p.page.evaluate<boolean>(`document.querySelector('.msg[data-id="m41"]') !== null`)); i++) {
+        await p.page.evaluate(`document.querySelector('.messages').scrollTop += 300`);
+        await p.frames(2);
+      }
+      await p.page.evaluate(`document.querySelector('.msg[data-id="m41"]').dataset.probe = 'kept'`);
+      const height = await p.page.evaluate<number>(`document.querySelector('.messages').scrollHeight`);
+      await p.page.evaluate(`(() => { const el = document.querySelector('.messages'); el.scrollTop = el.scrollHeight; })()`);
+      await p.frames(4);
+      assert.equal(await p.page.evaluate<boolean>(`document.querySelector('.msg[data-id="m41"]') === null`), true, 'far above the viewport: out of the page');
+      assert.equal(await p.page.evaluate<number>(`document.querySelector('.messages').scrollHeight`), height, 'what left the page keeps its height');
+      // Scroll back up by steps: the message at the top of the viewport never jumps.
+      const marks: Array<string | null> = [];
+      for (let i = 0; i < 200 && (await p.page.evaluate<number>(`document.querySelector('.messages').scrollTop`)) > 0; i++) {
+        await p.page.evaluate(`document.querySelector('.messages').scrollTop -= 300`);
+        await p.frames(1);
+        const before = await p.page.evaluate<{ id: string; top: number } | null>(TOP_MESSAGE);
+        await p.frames(3);
+        const after = await p.page.evaluate<{ id: string; top: number } | null>(TOP_MESSAGE);
+        if (before && after && before.id === after.id) assert.ok(Math.abs(after.top - before.top) <= 2, `${before.id} stayed in place (${before.top} → ${after.top})`);
+        marks.push(await p.page.evaluate<string | null>(`document.querySelector('.msg[data-id="m41"]')?.dataset.probe ?? null`));
+      }
+      assert.ok(marks.includes('kept'), 'the message came back on the way up');
+      assert.ok(marks.every((m) => m === null || m === 'kept'), 'the same element came back');
+      // A message that holds the focus stays in the page wherever the reader scrolls.
+      await p.page.evaluate(`document.querySelector('.msg[data-id="m1"] button').focus()`);
+      await p.page.evaluate(`(() => { const el = document.querySelector('.messages'); el.scrollTop = el.scrollHeight; })()`);
+      await p.frames(4);
+      assert.equal(await p.page.evaluate<boolean>(`document.querySelector('.msg[data-id="m1"]')?.contains(document.activeElement) === true`), true, 'the focused message stayed, with the focus');
+      const far = Array.from({ length: 40 }, (_, k) => `m${k + 45}`);
+      assert.ok(await p.page.evaluate<boolean>(`${JSON.stringify(far)}.every((id) => document.querySelector('.msg[data-id="' + id + '"]') === null)`), 'the others far off screen left the page');
+    });
+
+    s.it('a saved scroll position in a long conversation is restored to the same message', async () => {
       const messages = Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? userMessage(`m${i}`, `Question ${i}`) : assistantMessage(`m${i}`, `Answer ${i}.\n\n${'Words. '.repeat(40)}`)));
-      const p = await open({ viewport: { width: 420, height: 500 }, uiState: { draft: '', conversationId: 'c1', scrollTop: 1500, rendered: 120, stickToBottom: false, reasoning: {} } });
+      // A reader scrolls up a long way, then the view is reloaded with what it saved.
+      const first = await harness().open({ viewport: { width: 420, height: 500 } });
+      let seen: { id: string; top: number } | null;
+      let saved: { rendered?: number };
+      try {
+        await first.push(snapshotMessage(snapshot({ messages, hasOlder: true })));
+        for (let i = 0; i < 300 && !(await first.page.evaluate<boolean>(`document.querySelector('.msg[data-id="m100"]') !== null`)); i++) {
+          await first.page.evaluate(`document.querySelector('.messages').scrollTop = 0`);
+          await first.frames(2);
+        }
+        await first.page.evaluate(`document.querySelector('.msg[data-id="m100"]').scrollIntoView()`);
+        await first.frames(3);
+        seen = await first.page.evaluate<{ id: string; top: number } | null>(TOP_MESSAGE);
+        assert.equal(seen?.id, 'm100');
+        await first.page.waitForTimeout(600); // the view saves its state a moment after a scroll
+        saved = await first.uiState<{ rendered?: number }>();
+      } finally {
+        await closeAndCheck(first);
+      }
+      assert.ok((saved.rendered ?? 0) >= 100, `as many messages rendered are saved (${saved.rendered})`);
+      const p = await open({ viewport: { width: 420, height: 500 }, uiState: saved });
       await p.push(snapshotMessage(snapshot({ messages, hasOlder: true })));
-      assert.ok((await p.page.locator('.log > .msg').count()) >= 120);
-      assert.equal(await p.page.evaluate<number>(`document.querySelector('.messages').scrollTop`), 1500);
+      await p.frames(3);
+      const restored = await p.page.evaluate<{ id: string; top: number } | null>(TOP_MESSAGE);
+      assert.equal(restored?.id, seen?.id, 'the same message at the top');
+      assert.ok(Math.abs((restored?.top ?? NaN) - (seen?.top ?? NaN)) <= 1, `at the same place (${seen?.top} → ${restored?.top})`);
     });
 
     s.it('a missed delta asks for a snapshot once and waits for it', async () => {

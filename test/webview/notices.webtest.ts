@@ -39,7 +39,7 @@ export function defineNoticeTests(t: SuiteBuilder, harness: () => WebviewHarness
         }),
       ),
     );
-    const lines = p.page.locator('.log > *');
+    const lines = p.page.locator('.log > .msg-group > *');
     assert.deepEqual(await lines.evaluateAll((els) => els.map((el) => el.getAttribute('data-id'))), ['u1', 'n1', 'a1', 'n2'], 'in the order of the conversation');
     const n1 = p.page.locator('.msg-notice[data-id="n1"]');
     assert.equal(await n1.innerText(), 'Model switched from glm-4.6 to gpt-4.1: glm-4.6 does not take images.');

@@ -87,10 +87,20 @@
     return out;
   };
 
-  /** Delivers a host message the way VS Code does: a `message` event on the window. */
-  probe.push = (message) => {
-    window.dispatchEvent(new MessageEvent('message', { data: message }));
-  };
+  /**
+   * Delivers a host message the way VS Code does: posted to the window (structured clone), so the
+   * page reads it in a task of its own, a `message` event. Resolves once the app has handled it
+   * (this listener comes after the app's).
+   */
+  probe.push = (message) =>
+    new Promise((resolve) => {
+      const handled = () => {
+        window.removeEventListener('message', handled);
+        resolve();
+      };
+      window.addEventListener('message', handled);
+      window.postMessage(message, '*');
+    });
   probe.frames = (count = 2) =>
     new Promise((resolve) => {
       const step = (left) => (left === 0 ? resolve() : requestAnimationFrame(() => step(left - 1)));
@@ -149,7 +159,8 @@
       const channel = new MessageChannel();
       channel.port1.onmessage = () => {
         const text = markdown.slice(offset, offset + deltaSize);
-        probe.push({ type: 'append', messageId, textFrom: offset, text, reasoningFrom: 0, reasoning: '' });
+        // In this task (one per delta): what VS Code's delivery would do in a task of its own.
+        window.dispatchEvent(new MessageEvent('message', { data: { type: 'append', messageId, textFrom: offset, text, reasoningFrom: 0, reasoning: '' } }));
         offset += text.length;
         deltas++;
         if (offset < markdown.length) {

@@ -3,12 +3,13 @@
  * most once per animation frame, however many deltas came in between.
  */
 import * as l10n from '@vscode/l10n';
-import type { HostMessage } from '../../shared/protocol';
+import type { ChatMessageView, HostMessage } from '../../shared/protocol';
 import { ChatStore } from './chatStore';
 import { Composer } from './composer';
 import { h, setHidden, setText } from '../shared/dom';
 import { EmptyState } from './emptyState';
-import { warmGrammars } from './highlight';
+import { warmWorker } from './highlight';
+import { warmMarkdown } from './markdown';
 import { MessageList } from './messageList';
 import { NoticeBanner } from '../shared/notice';
 import { modelGoneSendNote } from '../../shared/notices';
@@ -48,7 +49,14 @@ export class ChatApp {
       if (event.key === 'Escape' && !event.defaultPrevented && !(event.target instanceof HTMLSelectElement) && this.composer.stop()) event.preventDefault();
     });
     window.addEventListener('pagehide', () => channel.saveNow());
-    warmGrammars();
+    warmWorker();
+    // After this task, which posts `ready`: while the host makes the first snapshot.
+    setTimeout(warmMarkdown);
+  }
+
+  /** The message with this id that the view holds, if any. */
+  held(id: string): ChatMessageView | undefined {
+    return this.store.get(id);
   }
 
   receive(message: HostMessage): void {

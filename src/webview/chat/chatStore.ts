@@ -31,14 +31,9 @@ export class ChatStore {
 
   applySnapshot(state: Snapshot): void {
     this.snapshot = state;
-    // A snapshot describes every message again (a long conversation's older messages were asked
-    // for, the view came back): one that did not change keeps the object the view already shows,
+    // A message that did not change is the object the view already shows (hostMessageReader.ts),
     // so the list leaves its element alone instead of bringing hundreds of them up to date.
-    const old = this.byId;
-    this.messages = state.messages.map((m) => {
-      const known = old.get(m.id);
-      return known !== undefined && sameJson(known, m) ? known : m;
-    });
+    this.messages = state.messages.slice();
     this.byId = new Map(this.messages.map((m) => [m.id, m]));
     this.busy = state.busy;
     this.awaitingSnapshot = false;
@@ -121,16 +116,3 @@ export class ChatStore {
   }
 }
 
-/** Whether two JSON-like values (plain objects, arrays, strings, numbers, booleans) are equal. */
-export function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
-  if (Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  const ob = b as Record<string, unknown>;
-  const oa = a as Record<string, unknown>;
-  return ka.every((k) => Object.prototype.hasOwnProperty.call(ob, k) && sameJson(oa[k], ob[k]));
-}

@@ -14,7 +14,7 @@
  * Unknown languages are not auto-detected: they render as plain, escaped text.
  */
 import workerSource from './highlightWorker?worker';
-import { HIGHLIGHT_LANGUAGES, type HighlightAnswer, type HighlightRequest } from './highlightProtocol';
+import { HIGHLIGHT_LANGUAGES, type HighlightAnswer, type HighlightRequest, type WarmLocaleRequest } from './highlightProtocol';
 
 /** The language name of a fence's info string ("ts {1,3}" → "ts"), lower-cased; "" when none. */
 export function fenceLanguage(info: string): string {
@@ -84,9 +84,13 @@ export function highlightsLater(code: string, language: string): boolean {
   return !noWorker && wanted(code, language);
 }
 
-/** Starts the worker now, so that it has compiled its grammars (off the page's thread) before the first code block. */
-export function warmGrammars(): void {
-  startWorker();
+/**
+ * Starts the worker now, so that it has compiled its grammars (off the page's thread) before the
+ * first code block, and has it load the display language's ICU data before the first usage line.
+ */
+export function warmWorker(): void {
+  const warmLocale: WarmLocaleRequest = { warmLocale: document.documentElement.lang || 'en' };
+  startWorker()?.postMessage(warmLocale);
 }
 
 function startWorker(): Worker | undefined {

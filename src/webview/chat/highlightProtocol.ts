@@ -6,6 +6,15 @@ export interface HighlightRequest {
   language: string;
 }
 
+/**
+ * Sent once, first: the worker formats a number and a date in the page's display language. The
+ * first use of Intl in a renderer loads ICU's locale data, 40–50 ms on a slow machine, and that
+ * data is shared by the renderer's threads: done here, the page's first usage line does not wait.
+ */
+export interface WarmLocaleRequest {
+  warmLocale: string;
+}
+
 export interface HighlightAnswer {
   id: number;
   /** Highlighted HTML in pieces, each up to `end` in the code; none: the code stays plain. */

@@ -10,7 +10,7 @@
  * `pieces` is empty when the language is unknown or highlighting failed (the code stays plain).
  */
 import { hljs, GRAMMAR_NAMES } from './highlightGrammars';
-import type { HighlightAnswer, HighlightRequest } from './highlightProtocol';
+import type { HighlightAnswer, HighlightRequest, WarmLocaleRequest } from './highlightProtocol';
 
 /** A piece is at least about this many characters (ending at a line end), so the page inserts a few thousand spans at most at once. */
 const PIECE_CHARS = 2_000;
@@ -54,7 +54,22 @@ function warmNext(): void {
 }
 setTimeout(warmNext);
 
-self.addEventListener('message', (event: MessageEvent<HighlightRequest>) => {
+/** Loads ICU's data for `tag` (see WarmLocaleRequest); what is formatted is thrown away. */
+function warmLocale(tag: string): void {
+  try {
+    Intl.NumberFormat.supportedLocalesOf([tag]);
+    new Intl.NumberFormat(tag, { maximumFractionDigits: 1 }).format(1234.5);
+    new Date(0).toLocaleDateString(tag);
+  } catch {
+    // An unknown tag: the page falls back to English, which the attempt has loaded too.
+  }
+}
+
+self.addEventListener('message', (event: MessageEvent<HighlightRequest | WarmLocaleRequest>) => {
+  if ('warmLocale' in event.data) {
+    warmLocale(event.data.warmLocale);
+    return;
+  }
   const { id, code, language } = event.data;
   const answer: HighlightAnswer = { id, pieces: highlight(code, language) };
   self.postMessage(answer);

@@ -47,6 +47,16 @@ export function renderMarkdown(source: string, options: RenderOptions): Document
 }
 
 /**
+ * Renders a small answer of every common kind once and throws it away, while the page waits for the
+ * host's first snapshot: markdown-it, DOMPurify and the decoration compile their code and regular
+ * expressions on first use (tens of milliseconds on a slow machine), which would otherwise lengthen
+ * the task that shows the conversation's first message.
+ */
+export function warmMarkdown(): void {
+  renderMarkdownBlocks(['# Title\n\nSome *words* with `code` and a link: https://example.com', '- one\n- two\n\n1. first\n\n> quote', '```\nplain code\n```', '| a | b |\n|:-|-:|\n| 1 | 2 |'], { remoteImageHosts: [] });
+}
+
+/**
  * What separates blocks rendered together: markdown-it (no raw HTML) never writes a class on a
  * rule, so only this marker has it.
  */

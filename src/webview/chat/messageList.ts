@@ -12,6 +12,7 @@ import { MessageView, sameHosts, type MessageContext } from './messageView';
 import { SAFE_LINK } from './sanitizer';
 import type { ChatChannel } from './chatChannel';
 import { ModelGoneView, NoticeLines } from './noticeView';
+import { MessageGroups } from './messageGroups';
 
 type Action = Extract<WebviewMessage, { type: 'action' }>['action'];
 const ACTIONS: readonly Action[] = ['setKey', 'openSettings', 'refreshModels', 'retry', 'pickModel'];
@@ -39,12 +40,14 @@ const REVEAL_MARGIN = 1.5;
  * A frame that renders older messages adds about as many as fit in this long, the layout of what it
  * added included (laying out a new message costs more than rendering it); at least one each frame.
  */
-const REVEAL_BUDGET_MS = 12;
+const REVEAL_BUDGET_MS = 8;
 
 export class MessageList {
   /** The scroll container. */
   readonly el: HTMLElement;
   private readonly log: HTMLElement;
+  /** The list's elements, in groups that leave the page while far off screen (messageGroups.ts). */
+  private readonly groups: MessageGroups;
   private readonly olderButton: HTMLButtonElement;
   private readonly empty: HTMLElement;
   private readonly views = new Map<string, MessageView>();
@@ -69,9 +72,6 @@ export class MessageList {
   private readerScrolledAt = Number.NEGATIVE_INFINITY;
   /** What rendering one older message and laying it out took lately (revealOlder measures it). */
   private msPerMessage = 4;
-  /** Messages rendered in this frame (see markFresh), and the frame that ends that. */
-  private fresh: HTMLElement[] = [];
-  private freshFrame: number | undefined;
 
   constructor(
     private readonly store: ChatStore,
@@ -94,13 +94,14 @@ export class MessageList {
     this.log = h('div', { className: 'log', attrs: { role: 'log', 'aria-live': 'polite', 'aria-label': l10n.t('Messages') } });
     this.modelGone = new ModelGoneView((message) => channel.post(message));
     this.el = h('main', { className: 'messages' }, this.olderButton, this.empty, this.log, this.modelGone.el);
+    this.groups = new MessageGroups(this.log, this.el);
     this.el.addEventListener('scroll', () => this.onScroll(), { passive: true });
     for (const type of ['wheel', 'keydown', 'pointerdown', 'touchstart'] as const) {
       this.el.addEventListener(type, () => (this.readerScrolledAt = performance.now()), { passive: true });
     }
     // The render step scrolls to the end; sizes can still change in the frame's layout (off-screen
-    // blocks use `content-visibility: auto` and get their real size once near the viewport), so
-    // check again after layout, before paint. Layout is clean there: reading costs nothing.
+    // blocks use `content-visibility: auto` and get their real size once near the viewport, groups
+    // of messages come back into the page), so check again after layout, before paint. Layout is clean there: reading costs nothing.
     // The list itself shrinks when the composer grows (it wraps in a narrower view): observed too.
     const follow = new ResizeObserver(() => {
       if (this.stickToBottom && this.distanceFromBottom() > 1) this.scrollToBottom();
@@ -225,10 +226,10 @@ export class MessageList {
     }
   }
 
-  /** The first rendered message and where it is on screen. */
+  /** The first rendered message and where it is on screen (none while its group is out of the page). */
   private topAnchor(): { el: Element; top: number } | undefined {
-    const el = this.log.firstElementChild;
-    return el ? { el, top: el.getBoundingClientRect().top } : undefined;
+    const el = this.groups.first();
+    return el?.isConnected ? { el, top: el.getBoundingClientRect().top } : undefined;
   }
 
   /** Scrolls so that the anchor is where it was on screen (the browser's own anchoring does not act at the very top). */
@@ -269,16 +270,16 @@ export class MessageList {
     const messages = this.store.messages;
     const started = performance.now();
     const added = new Set<string>();
-    const fragment = document.createDocumentFragment();
+    const elements: HTMLElement[] = [];
     const most = Math.max(1, Math.floor(REVEAL_BUDGET_MS / this.msPerMessage));
     while (this.hidden > 0 && (added.size === 0 || (added.size < most && performance.now() - started < REVEAL_BUDGET_MS))) {
       const message = messages[this.hidden - 1];
       if (!message) break;
       this.hidden--;
-      fragment.prepend(this.elementFor(message));
+      elements.push(this.elementFor(message));
       added.add(message.id);
     }
-    this.log.prepend(fragment);
+    this.groups.prepend(elements.reverse());
     this.oldestShown = messages[this.hidden]?.id;
     this.updateFlags(added);
     return Math.max(1, added.size);
@@ -302,31 +303,15 @@ export class MessageList {
     } else {
       view = new MessageView(message, this.context);
       this.views.set(message.id, view);
-      this.markFresh(view.el);
     }
     return view.el;
   }
 
-  /**
-   * A message outside the viewport skips layout (content-visibility: auto in chat.css) and takes
-   * its last rendered size, or an estimate before it was ever rendered. A new message is laid out
-   * in full until the next frame (class msg-fresh), so that what is measured right after it is put
-   * in (keeping the reader's message in place) and the size it is remembered by are its real ones.
-   */
-  private markFresh(el: HTMLElement): void {
-    el.classList.add('msg-fresh');
-    this.fresh.push(el);
-    this.freshFrame ??= requestAnimationFrame(() => {
-      this.freshFrame = undefined;
-      for (const fresh of this.fresh) fresh.classList.remove('msg-fresh');
-      this.fresh = [];
-    });
-  }
-
-    private reconcile(): void {
+  private reconcile(): void {
     const store = this.store;
     const seen = new Set<string>();
-    let previous: Element | null = null;
+    const placed = new Set<Element>();
+    let previous: HTMLElement | undefined;
     const messages = store.messages;
     this.hidden = Math.min(this.hidden, messages.length);
     this.oldestShown = messages[this.hidden]?.id;
@@ -335,20 +320,14 @@ export class MessageList {
       seen.add(message.id);
       const el = this.elementFor(message);
       // Move only what is out of place, so unchanged messages keep their nodes (and focus).
-      const expected: Element | null = previous ? previous.nextElementSibling : this.log.firstElementChild;
-      if (expected !== el) {
-        if (previous) previous.after(el);
-        else this.log.prepend(el);
-      }
+      const expected = previous ? this.groups.next(previous) : this.groups.first();
+      if (expected !== el) this.groups.insertAfter(previous, el);
+      placed.add(el);
       previous = el;
     }
+    this.groups.keepOnly(placed);
     this.notices.prune(seen);
-    for (const [id, view] of this.views) {
-      if (!seen.has(id)) {
-        view.el.remove();
-        this.views.delete(id);
-      }
-    }
+    for (const id of this.views.keys()) if (!seen.has(id)) this.views.delete(id);
   }
 
   /** Which messages offer Edit / Regenerate; only `only` when just those messages changed. */

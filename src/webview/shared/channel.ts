@@ -49,8 +49,8 @@ export class WebviewChannel<Out, State> {
   }
 }
 
-/** What an app's host messages are checked with (a zod schema). */
-interface MessageSchema<In> {
+/** What an app's host messages are checked with (a zod schema, or a reader built on one). */
+export interface MessageSchema<In> {
   safeParse(data: unknown): { success: true; data: In } | { success: false; error: { issues: unknown } };
 }
 
