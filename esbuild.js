@@ -46,6 +46,42 @@ const featuresApart = {
 };
 
 /**
+ * One namespace object for the `vscode` module per output file. esbuild gives each file that does
+ * `import * as vscode from 'vscode'` its own copy of the module's exports (`__toESM`: a getter per
+ * name), and VS Code's API has some 300 names: the entry's 13 copies took 5–15 ms of its loading in
+ * an extension host. Every import of `vscode` now reads one module that re-exports it, copied once.
+ * @type {import('esbuild').Plugin}
+ */
+const vscodeOnce = {
+  name: 'vscode-once',
+  setup(build) {
+    build.onResolve({ filter: /^vscode$/ }, (args) => (args.namespace === 'vscode-once' ? { path: 'vscode', external: true } : { path: 'vscode', namespace: 'vscode-once' }));
+    build.onLoad({ filter: /.*/, namespace: 'vscode-once' }, () => ({ contents: "export * from 'vscode';", loader: 'js' }));
+  },
+};
+
+/**
+ * Packages whose modules have no side effects although their package.json does not say so
+ * (`"sideEffects": false`), so esbuild kept the top level of modules nothing uses: jsonc-parser's
+ * formatter cache (impl/string-intern.js) builds some 1,200 strings as the entry loads, ~1.5 ms of
+ * activation, for formatting, which the extension never does (it only parses).
+ */
+const SIDE_EFFECT_FREE = /[\\/]node_modules[\\/]jsonc-parser[\\/]/;
+
+/** @type {import('esbuild').Plugin} */
+const sideEffectFree = {
+  name: 'side-effect-free',
+  setup(build) {
+    build.onResolve({ filter: /.*/ }, async (args) => {
+      if (args.pluginData?.sideEffectFree || !SIDE_EFFECT_FREE.test(args.importer)) return undefined;
+      const resolved = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { sideEffectFree: true } });
+      if (resolved.errors.length || resolved.external || !SIDE_EFFECT_FREE.test(resolved.path)) return undefined;
+      return { path: resolved.path, sideEffects: false };
+    });
+  },
+};
+
+/**
  * Keeps one copy of every module the entry and the features share. Each import of the features
  * bundle that resolves to a module of `entryModules` (absolute paths) becomes a read of that module's
  * exports from the entry (`require('./extension.js').__modules[i]`, the entry's own instance), so
@@ -127,7 +163,7 @@ async function importedNames(options, entryModules, indexes) {
     metafile: false,
     write: false,
     logLevel: 'silent',
-    plugins: [undiciApart, throughEntry(entryModules, indexes, true)],
+    plugins: [vscodeOnce, sideEffectFree, undiciApart, throughEntry(entryModules, indexes, true)],
   });
   const text = result.outputFiles[0].text;
   /** @type {Map<number, Set<string> | '*'>} */
@@ -177,10 +213,13 @@ function entrySource(indexes, names) {
   return lines.join('\n');
 }
 
-/** The source files and packages an esbuild metafile says went into its (one) output. */
+/**
+ * The source files and packages an esbuild metafile says went into its (one) output. Each output
+ * has its own `vscode` namespace module (vscodeOnce), which is not a shared module.
+ */
 function inputsOf(metafile, absWorkingDir) {
   const output = Object.values(metafile.outputs).find((o) => o.entryPoint !== undefined || Object.keys(o.inputs).length) ?? { inputs: {} };
-  return new Set(Object.keys(output.inputs).filter((k) => k !== '<stdin>').map((k) => path.resolve(absWorkingDir, k)));
+  return new Set(Object.keys(output.inputs).filter((k) => k !== '<stdin>' && !k.startsWith('vscode-once:')).map((k) => path.resolve(absWorkingDir, k)));
 }
 
 /**
@@ -215,18 +254,18 @@ async function buildHost(options = {}) {
   // The entry's own modules first; the features then take every one of them from the entry. A
   // module the entry gains by exporting whole namespaces is found by the overlap check, and the
   // builds are made again with it on the entry's side.
-  const graph = await esbuild.build({ ...shared, entryPoints: ['src/extension.ts'], write: false, sourcemap: false, logLevel: 'silent', plugins: [undiciApart, featuresApart] });
+  const graph = await esbuild.build({ ...shared, entryPoints: ['src/extension.ts'], write: false, sourcemap: false, logLevel: 'silent', plugins: [vscodeOnce, sideEffectFree, undiciApart, featuresApart] });
   let entryModules = inputsOf(graph.metafile, absWorkingDir);
   for (let round = 0; round < 3; round++) {
     const indexes = new Map();
     const featureOptions = { ...shared, entryPoints: ['src/host/features.ts'], outfile: path.join(outdir, 'features.js') };
     const names = await importedNames(featureOptions, entryModules, indexes);
-    const features = await esbuild.build({ ...featureOptions, plugins: [undiciApart, throughEntry(entryModules, indexes, false), ...plugins] });
+    const features = await esbuild.build({ ...featureOptions, plugins: [vscodeOnce, sideEffectFree, undiciApart, throughEntry(entryModules, indexes, false), ...plugins] });
     const entry = await esbuild.build({
       ...shared,
       stdin: { contents: entrySource(indexes, names), resolveDir: absWorkingDir, sourcefile: 'extension-entry.js', loader: 'js' },
       outfile: path.join(outdir, 'extension.js'),
-      plugins: [undiciApart, featuresApart, ...plugins],
+      plugins: [vscodeOnce, sideEffectFree, undiciApart, featuresApart, ...plugins],
     });
     const inEntry = inputsOf(entry.metafile, absWorkingDir);
     const twice = [...inputsOf(features.metafile, absWorkingDir)].filter((file) => inEntry.has(file));

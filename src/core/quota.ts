@@ -2,7 +2,7 @@ import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { GatewayError, isGatewayError } from './errors';
 import type { HttpClient } from './http';
-import { parseJsonText, parseWith } from './validate';
+import { lazySchema, parseJsonText, parseWith } from './validate';
 import { formatAmount, formatNumber, formatWhen } from '../shared/format';
 
 /**
@@ -48,20 +48,24 @@ export const UNLIMITED_LIMIT = 100_000_000;
 /** new-api's default `QuotaPerUnit`: what US$1 is in quota units unless the operator changed it. */
 export const DEFAULT_UNITS_PER_USD = 500_000;
 
-const subscriptionBody = z.looseObject({
-  hard_limit_usd: z.number(),
-  access_until: z.optional(z.nullable(z.number())),
-});
-const usageBody = z.looseObject({ total_usage: z.number() });
-const tokenUsageBody = z.looseObject({
-  code: z.literal(true),
-  data: z.looseObject({
-    total_used: z.number(),
-    total_available: z.number(),
-    unlimited_quota: z.optional(z.nullable(z.boolean())),
-    expires_at: z.optional(z.nullable(z.number())),
+const subscriptionBody = lazySchema(() =>
+  z.looseObject({
+    hard_limit_usd: z.number(),
+    access_until: z.optional(z.nullable(z.number())),
   }),
-});
+);
+const usageBody = lazySchema(() => z.looseObject({ total_usage: z.number() }));
+const tokenUsageBody = lazySchema(() =>
+  z.looseObject({
+    code: z.literal(true),
+    data: z.looseObject({
+      total_used: z.number(),
+      total_available: z.number(),
+      unlimited_quota: z.optional(z.nullable(z.boolean())),
+      expires_at: z.optional(z.nullable(z.number())),
+    }),
+  }),
+);
 
 export interface QuotaFetchOptions {
   signal?: AbortSignal;
@@ -95,20 +99,20 @@ type Figures = Omit<KeyQuota, 'checkedAt'>;
 async function fromDashboard(http: HttpClient, signal?: AbortSignal): Promise<Figures> {
   const e = http.endpoints;
   let underV1 = true;
-  let subscription: z.infer<typeof subscriptionBody>;
+  let subscription: z.infer<ReturnType<typeof subscriptionBody>>;
   try {
-    subscription = await getJson(http, e.billing('subscription', true), subscriptionBody, 'The billing subscription answer', signal);
+    subscription = await getJson(http, e.billing('subscription', true), subscriptionBody(), 'The billing subscription answer', signal);
   } catch (err) {
     if (!isGatewayError(err) || err.status !== 404) throw err;
     underV1 = false;
-    subscription = await getJson(http, e.billing('subscription', false), subscriptionBody, 'The billing subscription answer', signal);
+    subscription = await getJson(http, e.billing('subscription', false), subscriptionBody(), 'The billing subscription answer', signal);
   }
   const limit = subscription.hard_limit_usd;
   const expiresAt = seconds(subscription.access_until);
   const unlimited = limit >= UNLIMITED_LIMIT;
   let used: number | undefined;
   try {
-    used = (await getJson(http, e.billing('usage', underV1), usageBody, 'The billing usage answer', signal)).total_usage / 100;
+    used = (await getJson(http, e.billing('usage', underV1), usageBody(), 'The billing usage answer', signal)).total_usage / 100;
   } catch (err) {
     // An unlimited key needs no usage figure to be shown; a limited one cannot say what is left without it.
     if (!unlimited || isGatewayError(err, 'cancelled')) throw err;
@@ -124,7 +128,7 @@ async function fromDashboard(http: HttpClient, signal?: AbortSignal): Promise<Fi
 }
 
 async function fromTokenUsage(http: HttpClient, signal?: AbortSignal): Promise<Figures> {
-  const body = await getJson(http, http.endpoints.tokenUsage, tokenUsageBody, "The gateway's token usage answer", signal);
+  const body = await getJson(http, http.endpoints.tokenUsage, tokenUsageBody(), "The gateway's token usage answer", signal);
   const d = body.data;
   const unlimited = d.unlimited_quota === true;
   const expiresAt = seconds(d.expires_at);

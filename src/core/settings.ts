@@ -1,6 +1,7 @@
 import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import type { Timeouts } from './http';
+import { lazySchema } from './validate';
 
 /** The extension's settings, read from `modelGateway.*`. Defaults match package.json. */
 export interface Settings {
@@ -24,19 +25,22 @@ export const DEFAULT_SETTINGS: Settings = {
   extraCaCertificates: '',
 };
 
-const seconds = z.number().check(z.gte(0), z.lte(24 * 3600));
-const FIELDS = {
-  baseUrl: z.string(),
-  catalogUrl: z.string(),
-  catalogRefreshHours: z.number().check(z.gte(0), z.lte(24 * 30)),
-  'timeouts.connectSeconds': seconds,
-  'timeouts.firstByteSeconds': seconds,
-  'timeouts.idleSeconds': seconds,
-  'timeouts.longRequestSeconds': seconds,
-  outputFolder: z.string(),
-  proxy: z.enum(['inherit', 'off']),
-  extraCaCertificates: z.string(),
-} as const;
+const fields = lazySchema(() => {
+  const seconds = z.number().check(z.gte(0), z.lte(24 * 3600));
+  return {
+    baseUrl: z.string(),
+    catalogUrl: z.string(),
+    catalogRefreshHours: z.number().check(z.gte(0), z.lte(24 * 30)),
+    'timeouts.connectSeconds': seconds,
+    'timeouts.firstByteSeconds': seconds,
+    'timeouts.idleSeconds': seconds,
+    'timeouts.longRequestSeconds': seconds,
+    outputFolder: z.string(),
+    proxy: z.enum(['inherit', 'off']),
+    extraCaCertificates: z.string(),
+  } as const;
+});
+type Fields = ReturnType<typeof fields>;
 
 export interface SettingsRead {
   settings: Settings;
@@ -47,11 +51,11 @@ export interface SettingsRead {
 /** Validates each setting on its own, so one bad value falls back to its default alone. */
 export function readSettings(get: (key: string) => unknown): SettingsRead {
   const problems: string[] = [];
-  const value = <K extends keyof typeof FIELDS>(key: K, fallback: z.infer<(typeof FIELDS)[K]>): z.infer<(typeof FIELDS)[K]> => {
+  const value = <K extends keyof Fields>(key: K, fallback: z.infer<Fields[K]>): z.infer<Fields[K]> => {
     const raw = get(key);
     if (raw === undefined || raw === null) return fallback;
-    const parsed = z.safeParse(FIELDS[key], raw);
-    if (parsed.success) return parsed.data as z.infer<(typeof FIELDS)[K]>;
+    const parsed = z.safeParse(fields()[key], raw);
+    if (parsed.success) return parsed.data as z.infer<Fields[K]>;
     problems.push(l10n.t('"{0}" has an invalid value ({1}); using {2}.', `modelGateway.${key}`, JSON.stringify(raw), JSON.stringify(fallback)));
     return fallback;
   };

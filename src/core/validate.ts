@@ -18,6 +18,16 @@ export function parseWith<T extends z.ZodMiniType>(schema: T, data: unknown, wha
   throw new GatewayError('protocol', l10n.t('{0} did not have the expected shape: {1}{2}.', what, issues.join('; '), more));
 }
 
+/**
+ * A schema (or a set of schemas) built on its first use and kept. The modules that the extension's
+ * entry loads declare their schemas this way, so that loading the entry at activation builds none:
+ * each schema is a tree of zod objects, and building the first one also compiles zod's own code.
+ */
+export function lazySchema<T>(build: () => T): () => T {
+  let built: T | undefined;
+  return () => (built ??= build());
+}
+
 /** JSON.parse with a readable `protocol` error that quotes the start of what arrived. */
 export function parseJsonText(text: string, what: string): unknown {
   try {

@@ -6,17 +6,18 @@
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import type { ProtocolSwitch, RefusedProtocols, RefusedProtocolStore } from '../core/models/protocolFallback';
-import { PROTOCOL_LABELS, protocolSchema } from '../shared/protocol';
+import { lazySchema } from '../core/validate';
+import { PROTOCOL_LABELS, WIRE_PROTOCOLS } from '../shared/protocolNames';
 import type { Services } from './services';
 
 const REFUSED_KEY = 'models.refusedProtocols';
-const refusedSchema = z.record(z.string(), z.array(protocolSchema));
+const refusedSchema = lazySchema(() => z.record(z.string(), z.array(z.enum(WIRE_PROTOCOLS))));
 
 /** The refused protocols as the global state keeps them; a value that does not fit counts as none. */
 export function refusedProtocolStore(state: vscode.Memento): RefusedProtocolStore {
   return {
     load: (): RefusedProtocols => {
-      const parsed = z.safeParse(refusedSchema, state.get(REFUSED_KEY));
+      const parsed = z.safeParse(refusedSchema(), state.get(REFUSED_KEY));
       return parsed.success ? parsed.data : {};
     },
     save: async (value) => {

@@ -11,16 +11,11 @@
  * background never shows up in another conversation.
  */
 import * as z from 'zod/mini';
+import { WIRE_PROTOCOLS } from './protocolNames';
 
-export const protocolSchema = z.enum(['chatCompletions', 'responses', 'messages']);
-export type WireProtocol = z.infer<typeof protocolSchema>;
+export { PROTOCOL_LABELS, type WireProtocol } from './protocolNames';
 
-/** The protocols' names as the gateway's documentation writes them (names, never translated). */
-export const PROTOCOL_LABELS: Record<WireProtocol, string> = {
-  chatCompletions: 'Chat Completions',
-  responses: 'Responses',
-  messages: 'Messages',
-};
+export const protocolSchema = z.enum(WIRE_PROTOCOLS);
 
 /**
  * Thinking, as the user picks it: `auto` sends nothing (the model's default), `off`, `on`, or a

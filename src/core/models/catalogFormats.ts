@@ -1,7 +1,7 @@
 import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { GatewayError } from '../errors';
-import { parseWith } from '../validate';
+import { lazySchema, parseWith } from '../validate';
 import { protocolsFromEndpointTypes } from './classify';
 import type { CatalogEntry, CatalogFormat, ChatProtocol, ModelKind, ParsedCatalog } from './types';
 
@@ -11,72 +11,79 @@ import type { CatalogEntry, CatalogFormat, ChatProtocol, ModelKind, ParsedCatalo
  * the wrong type is dropped, not fatal, because one odd model must not hide the whole catalog.
  */
 const opt = <T extends z.ZodMiniType>(schema: T) => z.optional(z.catch(z.optional(schema), undefined));
-const strings = opt(z.array(z.string()));
 
-const modelMeta = z.looseObject({
-  id: opt(z.string()),
-  name: opt(z.string()),
-  display_name: opt(z.string()),
-  owned_by: opt(z.string()),
-  provider: opt(z.union([z.string(), z.looseObject({ npm: opt(z.string()), shape: opt(z.string()), api: opt(z.string()) })])),
-  kind: opt(z.string()),
-  type: opt(z.string()),
-  category: opt(z.string()),
-  api: opt(z.string()),
-  npm: opt(z.string()),
-  supported_endpoint_types: strings,
-  endpoints: strings,
-  protocols: strings,
-  modalities: opt(z.looseObject({ input: strings, output: strings })),
-  input: strings,
-  input_modalities: strings,
-  attachment: opt(z.boolean()),
-  reasoning: opt(z.boolean()),
-  reasoning_options: opt(z.array(z.looseObject({ type: opt(z.string()), values: strings }))),
-  tool_call: opt(z.boolean()),
-  limit: opt(z.looseObject({ context: opt(z.number()), output: opt(z.number()) })),
-  contextWindow: opt(z.number()),
-  context_length: opt(z.number()),
-  maxTokens: opt(z.number()),
-  cost: opt(z.looseObject({ input: opt(z.number()), output: opt(z.number()) })),
-  video: opt(z.looseObject({ sizes: strings, durations: opt(z.array(z.number())) })),
-  sizes: strings,
-  durations: opt(z.array(z.number())),
-  requires_streaming: opt(z.boolean()),
-  stream_only: opt(z.boolean()),
+const modelMeta = lazySchema(() => {
+  const strings = opt(z.array(z.string()));
+  return z.looseObject({
+    id: opt(z.string()),
+    name: opt(z.string()),
+    display_name: opt(z.string()),
+    owned_by: opt(z.string()),
+    provider: opt(z.union([z.string(), z.looseObject({ npm: opt(z.string()), shape: opt(z.string()), api: opt(z.string()) })])),
+    kind: opt(z.string()),
+    type: opt(z.string()),
+    category: opt(z.string()),
+    api: opt(z.string()),
+    npm: opt(z.string()),
+    supported_endpoint_types: strings,
+    endpoints: strings,
+    protocols: strings,
+    modalities: opt(z.looseObject({ input: strings, output: strings })),
+    input: strings,
+    input_modalities: strings,
+    attachment: opt(z.boolean()),
+    reasoning: opt(z.boolean()),
+    reasoning_options: opt(z.array(z.looseObject({ type: opt(z.string()), values: strings }))),
+    tool_call: opt(z.boolean()),
+    limit: opt(z.looseObject({ context: opt(z.number()), output: opt(z.number()) })),
+    contextWindow: opt(z.number()),
+    context_length: opt(z.number()),
+    maxTokens: opt(z.number()),
+    cost: opt(z.looseObject({ input: opt(z.number()), output: opt(z.number()) })),
+    video: opt(z.looseObject({ sizes: strings, durations: opt(z.array(z.number())) })),
+    sizes: strings,
+    durations: opt(z.array(z.number())),
+    requires_streaming: opt(z.boolean()),
+    stream_only: opt(z.boolean()),
+  });
 });
-type ModelMeta = z.infer<typeof modelMeta>;
+type ModelMeta = z.infer<ReturnType<typeof modelMeta>>;
 
-const withId = z.looseObject({ id: z.string() });
-const openAiList = z.looseObject({ data: z.array(withId) });
-const modelsList = z.looseObject({ models: z.array(withId) });
-const providerBlock = z.looseObject({
-  name: opt(z.string()),
-  npm: opt(z.string()),
-  api: opt(z.string()),
-  models: z.record(z.string(), z.looseObject({})),
-});
-const opencode = z.looseObject({ provider: z.record(z.string(), providerBlock) });
-const modelsDev = z.record(z.string(), providerBlock);
-const providersList = z.looseObject({
-  providers: z.record(z.string(), z.looseObject({ name: opt(z.string()), api: opt(z.string()), models: z.array(withId) })),
-});
+const withId = lazySchema(() => z.looseObject({ id: z.string() }));
+const idList = lazySchema(() => z.array(withId()));
+const openAiList = lazySchema(() => z.looseObject({ data: z.array(withId()) }));
+const modelsList = lazySchema(() => z.looseObject({ models: z.array(withId()) }));
+const providerBlock = lazySchema(() =>
+  z.looseObject({
+    name: opt(z.string()),
+    npm: opt(z.string()),
+    api: opt(z.string()),
+    models: z.record(z.string(), z.looseObject({})),
+  }),
+);
+const opencode = lazySchema(() => z.looseObject({ provider: z.record(z.string(), providerBlock()) }));
+const modelsDev = lazySchema(() => z.record(z.string(), providerBlock()));
+const providersList = lazySchema(() =>
+  z.looseObject({
+    providers: z.record(z.string(), z.looseObject({ name: opt(z.string()), api: opt(z.string()), models: z.array(withId()) })),
+  }),
+);
 
 export function parseCatalog(json: unknown): ParsedCatalog {
-  if (Array.isArray(json)) return finish('models-list', parseWith(z.array(withId), json, l10n.t('The model catalog')).map((m) => entryFrom(m.id, m)));
+  if (Array.isArray(json)) return finish('models-list', parseWith(idList(), json, l10n.t('The model catalog')).map((m) => entryFrom(m.id, m)));
   if (!isRecord(json)) throw unknownShape(json);
   if (Array.isArray(json.data)) {
-    return finish('openai-list', parseWith(openAiList, json, l10n.t('The model catalog')).data.map((m) => entryFrom(m.id, m)));
+    return finish('openai-list', parseWith(openAiList(), json, l10n.t('The model catalog')).data.map((m) => entryFrom(m.id, m)));
   }
   if (Array.isArray(json.models)) {
-    return finish('models-list', parseWith(modelsList, json, l10n.t('The model catalog')).models.map((m) => entryFrom(m.id, m)));
+    return finish('models-list', parseWith(modelsList(), json, l10n.t('The model catalog')).models.map((m) => entryFrom(m.id, m)));
   }
   if (isRecord(json.provider)) {
-    const parsed = parseWith(opencode, json, l10n.t('The model catalog (opencode format)'));
+    const parsed = parseWith(opencode(), json, l10n.t('The model catalog (opencode format)'));
     return finish('opencode', fromProviderBlocks(parsed.provider));
   }
   if (isRecord(json.providers)) {
-    const parsed = parseWith(providersList, json, l10n.t('The model catalog (providers format)'));
+    const parsed = parseWith(providersList(), json, l10n.t('The model catalog (providers format)'));
     const entries = Object.entries(parsed.providers).flatMap(([providerId, p]) =>
       p.models.map((m) => entryFrom(m.id, m, { provider: p.name ?? providerId, api: p.api })),
     );
@@ -84,13 +91,13 @@ export function parseCatalog(json: unknown): ParsedCatalog {
   }
   const values = Object.entries(json).filter(([key]) => !key.startsWith('$'));
   if (values.length > 0 && values.every(([, v]) => isRecord(v) && isRecord(v.models))) {
-    const parsed = parseWith(modelsDev, Object.fromEntries(values), l10n.t('The model catalog (models.dev format)'));
+    const parsed = parseWith(modelsDev(), Object.fromEntries(values), l10n.t('The model catalog (models.dev format)'));
     return finish('models.dev', fromProviderBlocks(parsed));
   }
   throw unknownShape(json);
 }
 
-function fromProviderBlocks(blocks: Record<string, z.infer<typeof providerBlock>>): CatalogEntry[] {
+function fromProviderBlocks(blocks: Record<string, z.infer<ReturnType<typeof providerBlock>>>): CatalogEntry[] {
   return Object.entries(blocks).flatMap(([providerId, p]) =>
     Object.entries(p.models).map(([modelId, raw]) => {
       const id = typeof raw.id === 'string' ? raw.id : modelId;
@@ -112,7 +119,7 @@ interface ProviderContext {
 }
 
 function entryFrom(id: string, raw: unknown, ctx: ProviderContext = {}): CatalogEntry {
-  const m: ModelMeta = parseWith(modelMeta, raw, l10n.t('The catalog entry "{0}"', id));
+  const m: ModelMeta = parseWith(modelMeta(), raw, l10n.t('The catalog entry "{0}"', id));
   const providerObj = typeof m.provider === 'object' ? m.provider : undefined;
   const entry: CatalogEntry = {
     id,

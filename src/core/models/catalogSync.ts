@@ -5,7 +5,7 @@ import * as z from 'zod/mini';
 import { GatewayError, isGatewayError } from '../errors';
 import type { HttpClient } from '../http';
 import { writeFileAtomic } from '../atomicFile';
-import { parseJsonText, parseWith } from '../validate';
+import { lazySchema, parseJsonText, parseWith } from '../validate';
 import { parseCatalog } from './catalogFormats';
 import type { CatalogEntry, CatalogFormat } from './types';
 
@@ -79,14 +79,16 @@ function stateFrom(cache: CatalogCache, source: CatalogState['source']): Catalog
   return { url: cache.url, format: parsed.format, entries: parsed.entries, fetchedAt: cache.fetchedAt, checkedAt: cache.checkedAt, source };
 }
 
-const cacheSchema = z.object({
-  url: z.string(),
-  body: z.string(),
-  etag: z.optional(z.string()),
-  lastModified: z.optional(z.string()),
-  fetchedAt: z.number(),
-  checkedAt: z.number(),
-});
+const cacheSchema = lazySchema(() =>
+  z.object({
+    url: z.string(),
+    body: z.string(),
+    etag: z.optional(z.string()),
+    lastModified: z.optional(z.string()),
+    fetchedAt: z.number(),
+    checkedAt: z.number(),
+  }),
+);
 
 /** Keeps the cached catalog as one JSON file (in VS Code's global storage folder). */
 export class FileCatalogStore implements CatalogStore {
@@ -99,7 +101,7 @@ export class FileCatalogStore implements CatalogStore {
     } catch {
       return undefined;
     }
-    return parseWith(cacheSchema, parseJsonText(text, l10n.t('The cached catalog')), l10n.t('The cached catalog'));
+    return parseWith(cacheSchema(), parseJsonText(text, l10n.t('The cached catalog')), l10n.t('The cached catalog'));
   }
 
   async save(cache: CatalogCache): Promise<void> {

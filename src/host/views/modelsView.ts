@@ -3,7 +3,7 @@ import { formatAge } from '../../core/connection';
 import type { ModelInfo, ModelKind } from '../../core/models/types';
 import { quotaShort } from '../../core/quota';
 import { formatNumber } from '../../shared/format';
-import { PROTOCOL_LABELS } from '../../shared/protocol';
+import { PROTOCOL_LABELS } from '../../shared/protocolNames';
 import type { Services } from '../services';
 
 type Node = { type: 'kind'; kind: ModelKind; models: ModelInfo[] } | { type: 'model'; model: ModelInfo } | { type: 'notice'; label: string; detail?: string; icon: string; command?: vscode.Command };
