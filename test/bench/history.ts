@@ -116,9 +116,10 @@ async function webviewReady(harness: WebviewHarness, state: unknown): Promise<Vi
     const before = await metrics();
     const elapsed = await page.page.evaluate(
       async (message) => {
-        const probe = (globalThis as unknown as { __probe: { push(m: unknown): void; frames(n: number): Promise<void> } }).__probe;
+        const probe = (globalThis as unknown as { __probe: { push(m: unknown): Promise<void>; frames(n: number): Promise<void> } }).__probe;
         const t0 = performance.now();
-        probe.push(message);
+        // Posted (a structured clone, as VS Code delivers it); resolves once the app has handled it.
+        await probe.push(message);
         await probe.frames(2);
         return performance.now() - t0;
       },

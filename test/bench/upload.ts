@@ -66,7 +66,9 @@ export function imagePdf(size: number, title: string): Buffer {
 }
 
 export async function uploadRows(ctx: BenchContext, gw: GatewayInfo): Promise<Row[]> {
-  const runs = ctx.quick ? 3 : 5;
+  // Single requests swing from 0.6× to 1.6× their median either way (the double parses the file on
+  // the same two cores): nine rounds of each keep the ratio of the medians steady.
+  const runs = ctx.quick ? 3 : 9;
   const file = path.join(ctx.work, 'upload.pdf');
   const small = path.join(ctx.work, 'warmup.pdf');
   fs.writeFileSync(small, imagePdf(64 * 1024, 'Warm-up'));

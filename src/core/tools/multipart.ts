@@ -68,24 +68,39 @@ export async function multipartFromFile(fields: Record<string, string>, file: Fi
 /**
  * Exactly `size` bytes of the file (its size when the form was made: the Content-Length is already
  * promised), in chunks of rotating buffers. A file that shrank meanwhile is an error, not a short body.
+ * The next chunk is read while the one handed out is being sent (into another buffer), so the disk
+ * and the socket work at the same time instead of taking turns.
  */
 async function* readFileChunks(file: string, size: number): AsyncGenerator<Uint8Array> {
   if (size === 0) return;
   const handle = await fs.open(file, 'r');
+  let ahead: Promise<Uint8Array> | undefined;
   try {
     const buffers: Buffer[] = [];
     for (let i = 0; i < READ_BUFFERS && i * READ_CHUNK < size; i++) buffers.push(Buffer.allocUnsafe(Math.min(READ_CHUNK, size)));
     let position = 0;
-    for (let turn = 0; position < size; turn++) {
-      const buffer = buffers[turn % buffers.length] as Buffer;
-      const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, size - position), position);
-      if (bytesRead === 0) {
+    let turn = 0;
+    const readNext = async (): Promise<Uint8Array> => {
+      const buffer = buffers[turn++ % buffers.length] as Buffer;
+      const at = position;
+      const length = Math.min(buffer.length, size - at);
+      position += length;
+      const { bytesRead } = await handle.read(buffer, 0, length, at);
+      if (bytesRead < length) {
         throw new GatewayError('badRequest', l10n.t('{0} changed while it was being sent (it is now shorter than when the upload started). Try again.', path.basename(file)));
       }
-      position += bytesRead;
-      yield buffer.subarray(0, bytesRead);
+      return buffer.subarray(0, bytesRead);
+    };
+    ahead = readNext();
+    while (ahead) {
+      const chunk = await ahead;
+      // The buffer read next is neither this chunk's nor the one before (READ_BUFFERS ≥ 3).
+      ahead = position < size ? readNext() : undefined;
+      yield chunk;
     }
   } finally {
+    // A read still under way (the upload was stopped) finishes before the file is closed.
+    await ahead?.catch(() => undefined);
     await handle.close();
   }
 }
