@@ -26,8 +26,13 @@ export interface MultipartBody {
   chunks(): AsyncIterable<Uint8Array>;
 }
 
-/** Bytes per file read: larger than any socket's write buffer mark, so every write waits for 'drain'. */
-const READ_CHUNK = 256 * 1024;
+/**
+ * Bytes per file read: larger than any socket's write buffer mark, so every write waits for 'drain'.
+ * Each chunk costs a round of that wait and of handing the next one over, some 0.3 ms on a 2-core
+ * machine whatever its size: a 20 MiB upload to a local server took about twice as long in 64 KiB
+ * chunks as in 256 KiB ones, and 1 MiB ones were faster again (the three buffers below stay 3 MiB).
+ */
+const READ_CHUNK = 1024 * 1024;
 /**
  * Buffers in rotation. A fresh buffer per read is garbage that V8 frees only at its next full GC,
  * which it puts off until some 64 MiB of such memory have piled up (so a 20 MiB upload used to grow
