@@ -637,7 +637,8 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
         await first.frames(3);
         seen = await first.page.evaluate<{ id: string; top: number } | null>(TOP_MESSAGE);
         assert.equal(seen?.id, 'm100');
-        await first.page.waitForTimeout(600); // the view saves its state a moment after a scroll
+        // The view saves its state a moment after a scroll: wait until it has saved this position.
+        await first.waitFor(`window.__probe.state?.scrollTop === document.querySelector('.messages').scrollTop`);
         saved = await first.uiState<{ rendered?: number }>();
       } finally {
         await closeAndCheck(first);

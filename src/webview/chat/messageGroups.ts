@@ -56,6 +56,11 @@ export class MessageGroups {
     return this.groups[0]?.items[0];
   }
 
+  /** The first element of the list that is in the page (groups above it are boxes of their height). */
+  firstInPage(): HTMLElement | undefined {
+    return this.groups.find((group) => group.attached)?.items[0];
+  }
+
   /** The element after `el` in the list. */
   next(el: Element): HTMLElement | undefined {
     const group = this.groupOf.get(el);

@@ -226,10 +226,13 @@ export class MessageList {
     }
   }
 
-  /** The first rendered message and where it is on screen (none while its group is out of the page). */
+  /**
+   * The first rendered message in the page and where it is on screen. Groups above it that left the
+   * page keep their height, so keeping it in place keeps what the reader sees in place.
+   */
   private topAnchor(): { el: Element; top: number } | undefined {
-    const el = this.groups.first();
-    return el?.isConnected ? { el, top: el.getBoundingClientRect().top } : undefined;
+    const el = this.groups.firstInPage();
+    return el ? { el, top: el.getBoundingClientRect().top } : undefined;
   }
 
   /** Scrolls so that the anchor is where it was on screen (the browser's own anchoring does not act at the very top). */
