@@ -619,6 +619,9 @@ describe('gateway double: provider tool routes', function () {
         ],
       );
       for (const size of [1, 2, 3, 7, 13, 64, 100]) assert.deepEqual(parseMultipart(body, boundary, size), whole, `chunks of ${size}`);
+      // A preamble (RFC 2046 §5.1.1) is skipped, even one that starts like the opening delimiter.
+      const withPreamble = Buffer.concat([Buffer.from(`--${boundary.slice(0, 5)} is not it\r\n`), body]);
+      for (const size of [1, 4, 64, withPreamble.length]) assert.deepEqual(parseMultipart(withPreamble, boundary, size), whole, `preamble, chunks of ${size}`);
       assert.throws(() => parseMultipart(body.subarray(0, body.length - 10), boundary), /closing boundary/);
     });
 

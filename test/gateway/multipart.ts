@@ -30,10 +30,12 @@ export function boundaryOf(contentType: string | undefined): string | undefined 
 type State = 'preamble' | 'afterDelimiter' | 'headers' | 'data' | 'done';
 
 export class MultipartParser {
-  /** `\r\n--boundary`; the first delimiter may also open the body, hence the CRLF fed first. */
+  /** `\r\n--boundary`; the first one may also open the body without its CRLF (see `opening`). */
   private readonly delimiter: Buffer;
   private state: State = 'preamble';
-  private pending: Buffer = Buffer.from(CRLF);
+  /** Nothing consumed yet: the body may start with `--boundary` itself. */
+  private opening = true;
+  private pending: Buffer = Buffer.alloc(0);
   private current?: { name: string; filename?: string; contentType?: string; chunks: Buffer[] };
   readonly parts: FormPart[] = [];
 
@@ -63,6 +65,17 @@ export class MultipartParser {
     const buf = this.pending;
     switch (this.state) {
       case 'preamble': {
+        if (this.opening) {
+          // Checked in place rather than by putting a CRLF in front of the body, which would copy all of it.
+          const open = this.delimiter.subarray(CRLF.length);
+          if (buf.length < open.length && open.subarray(0, buf.length).equals(buf)) return false;
+          this.opening = false;
+          if (buf.subarray(0, open.length).equals(open)) {
+            this.pending = buf.subarray(open.length);
+            this.state = 'afterDelimiter';
+            return true;
+          }
+        }
         const at = buf.indexOf(this.delimiter);
         if (at < 0) {
           this.keepTail(this.delimiter.length - 1);
@@ -153,7 +166,8 @@ export class MultipartParser {
   private finishPart(): void {
     if (!this.current) return;
     const { chunks, ...rest } = this.current;
-    this.parts.push({ ...rest, data: Buffer.concat(chunks) });
+    // A part that arrived in one piece is a view of the body, not a copy (a 20 MiB upload is one piece).
+    this.parts.push({ ...rest, data: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks) });
     this.current = undefined;
   }
 }

@@ -1,4 +1,4 @@
-import { describePdf, extractPdfPages, extractPdfText } from '../../fixtures/samples';
+import { extractPdfPages, PAGE_BREAK, readPdf } from '../../fixtures/samples';
 import { TOOL_LIMIT_BYTES } from '../defaults';
 import { boundaryOf, parseMultipart, type FormPart } from '../multipart';
 import { decodePng, isPdf, isPng, OcrInputError, pdfPageImages, recognise, type OcrPage } from '../ocr';
@@ -109,10 +109,10 @@ function parseSync(ctx: GatewayContext): void {
   if (fileType === 'PDF') {
     if (!isPdf(file.data)) return invalid(ctx, 'file', '文件内容不是 PDF，与 file_type 不符');
     try {
-      const summary = describePdf(file.data);
+      const { summary, texts } = readPdf(file.data);
       if (summary.pages === 0) return failed('PDF 已损坏或没有可读的页面');
       // A scan has pages but no text layer: parsing succeeds with nothing extracted (no OCR here).
-      content = summary.hasText ? extractPdfText(file.data) : '';
+      content = summary.hasText ? texts.join(PAGE_BREAK) : '';
     } catch (err) {
       return failed(`PDF 无法读取（${(err as Error).message}）`);
     }

@@ -1,4 +1,4 @@
-import { describePdf, extractPdfText } from '../../fixtures/samples';
+import { PAGE_BREAK, readPdf } from '../../fixtures/samples';
 import { TOOL_LIMIT_BYTES } from '../defaults';
 import { KIMI_SEARCH_BLOCKED } from '../errorBodies';
 import { boundaryOf, parseMultipart, type FormPart } from '../multipart';
@@ -60,8 +60,9 @@ function extract(file: FormPart): Pick<StoredFile, 'status' | 'statusDetails' | 
   if (isPdf(data)) {
     try {
       // A scan has pages but no text: the upload is fine and the content is empty (spec: Errors 6).
-      if (describePdf(data).pages === 0) return { status: 'error', statusDetails: 'the PDF is damaged or has no pages', content: '', fileType: 'application/pdf' };
-      return { status: 'ok', statusDetails: '', content: extractPdfText(data), fileType: 'application/pdf' };
+      const { summary, texts } = readPdf(data);
+      if (summary.pages === 0) return { status: 'error', statusDetails: 'the PDF is damaged or has no pages', content: '', fileType: 'application/pdf' };
+      return { status: 'ok', statusDetails: '', content: texts.join(PAGE_BREAK), fileType: 'application/pdf' };
     } catch (err) {
       return { status: 'error', statusDetails: `the PDF cannot be read: ${(err as Error).message}`, content: '', fileType: 'application/pdf' };
     }
