@@ -119,6 +119,12 @@ export async function writeFileUnique(dir: string, base: string, ext: string, da
 }
 
 /**
+ * Chunks to write. A source that reuses its buffers (bulkGet.ts) has `recycle`, and gets each chunk
+ * back once it is on disk; until then the chunk is left alone.
+ */
+export type ChunkSource = (AsyncIterable<Uint8Array> | Iterable<Uint8Array>) & { recycle?: (chunk: Uint8Array) => void };
+
+/**
  * Streams chunks to a temporary file in `dir`, runs `verify` on the complete file, and only then
  * gives it its unique final name. A failure anywhere (the stream, the check) leaves no file behind.
  * The file is fsync'd once, at the end, before it gets its name.
@@ -127,7 +133,7 @@ export async function streamToFileUnique(
   dir: string,
   base: string,
   ext: string,
-  chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  chunks: ChunkSource,
   verify?: (tmpFile: string) => Promise<void>,
   onBytes?: (total: number) => void,
 ): Promise<string> {
@@ -167,7 +173,7 @@ const BACKGROUND_SYNC_BYTES = 16 * 1024 * 1024;
  * chunks that arrive queue up and go to the disk together in one `writev` (no copy). Reading stops
  * while WRITE_QUEUE_BYTES are queued, until the disk has caught up.
  */
-async function writeChunks(handle: fs.FileHandle, chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, onBytes?: (total: number) => void): Promise<void> {
+async function writeChunks(handle: fs.FileHandle, chunks: ChunkSource, onBytes?: (total: number) => void): Promise<void> {
   let queue: Uint8Array[] = [];
   let queued = 0;
   let total = 0;
@@ -185,6 +191,7 @@ async function writeChunks(handle: fs.FileHandle, chunks: AsyncIterable<Uint8Arr
         queue = [];
         queued = 0;
         await writeAll(handle, batch, bytes);
+        if (chunks.recycle) for (const chunk of batch) chunks.recycle(chunk);
         unsynced += bytes;
         if (unsynced >= BACKGROUND_SYNC_BYTES && !syncing) {
           unsynced = 0;
@@ -213,7 +220,9 @@ async function writeChunks(handle: fs.FileHandle, chunks: AsyncIterable<Uint8Arr
       total += chunk.length;
       onBytes?.(total);
       if (!writing) pumping = pump();
-      else if (queued >= WRITE_QUEUE_BYTES) await pumping;
+      // A recycling source reads into the few buffers it gets back: a chunk more is asked for only
+      // once the disk has taken those queued, so that the source is never left without one.
+      else if (queued >= WRITE_QUEUE_BYTES || chunks.recycle) await pumping;
     }
   } finally {
     // Also when the source failed: the handle is closed only after the last write has settled.

@@ -2,6 +2,7 @@ import * as l10n from '@vscode/l10n';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type * as z from 'zod/mini';
+import { bulkGet, type RecyclingChunks } from './bulkGet';
 import { Endpoints } from './config';
 import { errorFromResponse, errorInOkBody, parseRetryAfter } from './errorBody';
 import { GatewayError } from './errors';
@@ -94,6 +95,24 @@ export interface HttpResponse {
   json<T extends z.ZodMiniType>(schema: T, what: string): Promise<z.infer<T>>;
 }
 
+/** What `getLarge` answers: the body's chunks go to a file and are handed back once written. */
+export interface LargeResponse {
+  status: number;
+  headers: Record<string, string>;
+  requestId?: string;
+  /** Read once; a failure while reading becomes a GatewayError; leaving the loop early closes the connection. */
+  chunks: RecyclingChunks;
+}
+
+/** One attempt's answer, before the status decides between a result, a retry and an error. */
+interface Exchange<R> {
+  status: number;
+  headers: Record<string, string>;
+  /** The start of a refusal's body, to explain it. */
+  errorText(): Promise<string>;
+  accept(requestId: string | undefined): R;
+}
+
 type UndiciModules = typeof import('./undiciParts');
 
 let undici: UndiciModules | undefined;
@@ -130,55 +149,115 @@ export class HttpClient {
       body = JSON.stringify(req.json);
       headers['content-type'] = 'application/json';
     }
-    const idempotent = req.idempotent ?? req.method === 'GET';
     const billable = req.method !== 'GET' && headers.authorization !== undefined;
     const streamBody = body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array);
+    return this.exchange(url, req, { billable, once: streamBody }, async () => {
+      const response = await this.dispatch(url, req, headers, body);
+      const flatHeaders = flattenHeaders(response.headers);
+      const readable = response.body as unknown as Readable;
+      return {
+        status: response.statusCode,
+        headers: flatHeaders,
+        errorText: () => readLimited(readable, ERROR_BODY_LIMIT),
+        accept: (requestId) => {
+          const mapError = (err: unknown) => mapBodyError(err, url, req, this.options.timeouts);
+          // An error object in a 200 body is still the gateway's error, not an answer that does not fit.
+          const okError = (json: unknown, text: string) => errorInOkBody(json, { body: text, requestIdHeader: requestId, route: req.route ?? 'gateway', model: req.model });
+          // 'close' follows the end of the body, an error and an abort alike: the call is over either way.
+          if (billable && this.options.afterBillableCall) readable.once('close', this.options.afterBillableCall);
+          return wrapResponse(response.statusCode, flatHeaders, requestId, readable, mapError, okError);
+        },
+      };
+    });
+  }
+
+  /**
+   * A GET whose large body goes to a file (a generated video): over a direct connection it is read
+   * from the socket into a few reused buffers (see bulkGet.ts), at the speed of `curl`; through a
+   * proxy it goes through `send`. Statuses, retries, errors and the key are handled as by `send`.
+   */
+  async getLarge(req: Omit<HttpRequest, 'method' | 'json' | 'body' | 'timeout' | 'idempotent'>): Promise<LargeResponse> {
+    const url = new URL(req.url);
+    const t = this.options.timeouts;
+    const route = routeFor(url, this.options.proxy, this.loadedTrust(), t.connectMs);
+    if (route.proxy) {
+      const response = await this.send({ ...req, method: 'GET' });
+      const chunks = response.chunks();
+      return { status: response.status, headers: response.headers, requestId: response.requestId, chunks: { [Symbol.asyncIterator]: () => chunks[Symbol.asyncIterator](), recycle: () => undefined } };
+    }
+    const get: HttpRequest = { ...req, method: 'GET' };
+    const headers = await this.headersFor(url, get);
+    const trust = this.loadedTrust();
+    return this.exchange(url, get, { billable: false, once: false }, async () => {
+      const response = await bulkGet({ url, headers, trust, connectMs: t.connectMs, firstByteMs: t.firstByteMs, idleMs: t.idleMs, signal: req.signal }).catch((err: unknown) =>
+        Promise.reject((!req.signal?.aborted && connectionError(err, url, route, this.options.proxy)) || err),
+      );
+      return {
+        status: response.status,
+        headers: response.headers,
+        errorText: async () => {
+          let text = Buffer.alloc(0);
+          for await (const chunk of response.chunks) {
+            text = Buffer.concat([text, chunk]);
+            if (text.length >= ERROR_BODY_LIMIT) break;
+          }
+          return text.subarray(0, ERROR_BODY_LIMIT).toString('utf8');
+        },
+        accept: (requestId) => ({
+          status: response.status,
+          headers: response.headers,
+          requestId,
+          chunks: mapChunkErrors(response.chunks, (err) => mapBodyError(err, url, get, t)),
+        }),
+      };
+    });
+  }
+
+  /**
+   * One request with its retries: a transport failure is retried when the request cannot have
+   * arrived (or is idempotent and failed on the network), a refusal when it says when to try again
+   * (429 with a short Retry-After) or is a gateway's 502/504 to an idempotent request. A `once`
+   * request (its body is a stream, consumed by the first attempt) is never retried.
+   */
+  private async exchange<R>(url: URL, req: HttpRequest, opts: { billable: boolean; once: boolean }, attemptOnce: () => Promise<Exchange<R>>): Promise<R> {
+    const idempotent = req.idempotent ?? req.method === 'GET';
     for (let attempt = 1; ; attempt++) {
       const started = Date.now();
-      let response: Dispatcher.ResponseData;
+      let response: Exchange<R>;
       try {
-        response = await this.dispatch(url, req, headers, body);
+        response = await attemptOnce();
       } catch (err) {
         const failure = mapTransportError(err, url, req, this.options.timeouts);
-        const retry = attempt < MAX_ATTEMPTS && !streamBody && (failure.notSent || (idempotent && failure.error.kind === 'network'));
+        const retry = attempt < MAX_ATTEMPTS && !opts.once && (failure.notSent || (idempotent && failure.error.kind === 'network'));
         this.log(`${req.method} ${url.pathname} failed after ${Date.now() - started} ms: ${failure.error.message}${retry ? ' (retrying)' : ''}`);
         if (!retry) throw failure.error;
         await sleep(250 * 2 ** (attempt - 1), req.signal);
         continue;
       }
-      const flatHeaders = flattenHeaders(response.headers);
-      const requestId = flatHeaders['x-oneapi-request-id'];
-      this.log(`${req.method} ${url.pathname} → ${response.statusCode} in ${Date.now() - started} ms${requestId ? ` (request id ${requestId})` : ''}`);
-      const status = response.statusCode;
-      if ((status >= 200 && status < 300) || req.acceptStatus?.includes(status)) {
-        const mapError = (err: unknown) => mapBodyError(err, url, req, this.options.timeouts);
-        // An error object in a 200 body is still the gateway's error, not an answer that does not fit.
-        const okError = (json: unknown, text: string) => errorInOkBody(json, { body: text, requestIdHeader: requestId, route: req.route ?? 'gateway', model: req.model });
-        const body = response.body as unknown as Readable;
-        // 'close' follows the end of the body, an error and an abort alike: the call is over either way.
-        if (billable && this.options.afterBillableCall) body.once('close', this.options.afterBillableCall);
-        return wrapResponse(status, flatHeaders, requestId, body, mapError, okError);
-      }
-      const errorText = await readLimited(response.body as unknown as Readable, ERROR_BODY_LIMIT).catch(() => '');
+      const { status, headers } = response;
+      const requestId = headers['x-oneapi-request-id'];
+      this.log(`${req.method} ${url.pathname} → ${status} in ${Date.now() - started} ms${requestId ? ` (request id ${requestId})` : ''}`);
+      if ((status >= 200 && status < 300) || req.acceptStatus?.includes(status)) return response.accept(requestId);
+      const errorText = await response.errorText().catch(() => '');
       const error = errorFromResponse({
         status,
         body: errorText,
         requestIdHeader: requestId,
-        retryAfterHeader: flatHeaders['retry-after'],
-        contentType: flatHeaders['content-type'],
+        retryAfterHeader: headers['retry-after'],
+        contentType: headers['content-type'],
         route: req.route ?? 'gateway',
         model: req.model,
       });
-      const wait = status === 429 ? parseRetryAfter(flatHeaders['retry-after']) : undefined;
+      const wait = status === 429 ? parseRetryAfter(headers['retry-after']) : undefined;
       const canWait = wait !== undefined && wait <= (this.options.maxRetryAfterMs ?? 10_000);
       const retryGet = idempotent && (status === 502 || status === 504);
-      if (attempt < MAX_ATTEMPTS && !streamBody && (canWait || retryGet)) {
+      if (attempt < MAX_ATTEMPTS && !opts.once && (canWait || retryGet)) {
         this.log(`${req.method} ${url.pathname}: retrying after ${wait ?? 500} ms`);
         await sleep(wait ?? 500, req.signal);
         continue;
       }
-      if (billable) this.options.afterBillableCall?.();
-      throw error.kind === 'quota' && billable ? await this.withQuotaNote(error) : error;
+      if (opts.billable) this.options.afterBillableCall?.();
+      throw error.kind === 'quota' && opts.billable ? await this.withQuotaNote(error) : error;
     }
   }
 
@@ -302,6 +381,20 @@ function wrapResponse(
       const error = okError(json, raw);
       if (error) throw error;
       return parseWith(schema, json, what);
+    },
+  };
+}
+
+/** The same chunks, a failure while reading them mapped (to a GatewayError). */
+function mapChunkErrors(chunks: RecyclingChunks, mapError: (err: unknown) => GatewayError): RecyclingChunks {
+  return {
+    recycle: (chunk) => chunks.recycle(chunk),
+    async *[Symbol.asyncIterator]() {
+      try {
+        yield* chunks;
+      } catch (err) {
+        throw mapError(err);
+      }
     },
   };
 }

@@ -385,10 +385,9 @@ export async function downloadVideo(http: HttpClient, url: string, opts: Downloa
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new GatewayError('protocol', l10n.t('The video link uses "{0}", which is not downloaded.', parsed.protocol));
   const gatewayRoute = parsed.origin === http.endpoints.origin && (parsed.pathname.startsWith('/v1/') || url.startsWith(`${http.endpoints.base}/v1/`));
-  const response = await http.send({ method: 'GET', url, anonymous: !gatewayRoute, signal: opts.signal, acceptStatus: ERROR_STATUSES, headers: { accept: 'video/mp4,video/*;q=0.9,*/*;q=0.5' } });
+  const response = await http.getLarge({ url, anonymous: !gatewayRoute, signal: opts.signal, acceptStatus: ERROR_STATUSES, headers: { accept: 'video/mp4,video/*;q=0.9,*/*;q=0.5' } });
   if (response.status >= 400) {
-    const head = await readHead(response.chunks(), 4096);
-    response.body.destroy();
+    const head = await readHead(response.chunks, 4096);
     const expired = response.status === 403 || response.status === 404 || response.status === 410 || /expire/i.test(head.toString('utf8'));
     throw new GatewayError(
       response.status >= 500 ? 'server' : 'badRequest',
@@ -408,7 +407,7 @@ export async function downloadVideo(http: HttpClient, url: string, opts: Downloa
     opts.dir,
     opts.baseName,
     'mp4',
-    response.chunks(),
+    response.chunks,
     async (tmp) => {
       const check = await checkMp4File(tmp);
       if (!check.ok) throw new GatewayError('protocol', l10n.t('The downloaded video from {0} is not playable: {1}. It was not kept.', redactUrl(url), check.reason ?? ''));
