@@ -243,10 +243,10 @@ export function bulkGet(req: BulkRequest): Promise<BulkResponse> {
       for (;;) {
         const bytes = current.buffer.subarray(start, end);
         const at = bytes.indexOf('\r\n\r\n');
-        if (at < 0) {
-          if (bytes.length > MAX_HEAD) fail(new GatewayError('protocol', l10n.t('{0} sent response headers longer than {1} bytes.', url.host, MAX_HEAD)));
-          return;
+        if (at < 0 ? bytes.length > MAX_HEAD : at > MAX_HEAD) {
+          return fail(new GatewayError('protocol', l10n.t('{0} sent response headers longer than {1} bytes.', url.host, MAX_HEAD)));
         }
+        if (at < 0) return;
         const parsed = parseHead(bytes.toString('latin1', 0, at));
         if (!parsed) return fail(new GatewayError('protocol', l10n.t('{0} did not answer with valid HTTP/1.1.', url.host)));
         const bodyFrom = start + at + 4;
@@ -258,7 +258,9 @@ export function bulkGet(req: BulkRequest): Promise<BulkResponse> {
         clearTimeout(phaseTimer);
         const te = (parsed.headers['transfer-encoding'] ?? '').toLowerCase();
         const length = parsed.headers['content-length'];
-        if (te !== '' && te !== 'identity') {
+        if (parsed.status === 204 || parsed.status === 304) {
+          framing = { kind: 'length', remaining: 0 }; // never a body (RFC 9112 §6.3)
+        } else if (te !== '' && te !== 'identity') {
           if (!/^\s*chunked\s*$/.test(te)) return fail(new GatewayError('protocol', l10n.t('{0} answered with a transfer coding that is not supported ({1}).', url.host, te)));
           framing = { kind: 'chunked', state: { phase: 'size', size: 0, digits: 0, remaining: 0 } };
         } else if (length !== undefined) {
@@ -281,8 +283,14 @@ export function bulkGet(req: BulkRequest): Promise<BulkResponse> {
     const onRead = (n: number): boolean => {
       if (failure || bodyDone) return false;
       if (intoSpare) {
-        // Reading resumes only once a buffer came back, so the current one has room for a spare's worth.
-        if (waitingForSlot || current.buffer.length - end < n) {
+        // Over TCP, no read comes between pausing and a buffer coming back. Node's TLS socket still
+        // hands over the records it has already decrypted; such a read gets a buffer of its own.
+        if (waitingForSlot) {
+          current = takeSlot(true) as Slot;
+          start = end = 0;
+          waitingForSlot = false;
+        }
+        if (current.buffer.length - end < n) {
           fail(transportError('UND_ERR_SOCKET', 'a read arrived while no buffer had room'));
           return false;
         }

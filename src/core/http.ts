@@ -228,7 +228,9 @@ export class HttpClient {
         response = await attemptOnce();
       } catch (err) {
         const failure = mapTransportError(err, url, req, this.options.timeouts);
-        const retry = attempt < MAX_ATTEMPTS && !opts.once && (failure.notSent || (idempotent && failure.error.kind === 'network'));
+        // A failure already explained (a refused certificate, a proxy's refusal) happens again on a retry.
+        const settled = err instanceof GatewayError;
+        const retry = attempt < MAX_ATTEMPTS && !opts.once && !settled && (failure.notSent || (idempotent && failure.error.kind === 'network'));
         this.log(`${req.method} ${url.pathname} failed after ${Date.now() - started} ms: ${failure.error.message}${retry ? ' (retrying)' : ''}`);
         if (!retry) throw failure.error;
         await sleep(250 * 2 ** (attempt - 1), req.signal);

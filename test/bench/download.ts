@@ -103,18 +103,18 @@ export async function downloadRows(ctx: BenchContext, gw: GatewayInfo): Promise<
       pass: oursRate / curlRate >= 0.8,
       note:
         `src/core/media downloadVideo (stream to a temp file, fsync, MP4 check, rename); median ours ${oursMs.toFixed(0)} ms, curl ${curlMs.toFixed(0)} ms (no fsync), ${runs} alternating rounds; ` +
-        `Node's receive floor (the same HttpClient, bytes dropped, no disk) ${drainMs.toFixed(0)} ms = ${ratio(curlMs / drainMs)} curl`,
+        `the receive floor (the same link through the same reader, HttpClient.getLarge, bytes dropped, no disk) ${drainMs.toFixed(0)} ms = ${ratio(curlMs / drainMs)} curl`,
       data: { size, url: url.replace(/\?.*$/, '?…'), ours, drain, curlMs: curl },
     },
     {
       id: '8',
-      what: "Download: throughput vs Node's receive floor (what ours could reach at best)",
+      what: 'Download: throughput vs the receive floor (the same reader, no disk)',
       ours: mbps(oursRate),
       reference: mbps((size / drainMs) * 1000),
       ratio: ratio(drainMs / oursMs),
       goal: '(reported)',
       pass: undefined,
-      note: `the floor: the same link through the same HttpClient, bytes dropped, no disk, median ${drainMs.toFixed(0)} ms; it reached ${ratio(curlMs / drainMs)} of curl in this run, the ceiling for the row above`,
+      note: `the floor: the same link through HttpClient.getLarge, each chunk handed back as it comes, no disk, median ${drainMs.toFixed(0)} ms (${ratio(curlMs / drainMs)} of curl in this run); what writing the file costs on top`,
     },
     {
       id: '8',
@@ -126,7 +126,7 @@ export async function downloadRows(ctx: BenchContext, gw: GatewayInfo): Promise<
       pass: growth <= growthGoal,
       note:
         `median of ${runs} (max ${bytes(max(ours.map((r) => r.rssGrowth)))}); peak RSS (VmHWM, reset after the warm-up) minus RSS before; ` +
-        `reference: the receive floor, the same response read through the same client and dropped (max ${bytes(max(drain.map((r) => r.rssGrowth)))}); both warm up alike (transferChild.ts)`,
+        `reference: the receive floor, the same response read through the same reader and dropped (max ${bytes(max(drain.map((r) => r.rssGrowth)))}); both warm up alike (transferChild.ts)`,
     },
   ];
 }

@@ -4,11 +4,12 @@
  * minus the RSS at the start, cross-checked by sampling.
  *
  * The warm-up makes the process look like an extension host that has already talked to the gateway:
- * the same transfer on a small file, then 10 MB of responses read through the same client (a small
- * video's link, ten times), then a pause until the RSS stops moving. Without it the measurement is
- * dominated by a one-off cost of the process, not of the transfer: once undici's HTTP parser (llhttp,
- * WebAssembly) has parsed a few megabytes, V8 recompiles it with its optimising compiler on a
- * background thread, and that compilation takes some 30–40 MiB of memory (heaptrack: V8's
+ * the same transfer on a small file, then 10 MB of responses read through the same client and
+ * reader (a small video's link, ten times; undici for the upload, whose answer comes through it,
+ * `getLarge` for the downloads), then a pause until the RSS stops moving. Without it the measurement
+ * is dominated by a one-off cost of the process, not of the transfer: once undici's HTTP parser
+ * (llhttp, WebAssembly) has parsed a few megabytes, V8 recompiles it with its optimising compiler on
+ * a background thread, and that compilation takes some 30–40 MiB of memory (heaptrack: V8's
  * `ExecuteTurbofanWasmCompilation` zones) — more than a 20 MiB upload itself, if it falls inside it.
  *
  *   node --import tsx transferChild.ts upload   <gateway url> <key> <pdf> <small pdf> <small video url>
@@ -31,8 +32,8 @@ const LONG = { connectMs: 5000, firstByteMs: 300_000, idleMs: 300_000, longMs: 3
 const WARM_UP_READS = 10;
 
 /** Reads the warm-up link WARM_UP_READS times, then waits (up to 5 s) until the RSS holds still. */
-async function warmUp(http: HttpClient, link: string): Promise<void> {
-  for (let i = 0; i < WARM_UP_READS; i++) await drain(http, link);
+async function warmUp(http: HttpClient, link: string, read: (http: HttpClient, url: string) => Promise<number>): Promise<void> {
+  for (let i = 0; i < WARM_UP_READS; i++) await read(http, link);
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   await sleep(200);
   for (let i = 0; i < 20; i++) {
@@ -40,6 +41,14 @@ async function warmUp(http: HttpClient, link: string): Promise<void> {
     await sleep(250);
     if (Math.abs(currentRss() - before) < 256 * 1024) return;
   }
+}
+
+/** A response read and dropped through undici (`send`), the path of every answer but a download's. */
+async function drainSent(http: HttpClient, url: string): Promise<number> {
+  const response = await http.send({ method: 'GET', url, anonymous: true });
+  let n = 0;
+  for await (const chunk of response.body) n += (chunk as Buffer).length;
+  return n;
 }
 
 /** A response read and dropped: the receive path the download uses, through the same client, no disk. */
@@ -76,17 +85,17 @@ async function main(): Promise<void> {
   try {
     if (mode === 'upload') {
       await parsePdf(http, extra); // the same code path on a small file
-      await warmUp(http, warmLink);
+      await warmUp(http, warmLink, drainSent);
       const m = await measure(() => parsePdf(http, target));
       console.log(JSON.stringify({ ...m, result: { chars: m.result.content.length }, bytes: fs.statSync(target).size }));
     } else if (mode === 'drain') {
       // The floor of Node's receive path: the same link through the same HTTP client, bytes dropped.
-      await warmUp(http, warmLink);
+      await warmUp(http, warmLink, drain);
       const m = await measure(() => drain(http, target));
       console.log(JSON.stringify({ ...m, bytes: m.result }));
     } else {
       fs.rmSync(await downloadVideo(http, warmLink, { dir: extra, baseName: 'bench-warm-up' })); // the same code path on a small file
-      await warmUp(http, warmLink);
+      await warmUp(http, warmLink, drain);
       const m = await measure(() => downloadVideo(http, target, { dir: extra, baseName: 'bench-video' }));
       const bytes = fs.statSync(m.result).size;
       fs.rmSync(m.result, { force: true });
