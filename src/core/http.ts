@@ -102,6 +102,8 @@ export interface LargeResponse {
   requestId?: string;
   /** Read once; a failure while reading becomes a GatewayError; leaving the loop early closes the connection. */
   chunks: RecyclingChunks;
+  /** Closes the connection if the body is still coming (a caller that gives up before reading it all). */
+  abort(): void;
 }
 
 /** One attempt's answer, before the status decides between a result, a retry and an error. */
@@ -183,7 +185,13 @@ export class HttpClient {
     if (route.proxy) {
       const response = await this.send({ ...req, method: 'GET' });
       const chunks = response.chunks();
-      return { status: response.status, headers: response.headers, requestId: response.requestId, chunks: { [Symbol.asyncIterator]: () => chunks[Symbol.asyncIterator](), recycle: () => undefined } };
+      return {
+        status: response.status,
+        headers: response.headers,
+        requestId: response.requestId,
+        chunks: { [Symbol.asyncIterator]: () => chunks[Symbol.asyncIterator](), recycle: () => undefined },
+        abort: () => abortBody(response.body),
+      };
     }
     const get: HttpRequest = { ...req, method: 'GET' };
     const headers = await this.headersFor(url, get);
@@ -208,6 +216,7 @@ export class HttpClient {
           headers: response.headers,
           requestId,
           chunks: mapChunkErrors(response.chunks, (err) => mapBodyError(err, url, get, t)),
+          abort: response.abort,
         }),
       };
     });

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +10,7 @@ import * as tls from 'node:tls';
 import { streamToFileUnique } from '../../src/core/atomicFile';
 import { BULK_BUFFER, bulkGet, parseHead, unchunk, type BulkRequest, type RecyclingChunks } from '../../src/core/bulkGet';
 import { GatewayError, isGatewayError } from '../../src/core/errors';
+import { downloadVideo } from '../../src/core/media/video';
 import type { Timeouts } from '../../src/core/http';
 import { loadTrust, type TrustSettings } from '../../src/core/tls';
 import { clientFor, DEFAULT_TRUST, TEST_TIMEOUTS } from '../support/client';
@@ -647,6 +648,25 @@ describe('bulkGet: the body read into reused buffers', function () {
         break;
       }
       await raw.closed[1];
+    });
+
+    it('closes the connection when a download fails before reading the body (a folder that cannot be written)', async () => {
+      const whole = pseudoRandom(20 * BULK_BUFFER, 8);
+      raw.answer = (socket) => {
+        socket.write(withLength(whole));
+        socket.write(whole.subarray(0, 2 * BULK_BUFFER)); // then stalls: only the client can end it now
+      };
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'bulk-'));
+      try {
+        const notAFolder = path.join(dir, 'file');
+        writeFileSync(notAFolder, 'x');
+        // Long limits: an idle timeout must not be what closes the connection.
+        const { http: client } = clientFor(raw.url, KEY, { timeouts: { ...TEST_TIMEOUTS, idleMs: 600_000 } });
+        await assert.rejects(downloadVideo(client, `${raw.url}/video.mp4`, { dir: notAFolder, baseName: 'v' }));
+        await raw.closed[0]; // resolves only when the client closed it
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it('refuses a header value with a line break before connecting', async () => {

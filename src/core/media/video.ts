@@ -388,6 +388,7 @@ export async function downloadVideo(http: HttpClient, url: string, opts: Downloa
   const response = await http.getLarge({ url, anonymous: !gatewayRoute, signal: opts.signal, acceptStatus: ERROR_STATUSES, headers: { accept: 'video/mp4,video/*;q=0.9,*/*;q=0.5' } });
   if (response.status >= 400) {
     const head = await readHead(response.chunks, 4096);
+    response.abort();
     const expired = response.status === 403 || response.status === 404 || response.status === 410 || /expire/i.test(head.toString('utf8'));
     throw new GatewayError(
       response.status >= 500 ? 'server' : 'badRequest',
@@ -403,20 +404,25 @@ export async function downloadVideo(http: HttpClient, url: string, opts: Downloa
     );
   }
   const total = Number(response.headers['content-length']) || undefined;
-  return streamToFileUnique(
-    opts.dir,
-    opts.baseName,
-    'mp4',
-    response.chunks,
-    async (tmp) => {
-      const check = await checkMp4File(tmp);
-      if (!check.ok) throw new GatewayError('protocol', l10n.t('The downloaded video from {0} is not playable: {1}. It was not kept.', redactUrl(url), check.reason ?? ''));
-      if (total !== undefined && check.size !== total) {
-        throw new GatewayError('protocol', l10n.t('The downloaded video is incomplete: {0} of {1} bytes arrived. It was not kept.', formatNumber(check.size), formatNumber(total)));
-      }
-    },
-    (received) => opts.onBytes?.(received, total),
-  );
+  // The body is closed however this ends: a folder that cannot be written fails before it is read.
+  try {
+    return await streamToFileUnique(
+      opts.dir,
+      opts.baseName,
+      'mp4',
+      response.chunks,
+      async (tmp) => {
+        const check = await checkMp4File(tmp);
+        if (!check.ok) throw new GatewayError('protocol', l10n.t('The downloaded video from {0} is not playable: {1}. It was not kept.', redactUrl(url), check.reason ?? ''));
+        if (total !== undefined && check.size !== total) {
+          throw new GatewayError('protocol', l10n.t('The downloaded video is incomplete: {0} of {1} bytes arrived. It was not kept.', formatNumber(check.size), formatNumber(total)));
+        }
+      },
+      (received) => opts.onBytes?.(received, total),
+    );
+  } finally {
+    response.abort();
+  }
 }
 
 async function readHead(chunks: AsyncIterable<Uint8Array>, limit: number): Promise<Buffer> {
