@@ -184,6 +184,15 @@ class RawServer {
 const head200 = (headers: string) => `HTTP/1.1 200 OK\r\n${headers}\r\n`;
 const withLength = (body: Buffer, extra = '') => head200(`content-length: ${body.length}\r\ncontent-type: application/octet-stream\r\n${extra}`);
 
+/** A 200 for a 20 MiB body of which 2 MiB are sent; then it stalls, so only the client can end the connection. */
+const stallingAnswer =
+  (seed: number): Answer =>
+  (socket) => {
+    const whole = pseudoRandom(20 * BULK_BUFFER, seed);
+    socket.write(withLength(whole));
+    socket.write(whole.subarray(0, 2 * BULK_BUFFER));
+  };
+
 /** Writes the pieces one after another, `gapMs` apart, so that they tend to arrive as separate reads. */
 async function writeApart(socket: net.Socket, pieces: Array<string | Buffer>, gapMs: number): Promise<void> {
   for (const piece of pieces) {
@@ -628,11 +637,7 @@ describe('bulkGet: the body read into reused buffers', function () {
     });
 
     it('closes the connection when the loop is left early', async () => {
-      const whole = pseudoRandom(20 * BULK_BUFFER, 7);
-      raw.answer = (socket) => {
-        socket.write(withLength(whole));
-        socket.write(whole.subarray(0, 2 * BULK_BUFFER)); // then stalls: only the client can end it now
-      };
+      raw.answer = stallingAnswer(7);
       const response = await bulkGet(bulkRequest(`${raw.url}/leave`));
       for await (const chunk of response.chunks) {
         assert.ok(chunk.length > 0);
@@ -651,11 +656,7 @@ describe('bulkGet: the body read into reused buffers', function () {
     });
 
     it('closes the connection when a download fails before reading the body (a folder that cannot be written)', async () => {
-      const whole = pseudoRandom(20 * BULK_BUFFER, 8);
-      raw.answer = (socket) => {
-        socket.write(withLength(whole));
-        socket.write(whole.subarray(0, 2 * BULK_BUFFER)); // then stalls: only the client can end it now
-      };
+      raw.answer = stallingAnswer(8);
       const dir = mkdtempSync(path.join(os.tmpdir(), 'bulk-'));
       try {
         const notAFolder = path.join(dir, 'file');
