@@ -535,7 +535,10 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
         shown = await ids();
         expectOrdered(shown);
         // Scroll offsets are whole pixels: each reveal in these frames may round by up to half a pixel.
-        if (before) assert.ok(Math.abs((await p.page.evaluate<number>(topOf(before.id))) - before.top) <= 2, `the message at the top stayed in place (${before.id})`);
+        if (before) {
+          const after = await p.page.evaluate<number>(topOf(before.id));
+          assert.ok(Math.abs(after - before.top) <= 2, `the message at the top stayed in place (${before.id}: ${before.top} px from the top, then ${after} px)`);
+        }
       }
       assert.ok(rounds > 1, 'older messages came in several steps');
       assert.ok(shown.length < 150, `messages far below the viewport left the page (${shown.length} of 200 in it)`);

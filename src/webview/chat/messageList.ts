@@ -283,6 +283,7 @@ export class MessageList {
       added.add(message.id);
     }
     this.groups.prepend(elements.reverse());
+    sizedOnce(elements);
     this.oldestShown = messages[this.hidden]?.id;
     this.updateFlags(added);
     return Math.max(1, added.size);
@@ -437,4 +438,19 @@ export class MessageList {
         break;
     }
   }
+}
+
+/**
+ * Lays out messages put in above the reader fully in their first frame. Off-screen blocks of long
+ * answers skip layout (`content-visibility: auto`) and until they have been laid out once their
+ * size is a guess (30em); the reveal measures right after putting them in, before the browser has
+ * decided which blocks are near the viewport, so a guess there moved what the reader saw when it
+ * resolved (a 140 px answer measured as 390 px: a 248 px jump). Laid out once, a block keeps its
+ * real size when it is skipped again (`contain-intrinsic-size: auto`).
+ */
+function sizedOnce(elements: readonly HTMLElement[]): void {
+  for (const el of elements) el.classList.add('sizing');
+  requestAnimationFrame(() => requestAnimationFrame(() => {
+    for (const el of elements) el.classList.remove('sizing');
+  }));
 }
