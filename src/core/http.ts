@@ -181,7 +181,8 @@ export class HttpClient {
   async getLarge(req: Omit<HttpRequest, 'method' | 'json' | 'body' | 'timeout' | 'idempotent'>): Promise<LargeResponse> {
     const url = new URL(req.url);
     const t = this.options.timeouts;
-    const route = routeFor(url, this.options.proxy, this.loadedTrust(), t.connectMs);
+    const trust = this.loadedTrust();
+    const route = routeFor(url, this.options.proxy, trust, t.connectMs);
     if (route.proxy) {
       const response = await this.send({ ...req, method: 'GET' });
       const chunks = response.chunks();
@@ -195,7 +196,6 @@ export class HttpClient {
     }
     const get: HttpRequest = { ...req, method: 'GET' };
     const headers = await this.headersFor(url, get);
-    const trust = this.loadedTrust();
     return this.exchange(url, get, { billable: false, once: false }, async () => {
       const response = await bulkGet({ url, headers, trust, connectMs: t.connectMs, firstByteMs: t.firstByteMs, idleMs: t.idleMs, signal: req.signal }).catch((err: unknown) =>
         Promise.reject((!req.signal?.aborted && connectionError(err, url, route, this.options.proxy)) || err),
@@ -203,14 +203,7 @@ export class HttpClient {
       return {
         status: response.status,
         headers: response.headers,
-        errorText: async () => {
-          let text = Buffer.alloc(0);
-          for await (const chunk of response.chunks) {
-            text = Buffer.concat([text, chunk]);
-            if (text.length >= ERROR_BODY_LIMIT) break;
-          }
-          return text.subarray(0, ERROR_BODY_LIMIT).toString('utf8');
-        },
+        errorText: () => readLimited(response.chunks, ERROR_BODY_LIMIT),
         accept: (requestId) => ({
           status: response.status,
           headers: response.headers,
@@ -309,7 +302,8 @@ export class HttpClient {
 
   private dispatch(url: URL, req: HttpRequest, headers: Record<string, string>, body: RequestBody | undefined): Promise<Dispatcher.ResponseData> {
     const t = this.options.timeouts;
-    const route = routeFor(url, this.options.proxy, this.loadedTrust(), t.connectMs);
+    const trust = this.loadedTrust();
+    const route = routeFor(url, this.options.proxy, trust, t.connectMs);
     const request = this.dispatcherFor(url, route).request({
       origin: url.origin,
       path: `${url.pathname}${url.search}`,
@@ -509,17 +503,15 @@ async function readAll(body: Readable): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function readLimited(body: Readable, limit: number): Promise<string> {
+/** The start of a body; leaving the loop early closes it (a Readable's iterator destroys the stream, bulkGet's the connection). */
+async function readLimited(body: AsyncIterable<Uint8Array>, limit: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
-    const buf = Buffer.from(chunk as Uint8Array);
+    const buf = Buffer.from(chunk);
     chunks.push(buf);
     size += buf.length;
-    if (size >= limit) {
-      body.destroy();
-      break;
-    }
+    if (size >= limit) break;
   }
   return Buffer.concat(chunks).toString('utf8').slice(0, limit);
 }
