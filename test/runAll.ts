@@ -8,6 +8,7 @@ import { runUiSuite } from './e2e/run';
 import { reportNotRun, tallyRun, type SuiteResult } from './support/mochaResults';
 import { runIntegrationSuite } from './integration/run';
 import { runLmSuite } from './lm/run';
+import { runNativeSuite } from './native/run';
 import { runWebviewSuite } from './webview/chatView.webtest';
 import * as path from 'node:path';
 import { readdirSync } from 'node:fs';
@@ -67,13 +68,18 @@ const suites: Suite[] = [
     run: () => runIntegrationSuite(),
   },
   {
-    // VS Code's own chat (the language model provider, API stable from 1.104) in VS Code 1.117.
+    // VS Code's own chat (the language model provider, API stable from 1.104) in VS Code 1.139.
     name: 'lm',
     run: () => runLmSuite(),
   },
   {
     name: 'ui',
     run: () => runUiSuite(),
+  },
+  {
+    // VS Code's own Chat view and agent mode in VS Code 1.139, driven in the browser.
+    name: 'native',
+    run: () => runNativeSuite(),
   },
 ];
 

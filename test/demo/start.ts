@@ -8,6 +8,10 @@
  *      whose settings point at the double, and serves a workspace of sample files (PORT, else 8080)
  *   4. prints the address to open and the demo key to paste into "Model Gateway: Set API Key"
  *
+ * The VS Code is the newest that runs here (code-server 4.139, VS Code 1.139, whose built-in Chat
+ * view and agent mode take the gateway's models); `npm start -- --vscode 1.100` (or VSCODE=1.100)
+ * runs the oldest VS Code the extension supports instead. Each has its own profile folder.
+ *
  * Everything it writes lives under the repository's git-ignored .cache/: the profile is kept between
  * runs (code-server keeps secrets in the browser's storage for its address, encrypted with a key in
  * the profile, so a key set once survives a restart on the same port), the samples are regenerated
@@ -18,18 +22,41 @@ import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { GatewayDouble } from '../gateway';
 import { ensureSampleWorkspace } from '../fixtures/samples';
-import { CODE_SERVER_VERSION, codeServerDir, ensureCodeServer, startCodeServer, workbenchUrl, type CodeServer } from '../vscode/codeServer';
+import {
+  codeServerDir,
+  ensureCodeServer,
+  startCodeServer,
+  VSCODE_1_100,
+  VSCODE_1_139,
+  workbenchUrl,
+  type CodeServer,
+  type CodeServerBuild,
+} from '../vscode/codeServer';
 import { box, portFromEnv, portIsFree, readSettings, run, stopDescendants, watchAncestors } from './support';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const CACHE_DIR = path.join(ROOT, '.cache');
 const DEMO_DIR = path.join(CACHE_DIR, 'demo');
-const PROFILE_DIR = path.join(DEMO_DIR, 'profile');
 const WORKSPACE_DIR = path.join(DEMO_DIR, 'workspace');
 const VSIX = path.join(DEMO_DIR, 'model-gateway.vsix');
 /** Fixed so the browser origin, and with it the stored key, stays the same from one start to the next. */
 const DEFAULT_PORT = 8080;
 const INSTALL_MARKER = '.install-complete';
+
+/** The VS Codes the demo can open, by the version a user names. */
+const BUILDS: Record<string, { build: CodeServerBuild; vscode: string; firstInstall: string }> = {
+  '1.139': { build: VSCODE_1_139, vscode: '1.139.1', firstInstall: 'about 7 minutes on two cores' },
+  '1.100': { build: VSCODE_1_100, vscode: '1.100.3', firstInstall: 'about 45 s' },
+};
+
+/** `--vscode 1.100` or VSCODE=1.100; the newest by default. */
+function chooseBuild(): (typeof BUILDS)[string] {
+  const flag = process.argv.indexOf('--vscode');
+  const asked = (flag >= 0 ? process.argv[flag + 1] : undefined) ?? process.env.VSCODE ?? '1.139';
+  const choice = BUILDS[asked.replace(/^(\d+\.\d+).*$/, '$1')];
+  if (!choice) throw new StartError(`no demo for VS Code ${asked}; choose one of ${Object.keys(BUILDS).join(', ')}`);
+  return choice;
+}
 
 const started = Date.now();
 let double: GatewayDouble | undefined;
@@ -80,24 +107,26 @@ async function buildAndPackage(): Promise<void> {
  * cache folder is reused as is (reading it writes nothing); only when neither exists is one made,
  * in .cache, so nothing lands in the home folder. MODEL_GATEWAY_CODE_SERVER_DIR overrides all this.
  */
-function chooseCodeServerDir(): string {
+function chooseCodeServerDir(build: CodeServerBuild): string {
   if (!process.env.MODEL_GATEWAY_CODE_SERVER_DIR) {
-    const local = path.join(CACHE_DIR, `code-server-${CODE_SERVER_VERSION}`);
-    const shared = codeServerDir();
+    const local = path.join(CACHE_DIR, `code-server-${build.version}`);
+    const shared = codeServerDir(build);
     const installed = (dir: string): boolean => fs.existsSync(path.join(dir, INSTALL_MARKER));
-    process.env.MODEL_GATEWAY_CODE_SERVER_DIR = !installed(local) && installed(shared) ? shared : local;
+    // The variable names the 1.100 build's folder; the others are found next to it.
+    const chosen = !installed(local) && installed(shared) ? shared : local;
+    process.env.MODEL_GATEWAY_CODE_SERVER_DIR = path.join(path.dirname(chosen), `code-server-${VSCODE_1_100.version}`);
   }
-  return codeServerDir();
+  return codeServerDir(build);
 }
 
-async function ensureCodeServerInstalled(): Promise<void> {
-  const dir = chooseCodeServerDir();
+async function ensureCodeServerInstalled(choice: (typeof BUILDS)[string]): Promise<void> {
+  const dir = chooseCodeServerDir(choice.build);
   if (fs.existsSync(path.join(dir, INSTALL_MARKER))) {
-    say(`code-server ${CODE_SERVER_VERSION}: using the install in ${rel(dir)}`);
+    say(`code-server ${choice.build.version} (VS Code ${choice.vscode}): using the install in ${rel(dir)}`);
     return;
   }
-  await step(`installing code-server ${CODE_SERVER_VERSION} into ${rel(dir)} (first time only, about 45 s)`, async () => {
-    await ensureCodeServer();
+  await step(`installing code-server ${choice.build.version} (VS Code ${choice.vscode}) into ${rel(dir)} (first time only, ${choice.firstInstall})`, async () => {
+    await ensureCodeServer(choice.build);
   });
 }
 
@@ -118,8 +147,8 @@ async function choosePort(): Promise<number | undefined> {
  * The profile's settings as the user left them, with the extension pointed at this run's double.
  * The key is never part of them: it is pasted into the command and kept in secret storage.
  */
-async function demoSettings(gateway: GatewayDouble): Promise<Record<string, unknown>> {
-  const file = path.join(PROFILE_DIR, 'ud', 'User', 'settings.json');
+async function demoSettings(gateway: GatewayDouble, profileDir: string): Promise<Record<string, unknown>> {
+  const file = path.join(profileDir, 'ud', 'User', 'settings.json');
   const existing = await readSettings(file);
   if (existing === undefined && fs.existsSync(file)) {
     const aside = `${file}.unreadable-${Date.now()}`;
@@ -140,7 +169,10 @@ async function demoSettings(gateway: GatewayDouble): Promise<Record<string, unkn
 }
 
 async function main(): Promise<void> {
-  console.log('Model Gateway demo: the extension in code-server, against the gateway double. Ctrl-C stops it.');
+  const choice = chooseBuild();
+  // 1.100 keeps the folder it always had, so an existing demo profile (and its key) stays.
+  const profileDir = path.join(DEMO_DIR, choice.build === VSCODE_1_100 ? 'profile' : `profile-${choice.vscode.split('.').slice(0, 2).join('.')}`);
+  console.log(`Model Gateway demo: the extension in VS Code ${choice.vscode} (code-server), against the gateway double. Ctrl-C stops it.`);
   await buildAndPackage();
 
   double = await step('starting the gateway double', async () => {
@@ -150,7 +182,7 @@ async function main(): Promise<void> {
   });
   say(`gateway double at ${double.url}, catalog at ${double.catalogUrl}`);
 
-  await ensureCodeServerInstalled();
+  await ensureCodeServerInstalled(choice);
 
   await step(`preparing the workspace ${rel(WORKSPACE_DIR)}`, async () => {
     const { written, kept } = await ensureSampleWorkspace(WORKSPACE_DIR);
@@ -159,14 +191,14 @@ async function main(): Promise<void> {
   });
 
   const port = await choosePort();
-  const settings = await demoSettings(double);
+  const settings = await demoSettings(double, profileDir);
   // Only this run's server log is of interest; the previous one is kept beside it for comparison.
-  const logFile = path.join(PROFILE_DIR, 'code-server.log');
-  if (fs.existsSync(logFile)) await fsp.rename(logFile, path.join(PROFILE_DIR, 'code-server.previous.log'));
+  const logFile = path.join(profileDir, 'code-server.log');
+  if (fs.existsSync(logFile)) await fsp.rename(logFile, path.join(profileDir, 'code-server.previous.log'));
 
   const gatewayDouble = double;
   server = await step('installing the .vsix and starting code-server', () =>
-    startCodeServer({ workspace: WORKSPACE_DIR, scratchDir: PROFILE_DIR, settings, vsixPaths: [VSIX], port }),
+    startCodeServer({ workspace: WORKSPACE_DIR, scratchDir: profileDir, settings, vsixPaths: [VSIX], port, build: choice.build }),
   );
   if (stopping) return;
 
@@ -183,9 +215,17 @@ async function main(): Promise<void> {
         `  ${gatewayDouble.demoKey}`,
         'The settings already point the extension at the gateway double. The key stays',
         'in that browser for this address, so the next start on the same port has it.',
+        ...(choice.build === VSCODE_1_100
+          ? []
+          : [
+              '',
+              "VS Code's own Chat view: after the key is set, accept the offer to open",
+              '"Chat: Manage Language Models" (or run it from F1) once; then pick a gateway',
+              'model in the Chat view and chat in Ask or Agent mode. No sign-in is needed.',
+            ]),
         '',
         `Gateway double:  ${gatewayDouble.url}   (catalog ${gatewayDouble.catalogUrl})`,
-        `Profile and log: ${rel(PROFILE_DIR)}`,
+        `Profile and log: ${rel(profileDir)}`,
         'Press Ctrl-C to stop everything.',
       ]) +
       '\n',

@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { GatewayDouble } from '../gateway';
 import { launchBrowser, LIMITS, openWorkbench } from '../vscode/browser';
-import { ensureCodeServer, startCodeServer, workbenchUrl, type CodeServer } from '../vscode/codeServer';
+import { ensureCodeServer, startCodeServer, workbenchUrl, type CodeServer, type CodeServerBuild } from '../vscode/codeServer';
 
 const execFileAsync = promisify(execFile);
 
@@ -127,11 +127,18 @@ export async function registerLanguagePack(locale: string, dirs: { userData: str
   await fsp.writeFile(path.join(dirs.userData, 'languagepacks.json'), JSON.stringify({ [locale]: entry }, null, 2));
 }
 
+export interface EnvironmentOptions {
+  /** Which VS Code; the harness default (1.100, the extension's minimum) when absent. */
+  build?: CodeServerBuild;
+  /** More user settings, merged over the suite's own. */
+  settings?: Record<string, unknown>;
+}
+
 /**
  * Starts everything; on any failure stops what already started and rethrows, so a caller that
  * gets no environment has nothing to clean up.
  */
-export async function startEnvironment(): Promise<E2eEnvironment> {
+export async function startEnvironment(opts: EnvironmentOptions = {}): Promise<E2eEnvironment> {
   const scratch = await fsp.mkdtemp(path.join(os.tmpdir(), 'mg-e2e-'));
   let double: GatewayDouble | undefined;
   let codeServer: CodeServer | undefined;
@@ -153,7 +160,7 @@ export async function startEnvironment(): Promise<E2eEnvironment> {
     double = new GatewayDouble();
     await double.start();
     log(`gateway double at ${double.url}, catalog at ${double.catalogUrl}`);
-    await timed('code-server ready', () => ensureCodeServer());
+    await timed('code-server ready', () => ensureCodeServer(opts.build));
 
     const workspace = path.join(scratch, 'workspace');
     await fsp.mkdir(workspace);
@@ -166,8 +173,11 @@ export async function startEnvironment(): Promise<E2eEnvironment> {
       'workbench.tips.enabled': false,
       // code-server offers to forward every port it sees opened (the double's among them); noise in screenshots.
       'remote.autoForwardPorts': false,
+      ...opts.settings,
     };
-    codeServer = await timed('code-server started', () => startCodeServer({ workspace, scratchDir: path.join(scratch, 'code-server'), vsixPaths: [vsix], settings }));
+    codeServer = await timed('code-server started', () =>
+      startCodeServer({ workspace, scratchDir: path.join(scratch, 'code-server'), vsixPaths: [vsix], settings, ...(opts.build && { build: opts.build }) }),
+    );
 
     browser = await launchBrowser();
     const context = await browser.newContext({ viewport: VIEWPORT });
@@ -183,7 +193,15 @@ export async function startEnvironment(): Promise<E2eEnvironment> {
       await fsp.writeFile(path.join(folder, 'README.md'), '# Scratch project\n');
       const pack = await timed(`language pack for ${locale} packaged`, () => packageLanguagePack(locale, path.join(root, 'language-pack')));
       const server = await timed(`code-server (--locale ${locale}) started`, () =>
-        startCodeServer({ workspace: folder, scratchDir: path.join(root, 'code-server'), vsixPaths: [pack, vsix], settings, args: ['--locale', locale], beforeStart: (dirs) => registerLanguagePack(locale, dirs) }),
+        startCodeServer({
+          workspace: folder,
+          scratchDir: path.join(root, 'code-server'),
+          vsixPaths: [pack, vsix],
+          settings,
+          args: ['--locale', locale],
+          beforeStart: (dirs) => registerLanguagePack(locale, dirs),
+          ...(opts.build && { build: opts.build }),
+        }),
       );
       let other: LocalisedWorkbench | undefined;
       try {

@@ -13,7 +13,7 @@ import { reportNotRun, tallyRun } from '../support/mochaResults';
 import { saveFailureArtifacts } from '../vscode/browser';
 import type { CodeServer } from '../vscode/codeServer';
 import { setUiContext, ui } from './context';
-import { startEnvironment, type E2eEnvironment } from './environment';
+import { startEnvironment, type E2eEnvironment, type EnvironmentOptions } from './environment';
 import { clearNotifications, dismissInputs, parkMouse } from './workbench';
 
 export interface UiSuiteResult {
@@ -22,19 +22,26 @@ export interface UiSuiteResult {
   skipped: number;
 }
 
-const SUITE_DIR = __dirname;
+export interface UiSuiteOptions {
+  grep?: string;
+  /** The folder of the scenario files; this one (`*.e2e.ts`) when absent. */
+  dir?: string;
+  /** Which VS Code and what more settings the workbench gets. */
+  environment?: EnvironmentOptions;
+}
 
-/** Starts the environment, runs every `*.e2e.ts` file in it, and stops it again, also on failure. */
-export async function runUiSuite(opts: { grep?: string } = {}): Promise<UiSuiteResult> {
-  const files = readdirSync(SUITE_DIR)
+/** Starts the environment, runs every `*.e2e.ts` file of the suite's folder in it, and stops it again, also on failure. */
+export async function runUiSuite(opts: UiSuiteOptions = {}): Promise<UiSuiteResult> {
+  const dir = opts.dir ?? __dirname;
+  const files = readdirSync(dir)
     .filter((name) => name.endsWith('.e2e.ts'))
     .sort()
-    .map((name) => path.join(SUITE_DIR, name));
-  if (files.length === 0) throw new Error(`no *.e2e.ts files in ${SUITE_DIR}`);
+    .map((name) => path.join(dir, name));
+  if (files.length === 0) throw new Error(`no *.e2e.ts files in ${dir}`);
 
   let env: E2eEnvironment | undefined;
   try {
-    env = await startEnvironment();
+    env = await startEnvironment(opts.environment);
     setUiContext({ page: env.page, double: env.double, codeServer: env.codeServer, workspace: env.workspace, openWindow: env.openWindow, openInLanguage: env.openInLanguage });
     return await runMocha(files, opts.grep);
   } finally {
@@ -99,22 +106,23 @@ async function extensionLogs(codeServer: CodeServer): Promise<string[]> {
     .map((e) => path.join(e.parentPath, e.name));
 }
 
-async function main(): Promise<void> {
+/** A suite's command line (`--grep <pattern>`): runs it and exits with its outcome. */
+export async function uiSuiteMain(name: string, opts: Omit<UiSuiteOptions, 'grep'> = {}): Promise<void> {
   const grepIndex = process.argv.indexOf('--grep');
   const grep = grepIndex >= 0 ? process.argv[grepIndex + 1] : undefined;
   const started = Date.now();
   let result: UiSuiteResult;
   try {
-    result = await runUiSuite(grep === undefined ? {} : { grep });
+    result = await runUiSuite({ ...opts, ...(grep !== undefined && { grep }) });
   } catch (error) {
     // An environment that cannot start is one failure, never a silent "0 passed".
-    console.error('The UI suite could not run:', error);
+    console.error(`The ${name} suite could not run:`, error);
     result = { passed: 0, failed: 1, skipped: 0 };
   }
-  console.log(`\nUI suite took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(`\n${name} suite took ${((Date.now() - started) / 1000).toFixed(1)} s`);
   console.log(`${result.passed} passed, ${result.failed} failed, ${result.skipped} skipped`);
   // Exit explicitly: a socket a failed test left open must not keep the run alive.
   process.exit(result.failed > 0 || result.passed === 0 ? 1 : 0);
 }
 
-if (require.main === module) void main();
+if (require.main === module) void uiSuiteMain('UI');

@@ -53,6 +53,14 @@ export const CHAT_SCENARIOS: readonly ChatScenario[] = [
       '"thinking is enabled but reasoning_content is missing in assistant tool call message at index N" for a tool-call turn sent back without `reasoning_content`; ' +
       'a Claude model with Messages `thinking` on answers Anthropic’s 400 when the assistant turn whose calls are answered does not start with its thinking block.',
   },
+  {
+    marker: '[[tools:A,B,…]]',
+    effect:
+      'An agent loop of several rounds: the first round calls the offered tool A, and each time the conversation since the prompt ends with the results of round N, ' +
+      'the next round calls the N+1th tool of the list (arguments as for [[tool:NAME]]); after the last round the answer is `After N tool rounds. The tool said: <last results>`. ' +
+      'A name matches an offered tool exactly, else one whose name ends with it when both are lower-cased without `_`/`-` (`read_file` finds `copilot_readFile`). ' +
+      'A tool that is not offered ends the loop with an answer that says so.',
+  },
   { marker: '[[long:N]]', effect: 'The echo followed by N KB (1–4096) of markdown: headings, paragraphs, code fences, lists, tables. Streamed four words per chunk.' },
   { marker: '[[slow:MS]]', effect: 'Waits MS ms (≤ 60000) before every streamed frame after the first; non-stream answers wait MS once.' },
   { marker: '[[stall]]', effect: 'Stream: stops after three content chunks and keeps the connection open. Non-stream: never answers.' },
@@ -89,6 +97,8 @@ export interface Scenarios {
   tool: boolean;
   /** `[[tool:NAME]]`: call the offered tool NAME. */
   toolName?: string;
+  /** `[[tools:A,B]]`: one call per round, in this order. */
+  toolChain?: string[];
   longKb: number;
   slowMs: number;
   ping: boolean;
@@ -100,7 +110,7 @@ export interface Scenarios {
 }
 
 const MARKER = /\[\[([a-z0-9-]+)(?::([^\]\s]*))?\]\]/gi;
-const KNOWN = new Set(['reasoning', 'tool', 'long', 'slow', 'stall', 'midstream-error', 'error-in-200', 'cut', 'xss', 'ping', 'incomplete', 'failed']);
+const KNOWN = new Set(['reasoning', 'tool', 'tools', 'long', 'slow', 'stall', 'midstream-error', 'error-in-200', 'cut', 'xss', 'ping', 'incomplete', 'failed']);
 
 /** Reads the markers of a prompt and returns them with the prompt they leave behind. */
 export function parseScenarios(prompt: string): { scenarios: Scenarios; prompt: string } {
@@ -129,6 +139,9 @@ export function parseScenarios(prompt: string): { scenarios: Scenarios; prompt: 
       case 'tool':
         if (arg) s.toolName = arg;
         else s.tool = true;
+        break;
+      case 'tools':
+        s.toolChain = (arg ?? '').split(',').filter((name) => name !== '');
         break;
       case 'long':
         s.longKb = Number.isFinite(n) && n > 0 ? Math.min(Math.floor(n), 4096) : 1;
@@ -248,7 +261,15 @@ export function planAnswer(input: PlanInput): ChatPlan {
   let toolCall: ToolCallPlan | undefined;
   const turns = input.toolTurns;
   const asked = turns && turns.choice.mode !== 'none' && !turns.results.length ? askedTool(turns, scenarios.toolName, prompt) : undefined;
-  if (turns?.results.length) {
+  const chain = scenarios.toolChain && turns && turns.choice.mode !== 'none' ? chainStep(turns, scenarios.toolChain) : undefined;
+  if (chain?.tool) {
+    text = `Round ${turns?.roundsSincePrompt ?? 0}: calling ${chain.tool.name}.`;
+    toolCall = { name: chain.tool.name, arguments: JSON.stringify(argumentsFor(chain.tool, prompt)) };
+  } else if (chain?.missing) {
+    text = `The tool ${chain.missing} is not offered.`;
+  } else if (chain && turns?.results.length) {
+    text = `After ${turns.roundsSincePrompt} tool rounds. The tool said: ${turns.results.join(' | ')}`;
+  } else if (turns?.results.length) {
     text = `The tool said: ${turns.results.join(' | ')}`;
   } else if (scenarios.tool) {
     const city = cityOf(prompt);
@@ -284,7 +305,9 @@ export function planAnswer(input: PlanInput): ChatPlan {
 
   let reasoning = '';
   if (withReasoning) {
-    reasoning = turns?.results.length
+    reasoning = chain?.tool
+      ? `Round ${turns?.roundsSincePrompt ?? 0} of the loop: the tool ${chain.tool.name} comes next, so I call it.`
+      : turns?.results.length
       ? `The tool answered, so I report what it said.`
       : scenarios.tool
         ? `The user wrote "${prompt}". They want the current weather, so I should call get_weather with the city and report back.`
@@ -334,6 +357,15 @@ export function planAnswer(input: PlanInput): ChatPlan {
 
 function cityOf(prompt: string): string {
   return /\b(?:in|for|at)\s+([A-Z][\p{L}-]+)/u.exec(prompt)?.[1] ?? 'Paris';
+}
+
+/** The tool of a `[[tools:…]]` loop that this round calls; nothing once every round is done. */
+function chainStep(turns: ToolTurns, names: string[]): { tool?: OfferedTool; missing?: string } | undefined {
+  const name = names[turns.roundsSincePrompt];
+  if (name === undefined) return {};
+  const plain = (n: string): string => n.toLowerCase().replace(/[_-]/g, '');
+  const tool = turns.tools.find((t) => t.name === name) ?? turns.tools.find((t) => plain(t.name).endsWith(plain(name)));
+  return tool ? { tool } : { missing: name };
 }
 
 /** The offered tool the request names (a forced choice), the prompt asks for, or the first one when a call is required. */

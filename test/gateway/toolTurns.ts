@@ -25,6 +25,8 @@ export interface ToolTurns {
   results: string[];
   /** How many calls earlier assistant turns made (Kimi numbers its call ids across the conversation). */
   priorCalls: number;
+  /** Assistant turns with tool calls since the last user message that is not only tool results (an agent loop's rounds). */
+  roundsSincePrompt: number;
 }
 
 /** A request the upstream refuses: the message, and the `param` OpenAI names. */
@@ -68,8 +70,10 @@ export function chatToolTurns(body: Record<string, unknown>, messages: unknown[]
   let pendingAt = 0;
   let results: string[] = [];
   let priorCalls = 0;
+  let rounds = 0;
   for (const [i, m] of messages.entries()) {
     if (!isRecord(m)) continue;
+    if (m.role === 'user') rounds = 0;
     if (m.role === 'tool') {
       const id = typeof m.tool_call_id === 'string' ? m.tool_call_id : '';
       if (!pending?.has(id)) return { ok: false, error: { message: OPENAI_TOOL_RESULT_ORPHAN, param: `messages.[${i}].role` } };
@@ -88,11 +92,12 @@ export function chatToolTurns(body: Record<string, unknown>, messages: unknown[]
       pending = new Set(calls.map((c) => (isRecord(c) && typeof c.id === 'string' ? c.id : '')));
       pendingAt = i;
       priorCalls += calls.length;
+      rounds += 1;
     }
   }
   if (pending?.size) return { ok: false, error: { message: missingResults(pending), param: `messages.[${pendingAt}].role` } };
   const last: unknown = messages[messages.length - 1];
-  return { ok: true, turns: { tools, choice, results: isRecord(last) && last.role === 'tool' ? results : [], priorCalls } };
+  return { ok: true, turns: { tools, choice, results: isRecord(last) && last.role === 'tool' ? results : [], priorCalls, roundsSincePrompt: rounds } };
 }
 
 /** Responses: flat `function` tools, `function_call` items and the `function_call_output` items answering them. */
@@ -105,9 +110,15 @@ export function responsesToolTurns(body: Record<string, unknown>, input: unknown
   const calls = new Set<string>();
   const answered = new Set<string>();
   let results: string[] = [];
+  let rounds = 0;
+  let previousType: unknown;
   for (const item of items) {
     if (!isRecord(item)) continue;
     const callId = typeof item.call_id === 'string' ? item.call_id : '';
+    if (item.role === 'user') rounds = 0;
+    // Calls side by side are one round; a call after anything else starts the next.
+    if (item.type === 'function_call' && previousType !== 'function_call') rounds += 1;
+    previousType = item.type;
     if (item.type === 'function_call') {
       calls.add(callId);
       results = [];
@@ -121,7 +132,7 @@ export function responsesToolTurns(body: Record<string, unknown>, input: unknown
   }
   for (const id of calls) if (!answered.has(id)) return { ok: false, error: { message: `No tool output found for function call ${id}.`, param: 'input' } };
   const last: unknown = items[items.length - 1];
-  return { ok: true, turns: { tools, choice, results: isRecord(last) && last.type === 'function_call_output' ? results : [], priorCalls: calls.size } };
+  return { ok: true, turns: { tools, choice, results: isRecord(last) && last.type === 'function_call_output' ? results : [], priorCalls: calls.size, roundsSincePrompt: rounds } };
 }
 
 /** Messages: `tools[].input_schema`, `tool_use` blocks and the `tool_result` blocks of the next user turn. */
@@ -133,10 +144,13 @@ export function messagesToolTurns(body: Record<string, unknown>, messages: unkno
   const blocksOf = (m: unknown): Array<Record<string, unknown>> => (isRecord(m) && Array.isArray(m.content) ? m.content.filter(isRecord) : []);
   let results: string[] = [];
   let priorCalls = 0;
+  let rounds = 0;
   for (const [i, m] of messages.entries()) {
     if (!isRecord(m)) continue;
     const uses = m.role === 'assistant' ? blocksOf(m).filter((b) => b.type === 'tool_use').map((b) => String(b.id)) : [];
     priorCalls += uses.length;
+    if (uses.length) rounds += 1;
+    if (m.role === 'user' && (typeof m.content === 'string' || blocksOf(m).some((b) => b.type !== 'tool_result'))) rounds = 0;
     if (uses.length) {
       const next: unknown = messages[i + 1];
       const answered = new Set(isRecord(next) && next.role === 'user' ? blocksOf(next).filter((b) => b.type === 'tool_result').map((b) => String(b.tool_use_id)) : []);
@@ -187,5 +201,5 @@ export function messagesToolTurns(body: Record<string, unknown>, messages: unkno
       },
     };
   }
-  return { ok: true, turns: { tools, choice, results: endsWithResults ? results : [], priorCalls } };
+  return { ok: true, turns: { tools, choice, results: endsWithResults ? results : [], priorCalls, roundsSincePrompt: rounds } };
 }

@@ -6,7 +6,7 @@ import { run, setSetting } from '../integration/support';
 
 /**
  * The gateway's models in VS Code's own chat, driven the way any extension (or the Chat view) uses
- * them: `vscode.lm.selectChatModels`, `sendRequest`, `countTokens`. Runs in VS Code 1.117.
+ * them: `vscode.lm.selectChatModels`, `sendRequest`, `countTokens`. Runs in VS Code 1.139.
  */
 
 const VENDOR = 'modelGateway';
@@ -97,7 +97,7 @@ function fact(bytes: Buffer, n = 1): string {
   return `image ${n}: PNG 48x48, ${bytes.length} bytes, sha256 ${createHash('sha256').update(bytes).digest('hex').slice(0, 12)}`;
 }
 
-describe("The gateway's models in VS Code's own chat (VS Code 1.117)", function () {
+describe("The gateway's models in VS Code's own chat (VS Code 1.139)", function () {
   let gw: GatewayDouble;
   /** Index into gw.log where the running test's requests begin; the whole run's log stays for the key check. */
   let since = 0;
@@ -185,10 +185,32 @@ describe("The gateway's models in VS Code's own chat (VS Code 1.117)", function 
     assert.equal(chatRequests().length, 0);
   });
 
-  // Cancellation is tested outside VS Code (test/unit/lmHost/lmCancel.test.ts), with the token handed
-  // to the provider directly: before VS Code 1.127 a caller's cancellation never reaches the provider
-  // once the request has started (microsoft/vscode#277872, fixed by PR #319098), so on 1.117 the
-  // stream runs on whatever the provider does and a test here could only be skipped.
+  // From VS Code 1.127 a caller's cancellation reaches the provider once the request has started
+  // (microsoft/vscode#277872, fixed by PR #319098): the gateway request is cut, not left to stream.
+  it('a cancelled request cuts the gateway stream (the double sees only the start of the answer)', async () => {
+    const chat = await model('gpt-4o-mini');
+    const source = new vscode.CancellationTokenSource();
+    // A long answer with 500 ms between frames: without the cut it would stream for minutes.
+    const response = await chat.sendRequest([vscode.LanguageModelChatMessage.User('[[slow:500]] [[long:8]] a long answer')], {}, source.token);
+    let received = '';
+    const reading = (async () => {
+      for await (const fragment of response.text) {
+        received += fragment;
+        source.cancel();
+      }
+    })().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await reading;
+    const entry = await waitFor('the double to see the stream end', async () => {
+      const e = chatRequests().at(-1);
+      return e?.answer?.chargedQuota !== undefined ? e : undefined;
+    });
+    const planned = entry.answer?.text ?? '';
+    assert.ok(received.length > 0, 'the first text arrived before the cancel');
+    assert.ok(received.length < planned.length / 10, `only the start of the answer arrived (${received.length} of ${planned.length} characters)`);
+  });
 
   for (const c of [...protocols, { model: 'kimi-k2-thinking', path: '/v1/chat/completions', protocol: 'chatCompletions (a thinking model)' }]) {
     it(`runs a tool round trip over ${c.protocol} (${c.model}): call, result, answer`, async () => {

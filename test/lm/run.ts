@@ -1,7 +1,8 @@
 /**
- * Runs the VS Code chat provider suite inside a real VS Code 1.117 extension host (code-server
- * 4.117.0 on a Node 22 from the npm registry; see test/vscode/codeServer.ts) and returns its counts.
- * The provider API is stable from 1.104, so it cannot run on the 1.100 the other suites use.
+ * Runs the VS Code chat provider suite inside a real VS Code 1.139 extension host (code-server
+ * 4.139.1 on a Node 24 from the npm registry; see test/vscode/codeServer.ts) and returns its counts.
+ * The provider API is stable from 1.104, so it cannot run on the 1.100 the other suites use; 1.139
+ * is the newest VS Code that runs here, the one whose Chat view the native suite drives.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import * as path from 'node:path';
 import { DEMO_KEY, DISABLED_KEY, ZERO_QUOTA_KEY } from '../gateway';
 import { readCounts } from '../integration/run';
 import { findLeaks } from '../support/leakScan';
-import { VSCODE_1_117 } from '../vscode/codeServer';
+import { VSCODE_1_139 } from '../vscode/codeServer';
 import { runExtensionTests } from '../vscode/runInExtensionHost';
 
 export interface SuiteCounts {
@@ -34,7 +35,7 @@ export async function runLmSuite(opts: { grep?: string } = {}): Promise<SuiteCou
       devPath: root,
       testsPath: path.join(root, 'out/test/lm/index.js'),
       workspace,
-      build: VSCODE_1_117,
+      build: VSCODE_1_139,
       timeoutMs: 300_000,
       env: { MODEL_GATEWAY_TEST_RESULTS: resultsFile, ...(opts.grep ? { MODEL_GATEWAY_TEST_GREP: opts.grep } : {}) },
       // The key must live only in SecretStorage: never in settings, state, logs or other files.
@@ -50,7 +51,7 @@ export async function runLmSuite(opts: { grep?: string } = {}): Promise<SuiteCou
       console.error(`An API key was found in the profile, outside secret storage:\n  ${leaks.join('\n  ')}`);
       counts.failed += 1;
     } else {
-      console.log('  ✔ no API key anywhere in the 1.117 profile (settings, state, logs) outside secret storage');
+      console.log('  ✔ no API key anywhere in the 1.139 profile (settings, state, logs) outside secret storage');
       counts.passed += 1;
     }
     return counts;

@@ -243,4 +243,25 @@ describe('tool calling through the chat adapters', function () {
       return res.text();
     }
   });
+
+  for (const [protocol, model] of [...PROTOCOLS.map((p) => [p, MODEL] as const), ['chatCompletions', KIMI] as const]) {
+    it(`${protocol} (${model}): the double's [[tools:…]] agent loop calls one tool per round, then answers`, async () => {
+      const ask: ChatMessage = { role: 'user', content: '[[tools:get_time,weather,get_time]] check three things city=Oslo' };
+      const messages: ChatMessage[] = [ask];
+      const called: string[] = [];
+      for (let round = 1; round <= 3; round++) {
+        const { result } = await run({ model, protocol, stream: true, tools: [WEATHER, TIME], messages });
+        assert.equal(result.error, undefined, result.error?.message);
+        const call = result.toolCalls[0];
+        assert.ok(call, `round ${round} calls a tool (text: ${result.text})`);
+        called.push(call.name);
+        messages.push(assistantTurn(result), { role: 'user', content: '', toolResults: [{ callId: call.id, content: `result ${round}` }] });
+      }
+      // `weather` matched get_weather by its ending; a Kimi thinking model refuses a turn sent back without its reasoning.
+      assert.deepEqual(called, ['get_time', 'get_weather', 'get_time']);
+      const { result } = await run({ model, protocol, stream: true, tools: [WEATHER, TIME], messages });
+      assert.equal(result.error, undefined, result.error?.message);
+      assert.equal(result.text, 'After 3 tool rounds. The tool said: result 3');
+    });
+  }
 });

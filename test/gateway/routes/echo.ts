@@ -16,10 +16,13 @@ export function contentText(content: unknown): string {
     .join('\n');
 }
 
+/** The last user message that is not only tool results (a Messages `tool_result` turn answers calls; the prompt is before it). */
 export function lastUserText(messages: unknown[]): string {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
-    if (isRecord(m) && m.role === 'user') return contentText(m.content);
+    if (!isRecord(m) || m.role !== 'user') continue;
+    const onlyResults = Array.isArray(m.content) && m.content.length > 0 && m.content.every((b) => isRecord(b) && b.type === 'tool_result');
+    if (!onlyResults) return contentText(m.content);
   }
   return '';
 }
