@@ -143,8 +143,15 @@ class MarkdownString {
   constructor(value?: string) {
     this.value = value ?? '';
   }
+  isTrusted = false;
+  supportHtml = false;
   appendMarkdown(text: string): this {
     this.value += text;
+    return this;
+  }
+  /** As VS Code escapes text: every character markdown reads as syntax gets a backslash. */
+  appendText(text: string): this {
+    this.value += text.replace(/[\\`*_{}[\]()#+\-!~<>|.]/g, '\\$&');
     return this;
   }
 }
