@@ -11,6 +11,7 @@ import { protocolSwitchHandler } from '../protocolSwitch';
 import type { Services } from '../services';
 import { dataPartClass, supportsUsagePart, type LanguageModelChatProvider, type LanguageModelChatRequestMessage, type LanguageModelResponsePart, type ProvideLanguageModelChatResponseOptions } from './lmApi';
 import { chatModelsForVsCode, toChatInformation, type GatewayChatInformation } from './modelInfo';
+import { offerUtilityModel } from './nativeChatSetup';
 import { estimateMessageTokens, toChatMessages } from './requestMessages';
 import { estimateTokens } from './tokenCount';
 
@@ -40,6 +41,8 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
   private stale = true;
   /** The reasoning of answers that made tool calls, by call id (a Map keeps insertion order). */
   private readonly reasoningByCall = new Map<string, ChatReasoning>();
+  /** Whether this window has offered VS Code's chat a utility model yet (see nativeChatSetup.ts). */
+  private utilityOffered = false;
   /** The kinds of unknown request parts already logged. */
   private readonly loggedPartKinds = new Set<string>();
   private readonly subscriptions: vscode.Disposable[];
@@ -113,6 +116,11 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
     token: vscode.CancellationToken,
   ): Promise<void> {
     const info = this.chatModel(model.id);
+    if (!this.utilityOffered) {
+      // The gateway's models are in use in VS Code's chat: the moment to offer a utility model, once.
+      this.utilityOffered = true;
+      void offerUtilityModel(this.services).catch((err: unknown) => this.services.log.warn(`Offering a utility model failed: ${err instanceof Error ? err.message : String(err)}`));
+    }
     const settings = chatSettings();
     const request = toChatMessages(messages, settings.imageMaxBytes, (id) => this.reasoningByCall.get(id), this.unknownPart);
     if (request.messages.some((m) => m.images?.length)) {

@@ -43,6 +43,24 @@ export function chatModelsForVsCode(models: readonly ModelInfo[]): ModelInfo[] {
   return models.filter((m) => m.kind === 'chat' && m.available);
 }
 
+/**
+ * The cheapest chat model with tool calling, by the catalog's price (input plus output, USD per
+ * million tokens): a utility model for VS Code's chat (titles, progress messages) runs with tools
+ * offered. Models without a price or that the catalog says take no tools are passed over; ties go
+ * to the first by id, so the choice does not depend on the list's order.
+ */
+export function cheapestToolModel(models: readonly ModelInfo[]): { model: ModelInfo; input: number; output: number } | undefined {
+  let best: { model: ModelInfo; input: number; output: number } | undefined;
+  for (const model of models) {
+    const cost = model.catalog?.cost;
+    if (model.catalog?.toolCall !== true || typeof cost?.input !== 'number' || typeof cost.output !== 'number') continue;
+    const total = cost.input + cost.output;
+    const bestTotal = best ? best.input + best.output : Infinity;
+    if (total < bestTotal || (total === bestTotal && best && model.id < best.model.id)) best = { model, input: cost.input, output: cost.output };
+  }
+  return best;
+}
+
 export function toChatInformation(model: ModelInfo, protocol: ChatProtocol, settings: ModelInfoSettings): GatewayChatInformation {
   const catalog = model.catalog;
   const listed = model.listLimits;

@@ -10,6 +10,16 @@ import { CHAT_MODEL, NO_EVENT } from '../../support/chatServices';
 
 export { CHAT_MODEL };
 
+/** An in-memory `globalState`, as far as host code uses it. */
+export function memento(): { get<T>(key: string): T | undefined; update(key: string, value: unknown): Promise<void>; keys(): readonly string[] } {
+  const values = new Map<string, unknown>();
+  return {
+    get: <T>(key: string) => values.get(key) as T | undefined,
+    update: async (key: string, value: unknown) => void (value === undefined ? values.delete(key) : values.set(key, value)),
+    keys: () => [...values.keys()],
+  };
+}
+
 /** `models`: the registry's chat models (ModelInfo-shaped); gpt-4o-mini alone unless given. */
 export function hostServices(
   http: HttpClient,
@@ -31,6 +41,7 @@ export function hostServices(
     ensureCatalogTimer: () => undefined,
     quota,
     log,
+    context: { globalState: memento() },
   };
   // Only these members are read by the code under test; the cast keeps the stub this small.
   return { services: services as unknown as Services, billing, quota, logLines, warnLines };
