@@ -63,3 +63,8 @@ export function isNumber(v: unknown): v is number | undefined {
 export function isNumberOrNull(v: unknown): v is number | null | undefined {
   return v === undefined || v === null || typeof v === 'number';
 }
+
+/** A count such as a token limit: a positive finite number, floored; anything else is no figure. */
+export function positiveCount(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : undefined;
+}

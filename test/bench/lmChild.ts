@@ -26,7 +26,12 @@ import type { LanguageModelResponsePart } from '../../src/host/lm/lmApi';
 import type { GatewayChatInformation } from '../../src/host/lm/modelInfo';
 import { clientFor } from '../support/client';
 import { hostServices } from '../unit/lmHost/hostServices';
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
 import { alternate, median } from './lib';
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
 
 const PROTOCOLS: Array<{ protocol: ChatProtocol; model: string; label: string }> = [
   { protocol: 'chatCompletions', model: 'gpt-4o-mini', label: 'Chat Completions' },
@@ -284,12 +289,116 @@ async function toolRoundTrip(real: HttpClient, runs: number) {
   return out;
 }
 
+export interface LoopResult {
+  /** Per round of one loop (index 0 = round 1): this process's CPU time, the request body's size, the heap after a GC. */
+  cpuMs: number[];
+  bodyBytes: number[];
+  heapBytes: number[];
+  /** The characters of the history the caller holds after each round (its own memory, not the provider's). */
+  historyChars: number[];
+  /**
+   * Rounds 5 and 50 again, many times, alternating: this process's CPU time through the provider,
+   * and for the same request sent raw through the same HTTP client and drained.
+   */
+  at: Record<string, { oursCpuMs: number[]; rawCpuMs: number[] }>;
+}
+
+/** The tool result of every round: 20 KB of text, as a file read or a search result page would be. */
+const LOOP_RESULT = 'line of a tool result, as a file read or a search answer would give it;\n'.repeat(300).slice(0, 20 * 1024);
+const LOOP_ASK = 'call the tool get_forecast city=Oslo days=3';
+export const LOOP_ROUNDS = 50;
+/** The rounds compared: the fifth and the last. */
+export const LOOP_COMPARED = [5, LOOP_ROUNDS];
+
+function cpuOf<T>(work: () => Promise<T>): Promise<{ value: T; cpuMs: number }> {
+  const c0 = process.cpuUsage();
+  return work().then((value) => {
+    const c = process.cpuUsage(c0);
+    return { value, cpuMs: (c.user + c.system) / 1000 };
+  });
+}
+
+/**
+ * An agent session of LOOP_ROUNDS tool rounds against the double, as VS Code's agent runs it:
+ * every request sends the whole history (each earlier call and its 20 KB result) and the model
+ * answers with the next call. The double calls a tool when the conversation does not end with
+ * results, so the user turn that carries a result also repeats the ask (a line after the result).
+ * Per round: this process's CPU time for the request (building it, sending it, reading the
+ * answer), the request body's size and the heap after a GC. Then the requests of rounds 5 and 50
+ * are sent again `repeats` times each, through the provider and raw, alternating.
+ */
+async function toolLoop(real: HttpClient, p: (typeof PROTOCOLS)[number], repeats: number): Promise<LoopResult> {
+  // The last request, kept to send it raw and to measure its body after the round's timing ends.
+  let sent: HttpRequest | undefined;
+  const recording = { endpoints: real.endpoints, send: (req: HttpRequest) => ((sent = req), real.send(req)) } as unknown as HttpClient;
+  const provider = providerFor(recording, p);
+  const out: LoopResult = { cpuMs: [], bodyBytes: [], heapBytes: [], historyChars: [], at: {} };
+  const snapshots = new Map<number, { history: unknown[]; request: HttpRequest }>();
+  try {
+    const info = await information(provider, p.model);
+    const options = { ...AUTO, tools: [FORECAST] };
+    const ask = `Check the forecast again and again. ${LOOP_ASK}`;
+    const history: unknown[] = [user([new fake.LanguageModelTextPart(ask)])];
+    let historyChars = ask.length;
+    for (let round = 1; round <= LOOP_ROUNDS; round++) {
+      gc();
+      const { value: parts, cpuMs } = await cpuOf(() => respond(provider, info, history, options));
+      const call = parts.find((part) => part instanceof fake.LanguageModelToolCallPart);
+      if (!call || !sent) throw new Error(`${p.label}, round ${round}: no tool call`);
+      if (LOOP_COMPARED.includes(round)) snapshots.set(round, { history: [...history], request: { ...sent, signal: undefined } });
+      const said = parts.filter((part) => part instanceof fake.LanguageModelTextPart).map((part) => part.value).join('');
+      const result = `${round}: ${LOOP_RESULT}`;
+      history.push(assistant([...(said ? [new fake.LanguageModelTextPart(said)] : []), call]));
+      history.push(user([new fake.LanguageModelToolResultPart(call.callId, [new fake.LanguageModelTextPart(result)]), new fake.LanguageModelTextPart(LOOP_ASK)]));
+      historyChars += said.length + JSON.stringify(call.input).length + result.length + LOOP_ASK.length;
+      gc();
+      out.cpuMs.push(cpuMs);
+      out.bodyBytes.push(Buffer.byteLength(JSON.stringify(sent.json ?? null)));
+      out.heapBytes.push(process.memoryUsage().heapUsed);
+      out.historyChars.push(historyChars);
+    }
+    const fns: Record<string, () => Promise<number>> = {};
+    for (const [round, snap] of snapshots) {
+      const at = (out.at[round] = { oursCpuMs: [] as number[], rawCpuMs: [] as number[] });
+      fns[`ours${round}`] = async () => {
+        const { cpuMs } = await cpuOf(() => respond(provider, info, snap.history, options));
+        at.oursCpuMs.push(cpuMs);
+        return cpuMs;
+      };
+      fns[`raw${round}`] = async () => {
+        const { cpuMs } = await cpuOf(async () => {
+          if ((await drain(await real.send(snap.request))) === 0) throw new Error(`${p.label}: an empty answer`);
+        });
+        at.rawCpuMs.push(cpuMs);
+        return cpuMs;
+      };
+    }
+    await alternate(repeats, fns);
+  } finally {
+    provider.dispose();
+  }
+  return out;
+}
+
+async function toolLoops(real: HttpClient, repeats: number): Promise<Record<string, LoopResult>> {
+  const out: Record<string, LoopResult> = {};
+  // Warm-up: a few rounds of every protocol, so the code they share is warm for all of them.
+  for (const p of PROTOCOLS) await toolLoop(real, p, 1);
+  for (const p of PROTOCOLS) out[p.protocol] = await toolLoop(real, p, repeats);
+  return out;
+}
+
 async function main(): Promise<void> {
   const [url, key, runsArg = '200', which = 'both'] = process.argv.slice(2);
-  if (!url || !key) throw new Error('usage: lmChild.ts <gateway url> <key> [runs] [first|tools|both]');
+  if (!url || !key) throw new Error('usage: lmChild.ts <gateway url> <key> [runs] [first|tools|both|loop]');
   const runs = Number(runsArg);
   const { http } = clientFor(url, key, { timeouts: { connectMs: 5000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 } });
   try {
+    if (which === 'loop') {
+      // `runs`: how many times the requests of rounds 5 and 50 are sent again, each way.
+      console.log(JSON.stringify({ loop: await toolLoops(http, runs) }));
+      return;
+    }
     const first = which === 'tools' ? undefined : await firstProgress(http, runs);
     // A round trip is two requests to the double: fewer rounds.
     const tools = which === 'first' ? undefined : await toolRoundTrip(http, Math.max(5, Math.round(runs / 3)));

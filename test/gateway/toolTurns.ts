@@ -185,7 +185,9 @@ export function messagesToolTurns(body: Record<string, unknown>, messages: unkno
     }
   }
   const last: unknown = messages[messages.length - 1];
-  const endsWithResults = isRecord(last) && last.role === 'user' && blocksOf(last).some((b) => b.type === 'tool_result');
+  // Results end the conversation unless the user's turn goes on with a question after them.
+  const lastBlocks = blocksOf(last);
+  const endsWithResults = isRecord(last) && last.role === 'user' && lastBlocks.some((b) => b.type === 'tool_result') && lastBlocks.at(-1)?.type === 'tool_result';
   // Claude with thinking on: the turn whose calls are being answered must send its thinking back first.
   const callingAt = messages.length - 2;
   const first = blocksOf(messages[callingAt])[0];

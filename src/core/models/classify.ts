@@ -73,6 +73,7 @@ export function mergeModels(keyModels: KeyModel[] | undefined, catalog: CatalogE
       available: key !== undefined,
       inCatalog: entry !== undefined,
       catalog: entry,
+      ...(key?.limits ? { listLimits: key.limits } : {}),
     });
   }
   return models.sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || a.provider.localeCompare(b.provider) || a.id.localeCompare(b.id));

@@ -8,6 +8,14 @@ export interface KeyModel {
   ownedBy?: string;
   /** new-api's `supported_endpoint_types`, absent when the gateway does not send it. */
   endpointTypes?: string[];
+  /** The limits some gateways list with each model (OpenRouter-style `context_length` and the like). */
+  limits?: ModelLimits;
+}
+
+/** A model's context window and answer limit in tokens, where a source gives them. */
+export interface ModelLimits {
+  contextWindow?: number;
+  maxOutput?: number;
 }
 
 /** What a catalog file says about one model; every field but the id is optional. */
@@ -57,4 +65,6 @@ export interface ModelInfo {
   available: boolean;
   inCatalog: boolean;
   catalog?: CatalogEntry;
+  /** The limits the key's own model list gives, when it gives any (the catalog's win). */
+  listLimits?: ModelLimits;
 }

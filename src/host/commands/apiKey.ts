@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import { checkApiKey, maskKey } from '../../core/config';
 import { parseWith } from '../../core/validate';
+import { manageModelsAction, openManageModels } from '../lm/nativeChatSetup';
 import { showError } from '../notify';
 import type { Services } from '../services';
 import type { CommandContext, CommandDef } from './types';
@@ -46,14 +47,27 @@ export const setApiKey: CommandDef = {
     ctx.services.log.info(`API key ${masked} stored${check.trimmed ? ' (surrounding whitespace removed)' : ''}.`);
     if (raw === undefined) {
       const saved = check.trimmed ? vscode.l10n.t('API key {0} saved (spaces around it were removed).', masked) : vscode.l10n.t('API key {0} saved.', masked);
-      void vscode.window.showInformationMessage(saved, vscode.l10n.t('Check Connection')).then((choice) => {
-        if (choice) void vscode.commands.executeCommand('modelGateway.checkConnection');
-      });
+      void announceKey(ctx.services, saved);
       void verifyKey(ctx.services);
     }
     return { stored: true, masked, trimmed: check.trimmed };
   },
 };
+
+/**
+ * "Saved", with Check Connection and, the first time where VS Code has its own Chat view, the one
+ * command that makes the gateway's models usable there for a signed-out user.
+ */
+async function announceKey(services: Services, saved: string): Promise<void> {
+  const check = vscode.l10n.t('Check Connection');
+  const manage = await manageModelsAction(services, true).catch((err: unknown) => {
+    services.log.warn(`Looking for VS Code's Chat view failed: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  });
+  const choice = await vscode.window.showInformationMessage(saved, check, ...(manage ? [manage.label] : []));
+  if (choice === check) await vscode.commands.executeCommand('modelGateway.checkConnection');
+  if (manage && choice === manage.label) await openManageModels(services, manage.run);
+}
 
 /**
  * A key typed in by hand is checked at once with the free model list, so the status bar shows

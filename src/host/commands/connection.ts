@@ -4,6 +4,7 @@ import { buildReport, formatReport, summariseReport, type ConnectionReport } fro
 import { isGatewayError } from '../../core/errors';
 import type { ChatProtocol, ModelKind } from '../../core/models/types';
 import { parseWith } from '../../core/validate';
+import { manageModelsAction, openManageModels } from '../lm/nativeChatSetup';
 import { showError } from '../notify';
 import type { Services } from '../services';
 import type { CommandContext, CommandDef } from './types';
@@ -30,7 +31,9 @@ export const checkConnection: CommandDef = {
         },
       );
       ctx.services.log.info(`Connection check:\n${formatReport(report)}`);
-      if (!silent) showReport(report, ctx.services);
+      if (!silent) {
+        void showReport(report, ctx.services).catch((err: unknown) => ctx.services.log.warn(`The connection report could not be shown: ${messageOf(err)}`));
+      }
       return report;
     } catch (err) {
       return { error: silent ? messageOf(err) : showError(err, ctx.services.log) };
@@ -38,16 +41,18 @@ export const checkConnection: CommandDef = {
   },
 };
 
-function showReport(report: ConnectionReport, services: Services): void {
+async function showReport(report: ConnectionReport, services: Services): Promise<void> {
   const ok = report.keyAccepted === true && !report.catalogError;
   const setKey = vscode.l10n.t('Set API Key');
   const showLog = vscode.l10n.t('Show Log');
-  const actions = report.keyAccepted === true ? [showLog] : [setKey, showLog];
+  // With a working key, VS Code's own Chat view needs Manage Language Models run once (until it is).
+  const manage = report.keyAccepted === true ? await manageModelsAction(services, false) : undefined;
+  const actions = report.keyAccepted === true ? [...(manage ? [manage.label] : []), showLog] : [setKey, showLog];
   const show = ok ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-  void show(summariseReport(report), ...actions).then((choice) => {
-    if (choice === setKey) void vscode.commands.executeCommand('modelGateway.setApiKey');
-    if (choice === showLog) services.log.show(true);
-  });
+  const choice = await show(summariseReport(report), ...actions);
+  if (choice === setKey) await vscode.commands.executeCommand('modelGateway.setApiKey');
+  if (choice === showLog) services.log.show(true);
+  if (manage && choice === manage.label) await openManageModels(services, manage.run);
 }
 
 export interface ModelSummary {

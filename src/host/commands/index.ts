@@ -3,6 +3,7 @@ import { chatCommands } from './chat';
 import { conversationCommands } from './conversations';
 import { checkConnection, openSettings, refreshCatalog, refreshModels, showLog } from './connection';
 import { mediaCommands } from './media';
+import { setChatUtilityModel } from './nativeChat';
 import { chatWithModel, generateWithModel } from './modelActions';
 import { refreshQuota } from './quota';
 import { toolCommands } from './tools';
@@ -25,6 +26,8 @@ export const COMMANDS: readonly CommandDef[] = [
   generateWithModel,
   openSettings,
   showLog,
+  // VS Code's own chat
+  setChatUtilityModel,
   // The sidebar chat
   ...chatCommands,
   ...conversationCommands,

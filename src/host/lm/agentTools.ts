@@ -44,7 +44,7 @@ interface ToolDef<T> {
   billed?: (input: T) => BilledTool;
   invocationMessage(input: T): string;
   /** A confirmation for calls that cost money beyond the per-call tools (image generation). */
-  confirmation?(input: T): { title: string; message: string } | undefined;
+  confirmation?(input: T): Confirmation | undefined;
   /** The text the model gets. */
   run(input: T, signal: AbortSignal, services: Services): Promise<string>;
 }
@@ -69,16 +69,7 @@ function toVsCodeTool<T>(def: ToolDef<T>, services: Services): vscode.LanguageMo
       const input = parse(options.input);
       const billed = def.billed?.(input);
       const asks = vscode.workspace.getConfiguration('modelGateway.tools').get<boolean>('confirmBilledCalls') !== false;
-      const confirmation = billed
-        ? {
-            title: vscode.l10n.t('{0} is billed', billedLabel(billed)),
-            message: vscode.l10n.t(
-              '{0} is billed per call: US${1} by default, from the key\'s quota. Turn this question off with "modelGateway.tools.confirmBilledCalls".',
-              billedLabel(billed),
-              formatAmount(DEFAULT_CALL_PRICE_USD),
-            ),
-          }
-        : def.confirmation?.(input);
+      const confirmation = billed ? billedConfirmation(billed) : def.confirmation?.(input);
       return { invocationMessage: def.invocationMessage(input), ...(asks && confirmation ? { confirmationMessages: confirmation } : {}) };
     },
     async invoke(options, token) {
@@ -97,6 +88,50 @@ function toVsCodeTool<T>(def: ToolDef<T>, services: Services): vscode.LanguageMo
         onCancel.dispose();
       }
     },
+  };
+}
+
+interface Confirmation {
+  title: string;
+  message: vscode.MarkdownString;
+}
+
+/**
+ * The confirmations are read in the Chat view, a narrow side panel: a few short sentences, each a
+ * paragraph of its own, and the setting that turns them off alone on its last line in code
+ * formatting, so it wraps as a whole instead of being cut. Names that come from the model (an image
+ * model's id) are text, never markdown.
+ */
+function confirmationText(parts: Array<string | { text: string }>): vscode.MarkdownString {
+  const md = new vscode.MarkdownString(undefined, false);
+  md.isTrusted = false;
+  md.supportHtml = false;
+  parts.forEach((part, i) => {
+    if (i) md.appendMarkdown('\n\n');
+    if (typeof part === 'string') md.appendMarkdown(part);
+    else md.appendText(part.text);
+  });
+  md.appendMarkdown(`\n\n${vscode.l10n.t('To stop this question, turn off:')}\n\n\`${CONFIRM_SETTING}\``);
+  return md;
+}
+
+const CONFIRM_SETTING = 'modelGateway.tools.confirmBilledCalls';
+
+function billedConfirmation(tool: BilledTool): Confirmation {
+  return {
+    title: vscode.l10n.t('{0} is billed', billedLabel(tool)),
+    message: confirmationText([vscode.l10n.t("US${0} per call, from the key's quota.", formatAmount(DEFAULT_CALL_PRICE_USD))]),
+  };
+}
+
+function imageConfirmation(model: string | undefined): Confirmation {
+  return {
+    title: vscode.l10n.t('Generate an image (billed)'),
+    message: confirmationText([
+      ...(model ? [vscode.l10n.t('Image model:'), { text: model }] : []),
+      vscode.l10n.t("Billed at the image model's price."),
+      vscode.l10n.t("Saved in the workspace's output folder."),
+    ]),
   };
 }
 
@@ -197,17 +232,7 @@ function imageTool(media: () => MediaStudio): ToolDef<z.infer<typeof imageInput>
     name: TOOL_NAMES.generateImage,
     input: imageInput,
     invocationMessage: (i) => vscode.l10n.t('Generating an image: {0}', i.prompt.slice(0, 80)),
-    confirmation: (i) => ({
-      title: vscode.l10n.t('Generate an image (billed)'),
-      message: i.model
-        ? vscode.l10n.t(
-            'Generates an image with {0}, billed at the image model\'s price, and saves it in the workspace\'s output folder ("modelGateway.outputFolder"). Turn this question off with "modelGateway.tools.confirmBilledCalls".',
-            i.model,
-          )
-        : vscode.l10n.t(
-            'Generates an image, billed at the image model\'s price, and saves it in the workspace\'s output folder ("modelGateway.outputFolder"). Turn this question off with "modelGateway.tools.confirmBilledCalls".',
-          ),
-    }),
+    confirmation: (i) => imageConfirmation(i.model),
     async run(input, signal) {
       if (signal.aborted) throw new GatewayError('cancelled', vscode.l10n.t('Image generation was cancelled.'));
       const studio = media();

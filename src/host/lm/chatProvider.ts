@@ -11,6 +11,7 @@ import { protocolSwitchHandler } from '../protocolSwitch';
 import type { Services } from '../services';
 import { dataPartClass, supportsUsagePart, type LanguageModelChatProvider, type LanguageModelChatRequestMessage, type LanguageModelResponsePart, type ProvideLanguageModelChatResponseOptions } from './lmApi';
 import { chatModelsForVsCode, toChatInformation, type GatewayChatInformation } from './modelInfo';
+import { offerUtilityModel } from './nativeChatSetup';
 import { estimateMessageTokens, toChatMessages } from './requestMessages';
 import { estimateTokens } from './tokenCount';
 
@@ -40,6 +41,10 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
   private stale = true;
   /** The reasoning of answers that made tool calls, by call id (a Map keeps insertion order). */
   private readonly reasoningByCall = new Map<string, ChatReasoning>();
+  /** Whether this window has offered VS Code's chat a utility model yet (see nativeChatSetup.ts). */
+  private utilityOffered = false;
+  /** The kinds of unknown request parts already logged. */
+  private readonly loggedPartKinds = new Set<string>();
   private readonly subscriptions: vscode.Disposable[];
 
   constructor(private readonly services: Services) {
@@ -111,8 +116,13 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
     token: vscode.CancellationToken,
   ): Promise<void> {
     const info = this.chatModel(model.id);
+    if (!this.utilityOffered) {
+      // The gateway's models are in use in VS Code's chat: the moment to offer a utility model, once.
+      this.utilityOffered = true;
+      void offerUtilityModel(this.services).catch((err: unknown) => this.services.log.warn(`Offering a utility model failed: ${err instanceof Error ? err.message : String(err)}`));
+    }
     const settings = chatSettings();
-    const request = toChatMessages(messages, settings.imageMaxBytes, (id) => this.reasoningByCall.get(id));
+    const request = toChatMessages(messages, settings.imageMaxBytes, (id) => this.reasoningByCall.get(id), this.unknownPart);
     if (request.messages.some((m) => m.images?.length)) {
       const support = imageSupport(info, settings.imageInputModels);
       if (!support.supported) throw new GatewayError('badRequest', support.reason);
@@ -202,9 +212,16 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
     }
   }
 
-  async provideTokenCount(_model: GatewayChatInformation, text: string | LanguageModelChatRequestMessage, _token: vscode.CancellationToken): Promise<number> {
-    return typeof text === 'string' ? estimateTokens(text) : estimateMessageTokens(text);
+  async provideTokenCount(model: GatewayChatInformation, text: string | LanguageModelChatRequestMessage, _token: vscode.CancellationToken): Promise<number> {
+    return typeof text === 'string' ? estimateTokens(text) : estimateMessageTokens(text, model.protocol);
   }
+
+  /** A part kind this version does not carry: said in the log once per kind, so it is not lost unseen. */
+  private readonly unknownPart = (kind: string): void => {
+    if (this.loggedPartKinds.has(kind)) return;
+    this.loggedPartKinds.add(kind);
+    this.services.log.warn(`VS Code chat: a request part this version does not carry was left out (${kind}).`);
+  };
 
   /** The model as the sidebar knows it: a chat model this key may use, or a clear error. */
   private chatModel(id: string): ModelInfo {

@@ -1,6 +1,7 @@
 import * as l10n from '@vscode/l10n';
 import { imageSupport } from '../../core/chat/capabilities';
 import type { ChatProtocol, ModelInfo } from '../../core/models/types';
+import { positiveCount } from '../../core/validate';
 import { formatNumber } from '../../shared/format';
 import { PROTOCOL_LABELS } from '../../shared/protocol';
 import type { LanguageModelChatInformation } from './lmApi';
@@ -11,11 +12,16 @@ import type { LanguageModelChatInformation } from './lmApi';
  */
 
 /**
- * Context window assumed when the catalog gives none: 128K tokens is what the chat models behind
- * the gateway's providers commonly offer, and VS Code only uses the figure to decide how much
- * history to send (a model with a smaller window answers a too-long request with a clear error).
+ * The limits assumed when neither the catalog nor the key's model list gives any. VS Code fills a
+ * request with history up to `maxInputTokens`; a figure above the model's real window makes a long
+ * agent session fail with an upstream error that says nothing useful, while a figure below it only
+ * drops older history sooner. 32K is the smallest window of the chat models commonly served behind
+ * gateways today (the 32K variants of Qwen and Moonshot, many self-hosted models), so it is safe
+ * for all of them; 4K answers is the default answer limit of the OpenAI-compatible upstreams that
+ * set one, and of this extension's own setting.
  */
-export const DEFAULT_CONTEXT_TOKENS = 128_000;
+export const DEFAULT_INPUT_TOKENS = 32_768;
+export const DEFAULT_OUTPUT_TOKENS = 4_096;
 
 /** What the provider needs from the settings to describe a model. */
 export interface ModelInfoSettings {
@@ -37,12 +43,33 @@ export function chatModelsForVsCode(models: readonly ModelInfo[]): ModelInfo[] {
   return models.filter((m) => m.kind === 'chat' && m.available);
 }
 
+/**
+ * The cheapest chat model with tool calling, by the catalog's price (input plus output, USD per
+ * million tokens): a utility model for VS Code's chat (titles, progress messages) runs with tools
+ * offered. Models without a price or that the catalog says take no tools are passed over; ties go
+ * to the first by id, so the choice does not depend on the list's order.
+ */
+export function cheapestToolModel(models: readonly ModelInfo[]): { model: ModelInfo; input: number; output: number } | undefined {
+  let best: { model: ModelInfo; input: number; output: number } | undefined;
+  for (const model of models) {
+    const cost = model.catalog?.cost;
+    if (model.catalog?.toolCall !== true || typeof cost?.input !== 'number' || typeof cost.output !== 'number') continue;
+    const total = cost.input + cost.output;
+    const bestTotal = best ? best.input + best.output : Infinity;
+    if (total < bestTotal || (total === bestTotal && best && model.id < best.model.id)) best = { model, input: cost.input, output: cost.output };
+  }
+  return best;
+}
+
 export function toChatInformation(model: ModelInfo, protocol: ChatProtocol, settings: ModelInfoSettings): GatewayChatInformation {
   const catalog = model.catalog;
-  const maxOutputTokens = positive(catalog?.maxOutput) ?? settings.maxTokens;
-  const context = positive(catalog?.contextWindow) ?? DEFAULT_CONTEXT_TOKENS;
+  const listed = model.listLimits;
+  const knownOutput = positiveCount(catalog?.maxOutput) ?? positiveCount(listed?.maxOutput);
+  // An unknown answer limit is the setting's, but never above the conservative default.
+  const maxOutputTokens = knownOutput ?? Math.min(settings.maxTokens, DEFAULT_OUTPUT_TOKENS);
+  const context = positiveCount(catalog?.contextWindow) ?? positiveCount(listed?.contextWindow);
   // The window holds the question and the answer; what is left for the question is the input budget.
-  const maxInputTokens = Math.max(1, context > maxOutputTokens ? context - maxOutputTokens : context);
+  const maxInputTokens = context === undefined ? DEFAULT_INPUT_TOKENS : Math.max(1, context > maxOutputTokens ? context - maxOutputTokens : context);
   const images = imageSupport(model, settings.imageInputModels);
   // A catalog that says the model takes no tools is believed; otherwise every protocol carries them.
   const toolCalling = settings.toolCalling && catalog?.toolCall !== false;
@@ -52,12 +79,12 @@ export function toChatInformation(model: ModelInfo, protocol: ChatProtocol, sett
     name: model.name || model.id,
     family: familyOf(model),
     version: model.id,
-    detail: `${provider} · ${PROTOCOL_LABELS[protocol]}`,
+    detail: context === undefined ? `${provider} · ${PROTOCOL_LABELS[protocol]} · ${l10n.t('context unknown')}` : `${provider} · ${PROTOCOL_LABELS[protocol]}`,
     tooltip: [
       l10n.t('{0} through the model gateway ({1}), over the {2} protocol.', model.id, provider, PROTOCOL_LABELS[protocol]),
-      catalog?.contextWindow
+      context !== undefined
         ? l10n.t('Context {0} tokens, answers up to {1} tokens.', formatNumber(context), formatNumber(maxOutputTokens))
-        : l10n.t('Context {0} tokens (assumed; the catalog gives none), answers up to {1} tokens.', formatNumber(context), formatNumber(maxOutputTokens)),
+        : l10n.t('Context window unknown; assuming {0} tokens of input and answers up to {1} tokens.', formatNumber(maxInputTokens), formatNumber(maxOutputTokens)),
       images.reason,
     ].join('\n'),
     maxInputTokens,
@@ -70,8 +97,4 @@ export function toChatInformation(model: ModelInfo, protocol: ChatProtocol, sett
 /** The family groups versions of one model (e.g. `glm-4.6` and `glm-4.6-air` are both `glm`). */
 function familyOf(model: ModelInfo): string {
   return /^[a-z]+/i.exec(model.id)?.[0]?.toLowerCase() || model.id;
-}
-
-function positive(n: number | undefined): number | undefined {
-  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.floor(n) : undefined;
 }

@@ -2,8 +2,9 @@ import * as vscode from 'vscode';
 import type { ChatImage, ChatMessage, ChatReasoning, ChatToolCall, ChatToolResult } from '../../core/chat/events';
 import { checkImage, MAX_IMAGES_PER_MESSAGE } from '../../core/chat/images';
 import { GatewayError } from '../../core/errors';
+import type { ChatProtocol } from '../../core/models/types';
 import { isDataPart, type LanguageModelChatRequestMessage } from './lmApi';
-import { estimateTokens, TOKENS_PER_IMAGE } from './tokenCount';
+import { estimateTokens, imageTokens } from './tokenCount';
 
 /** The messages of a VS Code chat request in the core's form, with the system text taken apart. */
 export interface ConvertedRequest {
@@ -21,18 +22,33 @@ const SYSTEM_ROLE = 3;
 const TEXT_MIME = /^(text\/|application\/(json|xml)\b)/;
 
 /**
+ * Told of a part this code does not carry (a newer part kind, a data part of another type), with
+ * a short name for its kind; the caller logs each kind once.
+ */
+export type UnknownPartSink = (kind: string) => void;
+
+/** A name for a part's kind that survives a minified VS Code: its class name and its fields. */
+export function partKind(part: unknown, where: string): string {
+  if (isDataPart(part)) return `${where}: data part of type ${part.mimeType}`;
+  if (typeof part !== 'object' || part === null) return `${where}: ${typeof part}`;
+  const name = (part as { constructor?: { name?: unknown } }).constructor?.name;
+  return `${where}: ${typeof name === 'string' && name ? name : 'object'} {${Object.keys(part).sort().join(', ')}}`;
+}
+
+/**
  * Turns VS Code's messages into the core's: text parts are joined, image data parts become the
  * message's images (sent in each protocol's own form by the core), textual data parts become text,
  * tool calls of assistant turns and tool results of user turns become the core's `toolCalls` and
  * `toolResults`, and consecutive messages of one role are merged (the Messages protocol requires
- * turns to alternate). Other data parts (e.g. cache hints some callers add) carry nothing for the
- * model and are left out. `reasoningOf` gives back the reasoning a tool-call turn produced (VS Code
+ * turns to alternate). Other parts (e.g. the cache hints some callers add as data parts, or part
+ * kinds newer than this code) are left out and reported to `unknown`. `reasoningOf` gives back the reasoning a tool-call turn produced (VS Code
  * does not keep it), which thinking models require with that turn.
  */
 export function toChatMessages(
   messages: readonly LanguageModelChatRequestMessage[],
   imageMaxBytes: number,
   reasoningOf: (callId: string) => ChatReasoning | undefined = () => undefined,
+  unknown: UnknownPartSink = () => undefined,
 ): ConvertedRequest {
   const system: string[] = [];
   const out: ChatMessage[] = [];
@@ -43,7 +59,7 @@ export function toChatMessages(
     const toolResults: ChatToolResult[] = [];
     for (const part of message.content) {
       if (part instanceof vscode.LanguageModelTextPart) texts.push(part.value);
-      else if (part instanceof vscode.LanguageModelToolResultPart) toolResults.push({ callId: part.callId, content: toolResultText(part) });
+      else if (part instanceof vscode.LanguageModelToolResultPart) toolResults.push({ callId: part.callId, content: toolResultText(part, unknown) });
       else if (part instanceof vscode.LanguageModelToolCallPart) toolCalls.push({ id: part.callId, name: part.name, input: asInput(part.input) });
       else if (isDataPart(part)) {
         if (part.mimeType.startsWith('image/')) {
@@ -51,7 +67,11 @@ export function toChatMessages(
           images.push({ mediaType: info.mediaType, base64: Buffer.from(part.data).toString('base64') });
         } else if (TEXT_MIME.test(part.mimeType)) {
           texts.push(new TextDecoder().decode(part.data));
+        } else {
+          unknown(partKind(part, 'message'));
         }
+      } else {
+        unknown(partKind(part, 'message'));
       }
     }
     const text = texts.join('');
@@ -85,12 +105,16 @@ export function toChatMessages(
   return { system: system.join('\n\n'), messages: out };
 }
 
-/** The text of a tool result: its text parts and textual data parts (e.g. JSON). */
-function toolResultText(part: vscode.LanguageModelToolResultPart): string {
+/** The text of a tool result: its text parts and textual data parts (text/plain, text/*, JSON). */
+function toolResultText(part: vscode.LanguageModelToolResultPart, unknown: UnknownPartSink = () => undefined): string {
+  const only = part.content.length === 1 ? part.content[0] : undefined;
+  // The common case, one text part, is handed on as it is: no copy of a long result.
+  if (only instanceof vscode.LanguageModelTextPart) return only.value;
   return part.content
     .map((c) => {
       if (c instanceof vscode.LanguageModelTextPart) return c.value;
       if (isDataPart(c) && TEXT_MIME.test(c.mimeType)) return new TextDecoder().decode(c.data);
+      unknown(partKind(c, 'tool result'));
       return '';
     })
     .join('');
@@ -101,14 +125,14 @@ function asInput(input: object): Record<string, unknown> {
   return typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
 }
 
-/** The estimate of tokenCount.ts applied to every part of a message. */
-export function estimateMessageTokens(message: LanguageModelChatRequestMessage): number {
+/** The estimate of tokenCount.ts applied to every part of a message, images as `protocol` counts them. */
+export function estimateMessageTokens(message: LanguageModelChatRequestMessage, protocol: ChatProtocol): number {
   let tokens = 0;
   for (const part of message.content) {
     if (part instanceof vscode.LanguageModelTextPart) tokens += estimateTokens(part.value);
     else if (part instanceof vscode.LanguageModelToolResultPart) tokens += estimateTokens(toolResultText(part));
     else if (part instanceof vscode.LanguageModelToolCallPart) tokens += estimateTokens(part.name + JSON.stringify(part.input));
-    else if (isDataPart(part)) tokens += part.mimeType.startsWith('image/') ? TOKENS_PER_IMAGE : TEXT_MIME.test(part.mimeType) ? estimateTokens(new TextDecoder().decode(part.data)) : 0;
+    else if (isDataPart(part)) tokens += part.mimeType.startsWith('image/') ? imageTokens(protocol, part.data) : TEXT_MIME.test(part.mimeType) ? estimateTokens(new TextDecoder().decode(part.data)) : 0;
   }
   return tokens;
 }

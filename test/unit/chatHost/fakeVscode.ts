@@ -23,6 +23,16 @@ export const ui = {
   /** What was written to the clipboard, in order. */
   clipboard: [] as string[],
   settings: {} as Record<string, unknown>,
+  /** The default values of settings this VS Code defines (what `inspect` reports as `defaultValue`). */
+  defaults: {} as Record<string, unknown>,
+  /** Settings written, in order, with their target (ConfigurationTarget). */
+  updates: [] as Array<{ key: string; value: unknown; target: unknown }>,
+  /** The commands `getCommands` lists, and those executed (id first), in order. */
+  commands: [] as string[],
+  executed: [] as unknown[][],
+  /** The items of each quick pick shown, and the answers for the next ones (an item's label; undefined: dismissed). */
+  quickPicks: [] as Array<Array<{ label: string; description?: string; detail?: string }>>,
+  pickLabels: [] as Array<string | undefined>,
 };
 
 function answer(level: Shown['level']) {
@@ -143,8 +153,15 @@ class MarkdownString {
   constructor(value?: string) {
     this.value = value ?? '';
   }
+  isTrusted = false;
+  supportHtml = false;
   appendMarkdown(text: string): this {
     this.value += text;
+    return this;
+  }
+  /** As VS Code escapes text: every character markdown reads as syntax gets a backslash. */
+  appendText(text: string): this {
+    this.value += text.replace(/[\\`*_{}[\]()#+\-!~<>|.]/g, '\\$&');
     return this;
   }
 }
@@ -193,7 +210,13 @@ export const fake = {
     showErrorMessage: answer('error'),
     setStatusBarMessage: () => none,
     showInputBox: async () => undefined,
-    showQuickPick: async () => undefined,
+    showQuickPick: async (items: Array<{ label: string }> | Promise<Array<{ label: string }>>) => {
+      const list = await items;
+      ui.quickPicks.push(list);
+      const label = ui.pickLabels.shift();
+      return list.find((i) => i.label === label);
+    },
+    withProgress: async (_options: unknown, task: (progress: { report(): void }, token: CancellationTokenSource['token']) => unknown) => task({ report: () => undefined }, new CancellationTokenSource().token),
     showOpenDialog: async () => undefined,
     activeTextEditor: undefined,
     get state() {
@@ -209,9 +232,10 @@ export const fake = {
   workspace: {
     getConfiguration: (section?: string) => ({
       get: <T>(key: string, fallback?: T) => (ui.settings[`${section}.${key}`] as T | undefined) ?? fallback,
-      inspect: (key: string) => ({ globalValue: ui.settings[`${section}.${key}`] }),
-      update: async (key: string, value: unknown) => {
+      inspect: (key: string) => ({ defaultValue: ui.defaults[`${section}.${key}`], globalValue: ui.settings[`${section}.${key}`] }),
+      update: async (key: string, value: unknown, target?: unknown) => {
         ui.settings[`${section}.${key}`] = value;
+        ui.updates.push({ key: `${section}.${key}`, value, target });
       },
     }),
     onDidChangeConfiguration: () => none,
@@ -219,7 +243,11 @@ export const fake = {
     getWorkspaceFolder: () => undefined,
     openTextDocument: async () => ({}),
   },
-  commands: { executeCommand: async () => undefined },
+  commands: {
+    executeCommand: async (...args: unknown[]) => void ui.executed.push(args),
+    getCommands: async () => [...ui.commands],
+  },
+  ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
   env: { clipboard: { writeText: async (text: string) => void ui.clipboard.push(text) }, openExternal: async () => false, language: 'en' },
   // VS Code's own formatting of `{0}` and `{name}` with no bundle loaded (English), as @vscode/l10n does it.
   l10n: { t: l10n.t, bundle: undefined },

@@ -10,12 +10,26 @@ import { CHAT_MODEL, NO_EVENT } from '../../support/chatServices';
 
 export { CHAT_MODEL };
 
+/** An in-memory `globalState`, as far as host code uses it. */
+export function memento(): { get<T>(key: string): T | undefined; update(key: string, value: unknown): Promise<void>; keys(): readonly string[] } {
+  const values = new Map<string, unknown>();
+  return {
+    get: <T>(key: string) => values.get(key) as T | undefined,
+    update: async (key: string, value: unknown) => void (value === undefined ? values.delete(key) : values.set(key, value)),
+    keys: () => [...values.keys()],
+  };
+}
+
 /** `models`: the registry's chat models (ModelInfo-shaped); gpt-4o-mini alone unless given. */
-export function hostServices(http: HttpClient, models: ReadonlyArray<Record<string, unknown>> = [CHAT_MODEL]): { services: Services; billing: BillingMeter; quota: QuotaWatcher; logLines: string[] } {
+export function hostServices(
+  http: HttpClient,
+  models: ReadonlyArray<Record<string, unknown>> = [CHAT_MODEL],
+): { services: Services; billing: BillingMeter; quota: QuotaWatcher; logLines: string[]; warnLines: string[] } {
   const snapshot = { updatedAt: Date.now(), models, keyModels: models.map((m) => m.id) };
   const billing = new BillingMeter();
   const logLines: string[] = [];
-  const log = { warn: () => undefined, info: (line: string) => void logLines.push(line), error: () => undefined, debug: () => undefined, trace: () => undefined };
+  const warnLines: string[] = [];
+  const log = { warn: (line: string) => void warnLines.push(line), info: (line: string) => void logLines.push(line), error: () => undefined, debug: () => undefined, trace: () => undefined };
   // Only `info` is used by the watcher; the cast keeps the stub this small.
   const quota = new QuotaWatcher({ http: () => http, hasKey: async () => true, log: log as never });
   const services = {
@@ -27,7 +41,8 @@ export function hostServices(http: HttpClient, models: ReadonlyArray<Record<stri
     ensureCatalogTimer: () => undefined,
     quota,
     log,
+    context: { globalState: memento() },
   };
   // Only these members are read by the code under test; the cast keeps the stub this small.
-  return { services: services as unknown as Services, billing, quota, logLines };
+  return { services: services as unknown as Services, billing, quota, logLines, warnLines };
 }

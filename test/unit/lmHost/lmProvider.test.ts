@@ -156,6 +156,18 @@ describe("VS Code's own chat provider, driven directly: usage, cancellation and 
     assert.deepEqual(parts, []);
   });
 
+  it('logs a request part it does not carry once per kind, however many requests hold it', async () => {
+    const info = await information();
+    const cacheHint = { mimeType: 'cache_control', data: new TextEncoder().encode('ephemeral') };
+    const message = { role: fake.LanguageModelChatMessageRole.User, content: [new fake.LanguageModelTextPart('hello'), cacheHint], name: undefined };
+    for (let i = 0; i < 3; i++) {
+      const parts: unknown[] = [];
+      await provider.provideLanguageModelChatResponse(info, [message] as never, { toolMode: fake.LanguageModelChatToolMode.Auto } as never, { report: (p: unknown) => parts.push(p) } as never, new CancellationTokenSource().token as never);
+      assert.ok(parts.some((p) => p instanceof fake.LanguageModelTextPart), 'the question is still answered');
+    }
+    assert.deepEqual(made.warnLines.filter((l) => l.includes('does not carry')), ["VS Code chat: a request part this version does not carry was left out (message: data part of type cache_control)."]);
+  });
+
   it('sends thinking in the model family’s form from the setting modelGateway.chat.thinking, or from modelOptions.thinking', async () => {
     provider.dispose();
     const thinker = (id: string, ownedBy: string) => ({ ...CHAT_MODEL, id, name: id, provider: ownedBy, ownedBy, inCatalog: true, catalog: { id, reasoning: true } });

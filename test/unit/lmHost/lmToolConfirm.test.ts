@@ -22,6 +22,23 @@ function prepare(name: string, input: object): Prepared {
 
 const PRICE = `US$${DEFAULT_CALL_PRICE_USD.toFixed(2)}`;
 
+/** The confirmation's Markdown, checked for the Chat view's narrow panel. */
+function markdownOf(message: string | vscode.MarkdownString): string {
+  assert.ok(typeof message !== 'string', 'the message is Markdown (a MarkdownString), not a plain string');
+  assert.equal(message.isTrusted, false, 'no command links');
+  return message.value;
+}
+
+/**
+ * Short paragraphs, and the setting alone on the last line in code formatting, so the panel wraps
+ * it as a whole rather than cutting it.
+ */
+function assertNarrow(markdown: string): void {
+  const lines = markdown.split('\n').filter((l) => l.trim());
+  for (const line of lines.slice(0, -1)) assert.ok(line.length <= 48, `a short line: "${line}" (${line.length} characters)`);
+  assert.equal(lines.at(-1), '`modelGateway.tools.confirmBilledCalls`', 'the setting on its own line, in code formatting');
+}
+
 describe("VS Code's own chat: agent tools' confirmation before a call", () => {
   beforeEach(() => {
     ui.settings = {};
@@ -44,8 +61,9 @@ describe("VS Code's own chat: agent tools' confirmation before a call", () => {
       const question = prepared.confirmationMessages;
       assert.ok(question, 'a confirmation is asked');
       assert.match(question.title, /billed/);
-      assert.ok(String(question.message).includes(PRICE), `the price ${PRICE} is in: ${String(question.message)}`);
-      assert.ok(String(question.message).includes('modelGateway.tools.confirmBilledCalls'), 'says how to turn the question off');
+      const markdown = markdownOf(question.message);
+      assert.ok(markdown.includes(PRICE), `the price ${PRICE} is in: ${markdown}`);
+      assertNarrow(markdown);
     });
 
     it(`${name}: no confirmation when "modelGateway.tools.confirmBilledCalls" is off`, () => {
@@ -60,10 +78,13 @@ describe("VS Code's own chat: agent tools' confirmation before a call", () => {
     const prepared = prepare(TOOL_NAMES.generateImage, { prompt: 'a lighthouse', model: 'gpt-image-1' });
     const question = prepared?.confirmationMessages;
     assert.ok(question, 'a confirmation is asked');
-    const message = String(question.message);
+    const message = markdownOf(question.message);
     assert.ok(!message.includes(PRICE), `no per-call price in: ${message}`);
-    assert.match(message, /billed at the image model's price/);
-    assert.match(message, /gpt-image-1/);
+    assert.match(message, /Billed at the image model's price/);
+    assert.match(message, /gpt\\-image\\-1/, 'the model id, as text (escaped)');
+    assertNarrow(message);
+    assertNarrow(markdownOf(prepare(TOOL_NAMES.generateImage, { prompt: 'a lighthouse', model: '*bold* [x](command:evil)' })?.confirmationMessages?.message ?? ''));
+    assert.doesNotMatch(markdownOf(prepare(TOOL_NAMES.generateImage, { prompt: 'a lighthouse', model: '[x](command:evil)' })?.confirmationMessages?.message ?? ''), /\]\(command/, 'a crafted model id is no link');
     ui.settings['modelGateway.tools.confirmBilledCalls'] = false;
     assert.equal(prepare(TOOL_NAMES.generateImage, { prompt: 'a lighthouse' })?.confirmationMessages, undefined);
   });
