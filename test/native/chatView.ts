@@ -41,9 +41,8 @@ export async function closeLanguageModelsEditor(page: Page): Promise<void> {
 
 /** Picks a model in the Chat view's model picker by its name, as a user types into its search box. */
 export async function pickModel(page: Page, modelName: string): Promise<void> {
-  await page.locator(`${INPUT_PART} [aria-label^="Models,"]`).first().click();
   const search = page.locator('.action-list-filter-input[placeholder="Search models"]');
-  await search.waitFor();
+  await openDropdown(page, page.locator(`${INPUT_PART} [aria-label^="Models,"]`).first(), search);
   await search.fill(modelName);
   await page.locator('.chat-model-picker-dropdown .monaco-list-row', { hasText: modelName }).first().click();
   await page.locator(`${INPUT_PART} [aria-label="Models, ${modelName}"]`).first().waitFor();
@@ -53,9 +52,27 @@ export async function pickModel(page: Page, modelName: string): Promise<void> {
 export async function pickMode(page: Page, mode: 'Agent' | 'Ask' | 'Plan'): Promise<void> {
   const picker = page.locator(`${INPUT_PART} .chat-mode-picker-item`).first();
   if ((await picker.innerText()).trim() === mode) return;
-  await picker.click();
+  await openDropdown(page, picker, page.locator(`.context-view .monaco-list-row[aria-label^="${mode},"]`).first());
   await page.locator(`.context-view .monaco-list-row[aria-label^="${mode},"]`).first().click();
   await picker.filter({ hasText: mode }).waitFor();
+}
+
+/**
+ * Clicks a picker until its dropdown shows `row`: right after a new session or a closed card the
+ * first click can land while the view is still taking the focus, and opens nothing.
+ */
+async function openDropdown(page: Page, picker: Locator, row: Locator): Promise<void> {
+  const deadline = Date.now() + LIMITS.stepMs;
+  for (;;) {
+    await picker.click();
+    try {
+      await row.waitFor({ timeout: 5_000 });
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await page.keyboard.press('Escape');
+    }
+  }
 }
 
 /** Starts a new chat session in the view. */
@@ -121,13 +138,14 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), caret: 'hide', animations: 'disabled' });
 }
 
-/**
- * Writes the user's settings file (VS Code watches it) and waits until the workbench shows `theme`.
- * The key is never part of these settings.
- */
-export async function setTheme(page: Page, settingsFile: string, theme: 'light' | 'dark'): Promise<void> {
-  const settings = JSON.parse(await fsp.readFile(settingsFile, 'utf8')) as Record<string, unknown>;
-  settings['workbench.colorTheme'] = theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern';
-  await fsp.writeFile(settingsFile, JSON.stringify(settings, null, 2) + '\n');
-  await page.locator(`.monaco-workbench.${theme === 'dark' ? 'vs-dark' : 'vs'}`).waitFor();
+/** Picks a colour theme through "Preferences: Color Theme", as a user does, and waits until the workbench shows it. */
+export async function setTheme(page: Page, theme: 'light' | 'dark'): Promise<void> {
+  const workbench = page.locator(`.monaco-workbench.${theme === 'dark' ? 'vs-dark' : 'vs'}`);
+  if (await workbench.isVisible()) return;
+  await runFromPalette(page, 'Preferences: Color Theme');
+  const name = theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern';
+  await page.locator('.quick-input-widget input').fill(name);
+  await page.locator('.quick-input-widget .monaco-list-row.focused', { hasText: name }).waitFor();
+  await page.keyboard.press('Enter');
+  await workbench.waitFor();
 }
