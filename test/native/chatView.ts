@@ -8,7 +8,7 @@ import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { REPO_ROOT } from '../e2e/environment';
-import { runFromPalette } from '../e2e/workbench';
+import { pickExactCommand, runFromPalette } from '../e2e/workbench';
 import { LIMITS } from '../vscode/browser';
 
 export const SHOTS = path.join(REPO_ROOT, 'test-results', 'native-chat');
@@ -41,32 +41,39 @@ export async function closeLanguageModelsEditor(page: Page): Promise<void> {
 
 /** Picks a model in the Chat view's model picker by its name, as a user types into its search box. */
 export async function pickModel(page: Page, modelName: string): Promise<void> {
-  const search = page.locator('.action-list-filter-input[placeholder="Search models"]');
-  await openDropdown(page, page.locator(`${INPUT_PART} [aria-label^="Models,"]`).first(), search);
-  await search.fill(modelName);
-  await page.locator('.chat-model-picker-dropdown .monaco-list-row', { hasText: modelName }).first().click();
-  await page.locator(`${INPUT_PART} [aria-label="Models, ${modelName}"]`).first().waitFor();
+  const picker = page.locator(`${INPUT_PART} [aria-label^="Models,"]`).first();
+  if ((await picker.getAttribute('aria-label')) === `Models, ${modelName}`) return;
+  await chooseFromDropdown(page, picker, async () => {
+    await page.locator('.action-list-filter-input[placeholder="Search models"]').fill(modelName, { timeout: ATTEMPT_MS });
+    await page.locator('.chat-model-picker-dropdown .monaco-list-row', { hasText: modelName }).first().click({ timeout: ATTEMPT_MS });
+    await page.locator(`${INPUT_PART} [aria-label="Models, ${modelName}"]`).first().waitFor({ timeout: ATTEMPT_MS });
+  });
 }
 
 /** Switches the chat mode (Agent, Ask, Plan). */
 export async function pickMode(page: Page, mode: 'Agent' | 'Ask' | 'Plan'): Promise<void> {
   const picker = page.locator(`${INPUT_PART} .chat-mode-picker-item`).first();
   if ((await picker.innerText()).trim() === mode) return;
-  await openDropdown(page, picker, page.locator(`.context-view .monaco-list-row[aria-label^="${mode},"]`).first());
-  await page.locator(`.context-view .monaco-list-row[aria-label^="${mode},"]`).first().click();
-  await picker.filter({ hasText: mode }).waitFor();
+  await chooseFromDropdown(page, picker, async () => {
+    await page.locator(`.context-view .monaco-list-row[aria-label^="${mode},"]`).first().click({ timeout: ATTEMPT_MS });
+    await picker.filter({ hasText: mode }).waitFor({ timeout: ATTEMPT_MS });
+  });
 }
 
+/** How long one attempt at a dropdown may take before it is closed and opened again. */
+const ATTEMPT_MS = 10_000;
+
 /**
- * Clicks a picker until its dropdown shows `row`: right after a new session or a closed card the
- * first click can land while the view is still taking the focus, and opens nothing.
+ * Opens a picker's dropdown and makes the choice, again from the start when an attempt fails: right
+ * after a new session or a closed card the first click can land while the view is still taking the
+ * focus and open nothing, or the list is laid out again under the pointer and the row is replaced.
  */
-async function openDropdown(page: Page, picker: Locator, row: Locator): Promise<void> {
+async function chooseFromDropdown(page: Page, picker: Locator, choose: () => Promise<void>): Promise<void> {
   const deadline = Date.now() + LIMITS.stepMs;
   for (;;) {
-    await picker.click();
     try {
-      await row.waitFor({ timeout: 5_000 });
+      await picker.click({ timeout: ATTEMPT_MS });
+      await choose();
       return;
     } catch (error) {
       if (Date.now() > deadline) throw error;
@@ -142,7 +149,8 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 export async function setTheme(page: Page, theme: 'light' | 'dark'): Promise<void> {
   const workbench = page.locator(`.monaco-workbench.${theme === 'dark' ? 'vs-dark' : 'vs'}`);
   if (await workbench.isVisible()) return;
-  await runFromPalette(page, 'Preferences: Color Theme');
+  // Not runFromPalette: "Preferences: Browse Color Themes in Marketplace" is listed first.
+  await pickExactCommand(page, 'Preferences: Color Theme');
   const name = theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern';
   await page.locator('.quick-input-widget input').fill(name);
   await page.locator('.quick-input-widget .monaco-list-row.focused', { hasText: name }).waitFor();
