@@ -9,6 +9,7 @@ import { reportNotRun, tallyRun, type SuiteResult } from './support/mochaResults
 import { runIntegrationSuite } from './integration/run';
 import { runLmSuite } from './lm/run';
 import { runNativeSuite } from './native/run';
+import { ensureCodeServer, VSCODE_1_100, VSCODE_1_139, type CodeServerBuild } from './vscode/codeServer';
 import { runWebviewSuite } from './webview/chatView.webtest';
 import * as path from 'node:path';
 import { readdirSync } from 'node:fs';
@@ -18,6 +19,8 @@ export type { SuiteResult };
 interface Suite {
   name: string;
   run(): Promise<SuiteResult>;
+  /** The real VS Code the suite starts, if any. */
+  vscode?: CodeServerBuild;
 }
 
 const root = path.resolve(__dirname, '..');
@@ -66,20 +69,24 @@ const suites: Suite[] = [
   {
     name: 'integration',
     run: () => runIntegrationSuite(),
+    vscode: VSCODE_1_100,
   },
   {
     // VS Code's own chat (the language model provider, API stable from 1.104) in VS Code 1.139.
     name: 'lm',
     run: () => runLmSuite(),
+    vscode: VSCODE_1_139,
   },
   {
     name: 'ui',
     run: () => runUiSuite(),
+    vscode: VSCODE_1_100,
   },
   {
     // VS Code's own Chat view and agent mode in VS Code 1.139, driven in the browser.
     name: 'native',
     run: () => runNativeSuite(),
+    vscode: VSCODE_1_139,
   },
 ];
 
@@ -87,6 +94,7 @@ async function main(): Promise<void> {
   const onlyIndex = process.argv.indexOf('--only');
   const only = onlyIndex >= 0 ? process.argv[onlyIndex + 1]?.split(',') : undefined;
   const total: SuiteResult = { passed: 0, failed: 0, skipped: 0 };
+  installAhead(suites.filter((suite) => !only || only.includes(suite.name)));
   for (const suite of suites) {
     if (only && !only.includes(suite.name)) continue;
     console.log(`\n=== ${suite.name} tests ===`);
@@ -106,6 +114,22 @@ async function main(): Promise<void> {
   console.log(`\n${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
   // Exit explicitly: a server a failed test left open must not keep CI waiting.
   process.exit(total.failed > 0 || total.passed === 0 ? 1 : 0);
+}
+
+/**
+ * Starts the installs of the VS Codes the chosen suites need (once per machine; minutes on a fresh
+ * one) while the suites before them run. A suite that comes to its VS Code first waits for the
+ * install under its lock; an install that fails here is tried again, and reported, by that suite.
+ */
+function installAhead(chosen: Suite[]): void {
+  const builds = [...new Set(chosen.flatMap((suite) => (suite.vscode ? [suite.vscode] : [])))];
+  void builds.reduce<Promise<unknown>>(
+    (previous, build) =>
+      previous.then(() =>
+        ensureCodeServer(build).catch((error: unknown) => console.error(`Installing code-server ${build.version} ahead failed; its suites try again: ${String(error)}`)),
+      ),
+    Promise.resolve(),
+  );
 }
 
 if (require.main === module) void main();
