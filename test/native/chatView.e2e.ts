@@ -49,49 +49,42 @@ describe("VS Code's own Chat view and agent mode (VS Code 1.139)", function () {
     since = ui().double.log.length;
   });
 
-  it('offers Chat: Manage Language Models once the key is set, which lists the gateway models and sets the chat up', async () => {
+  it('offers Chat: Manage Language Models once the key is set (which lists the gateway models), then a utility model: the cheapest is written to the user settings and the BYOK box goes', async () => {
     const { page } = ui();
     await setApiKey(page, DEMO_KEY);
     await waitForStatus(page, masked(DEMO_KEY), 'check');
     const offer = await notification(page, /Manage Language Models/);
+    await parkMouse(page);
+    await screenshot(page, 'manage-models-offer');
     await offer.locator.locator('a.monaco-button', { hasText: /Manage Language Models/ }).first().click();
     await languageModelRow(page, 'GPT-4o mini').waitFor();
     await languageModelRow(page, 'Kimi K2 Thinking').waitFor();
     await parkMouse(page);
     await screenshot(page, 'manage-language-models');
     await closeLanguageModelsEditor(page);
-    await clearNotifications(page);
     await showChatView(page);
-  });
 
-  it('the first answer brings the offer of a utility model; the cheapest gateway model is written to the user settings and the BYOK box goes', async () => {
-    const { page } = ui();
-    await setTheme(page, 'light');
-    await newChat(page);
-    await pickMode(page, 'Ask');
-    await pickModel(page, 'GPT-4o mini');
     const box = page.locator('.part.auxiliarybar .chat-input-notification-widget', { hasText: 'Set BYOK utility models' });
     await box.waitFor();
-    await sendPrompt(page, 'A first question');
-    await waitForAnswer(page, 'A first question');
-    const offer = await notification(page, /needs a utility model/);
+    const utility = await notification(page, /needs a utility model/);
     await parkMouse(page);
     await screenshot(page, 'utility-model-offer');
-    await offer.locator.locator('a.monaco-button', { hasText: 'Choose Utility Model' }).click();
+    await utility.locator.locator('a.monaco-button', { hasText: 'Choose Utility Model' }).click();
     const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'modelGateway/' }).first();
     await row.waitFor();
     assert.match(await row.innerText(), /US\$[\d.]+ input, US\$[\d.]+ output per million tokens/, 'the price is shown with the choice');
     await screenshot(page, 'utility-model-pick');
     const chosen = /modelGateway\/[\w.-]+/.exec(await row.innerText())?.[0];
     await row.click();
-    await until(async () => JSON.parse(await fsp.readFile(settingsFile, 'utf8'))['chat.utilityModel'] === chosen, `chat.utilityModel = ${chosen} in the user settings`);
+    await until(async () => (JSON.parse(await fsp.readFile(settingsFile, 'utf8')) as Record<string, unknown>)['chat.utilityModel'] === chosen, `chat.utilityModel = ${chosen} in the user settings`);
     await box.waitFor({ state: 'hidden' });
+    await clearNotifications(page);
   });
 
   for (const theme of ['light', 'dark'] as const) {
     it(`Ask mode streams a gateway model's answer (${theme} theme)`, async () => {
       const { page } = ui();
-      await setTheme(page, theme);
+      await setTheme(page, settingsFile, theme);
       await newChat(page);
       await pickMode(page, 'Ask');
       await pickModel(page, 'GPT-4o mini');
@@ -118,7 +111,7 @@ describe("VS Code's own Chat view and agent mode (VS Code 1.139)", function () {
     const confirmation = toolConfirmation(page, /billed/i);
     await confirmation.waitFor({ timeout: 120_000 });
     for (const theme of ['dark', 'light'] as const) {
-      await setTheme(page, theme);
+      await setTheme(page, settingsFile, theme);
       await parkMouse(page);
       await screenshot(page, `agent-confirmation-${theme}`);
     }

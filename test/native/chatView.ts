@@ -8,7 +8,8 @@ import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { REPO_ROOT } from '../e2e/environment';
-import { pickExactCommand, runFromPalette } from '../e2e/workbench';
+import { runFromPalette } from '../e2e/workbench';
+import { until } from '../support/until';
 import { LIMITS } from '../vscode/browser';
 
 export const SHOTS = path.join(REPO_ROOT, 'test-results', 'native-chat');
@@ -145,15 +146,37 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), caret: 'hide', animations: 'disabled' });
 }
 
-/** Picks a colour theme through "Preferences: Color Theme", as a user does, and waits until the workbench shows it. */
-export async function setTheme(page: Page, theme: 'light' | 'dark'): Promise<void> {
+/**
+ * Switches the colour theme by editing the user settings in VS Code's own editor, as a user can (the
+ * theme picker lists no themes in this build's web workbench, and a file written behind its back is
+ * not picked up), and waits until the workbench shows it. The key is never part of these settings.
+ */
+export async function setTheme(page: Page, settingsFile: string, theme: 'light' | 'dark'): Promise<void> {
   const workbench = page.locator(`.monaco-workbench.${theme === 'dark' ? 'vs-dark' : 'vs'}`);
   if (await workbench.isVisible()) return;
-  // Not runFromPalette: "Preferences: Browse Color Themes in Marketplace" is listed first.
-  await pickExactCommand(page, 'Preferences: Color Theme');
-  const name = theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern';
-  await page.locator('.quick-input-widget input').fill(name);
-  await page.locator('.quick-input-widget .monaco-list-row.focused', { hasText: name }).waitFor();
-  await page.keyboard.press('Enter');
+  const settings = JSON.parse(await fsp.readFile(settingsFile, 'utf8')) as Record<string, unknown>;
+  settings['workbench.colorTheme'] = theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern';
+  await editUserSettings(page, settingsFile, settings);
   await workbench.waitFor();
+}
+
+/**
+ * "Preferences: Open User Settings (JSON)" opens a modal editor in 1.139 (no tab): the whole text is
+ * replaced, saved, and the editor closed once the file on disk holds it.
+ */
+export async function editUserSettings(page: Page, settingsFile: string, settings: Record<string, unknown>): Promise<void> {
+  const json = JSON.stringify(settings, null, 2);
+  await runFromPalette(page, 'Preferences: Open User Settings (JSON)');
+  const close = page.locator('[aria-label^="Close Modal Editor"]');
+  await close.waitFor();
+  await page.locator('.monaco-editor.focused .view-lines', { hasText: '{' }).waitFor();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.insertText(json);
+  // Whatever the editor's auto-closing added after the cursor goes.
+  await page.keyboard.press('Shift+ControlOrMeta+End');
+  await page.keyboard.press('Delete');
+  await page.keyboard.press('ControlOrMeta+S');
+  await until(async () => (await fsp.readFile(settingsFile, 'utf8')).trim() === json, 'the edited user settings on disk', LIMITS.stepMs);
+  await close.click();
+  await close.waitFor({ state: 'hidden' });
 }
