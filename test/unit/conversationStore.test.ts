@@ -233,7 +233,7 @@ describe('conversation store', () => {
     assert.ok(!existsSync(path.join(dir, 'c0ffee.log')));
   });
 
-  it('sets a damaged conversation aside, says so, and keeps working (also after a reload)', async () => {
+  it('sets aside a log not one line of which is a record, says so, and keeps working (also after a reload)', async () => {
     const problems: StoreProblem[] = [];
     const store = new ConversationStore(dir, { onProblem: (p) => problems.push(p) });
     const good = await store.create({ title: 'Good' });
@@ -241,7 +241,7 @@ describe('conversation store', () => {
     await store.append(bad.id, user('u1'));
     await store.append(good.id, user('g1'));
     const log = path.join(dir, `${bad.id}.log`);
-    writeFileSync(log, `${readFileSync(log, 'utf8')}{"k":"a","at":1,"i":"one"}\n`);
+    writeFileSync(log, 'this is no log\n\u0000\u0001garbage\n');
     assert.equal(await store.open(bad.id), undefined);
     assert.equal(problems.length, 1);
     assert.equal(problems[0]?.kind, 'damaged');
@@ -249,7 +249,7 @@ describe('conversation store', () => {
     assert.match(problems[0]?.message ?? '', /"Bad" could not be read .* set aside as .*\.damaged-/);
     const aside = problems[0]?.setAsideAs ?? '';
     assert.ok(existsSync(path.join(dir, aside)), 'the damaged file is kept');
-    assert.ok(readFileSync(path.join(dir, aside), 'utf8').includes('"i":"one"'));
+    assert.ok(readFileSync(path.join(dir, aside), 'utf8').includes('this is no log'));
     assert.deepEqual((await store.list()).map((c) => c.title), ['Good']);
     assert.equal(await store.append(bad.id, user('u2')), false);
     assert.equal(await store.append(good.id, user('g2')), true);
@@ -257,6 +257,70 @@ describe('conversation store', () => {
     assert.deepEqual((await reloaded.list()).map((c) => c.title), ['Good']);
     assert.deepEqual((await reloaded.load(good.id))?.messages.map((m) => m.id), ['g1', 'g2']);
     assert.equal(problems.length, 1, 'reported once');
+  });
+
+  it('a record this version cannot read costs that record, not the conversation, and stays in the file', async () => {
+    const problems: StoreProblem[] = [];
+    const store = new ConversationStore(dir, { onProblem: (p) => problems.push(p) });
+    const c = await store.create({ title: 'From the future' });
+    await store.append(c.id, user('u1'));
+    const log = path.join(dir, `${c.id}.log`);
+    const future = [
+      // A status, a role and a record kind a newer version added; a field value it added to an enum;
+      // a record that is not JSON; a record of a known kind with a bad field (a bug).
+      { k: 'a', at: 5, i: 1, m: { id: 'a1', role: 'assistant', text: 'an answer', status: 'queued', finishReason: 'pondered', createdAt: 2 } },
+      { k: 'a', at: 6, i: 2, m: { id: 't1', role: 'tool', text: 'a tool result', status: 'done', createdAt: 3 } },
+      { k: 'pin', at: 7, id: 'a1' },
+      { k: 'm', at: 8, meta: { id: c.id, title: 'From the future', createdAt: 1, updatedAt: 8, protocolOverride: 'quantum' } },
+      { k: 'x', at: 9, i: 'three' },
+    ].map((r) => JSON.stringify(r));
+    appendFileSync(log, `${future.slice(0, 3).join('\n')}\nnot json at all\n${future.slice(3).join('\n')}\n`);
+    const fresh = new ConversationStore(dir, { onProblem: (p) => problems.push(p) });
+    assert.deepEqual((await fresh.list()).map((s) => s.title), ['From the future']);
+    const page = await fresh.open(c.id);
+    assert.ok(page, 'the conversation is still there');
+    assert.deepEqual(page.messages.map((m) => [m.id, m.status, m.finishReason]), [['u1', 'done', undefined], ['a1', 'unknown', undefined]]);
+    assert.equal(page.total, 3, 'the message this version cannot show still holds its place');
+    assert.equal(problems.length, 1, 'said once');
+    assert.match(problems[0]?.message ?? '', /newer version .* kept in its file/);
+    // Writing goes on after them, and leaves them as they are.
+    assert.equal(await fresh.append(c.id, user('u2')), true);
+    assert.deepEqual((await fresh.open(c.id))?.messages.map((m) => m.id), ['u1', 'a1', 'u2']);
+    const text = readFileSync(log, 'utf8');
+    for (const line of [...future, 'not json at all']) assert.ok(text.includes(`${line}\n`), `kept: ${line}`);
+    await fresh.open(c.id);
+    assert.equal(problems.length, 1, 'still said once');
+  });
+
+  it('a metadata file with a value a newer version added is read, not set aside', async () => {
+    const problems: StoreProblem[] = [];
+    const store = new ConversationStore(dir, { onProblem: (p) => problems.push(p) });
+    const c = await store.create({ title: 'Newer' });
+    const file = path.join(dir, `${c.id}.meta.json`);
+    const meta = JSON.parse(readFileSync(file, 'utf8')) as { meta: Record<string, unknown> };
+    meta.meta.protocolOverride = 'quantum';
+    writeFileSync(file, JSON.stringify(meta));
+    assert.deepEqual((await new ConversationStore(dir, { onProblem: (p) => problems.push(p) }).list()).map((s) => s.title), ['Newer']);
+    assert.deepEqual(problems, []);
+    assert.ok(readFileSync(file, 'utf8').includes('quantum'), 'not rewritten');
+  });
+
+  it('refuses a record this version may not write before anything reaches the file', async () => {
+    const store = new ConversationStore(dir);
+    const c = await store.create();
+    await store.append(c.id, user('u1'));
+    const log = path.join(dir, `${c.id}.log`);
+    const before = readFileSync(log);
+    const bad = [
+      { ...user('u2'), role: 'system' },
+      { ...user('u2'), status: 'unknown' },
+      { ...user('u2'), createdAt: 'yesterday' },
+    ] as unknown as StoredMessage[];
+    for (const m of bad) await assert.rejects(store.append(c.id, m), /refused before anything was saved/);
+    await assert.rejects(store.update(c.id, { ...user('u1'), status: 'unknown' }), /status this version does not know/);
+    await assert.rejects(store.setMeta(c.id, { protocolOverride: 'quantum' as never }), /refused before anything was saved/);
+    assert.deepEqual(readFileSync(log), before);
+    assert.deepEqual((await store.load(c.id))?.messages.map((m) => m.id), ['u1']);
   });
 
   it('lists from the summary cache only what is unchanged on disk', async () => {
@@ -400,6 +464,26 @@ describe('conversation store', () => {
     assert.deepEqual((await new ConversationStore(dir).load(c.id))?.messages.map((m) => m.text), ['text of u', 'final 11']);
     await store.append(c.id, user('u2'));
     assert.equal((await store.open(c.id))?.total, 3);
+  });
+
+  it('never compacts a log that holds a record this version cannot read', async () => {
+    const store = new ConversationStore(dir);
+    const c = await store.create();
+    await store.append(c.id, user('u'));
+    const log = path.join(dir, `${c.id}.log`);
+    const future = JSON.stringify({ k: 'pin', at: 3, id: 'u', note: 'a newer version wrote this' });
+    appendFileSync(log, `${future}\n`);
+    const chunk = 'y'.repeat(50_000);
+    for (let round = 0; round < 12; round++) {
+      if (round) await store.truncateFrom(c.id, 'a');
+      await store.append(c.id, answer('a', '', 'streaming'));
+      for (let i = 0; i < 3; i++) await store.checkpoint(c.id, 'a', { text: chunk });
+      await store.update(c.id, answer('a', `final ${round}`));
+    }
+    const before = statSync(log).size;
+    assert.deepEqual((await store.load(c.id))?.messages.map((m) => m.text), ['text of u', 'final 11']);
+    assert.equal(statSync(log).size, before, 'not rewritten');
+    assert.ok(readFileSync(log, 'utf8').includes(future));
   });
 
   it('refuses ids that could escape the folder', async () => {

@@ -7,7 +7,8 @@ import { syncDirectory, writeFileAtomic } from '../atomicFile';
 import { conversationSummarySchema, type ConversationSummary } from '../../shared/protocol';
 import { ImageStore, IMAGE_PRUNE_GRACE_MS } from './images';
 import { FileLock } from './store/lock';
-import { DamagedLogError, encodeRecord, scanLog, type LogRecord, type Meta, type ScanOptions, type ScanResult, type StoredMessage } from './store/log';
+import { GatewayError } from '../errors';
+import { checkRecord, DamagedLogError, encodeRecord, scanLog, type LogRecord, type Meta, type ScanOptions, type ScanResult, type StoredMessage } from './store/log';
 import { definedOnly, describe, isMissing, parseSummary, readMetaFile, setAside, type MetaFile } from './store/files';
 import { hasOldFormat, migrateOldFormat } from './store/migration';
 import { ChangeWatcher, type StoreChange } from './store/watch';
@@ -134,6 +135,8 @@ export class ConversationStore {
   /** The folder's stamp when every summary was last checked against its file, if it was settled then. */
   private settledFolder: string | undefined;
   private watcher?: ChangeWatcher;
+  /** Conversations whose unread records were reported (see reportUnread). */
+  private readonly unreadReported = new Set<string>();
   private readiness?: Promise<void>;
   private disposed = false;
 
@@ -229,9 +232,11 @@ export class ConversationStore {
     const messages: StoredMessage[] = [];
     for (let i = Math.max(0, scan.total - limit); i < scan.total; i++) {
       const slot = scan.slots.get(i);
-      if (!slot) continue;
+      // A message this version cannot read is left out of the page (it stays in the file).
+      if (!slot?.message) continue;
       messages.push(slot.message.status === 'streaming' && now - slot.lastAt > stale ? interrupted(slot.message) : slot.message);
     }
+    if (scan.unread) this.reportUnread(id, metaFile.meta.title);
     if (scan.bytesRead >= COMPACT_MIN_BYTES && scan.liveBytes * 3 < scan.bytesRead) {
       // Compaction only saves reading time later: if it fails (a full disk), the log stays as it was.
       await this.compact(id).catch((err: unknown) => this.report({ kind: 'io', id, message: l10n.t('A long conversation could not be compacted ({0}); it stays as it is.', describe(err)) }));
@@ -451,8 +456,18 @@ export class ConversationStore {
     }
   }
 
+  /** Appends records at `at`; each is checked first, so a record this version may not write reaches no file. */
   private async write(handle: fs.FileHandle, at: number, records: LogRecord[], sync: boolean): Promise<void> {
-    const bytes = Buffer.from(records.map(encodeRecord).join(''), 'utf8');
+    const text = records
+      .map((record) => {
+        try {
+          return encodeRecord(checkRecord(record));
+        } catch (err) {
+          throw new GatewayError('badRequest', l10n.t('A change to a conversation was refused before anything was saved: it is not a record this version may write ({0}).', describe(err)));
+        }
+      })
+      .join('');
+    const bytes = Buffer.from(text, 'utf8');
     await handle.write(bytes, 0, bytes.length, at);
     this.io.bytesWritten += bytes.length;
     if (sync) await handle.sync();
@@ -568,8 +583,10 @@ export class ConversationStore {
       return undefined;
     }
     const scan = await this.scan(handle, size, { limit: 0, wantMeta: true });
-    if (!scan.meta) throw new DamagedLogError(l10n.t('it has no metadata record'));
-    const rebuilt: MetaFile = { v: 1, meta: { ...scan.meta, id, updatedAt: Math.max(scan.meta.updatedAt, scan.lastAt) }, messageCount: scan.total };
+    // Records but no metadata this version can read (a newer version's form): listed under a
+    // plain title rather than set aside, since a newer window still reads it whole.
+    const meta = scan.meta ?? { id, title: l10n.t('Chat'), createdAt: scan.lastAt, updatedAt: scan.lastAt };
+    const rebuilt: MetaFile = { v: 1, meta: { ...meta, id, updatedAt: Math.max(meta.updatedAt, scan.lastAt) }, messageCount: scan.total };
     if (found.damaged) {
       const aside = await setAside(file);
       this.report({
@@ -594,9 +611,9 @@ export class ConversationStore {
       throw err;
     }
     try {
-      const scan = await this.scan(handle, (await handle.stat()).size, { limit: Number.POSITIVE_INFINITY, wantMeta: true });
+      await this.scan(handle, (await handle.stat()).size, { limit: Number.POSITIVE_INFINITY, wantMeta: true });
       // Read whole and fine now: it was replaced (compacted) while the first read ran.
-      if (scan.meta) return;
+      return;
     } catch (err) {
       if (!(err instanceof DamagedLogError)) throw err;
     } finally {
@@ -629,13 +646,15 @@ export class ConversationStore {
       }
       try {
         const size = await this.cutTornEnd(handle);
-        const scan = await this.scan(handle, size, { limit: Number.POSITIVE_INFINITY, wantMeta: true });
+        const scan = await this.scan(handle, size, { limit: Number.POSITIVE_INFINITY, wantMeta: true, exact: true });
+        // A record this version did not read whole would be lost (or changed) by the rewrite: the log stays as it is.
+        if (scan.unread) return;
         const meta = (await readMetaFile(this.metaFile(id))).value?.meta ?? scan.meta;
         if (!meta) return;
         const records: LogRecord[] = [{ k: 'm', at: meta.updatedAt, meta }];
         for (let i = 0; i < scan.total; i++) {
           const slot = scan.slots.get(i);
-          if (slot) records.push({ k: 'a', at: slot.lastAt, i: records.length - 1, m: slot.message });
+          if (slot?.message) records.push({ k: 'a', at: slot.lastAt, i: records.length - 1, m: slot.message });
         }
         const text = records.map(encodeRecord).join('');
         await writeFileAtomic(this.logFile(id), text, { overwrite: true });
@@ -651,6 +670,17 @@ export class ConversationStore {
   /** Moves conversations in the format before logs (one JSON file each + index.json) to logs. */
   private async writeMeta(file: MetaFile, durable = true): Promise<void> {
     await writeFileAtomic(this.metaFile(file.meta.id), JSON.stringify(file), { overwrite: true, durable });
+  }
+
+  /** Says once per conversation (and instance) that some of its records are not shown by this version. */
+  private reportUnread(id: string, title: string): void {
+    if (this.unreadReported.has(id)) return;
+    this.unreadReported.add(id);
+    this.report({
+      kind: 'damaged',
+      id,
+      message: l10n.t('Parts of the conversation "{0}" were written by a newer version of the extension or are damaged, and are not shown. They are kept in its file, unchanged.', title),
+    });
   }
 
   private report(problem: StoreProblem): void {

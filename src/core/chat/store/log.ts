@@ -35,6 +35,7 @@ export const metaSchema = z.object({
   thinking: z.optional(z.catch(z.optional(thinkingChoiceSchema), undefined)),
 });
 
+/** What this version writes: every record is checked against it before it reaches a file. */
 const recordSchema = z.discriminatedUnion('k', [
   z.object({ k: z.literal('m'), at: z.number(), meta: metaSchema }),
   z.object({ k: z.literal('a'), at: z.number(), i: z.number(), m: storedMessageSchema }),
@@ -45,17 +46,58 @@ const recordSchema = z.discriminatedUnion('k', [
 export type LogRecord = z.infer<typeof recordSchema>;
 export type Meta = z.infer<typeof metaSchema>;
 
+/**
+ * A schema that reads what it can of an object: the fields named in `required` must be valid,
+ * every other field of `shape` that is not (a value a newer version added to an enum, a bug) reads
+ * as absent. The record on disk keeps it; this version only does not show it.
+ */
+function tolerant<S extends Record<string, z.ZodMiniType>>(shape: S, required: ReadonlyArray<keyof S>): z.ZodMiniType<Partial<z.infer<z.ZodMiniObject<S>>>> {
+  const fields: Record<string, z.ZodMiniType> = {};
+  for (const [key, field] of Object.entries(shape)) fields[key] = required.includes(key) ? field : z.optional(z.catch(z.optional(field), undefined));
+  // The shape is the schema's own with each optional field made forgiving: what it reads is a subset of S's type.
+  return z.object(fields) as unknown as z.ZodMiniType<Partial<z.infer<z.ZodMiniObject<S>>>>;
+}
+
+/** A message as far as this version can read it: a status it does not know reads as `unknown`. */
+const readableMessageSchema = z.extend(tolerant(storedMessageSchema.shape, ['id', 'role', 'text']) as unknown as z.ZodMiniObject<typeof storedMessageSchema.shape>, {
+  status: z.catch(storedMessageSchema.shape.status, 'unknown' as const),
+  createdAt: z.catch(z.number(), 0),
+});
+const readableMetaSchema = tolerant(metaSchema.shape, ['id', 'title']);
+
+/**
+ * Metadata as this version reads it (from a record or the metadata file): a field it cannot read
+ * is unset, never damage. Times default to 0 (the record's own time is used where one is missing).
+ */
+export function readMeta(data: unknown): Meta | undefined {
+  const result = z.safeParse(readableMetaSchema, data);
+  if (!result.success) return undefined;
+  return { createdAt: 0, updatedAt: 0, ...result.data } as Meta;
+}
+
+/** The record `data` would be if it were written now; throws with the reason when it is not one this version may write. */
+export function checkRecord(data: LogRecord): LogRecord {
+  const result = z.safeParse(recordSchema, data);
+  if (!result.success) throw new Error(z.prettifyError(result.error));
+  if ((data.k === 'a' || data.k === 'u') && data.m.status === 'unknown') {
+    // `unknown` stands for a value a newer version stored; written back, it would replace that value.
+    throw new Error(l10n.t('the message has a status this version does not know, which it cannot write back'));
+  }
+  return result.data;
+}
+
 /** One record as a line. The webview address of an image is worked out when a view is sent, never saved. */
 export function encodeRecord(record: LogRecord): string {
   return `${JSON.stringify(record, (key, value: unknown) => (key === 'src' ? undefined : value))}\n`;
 }
 
-/** A line that is JSON but not a record: the file was damaged (or written by something else). */
+/** A log with lines none of which is a record: the file was damaged (or is not a log at all). */
 export class DamagedLogError extends Error {}
 
 /** A message replayed from the log, with the time of the last record that wrote to it. */
 export interface Replayed {
-  message: StoredMessage;
+  /** Absent where the newest record for the position holds a message this version cannot read. */
+  message?: StoredMessage;
   lastAt: number;
 }
 
@@ -73,6 +115,12 @@ export interface ScanResult {
   liveBytes: number;
   /** With `findId`: the position of that message, if it is in the conversation. */
   foundAt?: number;
+  /**
+   * Lines read that this version did not read whole (skipped, or read without a value it does not
+   * know; with `exact`, also records with fields it does not keep). A log with any must never be
+   * rewritten from what this version made of it.
+   */
+  unread: number;
 }
 
 export interface ScanOptions {
@@ -82,6 +130,8 @@ export interface ScanOptions {
   wantMeta?: boolean;
   /** Stop as soon as the message with this id has been found (and report its position). */
   findId?: string;
+  /** Count as unread every record with a field this version would not write back (before a rewrite). */
+  exact?: boolean;
 }
 
 const CHUNK = 64 * 1024;
@@ -125,21 +175,74 @@ export async function* linesBackward(handle: fs.FileHandle, size: number, counte
   }
 }
 
-export function parseRecord(line: string): LogRecord {
+/**
+ * What one line of a log is to this version:
+ * - `record`: a record it can read (`exact` when it read every field of it as written);
+ * - `hole`: a message record whose message it cannot read (a role a newer version added): the
+ *   position is taken (the message is not shown, and no older record for it is shown instead);
+ * - `unknown`: a record of a kind or shape it does not know (a newer version's, or a bug's): skipped;
+ * - `damaged`: not a record at all (not JSON, or JSON without a kind and a time).
+ * Nothing here is ever an error: a line costs itself, never the conversation.
+ */
+export type ReadLine =
+  | { kind: 'record'; record: LogRecord; exact: boolean }
+  | { kind: 'hole'; k: 'a' | 'u'; at: number; i: number; id?: string }
+  | { kind: 'unknown'; at: number }
+  | { kind: 'damaged' };
+
+export function readLine(line: string, compare = false): ReadLine {
   let data: unknown;
   try {
     data = JSON.parse(line);
   } catch {
-    throw new DamagedLogError(l10n.t('a line is not JSON: "{0}"', `${line.slice(0, 80)}${line.length > 80 ? '…' : ''}`));
+    return { kind: 'damaged' };
   }
-  const result = z.safeParse(recordSchema, data);
-  if (!result.success) throw new DamagedLogError(l10n.t('a line is not a conversation record: "{0}"', `${line.slice(0, 80)}${line.length > 80 ? '…' : ''}`));
-  return result.data;
+  if (!isObject(data) || typeof data.k !== 'string' || typeof data.at !== 'number') return { kind: 'damaged' };
+  const strict = z.safeParse(recordSchema, data);
+  if (strict.success) return { kind: 'record', record: strict.data, exact: !compare || sameJson(JSON.parse(encodeRecord(strict.data)), data) };
+  const at = data.at;
+  const i = data.i;
+  switch (data.k) {
+    case 'm': {
+      const meta = readMeta(data.meta);
+      return meta ? { kind: 'record', record: { k: 'm', at, meta: { ...meta, createdAt: meta.createdAt || at, updatedAt: meta.updatedAt || at } }, exact: false } : { kind: 'unknown', at };
+    }
+    case 'a':
+    case 'u': {
+      if (typeof i !== 'number') return { kind: 'unknown', at };
+      const m = z.safeParse(readableMessageSchema, data.m);
+      if (m.success) return { kind: 'record', record: { k: data.k, at, i, m: m.data }, exact: false };
+      const id = isObject(data.m) && typeof data.m.id === 'string' ? data.m.id : undefined;
+      return { kind: 'hole', k: data.k, at, i, ...(id !== undefined ? { id } : {}) };
+    }
+    case 'c':
+      // A piece of text this version cannot read is not joined, and neither is anything after it (see scanLog).
+      if (typeof data.id !== 'string' || (data.t !== undefined && typeof data.t !== 'string') || (data.r !== undefined && typeof data.r !== 'string')) return { kind: 'unknown', at };
+      return { kind: 'record', record: { k: 'c', at, id: data.id, ...(typeof data.t === 'string' ? { t: data.t } : {}), ...(typeof data.r === 'string' ? { r: data.r } : {}) }, exact: false };
+    case 'x':
+      return typeof i === 'number' ? { kind: 'record', record: { k: 'x', at, i }, exact: false } : { kind: 'unknown', at };
+    default:
+      return { kind: 'unknown', at };
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Whether two parsed JSON values are the same (key order aside). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
+  if (!isObject(a) || !isObject(b) || Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
 }
 
 /**
  * Replays the log from its end until the last `limit` messages are complete (and, if asked, a
- * metadata record was seen). Throws DamagedLogError for a line that is not a record.
+ * metadata record was seen). A line this version cannot read costs that line (see ReadLine);
+ * throws DamagedLogError only for a file that has lines and not one record among them.
  */
 export async function scanLog(handle: fs.FileHandle, size: number, options: ScanOptions, counter: { read: number } = { read: 0 }): Promise<ScanResult> {
   const before = counter.read;
@@ -152,6 +255,9 @@ export async function scanLog(handle: fs.FileHandle, size: number, options: Scan
   let lastAt = 0;
   let liveBytes = 0;
   let foundAt: number | undefined;
+  let unread = 0;
+  let lines = 0;
+  let records = 0;
 
   // The first wanted position, once the total is known, and how many wanted positions are filled.
   let from = 0;
@@ -167,10 +273,50 @@ export async function scanLog(handle: fs.FileHandle, size: number, options: Scan
     if (options.findId !== undefined && foundAt !== undefined) return true;
     return filled >= total - from;
   };
+  /** The newest record for position `i` (readable or not) fills its slot; older ones for it are dead. */
+  const place = (k: 'a' | 'u', i: number, at: number, bytes: number, message?: StoredMessage): boolean => {
+    if (k === 'a' && total === undefined) setTotal(i + 1);
+    if (i >= cut || slots.has(i)) return false;
+    if (total !== undefined && i >= total) return false;
+    const id = message?.id;
+    const deltas = id !== undefined ? pending.get(id) : undefined;
+    let joined = message;
+    if (message && deltas) {
+      joined = { ...message, text: message.text + deltas.text.reverse().join('') };
+      if (deltas.reasoning.length) joined.reasoning = (message.reasoning ?? '') + deltas.reasoning.reverse().join('');
+    }
+    if (id !== undefined) {
+      pending.delete(id);
+      done.add(id);
+    }
+    slots.set(i, { ...(joined ? { message: joined } : {}), lastAt: Math.max(at, deltas?.lastAt ?? 0) });
+    if (total !== undefined && i >= from) filled++;
+    liveBytes += bytes + (deltas?.bytes ?? 0);
+    return true;
+  };
 
   for await (const { line, bytes } of linesBackward(handle, size, counter)) {
-    const record = parseRecord(line);
-    if (!lastAt) lastAt = record.at;
+    lines++;
+    const read = readLine(line, options.exact);
+    if (read.kind === 'damaged') {
+      unread++;
+      continue;
+    }
+    records++;
+    if (!lastAt) lastAt = read.kind === 'record' ? read.record.at : read.at;
+    if (read.kind === 'unknown') {
+      unread++;
+      continue;
+    }
+    if (read.kind === 'hole') {
+      unread++;
+      place(read.k, read.i, read.at, bytes);
+      if (read.id !== undefined) done.add(read.id);
+      if (complete()) break;
+      continue;
+    }
+    if (!read.exact) unread++;
+    const record = read.record;
     switch (record.k) {
       case 'm':
         if (!meta) {
@@ -183,22 +329,9 @@ export async function scanLog(handle: fs.FileHandle, size: number, options: Scan
         cut = Math.min(cut, record.i);
         break;
       case 'a':
-      case 'u': {
-        if (record.k === 'a' && total === undefined) setTotal(record.i + 1);
-        if (record.i >= cut || slots.has(record.i)) break;
-        if (total !== undefined && record.i >= total) break;
-        const id = record.m.id;
-        const deltas = pending.get(id);
-        const message = deltas ? { ...record.m, text: record.m.text + deltas.text.reverse().join('') } : record.m;
-        if (deltas?.reasoning.length) message.reasoning = (record.m.reasoning ?? '') + deltas.reasoning.reverse().join('');
-        pending.delete(id);
-        done.add(id);
-        slots.set(record.i, { message, lastAt: Math.max(record.at, deltas?.lastAt ?? 0) });
-        if (total !== undefined && record.i >= from) filled++;
-        liveBytes += bytes + (deltas?.bytes ?? 0);
-        if (options.findId === id) foundAt = record.i;
+      case 'u':
+        if (place(record.k, record.i, record.at, bytes, record.m) && options.findId === record.m.id) foundAt = record.i;
         break;
-      }
       case 'c': {
         if (done.has(record.id)) break;
         const deltas = pending.get(record.id) ?? { text: [], reasoning: [], lastAt: record.at, bytes: 0 };
@@ -211,5 +344,6 @@ export async function scanLog(handle: fs.FileHandle, size: number, options: Scan
     }
     if (complete()) break;
   }
-  return { total: total ?? 0, slots, meta, lastAt, bytesRead: counter.read - before, liveBytes, foundAt };
+  if (lines > 0 && records === 0) throw new DamagedLogError(l10n.t('not one of its lines is a conversation record'));
+  return { total: total ?? 0, slots, meta, lastAt, bytesRead: counter.read - before, liveBytes, foundAt, unread };
 }
