@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { promises as fsp } from 'node:fs';
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -83,6 +84,56 @@ describe('conversation store', () => {
     m = (await new ConversationStore(dir).load(c.id))!.messages[1]!;
     assert.deepEqual([m.text, m.status, m.usage?.outputTokens], ['Hello, world.', 'done', 3]);
     assert.equal(await store.update(c.id, answer('nope', 'x')), false, 'updating a message that is not there writes nothing');
+  });
+
+  it('a failed checkpoint leaves no hole: later pieces are refused until the answer is written whole', async () => {
+    const store = new ConversationStore(dir);
+    const c = await store.create();
+    await store.append(c.id, user('u'));
+    await store.append(c.id, { ...answer('a', '', 'streaming'), reasoning: '' });
+    assert.equal(await store.checkpoint(c.id, 'a', { text: 'One ', reasoning: 'think ' }), true);
+    // The next piece's write fails (a full disk): nothing of it reaches the file.
+    const probe = await fsp.open(path.join(dir, `${c.id}.log`), 'r');
+    const proto = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<unknown> };
+    await probe.close();
+    const write = proto.write;
+    let failed = 0;
+    proto.write = function (this: unknown, ...args: unknown[]) {
+      if (Buffer.isBuffer(args[0]) && args[0].includes('"k":"c"') && !failed++) return Promise.reject(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }));
+      return write.apply(this, args);
+    };
+    try {
+      await assert.rejects(store.checkpoint(c.id, 'a', { text: 'two ', reasoning: 'hard ' }), /ENOSPC/);
+    } finally {
+      proto.write = write;
+    }
+    assert.equal(failed, 1);
+    assert.equal(await store.checkpoint(c.id, 'a', { text: 'three', reasoning: 'er' }), false, 'refused after the gap');
+    let m = (await new ConversationStore(dir).open(c.id))!.messages[1]!;
+    assert.deepEqual([m.text, m.reasoning], ['One ', 'think '], 'never "One three"');
+    // The final state is written whole; checkpoints of a continued answer go on from it.
+    await store.update(c.id, { ...answer('a', 'One two three', 'streaming'), reasoning: 'think harder' });
+    assert.equal(await store.checkpoint(c.id, 'a', { text: '!' }), true);
+    m = (await new ConversationStore(dir).open(c.id))!.messages[1]!;
+    assert.deepEqual([m.text, m.reasoning], ['One two three!', 'think harder']);
+  });
+
+  it('joins a checkpoint only where it continues the text: nothing after a gap in the file is joined', async () => {
+    const store = new ConversationStore(dir);
+    const c = await store.create();
+    const line = (r: object) => `${JSON.stringify({ at: 1, ...r })}\n`;
+    appendFileSync(
+      path.join(dir, `${c.id}.log`),
+      [
+        line({ k: 'a', i: 0, m: { id: 'r', role: 'assistant', text: 'Base', status: 'streaming', createdAt: 1 } }),
+        line({ k: 'c', id: 'r', t: ' one', o: 4, r: 'why', ro: 0 }),
+        // " two" (o: 8) was never written: the next text piece starts at 12.
+        line({ k: 'c', id: 'r', t: ' three', o: 12, r: ' so', ro: 3 }),
+        line({ k: 'c', id: 'r', t: ' four', o: 18 }),
+      ].join(''),
+    );
+    const m = (await new ConversationStore(dir).open(c.id))!.messages[0]!;
+    assert.deepEqual([m.text, m.reasoning], ['Base one', 'why so']);
   });
 
   it('reads records longer than a read chunk, and many short ones across chunk edges', async () => {

@@ -120,8 +120,10 @@ describe('conversation store shared by windows', function () {
     const c = await b.create({ title: 'From b' });
     await until(() => seen.includes(c.id), 'a to hear of b’s new conversation');
     assert.deepEqual((await a.list()).map((s) => s.title).sort(), ['From b', 'warm-up']);
+    await b.append(c.id, { id: 'ans', role: 'assistant', text: '', status: 'streaming', createdAt: 1 });
+    await until(() => seen.includes(c.id), 'a to hear of b’s append');
     seen.length = 0;
-    await b.checkpoint(c.id, 'nothing', { text: 'x' });
+    await b.checkpoint(c.id, 'ans', { text: 'x' });
     await until(() => seen.includes(c.id), 'a to hear of b’s checkpoint');
     seen.length = 0;
     await b.delete(c.id);

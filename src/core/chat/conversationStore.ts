@@ -137,6 +137,11 @@ export class ConversationStore {
   private watcher?: ChangeWatcher;
   /** Conversations whose unread records were reported (see reportUnread). */
   private readonly unreadReported = new Set<string>();
+  /**
+   * Per message being streamed (see streamKey): how long its text and reasoning are in the log and
+   * the log's size after this instance's last write to it, or `gap` once a checkpoint failed.
+   */
+  private readonly streams = new Map<string, { text: number; reasoning: number; size: number } | 'gap'>();
   private readiness?: Promise<void>;
   private disposed = false;
 
@@ -255,7 +260,8 @@ export class ConversationStore {
     return this.change(id, async (handle, size) => {
       const { total } = await this.scan(handle, size, { limit: 0 });
       const now = Date.now();
-      await this.write(handle, size, [{ k: 'a', at: now, i: total, m: message }], true);
+      const written = await this.write(handle, size, [{ k: 'a', at: now, i: total, m: message }], true);
+      this.streamWritten(id, message, size + written);
       return { messageCount: total + 1, updatedAt: now };
     });
   }
@@ -266,7 +272,8 @@ export class ConversationStore {
       const { total, foundAt } = await this.scan(handle, size, { limit: Number.POSITIVE_INFINITY, findId: message.id });
       if (foundAt === undefined) return undefined;
       const now = Date.now();
-      await this.write(handle, size, [{ k: 'u', at: now, i: foundAt, m: message }], true);
+      const written = await this.write(handle, size, [{ k: 'u', at: now, i: foundAt, m: message }], true);
+      this.streamWritten(id, message, size + written);
       return { messageCount: total, updatedAt: now };
     });
   }
@@ -275,15 +282,50 @@ export class ConversationStore {
    * Adds text streamed into a message since the previous checkpoint: only the new text is written,
    * so a checkpoint costs the same at the first and the thousandth. Not fsync'd (see the class).
    * An empty delta still records that the answer is alive (see STREAMING_STALE_MS).
+   *
+   * Each piece records where it starts in the message, and readers join only pieces that continue
+   * the text exactly (store/log.ts). Once a checkpoint of a message fails (a disk error, the lock
+   * held too long), later ones of that message are refused (false, nothing written) until `update`
+   * writes the message whole: text saved later is never joined around the missing piece.
+   * False also when the conversation or the message is gone.
    */
-  checkpoint(id: string, messageId: string, delta: { text?: string; reasoning?: string }): Promise<boolean> {
-    return this.change(id, async (handle, size) => {
-      const record: LogRecord = { k: 'c', at: Date.now(), id: messageId };
-      if (delta.text) record.t = delta.text;
-      if (delta.reasoning) record.r = delta.reasoning;
-      await this.write(handle, size, [record], false);
-      return 'unchanged';
-    });
+  async checkpoint(id: string, messageId: string, delta: { text?: string; reasoning?: string }): Promise<boolean> {
+    const key = streamKey(id, messageId);
+    if (this.streams.get(key) === 'gap') return false;
+    try {
+      return await this.change(id, async (handle, size) => {
+        let saved = this.streams.get(key);
+        if (saved === 'gap') return undefined;
+        if (!saved || saved.size !== size) {
+          // First checkpoint here, or another window wrote since: where the message ends now.
+          const { slots, foundAt } = await this.scan(handle, size, { limit: Number.POSITIVE_INFINITY, findId: messageId });
+          const message = foundAt === undefined ? undefined : slots.get(foundAt)?.message;
+          if (!message) return undefined;
+          saved = { text: message.text.length, reasoning: (message.reasoning ?? '').length, size };
+        }
+        const record: LogRecord = { k: 'c', at: Date.now(), id: messageId };
+        if (delta.text) Object.assign(record, { t: delta.text, o: saved.text });
+        if (delta.reasoning) Object.assign(record, { r: delta.reasoning, ro: saved.reasoning });
+        const written = await this.write(handle, size, [record], false);
+        this.streams.set(key, { text: saved.text + (delta.text?.length ?? 0), reasoning: saved.reasoning + (delta.reasoning?.length ?? 0), size: size + written });
+        return 'unchanged';
+      });
+    } catch (err) {
+      this.streams.set(key, 'gap');
+      throw err;
+    }
+  }
+
+  /** After a message was written whole: a streaming one is checkpointed from its end, a finished one is forgotten. */
+  private streamWritten(id: string, message: StoredMessage, size: number): void {
+    const key = streamKey(id, message.id);
+    if (message.status === 'streaming') this.streams.set(key, { text: message.text.length, reasoning: (message.reasoning ?? '').length, size });
+    else this.streams.delete(key);
+  }
+
+  /** Forgets the checkpoint positions of a conversation's messages (removed, or the conversation deleted). */
+  private forgetStreams(id: string): void {
+    for (const key of this.streams.keys()) if (key.startsWith(streamKey(id, ''))) this.streams.delete(key);
   }
 
   /** Removes that message and every later one (regenerate, edit and resend); false when it or the conversation is gone. */
@@ -293,6 +335,7 @@ export class ConversationStore {
       if (foundAt === undefined) return undefined;
       const now = Date.now();
       await this.write(handle, size, [{ k: 'x', at: now, i: foundAt }], true);
+      this.forgetStreams(id);
       return { messageCount: foundAt, updatedAt: now };
     });
   }
@@ -317,6 +360,7 @@ export class ConversationStore {
       await syncDirectory(this.dir);
     });
     this.summaries.delete(id);
+    this.forgetStreams(id);
   }
 
   /**
@@ -457,7 +501,7 @@ export class ConversationStore {
   }
 
   /** Appends records at `at`; each is checked first, so a record this version may not write reaches no file. */
-  private async write(handle: fs.FileHandle, at: number, records: LogRecord[], sync: boolean): Promise<void> {
+  private async write(handle: fs.FileHandle, at: number, records: LogRecord[], sync: boolean): Promise<number> {
     const text = records
       .map((record) => {
         try {
@@ -471,6 +515,7 @@ export class ConversationStore {
     await handle.write(bytes, 0, bytes.length, at);
     this.io.bytesWritten += bytes.length;
     if (sync) await handle.sync();
+    return bytes.length;
   }
 
   /** The log's size once a torn last line (a write cut by a crash, never acknowledged) is cut off. */
@@ -698,6 +743,10 @@ export class ConversationStore {
   private metaFile(id: string): string {
     return path.join(this.dir, `${checkId(id)}.meta.json`);
   }
+}
+
+function streamKey(id: string, messageId: string): string {
+  return `${id}\n${messageId}`;
 }
 
 function sortSummaries(list: ConversationSummary[]): ConversationSummary[] {

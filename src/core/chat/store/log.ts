@@ -12,11 +12,14 @@ import { chatMessageSchema, protocolSchema, thinkingChoiceSchema } from '../../.
  *   {"k":"m","at":…,"meta":{…}}          the whole metadata after a change (the first line is one)
  *   {"k":"a","at":…,"i":7,"m":{…}}        message 7 appended; the conversation now has 8
  *   {"k":"u","at":…,"i":7,"m":{…}}        message 7 replaced (the final state of an answer)
- *   {"k":"c","at":…,"id":"…","t":"…","r":"…"}  text / reasoning streamed since the last checkpoint
+ *   {"k":"c","at":…,"id":"…","t":"…","o":5,"r":"…","ro":0}  text / reasoning streamed since the last
+ *                                          checkpoint, and the length each had before it
  *   {"k":"x","at":…,"i":7}                 messages 7 and later removed; the conversation has 7
  *
  * Read from the end, the newest record for a position wins, a removal hides older records at or
- * after its position, and checkpoints add to the message whose base record comes before them.
+ * after its position, and checkpoints add to the message whose base record comes before them, each
+ * only where it continues the text exactly (`o`, `ro`): a piece whose write failed leaves a gap, and
+ * nothing after a gap is joined (the answer's final record writes it whole).
  */
 
 /** A stored message also keeps the context text that was sent with it (shown only as a chip). */
@@ -40,7 +43,7 @@ const recordSchema = z.discriminatedUnion('k', [
   z.object({ k: z.literal('m'), at: z.number(), meta: metaSchema }),
   z.object({ k: z.literal('a'), at: z.number(), i: z.number(), m: storedMessageSchema }),
   z.object({ k: z.literal('u'), at: z.number(), i: z.number(), m: storedMessageSchema }),
-  z.object({ k: z.literal('c'), at: z.number(), id: z.string(), t: z.optional(z.string()), r: z.optional(z.string()) }),
+  z.object({ k: z.literal('c'), at: z.number(), id: z.string(), t: z.optional(z.string()), o: z.optional(z.number()), r: z.optional(z.string()), ro: z.optional(z.number()) }),
   z.object({ k: z.literal('x'), at: z.number(), i: z.number() }),
 ]);
 export type LogRecord = z.infer<typeof recordSchema>;
@@ -218,12 +221,51 @@ export function readLine(line: string, compare = false): ReadLine {
     case 'c':
       // A piece of text this version cannot read is not joined, and neither is anything after it (see scanLog).
       if (typeof data.id !== 'string' || (data.t !== undefined && typeof data.t !== 'string') || (data.r !== undefined && typeof data.r !== 'string')) return { kind: 'unknown', at };
-      return { kind: 'record', record: { k: 'c', at, id: data.id, ...(typeof data.t === 'string' ? { t: data.t } : {}), ...(typeof data.r === 'string' ? { r: data.r } : {}) }, exact: false };
+      return {
+        kind: 'record',
+        record: {
+          k: 'c',
+          at,
+          id: data.id,
+          ...(typeof data.t === 'string' ? { t: data.t } : {}),
+          ...(typeof data.o === 'number' ? { o: data.o } : {}),
+          ...(typeof data.r === 'string' ? { r: data.r } : {}),
+          ...(typeof data.ro === 'number' ? { ro: data.ro } : {}),
+        },
+        exact: false,
+      };
     case 'x':
       return typeof i === 'number' ? { kind: 'record', record: { k: 'x', at, i }, exact: false } : { kind: 'unknown', at };
     default:
       return { kind: 'unknown', at };
   }
+}
+
+type Piece = Extract<LogRecord, { k: 'c' }>;
+
+/**
+ * A message with its checkpoints (oldest first) added. A piece is added where it says it starts
+ * (`o` / `ro`; a piece written before offsets were recorded has none and is added where the text
+ * ends); once one does not start where the text ends, neither it nor any later piece is added.
+ */
+function join(message: StoredMessage, pieces: Piece[]): StoredMessage {
+  let text = message.text;
+  let reasoning = message.reasoning ?? '';
+  let textGap = false;
+  let reasoningGap = false;
+  for (const piece of pieces) {
+    if (piece.t && !textGap) {
+      if (piece.o === undefined || piece.o === text.length) text += piece.t;
+      else textGap = true;
+    }
+    if (piece.r && !reasoningGap) {
+      if (piece.ro === undefined || piece.ro === reasoning.length) reasoning += piece.r;
+      else reasoningGap = true;
+    }
+  }
+  const joined = { ...message, text };
+  if (reasoning || message.reasoning !== undefined) joined.reasoning = reasoning;
+  return joined;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -250,7 +292,8 @@ export async function scanLog(handle: fs.FileHandle, size: number, options: Scan
   let cut = Number.POSITIVE_INFINITY;
   const slots = new Map<number, Replayed>();
   const done = new Set<string>();
-  const pending = new Map<string, { text: string[]; reasoning: string[]; lastAt: number; bytes: number }>();
+  /** Checkpoints of messages whose base record is not reached yet, newest first. */
+  const pending = new Map<string, { pieces: Piece[]; lastAt: number; bytes: number }>();
   let meta: Meta | undefined;
   let lastAt = 0;
   let liveBytes = 0;
@@ -280,11 +323,7 @@ export async function scanLog(handle: fs.FileHandle, size: number, options: Scan
     if (total !== undefined && i >= total) return false;
     const id = message?.id;
     const deltas = id !== undefined ? pending.get(id) : undefined;
-    let joined = message;
-    if (message && deltas) {
-      joined = { ...message, text: message.text + deltas.text.reverse().join('') };
-      if (deltas.reasoning.length) joined.reasoning = (message.reasoning ?? '') + deltas.reasoning.reverse().join('');
-    }
+    const joined = message && deltas ? join(message, deltas.pieces.reverse()) : message;
     if (id !== undefined) {
       pending.delete(id);
       done.add(id);
@@ -334,9 +373,8 @@ export async function scanLog(handle: fs.FileHandle, size: number, options: Scan
         break;
       case 'c': {
         if (done.has(record.id)) break;
-        const deltas = pending.get(record.id) ?? { text: [], reasoning: [], lastAt: record.at, bytes: 0 };
-        if (record.t) deltas.text.push(record.t);
-        if (record.r) deltas.reasoning.push(record.r);
+        const deltas = pending.get(record.id) ?? { pieces: [], lastAt: record.at, bytes: 0 };
+        deltas.pieces.push(record);
         deltas.bytes += bytes;
         pending.set(record.id, deltas);
         break;
