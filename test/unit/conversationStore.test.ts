@@ -456,6 +456,39 @@ describe('conversation store', () => {
     assert.equal(problems.length, 1, 'a missing metadata file is no problem to report');
   });
 
+  it('where the metadata file and the log disagree, the log wins', async () => {
+    const store = new ConversationStore(dir);
+    const c = await store.create({ title: 'Old title', model: 'old-model' });
+    await store.append(c.id, user('u1'));
+    const file = path.join(dir, `${c.id}.meta.json`);
+    const behind = readFileSync(file, 'utf8');
+    await store.setMeta(c.id, { title: 'New title', model: 'new-model' });
+    await store.append(c.id, user('u2'));
+    await store.append(c.id, { ...answer('a', '', 'streaming') });
+    await store.checkpoint(c.id, 'a', { text: 'partial' });
+    const truth = (await store.list())[0];
+    assert.equal(truth?.messageCount, 3);
+    const expect = async (what: string) => {
+      const fresh = new ConversationStore(dir);
+      assert.deepEqual((await fresh.list())[0], truth, `${what}: the list`);
+      const page = await fresh.open(c.id);
+      assert.deepEqual([page?.meta.title, page?.meta.model, page?.meta.updatedAt, page?.total], ['New title', 'new-model', truth?.updatedAt, 3], `${what}: the conversation`);
+    };
+    // As if the window died between writing the log and its metadata file.
+    writeFileSync(file, behind);
+    await expect('a metadata file behind its log');
+    // A metadata file of an older version (no log size) that says something else.
+    writeFileSync(file, JSON.stringify({ v: 1, meta: { id: c.id, title: 'Wrong', model: 'wrong-model', createdAt: 1, updatedAt: 5 }, messageCount: 99 }));
+    await expect('a metadata file that does not say when it was written');
+    // Writes start from the log too: a rename keeps the log's model, and the count goes on from 3.
+    writeFileSync(file, behind);
+    await store.setMeta(c.id, { title: 'Renamed' });
+    await store.append(c.id, user('u3'));
+    const page = await new ConversationStore(dir).open(c.id);
+    assert.deepEqual([page?.meta.title, page?.meta.model, page?.total], ['Renamed', 'new-model', 4]);
+    assert.equal((await new ConversationStore(dir).list())[0]?.messageCount, 4);
+  });
+
   it('migrates conversations of the format before logs, including a damaged file and a missing index', async () => {
     const messages = [user('u1', 'hello'), { ...answer('a1', 'half'), status: 'streaming' as const }];
     writeOldFormat(dir, 'c1', 'One', messages, 5000);

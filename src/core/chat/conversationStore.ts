@@ -8,7 +8,7 @@ import { conversationSummarySchema, type ConversationSummary } from '../../share
 import { ImageStore, IMAGE_PRUNE_GRACE_MS } from './images';
 import { FileLock } from './store/lock';
 import { GatewayError } from '../errors';
-import { checkRecord, DamagedLogError, encodeRecord, scanLog, type LogRecord, type Meta, type ScanOptions, type ScanResult, type StoredMessage } from './store/log';
+import { changedSince, checkRecord, DamagedLogError, encodeRecord, scanLog, type LogRecord, type Meta, type ScanOptions, type ScanResult, type StoredMessage } from './store/log';
 import { definedOnly, describe, isMissing, parseSummary, readMetaFile, setAside, type MetaFile } from './store/files';
 import { hasOldFormat, migrateOldFormat } from './store/migration';
 import { ChangeWatcher, type StoreChange } from './store/watch';
@@ -197,12 +197,13 @@ export class ConversationStore {
     const created: ConversationMeta = { ...definedOnly(meta), title: meta.title ?? l10n.t('New chat'), id: randomUUID(), createdAt: now, updatedAt: now };
     await this.exclusive(async () => {
       const handle = await fs.open(this.logFile(created.id), 'wx');
+      let logSize: number;
       try {
-        await this.write(handle, 0, [{ k: 'm', at: now, meta: created }], true);
+        logSize = await this.write(handle, 0, [{ k: 'm', at: now, meta: created }], true);
       } finally {
         await handle.close();
       }
-      await this.writeMeta({ v: 1, meta: created, messageCount: 0 });
+      await this.writeMeta({ v: 1, meta: created, messageCount: 0, logSize });
     });
     return created;
   }
@@ -309,7 +310,7 @@ export class ConversationStore {
         const written = await this.write(handle, size, [record], false);
         this.streams.set(key, { text: saved.text + (delta.text?.length ?? 0), reasoning: saved.reasoning + (delta.reasoning?.length ?? 0), size: size + written });
         return 'unchanged';
-      });
+      }, false);
     } catch (err) {
       this.streams.set(key, 'gap');
       throw err;
@@ -451,10 +452,13 @@ export class ConversationStore {
    * One write to a conversation under the lock: the log is opened without O_CREAT (a deleted
    * conversation stays deleted), a torn end left by a crash is cut off first, and the metadata
    * file is rewritten when `work` says what changed. `undefined` from `work`: nothing was written.
+   * `current` is checked against the log first (see metaOrRepairLocked) unless `verify` is false
+   * (a checkpoint, which neither uses nor changes it, and must cost the same however long the log).
    */
   private async change(
     id: string,
     work: (handle: fs.FileHandle, size: number, current: MetaFile) => Promise<Partial<Pick<MetaFile, 'messageCount'>> & { updatedAt?: number; meta?: ConversationMeta } | 'unchanged' | undefined>,
+    verify = true,
   ): Promise<boolean> {
     const file = this.logFile(id);
     return this.exclusive(async () => {
@@ -467,7 +471,7 @@ export class ConversationStore {
       }
       try {
         const size = await this.cutTornEnd(handle);
-        const current = await this.metaOrRepairLocked(id, handle, size);
+        const current = await this.metaOrRepairLocked(id, handle, size, verify);
         if (!current) return false;
         const changed = await work(handle, size, current);
         if (changed === undefined) return false;
@@ -476,7 +480,8 @@ export class ConversationStore {
           // Only a new title, model or switch must survive a power cut in the metadata file itself;
           // a count and a time that a crash leaves behind are set right by the next write (which
           // counts from the log), so that write skips two fsyncs per message.
-          await this.writeMeta({ v: 1, meta, messageCount: changed.messageCount ?? current.messageCount }, changed.meta !== undefined);
+          const logSize = (await handle.stat()).size;
+          await this.writeMeta({ v: 1, meta, messageCount: changed.messageCount ?? current.messageCount, logSize }, changed.meta !== undefined);
         }
         return true;
       } catch (err) {
@@ -542,11 +547,14 @@ export class ConversationStore {
     return 0;
   }
 
-  /** A conversation's summary: from the cache when its metadata file is unchanged (same size, time and inode), else read. */
+  /**
+   * A conversation's summary: from the cache when its metadata file and its log are unchanged
+   * (same size, time and inode), else read (and checked against the log).
+   */
   private async summary(id: string): Promise<{ summary: ConversationSummary; read: boolean } | undefined> {
     this.io.metaChecks++;
-    const stat = await fs.stat(this.metaFile(id)).catch(() => undefined);
-    const stamp = stat ? `${stat.size}:${stat.mtimeMs}:${stat.ino}` : '';
+    const [stat, log] = await Promise.all([fs.stat(this.metaFile(id)).catch(() => undefined), fs.stat(this.logFile(id)).catch(() => undefined)]);
+    const stamp = stat && log ? `${stat.size}:${stat.mtimeMs}:${stat.ino}/${log.size}:${log.ino}` : '';
     const cached = this.summaries.get(id);
     if (cached && stamp && cached.stamp === stamp) return { summary: cached.summary, read: false };
     const meta = await this.metaOrRepair(id);
@@ -590,11 +598,26 @@ export class ConversationStore {
     return { stamp: `${stat.mtimeMs}:${stat.ctimeMs}:${stat.size}:${stat.ino}`, changedAt: Math.max(stat.mtimeMs, stat.ctimeMs), checkedAt };
   }
 
-  /** The metadata file, rebuilt from the log when it is missing or damaged; undefined when the conversation is gone. */
+  /**
+   * The metadata file, rebuilt from the log when it is missing or damaged or the log disagrees with
+   * it (see metaOrRepairLocked); undefined when the conversation is gone.
+   */
   private async metaOrRepair(id: string): Promise<MetaFile | undefined> {
     const file = this.metaFile(id);
     const found = await readMetaFile(file);
-    if (found.ok) return found.value;
+    if (found.ok && found.value.logSize !== undefined) {
+      // Checked without the lock: a log only grows, or is replaced whole by a rename.
+      const handle = await fs.open(this.logFile(id), 'r').catch((err: unknown) => {
+        if (isMissing(err)) return undefined;
+        throw err;
+      });
+      if (!handle) return undefined;
+      try {
+        if (!(await this.logChangedSince(handle, found.value))) return found.value;
+      } finally {
+        await handle.close();
+      }
+    }
     return this.exclusive(async () => {
       let handle: fs.FileHandle;
       try {
@@ -617,10 +640,27 @@ export class ConversationStore {
     });
   }
 
-  private async metaOrRepairLocked(id: string, handle: fs.FileHandle, size: number): Promise<MetaFile | undefined> {
+  /** Whether the log has changed what the metadata file holds since the file was written (see changedSince). */
+  private async logChangedSince(handle: fs.FileHandle, file: MetaFile, size?: number): Promise<boolean> {
+    if (file.logSize === undefined) return true;
+    const counter = { read: 0 };
+    try {
+      return await changedSince(handle, file.logSize, size ?? (await handle.stat()).size, counter);
+    } finally {
+      this.io.bytesRead += counter.read;
+    }
+  }
+
+  /**
+   * The metadata file as the log says it should be. The log is the truth: a file that is missing,
+   * damaged, written without the log's size (by an older version), or behind the log (a crash
+   * between the two writes, another version's write) is rebuilt from the log. With `verify` false
+   * a readable file is taken as it is.
+   */
+  private async metaOrRepairLocked(id: string, handle: fs.FileHandle, size: number, verify = true): Promise<MetaFile | undefined> {
     const file = this.metaFile(id);
     const found = await readMetaFile(file);
-    if (found.ok) return found.value;
+    if (found.ok && (!verify || !(await this.logChangedSince(handle, found.value, size)))) return found.value;
     if (size === 0) {
       // Under the lock an empty log (once a torn write is cut off) can only be a create that
       // crashed before its first record was complete: nothing was ever stored in it.
@@ -631,7 +671,7 @@ export class ConversationStore {
     // Records but no metadata this version can read (a newer version's form): listed under a
     // plain title rather than set aside, since a newer window still reads it whole.
     const meta = scan.meta ?? { id, title: l10n.t('Chat'), createdAt: scan.lastAt, updatedAt: scan.lastAt };
-    const rebuilt: MetaFile = { v: 1, meta: { ...meta, id, updatedAt: Math.max(meta.updatedAt, scan.lastAt) }, messageCount: scan.total };
+    const rebuilt: MetaFile = { v: 1, meta: { ...meta, id, updatedAt: scan.updatedAt ?? meta.updatedAt }, messageCount: scan.total, logSize: size };
     if (found.damaged) {
       const aside = await setAside(file);
       this.report({
@@ -694,8 +734,9 @@ export class ConversationStore {
         const scan = await this.scan(handle, size, { limit: Number.POSITIVE_INFINITY, wantMeta: true, exact: true });
         // A record this version did not read whole would be lost (or changed) by the rewrite: the log stays as it is.
         if (scan.unread) return;
-        const meta = (await readMetaFile(this.metaFile(id))).value?.meta ?? scan.meta;
-        if (!meta) return;
+        // The log's own metadata (the file caches it); a log without any is left as it is.
+        if (!scan.meta) return;
+        const meta = { ...scan.meta, updatedAt: scan.updatedAt ?? scan.meta.updatedAt };
         const records: LogRecord[] = [{ k: 'm', at: meta.updatedAt, meta }];
         for (let i = 0; i < scan.total; i++) {
           const slot = scan.slots.get(i);
@@ -704,6 +745,7 @@ export class ConversationStore {
         const text = records.map(encodeRecord).join('');
         await writeFileAtomic(this.logFile(id), text, { overwrite: true });
         this.io.bytesWritten += Buffer.byteLength(text);
+        await this.writeMeta({ v: 1, meta, messageCount: records.length - 1, logSize: Buffer.byteLength(text) });
       } catch (err) {
         if (!(err instanceof DamagedLogError)) throw err;
       } finally {

@@ -113,6 +113,11 @@ export interface ScanResult {
   meta?: Meta;
   /** The newest record's time. */
   lastAt: number;
+  /**
+   * When the conversation last changed as its metadata file counts it (checkpoints do not count):
+   * the newest metadata record's `updatedAt`, or the time of a newer message record or removal.
+   */
+  updatedAt?: number;
   /** Bytes read from the file, and bytes of the records that the result is made of. */
   bytesRead: number;
   liveBytes: number;
@@ -296,6 +301,7 @@ export async function scanLog(handle: fs.FileHandle, size: number, options: Scan
   const pending = new Map<string, { pieces: Piece[]; lastAt: number; bytes: number }>();
   let meta: Meta | undefined;
   let lastAt = 0;
+  let updatedAt: number | undefined;
   let liveBytes = 0;
   let foundAt: number | undefined;
   let unread = 0;
@@ -349,6 +355,7 @@ export async function scanLog(handle: fs.FileHandle, size: number, options: Scan
     }
     if (read.kind === 'hole') {
       unread++;
+      updatedAt ??= read.at;
       place(read.k, read.i, read.at, bytes);
       if (read.id !== undefined) done.add(read.id);
       if (complete()) break;
@@ -356,6 +363,7 @@ export async function scanLog(handle: fs.FileHandle, size: number, options: Scan
     }
     if (!read.exact) unread++;
     const record = read.record;
+    if (record.k !== 'c') updatedAt ??= record.k === 'm' ? record.meta.updatedAt : record.at;
     switch (record.k) {
       case 'm':
         if (!meta) {
@@ -383,5 +391,30 @@ export async function scanLog(handle: fs.FileHandle, size: number, options: Scan
     if (complete()) break;
   }
   if (lines > 0 && records === 0) throw new DamagedLogError(l10n.t('not one of its lines is a conversation record'));
-  return { total: total ?? 0, slots, meta, lastAt, bytesRead: counter.read - before, liveBytes, foundAt, unread };
+  return { total: total ?? 0, slots, meta, lastAt, updatedAt, bytesRead: counter.read - before, liveBytes, foundAt, unread };
+}
+
+/** A tail longer than this is not read to check a metadata file: the metadata is rebuilt instead. */
+const TAIL_CHECK_MAX = 1024 * 1024;
+
+/**
+ * Whether the log changed what its metadata file holds since the file was written, when the log
+ * was `from` bytes long: true if the log is now shorter, `from` is not where a record ends, or a
+ * record after it (other than a checkpoint or a record this version cannot read) is there.
+ */
+export async function changedSince(handle: fs.FileHandle, from: number, size: number, counter: { read: number }): Promise<boolean> {
+  if (size < from || size - from > TAIL_CHECK_MAX) return true;
+  if (size === from) return false;
+  const start = Math.max(0, from - 1);
+  const bytes = Buffer.alloc(size - start);
+  const { bytesRead } = await handle.read(bytes, 0, bytes.length, start);
+  counter.read += bytesRead;
+  if (from > 0 && bytes[0] !== 0x0a) return true;
+  const lines = bytes.toString('utf8', from - start, bytesRead).split('\n');
+  // The last piece is empty (the tail ends with a newline) or a torn write: neither counts.
+  lines.pop();
+  return lines.some((line) => {
+    const read = readLine(line);
+    return read.kind === 'hole' || (read.kind === 'record' && read.record.k !== 'c');
+  });
 }
