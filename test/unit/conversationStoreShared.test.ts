@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { constants, promises as fsp } from 'node:fs';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -189,6 +190,40 @@ describe('conversation store shared by windows', function () {
     await b.images.put(bytes(4), 'image/png');
     assert.ok(Date.now() - statSync(path.join(dir, 'images', `${ids[3]}.png`)).mtimeMs < 60_000);
     assert.equal(await a.pruneImages(), 0);
+  });
+
+  it('prune reads the store without the lock: another window writes meanwhile, and an image it refers to is kept', async function () {
+    if (process.platform === 'win32') this.skip();
+    const a = open({ imageGraceMs: 0 });
+    const b = open({ imageGraceMs: 0 });
+    const kept = sha256Hex(Buffer.from('attached while pruning'));
+    const orphan = sha256Hex(Buffer.from('used by nothing'));
+    await a.images.put(Buffer.from('attached while pruning'), 'image/png');
+    await a.images.put(Buffer.from('used by nothing'), 'image/png');
+    const c = await b.create({ title: 'Busy' });
+    // A log that is a named pipe: reading it waits until the test lets it end, which holds the
+    // prune in the middle of reading the store (as a slow disk or a large store would).
+    const fifo = path.join(dir, '00000000-slow.log');
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
+    const pruning = a.pruneImages();
+    let writer: Awaited<ReturnType<typeof fsp.open>> | undefined;
+    try {
+      // The pipe's writing end opens without waiting only once the prune has opened it to read.
+      await until(async () => {
+        writer = await fsp.open(fifo, constants.O_WRONLY | constants.O_NONBLOCK).catch(() => undefined);
+        return writer !== undefined;
+      }, 'the prune to be reading the store');
+      let appended = false;
+      const append = b.append(c.id, user('late', 'look', [{ id: kept, name: 'k.png', mediaType: 'image/png', bytes: 1 }])).then((ok) => (appended = ok));
+      await until(() => appended, 'the other window to write while the prune reads');
+      await append;
+    } finally {
+      rmSync(fifo, { force: true });
+      await writer?.close();
+    }
+    assert.equal(await pruning, 1);
+    assert.deepEqual(readdirSync(path.join(dir, 'images')), [`${kept}.png`]);
+    assert.ok(!readdirSync(path.join(dir, 'images')).includes(`${orphan}.png`));
   });
 
   it('prune removes nothing when a file of the store cannot be read', async () => {

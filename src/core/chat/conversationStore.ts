@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { promises as fs, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
@@ -367,29 +367,80 @@ export class ConversationStore {
   /**
    * Removes stored images that no conversation on disk refers to and that no window attached
    * within the grace period (IMAGE_PRUNE_GRACE_MS): a message being written in another window is
-   * in no conversation yet. Runs under the lock and reads every file of the store; one it cannot
-   * read means nothing is removed this time. Returns how many files were removed.
+   * in no conversation yet. Returns how many files were removed.
+   *
+   * Every file of the store is read WITHOUT the lock (other windows keep writing meanwhile); the
+   * lock is taken only for the last step, which reads what changed since (a log's new tail, a
+   * file replaced or new) and then removes what is still unreferenced. Logs only grow or are
+   * replaced whole, so a log's bytes read before stay as they were. If too much changed to read
+   * it quickly under the lock, the lock is let go and the changes are read outside it first. A
+   * file that cannot be read means nothing is removed this time.
    */
   async pruneImages(): Promise<number> {
-    return this.exclusive(async () => {
-      const used = new Set<string>();
-      for (const name of await fs.readdir(this.dir)) {
-        // Logs, metadata, files in the old format and files set aside: anything that may refer to an image.
-        if (!/^[A-Za-z0-9-]+\.(?:log|meta\.json|json)(?:\.damaged-.*)?$/.test(name)) continue;
-        let text: string;
-        try {
-          text = await fs.readFile(path.join(this.dir, name), 'utf8');
-        } catch (err) {
-          if (isMissing(err)) continue;
-          this.report({ kind: 'io', message: l10n.t('Stored images were not cleaned up: {0} could not be read ({1}).', name, describe(err)) });
-          return 0;
-        }
-        // Every image id anywhere in any file (old records, set-aside files included) is kept:
-        // cheaper than parsing, and an extra kept image costs little while a lost one is lost.
-        for (const match of text.matchAll(/[0-9a-f]{64}/g)) used.add(match[0]);
+    await this.ready();
+    const seen = new Map<string, SeenFile>();
+    const used = new Set<string>();
+    for (let round = 0; round < PRUNE_ROUNDS; round++) {
+      if ((await this.readImageRefs(seen, used, Number.POSITIVE_INFINITY)) === 'failed') return 0;
+      const removed = await this.exclusive(async () => {
+        const read = await this.readImageRefs(seen, used, PRUNE_LOCKED_READ_MAX);
+        if (read === 'failed') return 0;
+        if (read === 'tooMuch') return undefined;
+        return this.images.prune(used, this.options.imageGraceMs ?? IMAGE_PRUNE_GRACE_MS);
+      });
+      if (removed !== undefined) return removed;
+    }
+    // The store kept changing faster than it could be read: nothing is removed this time.
+    return 0;
+  }
+
+  /**
+   * Adds to `used` every image id in the files of the store that may refer to one and changed
+   * since `seen` (where it notes what it read): a log that grew is read from where it was read to,
+   * any other change is read whole. `tooMuch` (nothing read) when that is over `budget` bytes;
+   * `failed` (said to the user) when a file cannot be read.
+   */
+  private async readImageRefs(seen: Map<string, SeenFile>, used: Set<string>, budget: number): Promise<'done' | 'tooMuch' | 'failed'> {
+    const failed = (name: string, err: unknown): 'failed' => {
+      this.report({ kind: 'io', message: l10n.t('Stored images were not cleaned up: {0} could not be read ({1}).', name, describe(err)) });
+      return 'failed';
+    };
+    const plan: Array<{ name: string; stat: Stats; from: number }> = [];
+    let bytes = 0;
+    for (const name of await fs.readdir(this.dir)) {
+      // Logs, metadata, files in the old format and files set aside: anything that may refer to an image.
+      if (!REFERRING_FILE.test(name)) continue;
+      let stat: Stats;
+      try {
+        stat = await fs.stat(path.join(this.dir, name));
+      } catch (err) {
+        if (isMissing(err)) continue;
+        return failed(name, err);
       }
-      return this.images.prune(used, this.options.imageGraceMs ?? IMAGE_PRUNE_GRACE_MS);
-    });
+      const before = seen.get(name);
+      const same = before !== undefined && before.ino === stat.ino && before.dev === stat.dev;
+      if (same && before.size === stat.size && before.mtimeMs === stat.mtimeMs) continue;
+      const from = same && name.endsWith('.log') && stat.size >= before.end ? before.end : 0;
+      plan.push({ name, stat, from });
+      bytes += Math.max(0, stat.size - from);
+    }
+    if (bytes > budget) return 'tooMuch';
+    for (const { name, stat, from } of plan) {
+      let read: { bytes: Buffer; at: number };
+      try {
+        read = await readFrom(path.join(this.dir, name), from);
+      } catch (err) {
+        if (isMissing(err)) continue;
+        return failed(name, err);
+      }
+      // Every image id anywhere in any file (old records, set-aside files included) is kept:
+      // cheaper than parsing, and an extra kept image costs little while a lost one is lost.
+      for (const match of read.bytes.toString('latin1').matchAll(/[0-9a-f]{64}/g)) used.add(match[0]);
+      // Up to its last newline a log is never changed again; after it, a write may be under way.
+      const end = name.endsWith('.log') ? read.at + read.bytes.lastIndexOf(0x0a) + 1 : read.at + read.bytes.length;
+      seen.set(name, { ino: stat.ino, dev: stat.dev, size: stat.size, mtimeMs: stat.mtimeMs, end: Math.max(end, read.at) });
+    }
+    return 'done';
   }
 
   /** Called when conversations change on disk, by this instance or any other window (within about a second). */
@@ -784,6 +835,40 @@ export class ConversationStore {
 
   private metaFile(id: string): string {
     return path.join(this.dir, `${checkId(id)}.meta.json`);
+  }
+}
+
+/** What pruning read of a file of the store (see readImageRefs). */
+interface SeenFile {
+  ino: number;
+  dev: number;
+  size: number;
+  mtimeMs: number;
+  /** Bytes from the start that were read and will not change while the file keeps its inode. */
+  end: number;
+}
+
+/** Files of the store that may refer to an image (see pruneImages). */
+const REFERRING_FILE = /^[A-Za-z0-9-]+\.(?:log|meta\.json|json)(?:\.damaged-.*)?$/;
+/** How many bytes of changes pruning reads while holding the lock, and how often it tries. */
+const PRUNE_LOCKED_READ_MAX = 256 * 1024;
+const PRUNE_ROUNDS = 4;
+
+/**
+ * A file's bytes from `from` on (whole when `from` is 0), where `from` is where a line ended: if
+ * the byte before it is not a newline the file is not the one read before, and it is read whole.
+ */
+async function readFrom(file: string, from: number): Promise<{ bytes: Buffer; at: number }> {
+  if (from === 0) return { bytes: await fs.readFile(file), at: 0 };
+  const handle = await fs.open(file, 'r');
+  try {
+    const size = (await handle.stat()).size;
+    const bytes = Buffer.alloc(Math.max(0, size - from + 1));
+    const { bytesRead } = await handle.read(bytes, 0, bytes.length, from - 1);
+    if (bytesRead === 0 || bytes[0] !== 0x0a) return { bytes: await handle.readFile(), at: 0 };
+    return { bytes: bytes.subarray(1, bytesRead), at: from };
+  } finally {
+    await handle.close();
   }
 }
 
