@@ -240,8 +240,10 @@ describe('conversation store shared by windows', function () {
     const a = open({ imageGraceMs: 0 });
     const b = open({ imageGraceMs: 0 });
     const kept = sha256Hex(Buffer.from('attached while pruning'));
+    const keptToo = sha256Hex(Buffer.from('attached in a new chat while pruning'));
     const orphan = sha256Hex(Buffer.from('used by nothing'));
     await a.images.put(Buffer.from('attached while pruning'), 'image/png');
+    await a.images.put(Buffer.from('attached in a new chat while pruning'), 'image/png');
     await a.images.put(Buffer.from('used by nothing'), 'image/png');
     const c = await b.create({ title: 'Busy' });
     // A log that is a named pipe: reading it waits until the test lets it end, which holds the
@@ -257,7 +259,14 @@ describe('conversation store shared by windows', function () {
         return writer !== undefined;
       }, 'the prune to be reading the store');
       let appended = false;
-      const append = b.append(c.id, user('late', 'look', [{ id: kept, name: 'k.png', mediaType: 'image/png', bytes: 1 }])).then((ok) => (appended = ok));
+      const ref = (id: string) => [{ id, name: 'k.png', mediaType: 'image/png' as const, bytes: 1 }];
+      const append = (async () => {
+        appended = await b.append(c.id, user('late', 'look', ref(kept)));
+        // A conversation made after the prune listed the folder, too long to be read under the
+        // lock: the prune lets the lock go, reads it, and only then removes anything.
+        const made = await b.create({ title: 'New while pruning' });
+        appended = appended && (await b.append(made.id, user('new', `look too ${'.'.repeat(300_000)}`, ref(keptToo))));
+      })();
       await until(() => appended, 'the other window to write while the prune reads');
       await append;
     } finally {
@@ -265,7 +274,7 @@ describe('conversation store shared by windows', function () {
       await writer?.close();
     }
     assert.equal(await pruning, 1);
-    assert.deepEqual(readdirSync(path.join(dir, 'images')), [`${kept}.png`]);
+    assert.deepEqual(readdirSync(path.join(dir, 'images')).sort(), [`${kept}.png`, `${keptToo}.png`].sort());
     assert.ok(!readdirSync(path.join(dir, 'images')).includes(`${orphan}.png`));
   });
 
