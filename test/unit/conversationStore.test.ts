@@ -372,6 +372,9 @@ describe('conversation store', () => {
     await assert.rejects(store.setMeta(c.id, { protocolOverride: 'quantum' as never }), /refused before anything was saved/);
     assert.deepEqual(readFileSync(log), before);
     assert.deepEqual((await store.load(c.id))?.messages.map((m) => m.id), ['u1']);
+    const files = readdirSync(dir).sort();
+    await assert.rejects(store.create({ protocolOverride: 'quantum' as never }), /refused before anything was saved/);
+    assert.deepEqual(readdirSync(dir).sort(), files, 'no conversation made');
   });
 
   it('lists from the summary cache only what is unchanged on disk', async () => {

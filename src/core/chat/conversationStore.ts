@@ -195,11 +195,13 @@ export class ConversationStore {
   async create(meta: Partial<Omit<ConversationMeta, 'id' | 'createdAt' | 'updatedAt'>> = {}): Promise<ConversationMeta> {
     const now = Date.now();
     const created: ConversationMeta = { ...definedOnly(meta), title: meta.title ?? l10n.t('New chat'), id: randomUUID(), createdAt: now, updatedAt: now };
+    // Checked before the log exists: a refused record leaves no empty conversation behind.
+    const first = encodeChecked([{ k: 'm', at: now, meta: created }]);
     await this.exclusive(async () => {
       const handle = await fs.open(this.logFile(created.id), 'wx');
       let logSize: number;
       try {
-        logSize = await this.write(handle, 0, [{ k: 'm', at: now, meta: created }], true);
+        logSize = await this.write(handle, 0, first, true);
       } finally {
         await handle.close();
       }
@@ -557,17 +559,8 @@ export class ConversationStore {
   }
 
   /** Appends records at `at`; each is checked first, so a record this version may not write reaches no file. */
-  private async write(handle: fs.FileHandle, at: number, records: LogRecord[], sync: boolean): Promise<number> {
-    const text = records
-      .map((record) => {
-        try {
-          return encodeRecord(checkRecord(record));
-        } catch (err) {
-          throw new GatewayError('badRequest', l10n.t('A change to a conversation was refused before anything was saved: it is not a record this version may write ({0}).', describe(err)));
-        }
-      })
-      .join('');
-    const bytes = Buffer.from(text, 'utf8');
+  private async write(handle: fs.FileHandle, at: number, records: LogRecord[] | Buffer, sync: boolean): Promise<number> {
+    const bytes = Buffer.isBuffer(records) ? records : encodeChecked(records);
     await handle.write(bytes, 0, bytes.length, at);
     this.io.bytesWritten += bytes.length;
     if (sync) await handle.sync();
@@ -836,6 +829,20 @@ export class ConversationStore {
   private metaFile(id: string): string {
     return path.join(this.dir, `${checkId(id)}.meta.json`);
   }
+}
+
+/** Records as the bytes of log lines, each checked first: a record this version may not write is refused before any byte is. */
+function encodeChecked(records: LogRecord[]): Buffer {
+  const text = records
+    .map((record) => {
+      try {
+        return encodeRecord(checkRecord(record));
+      } catch (err) {
+        throw new GatewayError('badRequest', l10n.t('A change to a conversation was refused before anything was saved: it is not a record this version may write ({0}).', describe(err)));
+      }
+    })
+    .join('');
+  return Buffer.from(text, 'utf8');
 }
 
 /** What pruning read of a file of the store (see readImageRefs). */
