@@ -75,7 +75,8 @@ const readableMetaSchema = tolerant(metaSchema.shape, ['id', 'title']);
 export function readMeta(data: unknown): Meta | undefined {
   const result = z.safeParse(readableMetaSchema, data);
   if (!result.success) return undefined;
-  return { createdAt: 0, updatedAt: 0, ...result.data } as Meta;
+  // What tolerant() let through is Meta's fields or absent; the two times are the only required ones it may have let go.
+  return { ...result.data, createdAt: result.data.createdAt ?? 0, updatedAt: result.data.updatedAt ?? 0 } as Meta;
 }
 
 /** The record `data` would be if it were written now; throws with the reason when it is not one this version may write. */
