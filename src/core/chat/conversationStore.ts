@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { promises as fs, type Stats } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
@@ -11,6 +11,7 @@ import { GatewayError } from '../errors';
 import { changedSince, checkRecord, DamagedLogError, encodeRecord, scanLog, type LogRecord, type Meta, type ScanOptions, type ScanResult, type StoredMessage } from './store/log';
 import { definedOnly, describe, isMissing, parseSummary, readMetaFile, setAside, type MetaFile } from './store/files';
 import { hasOldFormat, migrateOldFormat } from './store/migration';
+import { PRUNE_LOCKED_READ_MAX, PRUNE_ROUNDS, readImageRefs, type SeenFile } from './store/prune';
 import { ChangeWatcher, type StoreChange } from './store/watch';
 
 export type { StoredMessage } from './store/log';
@@ -116,12 +117,13 @@ const SUMMARY_CACHE = path.join('.index', 'summaries.json');
  * Appends are fsync'd; checkpoints of a streaming answer are not (losing the last second of a
  * stream to a power cut is acceptable, and the final `update` is fsync'd).
  *
- * Why this file is longer than the others (about 600 lines): every public operation is a locked
+ * Why this file is longer than the others (about 800 lines): every public operation is a locked
  * read-modify-write of a log and its metadata, and these sequences share the class's private state
- * (the lock, the summary cache, the watcher, the problem reports); splitting them apart would
- * scatter one protocol over several files. What stands alone lives beside it: the log format
- * (store/log.ts), the lock (store/lock.ts), change watching (store/watch.ts), file helpers
- * (store/files.ts), the old format's migration (store/migration.ts) and the export and view forms
+ * (the lock, the summary cache, the checkpoint positions, the watcher, the problem reports);
+ * splitting them apart would scatter one protocol over several files. What stands alone lives
+ * beside it: the log format (store/log.ts), the lock (store/lock.ts), change watching
+ * (store/watch.ts), file helpers (store/files.ts), the old format's migration
+ * (store/migration.ts), what image pruning reads (store/prune.ts) and the export and view forms
  * (conversationForms.ts).
  */
 export class ConversationStore {
@@ -383,9 +385,9 @@ export class ConversationStore {
     const seen = new Map<string, SeenFile>();
     const used = new Set<string>();
     for (let round = 0; round < PRUNE_ROUNDS; round++) {
-      if ((await this.readImageRefs(seen, used, Number.POSITIVE_INFINITY)) === 'failed') return 0;
+      if ((await readImageRefs(this.dir, seen, used, Number.POSITIVE_INFINITY, (problem) => this.report(problem))) === 'failed') return 0;
       const removed = await this.exclusive(async () => {
-        const read = await this.readImageRefs(seen, used, PRUNE_LOCKED_READ_MAX);
+        const read = await readImageRefs(this.dir, seen, used, PRUNE_LOCKED_READ_MAX, (problem) => this.report(problem));
         if (read === 'failed') return 0;
         if (read === 'tooMuch') return undefined;
         return this.images.prune(used, this.options.imageGraceMs ?? IMAGE_PRUNE_GRACE_MS);
@@ -394,55 +396,6 @@ export class ConversationStore {
     }
     // The store kept changing faster than it could be read: nothing is removed this time.
     return 0;
-  }
-
-  /**
-   * Adds to `used` every image id in the files of the store that may refer to one and changed
-   * since `seen` (where it notes what it read): a log that grew is read from where it was read to,
-   * any other change is read whole. `tooMuch` (nothing read) when that is over `budget` bytes;
-   * `failed` (said to the user) when a file cannot be read.
-   */
-  private async readImageRefs(seen: Map<string, SeenFile>, used: Set<string>, budget: number): Promise<'done' | 'tooMuch' | 'failed'> {
-    const failed = (name: string, err: unknown): 'failed' => {
-      this.report({ kind: 'io', message: l10n.t('Stored images were not cleaned up: {0} could not be read ({1}).', name, describe(err)) });
-      return 'failed';
-    };
-    const plan: Array<{ name: string; stat: Stats; from: number }> = [];
-    let bytes = 0;
-    for (const name of await fs.readdir(this.dir)) {
-      // Logs, metadata, files in the old format and files set aside: anything that may refer to an image.
-      if (!REFERRING_FILE.test(name)) continue;
-      let stat: Stats;
-      try {
-        stat = await fs.stat(path.join(this.dir, name));
-      } catch (err) {
-        if (isMissing(err)) continue;
-        return failed(name, err);
-      }
-      const before = seen.get(name);
-      const same = before !== undefined && before.ino === stat.ino && before.dev === stat.dev;
-      if (same && before.size === stat.size && before.mtimeMs === stat.mtimeMs) continue;
-      const from = same && name.endsWith('.log') && stat.size >= before.end ? before.end : 0;
-      plan.push({ name, stat, from });
-      bytes += Math.max(0, stat.size - from);
-    }
-    if (bytes > budget) return 'tooMuch';
-    for (const { name, stat, from } of plan) {
-      let read: { bytes: Buffer; at: number };
-      try {
-        read = await readFrom(path.join(this.dir, name), from);
-      } catch (err) {
-        if (isMissing(err)) continue;
-        return failed(name, err);
-      }
-      // Every image id anywhere in any file (old records, set-aside files included) is kept:
-      // cheaper than parsing, and an extra kept image costs little while a lost one is lost.
-      for (const match of read.bytes.toString('latin1').matchAll(/[0-9a-f]{64}/g)) used.add(match[0]);
-      // Up to its last newline a log is never changed again; after it, a write may be under way.
-      const end = name.endsWith('.log') ? read.at + read.bytes.lastIndexOf(0x0a) + 1 : read.at + read.bytes.length;
-      seen.set(name, { ino: stat.ino, dev: stat.dev, size: stat.size, mtimeMs: stat.mtimeMs, end: Math.max(end, read.at) });
-    }
-    return 'done';
   }
 
   /** Called when conversations change on disk, by this instance or any other window (within about a second). */
@@ -843,40 +796,6 @@ function encodeChecked(records: LogRecord[]): Buffer {
     })
     .join('');
   return Buffer.from(text, 'utf8');
-}
-
-/** What pruning read of a file of the store (see readImageRefs). */
-interface SeenFile {
-  ino: number;
-  dev: number;
-  size: number;
-  mtimeMs: number;
-  /** Bytes from the start that were read and will not change while the file keeps its inode. */
-  end: number;
-}
-
-/** Files of the store that may refer to an image (see pruneImages). */
-const REFERRING_FILE = /^[A-Za-z0-9-]+\.(?:log|meta\.json|json)(?:\.damaged-.*)?$/;
-/** How many bytes of changes pruning reads while holding the lock, and how often it tries. */
-const PRUNE_LOCKED_READ_MAX = 256 * 1024;
-const PRUNE_ROUNDS = 4;
-
-/**
- * A file's bytes from `from` on (whole when `from` is 0), where `from` is where a line ended: if
- * the byte before it is not a newline the file is not the one read before, and it is read whole.
- */
-async function readFrom(file: string, from: number): Promise<{ bytes: Buffer; at: number }> {
-  if (from === 0) return { bytes: await fs.readFile(file), at: 0 };
-  const handle = await fs.open(file, 'r');
-  try {
-    const size = (await handle.stat()).size;
-    const bytes = Buffer.alloc(Math.max(0, size - from + 1));
-    const { bytesRead } = await handle.read(bytes, 0, bytes.length, from - 1);
-    if (bytesRead === 0 || bytes[0] !== 0x0a) return { bytes: await handle.readFile(), at: 0 };
-    return { bytes: bytes.subarray(1, bytesRead), at: from };
-  } finally {
-    await handle.close();
-  }
 }
 
 function streamKey(id: string, messageId: string): string {
