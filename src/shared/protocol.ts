@@ -40,8 +40,10 @@ export const usageSchema = z.object({
 /**
  * `streaming`: being written now. `done`: finished normally. `stopped`: the user pressed stop.
  * `cut`: ended by an error, a timeout or a reload; the text that arrived is kept.
+ * `unknown`: a status a newer version stored that this one does not know (the store keeps the
+ * stored value on disk and never writes `unknown` back).
  */
-export const messageStatusSchema = z.enum(['streaming', 'done', 'stopped', 'cut']);
+export const messageStatusSchema = z.enum(['streaming', 'done', 'stopped', 'cut', 'unknown']);
 
 /** The image formats every chat protocol accepts; the type is read from the bytes. */
 export const imageMediaTypeSchema = z.enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);

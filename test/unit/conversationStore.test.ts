@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { promises as fsp } from 'node:fs';
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -83,6 +84,56 @@ describe('conversation store', () => {
     m = (await new ConversationStore(dir).load(c.id))!.messages[1]!;
     assert.deepEqual([m.text, m.status, m.usage?.outputTokens], ['Hello, world.', 'done', 3]);
     assert.equal(await store.update(c.id, answer('nope', 'x')), false, 'updating a message that is not there writes nothing');
+  });
+
+  it('a failed checkpoint leaves no hole: later pieces are refused until the answer is written whole', async () => {
+    const store = new ConversationStore(dir);
+    const c = await store.create();
+    await store.append(c.id, user('u'));
+    await store.append(c.id, { ...answer('a', '', 'streaming'), reasoning: '' });
+    assert.equal(await store.checkpoint(c.id, 'a', { text: 'One ', reasoning: 'think ' }), true);
+    // The next piece's write fails (a full disk): nothing of it reaches the file.
+    const probe = await fsp.open(path.join(dir, `${c.id}.log`), 'r');
+    const proto = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<unknown> };
+    await probe.close();
+    const write = proto.write;
+    let failed = 0;
+    proto.write = function (this: unknown, ...args: unknown[]) {
+      if (Buffer.isBuffer(args[0]) && args[0].includes('"k":"c"') && !failed++) return Promise.reject(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }));
+      return write.apply(this, args);
+    };
+    try {
+      await assert.rejects(store.checkpoint(c.id, 'a', { text: 'two ', reasoning: 'hard ' }), /ENOSPC/);
+    } finally {
+      proto.write = write;
+    }
+    assert.equal(failed, 1);
+    assert.equal(await store.checkpoint(c.id, 'a', { text: 'three', reasoning: 'er' }), false, 'refused after the gap');
+    let m = (await new ConversationStore(dir).open(c.id))!.messages[1]!;
+    assert.deepEqual([m.text, m.reasoning], ['One ', 'think '], 'never "One three"');
+    // The final state is written whole; checkpoints of a continued answer go on from it.
+    await store.update(c.id, { ...answer('a', 'One two three', 'streaming'), reasoning: 'think harder' });
+    assert.equal(await store.checkpoint(c.id, 'a', { text: '!' }), true);
+    m = (await new ConversationStore(dir).open(c.id))!.messages[1]!;
+    assert.deepEqual([m.text, m.reasoning], ['One two three!', 'think harder']);
+  });
+
+  it('joins a checkpoint only where it continues the text: nothing after a gap in the file is joined', async () => {
+    const store = new ConversationStore(dir);
+    const c = await store.create();
+    const line = (r: object) => `${JSON.stringify({ at: 1, ...r })}\n`;
+    appendFileSync(
+      path.join(dir, `${c.id}.log`),
+      [
+        line({ k: 'a', i: 0, m: { id: 'r', role: 'assistant', text: 'Base', status: 'streaming', createdAt: 1 } }),
+        line({ k: 'c', id: 'r', t: ' one', o: 4, r: 'why', ro: 0 }),
+        // " two" (o: 8) was never written: the next text piece starts at 12.
+        line({ k: 'c', id: 'r', t: ' three', o: 12, r: ' so', ro: 3 }),
+        line({ k: 'c', id: 'r', t: ' four', o: 18 }),
+      ].join(''),
+    );
+    const m = (await new ConversationStore(dir).open(c.id))!.messages[0]!;
+    assert.deepEqual([m.text, m.reasoning], ['Base one', 'why so']);
   });
 
   it('reads records longer than a read chunk, and many short ones across chunk edges', async () => {
@@ -233,7 +284,7 @@ describe('conversation store', () => {
     assert.ok(!existsSync(path.join(dir, 'c0ffee.log')));
   });
 
-  it('sets a damaged conversation aside, says so, and keeps working (also after a reload)', async () => {
+  it('sets aside a log not one line of which is a record, says so, and keeps working (also after a reload)', async () => {
     const problems: StoreProblem[] = [];
     const store = new ConversationStore(dir, { onProblem: (p) => problems.push(p) });
     const good = await store.create({ title: 'Good' });
@@ -241,7 +292,7 @@ describe('conversation store', () => {
     await store.append(bad.id, user('u1'));
     await store.append(good.id, user('g1'));
     const log = path.join(dir, `${bad.id}.log`);
-    writeFileSync(log, `${readFileSync(log, 'utf8')}{"k":"a","at":1,"i":"one"}\n`);
+    writeFileSync(log, 'this is no log\n\u0000\u0001garbage\n');
     assert.equal(await store.open(bad.id), undefined);
     assert.equal(problems.length, 1);
     assert.equal(problems[0]?.kind, 'damaged');
@@ -249,7 +300,7 @@ describe('conversation store', () => {
     assert.match(problems[0]?.message ?? '', /"Bad" could not be read .* set aside as .*\.damaged-/);
     const aside = problems[0]?.setAsideAs ?? '';
     assert.ok(existsSync(path.join(dir, aside)), 'the damaged file is kept');
-    assert.ok(readFileSync(path.join(dir, aside), 'utf8').includes('"i":"one"'));
+    assert.ok(readFileSync(path.join(dir, aside), 'utf8').includes('this is no log'));
     assert.deepEqual((await store.list()).map((c) => c.title), ['Good']);
     assert.equal(await store.append(bad.id, user('u2')), false);
     assert.equal(await store.append(good.id, user('g2')), true);
@@ -257,6 +308,73 @@ describe('conversation store', () => {
     assert.deepEqual((await reloaded.list()).map((c) => c.title), ['Good']);
     assert.deepEqual((await reloaded.load(good.id))?.messages.map((m) => m.id), ['g1', 'g2']);
     assert.equal(problems.length, 1, 'reported once');
+  });
+
+  it('a record this version cannot read costs that record, not the conversation, and stays in the file', async () => {
+    const problems: StoreProblem[] = [];
+    const store = new ConversationStore(dir, { onProblem: (p) => problems.push(p) });
+    const c = await store.create({ title: 'From the future' });
+    await store.append(c.id, user('u1'));
+    const log = path.join(dir, `${c.id}.log`);
+    const future = [
+      // A status, a role and a record kind a newer version added; a field value it added to an enum;
+      // a record that is not JSON; a record of a known kind with a bad field (a bug).
+      { k: 'a', at: 5, i: 1, m: { id: 'a1', role: 'assistant', text: 'an answer', status: 'queued', finishReason: 'pondered', createdAt: 2 } },
+      { k: 'a', at: 6, i: 2, m: { id: 't1', role: 'tool', text: 'a tool result', status: 'done', createdAt: 3 } },
+      { k: 'pin', at: 7, id: 'a1' },
+      { k: 'm', at: 8, meta: { id: c.id, title: 'From the future', createdAt: 1, updatedAt: 8, protocolOverride: 'quantum' } },
+      { k: 'x', at: 9, i: 'three' },
+    ].map((r) => JSON.stringify(r));
+    appendFileSync(log, `${future.slice(0, 3).join('\n')}\nnot json at all\n${future.slice(3).join('\n')}\n`);
+    const fresh = new ConversationStore(dir, { onProblem: (p) => problems.push(p) });
+    assert.deepEqual((await fresh.list()).map((s) => s.title), ['From the future']);
+    const page = await fresh.open(c.id);
+    assert.ok(page, 'the conversation is still there');
+    assert.deepEqual(page.messages.map((m) => [m.id, m.status, m.finishReason]), [['u1', 'done', undefined], ['a1', 'unknown', undefined]]);
+    assert.equal(page.total, 3, 'the message this version cannot show still holds its place');
+    assert.equal(problems.length, 1, 'said once');
+    assert.match(problems[0]?.message ?? '', /newer version .* kept in its file/);
+    // Writing goes on after them, and leaves them as they are.
+    assert.equal(await fresh.append(c.id, user('u2')), true);
+    assert.deepEqual((await fresh.open(c.id))?.messages.map((m) => m.id), ['u1', 'a1', 'u2']);
+    const text = readFileSync(log, 'utf8');
+    for (const line of [...future, 'not json at all']) assert.ok(text.includes(`${line}\n`), `kept: ${line}`);
+    await fresh.open(c.id);
+    assert.equal(problems.length, 1, 'still said once');
+  });
+
+  it('a metadata file with a value a newer version added is read, not set aside', async () => {
+    const problems: StoreProblem[] = [];
+    const store = new ConversationStore(dir, { onProblem: (p) => problems.push(p) });
+    const c = await store.create({ title: 'Newer' });
+    const file = path.join(dir, `${c.id}.meta.json`);
+    const meta = JSON.parse(readFileSync(file, 'utf8')) as { meta: Record<string, unknown> };
+    meta.meta.protocolOverride = 'quantum';
+    writeFileSync(file, JSON.stringify(meta));
+    assert.deepEqual((await new ConversationStore(dir, { onProblem: (p) => problems.push(p) }).list()).map((s) => s.title), ['Newer']);
+    assert.deepEqual(problems, []);
+    assert.ok(readFileSync(file, 'utf8').includes('quantum'), 'not rewritten');
+  });
+
+  it('refuses a record this version may not write before anything reaches the file', async () => {
+    const store = new ConversationStore(dir);
+    const c = await store.create();
+    await store.append(c.id, user('u1'));
+    const log = path.join(dir, `${c.id}.log`);
+    const before = readFileSync(log);
+    const bad = [
+      { ...user('u2'), role: 'system' },
+      { ...user('u2'), status: 'unknown' },
+      { ...user('u2'), createdAt: 'yesterday' },
+    ] as unknown as StoredMessage[];
+    for (const m of bad) await assert.rejects(store.append(c.id, m), /refused before anything was saved/);
+    await assert.rejects(store.update(c.id, { ...user('u1'), status: 'unknown' }), /status this version does not know/);
+    await assert.rejects(store.setMeta(c.id, { protocolOverride: 'quantum' as never }), /refused before anything was saved/);
+    assert.deepEqual(readFileSync(log), before);
+    assert.deepEqual((await store.load(c.id))?.messages.map((m) => m.id), ['u1']);
+    const files = readdirSync(dir).sort();
+    await assert.rejects(store.create({ protocolOverride: 'quantum' as never }), /refused before anything was saved/);
+    assert.deepEqual(readdirSync(dir).sort(), files, 'no conversation made');
   });
 
   it('lists from the summary cache only what is unchanged on disk', async () => {
@@ -341,6 +459,39 @@ describe('conversation store', () => {
     assert.equal(problems.length, 1, 'a missing metadata file is no problem to report');
   });
 
+  it('where the metadata file and the log disagree, the log wins', async () => {
+    const store = new ConversationStore(dir);
+    const c = await store.create({ title: 'Old title', model: 'old-model' });
+    await store.append(c.id, user('u1'));
+    const file = path.join(dir, `${c.id}.meta.json`);
+    const behind = readFileSync(file, 'utf8');
+    await store.setMeta(c.id, { title: 'New title', model: 'new-model' });
+    await store.append(c.id, user('u2'));
+    await store.append(c.id, { ...answer('a', '', 'streaming') });
+    await store.checkpoint(c.id, 'a', { text: 'partial' });
+    const truth = (await store.list())[0];
+    assert.equal(truth?.messageCount, 3);
+    const expect = async (what: string) => {
+      const fresh = new ConversationStore(dir);
+      assert.deepEqual((await fresh.list())[0], truth, `${what}: the list`);
+      const page = await fresh.open(c.id);
+      assert.deepEqual([page?.meta.title, page?.meta.model, page?.meta.updatedAt, page?.total], ['New title', 'new-model', truth?.updatedAt, 3], `${what}: the conversation`);
+    };
+    // As if the window died between writing the log and its metadata file.
+    writeFileSync(file, behind);
+    await expect('a metadata file behind its log');
+    // A metadata file of an older version (no log size) that says something else.
+    writeFileSync(file, JSON.stringify({ v: 1, meta: { id: c.id, title: 'Wrong', model: 'wrong-model', createdAt: 1, updatedAt: 5 }, messageCount: 99 }));
+    await expect('a metadata file that does not say when it was written');
+    // Writes start from the log too: a rename keeps the log's model, and the count goes on from 3.
+    writeFileSync(file, behind);
+    await store.setMeta(c.id, { title: 'Renamed' });
+    await store.append(c.id, user('u3'));
+    const page = await new ConversationStore(dir).open(c.id);
+    assert.deepEqual([page?.meta.title, page?.meta.model, page?.total], ['Renamed', 'new-model', 4]);
+    assert.equal((await new ConversationStore(dir).list())[0]?.messageCount, 4);
+  });
+
   it('migrates conversations of the format before logs, including a damaged file and a missing index', async () => {
     const messages = [user('u1', 'hello'), { ...answer('a1', 'half'), status: 'streaming' as const }];
     writeOldFormat(dir, 'c1', 'One', messages, 5000);
@@ -400,6 +551,26 @@ describe('conversation store', () => {
     assert.deepEqual((await new ConversationStore(dir).load(c.id))?.messages.map((m) => m.text), ['text of u', 'final 11']);
     await store.append(c.id, user('u2'));
     assert.equal((await store.open(c.id))?.total, 3);
+  });
+
+  it('never compacts a log that holds a record this version cannot read', async () => {
+    const store = new ConversationStore(dir);
+    const c = await store.create();
+    await store.append(c.id, user('u'));
+    const log = path.join(dir, `${c.id}.log`);
+    const future = JSON.stringify({ k: 'pin', at: 3, id: 'u', note: 'a newer version wrote this' });
+    appendFileSync(log, `${future}\n`);
+    const chunk = 'y'.repeat(50_000);
+    for (let round = 0; round < 12; round++) {
+      if (round) await store.truncateFrom(c.id, 'a');
+      await store.append(c.id, answer('a', '', 'streaming'));
+      for (let i = 0; i < 3; i++) await store.checkpoint(c.id, 'a', { text: chunk });
+      await store.update(c.id, answer('a', `final ${round}`));
+    }
+    const before = statSync(log).size;
+    assert.deepEqual((await store.load(c.id))?.messages.map((m) => m.text), ['text of u', 'final 11']);
+    assert.equal(statSync(log).size, before, 'not rewritten');
+    assert.ok(readFileSync(log, 'utf8').includes(future));
   });
 
   it('refuses ids that could escape the folder', async () => {

@@ -1,19 +1,26 @@
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { constants, promises as fsp } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ConversationStore, type StoredMessage } from '../../src/core/chat/conversationStore';
 import { sha256Hex } from '../../src/core/chat/images';
 import { FileLock } from '../../src/core/chat/store/lock';
 import { until } from '../support/until';
+import type { SoakResult } from './fixtures/storeSoakWorker';
 
 /** Two instances on one folder stand for two VS Code windows of one profile. */
 const user = (id: string, text = `text of ${id}`, images?: StoredMessage['images']): StoredMessage => ({ id, role: 'user', text, status: 'done', createdAt: 1, ...(images ? { images } : {}) });
 
 function runWorker(dir: string, name: string, rounds: number, shared: string): Promise<{ kept: Array<{ id: string; title: string; texts: string[] }>; deleted: string[]; sharedIds: string[]; heard: number }> {
+  return runFixture('storeWorker.ts', dir, name, rounds, shared);
+}
+
+/** Runs a fixture script in a process of its own and returns what its last line says (JSON). */
+function runFixture<T>(script: string, dir: string, name: string, rounds: number, shared: string): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'fixtures', 'storeWorker.ts'), dir, name, String(rounds), shared], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'fixtures', script), dir, name, String(rounds), shared], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -22,7 +29,7 @@ function runWorker(dir: string, name: string, rounds: number, shared: string): P
     child.on('close', (code) => {
       const last = out.trim().split('\n').pop() ?? '';
       if (code !== 0 || !last.startsWith('{')) reject(new Error(`worker ${name} failed (exit ${code}): ${err.slice(-2000)}`));
-      else resolve(JSON.parse(last));
+      else resolve(JSON.parse(last) as T);
     });
   });
 }
@@ -108,6 +115,43 @@ describe('conversation store shared by windows', function () {
     assert.ok(readdirSync(dir).every((n) => !n.endsWith('.tmp') && !n.includes('.lock')), readdirSync(dir).join(', '));
   });
 
+  it('soak: three processes writing, deleting, pruning and writing records of a future shape lose nothing and resurrect nothing', async () => {
+    const setup = open();
+    const shared = await setup.create({ title: 'Shared' });
+    const rounds = 6;
+    const names = ['one', 'two', 'three'];
+    const results = await Promise.all(names.map((name) => runFixture<SoakResult>('storeSoakWorker.ts', dir, name, rounds, shared.id)));
+    const problems: string[] = [];
+    const store = open({ imageGraceMs: 60 * 60 * 1000, onProblem: (p) => problems.push(p.message) });
+    const list = await store.list();
+    const byId = new Map(list.map((c) => [c.id, c]));
+    const logText = (id: string) => readFileSync(path.join(dir, `${id}.log`), 'utf8');
+    const note = (text: string) => `"note":"${text}"`;
+    for (const result of results) {
+      for (const kept of result.kept) {
+        assert.equal(byId.get(kept.id)?.title, kept.title);
+        assert.deepEqual((await store.load(kept.id))?.messages.map((m) => m.text), kept.texts);
+        for (const n of kept.future) assert.ok(logText(kept.id).includes(note(n)), `the future record ${n} is still on disk`);
+      }
+      for (const id of result.deleted) {
+        assert.equal(byId.has(id), false, `deleted ${id} is not listed`);
+        assert.ok(!existsSync(path.join(dir, `${id}.log`)), `deleted ${id} has no log`);
+      }
+    }
+    assert.equal(list.length, results.reduce((n, r) => n + r.kept.length, 0) + 1);
+    const sharedMessages = (await store.load(shared.id))!.messages.map((m) => m.id);
+    for (const [i, result] of results.entries()) {
+      assert.deepEqual(sharedMessages.filter((id) => id.startsWith(`${names[i]}-`)), result.sharedIds);
+      for (const n of result.sharedFuture) assert.ok(logText(shared.id).includes(note(n)), `the future record ${n} is still in the shared log`);
+    }
+    assert.equal(sharedMessages.length, names.length * rounds);
+    // Every image a kept conversation refers to is there; every other one (old by now) goes with one more prune.
+    await store.pruneImages();
+    assert.deepEqual(readdirSync(path.join(dir, 'images')).sort(), results.flatMap((r) => r.images.map((id) => `${id}.png`)).sort());
+    assert.ok(readdirSync(dir).every((n) => !n.endsWith('.tmp') && !n.includes('.lock') && !n.includes('.damaged')), readdirSync(dir).join(', '));
+    assert.ok(problems.every((p) => /newer version/.test(p)), problems.join('\n'));
+  });
+
   it('tells each instance of the other one’s changes', async () => {
     const a = open({ watchIntervalMs: 500 });
     const b = open({ watchIntervalMs: 500 });
@@ -120,8 +164,10 @@ describe('conversation store shared by windows', function () {
     const c = await b.create({ title: 'From b' });
     await until(() => seen.includes(c.id), 'a to hear of b’s new conversation');
     assert.deepEqual((await a.list()).map((s) => s.title).sort(), ['From b', 'warm-up']);
+    await b.append(c.id, { id: 'ans', role: 'assistant', text: '', status: 'streaming', createdAt: 1 });
+    await until(() => seen.includes(c.id), 'a to hear of b’s append');
     seen.length = 0;
-    await b.checkpoint(c.id, 'nothing', { text: 'x' });
+    await b.checkpoint(c.id, 'ans', { text: 'x' });
     await until(() => seen.includes(c.id), 'a to hear of b’s checkpoint');
     seen.length = 0;
     await b.delete(c.id);
@@ -187,6 +233,49 @@ describe('conversation store shared by windows', function () {
     await b.images.put(bytes(4), 'image/png');
     assert.ok(Date.now() - statSync(path.join(dir, 'images', `${ids[3]}.png`)).mtimeMs < 60_000);
     assert.equal(await a.pruneImages(), 0);
+  });
+
+  it('prune reads the store without the lock: another window writes meanwhile, and an image it refers to is kept', async function () {
+    if (process.platform === 'win32') this.skip();
+    const a = open({ imageGraceMs: 0 });
+    const b = open({ imageGraceMs: 0 });
+    const kept = sha256Hex(Buffer.from('attached while pruning'));
+    const keptToo = sha256Hex(Buffer.from('attached in a new chat while pruning'));
+    const orphan = sha256Hex(Buffer.from('used by nothing'));
+    await a.images.put(Buffer.from('attached while pruning'), 'image/png');
+    await a.images.put(Buffer.from('attached in a new chat while pruning'), 'image/png');
+    await a.images.put(Buffer.from('used by nothing'), 'image/png');
+    const c = await b.create({ title: 'Busy' });
+    // A log that is a named pipe: reading it waits until the test lets it end, which holds the
+    // prune in the middle of reading the store (as a slow disk or a large store would).
+    const fifo = path.join(dir, '00000000-slow.log');
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
+    const pruning = a.pruneImages();
+    let writer: Awaited<ReturnType<typeof fsp.open>> | undefined;
+    try {
+      // The pipe's writing end opens without waiting only once the prune has opened it to read.
+      await until(async () => {
+        writer = await fsp.open(fifo, constants.O_WRONLY | constants.O_NONBLOCK).catch(() => undefined);
+        return writer !== undefined;
+      }, 'the prune to be reading the store');
+      let appended = false;
+      const ref = (id: string) => [{ id, name: 'k.png', mediaType: 'image/png' as const, bytes: 1 }];
+      const append = (async () => {
+        appended = await b.append(c.id, user('late', 'look', ref(kept)));
+        // A conversation made after the prune listed the folder, too long to be read under the
+        // lock: the prune lets the lock go, reads it, and only then removes anything.
+        const made = await b.create({ title: 'New while pruning' });
+        appended = appended && (await b.append(made.id, user('new', `look too ${'.'.repeat(300_000)}`, ref(keptToo))));
+      })();
+      await until(() => appended, 'the other window to write while the prune reads');
+      await append;
+    } finally {
+      rmSync(fifo, { force: true });
+      await writer?.close();
+    }
+    assert.equal(await pruning, 1);
+    assert.deepEqual(readdirSync(path.join(dir, 'images')).sort(), [`${kept}.png`, `${keptToo}.png`].sort());
+    assert.ok(!readdirSync(path.join(dir, 'images')).includes(`${orphan}.png`));
   });
 
   it('prune removes nothing when a file of the store cannot be read', async () => {

@@ -7,9 +7,11 @@ import { syncDirectory, writeFileAtomic } from '../atomicFile';
 import { conversationSummarySchema, type ConversationSummary } from '../../shared/protocol';
 import { ImageStore, IMAGE_PRUNE_GRACE_MS } from './images';
 import { FileLock } from './store/lock';
-import { DamagedLogError, encodeRecord, scanLog, type LogRecord, type Meta, type ScanOptions, type ScanResult, type StoredMessage } from './store/log';
+import { GatewayError } from '../errors';
+import { changedSince, checkRecord, DamagedLogError, encodeRecord, scanLog, type LogRecord, type Meta, type ScanOptions, type ScanResult, type StoredMessage } from './store/log';
 import { definedOnly, describe, isMissing, parseSummary, readMetaFile, setAside, type MetaFile } from './store/files';
 import { hasOldFormat, migrateOldFormat } from './store/migration';
+import { PRUNE_LOCKED_READ_MAX, PRUNE_ROUNDS, readImageRefs, type SeenFile } from './store/prune';
 import { ChangeWatcher, type StoreChange } from './store/watch';
 
 export type { StoredMessage } from './store/log';
@@ -115,12 +117,13 @@ const SUMMARY_CACHE = path.join('.index', 'summaries.json');
  * Appends are fsync'd; checkpoints of a streaming answer are not (losing the last second of a
  * stream to a power cut is acceptable, and the final `update` is fsync'd).
  *
- * Why this file is longer than the others (about 600 lines): every public operation is a locked
+ * Why this file is longer than the others (about 800 lines): every public operation is a locked
  * read-modify-write of a log and its metadata, and these sequences share the class's private state
- * (the lock, the summary cache, the watcher, the problem reports); splitting them apart would
- * scatter one protocol over several files. What stands alone lives beside it: the log format
- * (store/log.ts), the lock (store/lock.ts), change watching (store/watch.ts), file helpers
- * (store/files.ts), the old format's migration (store/migration.ts) and the export and view forms
+ * (the lock, the summary cache, the checkpoint positions, the watcher, the problem reports);
+ * splitting them apart would scatter one protocol over several files. What stands alone lives
+ * beside it: the log format (store/log.ts), the lock (store/lock.ts), change watching
+ * (store/watch.ts), file helpers (store/files.ts), the old format's migration
+ * (store/migration.ts), what image pruning reads (store/prune.ts) and the export and view forms
  * (conversationForms.ts).
  */
 export class ConversationStore {
@@ -134,6 +137,13 @@ export class ConversationStore {
   /** The folder's stamp when every summary was last checked against its file, if it was settled then. */
   private settledFolder: string | undefined;
   private watcher?: ChangeWatcher;
+  /** Conversations whose unread records were reported (see reportUnread). */
+  private readonly unreadReported = new Set<string>();
+  /**
+   * Per message being streamed (see streamKey): how long its text and reasoning are in the log and
+   * the log's size after this instance's last write to it, or `gap` once a checkpoint failed.
+   */
+  private readonly streams = new Map<string, { text: number; reasoning: number; size: number } | 'gap'>();
   private readiness?: Promise<void>;
   private disposed = false;
 
@@ -187,14 +197,17 @@ export class ConversationStore {
   async create(meta: Partial<Omit<ConversationMeta, 'id' | 'createdAt' | 'updatedAt'>> = {}): Promise<ConversationMeta> {
     const now = Date.now();
     const created: ConversationMeta = { ...definedOnly(meta), title: meta.title ?? l10n.t('New chat'), id: randomUUID(), createdAt: now, updatedAt: now };
+    // Checked before the log exists: a refused record leaves no empty conversation behind.
+    const first = encodeChecked([{ k: 'm', at: now, meta: created }]);
     await this.exclusive(async () => {
       const handle = await fs.open(this.logFile(created.id), 'wx');
+      let logSize: number;
       try {
-        await this.write(handle, 0, [{ k: 'm', at: now, meta: created }], true);
+        logSize = await this.write(handle, 0, first, true);
       } finally {
         await handle.close();
       }
-      await this.writeMeta({ v: 1, meta: created, messageCount: 0 });
+      await this.writeMeta({ v: 1, meta: created, messageCount: 0, logSize });
     });
     return created;
   }
@@ -229,9 +242,11 @@ export class ConversationStore {
     const messages: StoredMessage[] = [];
     for (let i = Math.max(0, scan.total - limit); i < scan.total; i++) {
       const slot = scan.slots.get(i);
-      if (!slot) continue;
+      // A message this version cannot read is left out of the page (it stays in the file).
+      if (!slot?.message) continue;
       messages.push(slot.message.status === 'streaming' && now - slot.lastAt > stale ? interrupted(slot.message) : slot.message);
     }
+    if (scan.unread) this.reportUnread(id, metaFile.meta.title);
     if (scan.bytesRead >= COMPACT_MIN_BYTES && scan.liveBytes * 3 < scan.bytesRead) {
       // Compaction only saves reading time later: if it fails (a full disk), the log stays as it was.
       await this.compact(id).catch((err: unknown) => this.report({ kind: 'io', id, message: l10n.t('A long conversation could not be compacted ({0}); it stays as it is.', describe(err)) }));
@@ -250,7 +265,8 @@ export class ConversationStore {
     return this.change(id, async (handle, size) => {
       const { total } = await this.scan(handle, size, { limit: 0 });
       const now = Date.now();
-      await this.write(handle, size, [{ k: 'a', at: now, i: total, m: message }], true);
+      const written = await this.write(handle, size, [{ k: 'a', at: now, i: total, m: message }], true);
+      this.streamWritten(id, message, size + written);
       return { messageCount: total + 1, updatedAt: now };
     });
   }
@@ -261,7 +277,8 @@ export class ConversationStore {
       const { total, foundAt } = await this.scan(handle, size, { limit: Number.POSITIVE_INFINITY, findId: message.id });
       if (foundAt === undefined) return undefined;
       const now = Date.now();
-      await this.write(handle, size, [{ k: 'u', at: now, i: foundAt, m: message }], true);
+      const written = await this.write(handle, size, [{ k: 'u', at: now, i: foundAt, m: message }], true);
+      this.streamWritten(id, message, size + written);
       return { messageCount: total, updatedAt: now };
     });
   }
@@ -270,15 +287,50 @@ export class ConversationStore {
    * Adds text streamed into a message since the previous checkpoint: only the new text is written,
    * so a checkpoint costs the same at the first and the thousandth. Not fsync'd (see the class).
    * An empty delta still records that the answer is alive (see STREAMING_STALE_MS).
+   *
+   * Each piece records where it starts in the message, and readers join only pieces that continue
+   * the text exactly (store/log.ts). Once a checkpoint of a message fails (a disk error, the lock
+   * held too long), later ones of that message are refused (false, nothing written) until `update`
+   * writes the message whole: text saved later is never joined around the missing piece.
+   * False also when the conversation or the message is gone.
    */
-  checkpoint(id: string, messageId: string, delta: { text?: string; reasoning?: string }): Promise<boolean> {
-    return this.change(id, async (handle, size) => {
-      const record: LogRecord = { k: 'c', at: Date.now(), id: messageId };
-      if (delta.text) record.t = delta.text;
-      if (delta.reasoning) record.r = delta.reasoning;
-      await this.write(handle, size, [record], false);
-      return 'unchanged';
-    });
+  async checkpoint(id: string, messageId: string, delta: { text?: string; reasoning?: string }): Promise<boolean> {
+    const key = streamKey(id, messageId);
+    if (this.streams.get(key) === 'gap') return false;
+    try {
+      return await this.change(id, async (handle, size) => {
+        let saved = this.streams.get(key);
+        if (saved === 'gap') return undefined;
+        if (!saved || saved.size !== size) {
+          // First checkpoint here, or another window wrote since: where the message ends now.
+          const { slots, foundAt } = await this.scan(handle, size, { limit: Number.POSITIVE_INFINITY, findId: messageId });
+          const message = foundAt === undefined ? undefined : slots.get(foundAt)?.message;
+          if (!message) return undefined;
+          saved = { text: message.text.length, reasoning: (message.reasoning ?? '').length, size };
+        }
+        const record: LogRecord = { k: 'c', at: Date.now(), id: messageId };
+        if (delta.text) Object.assign(record, { t: delta.text, o: saved.text });
+        if (delta.reasoning) Object.assign(record, { r: delta.reasoning, ro: saved.reasoning });
+        const written = await this.write(handle, size, [record], false);
+        this.streams.set(key, { text: saved.text + (delta.text?.length ?? 0), reasoning: saved.reasoning + (delta.reasoning?.length ?? 0), size: size + written });
+        return 'unchanged';
+      }, false);
+    } catch (err) {
+      this.streams.set(key, 'gap');
+      throw err;
+    }
+  }
+
+  /** After a message was written whole: a streaming one is checkpointed from its end, a finished one is forgotten. */
+  private streamWritten(id: string, message: StoredMessage, size: number): void {
+    const key = streamKey(id, message.id);
+    if (message.status === 'streaming') this.streams.set(key, { text: message.text.length, reasoning: (message.reasoning ?? '').length, size });
+    else this.streams.delete(key);
+  }
+
+  /** Forgets the checkpoint positions of a conversation's messages (removed, or the conversation deleted). */
+  private forgetStreams(id: string): void {
+    for (const key of this.streams.keys()) if (key.startsWith(streamKey(id, ''))) this.streams.delete(key);
   }
 
   /** Removes that message and every later one (regenerate, edit and resend); false when it or the conversation is gone. */
@@ -288,6 +340,7 @@ export class ConversationStore {
       if (foundAt === undefined) return undefined;
       const now = Date.now();
       await this.write(handle, size, [{ k: 'x', at: now, i: foundAt }], true);
+      this.forgetStreams(id);
       return { messageCount: foundAt, updatedAt: now };
     });
   }
@@ -312,34 +365,37 @@ export class ConversationStore {
       await syncDirectory(this.dir);
     });
     this.summaries.delete(id);
+    this.forgetStreams(id);
   }
 
   /**
    * Removes stored images that no conversation on disk refers to and that no window attached
    * within the grace period (IMAGE_PRUNE_GRACE_MS): a message being written in another window is
-   * in no conversation yet. Runs under the lock and reads every file of the store; one it cannot
-   * read means nothing is removed this time. Returns how many files were removed.
+   * in no conversation yet. Returns how many files were removed.
+   *
+   * Every file of the store is read WITHOUT the lock (other windows keep writing meanwhile); the
+   * lock is taken only for the last step, which reads what changed since (a log's new tail, a
+   * file replaced or new) and then removes what is still unreferenced. Logs only grow or are
+   * replaced whole, so a log's bytes read before stay as they were. If too much changed to read
+   * it quickly under the lock, the lock is let go and the changes are read outside it first. A
+   * file that cannot be read means nothing is removed this time.
    */
   async pruneImages(): Promise<number> {
-    return this.exclusive(async () => {
-      const used = new Set<string>();
-      for (const name of await fs.readdir(this.dir)) {
-        // Logs, metadata, files in the old format and files set aside: anything that may refer to an image.
-        if (!/^[A-Za-z0-9-]+\.(?:log|meta\.json|json)(?:\.damaged-.*)?$/.test(name)) continue;
-        let text: string;
-        try {
-          text = await fs.readFile(path.join(this.dir, name), 'utf8');
-        } catch (err) {
-          if (isMissing(err)) continue;
-          this.report({ kind: 'io', message: l10n.t('Stored images were not cleaned up: {0} could not be read ({1}).', name, describe(err)) });
-          return 0;
-        }
-        // Every image id anywhere in any file (old records, set-aside files included) is kept:
-        // cheaper than parsing, and an extra kept image costs little while a lost one is lost.
-        for (const match of text.matchAll(/[0-9a-f]{64}/g)) used.add(match[0]);
-      }
-      return this.images.prune(used, this.options.imageGraceMs ?? IMAGE_PRUNE_GRACE_MS);
-    });
+    await this.ready();
+    const seen = new Map<string, SeenFile>();
+    const used = new Set<string>();
+    for (let round = 0; round < PRUNE_ROUNDS; round++) {
+      if ((await readImageRefs(this.dir, seen, used, Number.POSITIVE_INFINITY, (problem) => this.report(problem))) === 'failed') return 0;
+      const removed = await this.exclusive(async () => {
+        const read = await readImageRefs(this.dir, seen, used, PRUNE_LOCKED_READ_MAX, (problem) => this.report(problem));
+        if (read === 'failed') return 0;
+        if (read === 'tooMuch') return undefined;
+        return this.images.prune(used, this.options.imageGraceMs ?? IMAGE_PRUNE_GRACE_MS);
+      });
+      if (removed !== undefined) return removed;
+    }
+    // The store kept changing faster than it could be read: nothing is removed this time.
+    return 0;
   }
 
   /** Called when conversations change on disk, by this instance or any other window (within about a second). */
@@ -402,10 +458,13 @@ export class ConversationStore {
    * One write to a conversation under the lock: the log is opened without O_CREAT (a deleted
    * conversation stays deleted), a torn end left by a crash is cut off first, and the metadata
    * file is rewritten when `work` says what changed. `undefined` from `work`: nothing was written.
+   * `current` is checked against the log first (see metaOrRepairLocked) unless `verify` is false
+   * (a checkpoint, which neither uses nor changes it, and must cost the same however long the log).
    */
   private async change(
     id: string,
     work: (handle: fs.FileHandle, size: number, current: MetaFile) => Promise<Partial<Pick<MetaFile, 'messageCount'>> & { updatedAt?: number; meta?: ConversationMeta } | 'unchanged' | undefined>,
+    verify = true,
   ): Promise<boolean> {
     const file = this.logFile(id);
     return this.exclusive(async () => {
@@ -418,7 +477,7 @@ export class ConversationStore {
       }
       try {
         const size = await this.cutTornEnd(handle);
-        const current = await this.metaOrRepairLocked(id, handle, size);
+        const current = await this.metaOrRepairLocked(id, handle, size, verify);
         if (!current) return false;
         const changed = await work(handle, size, current);
         if (changed === undefined) return false;
@@ -427,7 +486,8 @@ export class ConversationStore {
           // Only a new title, model or switch must survive a power cut in the metadata file itself;
           // a count and a time that a crash leaves behind are set right by the next write (which
           // counts from the log), so that write skips two fsyncs per message.
-          await this.writeMeta({ v: 1, meta, messageCount: changed.messageCount ?? current.messageCount }, changed.meta !== undefined);
+          const logSize = (await handle.stat()).size;
+          await this.writeMeta({ v: 1, meta, messageCount: changed.messageCount ?? current.messageCount, logSize }, changed.meta !== undefined);
         }
         return true;
       } catch (err) {
@@ -451,11 +511,13 @@ export class ConversationStore {
     }
   }
 
-  private async write(handle: fs.FileHandle, at: number, records: LogRecord[], sync: boolean): Promise<void> {
-    const bytes = Buffer.from(records.map(encodeRecord).join(''), 'utf8');
+  /** Appends records at `at`; each is checked first, so a record this version may not write reaches no file. */
+  private async write(handle: fs.FileHandle, at: number, records: LogRecord[] | Buffer, sync: boolean): Promise<number> {
+    const bytes = Buffer.isBuffer(records) ? records : encodeChecked(records);
     await handle.write(bytes, 0, bytes.length, at);
     this.io.bytesWritten += bytes.length;
     if (sync) await handle.sync();
+    return bytes.length;
   }
 
   /** The log's size once a torn last line (a write cut by a crash, never acknowledged) is cut off. */
@@ -482,11 +544,14 @@ export class ConversationStore {
     return 0;
   }
 
-  /** A conversation's summary: from the cache when its metadata file is unchanged (same size, time and inode), else read. */
+  /**
+   * A conversation's summary: from the cache when its metadata file and its log are unchanged
+   * (same size, time and inode), else read (and checked against the log).
+   */
   private async summary(id: string): Promise<{ summary: ConversationSummary; read: boolean } | undefined> {
     this.io.metaChecks++;
-    const stat = await fs.stat(this.metaFile(id)).catch(() => undefined);
-    const stamp = stat ? `${stat.size}:${stat.mtimeMs}:${stat.ino}` : '';
+    const [stat, log] = await Promise.all([fs.stat(this.metaFile(id)).catch(() => undefined), fs.stat(this.logFile(id)).catch(() => undefined)]);
+    const stamp = stat && log ? `${stat.size}:${stat.mtimeMs}:${stat.ino}/${log.size}:${log.ino}` : '';
     const cached = this.summaries.get(id);
     if (cached && stamp && cached.stamp === stamp) return { summary: cached.summary, read: false };
     const meta = await this.metaOrRepair(id);
@@ -530,11 +595,26 @@ export class ConversationStore {
     return { stamp: `${stat.mtimeMs}:${stat.ctimeMs}:${stat.size}:${stat.ino}`, changedAt: Math.max(stat.mtimeMs, stat.ctimeMs), checkedAt };
   }
 
-  /** The metadata file, rebuilt from the log when it is missing or damaged; undefined when the conversation is gone. */
+  /**
+   * The metadata file, rebuilt from the log when it is missing or damaged or the log disagrees with
+   * it (see metaOrRepairLocked); undefined when the conversation is gone.
+   */
   private async metaOrRepair(id: string): Promise<MetaFile | undefined> {
     const file = this.metaFile(id);
     const found = await readMetaFile(file);
-    if (found.ok) return found.value;
+    if (found.ok && found.value.logSize !== undefined) {
+      // Checked without the lock: a log only grows, or is replaced whole by a rename.
+      const handle = await fs.open(this.logFile(id), 'r').catch((err: unknown) => {
+        if (isMissing(err)) return undefined;
+        throw err;
+      });
+      if (!handle) return undefined;
+      try {
+        if (!(await this.logChangedSince(handle, found.value))) return found.value;
+      } finally {
+        await handle.close();
+      }
+    }
     return this.exclusive(async () => {
       let handle: fs.FileHandle;
       try {
@@ -557,10 +637,27 @@ export class ConversationStore {
     });
   }
 
-  private async metaOrRepairLocked(id: string, handle: fs.FileHandle, size: number): Promise<MetaFile | undefined> {
+  /** Whether the log has changed what the metadata file holds since the file was written (see changedSince). */
+  private async logChangedSince(handle: fs.FileHandle, file: MetaFile, size?: number): Promise<boolean> {
+    if (file.logSize === undefined) return true;
+    const counter = { read: 0 };
+    try {
+      return await changedSince(handle, file.logSize, size ?? (await handle.stat()).size, counter);
+    } finally {
+      this.io.bytesRead += counter.read;
+    }
+  }
+
+  /**
+   * The metadata file as the log says it should be. The log is the truth: a file that is missing,
+   * damaged, written without the log's size (by an older version), or behind the log (a crash
+   * between the two writes, another version's write) is rebuilt from the log. With `verify` false
+   * a readable file is taken as it is.
+   */
+  private async metaOrRepairLocked(id: string, handle: fs.FileHandle, size: number, verify = true): Promise<MetaFile | undefined> {
     const file = this.metaFile(id);
     const found = await readMetaFile(file);
-    if (found.ok) return found.value;
+    if (found.ok && (!verify || !(await this.logChangedSince(handle, found.value, size)))) return found.value;
     if (size === 0) {
       // Under the lock an empty log (once a torn write is cut off) can only be a create that
       // crashed before its first record was complete: nothing was ever stored in it.
@@ -568,8 +665,10 @@ export class ConversationStore {
       return undefined;
     }
     const scan = await this.scan(handle, size, { limit: 0, wantMeta: true });
-    if (!scan.meta) throw new DamagedLogError(l10n.t('it has no metadata record'));
-    const rebuilt: MetaFile = { v: 1, meta: { ...scan.meta, id, updatedAt: Math.max(scan.meta.updatedAt, scan.lastAt) }, messageCount: scan.total };
+    // Records but no metadata this version can read (a newer version's form): listed under a
+    // plain title rather than set aside, since a newer window still reads it whole.
+    const meta = scan.meta ?? { id, title: l10n.t('Chat'), createdAt: scan.lastAt, updatedAt: scan.lastAt };
+    const rebuilt: MetaFile = { v: 1, meta: { ...meta, id, updatedAt: scan.updatedAt ?? meta.updatedAt }, messageCount: scan.total, logSize: size };
     if (found.damaged) {
       const aside = await setAside(file);
       this.report({
@@ -594,9 +693,9 @@ export class ConversationStore {
       throw err;
     }
     try {
-      const scan = await this.scan(handle, (await handle.stat()).size, { limit: Number.POSITIVE_INFINITY, wantMeta: true });
+      await this.scan(handle, (await handle.stat()).size, { limit: Number.POSITIVE_INFINITY, wantMeta: true });
       // Read whole and fine now: it was replaced (compacted) while the first read ran.
-      if (scan.meta) return;
+      return;
     } catch (err) {
       if (!(err instanceof DamagedLogError)) throw err;
     } finally {
@@ -629,17 +728,21 @@ export class ConversationStore {
       }
       try {
         const size = await this.cutTornEnd(handle);
-        const scan = await this.scan(handle, size, { limit: Number.POSITIVE_INFINITY, wantMeta: true });
-        const meta = (await readMetaFile(this.metaFile(id))).value?.meta ?? scan.meta;
-        if (!meta) return;
+        const scan = await this.scan(handle, size, { limit: Number.POSITIVE_INFINITY, wantMeta: true, exact: true });
+        // A record this version did not read whole would be lost (or changed) by the rewrite: the log stays as it is.
+        if (scan.unread) return;
+        // The log's own metadata (the file caches it); a log without any is left as it is.
+        if (!scan.meta) return;
+        const meta = { ...scan.meta, updatedAt: scan.updatedAt ?? scan.meta.updatedAt };
         const records: LogRecord[] = [{ k: 'm', at: meta.updatedAt, meta }];
         for (let i = 0; i < scan.total; i++) {
           const slot = scan.slots.get(i);
-          if (slot) records.push({ k: 'a', at: slot.lastAt, i: records.length - 1, m: slot.message });
+          if (slot?.message) records.push({ k: 'a', at: slot.lastAt, i: records.length - 1, m: slot.message });
         }
         const text = records.map(encodeRecord).join('');
         await writeFileAtomic(this.logFile(id), text, { overwrite: true });
         this.io.bytesWritten += Buffer.byteLength(text);
+        await this.writeMeta({ v: 1, meta, messageCount: records.length - 1, logSize: Buffer.byteLength(text) });
       } catch (err) {
         if (!(err instanceof DamagedLogError)) throw err;
       } finally {
@@ -651,6 +754,17 @@ export class ConversationStore {
   /** Moves conversations in the format before logs (one JSON file each + index.json) to logs. */
   private async writeMeta(file: MetaFile, durable = true): Promise<void> {
     await writeFileAtomic(this.metaFile(file.meta.id), JSON.stringify(file), { overwrite: true, durable });
+  }
+
+  /** Says once per conversation (and instance) that some of its records are not shown by this version. */
+  private reportUnread(id: string, title: string): void {
+    if (this.unreadReported.has(id)) return;
+    this.unreadReported.add(id);
+    this.report({
+      kind: 'damaged',
+      id,
+      message: l10n.t('Parts of the conversation "{0}" were written by a newer version of the extension or are damaged, and are not shown. They are kept in its file, unchanged.', title),
+    });
   }
 
   private report(problem: StoreProblem): void {
@@ -668,6 +782,24 @@ export class ConversationStore {
   private metaFile(id: string): string {
     return path.join(this.dir, `${checkId(id)}.meta.json`);
   }
+}
+
+/** Records as the bytes of log lines, each checked first: a record this version may not write is refused before any byte is. */
+function encodeChecked(records: LogRecord[]): Buffer {
+  const text = records
+    .map((record) => {
+      try {
+        return encodeRecord(checkRecord(record));
+      } catch (err) {
+        throw new GatewayError('badRequest', l10n.t('A change to a conversation was refused before anything was saved: it is not a record this version may write ({0}).', describe(err)));
+      }
+    })
+    .join('');
+  return Buffer.from(text, 'utf8');
+}
+
+function streamKey(id: string, messageId: string): string {
+  return `${id}\n${messageId}`;
 }
 
 function sortSummaries(list: ConversationSummary[]): ConversationSummary[] {

@@ -25,10 +25,12 @@ export function errorAction(kind: string): { action: Action; label: string } | u
 
 /**
  * The badge of an answer that did not end normally: stopped by the user, cut off after some text,
- * or an error that produced no text at all (which is not "cut off": nothing was there to cut).
+ * or an error that produced no text at all (which is not "cut off": nothing was there to cut), or a
+ * status a newer version stored that this one cannot name.
  */
 export function statusLabel(message: Pick<ChatMessageView, 'status' | 'text' | 'error'>): string | undefined {
   if (message.status === 'stopped') return l10n.t('Stopped');
+  if (message.status === 'unknown') return l10n.t('Status unknown to this version');
   if (message.status === 'cut') return message.text || !message.error ? l10n.t('Cut off') : l10n.t('Error');
   return undefined;
 }

@@ -349,7 +349,8 @@ describe('Chat controller: answers bound to their conversation', function () {
     await chat.send('a good conversation');
     const id = chat.currentConversationId as string;
     chat.dispose();
-    writeFileSync(path.join(dir, 'conversations', `${id}.log`), '{"k":"a","at":1,"i":0,"m":{"nonsense":true}}\n');
+    // Not one line of it is a record (a record this version cannot read would cost only itself).
+    writeFileSync(path.join(dir, 'conversations', `${id}.log`), 'not a conversation log\n\u0000\u0001\n');
     const reopened = new ConversationStore(path.join(dir, 'conversations'), { watch: 'poll', onProblem: (p) => chat.reportStoreProblem(p) });
     chat = new ChatController(chat.services, reopened);
     ui.shown = [];

@@ -2,12 +2,19 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod/mini';
 import { conversationSummarySchema, type ConversationSummary } from '../../../shared/protocol';
-import { metaSchema } from './log';
+import { metaSchema, readMeta } from './log';
 
 /** The store's small file helpers: reading a metadata file, setting a damaged file aside. */
 
-export const metaFileSchema = z.object({ v: z.literal(1), meta: metaSchema, messageCount: z.number() });
+/**
+ * What a conversation's metadata file caches from its log: the newest metadata, the message count
+ * and, since `logSize` was added, how long the log was when the file was written. The log is the
+ * truth: a file without `logSize`, or with a log that changed after it, is rebuilt from the log.
+ */
+export const metaFileSchema = z.object({ v: z.literal(1), meta: metaSchema, messageCount: z.number(), logSize: z.optional(z.number()) });
 export type MetaFile = z.infer<typeof metaFileSchema>;
+/** How a metadata file is read: its metadata as tolerantly as a log's (see readMeta). */
+const readableMetaFileSchema = z.object({ v: z.literal(1), meta: z.unknown(), messageCount: z.number(), logSize: z.optional(z.catch(z.optional(z.number()), undefined)) });
 
 export function isMissing(err: unknown): boolean {
   return (err as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
@@ -34,8 +41,9 @@ export async function readMetaFile(file: string): Promise<{ ok: true; value: Met
     throw err;
   }
   try {
-    const result = z.safeParse(metaFileSchema, JSON.parse(text));
-    if (result.success) return { ok: true, value: result.data };
+    const result = z.safeParse(readableMetaFileSchema, JSON.parse(text));
+    const meta = result.success ? readMeta(result.data.meta) : undefined;
+    if (result.success && meta) return { ok: true, value: { ...result.data, meta } };
   } catch {
     // Not JSON: damaged, like JSON of the wrong shape.
   }

@@ -54,17 +54,18 @@ export async function migrateOldFormat(target: MigrationTarget): Promise<void> {
     }
     const { messages, ...meta } = conversation;
     const records: LogRecord[] = [{ k: 'm', at: meta.updatedAt, meta }, ...messages.map((m, i): LogRecord => ({ k: 'a', at: meta.updatedAt, i, m }))];
+    const text = records.map(encodeRecord).join('');
     let existed = false;
     try {
       // Written whole under its final name in one step: a log that exists is complete, so a
       // migration cut short is finished (or redone) by the next start.
-      await writeFileAtomic(target.logFile(id), records.map(encodeRecord).join(''), { overwrite: false });
+      await writeFileAtomic(target.logFile(id), text, { overwrite: false });
     } catch (err) {
       if ((await fs.stat(target.logFile(id)).catch(() => undefined)) === undefined) throw err;
       existed = true;
     }
     // A log migrated before may have changed since: its metadata is kept, or rebuilt from it when missing.
-    if (!existed) await target.writeMeta({ v: 1, meta, messageCount: messages.length });
+    if (!existed) await target.writeMeta({ v: 1, meta, messageCount: messages.length, logSize: Buffer.byteLength(text) });
     await fs.rm(old, { force: true });
   }
   await fs.rm(path.join(target.dir, 'index.json'), { force: true });
