@@ -10,12 +10,11 @@ import { thinkingControl, thinkingRequest, type ThinkingRequest } from '../../co
 import type { ChatMessage } from '../../core/chat/events';
 import { streamChat } from '../../core/chat/chat';
 import { titleFrom } from '../../core/chat/conversationForms';
-import type { StoredMessage } from '../../core/chat/conversationStore';
+import type { ConversationMeta, StoredMessage } from '../../core/chat/conversationStore';
 import { GatewayError } from '../../core/errors';
 import { withProtocolFallback } from '../../core/models/protocolFallback';
 import type { ChatProtocol, ModelInfo } from '../../core/models/types';
 import type { ChatMessageView } from '../../shared/protocol';
-import { modelGoneSendNote } from '../../shared/notices';
 import type { AttachmentTray } from './attachmentTray';
 import { chatSettings } from './chatSettings';
 import { buildHistory } from './history';
@@ -96,15 +95,16 @@ export class AnswerRunner {
     const session = host.sessions.claim(shown.key);
     if (!session) throw new GatewayError('badRequest', busyHere());
     try {
-      // Refused before anything is stored: the user picks the model the conversation goes on with.
-      const stuck = host.models.goneModel(shown.meta);
-      if (stuck) throw new GatewayError('modelUnavailable', modelGoneSendNote(stuck));
+      // Refused before anything is stored (no base address, no chat model, or the conversation's
+      // own model gone: the user picks the one it goes on with).
+      const problem = host.models.blocker(host.models.modelFor(shown.meta), shown.meta);
+      if (problem) throw problem;
+      const model = host.models.modelFor(shown.meta) as ModelInfo;
       const images = host.tray.items.flatMap((a) => (a.image ? [a.image] : []));
       if (images.length) {
         // Refused before anything is stored or sent; the images stay attached for another model.
-        const model = host.models.modelFor(shown.meta);
-        const support = model ? imageSupport(model, chatSettings().imageInputModels) : undefined;
-        if (model && !support?.supported) throw new GatewayError('badRequest', support?.reason ?? vscode.l10n.t('{0} does not take images.', model.id));
+        const support = imageSupport(model, chatSettings().imageInputModels);
+        if (!support.supported) throw new GatewayError('badRequest', support.reason ?? vscode.l10n.t('{0} does not take images.', model.id));
       }
       const texts = host.tray.take().filter((a) => !a.image);
       const question: StoredMessage = {
@@ -140,7 +140,7 @@ export class AnswerRunner {
         if (page && page.total === 0) await host.models.writeMeta(id, { title: titleFrom(text) });
       }
       if (!(await host.sessions.track(id, host.store.append(id, question)))) throw gone();
-      const answer = await this.answer(session, id, options.system);
+      const answer = await this.answer(session, id, model, options.system);
       return { conversationId: id, question, answer };
     } finally {
       this.end(session);
@@ -153,9 +153,12 @@ export class AnswerRunner {
       () => true,
       () => vscode.l10n.t('That answer is no longer the last one in its conversation; only the last answer can be retried. Nothing was changed.'),
       async (session, id, _last, after) => {
+        // Everything that can refuse is asked before the old answer is removed: a refusal changes nothing.
+        const model = await this.answerable(id);
+        if (!model) return undefined;
         if (!(await this.host.sessions.track(id, this.host.store.truncateFrom(id, messageId)))) throw gone();
         await this.restore(id, after);
-        return this.answer(session, id);
+        return this.answer(session, id, model);
       },
     );
   }
@@ -170,7 +173,10 @@ export class AnswerRunner {
       messageId,
       (last) => last.finishReason === 'length',
       () => vscode.l10n.t('That answer is no longer the last one in its conversation or was not cut at the max tokens limit; only the last cut answer can be continued. Nothing was changed.'),
-      (session, id, last) => this.answer(session, id, undefined, last),
+      async (session, id, last) => {
+        const model = await this.answerable(id);
+        return model ? this.answer(session, id, model, undefined, last) : undefined;
+      },
     );
   }
 
@@ -190,7 +196,6 @@ export class AnswerRunner {
     const shown = host.shown;
     const id = shown.id;
     if (!id) return undefined;
-    if (this.refusedForModel(shown)) return undefined;
     const session = this.claimOrWarn(shown);
     if (!session) return undefined;
     try {
@@ -207,14 +212,6 @@ export class AnswerRunner {
     }
   }
 
-  /** True (and the user told) when the conversation's own model is gone and no other was picked yet. */
-  private refusedForModel(shown: Shown): boolean {
-    const stuck = this.host.models.goneModel(shown.meta);
-    if (!stuck) return false;
-    void vscode.window.showWarningMessage(modelGoneSendNote(stuck));
-    return true;
-  }
-
   /** Stores again the notices a truncation removed, so that a retried answer keeps the record of a model change. */
   private async restore(id: string, notices: StoredMessage[]): Promise<void> {
     for (const notice of notices) if (!(await this.host.sessions.track(id, this.host.store.append(id, notice)))) throw gone();
@@ -226,7 +223,6 @@ export class AnswerRunner {
     const shown = host.shown;
     const id = shown.id;
     if (!id || !text.trim()) return undefined;
-    if (this.refusedForModel(shown)) return undefined;
     const session = this.claimOrWarn(shown);
     if (!session) return undefined;
     try {
@@ -239,13 +235,34 @@ export class AnswerRunner {
         await host.sendSnapshot();
         return undefined;
       }
+      const model = await this.answerable(id);
+      if (!model) return undefined;
       if (!(await host.sessions.track(id, host.store.truncateFrom(id, user.id)))) throw gone();
       if (!(await host.sessions.track(id, host.store.append(id, { ...user, id: randomUUID(), text, createdAt: Date.now() })))) throw gone();
       await this.restore(id, messages.slice(messages.indexOf(user) + 1).filter((m) => m.role === 'notice'));
-      return await this.answer(session, id);
+      return await this.answer(session, id, model);
     } finally {
       this.end(session);
     }
+  }
+
+  /**
+   * The model an answer in conversation `id` would come from, or undefined (and the user told why)
+   * when none can be asked now: no base address, no chat model, or the conversation's own model gone.
+   */
+  private async answerable(id: string): Promise<ModelInfo | undefined> {
+    const meta = (await this.host.store.open(id, { limit: 0 }))?.meta;
+    if (!meta) throw gone();
+    return this.modelOrWarn(meta);
+  }
+
+  private modelOrWarn(meta: Partial<ConversationMeta>): ModelInfo | undefined {
+    const model = this.host.models.modelFor(meta);
+    const problem = this.host.models.blocker(model, meta);
+    if (!problem) return model as ModelInfo;
+    void this.host.sendSnapshot();
+    void vscode.window.showWarningMessage(problem.message);
+    return undefined;
   }
 
   /** The conversation's slot, or undefined (and the user told) when an answer is already being written there. */
@@ -265,19 +282,11 @@ export class AnswerRunner {
    * Streams the answer to the last message of conversation `id` under `session`. The placeholder
    * is stored first; posts go to the view only while it shows this conversation.
    */
-  private async answer(session: AnswerSession, id: string, system?: string, continuing?: StoredMessage): Promise<StoredMessage | undefined> {
+  private async answer(session: AnswerSession, id: string, info: ModelInfo, system?: string, continuing?: StoredMessage): Promise<StoredMessage | undefined> {
     const host = this.host;
     const meta = (await host.store.open(id, { limit: 0 }))?.meta;
     if (!meta) throw gone();
-    const model = host.models.modelFor(meta);
     const settings = chatSettings();
-    const problem = host.models.blocker(model, meta);
-    if (problem) {
-      void host.sendSnapshot();
-      void vscode.window.showWarningMessage(problem.message);
-      return undefined;
-    }
-    const info = model as ModelInfo;
     const protocol = effectiveProtocol(info, meta.protocolOverride);
     const history = await buildHistory(host.store, id, info, settings);
     if (!history) throw gone();
