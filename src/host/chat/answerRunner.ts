@@ -11,6 +11,7 @@ import type { ChatMessage } from '../../core/chat/events';
 import { streamChat } from '../../core/chat/chat';
 import { titleFrom } from '../../core/chat/conversationForms';
 import type { ConversationMeta, StoredMessage } from '../../core/chat/conversationStore';
+import type { ConversationClaims } from '../../core/chat/store/claims';
 import { GatewayError } from '../../core/errors';
 import { withProtocolFallback } from '../../core/models/protocolFallback';
 import type { ChatProtocol, ModelInfo } from '../../core/models/types';
@@ -58,6 +59,11 @@ export function lastSpoken(messages: StoredMessage[]): { last?: StoredMessage; a
 }
 
 export const busyHere = (): string => vscode.l10n.t('An answer is still being written in this conversation. Stop it first or wait for it to finish.');
+export const busyElsewhere = (): string => vscode.l10n.t('An answer is being written in this conversation in another VS Code window. Wait for it to finish there, or start a new conversation.');
+
+/** The `code` of the refusal when the conversation is answering in this window, or in another one. */
+export const ANSWERING_HERE = 'answeringHere';
+export const ANSWERING_ELSEWHERE = 'answeringElsewhere';
 
 /** A send that went through: where it went and what was asked and answered. */
 export interface Sent {
@@ -73,9 +79,13 @@ export interface AnswerHost extends ChatBase {
   readonly link: ViewLink;
   /** Whether the first load is done (then a send claims its slot without awaiting anything). */
   readonly isLoaded: boolean;
+  /** The conversations' claims every window sees (one answer per conversation across windows). */
+  readonly claims: ConversationClaims;
   ensureLoaded(): Promise<void>;
   sendSnapshot(): Promise<void>;
   messageView(m: StoredMessage): ChatMessageView;
+  /** Tells the user why an action was refused (a conversation answering elsewhere offers a new one). */
+  refused(err: unknown): Promise<void>;
 }
 
 export class AnswerRunner {
@@ -92,8 +102,7 @@ export class AnswerRunner {
     if (!host.isLoaded) await host.ensureLoaded();
     if (!text.trim()) return undefined;
     const shown = target ?? host.shown;
-    const session = host.sessions.claim(shown.key);
-    if (!session) throw new GatewayError('badRequest', busyHere());
+    const session = await this.claim(shown);
     try {
       // Refused before anything is stored (no base address, no chat model, or the conversation's
       // own model gone: the user picks the one it goes on with).
@@ -130,6 +139,8 @@ export class AnswerRunner {
         });
         id = meta.id;
         host.sessions.bind(session, id);
+        // No other window knows the new id yet: the claim is this window's.
+        await this.claimInStore(session, id);
         shown.key = id;
         shown.id = id;
         shown.meta = meta;
@@ -143,7 +154,7 @@ export class AnswerRunner {
       const answer = await this.answer(session, id, model, options.system);
       return { conversationId: id, question, answer };
     } finally {
-      this.end(session);
+      await this.end(session);
     }
   }
 
@@ -196,7 +207,7 @@ export class AnswerRunner {
     const shown = host.shown;
     const id = shown.id;
     if (!id) return undefined;
-    const session = this.claimOrWarn(shown);
+    const session = await this.claimOrWarn(shown);
     if (!session) return undefined;
     try {
       const page = await host.store.open(id, { limit: NOTICE_SLACK + 1 });
@@ -208,7 +219,7 @@ export class AnswerRunner {
       }
       return await act(session, id, last, after);
     } finally {
-      this.end(session);
+      await this.end(session);
     }
   }
 
@@ -223,7 +234,7 @@ export class AnswerRunner {
     const shown = host.shown;
     const id = shown.id;
     if (!id || !text.trim()) return undefined;
-    const session = this.claimOrWarn(shown);
+    const session = await this.claimOrWarn(shown);
     if (!session) return undefined;
     try {
       const page = await host.store.open(id, { limit: NOTICE_SLACK + 2 });
@@ -242,7 +253,7 @@ export class AnswerRunner {
       await this.restore(id, messages.slice(messages.indexOf(user) + 1).filter((m) => m.role === 'notice'));
       return await this.answer(session, id, model);
     } finally {
-      this.end(session);
+      await this.end(session);
     }
   }
 
@@ -265,15 +276,50 @@ export class AnswerRunner {
     return undefined;
   }
 
-  /** The conversation's slot, or undefined (and the user told) when an answer is already being written there. */
-  private claimOrWarn(shown: Shown): AnswerSession | undefined {
+  /**
+   * The conversation's slot, here (synchronously, before any await: of two sends racing in this
+   * window exactly one gets it) and then in the store, where every window sees it. Refused with
+   * ANSWERING_HERE or ANSWERING_ELSEWHERE.
+   */
+  private async claim(shown: Shown): Promise<AnswerSession> {
     const session = this.host.sessions.claim(shown.key);
-    if (!session) void vscode.window.showWarningMessage(busyHere());
+    if (!session) throw new GatewayError('badRequest', busyHere(), { code: ANSWERING_HERE });
+    if (shown.id) {
+      try {
+        await this.claimInStore(session, shown.id);
+      } catch (err) {
+        this.host.sessions.release(session);
+        throw err;
+      }
+    }
     return session;
   }
 
-  /** The slot is free again; the view (if it shows the conversation) learns whether it is still busy. */
-  private end(session: AnswerSession): void {
+  private async claimInStore(session: AnswerSession, id: string): Promise<void> {
+    if (!(await this.host.claims.take(id))) throw new GatewayError('badRequest', busyElsewhere(), { code: ANSWERING_ELSEWHERE });
+    session.claimedInStore = true;
+  }
+
+  /** The slot, or undefined (and the user told why) when an answer is already being written there. */
+  private async claimOrWarn(shown: Shown): Promise<AnswerSession | undefined> {
+    try {
+      return await this.claim(shown);
+    } catch (err) {
+      void this.host.refused(err);
+      return undefined;
+    }
+  }
+
+  /**
+   * The slot is free again, in the store first (a send here could otherwise claim it in memory and
+   * have its store claim removed by this release); the view (if it shows the conversation) learns
+   * whether it is still busy.
+   */
+  private async end(session: AnswerSession): Promise<void> {
+    const id = session.conversationId;
+    if (session.claimedInStore && id) {
+      await this.host.claims.release(id).catch((err: unknown) => this.host.services.log.warn(`Giving back the claim on conversation ${id} failed: ${String(err)}`));
+    }
     this.host.sessions.release(session);
     this.postBusy(session);
   }
@@ -336,10 +382,16 @@ export class AnswerRunner {
       message.protocol = change.to;
       await switched(change);
     });
-    const final = await streamAnswer(session, id, events, { store: host.store, sessions: host.sessions, ...(usageBefore ? { usageBefore } : {}), onProgress: (s) => this.postDelta(s) });
+    const final = await streamAnswer(session, id, events, { store: host.store, sessions: host.sessions, ...(usageBefore ? { usageBefore } : {}), onProgress: (s) => this.postDelta(s), onUnsaved: (reason) => this.unsaved(id, reason) });
     this.postFinal(id, final);
     if (final.error) host.services.log.warn(`Chat answer from ${info.id} over ${protocol} ended: ${final.error.message}`);
     return final;
+  }
+
+  /** The answer's final state was not stored: the user is told (the view showed it as finished). */
+  private unsaved(id: string, reason: string): void {
+    this.host.services.log.warn(`The answer in conversation ${id} could not be saved: ${reason}`);
+    void vscode.window.showWarningMessage(vscode.l10n.t('The answer could not be saved: {0}', reason));
   }
 
   /** The text that arrived since the last post, to the view only while it shows that conversation. */

@@ -1,11 +1,13 @@
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ConversationStore, StoredMessage, StoreProblem } from '../../core/chat/conversationStore';
+import { ConversationClaims, type ClaimOptions } from '../../core/chat/store/claims';
 import { toView } from '../../core/chat/conversationForms';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import type { ModelInfo } from '../../core/models/types';
 import type { ChatMessageView, HostMessage, ImageRef, ModelChangeReason, Snapshot, WebviewMessage } from '../../shared/protocol';
 import type { Services } from '../services';
-import { AnswerRunner, busyHere } from './answerRunner';
+import { ANSWERING_ELSEWHERE, ANSWERING_HERE, AnswerRunner } from './answerRunner';
 import { runAsk, type AskArgs, type AskResult } from './ask';
 import { AttachmentTray, type AttachImagesResult } from './attachmentTray';
 import { ConversationActions } from './conversationActions';
@@ -59,10 +61,21 @@ export class ChatController implements vscode.Disposable {
   private readonly subscriptions: Array<{ dispose(): void }>;
   private refreshQueued = false;
 
+  /** Which conversations are answering, seen by every window (one answer per conversation across windows). */
+  readonly claims: ConversationClaims;
+
   constructor(
     readonly services: Services,
     readonly store: ConversationStore,
+    claimOptions: Omit<ClaimOptions, 'onLost'> = {},
   ) {
+    // The claims live in the store's folder (the images' folder is in it too).
+    this.claims = new ConversationClaims(path.dirname(store.images.dir), {
+      ...claimOptions,
+      // Another window deleted the conversation (or took over a claim this window failed to
+      // refresh for long): this window's answer there stops.
+      onLost: (id) => this.sessions.get(id)?.abort.abort(),
+    });
     this.models = new ModelChoice(this);
     this.imagePolicy = new ImageReadPolicy(() => [services.context.globalStorageUri, ...(services.context.storageUri ? [services.context.storageUri] : [])]);
     this.actions = new ConversationActions(this);
@@ -162,12 +175,23 @@ export class ChatController implements vscode.Disposable {
     try {
       return (await this.answers.send(text, options))?.answer;
     } catch (err) {
-      if (isGatewayError(err) && err.message === busyHere()) {
-        void vscode.window.showWarningMessage(busyHere());
+      if (isGatewayError(err) && (err.code === ANSWERING_HERE || err.code === ANSWERING_ELSEWHERE)) {
+        void this.refused(err);
         return undefined;
       }
       throw err;
     }
+  }
+
+  /** Tells the user why an action was refused; a conversation answering in another window offers a new one. */
+  async refused(err: unknown): Promise<void> {
+    const message = err instanceof Error ? err.message : String(err);
+    if (isGatewayError(err) && err.code === ANSWERING_ELSEWHERE) {
+      const fresh = vscode.l10n.t('New conversation');
+      if ((await vscode.window.showWarningMessage(message, fresh)) === fresh) await this.newConversation();
+      return;
+    }
+    await vscode.window.showWarningMessage(message);
   }
 
   regenerate(messageId: string): Promise<StoredMessage | undefined> {
@@ -259,6 +283,7 @@ export class ChatController implements vscode.Disposable {
   dispose(): void {
     for (const session of this.sessions.all()) session.abort.abort();
     for (const s of this.subscriptions) s.dispose();
+    this.claims.dispose();
   }
 
   /** How a stored message shows in the view (images with the address the page loads them from). */

@@ -8,6 +8,7 @@ import { ConversationStore } from '../../../src/core/chat/conversationStore';
 import type { HostMessage } from '../../../src/shared/protocol';
 import { ChatController } from '../../../src/host/chat/chatController';
 import type { HttpClient } from '../../../src/core/http';
+import type { ClaimOptions } from '../../../src/core/chat/store/claims';
 import { CHAT_MODEL, chatServices, NO_EVENT } from '../../support/chatServices';
 
 export interface TestWindow {
@@ -22,14 +23,14 @@ export interface TestWindow {
 }
 
 /** A window on `storageDir` (its `conversations` folder is the store). */
-export function openWindow(storageDir: string, gatewayUrl: string, http: HttpClient): TestWindow {
+export function openWindow(storageDir: string, gatewayUrl: string, http: HttpClient, claims: Omit<ClaimOptions, 'onLost'> = {}): TestWindow {
   const store = new ConversationStore(path.join(storageDir, 'conversations'), { watch: 'poll' });
   const models: Array<Record<string, unknown>> = [{ ...CHAT_MODEL }];
   const registry = { snapshot: { updatedAt: Date.now(), models }, onDidChange: NO_EVENT, refresh: async () => undefined };
   const services = chatServices({ storageDir, baseUrl: gatewayUrl, http, registry });
   let baseUrl = gatewayUrl;
   (services as { settings: () => object }).settings = () => ({ baseUrl, catalogUrl: '' });
-  const chat = new ChatController(services, store);
+  const chat = new ChatController(services, store, claims);
   const posts: HostMessage[] = [];
   chat.attach({ post: (m) => posts.push(m), isLive: () => true, reload: () => undefined });
   return {
