@@ -17,6 +17,7 @@ import { withProtocolFallback } from '../../core/models/protocolFallback';
 import type { ChatProtocol, ModelInfo } from '../../core/models/types';
 import type { ChatMessageView } from '../../shared/protocol';
 import type { AttachmentTray } from './attachmentTray';
+import type { PendingAttachment } from './attachments';
 import { chatSettings } from './chatSettings';
 import { buildHistory } from './history';
 import type { ModelChoice } from './modelChoice';
@@ -65,6 +66,13 @@ export const busyElsewhere = (): string => vscode.l10n.t('An answer is being wri
 export const ANSWERING_HERE = 'answeringHere';
 export const ANSWERING_ELSEWHERE = 'answeringElsewhere';
 
+export interface SendOptions {
+  system?: string;
+  /** What goes with the question (a conversation's tray, or a scripted question's own images). */
+  attachments?: readonly PendingAttachment[];
+  onAccepted?(): void;
+}
+
 /** A send that went through: where it went and what was asked and answered. */
 export interface Sent {
   conversationId: string;
@@ -95,27 +103,34 @@ export class AnswerRunner {
    * Sends a user message into `target` (the conversation shown by default) and streams the answer.
    * The conversation's slot is claimed before anything is awaited (after the one wait for the first
    * load), so of two sends racing into one conversation exactly one runs and the other is refused
-   * with busyHere().
+   * with busyHere(). `attachments` go with the question; `onAccepted` is called once the question
+   * is stored (until then, a refusal or failure has stored nothing).
    */
-  async send(text: string, options: { system?: string } = {}, target?: Shown): Promise<Sent | undefined> {
+  async send(text: string, options: SendOptions, shown: Shown): Promise<Sent | undefined> {
     const host = this.host;
     if (!host.isLoaded) await host.ensureLoaded();
     if (!text.trim()) return undefined;
-    const shown = target ?? host.shown;
     const session = await this.claim(shown);
     try {
+      if (shown.id) {
+        // Read now that the slot is this window's: another window may have changed the model.
+        const page = await host.store.open(shown.id, { limit: 0 });
+        if (!page) throw gone();
+        shown.meta = page.meta;
+      }
       // Refused before anything is stored (no base address, no chat model, or the conversation's
       // own model gone: the user picks the one it goes on with).
       const problem = host.models.blocker(host.models.modelFor(shown.meta), shown.meta);
       if (problem) throw problem;
       const model = host.models.modelFor(shown.meta) as ModelInfo;
-      const images = host.tray.items.flatMap((a) => (a.image ? [a.image] : []));
+      const attachments = options.attachments ?? [];
+      const images = attachments.flatMap((a) => (a.image ? [a.image] : []));
       if (images.length) {
         // Refused before anything is stored or sent; the images stay attached for another model.
         const support = imageSupport(model, chatSettings().imageInputModels);
         if (!support.supported) throw new GatewayError('badRequest', support.reason ?? vscode.l10n.t('{0} does not take images.', model.id));
       }
-      const texts = host.tray.take().filter((a) => !a.image);
+      const texts = attachments.filter((a) => !a.image);
       const question: StoredMessage = {
         id: randomUUID(),
         role: 'user',
@@ -141,16 +156,18 @@ export class AnswerRunner {
         host.sessions.bind(session, id);
         // No other window knows the new id yet: the claim is this window's.
         await this.claimInStore(session, id);
+        host.tray.rekey(shown.key, id);
         shown.key = id;
         shown.id = id;
         shown.meta = meta;
         // What the new chat recorded before it existed (a model switch) comes before the question.
         for (const notice of shown.notices?.splice(0) ?? []) await host.sessions.track(id, host.store.append(id, notice));
-      } else if (shown.meta.title === undefined || shown.meta.title === 'New chat' || shown.meta.title === vscode.l10n.t('New chat')) {
+      } else if (shown.meta.title === 'New chat' || shown.meta.title === vscode.l10n.t('New chat')) {
         const page = await host.store.open(id, { limit: 0 });
         if (page && page.total === 0) await host.models.writeMeta(id, { title: titleFrom(text) });
       }
       if (!(await host.sessions.track(id, host.store.append(id, question)))) throw gone();
+      options.onAccepted?.();
       const answer = await this.answer(session, id, model, options.system);
       return { conversationId: id, question, answer };
     } finally {
@@ -158,8 +175,9 @@ export class AnswerRunner {
     }
   }
 
-  regenerate(messageId: string): Promise<StoredMessage | undefined> {
+  regenerate(shown: Shown, messageId: string): Promise<StoredMessage | undefined> {
     return this.onLastAnswer(
+      shown,
       messageId,
       () => true,
       () => vscode.l10n.t('That answer is no longer the last one in its conversation; only the last answer can be retried. Nothing was changed.'),
@@ -179,8 +197,9 @@ export class AnswerRunner {
    * text is appended to the same stored message (usage adds up). Only the last message may be
    * continued, as only the last may be retried.
    */
-  continueAnswer(messageId: string): Promise<StoredMessage | undefined> {
+  continueAnswer(shown: Shown, messageId: string): Promise<StoredMessage | undefined> {
     return this.onLastAnswer(
+      shown,
       messageId,
       (last) => last.finishReason === 'length',
       () => vscode.l10n.t('That answer is no longer the last one in its conversation or was not cut at the max tokens limit; only the last cut answer can be continued. Nothing was changed.'),
@@ -192,11 +211,12 @@ export class AnswerRunner {
   }
 
   /**
-   * Runs `act` in the shown conversation's slot when its last message (notices after it aside) is
+   * Runs `act` in the slot of conversation `shown` when its last message (notices after it aside) is
    * the answer `messageId` and `fits` it; otherwise the user is told why (`refusal`) and nothing is
    * changed. `act` gets the notices that follow the answer.
    */
   private async onLastAnswer(
+    shown: Shown,
     messageId: string,
     fits: (last: StoredMessage) => boolean,
     refusal: () => string,
@@ -204,7 +224,6 @@ export class AnswerRunner {
   ): Promise<StoredMessage | undefined> {
     const host = this.host;
     if (!host.isLoaded) await host.ensureLoaded();
-    const shown = host.shown;
     const id = shown.id;
     if (!id) return undefined;
     const session = await this.claimOrWarn(shown);
@@ -228,10 +247,9 @@ export class AnswerRunner {
     for (const notice of notices) if (!(await this.host.sessions.track(id, this.host.store.append(id, notice)))) throw gone();
   }
 
-  async editLast(text: string, messageId: string): Promise<StoredMessage | undefined> {
+  async editLast(shown: Shown, text: string, messageId: string): Promise<StoredMessage | undefined> {
     const host = this.host;
     if (!host.isLoaded) await host.ensureLoaded();
-    const shown = host.shown;
     const id = shown.id;
     if (!id || !text.trim()) return undefined;
     const session = await this.claimOrWarn(shown);
