@@ -165,6 +165,11 @@ export const pendingAttachmentSchema = z.object({
 export const snapshotSchema = z.object({
   conversations: z.array(conversationSummarySchema),
   conversationId: z.optional(z.string()),
+  /**
+   * The conversation shown as the view names it in every intent: the id of a stored one, else the
+   * key of a new chat not stored yet (the host knows it by that key after its first send too).
+   */
+  key: z.string(),
   messages: z.array(chatMessageSchema),
   /** Older messages exist that were not sent; the view offers to load them. */
   hasOlder: z.boolean(),
@@ -210,43 +215,54 @@ export const hostMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('message'), conversationId: z.string(), message: chatMessageSchema }),
   z.object({ type: z.literal('busy'), conversationId: z.string(), busy: z.boolean() }),
   z.object({ type: z.literal('focusInput') }),
+  /**
+   * What became of a `send`: `accepted` once its question is stored (the view may forget the
+   * text), else refused (the view puts the text back into the message box).
+   */
+  z.object({ type: z.literal('sendResult'), sendId: z.string(), accepted: z.boolean() }),
 ]);
 export type HostMessage = z.infer<typeof hostMessageSchema>;
 
-/** Webview → host. */
+/**
+ * Webview → host. Every intent about a conversation names it (`conversationId`: the snapshot's
+ * `key`), and the host acts on that conversation whatever it shows by the time the intent arrives.
+ */
+const target = { conversationId: z.string() };
 export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
   z.object({ type: z.literal('needSnapshot') }),
-  z.object({ type: z.literal('send'), text: z.string() }),
-  z.object({ type: z.literal('stop') }),
+  /** `sendId`: the view's name for this send, which the host's `sendResult` answers. */
+  z.object({ type: z.literal('send'), ...target, text: z.string(), sendId: z.string() }),
+  z.object({ type: z.literal('stop'), ...target }),
   /** Regenerate or Retry: the answer it refers to (only the last message may be). */
-  z.object({ type: z.literal('regenerate'), messageId: z.string() }),
+  z.object({ type: z.literal('regenerate'), ...target, messageId: z.string() }),
   /** Continue an answer cut at the max tokens limit (`messageId`, which must still be the last message): the new text is appended to it. */
-  z.object({ type: z.literal('continue'), messageId: z.string() }),
+  z.object({ type: z.literal('continue'), ...target, messageId: z.string() }),
   /** Edit and resend the last user message (`messageId`, which must still be the last question). */
-  z.object({ type: z.literal('editLast'), text: z.string(), messageId: z.string() }),
-  z.object({ type: z.literal('selectModel'), model: z.string() }),
-  z.object({ type: z.literal('setProtocol'), protocol: z.optional(protocolSchema) }),
-  z.object({ type: z.literal('setSearch'), enabled: z.boolean() }),
-  z.object({ type: z.literal('setThinking'), choice: thinkingChoiceSchema }),
+  z.object({ type: z.literal('editLast'), ...target, text: z.string(), messageId: z.string() }),
+  z.object({ type: z.literal('selectModel'), ...target, model: z.string() }),
+  z.object({ type: z.literal('setProtocol'), ...target, protocol: z.optional(protocolSchema) }),
+  z.object({ type: z.literal('setSearch'), ...target, enabled: z.boolean() }),
+  z.object({ type: z.literal('setThinking'), ...target, choice: thinkingChoiceSchema }),
   z.object({ type: z.literal('newConversation') }),
   z.object({ type: z.literal('switchConversation'), id: z.string() }),
   z.object({ type: z.literal('renameConversation'), id: z.string() }),
   z.object({ type: z.literal('deleteConversation'), id: z.string() }),
   z.object({ type: z.literal('exportConversation'), id: z.string() }),
-  z.object({ type: z.literal('loadOlder') }),
-  z.object({ type: z.literal('attach'), what: z.enum(['file', 'selection', 'image']) }),
+  z.object({ type: z.literal('loadOlder'), ...target }),
+  z.object({ type: z.literal('attach'), ...target, what: z.enum(['file', 'selection', 'image']) }),
   /** An image pasted or dropped into the view: its bytes as base64 (the host reads the format from them). */
-  z.object({ type: z.literal('attachImage'), name: z.string(), data: z.string() }),
+  z.object({ type: z.literal('attachImage'), ...target, name: z.string(), data: z.string() }),
   /** Files dropped from the explorer or the OS, as URIs. */
-  z.object({ type: z.literal('attachImageUris'), uris: z.array(z.string()) }),
-  z.object({ type: z.literal('openImage'), id: z.string() }),
-  z.object({ type: z.literal('removeAttachment'), id: z.string() }),
+  z.object({ type: z.literal('attachImageUris'), ...target, uris: z.array(z.string()) }),
+  z.object({ type: z.literal('openImage'), ...target, id: z.string() }),
+  z.object({ type: z.literal('removeAttachment'), ...target, id: z.string() }),
   z.object({ type: z.literal('copy'), text: z.string() }),
   z.object({ type: z.literal('insertCode'), code: z.string() }),
   z.object({ type: z.literal('openLink'), url: z.string() }),
   /** Asks the host whether images from this host may load; only the host asks the user and records the answer. */
   z.object({ type: z.literal('allowRemoteImageHost'), host: z.string() }),
-  z.object({ type: z.literal('action'), action: z.enum(['setKey', 'openSettings', 'refreshModels', 'retry', 'pickModel']), messageId: z.optional(z.string()) }),
+  /** `retry` and `pickModel` name their conversation; the setup actions need none. */
+  z.object({ type: z.literal('action'), action: z.enum(['setKey', 'openSettings', 'refreshModels', 'retry', 'pickModel']), messageId: z.optional(z.string()), conversationId: z.optional(z.string()) }),
 ]);
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;

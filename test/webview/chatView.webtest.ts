@@ -57,6 +57,11 @@ function posts<T extends WebviewMessage['type']>(messages: WebviewMessage[], typ
   return messages.filter((m): m is Extract<WebviewMessage, { type: T }> => m.type === type);
 }
 
+/** Sends without their random ids, to compare with what is expected. */
+function withoutSendIds(sends: Array<Extract<WebviewMessage, { type: 'send' }>>): Array<Omit<Extract<WebviewMessage, { type: 'send' }>, 'sendId'>> {
+  return sends.map(({ sendId: _sendId, ...rest }) => rest);
+}
+
 hljs.registerLanguage('typescript', typescript);
 
 function defineSplitterTests(t: SuiteBuilder): void {
@@ -180,13 +185,13 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.equal(await page.getByRole('button', { name: 'Web search' }).isVisible(), false);
 
       await model.selectOption('claude-sonnet-4');
-      assert.deepEqual(await p.waitForPosted('selectModel'), { type: 'selectModel', model: 'claude-sonnet-4' });
+      assert.deepEqual(await p.waitForPosted('selectModel'), { type: 'selectModel', conversationId: 'c1', model: 'claude-sonnet-4' });
       await protocol.selectOption('chatCompletions');
-      assert.deepEqual(await p.waitForPosted('setProtocol'), { type: 'setProtocol', protocol: 'chatCompletions' });
+      assert.deepEqual(await p.waitForPosted('setProtocol'), { type: 'setProtocol', conversationId: 'c1', protocol: 'chatCompletions' });
       await p.clearPosted();
       // The model's first protocol is its default: choosing it clears the conversation's override.
       await protocol.selectOption('responses');
-      assert.deepEqual(await p.waitForPosted('setProtocol'), { type: 'setProtocol' });
+      assert.deepEqual(await p.waitForPosted('setProtocol'), { type: 'setProtocol', conversationId: 'c1' });
 
       await p.push(snapshotMessage(snapshot({ model: 'glm-4.6', enableSearch: false })));
       assert.equal(await protocol.isVisible(), false, 'a model with one protocol has nothing to choose');
@@ -195,14 +200,14 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.equal(await search.isVisible(), true);
       assert.equal(await search.getAttribute('aria-pressed'), 'false');
       await search.click();
-      assert.deepEqual(await p.waitForPosted('setSearch'), { type: 'setSearch', enabled: true });
+      assert.deepEqual(await p.waitForPosted('setSearch'), { type: 'setSearch', conversationId: 'c1', enabled: true });
       assert.equal(await search.getAttribute('aria-pressed'), 'true');
       await p.clearPosted();
       await p.push(snapshotMessage(snapshot({ model: 'glm-4.6', enableSearch: true })));
       assert.equal(await search.getAttribute('aria-pressed'), 'true');
       await search.focus();
       await page.keyboard.press('Space');
-      assert.deepEqual(await p.waitForPosted('setSearch'), { type: 'setSearch', enabled: false });
+      assert.deepEqual(await p.waitForPosted('setSearch'), { type: 'setSearch', conversationId: 'c1', enabled: false });
       assert.equal(await search.getAttribute('aria-pressed'), 'false');
 
       await p.push(snapshotMessage(snapshot({ model: 'claude-sonnet-4', protocolOverride: 'chatCompletions' })));
@@ -257,7 +262,7 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.equal(await page.locator('.composer-box .thinking-control').isVisible(), true, 'in the composer');
       assert.equal(await thinking.inputValue(), 'off');
       await thinking.selectOption('on');
-      assert.deepEqual(await p.waitForPosted('setThinking'), { type: 'setThinking', choice: 'on' });
+      assert.deepEqual(await p.waitForPosted('setThinking'), { type: 'setThinking', conversationId: 'c1', choice: 'on' });
 
       // A depth on a model with only a switch is sent as "on", and shown so.
       await p.push(snapshotMessage(snapshot({ models, model: 'glm-4.6', thinking: 'high' })));
@@ -268,7 +273,7 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.equal(await thinking.inputValue(), 'high');
       await p.clearPosted();
       await thinking.selectOption('low');
-      assert.deepEqual(await p.waitForPosted('setThinking'), { type: 'setThinking', choice: 'low' });
+      assert.deepEqual(await p.waitForPosted('setThinking'), { type: 'setThinking', conversationId: 'c1', choice: 'low' });
 
       // "off" kept with the conversation, on a model that cannot turn thinking off: shown, not offered.
       await p.push(snapshotMessage(snapshot({ models, model: 'gpt-5', thinking: 'off' })));
@@ -732,9 +737,43 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       await p.page.keyboard.type('world');
       assert.equal(await input.inputValue(), 'hello\nworld');
       await p.page.keyboard.press('Enter');
-      assert.deepEqual(posts(await p.posted(), 'send'), [{ type: 'send', text: 'hello\nworld' }]);
+      assert.deepEqual(withoutSendIds(posts(await p.posted(), 'send')), [{ type: 'send', conversationId: 'c1', text: 'hello\nworld' }]);
       assert.equal(await input.inputValue(), '');
       await p.waitFor(`window.__probe.state?.draft === ''`);
+    });
+
+    s.it('a refused send puts the text back, before what was typed since; an accepted one lets it go, also across a reload', async () => {
+      const p = await open();
+      await p.push(snapshotMessage(snapshot()));
+      await p.clearPosted();
+      const input = p.page.getByRole('textbox', { name: 'Message' });
+      await input.fill('my long question');
+      await input.press('Enter');
+      const first = await p.waitForPosted('send');
+      assert.equal(first.conversationId, 'c1');
+      assert.equal(await input.inputValue(), '', 'cleared while the host takes it');
+      await p.page.keyboard.type('typed meanwhile');
+      await p.push({ type: 'sendResult', sendId: first.sendId, accepted: false });
+      assert.equal(await input.inputValue(), 'my long question\ntyped meanwhile', 'refused: put back, and nothing typed since is lost');
+      await p.waitFor(`window.__probe.state?.draft === ${JSON.stringify('my long question\ntyped meanwhile')} && window.__probe.state?.pending.length === 0`);
+      await input.fill('taken');
+      await p.clearPosted();
+      await input.press('Enter');
+      const second = await p.waitForPosted('send');
+      await p.push({ type: 'sendResult', sendId: second.sendId, accepted: true });
+      assert.equal(await input.inputValue(), '');
+      await p.waitFor(`window.__probe.state?.pending.length === 0 && window.__probe.state?.draft === ''`);
+      // Answers that never came (the page reloaded): each text is back unless the conversation holds it.
+      await input.fill('stored after all');
+      await input.press('Enter');
+      await input.fill('never answered');
+      await input.press('Enter');
+      await p.waitFor(`window.__probe.state?.pending.length === 2`);
+      const saved = await p.uiState<object>();
+      const again = await open({ uiState: saved });
+      await again.push(snapshotMessage(snapshot({ messages: [userMessage('u1', 'stored after all')] })));
+      await again.waitFor(`window.__probe.state?.pending.length === 0`);
+      assert.equal(await again.page.getByRole('textbox', { name: 'Message' }).inputValue(), 'never answered');
     });
 
     s.it('Stop (button or Escape) takes the place of Send inside the box while busy, and sending waits', async () => {
@@ -749,17 +788,17 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.ok(box && at && at.x >= box.x && at.x + at.width <= box.x + box.width && at.y + at.height <= box.y + box.height, 'Stop is inside the input box');
       await p.clearPosted();
       await stop.click();
-      assert.deepEqual(await p.posted(), [{ type: 'stop' }]);
+      assert.deepEqual(await p.posted(), [{ type: 'stop', conversationId: 'c1' }]);
       const input = p.page.getByRole('textbox', { name: 'Message' });
       await input.fill('next question');
       await input.press('Enter');
       await input.press('Escape');
-      assert.deepEqual(await p.posted(), [{ type: 'stop' }, { type: 'stop' }], 'Enter does not send while busy; Escape stops');
+      assert.deepEqual(await p.posted(), [{ type: 'stop', conversationId: 'c1' }, { type: 'stop', conversationId: 'c1' }], 'Enter does not send while busy; Escape stops');
       await p.push({ type: 'busy', conversationId: 'c1', busy: false });
       assert.equal(await stop.isVisible(), false);
       assert.equal(await send.isVisible(), true, 'Send is back');
       await input.press('Enter');
-      assert.deepEqual(posts(await p.posted(), 'send'), [{ type: 'send', text: 'next question' }]);
+      assert.deepEqual(withoutSendIds(posts(await p.posted(), 'send')), [{ type: 'send', conversationId: 'c1', text: 'next question' }]);
     });
 
     s.it('attach buttons post intents and pending attachments show as removable chips', async () => {
@@ -771,9 +810,9 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.match(await p.page.locator('.composer .chip').innerText(), /main\.ts \(lines 1-40\)\s+15K chars, cut/);
       await p.page.getByRole('button', { name: 'Remove attachment main.ts (lines 1-40)' }).click();
       assert.deepEqual(await p.posted(), [
-        { type: 'attach', what: 'file' },
-        { type: 'attach', what: 'selection' },
-        { type: 'removeAttachment', id: 'att1' },
+        { type: 'attach', conversationId: 'c1', what: 'file' },
+        { type: 'attach', conversationId: 'c1', what: 'selection' },
+        { type: 'removeAttachment', conversationId: 'c1', id: 'att1' },
       ]);
     });
 
@@ -813,7 +852,7 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       await page.locator('.msg[data-id="a2"]').getByRole('button', { name: 'Copy the answer' }).click();
       await page.locator('.msg[data-id="u1"]').getByRole('button', { name: 'Copy your message' }).click();
       await page.locator('.msg[data-id="a2"]').getByRole('button', { name: 'Regenerate the last answer' }).click();
-      assert.deepEqual(await p.posted(), [{ type: 'copy', text: 'Two **bold**' }, { type: 'copy', text: 'First' }, { type: 'regenerate', messageId: 'a2' }]);
+      assert.deepEqual(await p.posted(), [{ type: 'copy', text: 'Two **bold**' }, { type: 'copy', text: 'First' }, { type: 'regenerate', conversationId: 'c1', messageId: 'a2' }]);
 
       await page.getByRole('button', { name: 'Edit and resend your last message' }).click();
       const editor = page.getByRole('textbox', { name: 'Edit your message' });
@@ -825,7 +864,7 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       await editor.press('Shift+Enter');
       await editor.pressSequentially('again');
       await editor.press('Enter');
-      assert.deepEqual(posts(await p.posted(), 'editLast'), [{ type: 'editLast', text: 'Second, better\nagain', messageId: 'u2' }]);
+      assert.deepEqual(posts(await p.posted(), 'editLast'), [{ type: 'editLast', conversationId: 'c1', text: 'Second, better\nagain', messageId: 'u2' }]);
 
       await p.push({ type: 'busy', conversationId: 'c1', busy: true });
       assert.equal(await page.getByRole('button', { name: 'Edit and resend your last message' }).isVisible(), false);
@@ -898,7 +937,7 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       await p.clearPosted();
       await cont.focus();
       await page.keyboard.press('Enter');
-      assert.deepEqual(await p.posted(), [{ type: 'continue', messageId: 'l2' }]);
+      assert.deepEqual(await p.posted(), [{ type: 'continue', conversationId: 'c1', messageId: 'l2' }]);
     });
 
     s.it('stopped and cut-off answers show a badge, the error and the action for its kind', async () => {
@@ -940,8 +979,8 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.equal(await page.locator('.msg[data-id="e5"] .msg-status button').count(), 0);
       assert.deepEqual(await p.posted(), [
         { type: 'action', action: 'setKey' },
-        { type: 'action', action: 'pickModel' },
-        { type: 'action', action: 'retry', messageId: 'e4' },
+        { type: 'action', action: 'pickModel', conversationId: 'c1' },
+        { type: 'action', action: 'retry', messageId: 'e4', conversationId: 'c1' },
       ]);
     });
 
@@ -1133,7 +1172,7 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.equal(await attach.getAttribute('aria-disabled'), 'false');
       assert.match((await page.getByLabel('Model', { exact: true }).locator('option[value="gpt-4.1"]').getAttribute('title')) ?? '', /takes images · can search the web/);
       await attach.click();
-      assert.deepEqual(await p.waitForPosted('attach'), { type: 'attach', what: 'image' });
+      assert.deepEqual(await p.waitForPosted('attach'), { type: 'attach', conversationId: 'c1', what: 'image' });
     });
 
     s.it('a dropped or pasted image is posted with its bytes; a dropped explorer file as its URI; text pastes stay text', async () => {
@@ -1143,15 +1182,15 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
         { name: 'dot.png', type: 'image/png', base64: PNG_1X1 },
         { name: 'notes.txt', type: 'text/plain', base64: 'aGk=' },
       ]);
-      assert.deepEqual(await p.waitForPosted('attachImage'), { type: 'attachImage', name: 'dot.png', data: PNG_1X1 });
+      assert.deepEqual(await p.waitForPosted('attachImage'), { type: 'attachImage', conversationId: 'c1', name: 'dot.png', data: PNG_1X1 });
       assert.match(await p.page.locator('.composer-note').innerText(), /Only images can be dropped here.*1 other file/);
       await p.clearPosted();
       await p.page.getByRole('textbox', { name: 'Message' }).focus();
       await transfer(p, 'paste', [{ name: 'image.png', type: 'image/png', base64: PNG_1X1 }]);
-      assert.deepEqual(await p.waitForPosted('attachImage'), { type: 'attachImage', name: 'image.png', data: PNG_1X1 });
+      assert.deepEqual(await p.waitForPosted('attachImage'), { type: 'attachImage', conversationId: 'c1', name: 'image.png', data: PNG_1X1 });
       await p.clearPosted();
       await transfer(p, 'drop', [], { 'text/uri-list': '# a comment\r\nfile:///home/user/pics/cat.png\r\nfile:///home/user/pics/dog.webp' });
-      assert.deepEqual(await p.waitForPosted('attachImageUris'), { type: 'attachImageUris', uris: ['file:///home/user/pics/cat.png', 'file:///home/user/pics/dog.webp'] });
+      assert.deepEqual(await p.waitForPosted('attachImageUris'), { type: 'attachImageUris', conversationId: 'c1', uris: ['file:///home/user/pics/cat.png', 'file:///home/user/pics/dog.webp'] });
       await p.clearPosted();
       await transfer(p, 'drop', [{ name: 'huge.png', type: 'image/png', base64: Buffer.alloc(1500).toString('base64') }]);
       await p.frames();
@@ -1181,7 +1220,7 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.equal(await input.inputValue(), 'what is this?', 'the question is kept');
       assert.deepEqual(await p.posted(), []);
       await page.getByRole('button', { name: 'Remove attachment dot.png' }).click();
-      assert.deepEqual(await p.waitForPosted('removeAttachment'), { type: 'removeAttachment', id: 'att1' });
+      assert.deepEqual(await p.waitForPosted('removeAttachment'), { type: 'removeAttachment', conversationId: 'c1', id: 'att1' });
       await p.push(snapshotMessage(snapshot({ models, model: 'glm-4.6', attachments: [] })));
       assert.equal(await page.locator('.composer-note').isVisible(), false, 'the reason goes with the image');
       assert.equal(await page.getByRole('button', { name: 'Send the message (Enter)' }).isDisabled(), false);
@@ -1207,7 +1246,7 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       await p.waitFor(`document.querySelector('.msg-images img').naturalWidth === 1`);
       assert.equal(await page.locator('.msg-images img').getAttribute('alt'), 'dot.png (PNG 1×1, 70 B)');
       await thumb.click();
-      assert.deepEqual(await p.waitForPosted('openImage'), { type: 'openImage', id: image.id });
+      assert.deepEqual(await p.waitForPosted('openImage'), { type: 'openImage', conversationId: 'c1', id: image.id });
 
       const sources = page.locator('.msg-assistant .sources');
       assert.match(await sources.locator('.searched').innerText(), /Searched the web for “regatta winner”/);

@@ -11,6 +11,8 @@ export function assistantMessage(id: string, text: string, extra: Partial<ChatMe
 
 export function snapshot(extra: Partial<Snapshot> = {}): Snapshot {
   return {
+    // The view names the conversation by its key: the id of a stored one (`extra` may set another).
+    key: extra.conversationId ?? (('conversationId' in extra) ? 'draft:new' : 'c1'),
     conversations: [
       { id: 'c1', title: 'Sorting in TypeScript', updatedAt: 1_700_000_000_000, messageCount: 2 },
       { id: 'c2', title: 'Rust lifetimes', updatedAt: 1_699_000_000_000, messageCount: 6 },

@@ -78,7 +78,7 @@ export function defineNoticeTests(t: SuiteBuilder, harness: () => WebviewHarness
     await p.page.keyboard.press('Tab');
     assert.equal(await p.page.evaluate<string>('document.activeElement.textContent'), 'Pick another…');
     await p.page.keyboard.press('Space');
-    assert.deepEqual(await p.posted(), [{ type: 'selectModel', model: 'gpt-4.1-mini' }, { type: 'action', action: 'pickModel' }], 'Enter in the box sent nothing; each choice posts its pick');
+    assert.deepEqual(await p.posted(), [{ type: 'selectModel', conversationId: 'c1', model: 'gpt-4.1-mini' }, { type: 'action', action: 'pickModel', conversationId: 'c1' }], 'Enter in the box sent nothing; each choice posts its pick');
 
     // The host recorded the pick: the question is gone, a notice says what happened, Send works again.
     await p.push(snapshotMessage(snapshot({ messages: [...messages, noticeMessage('n1', 'gpt-5', 'gpt-4.1-mini', 'modelGone')], model: 'gpt-4.1-mini' })));
@@ -88,6 +88,6 @@ export function defineNoticeTests(t: SuiteBuilder, harness: () => WebviewHarness
     assert.equal(await p.page.locator('.composer-note').isVisible(), false);
     await p.clearPosted();
     await input.press('Enter');
-    assert.deepEqual(await p.posted(), [{ type: 'send', text: 'Are you there?' }]);
+    assert.deepEqual((await p.posted()).map((m) => (m.type === 'send' ? { ...m, sendId: '' } : m)), [{ type: 'send', conversationId: 'c1', text: 'Are you there?', sendId: '' }]);
   });
 }

@@ -10,13 +10,14 @@ import { thinkingControl, thinkingRequest, type ThinkingRequest } from '../../co
 import type { ChatMessage } from '../../core/chat/events';
 import { streamChat } from '../../core/chat/chat';
 import { titleFrom } from '../../core/chat/conversationForms';
-import type { StoredMessage } from '../../core/chat/conversationStore';
+import type { ConversationMeta, StoredMessage } from '../../core/chat/conversationStore';
+import type { ConversationClaims } from '../../core/chat/store/claims';
 import { GatewayError } from '../../core/errors';
 import { withProtocolFallback } from '../../core/models/protocolFallback';
 import type { ChatProtocol, ModelInfo } from '../../core/models/types';
 import type { ChatMessageView } from '../../shared/protocol';
-import { modelGoneSendNote } from '../../shared/notices';
 import type { AttachmentTray } from './attachmentTray';
+import type { PendingAttachment } from './attachments';
 import { chatSettings } from './chatSettings';
 import { buildHistory } from './history';
 import type { ModelChoice } from './modelChoice';
@@ -59,6 +60,18 @@ export function lastSpoken(messages: StoredMessage[]): { last?: StoredMessage; a
 }
 
 export const busyHere = (): string => vscode.l10n.t('An answer is still being written in this conversation. Stop it first or wait for it to finish.');
+export const busyElsewhere = (): string => vscode.l10n.t('An answer is being written in this conversation in another VS Code window. Wait for it to finish there, or start a new conversation.');
+
+/** The `code` of the refusal when the conversation is answering in this window, or in another one. */
+export const ANSWERING_HERE = 'answeringHere';
+export const ANSWERING_ELSEWHERE = 'answeringElsewhere';
+
+export interface SendOptions {
+  system?: string;
+  /** What goes with the question (a conversation's tray, or a scripted question's own images). */
+  attachments?: readonly PendingAttachment[];
+  onAccepted?(): void;
+}
 
 /** A send that went through: where it went and what was asked and answered. */
 export interface Sent {
@@ -74,9 +87,13 @@ export interface AnswerHost extends ChatBase {
   readonly link: ViewLink;
   /** Whether the first load is done (then a send claims its slot without awaiting anything). */
   readonly isLoaded: boolean;
+  /** The conversations' claims every window sees (one answer per conversation across windows). */
+  readonly claims: ConversationClaims;
   ensureLoaded(): Promise<void>;
   sendSnapshot(): Promise<void>;
   messageView(m: StoredMessage): ChatMessageView;
+  /** Tells the user why an action was refused (a conversation answering elsewhere offers a new one). */
+  refused(err: unknown): Promise<void>;
 }
 
 export class AnswerRunner {
@@ -86,27 +103,34 @@ export class AnswerRunner {
    * Sends a user message into `target` (the conversation shown by default) and streams the answer.
    * The conversation's slot is claimed before anything is awaited (after the one wait for the first
    * load), so of two sends racing into one conversation exactly one runs and the other is refused
-   * with busyHere().
+   * with busyHere(). `attachments` go with the question; `onAccepted` is called once the question
+   * is stored (until then, a refusal or failure has stored nothing).
    */
-  async send(text: string, options: { system?: string } = {}, target?: Shown): Promise<Sent | undefined> {
+  async send(text: string, options: SendOptions, shown: Shown): Promise<Sent | undefined> {
     const host = this.host;
     if (!host.isLoaded) await host.ensureLoaded();
     if (!text.trim()) return undefined;
-    const shown = target ?? host.shown;
-    const session = host.sessions.claim(shown.key);
-    if (!session) throw new GatewayError('badRequest', busyHere());
+    const session = await this.claim(shown);
     try {
-      // Refused before anything is stored: the user picks the model the conversation goes on with.
-      const stuck = host.models.goneModel(shown.meta);
-      if (stuck) throw new GatewayError('modelUnavailable', modelGoneSendNote(stuck));
-      const images = host.tray.items.flatMap((a) => (a.image ? [a.image] : []));
+      if (shown.id) {
+        // Read now that the slot is this window's: another window may have changed the model.
+        const page = await host.store.open(shown.id, { limit: 0 });
+        if (!page) throw gone();
+        shown.meta = page.meta;
+      }
+      // Refused before anything is stored (no base address, no chat model, or the conversation's
+      // own model gone: the user picks the one it goes on with).
+      const problem = host.models.blocker(host.models.modelFor(shown.meta), shown.meta);
+      if (problem) throw problem;
+      const model = host.models.modelFor(shown.meta) as ModelInfo;
+      const attachments = options.attachments ?? [];
+      const images = attachments.flatMap((a) => (a.image ? [a.image] : []));
       if (images.length) {
         // Refused before anything is stored or sent; the images stay attached for another model.
-        const model = host.models.modelFor(shown.meta);
-        const support = model ? imageSupport(model, chatSettings().imageInputModels) : undefined;
-        if (model && !support?.supported) throw new GatewayError('badRequest', support?.reason ?? vscode.l10n.t('{0} does not take images.', model.id));
+        const support = imageSupport(model, chatSettings().imageInputModels);
+        if (!support.supported) throw new GatewayError('badRequest', support.reason ?? vscode.l10n.t('{0} does not take images.', model.id));
       }
-      const texts = host.tray.take().filter((a) => !a.image);
+      const texts = attachments.filter((a) => !a.image);
       const question: StoredMessage = {
         id: randomUUID(),
         role: 'user',
@@ -130,32 +154,40 @@ export class AnswerRunner {
         });
         id = meta.id;
         host.sessions.bind(session, id);
+        // No other window knows the new id yet: the claim is this window's.
+        await this.claimInStore(session, id);
+        host.tray.rekey(shown.key, id);
         shown.key = id;
         shown.id = id;
         shown.meta = meta;
         // What the new chat recorded before it existed (a model switch) comes before the question.
         for (const notice of shown.notices?.splice(0) ?? []) await host.sessions.track(id, host.store.append(id, notice));
-      } else if (shown.meta.title === undefined || shown.meta.title === 'New chat' || shown.meta.title === vscode.l10n.t('New chat')) {
+      } else if (shown.meta.title === 'New chat' || shown.meta.title === vscode.l10n.t('New chat')) {
         const page = await host.store.open(id, { limit: 0 });
         if (page && page.total === 0) await host.models.writeMeta(id, { title: titleFrom(text) });
       }
       if (!(await host.sessions.track(id, host.store.append(id, question)))) throw gone();
-      const answer = await this.answer(session, id, options.system);
+      options.onAccepted?.();
+      const answer = await this.answer(session, id, model, options.system);
       return { conversationId: id, question, answer };
     } finally {
-      this.end(session);
+      await this.end(session);
     }
   }
 
-  regenerate(messageId: string): Promise<StoredMessage | undefined> {
+  regenerate(shown: Shown, messageId: string): Promise<StoredMessage | undefined> {
     return this.onLastAnswer(
+      shown,
       messageId,
       () => true,
       () => vscode.l10n.t('That answer is no longer the last one in its conversation; only the last answer can be retried. Nothing was changed.'),
       async (session, id, _last, after) => {
+        // Everything that can refuse is asked before the old answer is removed: a refusal changes nothing.
+        const model = await this.answerable(id);
+        if (!model) return undefined;
         if (!(await this.host.sessions.track(id, this.host.store.truncateFrom(id, messageId)))) throw gone();
         await this.restore(id, after);
-        return this.answer(session, id);
+        return this.answer(session, id, model);
       },
     );
   }
@@ -165,21 +197,26 @@ export class AnswerRunner {
    * text is appended to the same stored message (usage adds up). Only the last message may be
    * continued, as only the last may be retried.
    */
-  continueAnswer(messageId: string): Promise<StoredMessage | undefined> {
+  continueAnswer(shown: Shown, messageId: string): Promise<StoredMessage | undefined> {
     return this.onLastAnswer(
+      shown,
       messageId,
       (last) => last.finishReason === 'length',
       () => vscode.l10n.t('That answer is no longer the last one in its conversation or was not cut at the max tokens limit; only the last cut answer can be continued. Nothing was changed.'),
-      (session, id, last) => this.answer(session, id, undefined, last),
+      async (session, id, last) => {
+        const model = await this.answerable(id);
+        return model ? this.answer(session, id, model, undefined, last) : undefined;
+      },
     );
   }
 
   /**
-   * Runs `act` in the shown conversation's slot when its last message (notices after it aside) is
+   * Runs `act` in the slot of conversation `shown` when its last message (notices after it aside) is
    * the answer `messageId` and `fits` it; otherwise the user is told why (`refusal`) and nothing is
    * changed. `act` gets the notices that follow the answer.
    */
   private async onLastAnswer(
+    shown: Shown,
     messageId: string,
     fits: (last: StoredMessage) => boolean,
     refusal: () => string,
@@ -187,11 +224,9 @@ export class AnswerRunner {
   ): Promise<StoredMessage | undefined> {
     const host = this.host;
     if (!host.isLoaded) await host.ensureLoaded();
-    const shown = host.shown;
     const id = shown.id;
     if (!id) return undefined;
-    if (this.refusedForModel(shown)) return undefined;
-    const session = this.claimOrWarn(shown);
+    const session = await this.claimOrWarn(shown);
     if (!session) return undefined;
     try {
       const page = await host.store.open(id, { limit: NOTICE_SLACK + 1 });
@@ -203,16 +238,8 @@ export class AnswerRunner {
       }
       return await act(session, id, last, after);
     } finally {
-      this.end(session);
+      await this.end(session);
     }
-  }
-
-  /** True (and the user told) when the conversation's own model is gone and no other was picked yet. */
-  private refusedForModel(shown: Shown): boolean {
-    const stuck = this.host.models.goneModel(shown.meta);
-    if (!stuck) return false;
-    void vscode.window.showWarningMessage(modelGoneSendNote(stuck));
-    return true;
   }
 
   /** Stores again the notices a truncation removed, so that a retried answer keeps the record of a model change. */
@@ -220,14 +247,12 @@ export class AnswerRunner {
     for (const notice of notices) if (!(await this.host.sessions.track(id, this.host.store.append(id, notice)))) throw gone();
   }
 
-  async editLast(text: string, messageId: string): Promise<StoredMessage | undefined> {
+  async editLast(shown: Shown, text: string, messageId: string): Promise<StoredMessage | undefined> {
     const host = this.host;
     if (!host.isLoaded) await host.ensureLoaded();
-    const shown = host.shown;
     const id = shown.id;
     if (!id || !text.trim()) return undefined;
-    if (this.refusedForModel(shown)) return undefined;
-    const session = this.claimOrWarn(shown);
+    const session = await this.claimOrWarn(shown);
     if (!session) return undefined;
     try {
       const page = await host.store.open(id, { limit: NOTICE_SLACK + 2 });
@@ -239,24 +264,80 @@ export class AnswerRunner {
         await host.sendSnapshot();
         return undefined;
       }
+      const model = await this.answerable(id);
+      if (!model) return undefined;
       if (!(await host.sessions.track(id, host.store.truncateFrom(id, user.id)))) throw gone();
       if (!(await host.sessions.track(id, host.store.append(id, { ...user, id: randomUUID(), text, createdAt: Date.now() })))) throw gone();
       await this.restore(id, messages.slice(messages.indexOf(user) + 1).filter((m) => m.role === 'notice'));
-      return await this.answer(session, id);
+      return await this.answer(session, id, model);
     } finally {
-      this.end(session);
+      await this.end(session);
     }
   }
 
-  /** The conversation's slot, or undefined (and the user told) when an answer is already being written there. */
-  private claimOrWarn(shown: Shown): AnswerSession | undefined {
+  /**
+   * The model an answer in conversation `id` would come from, or undefined (and the user told why)
+   * when none can be asked now: no base address, no chat model, or the conversation's own model gone.
+   */
+  private async answerable(id: string): Promise<ModelInfo | undefined> {
+    const meta = (await this.host.store.open(id, { limit: 0 }))?.meta;
+    if (!meta) throw gone();
+    return this.modelOrWarn(meta);
+  }
+
+  private modelOrWarn(meta: Partial<ConversationMeta>): ModelInfo | undefined {
+    const model = this.host.models.modelFor(meta);
+    const problem = this.host.models.blocker(model, meta);
+    if (!problem) return model as ModelInfo;
+    void this.host.sendSnapshot();
+    void vscode.window.showWarningMessage(problem.message);
+    return undefined;
+  }
+
+  /**
+   * The conversation's slot, here (synchronously, before any await: of two sends racing in this
+   * window exactly one gets it) and then in the store, where every window sees it. Refused with
+   * ANSWERING_HERE or ANSWERING_ELSEWHERE.
+   */
+  private async claim(shown: Shown): Promise<AnswerSession> {
     const session = this.host.sessions.claim(shown.key);
-    if (!session) void vscode.window.showWarningMessage(busyHere());
+    if (!session) throw new GatewayError('badRequest', busyHere(), { code: ANSWERING_HERE });
+    if (shown.id) {
+      try {
+        await this.claimInStore(session, shown.id);
+      } catch (err) {
+        this.host.sessions.release(session);
+        throw err;
+      }
+    }
     return session;
   }
 
-  /** The slot is free again; the view (if it shows the conversation) learns whether it is still busy. */
-  private end(session: AnswerSession): void {
+  private async claimInStore(session: AnswerSession, id: string): Promise<void> {
+    if (!(await this.host.claims.take(id))) throw new GatewayError('badRequest', busyElsewhere(), { code: ANSWERING_ELSEWHERE });
+    session.claimedInStore = true;
+  }
+
+  /** The slot, or undefined (and the user told why) when an answer is already being written there. */
+  private async claimOrWarn(shown: Shown): Promise<AnswerSession | undefined> {
+    try {
+      return await this.claim(shown);
+    } catch (err) {
+      void this.host.refused(err);
+      return undefined;
+    }
+  }
+
+  /**
+   * The slot is free again, in the store first (a send here could otherwise claim it in memory and
+   * have its store claim removed by this release); the view (if it shows the conversation) learns
+   * whether it is still busy.
+   */
+  private async end(session: AnswerSession): Promise<void> {
+    const id = session.conversationId;
+    if (session.claimedInStore && id) {
+      await this.host.claims.release(id).catch((err: unknown) => this.host.services.log.warn(`Giving back the claim on conversation ${id} failed: ${String(err)}`));
+    }
     this.host.sessions.release(session);
     this.postBusy(session);
   }
@@ -265,19 +346,11 @@ export class AnswerRunner {
    * Streams the answer to the last message of conversation `id` under `session`. The placeholder
    * is stored first; posts go to the view only while it shows this conversation.
    */
-  private async answer(session: AnswerSession, id: string, system?: string, continuing?: StoredMessage): Promise<StoredMessage | undefined> {
+  private async answer(session: AnswerSession, id: string, info: ModelInfo, system?: string, continuing?: StoredMessage): Promise<StoredMessage | undefined> {
     const host = this.host;
     const meta = (await host.store.open(id, { limit: 0 }))?.meta;
     if (!meta) throw gone();
-    const model = host.models.modelFor(meta);
     const settings = chatSettings();
-    const problem = host.models.blocker(model, meta);
-    if (problem) {
-      void host.sendSnapshot();
-      void vscode.window.showWarningMessage(problem.message);
-      return undefined;
-    }
-    const info = model as ModelInfo;
     const protocol = effectiveProtocol(info, meta.protocolOverride);
     const history = await buildHistory(host.store, id, info, settings);
     if (!history) throw gone();
@@ -327,10 +400,16 @@ export class AnswerRunner {
       message.protocol = change.to;
       await switched(change);
     });
-    const final = await streamAnswer(session, id, events, { store: host.store, sessions: host.sessions, ...(usageBefore ? { usageBefore } : {}), onProgress: (s) => this.postDelta(s) });
+    const final = await streamAnswer(session, id, events, { store: host.store, sessions: host.sessions, ...(usageBefore ? { usageBefore } : {}), onProgress: (s) => this.postDelta(s), onUnsaved: (reason) => this.unsaved(id, reason) });
     this.postFinal(id, final);
     if (final.error) host.services.log.warn(`Chat answer from ${info.id} over ${protocol} ended: ${final.error.message}`);
     return final;
+  }
+
+  /** The answer's final state was not stored: the user is told (the view showed it as finished). */
+  private unsaved(id: string, reason: string): void {
+    this.host.services.log.warn(`The answer in conversation ${id} could not be saved: ${reason}`);
+    void vscode.window.showWarningMessage(vscode.l10n.t('The answer could not be saved: {0}', reason));
   }
 
   /** The text that arrived since the last post, to the view only while it shows that conversation. */

@@ -6,10 +6,12 @@ import * as vscode from 'vscode';
 import type { StoredMessage } from '../../core/chat/conversationStore';
 import type { ThinkingChoice } from '../../core/chat/thinking';
 import { GatewayError } from '../../core/errors';
-import type { ChatProtocol, ModelInfo } from '../../core/models/types';
+import type { ChatProtocol } from '../../core/models/types';
 import type { Citation, ImageRef } from '../../shared/protocol';
 import type { AnswerRunner, Sent } from './answerRunner';
-import type { AttachImagesResult, AttachmentTray } from './attachmentTray';
+import type { AttachmentTray } from './attachmentTray';
+import type { PendingAttachment } from './attachments';
+import type { ModelChoice } from './modelChoice';
 import type { ConversationPatch } from './modelChoice';
 import type { Shown } from './sessions';
 
@@ -48,46 +50,36 @@ export interface AskHost {
   /** The conversation the view shows now. */
   readonly shown: Shown;
   readonly tray: AttachmentTray;
+  readonly models: Pick<ModelChoice, 'modelFor'>;
   ensureLoaded(): Promise<void>;
-  switchTo(id: string): Promise<void>;
+  switchTo(id: string): Promise<Shown>;
   selectModel(id: string, target: Shown): Promise<void>;
-  selectedModel(): ModelInfo | undefined;
   updateConversation(patch: ConversationPatch, quiet: boolean, target: Shown): Promise<void>;
-  attachImages(uris: vscode.Uri[], options: { switchModel?: boolean }): Promise<AttachImagesResult>;
-  sendSnapshot(): Promise<void>;
 }
 
+/**
+ * Runs a scripted question. Its conversation is fixed once (the one it names, else the one shown
+ * when it starts) and every step acts on that one, whatever the view shows meanwhile; its images
+ * go with it alone, and what the user attached in the view stays for the user's next message.
+ */
 export async function runAsk(host: AskHost, answers: AnswerRunner, args: AskArgs): Promise<AskResult> {
   await host.ensureLoaded();
-  if (args.conversationId) await host.switchTo(args.conversationId);
-  // The question goes to this conversation even if the view moves on while it is prepared.
-  const target = host.shown;
+  const target = args.conversationId ? await host.switchTo(args.conversationId) : host.shown;
   if (args.model) await host.selectModel(args.model, target);
-  const tray = host.tray;
-  const before = new Set(tray.items.map((a) => a.id));
-  let sent: Sent | undefined;
-  try {
-    if (args.images?.length) await host.attachImages(args.images.map(toUri), { switchModel: !args.model });
-    if (args.protocol) {
-      const protocol = args.protocol;
-      const model = host.selectedModel();
-      if (model && !model.protocols.includes(protocol)) {
-        throw new GatewayError('badRequest', vscode.l10n.t('{0} does not speak the {1} protocol; it speaks {2}.', model.id, protocol, model.protocols.join(', ')));
-      }
-      await host.updateConversation({ protocolOverride: protocol }, true, target);
+  const own: PendingAttachment[] = [];
+  if (args.images?.length) await host.tray.attachImages(args.images.map(toUri), { switchModel: !args.model, into: own }, target);
+  if (args.protocol) {
+    const protocol = args.protocol;
+    const model = host.models.modelFor(target.meta);
+    if (model && !model.protocols.includes(protocol)) {
+      throw new GatewayError('badRequest', vscode.l10n.t('{0} does not speak the {1} protocol; it speaks {2}.', model.id, protocol, model.protocols.join(', ')));
     }
-    if (args.enableSearch !== undefined) await host.updateConversation({ enableSearch: args.enableSearch }, true, target);
-    if (args.thinking !== undefined) await host.updateConversation({ thinking: args.thinking }, true, target);
-    sent = await answers.send(args.prompt, { system: args.system }, target);
-    if (!sent?.answer) throw new GatewayError('badRequest', vscode.l10n.t('Nothing was sent: the prompt was empty or no chat model is available.'));
-  } catch (err) {
-    // A scripted question that could not go leaves nothing it attached behind.
-    if (tray.items.some((a) => !before.has(a.id))) {
-      tray.items = tray.items.filter((a) => before.has(a.id));
-      void host.sendSnapshot();
-    }
-    throw err;
+    await host.updateConversation({ protocolOverride: protocol }, true, target);
   }
+  if (args.enableSearch !== undefined) await host.updateConversation({ enableSearch: args.enableSearch }, true, target);
+  if (args.thinking !== undefined) await host.updateConversation({ thinking: args.thinking }, true, target);
+  const sent: Sent | undefined = await answers.send(args.prompt, { system: args.system, attachments: own }, target);
+  if (!sent?.answer) throw new GatewayError('badRequest', vscode.l10n.t('Nothing was sent: the prompt was empty or no chat model is available.'));
   const answer = sent.answer;
   return {
     text: answer.text,

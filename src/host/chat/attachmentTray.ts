@@ -30,9 +30,7 @@ export interface TrayHost {
   readonly store: ConversationStore;
   readonly services: Services;
   readonly imagePolicy: ImageReadPolicy;
-  readonly models: Pick<ModelChoice, 'goneModel' | 'keyChanged'>;
-  readonly shown: Shown;
-  selectedModel(): ModelInfo | undefined;
+  readonly models: Pick<ModelChoice, 'modelFor' | 'goneModel' | 'keyChanged'>;
   chatModels(): ModelInfo[];
   selectModel(id: string, target: Shown, switched?: { from: string; reason: ModelChangeReason }): Promise<void>;
   sendSnapshot(): Promise<void>;
@@ -40,23 +38,47 @@ export interface TrayHost {
 }
 
 /**
- * Context and images waiting to go with the next message of the view: editor files and
- * selections, parsed documents, and images picked, pasted, dropped or given by a command.
+ * Context and images waiting to go with the next message, per conversation (by the key the view
+ * names it with): editor files and selections, parsed documents, and images picked, pasted,
+ * dropped or given by a command. A scripted question brings its own images and takes none of these.
  */
 export class AttachmentTray {
-  items: PendingAttachment[] = [];
+  private readonly byKey = new Map<string, PendingAttachment[]>();
 
   constructor(private readonly host: TrayHost) {}
 
-  /** Takes everything attached (it goes with the message being sent). */
-  take(): PendingAttachment[] {
-    const taken = this.items;
-    this.items = [];
-    return taken;
+  /** What waits to go with the next message of that conversation. */
+  itemsFor(key: string): PendingAttachment[] {
+    return [...(this.byKey.get(key) ?? [])];
   }
 
-  remove(id: string): void {
-    this.items = this.items.filter((a) => a.id !== id);
+  /** These went with a message (they were stored with its question): they wait no more. */
+  drop(key: string, sent: readonly PendingAttachment[]): void {
+    const ids = new Set(sent.map((a) => a.id));
+    this.set(key, this.itemsFor(key).filter((a) => !ids.has(a.id)));
+  }
+
+  remove(key: string, id: string): void {
+    this.set(key, this.itemsFor(key).filter((a) => a.id !== id));
+  }
+
+  /** A new chat was stored under `id`: what waits for it goes with it. */
+  rekey(from: string, to: string): void {
+    const items = this.byKey.get(from);
+    if (!items) return;
+    this.byKey.delete(from);
+    this.set(to, [...this.itemsFor(to), ...items]);
+  }
+
+  private set(key: string, items: PendingAttachment[]): void {
+    if (items.length) this.byKey.set(key, items);
+    else this.byKey.delete(key);
+  }
+
+  private list(key: string): PendingAttachment[] {
+    let items = this.byKey.get(key);
+    if (!items) this.byKey.set(key, (items = []));
+    return items;
   }
 
   /**
@@ -64,12 +86,12 @@ export class AttachmentTray {
    * take images (or a conversation whose own model the key can no longer use) moves to the first
    * chat model that takes images; the conversation records the switch and the caller is told.
    */
-  async attachImages(uris: vscode.Uri[], options: { switchModel?: boolean } = {}): Promise<AttachImagesResult> {
+  async attachImages(uris: vscode.Uri[], options: { switchModel?: boolean; into?: PendingAttachment[] }, target: Shown): Promise<AttachImagesResult> {
     await this.host.ensureLoaded();
     if (!uris.length) throw new GatewayError('badRequest', vscode.l10n.t('No image was given.'));
     const settings = chatSettings();
-    let model = this.host.selectedModel();
-    const from = model?.id ?? this.host.models.goneModel(this.host.shown.meta);
+    let model = this.host.models.modelFor(target.meta);
+    const from = model?.id ?? this.host.models.goneModel(target.meta);
     let switchedFrom: string | undefined;
     if (options.switchModel && from && (!model || !imageSupport(model, settings.imageInputModels).supported)) {
       const capable = this.host.chatModels().find((m) => imageSupport(m, settings.imageInputModels).supported);
@@ -78,7 +100,7 @@ export class AttachmentTray {
         throw new GatewayError('modelUnavailable', vscode.l10n.t('None of the chat models this key may use takes images, by the model catalog. {0}', reason));
       }
       switchedFrom = from;
-      await this.host.selectModel(capable.id, this.host.shown, { from, reason: model ? 'imageNeedsVision' : this.host.models.keyChanged ? 'keyChanged' : 'modelGone' });
+      await this.host.selectModel(capable.id, target, { from, reason: model ? 'imageNeedsVision' : this.host.models.keyChanged ? 'keyChanged' : 'modelGone' });
       // The conversation says it too (a notice); this reaches a user whose chat view is hidden.
       const why = model ? vscode.l10n.t('Chat model switched to {0}: {1} does not take images.', capable.id, from) : vscode.l10n.t('Chat model switched to {0}: {1} is not available with this API key.', capable.id, from);
       void vscode.window.setStatusBarMessage(why, 5000);
@@ -88,7 +110,7 @@ export class AttachmentTray {
     const refused: GatewayError[] = [];
     for (const uri of uris) {
       try {
-        const a = await this.addImage(async () => {
+        const a = await this.addImage(options.into ?? this.list(target.key), async () => {
           const file = await readImageFile(uri, settings.imageMaxBytes);
           return imageAttachment(this.host.store.images, file.bytes, file.name, settings.imageMaxBytes);
         });
@@ -105,20 +127,20 @@ export class AttachmentTray {
     return { attached, model: model?.id ?? '', ...(switchedFrom ? { switchedFrom } : {}), ...(refused.length ? { refused: refused.map((e) => e.message) } : {}) };
   }
 
-  async attachFromEditor(what: 'file' | 'selection'): Promise<void> {
+  async attachFromEditor(target: Shown, what: 'file' | 'selection'): Promise<void> {
     const attachment = contextFromEditor(what, chatSettings().contextMaxChars);
     if (!attachment) {
       void vscode.window.showInformationMessage(what === 'file' ? vscode.l10n.t('Open a file in the editor to attach it.') : vscode.l10n.t('Select some text in the editor to attach it.'));
       return;
     }
-    this.items.push(attachment);
+    this.list(target.key).push(attachment);
     if (attachment.truncated) void vscode.window.showWarningMessage(vscode.l10n.t('{0} was cut to {1} characters (setting "modelGateway.chat.contextMaxChars").', attachment.label, formatNumber(attachment.chars)));
     await this.host.sendSnapshot();
   }
 
   /** "Image…" in the view: the open dialog, filtered to the formats the protocols take. */
-  async pickImages(): Promise<void> {
-    const model = this.host.selectedModel();
+  async pickImages(target: Shown): Promise<void> {
+    const model = this.host.models.modelFor(target.meta);
     const support = model ? imageSupport(model, chatSettings().imageInputModels) : undefined;
     if (model && !support?.supported) {
       void vscode.window.showWarningMessage(support?.reason ?? vscode.l10n.t('{0} does not take images.', model.id));
@@ -132,15 +154,15 @@ export class AttachmentTray {
     });
     if (!picked?.length) return;
     await this.host.imagePolicy.rememberPicked(picked);
-    await this.attachImagesQuietly(picked);
+    await this.attachImagesQuietly(target, picked);
   }
 
   /** Pasted or dropped image bytes from the view. */
-  async attachImageData(name: string, base64: string): Promise<void> {
+  async attachImageData(target: Shown, name: string, base64: string): Promise<void> {
     const bytes = Buffer.from(base64, 'base64');
-    await this.whenImagesAllowed(async () => {
+    await this.whenImagesAllowed(target, async () => {
       const max = chatSettings().imageMaxBytes;
-      await this.addImage(() => imageAttachment(this.host.store.images, bytes, name || vscode.l10n.t('pasted image'), max));
+      await this.addImage(this.list(target.key), () => imageAttachment(this.host.store.images, bytes, name || vscode.l10n.t('pasted image'), max));
     });
     await this.host.sendSnapshot();
   }
@@ -149,7 +171,7 @@ export class AttachmentTray {
    * Files dropped on the view from the explorer (or the OS) as URIs: read only when inside a
    * workspace folder, the extension's storage, or picked in a dialog this session (imageAccess.ts).
    */
-  async attachImageUris(uris: string[]): Promise<void> {
+  async attachImageUris(target: Shown, uris: string[]): Promise<void> {
     const allowed: vscode.Uri[] = [];
     for (const raw of uris) {
       let uri: vscode.Uri;
@@ -165,16 +187,16 @@ export class AttachmentTray {
         void vscode.window.showWarningMessage(refusal);
       } else allowed.push(uri);
     }
-    if (allowed.length) await this.attachImagesQuietly(allowed);
+    if (allowed.length) await this.attachImagesQuietly(target, allowed);
   }
 
   /** Attaches from the view: each problem is shown, the images that are fine still attach. */
-  private async attachImagesQuietly(uris: vscode.Uri[]): Promise<void> {
-    await this.whenImagesAllowed(async () => {
+  private async attachImagesQuietly(target: Shown, uris: vscode.Uri[]): Promise<void> {
+    await this.whenImagesAllowed(target, async () => {
       const max = chatSettings().imageMaxBytes;
       for (const uri of uris) {
         try {
-          await this.addImage(async () => {
+          await this.addImage(this.list(target.key), async () => {
             const file = await readImageFile(uri, max);
             return imageAttachment(this.host.store.images, file.bytes, file.name, max);
           });
@@ -186,9 +208,9 @@ export class AttachmentTray {
     await this.host.sendSnapshot();
   }
 
-  private async whenImagesAllowed(work: () => Promise<void>): Promise<void> {
+  private async whenImagesAllowed(target: Shown, work: () => Promise<void>): Promise<void> {
     await this.host.ensureLoaded();
-    const model = this.host.selectedModel();
+    const model = this.host.models.modelFor(target.meta);
     const support = model ? imageSupport(model, chatSettings().imageInputModels) : undefined;
     if (model && !support?.supported) {
       void vscode.window.showWarningMessage(support?.reason ?? vscode.l10n.t('{0} does not take images.', model.id));
@@ -201,22 +223,22 @@ export class AttachmentTray {
     }
   }
 
-  /** Adds one image attachment (the same image twice is attached once). */
-  private async addImage(make: () => Promise<PendingAttachment>): Promise<PendingAttachment> {
-    const count = this.items.filter((a) => a.image).length;
+  /** Adds one image attachment to `items` (the same image twice is attached once). */
+  private async addImage(items: PendingAttachment[], make: () => Promise<PendingAttachment>): Promise<PendingAttachment> {
+    const count = items.filter((a) => a.image).length;
     if (count >= MAX_IMAGES_PER_MESSAGE) throw new GatewayError('badRequest', vscode.l10n.t('A message can carry at most {0} images.', formatNumber(MAX_IMAGES_PER_MESSAGE)));
     const attachment = await make();
-    const same = this.items.find((a) => a.image && a.image.id === attachment.image?.id);
+    const same = items.find((a) => a.image && a.image.id === attachment.image?.id);
     if (same) return same;
-    this.items.push(attachment);
+    items.push(attachment);
     if (attachment.image) this.host.services.log.info(`Attached image ${imageLabel(attachment.image)} to the next chat message.`);
     return attachment;
   }
 
   /** Adds text produced elsewhere (e.g. a parsed document) as context for the next message. */
-  async addContext(label: string, text: string): Promise<void> {
+  async addContext(target: Shown, label: string, text: string): Promise<void> {
     const max = chatSettings().contextMaxChars;
-    this.items.push({ id: randomUUID(), label, text: text.slice(0, max), chars: Math.min(text.length, max), truncated: text.length > max });
+    this.list(target.key).push({ id: randomUUID(), label, text: text.slice(0, max), chars: Math.min(text.length, max), truncated: text.length > max });
     await this.host.sendSnapshot();
   }
 }

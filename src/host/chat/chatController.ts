@@ -1,18 +1,20 @@
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ConversationStore, StoredMessage, StoreProblem } from '../../core/chat/conversationStore';
+import { ConversationClaims, type ClaimOptions } from '../../core/chat/store/claims';
 import { toView } from '../../core/chat/conversationForms';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import type { ModelInfo } from '../../core/models/types';
 import type { ChatMessageView, HostMessage, ImageRef, ModelChangeReason, Snapshot, WebviewMessage } from '../../shared/protocol';
 import type { Services } from '../services';
-import { AnswerRunner, busyHere } from './answerRunner';
+import { ANSWERING_ELSEWHERE, ANSWERING_HERE, AnswerRunner } from './answerRunner';
 import { runAsk, type AskArgs, type AskResult } from './ask';
 import { AttachmentTray, type AttachImagesResult } from './attachmentTray';
 import { ConversationActions } from './conversationActions';
 import { ImageReadPolicy } from './imageAccess';
 import { loadChat } from './loading';
 import { ModelChoice, type ConversationPatch } from './modelChoice';
-import { AnswerSession, ChatSessions, draft, type Shown } from './sessions';
+import { AnswerSession, ChatSessions, draft, DRAFT_PREFIX, type Shown } from './sessions';
 import { buildSnapshot, SNAPSHOT_WINDOW, type ViewLink } from './snapshot';
 import { routeViewMessage } from './viewRouter';
 
@@ -20,6 +22,9 @@ export { isSearchable } from './snapshot';
 export type { Shown } from './sessions';
 export { toUri, type AskResult } from './ask';
 export type { AttachImagesResult } from './attachmentTray';
+
+/** How many new chats the view showed lately an intent may still name (see ChatController.targetNow). */
+const RECENT_DRAFTS = 8;
 
 /** Where the controller posts to; `isLive()` is false while the view is hidden or not yet ready. */
 export interface ChatViewPort {
@@ -50,6 +55,11 @@ export class ChatController implements vscode.Disposable {
   /** The view and whether it is in step (deltas wait while it is not). */
   readonly link: ViewLink & { port?: ChatViewPort } = { needsSnapshot: true, snapshotsInFlight: 0 };
   private current: Shown = draft();
+  /**
+   * The new chats this view showed lately, by the key the view named them with: an intent that
+   * names one finds it after it was stored under its id (shown.key follows, the view's key stays).
+   */
+  private readonly drafts = new Map<string, Shown>();
   private window = SNAPSHOT_WINDOW;
   private loaded?: Promise<void>;
   private loadedDone = false;
@@ -59,10 +69,22 @@ export class ChatController implements vscode.Disposable {
   private readonly subscriptions: Array<{ dispose(): void }>;
   private refreshQueued = false;
 
+  /** Which conversations are answering, seen by every window (one answer per conversation across windows). */
+  readonly claims: ConversationClaims;
+
   constructor(
     readonly services: Services,
     readonly store: ConversationStore,
+    claimOptions: Omit<ClaimOptions, 'onLost'> = {},
   ) {
+    // The claims live in the store's folder (the images' folder is in it too).
+    this.claims = new ConversationClaims(path.dirname(store.images.dir), {
+      ...claimOptions,
+      // Another window deleted the conversation (or took over a claim this window failed to
+      // refresh for long): this window's answer there stops.
+      onLost: (id) => this.sessions.get(id)?.abort.abort(),
+    });
+    this.drafts.set(this.current.key, this.current);
     this.models = new ModelChoice(this);
     this.imagePolicy = new ImageReadPolicy(() => [services.context.globalStorageUri, ...(services.context.storageUri ? [services.context.storageUri] : [])]);
     this.actions = new ConversationActions(this);
@@ -157,35 +179,81 @@ export class ChatController implements vscode.Disposable {
     return routeViewMessage(this, this.actions, msg);
   }
 
-  /** Sends a user message into the conversation shown and streams the answer; resolves when it has ended. */
+  /**
+   * Sends a user message into the conversation shown (with what is attached to it) and streams the
+   * answer; resolves when it has ended.
+   */
   async send(text: string, options: { system?: string } = {}): Promise<StoredMessage | undefined> {
+    const target = this.current;
+    const attachments = this.tray.itemsFor(target.key);
     try {
-      return (await this.answers.send(text, options))?.answer;
+      return (await this.answers.send(text, { ...options, attachments, onAccepted: () => this.tray.drop(target.key, attachments) }, target))?.answer;
     } catch (err) {
-      if (isGatewayError(err) && err.message === busyHere()) {
-        void vscode.window.showWarningMessage(busyHere());
+      if (isGatewayError(err) && (err.code === ANSWERING_HERE || err.code === ANSWERING_ELSEWHERE)) {
+        void this.refused(err);
         return undefined;
       }
       throw err;
     }
   }
 
-  regenerate(messageId: string): Promise<StoredMessage | undefined> {
-    return this.answers.regenerate(messageId);
+  /**
+   * A send from the view into the conversation it names. The view is told as soon as the question
+   * is stored (it may forget the text) or that it was refused (it puts the text back), and why.
+   */
+  async sendFromView(key: string, text: string, sendId: string): Promise<void> {
+    let accepted = false;
+    const reply = (ok: boolean): void => this.link.port?.post({ type: 'sendResult', sendId, accepted: ok });
+    try {
+      const target = this.targetNow(key);
+      if (!target) throw new GatewayError('badRequest', vscode.l10n.t('That new chat is no longer open; your message was put back in the message box.'));
+      const attachments = this.tray.itemsFor(target.key);
+      const onAccepted = (): void => {
+        accepted = true;
+        this.tray.drop(target.key, attachments);
+        reply(true);
+      };
+      await this.answers.send(text, { attachments, onAccepted }, target);
+      if (!accepted) reply(false);
+    } catch (err) {
+      if (accepted) throw err;
+      reply(false);
+      await this.refused(err);
+    }
+  }
+
+  /** Tells the user why an action was refused; a conversation answering in another window offers a new one. */
+  async refused(err: unknown): Promise<void> {
+    const message = err instanceof Error ? err.message : String(err);
+    if (isGatewayError(err) && err.code === ANSWERING_ELSEWHERE) {
+      const fresh = vscode.l10n.t('New conversation');
+      if ((await vscode.window.showWarningMessage(message, fresh)) === fresh) await this.newConversation();
+      return;
+    }
+    await vscode.window.showWarningMessage(message);
+  }
+
+  /** Retries the last answer of the conversation named (by default the one shown). */
+  async regenerate(messageId: string, key?: string): Promise<StoredMessage | undefined> {
+    const target = await this.target(key);
+    return target ? this.answers.regenerate(target, messageId) : undefined;
   }
 
   /** Continue the last answer, cut at the max tokens limit, in the same message. */
-  continueAnswer(messageId: string): Promise<StoredMessage | undefined> {
-    return this.answers.continueAnswer(messageId);
+  async continueAnswer(messageId: string, key?: string): Promise<StoredMessage | undefined> {
+    const target = await this.target(key);
+    return target ? this.answers.continueAnswer(target, messageId) : undefined;
   }
 
-  editLast(text: string, messageId: string): Promise<StoredMessage | undefined> {
-    return this.answers.editLast(text, messageId);
+  async editLast(text: string, messageId: string, key?: string): Promise<StoredMessage | undefined> {
+    const target = await this.target(key);
+    return target ? this.answers.editLast(target, text, messageId) : undefined;
   }
 
-  /** Stops the answer being written in the conversation the view shows (and only that one). */
-  stop(): void {
-    this.shownSession?.abort.abort();
+  /** Stops the answer being written in the conversation named (by default the one shown), and only that one. */
+  stop(key?: string): void {
+    const target = key === undefined ? this.current : this.targetNow(key);
+    if (target) this.sessions.get(target.key)?.abort.abort();
   }
 
   /** Runs `ask`: the view shows it as if typed; the caller gets the finished answer. */
@@ -197,13 +265,18 @@ export class ChatController implements vscode.Disposable {
    * Attaches image files to the next message. With `switchModel`, a selected model that does not
    * take images is replaced by the first chat model that does (and the caller is told).
    */
-  attachImages(uris: vscode.Uri[], options: { switchModel?: boolean } = {}): Promise<AttachImagesResult> {
-    return this.tray.attachImages(uris, options);
+  async attachImages(uris: vscode.Uri[], options: { switchModel?: boolean; conversationId?: string; model?: string } = {}): Promise<AttachImagesResult> {
+    await this.ensureLoaded();
+    // One conversation from here on, whatever the view shows while this awaits.
+    let target = this.current;
+    if (options.conversationId) target = await this.switchTo(options.conversationId);
+    if (options.model) await this.selectModel(options.model, target);
+    return this.tray.attachImages(uris, { switchModel: options.switchModel }, target);
   }
 
   /** Adds text produced elsewhere (e.g. a parsed document) as context for the next message. */
   addContext(label: string, text: string): Promise<void> {
-    return this.tray.addContext(label, text);
+    return this.tray.addContext(this.current, label, text);
   }
 
   /** Puts the cursor in the view's message box (after attaching, the question is typed next). */
@@ -224,20 +297,50 @@ export class ChatController implements vscode.Disposable {
     return this.actions.exportMarkdown(id ?? this.current.id);
   }
 
-  /** Shows a stored conversation; an answer being written elsewhere keeps going in its own conversation. */
-  async switchTo(id: string): Promise<void> {
+  /** Shows a stored conversation (and returns it); an answer being written elsewhere keeps going in its own conversation. */
+  async switchTo(id: string): Promise<Shown> {
     await this.ensureLoaded();
     const page = await this.store.open(id, { limit: 0 });
     if (!page) throw new GatewayError('badRequest', vscode.l10n.t('The conversation {0} no longer exists.', id));
-    this.show({ key: id, id, meta: page.meta });
+    const shown: Shown = { key: id, id, meta: page.meta };
+    this.show(shown);
     await this.sendSnapshot();
+    return shown;
   }
 
   /** The view now shows `next`; the window of messages starts small again. */
   show(next: Shown): void {
+    if (next.key.startsWith(DRAFT_PREFIX)) {
+      this.drafts.set(next.key, next);
+      // A few are enough: an intent is about a chat the view showed a moment ago.
+      for (const key of [...this.drafts.keys()].slice(0, Math.max(0, this.drafts.size - RECENT_DRAFTS))) this.drafts.delete(key);
+    }
     this.current = next;
     this.window = SNAPSHOT_WINDOW;
     this.link.needsSnapshot = true;
+  }
+
+  /**
+   * The conversation an intent of the view names (a snapshot's `key`), without awaiting anything:
+   * the one shown, a new chat shown lately (stored since or not), or a stored conversation by id
+   * (its metadata is read when it is used). Undefined: a new chat the view no longer knows.
+   */
+  targetNow(key: string): Shown | undefined {
+    if (key === this.current.key) return this.current;
+    const known = this.drafts.get(key);
+    if (known) return known;
+    if (key.startsWith(DRAFT_PREFIX)) return undefined;
+    return { key, id: key, meta: { id: key } };
+  }
+
+  /** As targetNow, with a stored conversation's metadata read; undefined when it is gone too. */
+  async target(key: string | undefined): Promise<Shown | undefined> {
+    const shown = key === undefined ? this.current : this.targetNow(key);
+    if (!shown?.id || shown === this.current) return shown;
+    const page = await this.store.open(shown.id, { limit: 0 });
+    if (!page) return undefined;
+    shown.meta = page.meta;
+    return shown;
   }
 
   /** The conversation was deleted: if the view shows it, it shows a new chat instead. */
@@ -245,13 +348,16 @@ export class ChatController implements vscode.Disposable {
     if (this.current.id === id) this.show(draft());
   }
 
-  loadOlder(): Promise<void> {
+  /** More of the conversation shown; ignored when the view asked while it showed another one. */
+  loadOlder(key: string): Promise<void> {
+    if (key !== this.current.key) return this.sendSnapshot();
     this.window += SNAPSHOT_WINDOW;
     return this.sendSnapshot();
   }
 
-  removeAttachment(id: string): Promise<void> {
-    this.tray.remove(id);
+  removeAttachment(key: string, id: string): Promise<void> {
+    const target = this.targetNow(key);
+    if (target) this.tray.remove(target.key, id);
     return this.sendSnapshot();
   }
 
@@ -259,6 +365,7 @@ export class ChatController implements vscode.Disposable {
   dispose(): void {
     for (const session of this.sessions.all()) session.abort.abort();
     for (const s of this.subscriptions) s.dispose();
+    this.claims.dispose();
   }
 
   /** How a stored message shows in the view (images with the address the page loads them from). */
@@ -281,7 +388,7 @@ export class ChatController implements vscode.Disposable {
       store: this.store,
       sessions: this.sessions,
       models: this.models,
-      attachments: () => this.tray.items,
+      attachments: () => this.tray.itemsFor(shown.key),
       messageView: (m: StoredMessage) => this.messageView(m),
       imageSrc: (image: ImageRef) => this.imageSrc(image),
       // Deleted or set aside (by this window or another): the view shows a new chat.
@@ -310,10 +417,11 @@ export class ChatController implements vscode.Disposable {
     return this.models.update(patch, quiet, target);
   }
 
-  async openImage(id: string): Promise<void> {
-    const shownId = this.current.id;
-    const page = shownId ? await this.store.open(shownId, { limit: this.window }) : undefined;
-    const ref = page?.messages.flatMap((m) => m.images ?? []).find((i) => i.id === id) ?? this.tray.items.find((a) => a.image?.id === id)?.image;
+  async openImage(key: string, id: string): Promise<void> {
+    const target = this.targetNow(key);
+    if (!target) return;
+    const page = target.id ? await this.store.open(target.id, { limit: key === this.current.key ? this.window : Number.POSITIVE_INFINITY }) : undefined;
+    const ref = page?.messages.flatMap((m) => m.images ?? []).find((i) => i.id === id) ?? this.tray.itemsFor(target.key).find((a) => a.image?.id === id)?.image;
     if (!ref) return;
     await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(this.store.images.file(ref)), { preview: true });
   }

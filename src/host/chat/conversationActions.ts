@@ -28,6 +28,8 @@ export class ConversationActions {
     const choice = await vscode.window.showWarningMessage(vscode.l10n.t('Delete the conversation "{0}"? This cannot be undone.', summary.title), { modal: true }, remove);
     if (choice !== remove) return;
     await chat.sessions.whileDeleting(id, () => chat.store.delete(id));
+    // A window answering in it learns at its next heartbeat that its claim is gone, and stops.
+    await chat.claims.forget(id).catch((err: unknown) => chat.services.log.warn(`Removing the claim on deleted conversation ${id} failed: ${String(err)}`));
     chat.forget(id);
     await chat.sendSnapshot();
     // Attached-but-unsent images are safe: the store keeps recently attached images (grace period).

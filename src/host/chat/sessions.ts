@@ -22,6 +22,8 @@ export class AnswerSession {
   readonly abort = new AbortController();
   /** The conversation once it exists (a send into a new chat creates it after claiming). */
   conversationId: string | undefined;
+  /** Whether the conversation's claim in the store (claims.ts) is this session's, to give back when it ends. */
+  claimedInStore = false;
   /** The assistant message being written, once its placeholder was stored. */
   message: StoredMessage | undefined;
   /** How much of the text / reasoning the view has (the next delta starts there). */

@@ -126,6 +126,7 @@ export async function buildSnapshot(src: SnapshotSources, shown: Shown, window: 
   return {
     conversations,
     ...(shown.id ? { conversationId: shown.id } : {}),
+    key: shown.key,
     messages: messages.map((m) => src.messageView(m)),
     hasOlder: total > messages.length,
     models: models.map((m) => toModelView(m, override, settings.imageInputModels)),

@@ -8,7 +8,7 @@ import type { ConversationStore, StoredMessage } from '../../core/chat/conversat
 import type { ChatEvent, Usage } from '../../core/chat/events';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import type { Citation } from '../../shared/protocol';
-import type { AnswerSession, ChatSessions } from './sessions';
+import { gone, type AnswerSession, type ChatSessions } from './sessions';
 
 /** About one animation frame: deltas are coalesced into at most one view update per interval. */
 export const FLUSH_MS = 16;
@@ -27,6 +27,8 @@ export interface AnswerDeps {
   usageBefore?: Usage;
   /** New text is in the session's message (called at most once per FLUSH_MS). */
   onProgress(session: AnswerSession): void;
+  /** The final state could not be stored (the conversation was deleted, or the disk or lock failed), and why. */
+  onUnsaved(reason: string): void;
 }
 
 /**
@@ -97,7 +99,9 @@ export async function streamAnswer(session: AnswerSession, conversationId: strin
   if (message.status === 'streaming') message.status = session.abort.signal.aborted ? 'stopped' : 'cut';
   if (!message.reasoning) delete message.reasoning;
   await chain;
-  await deps.sessions.track(conversationId, deps.store.update(conversationId, message));
+  // The final state is the one write that must not fail unseen: the view shows the answer as done.
+  const saved = await deps.sessions.track(conversationId, deps.store.update(conversationId, message)).catch((err: unknown) => err);
+  if (saved !== true) deps.onUnsaved(saved === false ? gone().message : saved instanceof Error ? saved.message : String(saved));
   return message;
 }
 

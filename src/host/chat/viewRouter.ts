@@ -3,13 +3,15 @@ import type { WebviewMessage } from '../../shared/protocol';
 import { openExternalLink } from '../links';
 import type { ChatController } from './chatController';
 import type { ConversationActions } from './conversationActions';
+import type { Shown } from './sessions';
 import { askToAllowImageHost } from './remoteImages';
 import { runSetupAction } from '../setup';
 
 /**
- * What each message from the chat view does. `send`, `regenerate` and `editLast` reach the
- * controller without an await before them, so the claim of the conversation's slot is decided in
- * the order the messages came.
+ * What each message from the chat view does, to the conversation it names (the view may have
+ * moved on by the time the host acts). `send`, `regenerate` and `editLast` reach the controller
+ * without an await before them, so the claim of the conversation's slot is decided in the order
+ * the messages came.
  */
 export async function routeViewMessage(chat: ChatController, actions: ConversationActions, msg: WebviewMessage): Promise<void> {
   switch (msg.type) {
@@ -17,31 +19,31 @@ export async function routeViewMessage(chat: ChatController, actions: Conversati
     case 'needSnapshot':
       return chat.sendSnapshot();
     case 'send':
-      await chat.send(msg.text);
-      return;
+      return chat.sendFromView(msg.conversationId, msg.text, msg.sendId);
     case 'stop':
-      return chat.stop();
+      return chat.stop(msg.conversationId);
     case 'regenerate':
-      await chat.regenerate(msg.messageId);
+      await chat.regenerate(msg.messageId, msg.conversationId);
       return;
     case 'continue':
-      await chat.continueAnswer(msg.messageId);
+      await chat.continueAnswer(msg.messageId, msg.conversationId);
       return;
     case 'editLast':
-      await chat.editLast(msg.text, msg.messageId);
+      await chat.editLast(msg.text, msg.messageId, msg.conversationId);
       return;
     case 'selectModel':
-      return chat.selectModel(msg.model);
+      return onTarget(chat, msg.conversationId, (target) => chat.selectModel(msg.model, target));
     case 'setProtocol':
-      return chat.updateConversation({ protocolOverride: msg.protocol });
+      return onTarget(chat, msg.conversationId, (target) => chat.updateConversation({ protocolOverride: msg.protocol }, false, target));
     case 'setSearch':
-      return chat.updateConversation({ enableSearch: msg.enabled });
+      return onTarget(chat, msg.conversationId, (target) => chat.updateConversation({ enableSearch: msg.enabled }, false, target));
     case 'setThinking':
-      return chat.updateConversation({ thinking: msg.choice });
+      return onTarget(chat, msg.conversationId, (target) => chat.updateConversation({ thinking: msg.choice }, false, target));
     case 'newConversation':
       return chat.newConversation();
     case 'switchConversation':
-      return chat.switchTo(msg.id);
+      await chat.switchTo(msg.id);
+      return;
     case 'renameConversation':
       return actions.rename(msg.id);
     case 'deleteConversation':
@@ -50,18 +52,19 @@ export async function routeViewMessage(chat: ChatController, actions: Conversati
       await actions.exportMarkdown(msg.id);
       return;
     case 'loadOlder':
-      return chat.loadOlder();
-    case 'attach':
-      if (msg.what === 'image') return chat.tray.pickImages();
-      return chat.tray.attachFromEditor(msg.what);
+      return chat.loadOlder(msg.conversationId);
+    case 'attach': {
+      const what = msg.what;
+      return onTarget(chat, msg.conversationId, (target) => (what === 'image' ? chat.tray.pickImages(target) : chat.tray.attachFromEditor(target, what)));
+    }
     case 'attachImage':
-      return chat.tray.attachImageData(msg.name, msg.data);
+      return onTarget(chat, msg.conversationId, (target) => chat.tray.attachImageData(target, msg.name, msg.data));
     case 'attachImageUris':
-      return chat.tray.attachImageUris(msg.uris);
+      return onTarget(chat, msg.conversationId, (target) => chat.tray.attachImageUris(target, msg.uris));
     case 'openImage':
-      return chat.openImage(msg.id);
+      return chat.openImage(msg.conversationId, msg.id);
     case 'removeAttachment':
-      return chat.removeAttachment(msg.id);
+      return chat.removeAttachment(msg.conversationId, msg.id);
     case 'copy':
       await vscode.env.clipboard.writeText(msg.text);
       void vscode.window.setStatusBarMessage(vscode.l10n.t('Copied to the clipboard'), 2000);
@@ -76,11 +79,18 @@ export async function routeViewMessage(chat: ChatController, actions: Conversati
       await askToAllowImageHost(msg.host);
       return;
     case 'action':
-      return runAction(chat, msg.action, msg.messageId);
+      return runAction(chat, msg.action, msg.messageId, msg.conversationId);
   }
 }
 
-async function runAction(chat: ChatController, action: 'setKey' | 'openSettings' | 'refreshModels' | 'retry' | 'pickModel', messageId: string | undefined): Promise<void> {
+/** Runs `work` on the conversation the view named; one that is gone meanwhile gets a fresh snapshot instead. */
+async function onTarget(chat: ChatController, key: string, work: (target: Shown) => Promise<void>): Promise<void> {
+  const target = await chat.target(key);
+  if (target) return work(target);
+  chat.refreshView();
+}
+
+async function runAction(chat: ChatController, action: 'setKey' | 'openSettings' | 'refreshModels' | 'retry' | 'pickModel', messageId: string | undefined, key: string | undefined): Promise<void> {
   switch (action) {
     case 'setKey':
     case 'openSettings':
@@ -91,14 +101,16 @@ async function runAction(chat: ChatController, action: 'setKey' | 'openSettings'
         void vscode.window.showWarningMessage(vscode.l10n.t('Retry needs the answer it refers to; nothing was changed.'));
         return;
       }
-      await chat.regenerate(messageId);
+      await chat.regenerate(messageId, key);
       return;
     case 'pickModel': {
+      const target = await chat.target(key);
+      if (!target) return;
       const pick = await vscode.window.showQuickPick(
         chat.chatModels().map((m) => ({ label: m.id, description: m.provider })),
         { title: vscode.l10n.t('Pick a chat model') },
       );
-      if (pick) await chat.selectModel(pick.label);
+      if (pick) await chat.selectModel(pick.label, target);
       return;
     }
   }

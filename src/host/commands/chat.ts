@@ -76,9 +76,7 @@ export const chatCommands: CommandDef[] = [
       }
       await vscode.commands.executeCommand('modelGateway.chat.focus');
       try {
-        if (options.conversationId) await ctx.chat.handle({ type: 'switchConversation', id: options.conversationId });
-        if (options.model) await ctx.chat.handle({ type: 'selectModel', model: options.model });
-        const result = await ctx.chat.attachImages(uris, { switchModel: !options.model });
+        const result = await ctx.chat.attachImages(uris, { switchModel: !options.model, ...(options.conversationId ? { conversationId: options.conversationId } : {}), ...(options.model ? { model: options.model } : {}) });
         await ctx.chat.focusInput();
         return result;
       } catch (err) {
@@ -107,14 +105,14 @@ export const chatCommands: CommandDef[] = [
     id: 'modelGateway.addSelectionToChat',
     async run(ctx: CommandContext) {
       await vscode.commands.executeCommand('modelGateway.chat.focus');
-      await ctx.chat.handle({ type: 'attach', what: 'selection' });
+      await ctx.chat.handle({ type: 'attach', what: 'selection', conversationId: ctx.chat.shown.key });
     },
   },
   {
     id: 'modelGateway.addFileToChat',
     async run(ctx: CommandContext) {
       await vscode.commands.executeCommand('modelGateway.chat.focus');
-      await ctx.chat.handle({ type: 'attach', what: 'file' });
+      await ctx.chat.handle({ type: 'attach', what: 'file', conversationId: ctx.chat.shown.key });
     },
   },
   {

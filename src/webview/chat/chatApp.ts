@@ -62,9 +62,13 @@ export class ChatApp {
   receive(message: HostMessage): void {
     const store = this.store;
     switch (message.type) {
-      case 'snapshot':
+      case 'snapshot': {
+        const first = store.snapshot === undefined;
+        this.channel.conversation = message.state.key;
         store.applySnapshot(message.state);
+        if (first) this.composer.restorePending(message.state.messages.filter((m) => m.role === 'user').map((m) => m.text));
         break;
+      }
       case 'append': {
         const result = store.applyAppend(message);
         const now = Date.now();
@@ -82,6 +86,9 @@ export class ChatApp {
         break;
       case 'focusInput':
         this.composer.focus();
+        return;
+      case 'sendResult':
+        this.composer.settle(message.sendId, message.accepted);
         return;
     }
     if (store.dirty) this.schedule();

@@ -99,15 +99,15 @@ export class Composer {
     });
     this.sendButton.addEventListener('click', () => this.send());
     this.stopButton.addEventListener('click', () => this.stop());
-    attachFile.addEventListener('click', () => channel.post({ type: 'attach', what: 'file' }));
-    attachSelection.addEventListener('click', () => channel.post({ type: 'attach', what: 'selection' }));
+    attachFile.addEventListener('click', () => channel.intent({ type: 'attach', what: 'file' }));
+    attachSelection.addEventListener('click', () => channel.intent({ type: 'attach', what: 'selection' }));
     this.imageButton.addEventListener('click', () => {
       if (this.imagesRefused()) return;
-      channel.post({ type: 'attach', what: 'image' });
+      channel.intent({ type: 'attach', what: 'image' });
     });
     this.chips.addEventListener('click', (event) => {
       const remove = (event.target as Element).closest<HTMLElement>('[data-attachment]');
-      if (remove?.dataset.attachment) channel.post({ type: 'removeAttachment', id: remove.dataset.attachment });
+      if (remove?.dataset.attachment) channel.intent({ type: 'removeAttachment', id: remove.dataset.attachment });
     });
     this.listenForDrops();
     this.updateButtons();
@@ -146,7 +146,7 @@ export class Composer {
   /** Escape anywhere stops a running answer. */
   stop(): boolean {
     if (!this.busy) return false;
-    this.channel.post({ type: 'stop' });
+    this.channel.intent({ type: 'stop' });
     return true;
   }
 
@@ -224,7 +224,7 @@ export class Composer {
       if (!uris.length) return;
       event.preventDefault();
       if (this.imagesRefused()) return;
-      this.channel.post({ type: 'attachImageUris', uris });
+      this.channel.intent({ type: 'attachImageUris', uris });
     });
   }
 
@@ -241,7 +241,7 @@ export class Composer {
         const url = typeof reader.result === 'string' ? reader.result : '';
         const comma = url.indexOf(',');
         if (comma < 0) return;
-        this.channel.post({ type: 'attachImage', name, data: url.slice(comma + 1) });
+        this.channel.intent({ type: 'attachImage', name, data: url.slice(comma + 1) });
       });
       reader.addEventListener('error', () => this.showNote(l10n.t('{0} could not be read.', name)));
       reader.readAsDataURL(file);
@@ -286,12 +286,48 @@ export class Composer {
       this.imagesRefused();
       return;
     }
-    this.channel.post({ type: 'send', text });
+    if (this.channel.conversation === undefined) return;
+    // Kept until the host says it stored the question: a refusal puts it back (see settle).
+    const sendId = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+    this.channel.state.pending.push({ id: sendId, text });
+    this.channel.intent({ type: 'send', text, sendId });
     this.recallIndex = -1;
     this.input.value = '';
     this.channel.state.draft = '';
     this.channel.saveSoon();
     this.showNote('');
+    this.updateButtons();
+  }
+
+  /**
+   * The host stored the question of send `sendId` (the text may go), or refused it: the text goes
+   * back into the box, before whatever was typed since.
+   */
+  settle(sendId: string, accepted: boolean): void {
+    const pending = this.channel.state.pending;
+    const at = pending.findIndex((p) => p.id === sendId);
+    if (at < 0) return;
+    const [sent] = pending.splice(at, 1);
+    if (!accepted && sent) this.putBack(sent.text);
+    this.channel.saveSoon();
+  }
+
+  /**
+   * After a reload, sends the host never answered: each goes back into the box unless the
+   * conversation holds it as a question (it was stored after all).
+   */
+  restorePending(questions: readonly string[]): void {
+    const pending = this.channel.state.pending.splice(0);
+    for (const sent of pending) if (!questions.includes(sent.text)) this.putBack(sent.text);
+    if (pending.length) this.channel.saveSoon();
+  }
+
+  private putBack(text: string): void {
+    const typed = this.input.value;
+    this.input.value = typed.trim() ? `${text}\n${typed}` : text;
+    this.recallIndex = -1;
+    this.channel.state.draft = this.input.value;
+    this.channel.saveSoon();
     this.updateButtons();
   }
 

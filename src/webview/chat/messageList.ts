@@ -84,7 +84,7 @@ export class MessageList {
     this.context = {
       ui: channel.state,
       saveUi: () => channel.saveSoon(),
-      post: (message) => channel.post(message),
+      intent: (body) => channel.intent(body),
       renderOptions: { remoteImageHosts: [] },
     };
     this.stickToBottom = channel.state.stickToBottom;
@@ -92,7 +92,7 @@ export class MessageList {
     this.empty = empty;
     // role=log is polite by default; a streaming answer carries aria-busy so it is read once complete.
     this.log = h('div', { className: 'log', attrs: { role: 'log', 'aria-live': 'polite', 'aria-label': l10n.t('Messages') } });
-    this.modelGone = new ModelGoneView((message) => channel.post(message));
+    this.modelGone = new ModelGoneView(channel);
     this.el = h('main', { className: 'messages' }, this.olderButton, this.empty, this.log, this.modelGone.el);
     this.groups = new MessageGroups(this.log, this.el);
     this.el.addEventListener('scroll', () => this.onScroll(), { passive: true });
@@ -222,7 +222,7 @@ export class MessageList {
     } else if (this.store.snapshot?.hasOlder && !this.olderAsked) {
       // Everything the view holds is rendered: ask the host for older messages (a snapshot answers).
       this.olderAsked = true;
-      this.channel.post({ type: 'loadOlder' });
+      this.channel.intent({ type: 'loadOlder' });
     }
   }
 
@@ -418,23 +418,25 @@ export class MessageList {
         if (messageId) this.views.get(messageId)?.startEdit();
         break;
       case 'regenerate':
-        if (messageId) post({ type: 'regenerate', messageId });
+        if (messageId) this.channel.intent({ type: 'regenerate', messageId });
         break;
       case 'continue':
-        if (messageId) post({ type: 'continue', messageId });
+        if (messageId) this.channel.intent({ type: 'continue', messageId });
         break;
       case 'error-action': {
         const action = ACTIONS.find((a) => a === control.dataset.action);
         // Retry names the answer it re-runs; the host refuses it unless that is still the last one.
-        if (action) post({ type: 'action', action, ...(action === 'retry' && messageId ? { messageId } : {}) });
+        // Retry and Pick a model act on this conversation and name it; the setup actions concern none.
+        const named = (action === 'retry' || action === 'pickModel') && this.channel.conversation !== undefined ? { conversationId: this.channel.conversation } : {};
+        if (action) post({ type: 'action', action, ...(action === 'retry' && messageId ? { messageId } : {}), ...named });
         if (action === 'pickModel') this.onPickModel();
         break;
       }
       case 'load-older':
-        post({ type: 'loadOlder' });
+        this.channel.intent({ type: 'loadOlder' });
         break;
       case 'open-image':
-        if (control.dataset.image) post({ type: 'openImage', id: control.dataset.image });
+        if (control.dataset.image) this.channel.intent({ type: 'openImage', id: control.dataset.image });
         break;
     }
   }

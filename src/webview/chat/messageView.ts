@@ -3,7 +3,7 @@
  * changed, and the answer / reasoning text goes through an incremental MarkdownView.
  */
 import * as l10n from '@vscode/l10n';
-import type { ChatMessageView, WebviewMessage } from '../../shared/protocol';
+import type { ChatMessageView } from '../../shared/protocol';
 import { button, h, setHidden, setText } from '../shared/dom';
 import { PROTOCOL_LABELS } from '../../shared/protocol';
 import { formatNumber } from '../../shared/format';
@@ -11,12 +11,13 @@ import { errorAction, formatChars, imageDetail, statusLabel, usageLine } from '.
 import type { RenderOptions } from './markdown';
 import { MarkdownView } from './markdownView';
 import { iconButton } from './icons';
-import type { UiState } from './chatChannel';
+import type { IntentBody, UiState } from './chatChannel';
 
 export interface MessageContext {
   ui: UiState;
   saveUi(): void;
-  post(message: WebviewMessage): void;
+  /** Posts an intent about the conversation shown (see ChatChannel.intent). */
+  intent(body: IntentBody): void;
   renderOptions: RenderOptions;
 }
 
@@ -180,7 +181,7 @@ export class MessageView {
     const submit = (): void => {
       const text = textarea.value;
       if (!text.trim()) return;
-      this.ctx.post({ type: 'editLast', text, messageId: this.message.id });
+      this.ctx.intent({ type: 'editLast', text, messageId: this.message.id });
       finish();
     };
     save.addEventListener('click', submit);

@@ -54,18 +54,18 @@ export class ModelPicker {
     this.controls = [...labelled(l10n.t('Model'), this.model), ...labelled(l10n.t('Protocol'), this.protocol), this.protocolName, this.thinking.el, this.search];
 
     this.model.addEventListener('change', () => {
-      if (this.model.value) channel.post({ type: 'selectModel', model: this.model.value });
+      if (this.model.value) channel.intent({ type: 'selectModel', model: this.model.value });
     });
     this.protocol.addEventListener('change', () => {
       const protocols = this.selectedModel()?.protocols ?? [];
       const chosen = protocols.find((p) => p === this.protocol.value);
       // The model's first protocol is what it uses without a choice: picking it clears the override.
-      channel.post(chosen && chosen !== protocols[0] ? { type: 'setProtocol', protocol: chosen } : { type: 'setProtocol' });
+      channel.intent(chosen && chosen !== protocols[0] ? { type: 'setProtocol', protocol: chosen } : { type: 'setProtocol' });
     });
     this.search.addEventListener('click', () => {
       const on = this.search.getAttribute('aria-pressed') !== 'true';
       this.search.setAttribute('aria-pressed', String(on));
-      channel.post({ type: 'setSearch', enabled: on });
+      channel.intent({ type: 'setSearch', enabled: on });
     });
   }
 

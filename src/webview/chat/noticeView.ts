@@ -5,9 +5,10 @@
  * answer as a notice; nothing here is ever sent to a model.
  */
 import * as l10n from '@vscode/l10n';
-import type { ChatMessageView, Snapshot, WebviewMessage } from '../../shared/protocol';
+import type { ChatMessageView, Snapshot } from '../../shared/protocol';
 import { modelGoneText, noticeText } from '../../shared/notices';
 import { button, h, setHidden, setText } from '../shared/dom';
+import type { ChatChannel } from './chatChannel';
 
 /** The notice messages of the list, one line each, kept by message id across snapshots. */
 export class NoticeLines {
@@ -50,7 +51,7 @@ export class ModelGoneView {
   private readonly choices: HTMLElement;
   private key = '';
 
-  constructor(private readonly post: (message: WebviewMessage) => void) {
+  constructor(private readonly channel: ChatChannel) {
     this.text = h('span', { className: 'model-gone-text' });
     this.choices = h('div', { className: 'model-gone-choices', attrs: { role: 'group', 'aria-label': l10n.t('Continue with') } });
     this.el = h('div', { className: 'model-gone', attrs: { role: 'status' } }, this.text, this.choices);
@@ -59,8 +60,8 @@ export class ModelGoneView {
       const control = (event.target as Element).closest<HTMLElement>('button');
       if (!control || !this.el.contains(control)) return;
       const model = control.dataset.model;
-      if (model) this.post({ type: 'selectModel', model });
-      else this.post({ type: 'action', action: 'pickModel' });
+      if (model) this.channel.intent({ type: 'selectModel', model });
+      else this.channel.post({ type: 'action', action: 'pickModel', ...(this.channel.conversation !== undefined ? { conversationId: this.channel.conversation } : {}) });
     });
   }
 

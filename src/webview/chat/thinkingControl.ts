@@ -42,7 +42,7 @@ export class ThinkingControl {
     this.el = h('span', { className: 'thinking-control', attrs: { title: this.select.title } }, icon('lightbulb'), this.select, this.always);
     this.select.addEventListener('change', () => {
       const choice = (this.select.value || undefined) as ThinkingChoiceView | undefined;
-      if (choice) channel.post({ type: 'setThinking', choice });
+      if (choice) channel.intent({ type: 'setThinking', choice });
     });
     this.update(undefined, undefined);
   }

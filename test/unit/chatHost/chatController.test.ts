@@ -98,7 +98,7 @@ describe('Chat controller: answers bound to their conversation', function () {
     assert.equal(answer?.status, 'done');
     const after = posts.slice(since);
     assert.deepEqual(
-      after.filter((p) => p.type !== 'snapshot' && p.type !== 'focusInput' && p.conversationId !== other.id),
+      after.filter((p) => p.type !== 'snapshot' && p.type !== 'focusInput' && p.type !== 'sendResult' && p.conversationId !== other.id),
       [],
       'no delta, message or busy post of the old conversation after the switch',
     );
@@ -128,11 +128,11 @@ describe('Chat controller: answers bound to their conversation', function () {
     const firstDelta = posts.findIndex((p) => p.type === 'append');
     const newChatAt = posts.findIndex((p, i) => i > firstDelta && p.type === 'snapshot' && p.state.conversationId === undefined && p.state.messages.length === 0);
     assert.ok(newChatAt > firstDelta, 'the view showed the new, empty chat');
-    assert.deepEqual(posts.slice(newChatAt).filter((p) => p.type !== 'snapshot' && p.type !== 'focusInput' && p.conversationId === firstId), []);
+    assert.deepEqual(posts.slice(newChatAt).filter((p) => p.type !== 'snapshot' && p.type !== 'focusInput' && p.type !== 'sendResult' && p.conversationId === firstId), []);
   });
 
   it('a view send and `ask` racing into one conversation: exactly one request, the other is refused', async () => {
-    const viewSend = chat.handle({ type: 'send', text: `${SLOW} from the view` });
+    const viewSend = chat.handle({ type: 'send', conversationId: chat.shown.key, sendId: 's1', text: `${SLOW} from the view` });
     const ask = chat.ask({ prompt: 'from the command' });
     await assert.rejects(ask, /still being written in this conversation/);
     await viewSend;
@@ -263,14 +263,14 @@ describe('Chat controller: answers bound to their conversation', function () {
     ui.settings['modelGateway.chat.maxTokens'] = 40;
     ui.settings['modelGateway.chat.thinking'] = 'off';
     try {
-      await chat.handle({ type: 'selectModel', model: 'claude-sonnet-4-5' });
+      await chat.handle({ type: 'selectModel', conversationId: chat.shown.key, model: 'claude-sonnet-4-5' });
       await chat.send('[[long:4]] write a lot');
       const id = chat.currentConversationId as string;
       const cut = (await store.load(id))?.messages.at(-1);
       assert.equal(cut?.protocol, 'messages');
       assert.equal(cut?.finishReason, 'length', 'stop_reason max_tokens is a length finish');
       double.gw.clearLog();
-      await chat.handle({ type: 'continue', messageId: cut?.id as string });
+      await chat.handle({ type: 'continue', conversationId: chat.shown.key, messageId: cut?.id as string });
       const requests = double.gw.log.filter((e) => e.path === '/v1/messages');
       assert.equal(requests.length, 1);
       const body = JSON.parse(requests[0]?.bodyText ?? '{}') as { messages: Array<{ role: string; content: unknown }> };
@@ -306,7 +306,7 @@ describe('Chat controller: answers bound to their conversation', function () {
     const sentThinking = () => (JSON.parse(chatRequests().at(-1)?.bodyText ?? '{}') as { thinking?: unknown }).thinking;
     ui.settings['modelGateway.chat.thinking'] = 'off';
     try {
-      await chat.handle({ type: 'selectModel', model: 'glm-4.6' });
+      await chat.handle({ type: 'selectModel', conversationId: chat.shown.key, model: 'glm-4.6' });
       assert.equal(lastSnapshot()?.thinking, 'off', 'a new chat shows the setting');
       assert.deepEqual(lastSnapshot()?.models.find((m) => m.id === 'glm-4.6')?.thinking, { choices: ['auto', 'off', 'on'] });
       assert.equal(lastSnapshot()?.models.find((m) => m.id === 'gpt-4o-mini')?.thinking, undefined);
@@ -318,7 +318,7 @@ describe('Chat controller: answers bound to their conversation', function () {
       ui.settings['modelGateway.chat.thinking'] = 'on';
       await chat.send('q2');
       assert.deepEqual(sentThinking(), { type: 'disabled' });
-      await chat.handle({ type: 'setThinking', choice: 'on' });
+      await chat.handle({ type: 'setThinking', conversationId: chat.shown.key, choice: 'on' });
       assert.equal(lastSnapshot()?.thinking, 'on');
       await chat.send('q3');
       assert.deepEqual(sentThinking(), { type: 'enabled' });

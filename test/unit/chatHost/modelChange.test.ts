@@ -160,7 +160,7 @@ describe('Model changes said in the conversation', function () {
       assert.match(ui.shown.at(-1)?.message ?? '', /gpt-5 is not available/, 'Retry says why it waits');
       assert.equal((await stored()).length, before, 'Retry changed nothing');
 
-      await chat.handle({ type: 'selectModel', model: 'gpt-4o-mini' });
+      await chat.handle({ type: 'selectModel', conversationId: chat.shown.key, model: 'gpt-4o-mini' });
       const messages = await stored();
       assert.deepEqual(messages.at(-1)?.notice, { kind: 'modelChange', from: 'gpt-5', to: 'gpt-4o-mini', reason: 'modelGone' });
       assert.equal(lastSnapshot().modelGone, undefined);
@@ -187,7 +187,7 @@ describe('Model changes said in the conversation', function () {
       snapshotState = { updatedAt: Date.now(), models: [chatModel('qwen-plus', 'alibaba')], keyModels: [] };
       await chat.sendSnapshot();
       assert.deepEqual(lastSnapshot().modelGone, { model: 'gpt-5', choices: ['qwen-plus'], keyChanged: true });
-      await chat.handle({ type: 'selectModel', model: 'qwen-plus' });
+      await chat.handle({ type: 'selectModel', conversationId: chat.shown.key, model: 'qwen-plus' });
       assert.equal((await stored()).at(-1)?.notice?.reason, 'keyChanged');
       // The model coming back later changes nothing: the conversation is on qwen-plus now.
       snapshotState = { updatedAt: Date.now(), models: [chatModel('qwen-plus', 'alibaba'), chatModel('gpt-5')], keyModels: [] };
@@ -197,7 +197,7 @@ describe('Model changes said in the conversation', function () {
 
     it('Retry and Edit of the last answer and question still work past a notice, and keep it', async () => {
       await strandOnGpt5();
-      await chat.handle({ type: 'selectModel', model: 'gpt-4o-mini' });
+      await chat.handle({ type: 'selectModel', conversationId: chat.shown.key, model: 'gpt-4o-mini' });
       const [, answer] = await stored();
       const retried = await chat.regenerate(answer!.id);
       assert.equal(retried?.status, 'done');
@@ -215,7 +215,7 @@ describe('Model changes said in the conversation', function () {
 
     it('another window sees the notice: it is in the file', async () => {
       await strandOnGpt5();
-      await chat.handle({ type: 'selectModel', model: 'qwen-plus' });
+      await chat.handle({ type: 'selectModel', conversationId: chat.shown.key, model: 'qwen-plus' });
       const id = chat.currentConversationId as string;
       const other = new ConversationStore(path.join(dir, 'conversations'));
       assert.equal((await other.load(id))?.messages.at(-1)?.notice?.to, 'qwen-plus');
