@@ -165,7 +165,8 @@ export async function setTheme(page: Page, settingsFile: string, theme: 'light' 
  * replaced, saved, and the editor closed once the file on disk holds it.
  */
 export async function editUserSettings(page: Page, settingsFile: string, settings: Record<string, unknown>): Promise<void> {
-  const json = JSON.stringify(settings, null, 2);
+  // One line: the editor indents every new line it is given after the previous one.
+  const json = JSON.stringify(settings);
   await runFromPalette(page, 'Preferences: Open User Settings (JSON)');
   const close = page.locator('[aria-label^="Close Modal Editor"]');
   await close.waitFor();
