@@ -1,5 +1,5 @@
 /**
- * Rows 10 and 11: VS Code's own chat, measured outside VS Code. The real GatewayChatProvider (its
+ * Rows 11, 12 and 13: VS Code's own chat, measured outside VS Code. The real GatewayChatProvider (its
  * `vscode` import answered by the unit tests' stand-in, test/unit/chatHost/fakeVscode.ts) is driven
  * the way VS Code drives it: `provideLanguageModelChatResponse` with a progress callback.
  *
@@ -15,7 +15,9 @@
  * CPU time (the double runs in its own process); wall times are reported too, but on a shared
  * machine the double's answer time swings by tens of milliseconds from one request to the next.
  *
- *   node --import tsx lmChild.ts <gateway url> <key> <runs>
+ * Row 13, a long agent session: see `toolLoop`.
+ *
+ *   node --import tsx lmChild.ts <gateway url> <key> <runs> [first|tools|both|loop]
  */
 // First: answers `vscode` for every host module imported after it.
 import { CancellationTokenSource, fake } from '../unit/chatHost/fakeVscode';
@@ -300,15 +302,20 @@ export interface LoopResult {
    * Rounds 5 and 50 again, many times, alternating: this process's CPU time through the provider,
    * and for the same request sent raw through the same HTTP client and drained.
    */
-  at: Record<string, { oursCpuMs: number[]; rawCpuMs: number[] }>;
+  at: Record<string, { oursCpuMs: number[]; rawCpuMs: number[]; ownCpuMs: number[] }>;
+  /** The heap's growth (after a GC) over the second half of the repeated requests to the double (and raw): what requests leave behind. */
+  repeatedHeapGrowthBytes: number;
+  repeatedRequests: number;
 }
 
 /** The tool result of every round: 20 KB of text, as a file read or a search result page would be. */
 const LOOP_RESULT = 'line of a tool result, as a file read or a search answer would give it;\n'.repeat(300).slice(0, 20 * 1024);
 const LOOP_ASK = 'call the tool get_forecast city=Oslo days=3';
-export const LOOP_ROUNDS = 50;
+const LOOP_ROUNDS = 50;
 /** The rounds compared: the fifth and the last. */
-export const LOOP_COMPARED = [5, LOOP_ROUNDS];
+const LOOP_COMPARED = [5, LOOP_ROUNDS];
+/** Samples of the provider's own work per request to the double (it costs a tenth as much). */
+const OWN_SAMPLES_PER_REQUEST = 10;
 
 function cpuOf<T>(work: () => Promise<T>): Promise<{ value: T; cpuMs: number }> {
   const c0 = process.cpuUsage();
@@ -325,14 +332,19 @@ function cpuOf<T>(work: () => Promise<T>): Promise<{ value: T; cpuMs: number }> 
  * results, so the user turn that carries a result also repeats the ask (a line after the result).
  * Per round: this process's CPU time for the request (building it, sending it, reading the
  * answer), the request body's size and the heap after a GC. Then the requests of rounds 5 and 50
- * are sent again `repeats` times each, through the provider and raw, alternating.
+ * are made again `repeats` times each, alternating three ways: through the provider to the double;
+ * the same body sent raw through the same HTTP client and drained (the transport, which grows with
+ * the body); and through a provider whose client answers with one recorded answer without
+ * serialising or sending anything (the provider's own work: converting the history, building the
+ * protocol's body, decoding the answer). The heap's growth over those repeats is what the
+ * requests leave behind.
  */
 async function toolLoop(real: HttpClient, p: (typeof PROTOCOLS)[number], repeats: number): Promise<LoopResult> {
   // The last request, kept to send it raw and to measure its body after the round's timing ends.
   let sent: HttpRequest | undefined;
   const recording = { endpoints: real.endpoints, send: (req: HttpRequest) => ((sent = req), real.send(req)) } as unknown as HttpClient;
   const provider = providerFor(recording, p);
-  const out: LoopResult = { cpuMs: [], bodyBytes: [], heapBytes: [], historyChars: [], at: {} };
+  const out: LoopResult = { cpuMs: [], bodyBytes: [], heapBytes: [], historyChars: [], at: {}, repeatedHeapGrowthBytes: 0, repeatedRequests: 0 };
   const snapshots = new Map<number, { history: unknown[]; request: HttpRequest }>();
   try {
     const info = await information(provider, p.model);
@@ -357,15 +369,35 @@ async function toolLoop(real: HttpClient, p: (typeof PROTOCOLS)[number], repeats
       out.heapBytes.push(process.memoryUsage().heapUsed);
       out.historyChars.push(historyChars);
     }
-    const fns: Record<string, () => Promise<number>> = {};
+    // The provider's own work: the same histories through a provider whose client answers every
+    // request with one recorded answer (a tool call) and never serialises or sends the body.
+    const answers: Uint8Array[][] = [];
+    const recorder = providerFor(recordingClient(real, [], answers), p);
+    try {
+      await respond(recorder, info, snapshots.get(LOOP_COMPARED[0] ?? 5)?.history ?? [], options);
+    } finally {
+      recorder.dispose();
+    }
+    const replayed = providerFor(replayClient(real, answers[0] ?? [], () => undefined), p);
+    const replayedInfo = await information(replayed, p.model);
+    // The provider's own work costs about a millisecond: many samples, alternating, apart from
+    // the requests to the double.
+    const own: Record<string, () => Promise<number>> = {};
+    const http: Record<string, () => Promise<number>> = {};
     for (const [round, snap] of snapshots) {
-      const at = (out.at[round] = { oursCpuMs: [] as number[], rawCpuMs: [] as number[] });
-      fns[`ours${round}`] = async () => {
+      const at = (out.at[round] = { oursCpuMs: [] as number[], rawCpuMs: [] as number[], ownCpuMs: [] as number[] });
+      own[`own${round}`] = async () => {
+        const { value: parts, cpuMs } = await cpuOf(() => respond(replayed, replayedInfo, snap.history, options));
+        if (!parts.some((part) => part instanceof fake.LanguageModelToolCallPart)) throw new Error(`${p.label}: the replayed answer made no call`);
+        at.ownCpuMs.push(cpuMs);
+        return cpuMs;
+      };
+      http[`ours${round}`] = async () => {
         const { cpuMs } = await cpuOf(() => respond(provider, info, snap.history, options));
         at.oursCpuMs.push(cpuMs);
         return cpuMs;
       };
-      fns[`raw${round}`] = async () => {
+      http[`raw${round}`] = async () => {
         const { cpuMs } = await cpuOf(async () => {
           if ((await drain(await real.send(snap.request))) === 0) throw new Error(`${p.label}: an empty answer`);
         });
@@ -373,7 +405,20 @@ async function toolLoop(real: HttpClient, p: (typeof PROTOCOLS)[number], repeats
         return cpuMs;
       };
     }
-    await alternate(repeats, fns);
+    try {
+      await alternate(repeats * OWN_SAMPLES_PER_REQUEST, own);
+      // The first half warms up whatever grows once (compiled code, connection buffers); what the
+      // second half leaves is what requests leave.
+      await alternate(Math.ceil(repeats / 2), http);
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      await alternate(Math.floor(repeats / 2), http);
+      gc();
+      out.repeatedHeapGrowthBytes = process.memoryUsage().heapUsed - before;
+      out.repeatedRequests = Math.floor(repeats / 2) * Object.keys(http).length;
+    } finally {
+      replayed.dispose();
+    }
   } finally {
     provider.dispose();
   }

@@ -12,7 +12,7 @@ import { conversationRows } from './conversation';
 import { downloadRows } from './download';
 import { chatScrollRows } from './chatScroll';
 import { historyRows } from './history';
-import { lmFirstProgressRows, lmToolRoundTripRows } from './lmProvider';
+import { lmFirstProgressRows, lmToolLoopRows, lmToolRoundTripRows } from './lmProvider';
 import { RESULTS_DIR, type BenchContext, type Row } from './lib';
 import { renderingRows } from './rendering';
 import { sizeRows } from './size';
@@ -43,6 +43,7 @@ const SECTIONS: Section[] = [
   { id: '10', title: 'Chat view scrolled to the top', quick: true, needsGateway: false, run: (ctx) => chatScrollRows(ctx) },
   { id: '11', title: 'VS Code chat: first progress', quick: true, needsGateway: true, run: lmFirstProgressRows },
   { id: '12', title: 'VS Code chat: tool round trip', quick: true, needsGateway: true, run: lmToolRoundTripRows },
+  { id: '13', title: 'VS Code chat: long agent session', quick: true, needsGateway: true, run: lmToolLoopRows },
 ];
 
 async function main(): Promise<void> {

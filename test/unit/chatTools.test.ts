@@ -169,6 +169,25 @@ describe('tool calling through the chat adapters', function () {
     assert.deepEqual((lastBody('chatCompletions').messages as unknown[])[1], { role: 'assistant', content: 'Hello.' });
   });
 
+  it('a user turn that answers the calls and then asks again gets a new call on every protocol (an agent loop goes on)', async () => {
+    for (const protocol of ['chatCompletions', 'responses', 'messages'] as const) {
+      const model = protocol === 'messages' ? 'claude-sonnet-4-5' : MODEL;
+      const ask = { role: 'user' as const, content: 'call the tool get_weather city=Oslo' };
+      const first = await run({ model, protocol, stream: true, tools: [WEATHER], messages: [ask] });
+      const call = first.result.toolCalls[0];
+      assert.ok(call, `${protocol}: the first call`);
+      const again = await run({
+        model,
+        protocol,
+        stream: true,
+        tools: [WEATHER],
+        messages: [ask, assistantTurn(first.result), { role: 'user', content: 'call the tool get_weather city=Rome', toolResults: [{ callId: call.id, content: 'rain' }] }],
+      });
+      assert.equal(again.result.error, undefined, again.result.error?.message);
+      assert.deepEqual(again.result.toolCalls.map((c) => c.input), [{ city: 'Rome' }], `${protocol}: a new call, not "The tool said"`);
+    }
+  });
+
   it('Claude with thinking on: the answered tool-use turn must start with its thinking block (Anthropic’s 400)', async () => {
     const send = async (assistant: unknown[]) => {
       const res = await fetch(`${double.gw.url}/v1/messages`, {

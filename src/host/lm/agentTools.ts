@@ -120,7 +120,7 @@ const CONFIRM_SETTING = 'modelGateway.tools.confirmBilledCalls';
 function billedConfirmation(tool: BilledTool): Confirmation {
   return {
     title: vscode.l10n.t('{0} is billed', billedLabel(tool)),
-    message: confirmationText([vscode.l10n.t("US${0} per call, from the key's quota.", formatAmount(DEFAULT_CALL_PRICE_USD))]),
+    message: confirmationText([vscode.l10n.t("Usually US${0} per call, from the key's quota.", formatAmount(DEFAULT_CALL_PRICE_USD))]),
   };
 }
 

@@ -52,15 +52,19 @@ export function toChatMessages(
 ): ConvertedRequest {
   const system: string[] = [];
   const out: ChatMessage[] = [];
+  // Read once: every access to the `vscode` module goes through its bundle's getter, and a long
+  // agent session sends hundreds of parts with every request.
+  const { LanguageModelTextPart, LanguageModelToolResultPart, LanguageModelToolCallPart } = vscode;
+  const assistantRole = vscode.LanguageModelChatMessageRole.Assistant;
   for (const message of messages) {
     const texts: string[] = [];
     const images: ChatImage[] = [];
     const toolCalls: ChatToolCall[] = [];
     const toolResults: ChatToolResult[] = [];
     for (const part of message.content) {
-      if (part instanceof vscode.LanguageModelTextPart) texts.push(part.value);
-      else if (part instanceof vscode.LanguageModelToolResultPart) toolResults.push({ callId: part.callId, content: toolResultText(part, unknown) });
-      else if (part instanceof vscode.LanguageModelToolCallPart) toolCalls.push({ id: part.callId, name: part.name, input: asInput(part.input) });
+      if (part instanceof LanguageModelTextPart) texts.push(part.value);
+      else if (part instanceof LanguageModelToolResultPart) toolResults.push({ callId: part.callId, content: toolResultText(part, unknown) });
+      else if (part instanceof LanguageModelToolCallPart) toolCalls.push({ id: part.callId, name: part.name, input: asInput(part.input) });
       else if (isDataPart(part)) {
         if (part.mimeType.startsWith('image/')) {
           const info = checkImage(part.data, vscode.l10n.t('Image {0} of the message', images.length + 1), imageMaxBytes);
@@ -79,23 +83,25 @@ export function toChatMessages(
       if (text.trim()) system.push(text);
       continue;
     }
-    const role = message.role === vscode.LanguageModelChatMessageRole.Assistant ? 'assistant' : 'user';
+    const role = message.role === assistantRole ? 'assistant' : 'user';
     if (role === 'assistant' && images.length) {
       throw new GatewayError('badRequest', vscode.l10n.t("An earlier answer in this conversation holds an image; the chat protocols take images only in the user's messages."));
     }
     if (role === 'user' && toolCalls.length) throw new GatewayError('badRequest', vscode.l10n.t('A user message of this conversation holds a tool call; only answers make tool calls.'));
     if (role === 'assistant' && toolResults.length) throw new GatewayError('badRequest', vscode.l10n.t("An answer of this conversation holds a tool result; tool results belong to the user's turn after the call."));
+    // Merged into the turn in place (each call linear in what it adds): a long agent session sends
+    // hundreds of messages with every request.
     const last = out.at(-1);
     const turn: ChatMessage = last && last.role === role ? last : { role, content: '' };
     if (turn !== last) out.push(turn);
-    turn.content = [turn.content, text].filter(Boolean).join('\n\n');
-    if (images.length) turn.images = [...(turn.images ?? []), ...images];
+    if (text) turn.content = turn.content ? `${turn.content}\n\n${text}` : text;
+    if (images.length) (turn.images ??= []).push(...images);
     if (toolCalls.length) {
-      turn.toolCalls = [...(turn.toolCalls ?? []), ...toolCalls];
+      (turn.toolCalls ??= []).push(...toolCalls);
       const reasoning = toolCalls.map((c) => reasoningOf(c.id)).find((r) => r !== undefined);
       if (reasoning && !turn.reasoning) turn.reasoning = reasoning;
     }
-    if (toolResults.length) turn.toolResults = [...(turn.toolResults ?? []), ...toolResults];
+    if (toolResults.length) (turn.toolResults ??= []).push(...toolResults);
   }
   for (const m of out) {
     if ((m.images?.length ?? 0) > MAX_IMAGES_PER_MESSAGE) {
