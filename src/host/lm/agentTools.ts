@@ -98,22 +98,26 @@ interface Confirmation {
 
 /**
  * The confirmations are read in the Chat view, a narrow side panel: a few short sentences, each a
- * paragraph of its own, and the setting that turns them off alone on its last line in code
- * formatting, so it wraps as a whole instead of being cut. Names that come from the model (an image
- * model's id) are text, never markdown.
+ * paragraph of its own. The setting that turns them off is a link that opens it in the Settings
+ * editor: its id has no place to wrap and was cut at the panel's edge even alone on a line in code
+ * formatting (seen in VS Code 1.139). The one command a link may run is that one; names that come
+ * from the model (an image model's id) are text, never markdown.
  */
 function confirmationText(parts: Array<string | { text: string }>): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, false);
-  md.isTrusted = false;
+  md.isTrusted = { enabledCommands: [OPEN_SETTINGS] };
   md.supportHtml = false;
   parts.forEach((part, i) => {
     if (i) md.appendMarkdown('\n\n');
     if (typeof part === 'string') md.appendMarkdown(part);
     else md.appendText(part.text);
   });
-  md.appendMarkdown(`\n\n${vscode.l10n.t('To stop this question, turn off:')}\n\n\`${CONFIRM_SETTING}\``);
+  const target = `command:${OPEN_SETTINGS}?${encodeURIComponent(JSON.stringify([CONFIRM_SETTING]))}`;
+  md.appendMarkdown(`\n\n[${vscode.l10n.t('Turn this question off in Settings')}](${target} "${CONFIRM_SETTING}")`);
   return md;
 }
+
+const OPEN_SETTINGS = 'workbench.action.openSettings';
 
 const CONFIRM_SETTING = 'modelGateway.tools.confirmBilledCalls';
 

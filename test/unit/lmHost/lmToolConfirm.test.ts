@@ -25,18 +25,21 @@ const PRICE = `US$${DEFAULT_CALL_PRICE_USD.toFixed(2)}`;
 /** The confirmation's Markdown, checked for the Chat view's narrow panel. */
 function markdownOf(message: string | vscode.MarkdownString): string {
   assert.ok(typeof message !== 'string', 'the message is Markdown (a MarkdownString), not a plain string');
-  assert.equal(message.isTrusted, false, 'no command links');
+  assert.deepEqual(message.isTrusted, { enabledCommands: ['workbench.action.openSettings'] }, 'no command link but the one to the setting');
   return message.value;
 }
 
 /**
- * Short paragraphs, and the setting alone on the last line in code formatting, so the panel wraps
- * it as a whole rather than cutting it.
+ * Short paragraphs, and last a link of a few words that opens the setting (its id cannot wrap, so it
+ * is the link's target and title, not its text).
  */
 function assertNarrow(markdown: string): void {
   const lines = markdown.split('\n').filter((l) => l.trim());
   for (const line of lines.slice(0, -1)) assert.ok(line.length <= 48, `a short line: "${line}" (${line.length} characters)`);
-  assert.equal(lines.at(-1), '`modelGateway.tools.confirmBilledCalls`', 'the setting on its own line, in code formatting');
+  const link = /^\[([^\]]+)\]\(command:workbench\.action\.openSettings\?([^ )]+) "modelGateway\.tools\.confirmBilledCalls"\)$/.exec(lines.at(-1) ?? '');
+  assert.ok(link, `the last line links to the setting: ${lines.at(-1)}`);
+  assert.ok((link[1] ?? '').length <= 40, 'the link text is short');
+  assert.deepEqual(JSON.parse(decodeURIComponent(link[2] ?? '')), ['modelGateway.tools.confirmBilledCalls']);
 }
 
 describe("VS Code's own chat: agent tools' confirmation before a call", () => {
@@ -84,7 +87,7 @@ describe("VS Code's own chat: agent tools' confirmation before a call", () => {
     assert.match(message, /gpt\\-image\\-1/, 'the model id, as text (escaped)');
     assertNarrow(message);
     assertNarrow(markdownOf(prepare(TOOL_NAMES.generateImage, { prompt: 'a lighthouse', model: '*bold* [x](command:evil)' })?.confirmationMessages?.message ?? ''));
-    assert.doesNotMatch(markdownOf(prepare(TOOL_NAMES.generateImage, { prompt: 'a lighthouse', model: '[x](command:evil)' })?.confirmationMessages?.message ?? ''), /\]\(command/, 'a crafted model id is no link');
+    assert.doesNotMatch(markdownOf(prepare(TOOL_NAMES.generateImage, { prompt: 'a lighthouse', model: '[x](command:evil)' })?.confirmationMessages?.message ?? ''), /(?<!\\)\]\(command:evil/, 'a crafted model id is no link');
     ui.settings['modelGateway.tools.confirmBilledCalls'] = false;
     assert.equal(prepare(TOOL_NAMES.generateImage, { prompt: 'a lighthouse' })?.confirmationMessages, undefined);
   });
