@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { checkImage, describeImage, type ImageStore } from '../../core/chat/images';
@@ -51,16 +52,22 @@ export async function imageAttachment(store: ImageStore, bytes: Uint8Array, name
   return { id: randomUUID(), label: name, text: '', chars: 0, truncated: false, image };
 }
 
-/** Reads an image file, refusing one over the limit by its size before reading it. */
-export async function readImageFile(uri: vscode.Uri, maxBytes: number): Promise<{ bytes: Uint8Array; name: string }> {
-  const name = path.basename(uri.path) || uri.toString();
+/**
+ * Reads an image file, refusing one over the limit by its size before reading it. A file on disk is
+ * read at its real path (links resolved), the path the chat view's policy judged (imageAccess.ts).
+ */
+export async function readImageFile(given: vscode.Uri, maxBytes: number): Promise<{ bytes: Uint8Array; name: string }> {
+  const name = path.basename(given.path) || given.toString();
   let size: number;
+  let uri = given;
   try {
+    if (given.scheme === 'file') uri = vscode.Uri.file(await fs.realpath(given.fsPath));
     const stat = await vscode.workspace.fs.stat(uri);
     if (stat.type & vscode.FileType.Directory) throw new GatewayError('badRequest', vscode.l10n.t('{0} is a folder, not an image.', name));
     size = stat.size;
   } catch (err) {
     if (err instanceof GatewayError) throw err;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new GatewayError('badRequest', vscode.l10n.t('{0} does not exist.', name), { cause: err });
     throw new GatewayError('badRequest', vscode.l10n.t('{0} could not be read: {1}', name, err instanceof Error ? err.message : String(err)), { cause: err });
   }
   if (size > maxBytes) {

@@ -14,7 +14,7 @@ import type { Services } from '../services';
 import { confirmBilled, withToolProgress } from '../tools/billedCalls';
 import { KimiFileList } from '../tools/kimiFiles';
 import { saveResult, showResult, shownResult, type ResultSource } from '../tools/results';
-import { localPath, resolveTarget } from '../tools/targets';
+import { resolveTarget, targetFile } from '../tools/targets';
 import type { CommandContext, CommandDef } from './types';
 
 const PDF = { PDF: ['pdf'] };
@@ -60,8 +60,9 @@ export const toolCommands: CommandDef[] = [
       const name = path.basename(uri.fsPath);
       try {
         // Local checks (size with the form) come first: a refused file never asks to be billed.
-        const form = await pdfParseForm(localPath(uri));
-        const result = await billedCall(ctx.services, 'parse', vscode.l10n.t('Parsing {0}…', name), (signal) => parsePdf(ctx.services.http(), localPath(uri), signal, form));
+        const file = await targetFile(uri);
+        const form = await pdfParseForm(file);
+        const result = await billedCall(ctx.services, 'parse', vscode.l10n.t('Parsing {0}…', name), (signal) => parsePdf(ctx.services.http(), file, signal, form));
         if (!result) return undefined;
         if (result.empty) {
           void vscode.window.showWarningMessage(vscode.l10n.t('No text was found in {0}. The upload worked, but scanned documents need OCR to get their text.', name), vscode.l10n.t('Run OCR')).then((choice) => {
@@ -85,8 +86,9 @@ export const toolCommands: CommandDef[] = [
       if (!uri) return undefined;
       const name = path.basename(uri.fsPath);
       try {
-        await checkOcrFile(localPath(uri));
-        const result = await billedCall(ctx.services, 'ocr', vscode.l10n.t('Reading the text of {0} (OCR)…', name), (signal) => ocrFile(ctx.services.http(), localPath(uri), signal));
+        const file = await targetFile(uri);
+        await checkOcrFile(file);
+        const result = await billedCall(ctx.services, 'ocr', vscode.l10n.t('Reading the text of {0} (OCR)…', name), (signal) => ocrFile(ctx.services.http(), file, signal));
         if (!result) return undefined;
         if (!result.markdown.trim()) {
           void vscode.window.showWarningMessage(vscode.l10n.t('OCR found no text in {0}.', name));
@@ -109,8 +111,9 @@ export const toolCommands: CommandDef[] = [
       const name = path.basename(uri.fsPath);
       try {
         const key = await ctx.services.keys.get();
-        const form = await extractForm(localPath(uri));
-        const file = await billedCall(ctx.services, 'upload', vscode.l10n.t('Uploading {0} for extraction…', name), (signal) => uploadForExtract(ctx.services.http(), localPath(uri), signal, form));
+        const real = await targetFile(uri);
+        const form = await extractForm(real);
+        const file = await billedCall(ctx.services, 'upload', vscode.l10n.t('Uploading {0} for extraction…', name), (signal) => uploadForExtract(ctx.services.http(), real, signal, form));
         if (!file) return undefined;
         if (key) await new KimiFileList(ctx.services.context.globalState).add(key, file);
         const content = await withToolProgress(vscode.l10n.t('Reading the text of {0}…', name), (signal) => fileContent(ctx.services.http(), file.id, signal));
