@@ -1,7 +1,7 @@
 import { clearApiKey, setApiKey } from './apiKey';
 import { chatCommands } from './chat';
 import { conversationCommands } from './conversations';
-import { checkConnection, openSettings, refreshCatalog, refreshModels, showLog } from './connection';
+import { checkConnection, openSettings, refreshCatalog, refreshModels, resetProtocolRefusals, showLog } from './connection';
 import { mediaCommands } from './media';
 import { chatWithModel, generateWithModel } from './modelActions';
 import { refreshQuota } from './quota';
@@ -20,6 +20,7 @@ export const COMMANDS: readonly CommandDef[] = [
   checkConnection,
   refreshModels,
   refreshCatalog,
+  resetProtocolRefusals,
   refreshQuota,
   chatWithModel,
   generateWithModel,
