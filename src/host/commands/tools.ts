@@ -115,7 +115,8 @@ export const toolCommands: CommandDef[] = [
         const form = await extractForm(real);
         const file = await billedCall(ctx.services, 'upload', vscode.l10n.t('Uploading {0} for extraction…', name), (signal) => uploadForExtract(ctx.services.http(), real, signal, form));
         if (!file) return undefined;
-        if (key) await new KimiFileList(ctx.services.context.globalState).add(key, file);
+        // The list only saves reading the file again for free: not keeping it does not fail the extract.
+        if (key) await new KimiFileList(ctx.services.context).add(key, file).catch((err: unknown) => ctx.services.log.warn(`Could not keep ${file.id} in the list of extracted files: ${String(err)}`));
         const content = await withToolProgress(vscode.l10n.t('Reading the text of {0}…', name), (signal) => fileContent(ctx.services.http(), file.id, signal));
         const shown: ResultSource = { tool: 'extract', source: uri, label: vscode.l10n.t('Extracted {0}', name) };
         const doc = await showResult(shown, content);
@@ -132,7 +133,7 @@ export const toolCommands: CommandDef[] = [
     async run(ctx: CommandContext) {
       const key = await ctx.services.keys.get();
       if (!key) return failure(new GatewayError('auth', vscode.l10n.t('No API key is set. Run "Model Gateway: Set API Key".')), ctx.services);
-      const files = new KimiFileList(ctx.services.context.globalState).list(key);
+      const files = await new KimiFileList(ctx.services.context).list(key);
       if (!files.length) {
         void vscode.window.showInformationMessage(vscode.l10n.t('This key has not extracted any files yet.'));
         return [];
@@ -146,7 +147,7 @@ export const toolCommands: CommandDef[] = [
         const content = await withToolProgress(vscode.l10n.t('Reading {0}…', pick.file.filename), (signal) => fileContent(ctx.services.http(), pick.file.id, signal));
         await showResult({ tool: 'extract', source: pick.file.id, label: vscode.l10n.t('Extracted {0}', pick.file.filename) }, content);
       } catch (err) {
-        if (isGatewayError(err) && err.status === 404) await new KimiFileList(ctx.services.context.globalState).remove(key, pick.file.id);
+        if (isGatewayError(err) && err.status === 404) await new KimiFileList(ctx.services.context).remove(key, pick.file.id);
         return failure(err, ctx.services);
       }
       return files;
