@@ -1,6 +1,9 @@
 import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import * as l10n from '@vscode/l10n';
 import { writeFileAtomic } from './atomicFile';
 import { FileLock } from './chat/store/lock';
+import { GatewayError, isGatewayError } from './errors';
 
 /**
  * A small JSON document that every VS Code window of a profile reads and changes (refused
@@ -28,7 +31,7 @@ export class SharedJsonFile<T> {
 
   /** Changes the document under the lock: no other window's change is lost in between. */
   update(change: (current: T) => T): Promise<T> {
-    return this.lock.run(async () => {
+    return this.locked(async () => {
       const next = change((await this.readRaw()) ?? this.empty());
       await writeFileAtomic(this.file, `${JSON.stringify(next)}\n`, { overwrite: true, durable: false });
       return next;
@@ -42,7 +45,7 @@ export class SharedJsonFile<T> {
    * the old copy, whichever window migrated.
    */
   async migrate(old: () => T | undefined, forget: () => Promise<void>): Promise<void> {
-    await this.lock.run(async () => {
+    await this.locked(async () => {
       const exists = await fs.stat(this.file).then(
         () => true,
         (err: NodeJS.ErrnoException) => {
@@ -54,6 +57,20 @@ export class SharedJsonFile<T> {
       if (value !== undefined) await writeFileAtomic(this.file, `${JSON.stringify(value)}\n`, { overwrite: true, durable: false });
     });
     await forget();
+  }
+
+  /** Runs `work` under the lock; waiting too long says which file, not the chat history the lock was made for. */
+  private async locked<R>(work: () => Promise<R>): Promise<R> {
+    let started = false;
+    try {
+      return await this.lock.run(() => {
+        started = true;
+        return work();
+      });
+    } catch (err) {
+      if (started || !isGatewayError(err, 'timeout')) throw err;
+      throw new GatewayError('timeout', l10n.t('Another VS Code window has held {0} for too long; the change was not saved. Try again, or reload the other windows.', path.basename(this.file)), { cause: err });
+    }
   }
 
   private async readRaw(): Promise<T | undefined> {
