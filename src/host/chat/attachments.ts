@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { checkImage, describeImage, type ImageStore } from '../../core/chat/images';
 import { formatBytes, formatNumber } from '../../shared/format';
 import { GatewayError } from '../../core/errors';
 import type { ImageRef } from '../../shared/protocol';
+import { workspaceFile } from '../trust/workspaceFiles';
 
 export interface PendingAttachment {
   id: string;
@@ -53,21 +53,21 @@ export async function imageAttachment(store: ImageStore, bytes: Uint8Array, name
 }
 
 /**
- * Reads an image file, refusing one over the limit by its size before reading it. A file on disk is
- * read at its real path (links resolved), the path the chat view's policy judged (imageAccess.ts).
+ * Reads an image file, refusing one over the limit by its size before reading it. A file on disk
+ * goes through the workspace-file policy (trust/workspaceFiles.ts): the caller named it (a dialog,
+ * a script, a drop the chat view's own policy let through), so it may lie outside the workspace,
+ * but a link in a workspace folder that leads out is refused, and the real path is what is read.
  */
 export async function readImageFile(given: vscode.Uri, maxBytes: number): Promise<{ bytes: Uint8Array; name: string }> {
   const name = path.basename(given.path) || given.toString();
+  const uri = given.scheme === 'file' ? vscode.Uri.file(await workspaceFile(given.fsPath, { outsideAllowed: true })) : given;
   let size: number;
-  let uri = given;
   try {
-    if (given.scheme === 'file') uri = vscode.Uri.file(await fs.realpath(given.fsPath));
     const stat = await vscode.workspace.fs.stat(uri);
     if (stat.type & vscode.FileType.Directory) throw new GatewayError('badRequest', vscode.l10n.t('{0} is a folder, not an image.', name));
     size = stat.size;
   } catch (err) {
     if (err instanceof GatewayError) throw err;
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new GatewayError('badRequest', vscode.l10n.t('{0} does not exist.', name), { cause: err });
     throw new GatewayError('badRequest', vscode.l10n.t('{0} could not be read: {1}', name, err instanceof Error ? err.message : String(err)), { cause: err });
   }
   if (size > maxBytes) {

@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { isGatewayError } from '../../../src/core/errors';
 import { placeOf } from '../../../src/core/workspacePaths';
+import { readImageFile } from '../../../src/host/chat/attachments';
 import { locateFile, workspaceFile } from '../../../src/host/trust/workspaceFiles';
 
 describe('workspace-file policy: links are resolved before a file is judged', () => {
@@ -80,6 +81,12 @@ describe('workspace-file policy: links are resolved before a file is judged', ()
     assert.equal(await workspaceFile(real, { outsideAllowed: false }), real);
     await refuses('report.pdf', false, /symbolic link/);
     await refuses('linked/id_rsa', false, /symbolic link/);
+  });
+
+  it("the chat's image reads follow the same policy: a link out is refused, a missing file said to be missing", async () => {
+    await assert.rejects(readImageFile(fake.Uri.file(path.join(ws, 'report.pdf')) as never, 1024), /symbolic link/);
+    await assert.rejects(readImageFile(fake.Uri.file(path.join(ws, 'linked', 'id_rsa')) as never, 1024), /symbolic link/);
+    await assert.rejects(readImageFile(fake.Uri.file(path.join(ws, 'gone.png')) as never, 1024), /gone\.png does not exist/);
   });
 
   it('refuses relative paths when no folder is open', async () => {
