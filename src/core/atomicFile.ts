@@ -63,8 +63,23 @@ export async function syncDirectory(dir: string): Promise<void> {
   }
 }
 
-function tempPath(dir: string, base: string): string {
-  return path.join(dir, `.${base}.${randomBytes(6).toString('hex')}.part`);
+/**
+ * `.<base>.<random>.part`, or `.<base>.<owner>-<random>.part` for a temporary file that belongs to
+ * a known piece of work (a video task): after a crash, the owner finds its own leftovers by name
+ * (partFilesOf) and never someone else's.
+ */
+function tempPath(dir: string, base: string, owner?: string): string {
+  return path.join(dir, `.${base}.${owner ? `${owner}-` : ''}${randomBytes(6).toString('hex')}.part`);
+}
+
+/** The temporary files `owner` left in `dir` for `base` (a crash ended its write before the rename). */
+export async function partFilesOf(dir: string, base: string, owner: string): Promise<string[]> {
+  const prefix = `.${base}.${owner}-`;
+  const names = await fs.readdir(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return [] as string[];
+    throw err;
+  });
+  return names.filter((n) => n.startsWith(prefix) && n.endsWith('.part') && /^[0-9a-f]{12}$/.test(n.slice(prefix.length, -'.part'.length))).map((n) => path.join(dir, n));
 }
 
 /**
@@ -136,9 +151,11 @@ export async function streamToFileUnique(
   chunks: ChunkSource,
   verify?: (tmpFile: string) => Promise<void>,
   onBytes?: (total: number) => void,
+  /** Names the temporary file after the work it belongs to (see tempPath). */
+  owner?: string,
 ): Promise<string> {
   await fs.mkdir(dir, { recursive: true }).catch((err: unknown) => writeFailure(err, dir));
-  const tmp = tempPath(dir, base);
+  const tmp = tempPath(dir, base, owner);
   try {
     const handle = await fs.open(tmp, 'wx').catch((err: unknown) => writeFailure(err, dir));
     try {

@@ -14,6 +14,8 @@ export interface ErrorContext {
 }
 
 interface Extracted {
+  /** The body was a JSON object (the gateway's own error), not HTML or text. */
+  json?: boolean;
   message?: string;
   code?: string;
   type?: string;
@@ -40,7 +42,7 @@ export function errorFromResponse(ctx: ErrorContext): GatewayError {
   }
   const code = extracted.code;
   const retryAfterMs = parseRetryAfter(ctx.retryAfterHeader);
-  const init = { status: ctx.status, code, requestId, detail: upstream, retryAfterMs };
+  const init = { status: ctx.status, code, requestId, detail: upstream, retryAfterMs, ...(extracted.json ? { jsonBody: true } : {}) };
   const kind = classify(ctx, extracted, upstream ?? '');
   return new GatewayError(kind, explain(kind, ctx, extracted, upstream), init);
 }
@@ -59,15 +61,15 @@ function extract(body: string): Extracted {
   const err = json.error;
   if (isRecord(err)) {
     // OpenAI / new-api middleware / Messages (`{type:"error",error:{...}}`) / GLM / Kimi all nest here.
-    return { message: str(err.message), code: str(err.code), type: str(err.type), requestId };
+    return { json: true, message: str(err.message), code: str(err.code), type: str(err.type), requestId };
   }
-  if (typeof err === 'string') return { message: err, requestId };
+  if (typeof err === 'string') return { json: true, message: err, requestId };
   // Task envelope `{code,message,data}` and DashScope `{code,message,request_id}`.
   if ('code' in json || 'message' in json) {
     const code = str(json.code);
-    return { message: str(json.message) || code, code, requestId };
+    return { json: true, message: str(json.message) || code, code, requestId };
   }
-  if (typeof json.detail === 'string') return { message: json.detail, requestId };
+  if (typeof json.detail === 'string') return { json: true, message: json.detail, requestId };
   return { message: l10n.t('an error body the extension does not recognise: {0}', truncate(text, 200)), requestId };
 }
 

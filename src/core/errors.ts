@@ -28,6 +28,8 @@ export interface GatewayErrorInit {
   /** The upstream's own wording, without the request-id suffix, for logs and details. */
   detail?: string;
   retryAfterMs?: number;
+  /** The error came as a JSON body (the gateway's own), not a proxy's HTML page or plain text. */
+  jsonBody?: boolean;
   cause?: unknown;
 }
 
@@ -38,6 +40,7 @@ export class GatewayError extends Error {
   readonly requestId?: string;
   readonly detail?: string;
   readonly retryAfterMs?: number;
+  readonly jsonBody?: boolean;
 
   constructor(
     readonly kind: ErrorKind,
@@ -50,6 +53,7 @@ export class GatewayError extends Error {
     this.requestId = init.requestId;
     this.detail = init.detail;
     this.retryAfterMs = init.retryAfterMs;
+    if (init.jsonBody) this.jsonBody = true;
   }
 
   /** The message plus the request id, as shown in notifications and logs. */

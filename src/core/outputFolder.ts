@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
 import { DEFAULT_SETTINGS } from './settings';
+import { isInside } from './workspacePaths';
 
 /** Where a value of `modelGateway.outputFolder` came from: only the user's own settings may leave the workspace. */
 export type SettingSource = 'user' | 'workspace';
@@ -40,10 +41,4 @@ export function resolveOutputFolder(setting: string, source: SettingSource, work
     return { ok: false, reason: l10n.t('{0} leads outside the workspace folder. A relative output folder must stay inside the workspace; to save elsewhere, set an absolute path in your user settings.', name) };
   }
   return { ok: true, folder };
-}
-
-/** Whether `child` is `parent` or lies below it (both absolute; compared after resolving `.` and `..`). */
-export function isInside(child: string, parent: string, pathApi: path.PlatformPath = path): boolean {
-  const rel = pathApi.relative(pathApi.resolve(parent), pathApi.resolve(child));
-  return rel === '' || (!rel.startsWith(`..${pathApi.sep}`) && rel !== '..' && !pathApi.isAbsolute(rel));
 }

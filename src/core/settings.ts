@@ -84,3 +84,46 @@ export function timeoutsFrom(settings: Settings): Timeouts {
   const t = settings.timeouts;
   return { connectMs: t.connectSeconds * 1000, firstByteMs: t.firstByteSeconds * 1000, idleMs: t.idleSeconds * 1000, longMs: t.longRequestSeconds * 1000 };
 }
+
+/**
+ * Settings that raise what a request costs (tokens, characters and messages sent, images), with
+ * the upper bound of each. package.json declares the same `maximum` (so the Settings editor refuses
+ * more) and lists them in `restrictedConfigurations` (so an untrusted workspace cannot set them);
+ * a value over the bound that still arrives (settings.json edited by hand, a trusted workspace)
+ * is clamped when read, and the user is told once.
+ */
+export const COST_LIMITS = {
+  /** The largest answers models give today (128k output tokens). */
+  'chat.maxTokens': { min: 1, max: 128_000 },
+  /** Some 250k tokens of attached text per message. */
+  'chat.contextMaxChars': { min: 1, max: 1_000_000 },
+  'chat.historyMessages': { min: 1, max: 500 },
+  /** The largest image any of the protocols accepts (20 MiB). */
+  'chat.imageMaxBytes': { min: 1, max: 20 * 1024 * 1024 },
+} as const;
+
+export type CostKey = keyof typeof COST_LIMITS;
+
+/** Cost settings that are choices, not counts: restricted in untrusted workspaces, bounded by their enum or format. */
+export const COST_CHOICES = ['chat.thinking', 'tools.searchCount', 'media.imageCount', 'media.imageSize', 'media.partialImages'] as const;
+
+export interface BoundedValue {
+  value: number;
+  /** Set when the value was over the bound and clamped: the sentence for the user. */
+  clamped?: string;
+}
+
+/**
+ * A cost setting's value: a whole number within its bounds. Below the minimum, or not a number,
+ * is the default (as before); above the maximum is the maximum, with a sentence saying so.
+ */
+export function boundedCost(key: CostKey, raw: unknown, fallback: number): BoundedValue {
+  const { min, max } = COST_LIMITS[key];
+  if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < min) return { value: fallback };
+  const whole = Math.floor(raw);
+  if (whole <= max) return { value: whole };
+  return {
+    value: max,
+    clamped: l10n.t('"{0}" is {1}, above its limit of {2}; {2} is used. The limit keeps a setting (from a workspace, too) from making each request cost far more than intended.', `modelGateway.${key}`, String(raw), String(max)),
+  };
+}

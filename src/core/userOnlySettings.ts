@@ -50,10 +50,22 @@ export function overrideNotice(section: string, o: WorkspaceOverride): string {
   return l10n.t('Ignored "{0}": {1} from {2}. Only your user settings decide {3}; a workspace or folder setting is never used for it.', `${section}.${o.key}`, value, o.where, USER_ONLY_SETTINGS[o.key]());
 }
 
-/** Session memory of what was already said, so each key and value is announced once. */
+/**
+ * Session memory of what was already said about settings, so each ignored key and value (and each
+ * clamped value, see COST_LIMITS in settings.ts) is announced once.
+ */
 export class OverrideAnnouncer {
   private readonly said = new Set<string>();
   readonly notices: string[] = [];
+
+  /** Whether `notice` is new this session; remembers it. */
+  once(notice: string): boolean {
+    const id = `notice\u0000${notice}`;
+    if (this.said.has(id)) return false;
+    this.said.add(id);
+    this.notices.push(notice);
+    return true;
+  }
 
   /** The notices not given before, in order; remembers them. */
   fresh(section: string, overrides: readonly WorkspaceOverride[]): string[] {

@@ -1,27 +1,44 @@
 /**
  * What the host does when the relay refuses a protocol the gateway lists for a model: tell the
- * user once, log it, and remember it (per model id, in the global state) so that later requests,
+ * user once, log it, and remember it (per gateway and model, for a while, shared by every window) so that later requests,
  * the protocol picker and VS Code's chat use the protocol that worked.
  */
+import * as path from 'node:path';
 import * as vscode from 'vscode';
-import * as z from 'zod/mini';
-import type { ProtocolSwitch, RefusedProtocols, RefusedProtocolStore } from '../core/models/protocolFallback';
-import { lazySchema } from '../core/validate';
-import { PROTOCOL_LABELS, WIRE_PROTOCOLS } from '../shared/protocolNames';
+import type { ProtocolSwitch, RefusedProtocolStore } from '../core/models/protocolFallback';
+import { RefusalMemory } from '../core/models/refusalMemory';
+import { PROTOCOL_LABELS } from '../shared/protocolNames';
 import type { Services } from './services';
 
-const REFUSED_KEY = 'models.refusedProtocols';
-const refusedSchema = lazySchema(() => z.record(z.string(), z.array(z.enum(WIRE_PROTOCOLS))));
+/** Where versions before the shared file kept refusals: one window's global state. */
+const LEGACY_KEY = 'models.refusedProtocols';
 
-/** The refused protocols as the global state keeps them; a value that does not fit counts as none. */
-export function refusedProtocolStore(state: vscode.Memento): RefusedProtocolStore {
+/**
+ * The refused protocols of every window, in a file of the global storage (models/refusalMemory.ts),
+ * taking over what an older version kept in the global state. `origin` is the gateway in use now.
+ */
+export function refusedProtocolStore(context: { globalState: vscode.Memento; globalStorageUri: vscode.Uri }, origin: () => string, log: (line: string) => void): RefusedProtocolStore {
+  const memory = new RefusalMemory(path.join(context.globalStorageUri.fsPath, 'refused-protocols.json'));
+  let migrated: Promise<void> | undefined;
+  // On first use, not at start-up: the gateway's origin is known only once the settings are read.
+  const ready = () =>
+    (migrated ??= (async () => {
+      const legacy = context.globalState.get<unknown>(LEGACY_KEY);
+      if (legacy === undefined) return;
+      await memory.migrate(legacy, origin(), async () => void (await context.globalState.update(LEGACY_KEY, undefined)));
+    })().catch((err: unknown) => log(`Could not move the remembered protocol refusals to their shared file: ${String(err)}`)));
   return {
-    load: (): RefusedProtocols => {
-      const parsed = z.safeParse(refusedSchema(), state.get(REFUSED_KEY));
-      return parsed.success ? parsed.data : {};
+    load: async (at) => {
+      await ready();
+      return memory.load(at);
     },
-    save: async (value) => {
-      await state.update(REFUSED_KEY, value);
+    add: async (at, model, protocol) => {
+      await ready();
+      return memory.add(at, model, protocol);
+    },
+    clear: async () => {
+      await ready();
+      await memory.clear();
     },
   };
 }

@@ -48,7 +48,17 @@ export class Services implements vscode.Disposable {
       catalogUrl: () => this.settings().catalogUrl,
       store: new FileCatalogStore(path.join(context.globalStorageUri.fsPath, 'catalog.json')),
       hasKey: () => this.keys.has(),
-      refused: refusedProtocolStore(context.globalState),
+      refused: refusedProtocolStore(
+        context,
+        () => {
+          try {
+            return this.http().endpoints.origin;
+          } catch {
+            return '';
+          }
+        },
+        (line) => log.warn(line),
+      ),
     });
     this.quota = new QuotaWatcher({ http: () => this.http(), hasKey: () => this.keys.has(), log });
     this.disposables.push(

@@ -127,6 +127,26 @@ describe("The gateway's tools as agent tools (vscode.lm.invokeTool)", function (
     assert.equal(toolCalls().length, 0);
   });
 
+  it('refuses links that lead outside the workspace (a file, a folder) and files whose bytes are not the format, before sending anything', async () => {
+    const outside = await fs.mkdtemp(path.join(path.dirname(workspace()), 'lm-tools-outside-'));
+    const links = [path.join(samples, 'leaked.pdf'), path.join(samples, 'leaked-folder'), path.join(samples, 'key.pdf')];
+    try {
+      await fs.copyFile(path.join(samples, 'quarterly-report.pdf'), path.join(outside, 'private.pdf'));
+      await fs.symlink(path.join(outside, 'private.pdf'), links[0] as string);
+      await fs.symlink(outside, links[1] as string);
+      await fs.writeFile(links[2] as string, 'API_KEY=not-a-pdf\n');
+      since = gw.log.length;
+      assert.match((await invokeFails('modelGateway_parsePdf', { path: `${SAMPLES}/leaked.pdf` })).message, /symbolic link .*outside the open workspace folders/);
+      assert.match((await invokeFails('modelGateway_parsePdf', { path: `${SAMPLES}/leaked-folder/private.pdf` })).message, /symbolic link/);
+      assert.match((await invokeFails('modelGateway_parsePdf', { path: `${SAMPLES}/key.pdf` })).message, /key\.pdf was not sent: the PDF parser takes PDF files/);
+      assert.match((await invokeFails('modelGateway_ocr', { path: `${SAMPLES}/missing.png` })).message, /does not exist/);
+      assert.equal(toolCalls().length, 0);
+    } finally {
+      for (const link of links) await fs.rm(link, { force: true });
+      await fs.rm(outside, { recursive: true, force: true });
+    }
+  });
+
   it("reports the provider's errors as the commands do (balance 1113)", async () => {
     await run('setApiKey', GLM_NO_BALANCE_KEY);
     try {

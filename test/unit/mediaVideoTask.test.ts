@@ -1,10 +1,13 @@
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as z from 'zod/mini';
 import { GatewayError } from '../../src/core/errors';
 import { normaliseStatus, parseProgress, parseVideoStatus, type VideoStatus } from '../../src/core/media/video';
+import { FileLock } from '../../src/core/chat/store/lock';
+import { VideoDownloadGuard } from '../../src/core/media/downloadGuard';
+import { mediaBaseName } from '../../src/core/media/mediaFiles';
 import * as T from '../../src/core/media/videoTaskStates';
 import { VideoTaskManager, type TaskStore } from '../../src/core/media/videoTaskManager';
 import { DEMO_KEY, GatewayDouble } from '../gateway';
@@ -276,6 +279,19 @@ describe('video task manager against the double (manual timing)', function () {
     }
   };
 
+  /** Storage holding a finished task whose download a restart (or a crash) interrupted. */
+  const interruptedDownload = async (): Promise<{ store: MemoryStore; stored: unknown; task: T.VideoTask }> => {
+    const store = new MemoryStore();
+    const first = manager(store);
+    await first.start();
+    const task = await first.submit({ ...params, prompt: '[[big:20]] a long download', outputDir: dir });
+    gw.advanceVideo(task.taskId ?? '', 'SUCCESS');
+    await until(() => first.find(task.localId)?.phase === 'downloading', 'downloading');
+    await first.dispose();
+    assert.equal(z.parse(T.storedTasksSchema, store.value)[0]?.phase, 'downloading');
+    return { store, stored: store.value, task };
+  };
+
   it('resumes after a restart from storage: same task, no second submit, the video saved once', async () => {
     const store = new MemoryStore();
     const first = manager(store);
@@ -303,13 +319,7 @@ describe('video task manager against the double (manual timing)', function () {
   });
 
   it('resumes a download that was interrupted by the restart', async () => {
-    const store = new MemoryStore();
-    const first = manager(store);
-    await first.start();
-    const task = await first.submit({ ...params, prompt: '[[big:20]] a long download', outputDir: dir });
-    gw.advanceVideo(task.taskId ?? '', 'SUCCESS');
-    await until(() => first.find(task.localId)?.phase === 'downloading', 'downloading');
-    await first.dispose();
+    const { store, task } = await interruptedDownload();
     assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.mp4')), [], 'the interrupted download left no file');
     const second = manager(store);
     await second.start();
@@ -317,6 +327,63 @@ describe('video task manager against the double (manual timing)', function () {
     assert.equal(done.phase, 'succeeded', JSON.stringify(done.error));
     assert.deepEqual(readdirSync(dir).filter((f) => !f.startsWith('.')), [path.basename(done.file ?? '')]);
     await second.dispose();
+  });
+
+  describe('a restored download in several windows', () => {
+    let guardDir: string;
+    beforeEach(() => (guardDir = mkdtempSync(path.join(os.tmpdir(), 'video-guard-'))));
+    afterEach(() => rmSync(guardDir, { recursive: true, force: true }));
+
+    /** A window: its own copy of the stored tasks (VS Code caches the workspace state per window), one guard folder for all. */
+    const windowOn = (stored: unknown, lines: string[] = []) => {
+      const store = new MemoryStore();
+      store.value = JSON.parse(JSON.stringify(stored));
+      return new VideoTaskManager({ http: () => clientFor(gw.url, DEMO_KEY).http, store, policy: () => fast, downloads: new VideoDownloadGuard(guardDir), log: (line) => lines.push(line) });
+    };
+
+    const videoGets = () => gw.cdnLog.filter((e) => e.method === 'GET').length;
+
+    it('two windows restoring it download the video once, and both show the one file', async () => {
+      const { stored, task } = await interruptedDownload();
+      const before = videoGets();
+      const a = windowOn(stored);
+      const b = windowOn(stored);
+      await Promise.all([a.start(), b.start()]);
+      const [doneA, doneB] = await Promise.all([a.wait(task.localId), b.wait(task.localId)]);
+      assert.equal(doneA.phase, 'succeeded', JSON.stringify(doneA.error));
+      assert.equal(doneB.phase, 'succeeded', JSON.stringify(doneB.error));
+      assert.equal(doneA.file, doneB.file);
+      assert.equal(videoGets() - before, 1, 'one download');
+      assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.mp4')), [path.basename(doneA.file ?? '')]);
+      // A third window restoring it later (its copy still says "downloading") does not fetch it again.
+      const c = windowOn(stored);
+      await c.start();
+      assert.equal((await c.wait(task.localId)).file, doneA.file);
+      assert.equal(videoGets() - before, 1, 'still one download');
+      await Promise.all([a.dispose(), b.dispose(), c.dispose()]);
+    });
+
+    it("removes the task's own partial file a crash left, never a live download's or another task's", async () => {
+      const { stored, task } = await interruptedDownload();
+      const base = mediaBaseName(task.prompt, 1, new Date(task.createdAt), 'video');
+      const leftover = path.join(dir, `.${base}.${task.localId}-0123456789ab.part`);
+      const othersTask = path.join(dir, `.${base}.another-task-0123456789ab.part`);
+      const unrelated = path.join(dir, '.notes.0123456789ab.part');
+      for (const f of [leftover, othersTask, unrelated]) writeFileSync(f, 'half a video');
+      // While another window holds the task's download (its lock), its partial file is its own.
+      const lines: string[] = [];
+      const w = windowOn(stored, lines);
+      await new FileLock(path.join(guardDir, `${task.localId}.lock`)).run(async () => {
+        await w.start();
+        await until(() => lines.some((l) => l.includes('downloading in another window')), 'the window to see the other download');
+        assert.ok(existsSync(leftover), 'a live download keeps its partial file');
+      });
+      const done = await w.wait(task.localId);
+      assert.equal(done.phase, 'succeeded', JSON.stringify(done.error));
+      assert.equal(existsSync(leftover), false, "the crash's leftover is gone once nothing downloads the task");
+      assert.ok(existsSync(othersTask) && existsSync(unrelated), 'other files are left alone');
+      await w.dispose();
+    });
   });
 
   it('stops polling when asked and resumes on request', async () => {

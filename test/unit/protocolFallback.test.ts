@@ -1,4 +1,8 @@
 import * as assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { effectiveProtocol, offeredProtocols } from '../../src/core/chat/capabilities';
 import { collectChat, streamChat } from '../../src/core/chat/chat';
 import type { ChatEvent } from '../../src/core/chat/events';
 import { eachEvent } from '../../src/core/chat/transport';
@@ -8,7 +12,8 @@ import type { HttpClient } from '../../src/core/http';
 import { mergeModels } from '../../src/core/models/classify';
 import { fetchKeyModels } from '../../src/core/models/keyModels';
 import { ModelRegistry } from '../../src/core/models/modelRegistry';
-import { isProtocolRejection, withoutRefused, withProtocolFallback, type ProtocolSwitch, type RefusedProtocols } from '../../src/core/models/protocolFallback';
+import { isProtocolRejection, withoutRefused, withProtocolFallback, type ProtocolSwitch } from '../../src/core/models/protocolFallback';
+import { REFUSAL_TTL_MS, RefusalMemory } from '../../src/core/models/refusalMemory';
 import type { ChatProtocol, ModelInfo } from '../../src/core/models/types';
 import { DEFAULT_MODELS, DEMO_KEY, GatewayDouble } from '../gateway';
 import { clientFor } from '../support/client';
@@ -30,6 +35,17 @@ describe('a protocol the relay refuses although the gateway lists it', function 
       { status: 500, body: '{"error":{"message":"upstream error","type":"upstream_error","code":"server_error"}}' },
     ];
     for (const r of others) assert.equal(isProtocolRejection(errorFromResponse(r)), false, r.body);
+    // What a proxy or web server in front of the gateway answers says nothing about the relay.
+    const proxies = [
+      { status: 501, body: '' },
+      { status: 501, body: 'Not Implemented' },
+      { status: 501, body: '<html><head><title>501 Not Implemented</title></head><body>nginx</body></html>' },
+      { status: 404, body: '<html><head><title>Invalid URL (POST /v1/responses)</title></head></html>' },
+      { status: 404, body: '<!DOCTYPE html><html><body>404 Not Found</body></html>' },
+      { status: 400, body: 'Model gpt-5 does not support apiType:openai.responses parameter' },
+    ];
+    for (const r of proxies) assert.equal(isProtocolRejection(errorFromResponse(r)), false, `${r.status} ${r.body}`);
+    assert.equal(isProtocolRejection(errorFromResponse({ status: 501, body: '{"error":{"message":"not implemented","type":"new_api_error","code":"api_not_implemented"}}' })), true, "new-api's own 501");
     const refused = errorFromResponse(refusals[0] ?? { status: 0, body: '' });
     assert.equal(refused.kind, 'notImplemented');
     assert.match(refused.message, /does not support the requested protocol/);
@@ -143,23 +159,83 @@ describe('a protocol the relay refuses although the gateway lists it', function 
       assert.deepEqual(posts(), ['/v1/chat/completions 400']);
     });
 
-    it('the registry remembers the refusal for that model, across a restart of the registry', async () => {
-      let saved: RefusedProtocols = {};
-      const store = { load: () => saved, save: async (v: RefusedProtocols) => void (saved = JSON.parse(JSON.stringify(v)) as RefusedProtocols) };
-      const deps = { http: () => http, catalogUrl: () => '', store: { load: async () => undefined, save: async () => undefined }, hasKey: async () => true, refused: store };
-      const registry = new ModelRegistry(deps);
-      await registry.refresh();
-      assert.deepEqual(registry.find('gpt-5')?.protocols, ['chatCompletions', 'responses']);
-      let notified = 0;
-      registry.onDidChange(() => notified++);
-      await registry.refuseProtocol('gpt-5', 'chatCompletions');
-      assert.deepEqual(registry.find('gpt-5')?.protocols, ['responses']);
-      assert.equal(notified, 1, 'views and VS Code learn of the change');
-      assert.deepEqual(saved, { 'gpt-5': ['chatCompletions'] });
-      const next = new ModelRegistry(deps);
-      await next.refresh();
-      assert.deepEqual(next.find('gpt-5')?.protocols, ['responses'], 'remembered in the next session');
-      assert.deepEqual(next.find('gpt-5')?.protocolSource, 'gateway');
+    describe('the registry remembers a refusal', () => {
+      let dir: string;
+      let now: number;
+      beforeEach(() => {
+        dir = mkdtempSync(path.join(os.tmpdir(), 'refusals-'));
+        now = Date.UTC(2026, 0, 1);
+      });
+      afterEach(() => rmSync(dir, { recursive: true, force: true }));
+      const registryAt = (client: HttpClient) =>
+        new ModelRegistry({
+          http: () => client,
+          catalogUrl: () => '',
+          store: { load: async () => undefined, save: async () => undefined },
+          hasKey: async () => true,
+          refused: new RefusalMemory(path.join(dir, 'refused-protocols.json'), { now: () => now }),
+        });
+
+      it('for that model at that gateway, across a restart of the registry, and in other windows', async () => {
+        const registry = registryAt(http);
+        await registry.refresh();
+        assert.deepEqual(registry.find('gpt-5')?.protocols, ['chatCompletions', 'responses']);
+        let notified = 0;
+        registry.onDidChange(() => notified++);
+        await registry.refuseProtocol('gpt-5', 'chatCompletions');
+        assert.deepEqual(registry.find('gpt-5')?.protocols, ['responses']);
+        assert.equal(notified, 1, 'views and VS Code learn of the change');
+        const next = registryAt(http);
+        await next.refresh();
+        assert.deepEqual(next.find('gpt-5')?.protocols, ['responses'], 'remembered in the next session (or another window)');
+        assert.deepEqual(next.find('gpt-5')?.protocolSource, 'gateway');
+        assert.deepEqual(next.find('gpt-4o-mini')?.protocols, model('gpt-4o-mini').protocols, 'other models keep theirs');
+      });
+
+      it('not for another gateway', async () => {
+        await registryAt(http).refuseProtocol('gpt-5', 'chatCompletions');
+        const other = new GatewayDouble({ refusedEndpoints: {} });
+        await other.start();
+        const otherHttp = clientFor(other.url.replace('127.0.0.1', 'localhost'), DEMO_KEY).http;
+        try {
+          const elsewhere = registryAt(otherHttp);
+          await elsewhere.refresh();
+          assert.deepEqual(elsewhere.find('gpt-5')?.protocols, ['chatCompletions', 'responses']);
+        } finally {
+          await otherHttp.close();
+          await other.stop();
+        }
+      });
+
+      it('until it expires after 7 days, or the reset command forgets it', async () => {
+        const registry = registryAt(http);
+        await registry.refresh();
+        await registry.refuseProtocol('gpt-5', 'chatCompletions');
+        now += REFUSAL_TTL_MS - 1000;
+        await registry.refresh();
+        assert.deepEqual(registry.find('gpt-5')?.protocols, ['responses']);
+        now += 2000;
+        await registry.refresh();
+        assert.deepEqual(registry.find('gpt-5')?.protocols, ['chatCompletions', 'responses'], 'expired');
+        await registry.refuseProtocol('gpt-5', 'chatCompletions');
+        assert.deepEqual(registry.find('gpt-5')?.protocols, ['responses']);
+        await registry.resetRefusals();
+        assert.deepEqual(registry.find('gpt-5')?.protocols, ['chatCompletions', 'responses'], 'reset at once');
+        const next = registryAt(http);
+        await next.refresh();
+        assert.deepEqual(next.find('gpt-5')?.protocols, ['chatCompletions', 'responses'], 'and for good');
+      });
+
+      it("a user's explicit choice of a refused protocol wins; without one the working protocol is used", async () => {
+        const registry = registryAt(http);
+        await registry.refresh();
+        await registry.refuseProtocol('gpt-5', 'chatCompletions');
+        const gpt5 = registry.find('gpt-5') as ModelInfo;
+        assert.equal(effectiveProtocol(gpt5, undefined), 'responses');
+        assert.equal(effectiveProtocol(gpt5, 'chatCompletions'), 'chatCompletions');
+        assert.deepEqual(offeredProtocols(gpt5), ['responses', 'chatCompletions'], 'still offered, after the working one');
+        assert.equal(effectiveProtocol(gpt5, 'messages'), 'responses', 'a protocol the gateway never listed is not');
+      });
     });
   });
 

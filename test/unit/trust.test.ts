@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { isInside, resolveOutputFolder } from '../../src/core/outputFolder';
+import { resolveOutputFolder } from '../../src/core/outputFolder';
+import { isInside } from '../../src/core/workspacePaths';
 import { OverrideAnnouncer, overrideNotice, parseJsonc, USER_ONLY_KEYS, userOnlyValues } from '../../src/core/userOnlySettings';
 
 describe('output folder rules', () => {

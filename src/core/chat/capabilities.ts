@@ -68,7 +68,15 @@ export function isSearchable(model: ModelInfo, protocol: ChatProtocol): boolean 
   return searchProtocols(model).includes(protocol);
 }
 
-/** The protocol a conversation uses with a model: the override when the model speaks it, else its first. */
+/** The protocols a user may pick for a model: those that work first, then those refused lately (remembered). */
+export function offeredProtocols(model: ModelInfo): ChatProtocol[] {
+  return [...model.protocols, ...(model.refused ?? [])];
+}
+
+/**
+ * The protocol a conversation uses with a model: the user's override when the model offers it (a
+ * remembered refusal does not overrule an explicit choice), else its first working one.
+ */
 export function effectiveProtocol(model: ModelInfo, override: ChatProtocol | undefined): ChatProtocol {
-  return override && model.protocols.includes(override) ? override : (model.protocols[0] ?? 'chatCompletions');
+  return override && offeredProtocols(model).includes(override) ? override : (model.protocols[0] ?? 'chatCompletions');
 }

@@ -369,6 +369,8 @@ export interface DownloadOptions {
   baseName: string;
   signal?: AbortSignal;
   onBytes?: (received: number, total?: number) => void;
+  /** What the download belongs to (the task's local id): names its temporary file, so leftovers can be found. */
+  owner?: string;
 }
 
 /**
@@ -419,6 +421,7 @@ export async function downloadVideo(http: HttpClient, url: string, opts: Downloa
         }
       },
       (received) => opts.onBytes?.(received, total),
+      opts.owner,
     );
   } finally {
     response.abort();

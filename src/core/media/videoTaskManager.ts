@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { promises as fs } from 'node:fs';
 import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
+import { partFilesOf } from '../atomicFile';
 import { GatewayError, isGatewayError } from '../errors';
 import type { HttpClient } from '../http';
+import type { DownloadGuard } from './downloadGuard';
 import { mediaBaseName } from './mediaFiles';
 import { downloadVideo, queryVideo, submitVideo, validateVideoParams, videoDownloadUrl, type VideoParams } from './video';
 import * as T from './videoTaskStates';
@@ -21,6 +24,8 @@ export interface VideoTaskManagerDeps {
   now?: () => number;
   newId?: () => string;
   log?: (line: string) => void;
+  /** Downloads each task's result once across windows (downloadGuard.ts); without it, this manager alone decides. */
+  downloads?: DownloadGuard;
 }
 
 export interface DownloadProgress {
@@ -233,23 +238,40 @@ export class VideoTaskManager {
     this.timers.delete(localId);
     const task = this.tasks.get(localId);
     if (!task || task.phase !== 'downloading' || !task.videoUrl || this.disposed) return;
+    const videoUrl = task.videoUrl;
     const ctl = new AbortController();
     this.work.set(localId, ctl);
     this.downloads.set(localId, { received: 0, emittedAt: 0 });
-    let next: VideoTask;
-    try {
+    const baseName = mediaBaseName(task.prompt, 1, new Date(task.createdAt), 'video');
+    const owner = /^[A-Za-z0-9_-]{1,80}$/.test(localId) ? localId : undefined;
+    const fetch = async (): Promise<string> => {
+      // Run only while no other download of this task can be running (the guard's lock): any
+      // temporary file of the task is a crashed download's leftover.
+      if (owner) for (const part of await partFilesOf(task.outputDir, baseName, owner)) await fs.rm(part, { force: true });
       const http = this.deps.http();
-      const file = await downloadVideo(http, videoDownloadUrl(http, task.taskId, task.videoUrl), {
+      return downloadVideo(http, videoDownloadUrl(http, task.taskId, videoUrl), {
         dir: task.outputDir,
-        baseName: mediaBaseName(task.prompt, 1, new Date(task.createdAt), 'video'),
+        baseName,
         signal: ctl.signal,
         onBytes: (received, total) => this.downloadTick(localId, received, total),
+        ...(owner ? { owner } : {}),
       });
-      this.log(`Video task ${task.taskId ?? localId}: saved ${file}`);
+    };
+    let next: VideoTask;
+    try {
+      const outcome = this.deps.downloads ? await this.deps.downloads.run(localId, fetch) : { kind: 'downloaded' as const, file: await fetch() };
+      if (outcome.kind === 'elsewhere') {
+        // Another window is downloading it: look again later (it finishes, or its lock goes stale).
+        if (this.stale(localId, ctl)) return;
+        this.log(`Video task ${task.taskId ?? localId}: downloading in another window; checking again later.`);
+        this.timers.set(localId, setTimeout(() => void this.download(localId), this.deps.policy().baseMs));
+        return;
+      }
+      this.log(outcome.kind === 'done' ? `Video task ${task.taskId ?? localId}: already saved as ${outcome.file}` : `Video task ${task.taskId ?? localId}: saved ${outcome.file}`);
       // The file exists now: record it even if the manager is closing, so it is not fetched twice.
       const current = this.tasks.get(localId);
       if (!current) return;
-      next = T.downloaded(current, file, this.now());
+      next = T.downloaded(current, outcome.file, this.now());
     } catch (err) {
       if (this.stale(localId, ctl)) return;
       const error = asGatewayError(err);

@@ -31,6 +31,8 @@ export interface RegistryDeps {
 /** The merged model list, refreshed from the key's `/v1/models` and the catalog file together. */
 export class ModelRegistry {
   private current: RegistrySnapshot = { models: [], updatedAt: 0 };
+  /** The last list as the gateway and catalog gave it, before remembered refusals were applied. */
+  private merged: ModelInfo[] = [];
   /** Invalidated when the key or the settings change: older refreshes are then stale. */
   private readonly loads = new GenerationalLoad<RegistrySnapshot>();
   private readonly listeners = new Set<(s: RegistrySnapshot) => void>();
@@ -65,18 +67,29 @@ export class ModelRegistry {
 
   /**
    * The relay refused `protocol` for the model although the gateway lists it: it is left out of the
-   * model's protocols from now on, in this session and the next ones.
+   * model's protocols from now on (at this gateway, until the refusal expires), in this window, the
+   * others and the next sessions.
    */
   async refuseProtocol(modelId: string, protocol: ChatProtocol): Promise<void> {
-    const store = this.deps.refused;
-    const refused = store?.load() ?? {};
-    const before = refused[modelId] ?? [];
-    if (!before.includes(protocol)) {
-      const next = { ...refused, [modelId]: [...before, protocol] };
-      await store?.save(next);
-      this.current = { ...this.current, models: withoutRefused(this.current.models, next) };
-    }
+    const refused = (await this.deps.refused?.add(this.origin(), modelId, protocol)) ?? { [modelId]: [protocol] };
+    this.current = { ...this.current, models: withoutRefused(this.merged, refused) };
     for (const listener of this.listeners) listener(this.current);
+  }
+
+  /** Forgets every remembered refusal: each model offers every protocol its gateway lists again. */
+  async resetRefusals(): Promise<void> {
+    await this.deps.refused?.clear();
+    this.current = { ...this.current, models: this.merged };
+    for (const listener of this.listeners) listener(this.current);
+  }
+
+  /** The gateway the refusals are remembered for; none while no valid base address is set. */
+  private origin(): string {
+    try {
+      return this.deps.http().endpoints.origin;
+    } catch {
+      return '';
+    }
   }
 
   private async load(generation: number, signal?: AbortSignal): Promise<RegistrySnapshot> {
@@ -94,8 +107,11 @@ export class ModelRegistry {
     for (const r of [keyResult, catalogResult]) {
       if (r.status === 'rejected' && isGatewayError(r.reason, 'cancelled')) throw r.reason;
     }
+    const merged = mergeModels(keyModels, catalog?.entries);
+    // Remembered refusals are hints: a store that cannot be read leaves every listed protocol in.
+    const refused = (await this.deps.refused?.load(this.origin()).catch(() => undefined)) ?? {};
     const snapshot: RegistrySnapshot = {
-      models: withoutRefused(mergeModels(keyModels, catalog?.entries), this.deps.refused?.load() ?? {}),
+      models: withoutRefused(merged, refused),
       keyModels,
       keyError: keyResult.status === 'rejected' ? asGatewayError(keyResult.reason) : undefined,
       catalog,
@@ -104,6 +120,7 @@ export class ModelRegistry {
     };
     // A refresh that was overtaken by a key or settings change must not overwrite newer results.
     if (!this.loads.isCurrent(generation)) return this.refresh(signal);
+    this.merged = merged;
     this.current = snapshot;
     for (const listener of this.listeners) listener(this.current);
     return this.current;

@@ -11,12 +11,16 @@ import type { ChatProtocol, ModelInfo } from './types';
  * - the upstream refuses it and new-api relays its words, e.g. HTTP 400 `bad_response_status_code`
  *   "Model … does not support apiType:openai.responses parameter";
  * - the gateway has no route for the protocol at all: HTTP 404 "Invalid URL (POST /v1/responses)".
+ * Each comes as the gateway's JSON error body.
  */
 export function isProtocolRejection(error: GatewayError): boolean {
-  if (error.kind === 'notImplemented') return true;
-  const said = `${error.detail ?? ''} ${error.message}`;
+  // Only the gateway's own JSON error counts: a bare 501 or an HTML 404 comes from a proxy or web
+  // server in front of it, which says nothing about what the relay does with this model.
+  if (!error.jsonBody) return false;
+  if (error.code === 'convert_request_failed' || error.code === 'api_not_implemented') return true;
+  const said = error.detail ?? '';
   if (/does not support api ?type/i.test(said)) return true;
-  return error.status === 404 && /Invalid URL \(POST [^)]*\/v1\/(responses|messages|chat\/completions)\)/i.test(said);
+  return error.status === 404 && /^Invalid URL \(POST [^)]*\/v1\/(responses|messages|chat\/completions)\)/i.test(said);
 }
 
 /** The protocol to try instead: the next one the model lists, never the refused one. */
@@ -61,17 +65,23 @@ export async function* withProtocolFallback(
   }
 }
 
-/** Protocols refused per model id, as kept between sessions (the host keeps them in its global state). */
+/** Protocols refused per model id at one gateway. */
 export type RefusedProtocols = Record<string, ChatProtocol[]>;
 
+/** Where refusals are remembered between sessions and windows (models/refusalMemory.ts). */
 export interface RefusedProtocolStore {
-  load(): RefusedProtocols;
-  save(value: RefusedProtocols): Promise<void>;
+  /** The refusals at this gateway origin that have not expired. */
+  load(origin: string): Promise<RefusedProtocols>;
+  /** Records a refusal; returns the origin's refusals with it. */
+  add(origin: string, model: string, protocol: ChatProtocol): Promise<RefusedProtocols>;
+  /** Forgets every refusal (the "Reset Remembered Protocol Refusals" command). */
+  clear(): Promise<void>;
 }
 
 /**
  * The models with the protocols their relay refused taken out of their list, so the next request,
- * the protocol picker and VS Code's chat all use what works. A model never ends up with no
+ * the protocol picker's default and VS Code's chat all use what works. The refused ones stay
+ * reachable as `refused`: a user who picks one explicitly gets it. A model never ends up with no
  * protocol: if every listed one was refused, the list stays as the gateway gave it.
  */
 export function withoutRefused(models: ModelInfo[], refused: RefusedProtocols): ModelInfo[] {
@@ -79,6 +89,6 @@ export function withoutRefused(models: ModelInfo[], refused: RefusedProtocols): 
     const out = refused[m.id];
     if (!out?.length || m.kind !== 'chat') return m;
     const left = m.protocols.filter((p) => !out.includes(p));
-    return left.length && left.length !== m.protocols.length ? { ...m, protocols: left } : m;
+    return left.length && left.length !== m.protocols.length ? { ...m, protocols: left, refused: m.protocols.filter((p) => out.includes(p)) } : m;
   });
 }

@@ -60,6 +60,11 @@ export interface ModelInfo {
   kind: ModelKind;
   /** Chat protocols in order of preference; empty for non-chat kinds. */
   protocols: ChatProtocol[];
+  /**
+   * Protocols the gateway lists but its relay refused for this model lately (remembered, see
+   * models/refusalMemory.ts): left out of `protocols`, still offered to a user who picks one.
+   */
+  refused?: ChatProtocol[];
   /** How the protocols were decided, for the tooltip and for debugging a wrong choice. */
   protocolSource: 'gateway' | 'catalog' | 'fallback' | 'none';
   available: boolean;

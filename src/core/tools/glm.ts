@@ -5,6 +5,7 @@ import * as z from 'zod/mini';
 import { GatewayError } from '../errors';
 import type { HttpClient } from '../http';
 import { formatBytes, formatNumber } from '../../shared/format';
+import { requireFormat, type UploadFormat } from './fileFormat';
 import { multipartFromFile, type MultipartBody } from './multipart';
 import type { SearchResult } from './searchResult';
 
@@ -30,6 +31,7 @@ export interface ParseResult {
 export async function pdfParseForm(file: string): Promise<MultipartBody> {
   const form = await multipartFromFile({ tool_type: 'prime-sync', file_type: 'PDF' }, { name: 'file', path: file, contentType: 'application/pdf' });
   refuseOverLimit(form.length, form.fileBytes, path.basename(file));
+  await requireFormat(file, ['application/pdf'], l10n.t('the PDF parser'));
   return form;
 }
 
@@ -84,11 +86,12 @@ export interface OcrResult {
   pages?: number;
 }
 
-const OCR_TYPES: Record<string, string> = { '.pdf': 'application/pdf', '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg' };
+const OCR_TYPES: Record<string, UploadFormat> = { '.pdf': 'application/pdf', '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg' };
+const OCR_FORMATS: readonly UploadFormat[] = ['application/pdf', 'image/png', 'image/jpeg'];
 
 /** First provider's layout parsing (OCR) for images and scanned PDFs. */
 /** Checks a file for OCR without sending it; returns its MIME type. */
-export async function checkOcrFile(file: string): Promise<string> {
+export async function checkOcrFile(file: string): Promise<UploadFormat> {
   const ext = path.extname(file).toLowerCase();
   const type = OCR_TYPES[ext];
   if (!type) throw new GatewayError('badRequest', ext ? l10n.t('OCR takes PDF, PNG or JPEG files, not "{0}".', ext) : l10n.t('OCR takes PDF, PNG or JPEG files, not a file without an extension.'));
@@ -102,7 +105,8 @@ export async function checkOcrFile(file: string): Promise<string> {
         : l10n.t('{0} is {1}; OCR takes images up to 10 MB. Nothing was sent.', path.basename(file), formatBytes(size)),
     );
   }
-  return type;
+  // The bytes decide what is sent (and its type in the data URL), not the name.
+  return requireFormat(file, OCR_FORMATS, 'OCR');
 }
 
 export async function ocrFile(http: HttpClient, file: string, signal?: AbortSignal): Promise<OcrResult> {

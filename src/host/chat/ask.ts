@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { StoredMessage } from '../../core/chat/conversationStore';
+import { offeredProtocols } from '../../core/chat/capabilities';
 import type { ThinkingChoice } from '../../core/chat/thinking';
 import { GatewayError } from '../../core/errors';
 import type { ChatProtocol } from '../../core/models/types';
@@ -71,8 +72,8 @@ export async function runAsk(host: AskHost, answers: AnswerRunner, args: AskArgs
   if (args.protocol) {
     const protocol = args.protocol;
     const model = host.models.modelFor(target.meta);
-    if (model && !model.protocols.includes(protocol)) {
-      throw new GatewayError('badRequest', vscode.l10n.t('{0} does not speak the {1} protocol; it speaks {2}.', model.id, protocol, model.protocols.join(', ')));
+    if (model && !offeredProtocols(model).includes(protocol)) {
+      throw new GatewayError('badRequest', vscode.l10n.t('{0} does not speak the {1} protocol; it speaks {2}.', model.id, protocol, offeredProtocols(model).join(', ')));
     }
     await host.updateConversation({ protocolOverride: protocol }, true, target);
   }

@@ -5,6 +5,7 @@ import { checkImage, describeImage, type ImageStore } from '../../core/chat/imag
 import { formatBytes, formatNumber } from '../../shared/format';
 import { GatewayError } from '../../core/errors';
 import type { ImageRef } from '../../shared/protocol';
+import { workspaceFile } from '../trust/workspaceFiles';
 
 export interface PendingAttachment {
   id: string;
@@ -51,9 +52,15 @@ export async function imageAttachment(store: ImageStore, bytes: Uint8Array, name
   return { id: randomUUID(), label: name, text: '', chars: 0, truncated: false, image };
 }
 
-/** Reads an image file, refusing one over the limit by its size before reading it. */
-export async function readImageFile(uri: vscode.Uri, maxBytes: number): Promise<{ bytes: Uint8Array; name: string }> {
-  const name = path.basename(uri.path) || uri.toString();
+/**
+ * Reads an image file, refusing one over the limit by its size before reading it. A file on disk
+ * goes through the workspace-file policy (trust/workspaceFiles.ts): the caller named it (a dialog,
+ * a script, a drop the chat view's own policy let through), so it may lie outside the workspace,
+ * but a link in a workspace folder that leads out is refused, and the real path is what is read.
+ */
+export async function readImageFile(given: vscode.Uri, maxBytes: number): Promise<{ bytes: Uint8Array; name: string }> {
+  const name = path.basename(given.path) || given.toString();
+  const uri = given.scheme === 'file' ? vscode.Uri.file(await workspaceFile(given.fsPath, { outsideAllowed: true })) : given;
   let size: number;
   try {
     const stat = await vscode.workspace.fs.stat(uri);

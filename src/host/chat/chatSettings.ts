@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import { DEFAULT_IMAGE_MAX_BYTES } from '../../core/chat/images';
 import { isThinkingChoice, type ThinkingChoice } from '../../core/chat/thinking';
+import { boundedCost } from '../../core/settings';
+import { announceOnce } from '../trust/workspaceOverrides';
 
 export interface ChatSettings {
   maxTokens: number;
@@ -15,12 +17,17 @@ export interface ChatSettings {
   thinking: ThinkingChoice;
 }
 
-/** Chat settings are read when a message is sent, so a change applies to the next message. */
+/**
+ * Chat settings are read when a message is sent, so a change applies to the next message. The
+ * settings that raise a request's cost are clamped to their bounds (core/settings.ts), and a
+ * clamped value is announced once per session.
+ */
 export function chatSettings(): ChatSettings {
   const c = vscode.workspace.getConfiguration('modelGateway.chat');
-  const positive = (key: string, fallback: number) => {
-    const v = c.get<number>(key);
-    return typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : fallback;
+  const positive = (key: 'maxTokens' | 'contextMaxChars' | 'historyMessages' | 'imageMaxBytes', fallback: number) => {
+    const bounded = boundedCost(`chat.${key}`, c.get<unknown>(key), fallback);
+    if (bounded.clamped) announceOnce(bounded.clamped);
+    return bounded.value;
   };
   const models = c.get<unknown>('imageInputModels');
   const thinking = c.get<unknown>('thinking');

@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { locateFile } from '../trust/workspaceFiles';
 
 /**
  * Which files the chat view may have the host read as images (`attachImageUris`): files inside a
@@ -26,11 +27,13 @@ export class ImageReadPolicy {
       // Files of a remote workspace (vscode-remote and the like) are allowed when inside a workspace folder.
       return vscode.workspace.getWorkspaceFolder(uri) && !uri.path.split('/').includes('..') ? undefined : refused;
     }
-    const file = await real(uri.fsPath);
-    if (this.picked.has(file)) return undefined;
-    const roots = [...(vscode.workspace.workspaceFolders ?? []).map((f) => f.uri), ...this.storageRoots()].filter((r) => r.scheme === 'file');
-    for (const root of roots) if (isInside(file, await real(root.fsPath))) return undefined;
-    return refused;
+    if (this.picked.has(await real(uri.fsPath))) return undefined;
+    const storage = this.storageRoots()
+      .filter((r) => r.scheme === 'file')
+      .map((r) => r.fsPath);
+    const located = await locateFile(uri.fsPath, { outsideAllowed: false, extraFolders: storage });
+    if (located.ok) return undefined;
+    return located.why === 'outside' || located.why === 'linkOut' || located.why === 'noWorkspace' ? refused : located.message;
   }
 }
 
@@ -38,9 +41,4 @@ export class ImageReadPolicy {
 async function real(p: string): Promise<string> {
   const resolved = path.resolve(p);
   return fs.realpath(resolved).catch(() => resolved);
-}
-
-function isInside(file: string, folder: string): boolean {
-  const rel = path.relative(folder, file);
-  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
 }

@@ -8,6 +8,7 @@
  * picks one, and the pick is recorded in the conversation as a notice, as is a switch the chat
  * makes itself (Ask About This Image moving to a model that takes images).
  */
+import { offeredProtocols } from '../../core/chat/capabilities';
 import { randomUUID } from 'node:crypto';
 import * as l10n from '@vscode/l10n';
 import type { ConversationMeta, StoredMessage } from '../../core/chat/conversationStore';
@@ -98,7 +99,7 @@ export class ModelChoice {
     this.last = id;
     await this.host.services.context.globalState.update(LAST_MODEL_KEY, id);
     const override = target.meta.protocolOverride;
-    await this.update({ model: id, ...(override && !model.protocols.includes(override) ? { protocolOverride: undefined } : {}) }, true, target);
+    await this.update({ model: id, ...(override && !offeredProtocols(model).includes(override) ? { protocolOverride: undefined } : {}) }, true, target);
     if (switched) await this.recordNotice(target, { kind: 'modelChange', from: switched.from, to: id, reason: switched.reason });
     else if (gone) await this.recordNotice(target, { kind: 'modelChange', from: gone, to: id, reason: this.keyChanged ? 'keyChanged' : 'modelGone' });
     await this.host.sendSnapshot();

@@ -4,7 +4,7 @@
  * its text only up to the last checkpoint).
  */
 import * as vscode from 'vscode';
-import { effectiveProtocol, imageSupport, isSearchable as searchableOver, isThirdProvider, searchProtocols } from '../../core/chat/capabilities';
+import { effectiveProtocol, imageSupport, offeredProtocols, isSearchable as searchableOver, isThirdProvider, searchProtocols } from '../../core/chat/capabilities';
 import type { ConversationStore, StoredMessage } from '../../core/chat/conversationStore';
 import { thinkingChoices, thinkingControl } from '../../core/chat/thinking';
 import type { ChatProtocol, ModelInfo } from '../../core/models/types';
@@ -52,7 +52,8 @@ export function toModelView(m: ModelInfo, override: ChatProtocol | undefined, im
   return {
     id: m.id,
     provider: m.provider,
-    protocols: m.protocols,
+    // The default (first) is one that works; protocols refused lately follow, for an explicit choice.
+    protocols: offeredProtocols(m),
     searchable: searchableOver(m, protocol),
     searchProtocols: searchProtocols(m),
     ...(thinking ? { thinking: thinking.kind === 'always' ? { always: true, choices: [] } : { choices: thinkingChoices(thinking) } } : {}),

@@ -80,6 +80,20 @@ export const refreshModels: CommandDef = {
   },
 };
 
+/** Forgets the protocols the relay refused (per gateway and model): each model offers every protocol its gateway lists again. */
+export const resetProtocolRefusals: CommandDef = {
+  id: 'modelGateway.resetProtocolRefusals',
+  async run(ctx: CommandContext) {
+    try {
+      await ctx.services.registry.resetRefusals();
+      void vscode.window.showInformationMessage(vscode.l10n.t('Remembered protocol refusals were reset: every model offers each protocol its gateway lists again.'));
+      return { reset: true };
+    } catch (err) {
+      return { reset: false, error: showError(err, ctx.services.log) };
+    }
+  },
+};
+
 export const refreshCatalog: CommandDef = {
   id: 'modelGateway.refreshCatalog',
   async run(ctx: CommandContext) {

@@ -1,7 +1,7 @@
 import { clearApiKey, setApiKey } from './apiKey';
 import { chatCommands } from './chat';
 import { conversationCommands } from './conversations';
-import { checkConnection, openSettings, refreshCatalog, refreshModels, showLog } from './connection';
+import { checkConnection, openSettings, refreshCatalog, refreshModels, resetProtocolRefusals, showLog } from './connection';
 import { mediaCommands } from './media';
 import { setChatUtilityModel } from './nativeChat';
 import { chatWithModel, generateWithModel } from './modelActions';
@@ -21,6 +21,7 @@ export const COMMANDS: readonly CommandDef[] = [
   checkConnection,
   refreshModels,
   refreshCatalog,
+  resetProtocolRefusals,
   refreshQuota,
   chatWithModel,
   generateWithModel,

@@ -14,7 +14,7 @@ import type { Services } from '../services';
 import { confirmBilled, withToolProgress } from '../tools/billedCalls';
 import { KimiFileList } from '../tools/kimiFiles';
 import { saveResult, showResult, shownResult, type ResultSource } from '../tools/results';
-import { localPath, resolveTarget } from '../tools/targets';
+import { resolveTarget, targetFile } from '../tools/targets';
 import type { CommandContext, CommandDef } from './types';
 
 const PDF = { PDF: ['pdf'] };
@@ -60,8 +60,9 @@ export const toolCommands: CommandDef[] = [
       const name = path.basename(uri.fsPath);
       try {
         // Local checks (size with the form) come first: a refused file never asks to be billed.
-        const form = await pdfParseForm(localPath(uri));
-        const result = await billedCall(ctx.services, 'parse', vscode.l10n.t('Parsing {0}…', name), (signal) => parsePdf(ctx.services.http(), localPath(uri), signal, form));
+        const file = await targetFile(uri);
+        const form = await pdfParseForm(file);
+        const result = await billedCall(ctx.services, 'parse', vscode.l10n.t('Parsing {0}…', name), (signal) => parsePdf(ctx.services.http(), file, signal, form));
         if (!result) return undefined;
         if (result.empty) {
           void vscode.window.showWarningMessage(vscode.l10n.t('No text was found in {0}. The upload worked, but scanned documents need OCR to get their text.', name), vscode.l10n.t('Run OCR')).then((choice) => {
@@ -85,8 +86,9 @@ export const toolCommands: CommandDef[] = [
       if (!uri) return undefined;
       const name = path.basename(uri.fsPath);
       try {
-        await checkOcrFile(localPath(uri));
-        const result = await billedCall(ctx.services, 'ocr', vscode.l10n.t('Reading the text of {0} (OCR)…', name), (signal) => ocrFile(ctx.services.http(), localPath(uri), signal));
+        const file = await targetFile(uri);
+        await checkOcrFile(file);
+        const result = await billedCall(ctx.services, 'ocr', vscode.l10n.t('Reading the text of {0} (OCR)…', name), (signal) => ocrFile(ctx.services.http(), file, signal));
         if (!result) return undefined;
         if (!result.markdown.trim()) {
           void vscode.window.showWarningMessage(vscode.l10n.t('OCR found no text in {0}.', name));
@@ -109,10 +111,12 @@ export const toolCommands: CommandDef[] = [
       const name = path.basename(uri.fsPath);
       try {
         const key = await ctx.services.keys.get();
-        const form = await extractForm(localPath(uri));
-        const file = await billedCall(ctx.services, 'upload', vscode.l10n.t('Uploading {0} for extraction…', name), (signal) => uploadForExtract(ctx.services.http(), localPath(uri), signal, form));
+        const real = await targetFile(uri);
+        const form = await extractForm(real);
+        const file = await billedCall(ctx.services, 'upload', vscode.l10n.t('Uploading {0} for extraction…', name), (signal) => uploadForExtract(ctx.services.http(), real, signal, form));
         if (!file) return undefined;
-        if (key) await new KimiFileList(ctx.services.context.globalState).add(key, file);
+        // The list only saves reading the file again for free: not keeping it does not fail the extract.
+        if (key) await new KimiFileList(ctx.services.context).add(key, file).catch((err: unknown) => ctx.services.log.warn(`Could not keep ${file.id} in the list of extracted files: ${String(err)}`));
         const content = await withToolProgress(vscode.l10n.t('Reading the text of {0}…', name), (signal) => fileContent(ctx.services.http(), file.id, signal));
         const shown: ResultSource = { tool: 'extract', source: uri, label: vscode.l10n.t('Extracted {0}', name) };
         const doc = await showResult(shown, content);
@@ -129,7 +133,7 @@ export const toolCommands: CommandDef[] = [
     async run(ctx: CommandContext) {
       const key = await ctx.services.keys.get();
       if (!key) return failure(new GatewayError('auth', vscode.l10n.t('No API key is set. Run "Model Gateway: Set API Key".')), ctx.services);
-      const files = new KimiFileList(ctx.services.context.globalState).list(key);
+      const files = await new KimiFileList(ctx.services.context).list(key);
       if (!files.length) {
         void vscode.window.showInformationMessage(vscode.l10n.t('This key has not extracted any files yet.'));
         return [];
@@ -143,7 +147,7 @@ export const toolCommands: CommandDef[] = [
         const content = await withToolProgress(vscode.l10n.t('Reading {0}…', pick.file.filename), (signal) => fileContent(ctx.services.http(), pick.file.id, signal));
         await showResult({ tool: 'extract', source: pick.file.id, label: vscode.l10n.t('Extracted {0}', pick.file.filename) }, content);
       } catch (err) {
-        if (isGatewayError(err) && err.status === 404) await new KimiFileList(ctx.services.context.globalState).remove(key, pick.file.id);
+        if (isGatewayError(err) && err.status === 404) await new KimiFileList(ctx.services.context).remove(key, pick.file.id);
         return failure(err, ctx.services);
       }
       return files;

@@ -11,6 +11,7 @@ import { formatAmount } from '../../shared/format';
 import { chatSettings } from '../chat/chatSettings';
 import type { MediaStudio } from '../media/mediaStudio';
 import type { Services } from '../services';
+import { workspaceFile } from '../trust/workspaceFiles';
 
 /**
  * The gateway's tools as agent tools of VS Code's chat (`vscode.lm.registerTool`, stable before
@@ -203,7 +204,7 @@ function parseTool(): ToolDef<z.infer<typeof fileInput>> {
     billed: () => 'parse',
     invocationMessage: (i) => vscode.l10n.t('Parsing {0}', i.path),
     async run(input, signal, services) {
-      const file = workspaceFile(input.path);
+      const file = await modelFile(input.path);
       // Checked before the call (type, size with the form): a refused file is never billed.
       if (path.extname(file).toLowerCase() !== '.pdf') throw new GatewayError('badRequest', vscode.l10n.t('{0} is not a PDF; the parser takes PDF files. Use {1} for PNG or JPEG scans.', input.path, TOOL_NAMES.ocr));
       const form = await pdfParseForm(file);
@@ -221,7 +222,7 @@ function ocrTool(): ToolDef<z.infer<typeof fileInput>> {
     billed: () => 'ocr',
     invocationMessage: (i) => vscode.l10n.t('Reading the text of {0} (OCR)', i.path),
     async run(input, signal, services) {
-      const file = workspaceFile(input.path);
+      const file = await modelFile(input.path);
       await checkOcrFile(file);
       const result = await countBilled(services, 'ocr', () => ocrFile(services.http(), file, signal));
       if (!result.markdown.trim()) return `OCR found no text in ${input.path}.`;
@@ -255,21 +256,12 @@ function imageTool(media: () => MediaStudio): ToolDef<z.infer<typeof imageInput>
 }
 
 /**
- * A file the model names, resolved against the workspace: relative paths from the first folder;
- * anything outside the open folders is refused, so a model cannot upload files the user never opened
- * in this window (keys, home-folder documents).
+ * A file the model names: relative paths from the first folder, and only files of the open folders
+ * with links resolved (trust/workspaceFiles.ts), so a model cannot upload files the user never
+ * opened in this window (keys, home-folder documents), not even through a link in the workspace.
  */
-function workspaceFile(given: string): string {
-  const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file' || f.uri.scheme === 'vscode-remote');
-  const first = folders[0];
-  if (!first) throw new GatewayError('badRequest', vscode.l10n.t('No workspace folder is open; the document tools read files of the open workspace only.'));
-  const resolved = path.resolve(first.uri.fsPath, given);
-  const inside = folders.some((f) => {
-    const rel = path.relative(f.uri.fsPath, resolved);
-    return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
-  });
-  if (!inside) throw new GatewayError('badRequest', vscode.l10n.t('{0} is outside the open workspace folders; the document tools read files of the open workspace only.', given));
-  return resolved;
+function modelFile(given: string): Promise<string> {
+  return workspaceFile(given, { outsideAllowed: false });
 }
 
 /** Text longer than the limit (`maxChars`, else "modelGateway.chat.contextMaxChars") is cut, and says so. */

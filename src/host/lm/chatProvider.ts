@@ -135,7 +135,9 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
     if (token.isCancellationRequested) abort.abort();
     const temperature = options.modelOptions?.temperature;
     const thinkingChoice = lmThinkingChoice(options.modelOptions, settings.thinking);
-    const system = [settings.systemPrompt, request.system].filter((s) => s.trim()).join('\n\n');
+    // "modelGateway.chat.systemPrompt" is the sidebar's: VS Code's chat has its own instructions, and
+    // a cloned repository's settings must not put words into every request made there.
+    const system = request.system.trim() ? request.system : '';
     const tools = toChatTools(options.tools ?? []);
     let usage: Usage | undefined;
     const reasoning: ChatReasoning = { text: '' };

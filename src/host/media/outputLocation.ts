@@ -2,7 +2,8 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { GatewayError, isGatewayError } from '../../core/errors';
-import { isInside, resolveOutputFolder, type OutputFolderRule } from '../../core/outputFolder';
+import { resolveOutputFolder, type OutputFolderRule } from '../../core/outputFolder';
+import { isInside } from '../../core/workspacePaths';
 import { DEFAULT_SETTINGS } from '../../core/settings';
 
 export type MediaKind = 'images' | 'videos';

@@ -1,6 +1,8 @@
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { hasUnfinishedVideoTasks, VIDEO_TASKS_KEY } from './studioStart';
 import { isGatewayError } from '../../core/errors';
+import { VideoDownloadGuard } from '../../core/media/downloadGuard';
 import { VideoTaskManager, type TaskStore } from '../../core/media/videoTaskManager';
 import type { VideoTask } from '../../core/media/videoTaskStates';
 import type { Services } from '../services';
@@ -85,6 +87,8 @@ export class VideoTasks implements vscode.Disposable {
       store: this.store,
       policy: () => mediaSettings((line) => this.services.log.warn(line)).poll,
       log: (line) => this.services.log.info(line),
+      // Every window of the workspace restores the same tasks: each result is downloaded once.
+      downloads: new VideoDownloadGuard(path.join(this.services.context.globalStorageUri.fsPath, 'video-downloads')),
     });
     manager.onDidChange((task) => {
       if (task) {

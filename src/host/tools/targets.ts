@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { workspaceFile } from '../trust/workspaceFiles';
 
 /**
  * The file a document command works on: the explorer item it was run on, else the active tab's
@@ -16,8 +17,13 @@ export async function resolveTarget(arg: unknown, filters: Record<string, string
   return picked?.[0];
 }
 
-/** Files are read from disk by path; remote workspaces are not supported by the upload code. */
-export function localPath(uri: vscode.Uri): string {
+/**
+ * The real path of the file a command was run on. The user named it (explorer, editor, dialog or
+ * argument), so it may lie outside the workspace; a link inside a workspace folder that leads out
+ * of it is refused (trust/workspaceFiles.ts). Files are read from disk by path; remote workspaces
+ * are not supported by the upload code.
+ */
+export async function targetFile(uri: vscode.Uri): Promise<string> {
   if (uri.scheme !== 'file' && uri.scheme !== 'vscode-remote') throw new Error(vscode.l10n.t('Only files on disk can be sent (this one is {0}:).', uri.scheme));
-  return uri.fsPath;
+  return workspaceFile(uri.fsPath, { outsideAllowed: true });
 }

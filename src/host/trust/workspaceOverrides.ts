@@ -2,6 +2,14 @@ import * as vscode from 'vscode';
 import { OverrideAnnouncer, parseJsonc, USER_ONLY_KEYS, userOnlyValues, type WorkspaceOverride } from '../../core/userOnlySettings';
 import { SECTION } from '../settings';
 
+/** Settings notices of this session outside a workspace check (a clamped cost setting). */
+const sessionNotices = new OverrideAnnouncer();
+
+/** Shows (and keeps) a sentence about a setting once per session. */
+export function announceOnce(notice: string): void {
+  if (sessionNotices.once(notice)) void vscode.window.showWarningMessage(notice);
+}
+
 /**
  * Finds values that a workspace tried to give to user-only settings and tells the user once per
  * session per setting and value (a warning, also logged). The values are never used: the

@@ -4,10 +4,14 @@
  * that keeps the refusals between sessions.
  */
 // First: answers `vscode` for every host module imported after it.
-import { ui } from './fakeVscode';
+import { fake, ui } from './fakeVscode';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import type * as vscode from 'vscode';
 import { errorFromResponse } from '../../../src/core/errorBody';
+import type { RefusedProtocolStore } from '../../../src/core/models/protocolFallback';
 import type { ChatProtocol } from '../../../src/core/models/types';
 import { protocolSwitchHandler, refusedProtocolStore } from '../../../src/host/protocolSwitch';
 import type { Services } from '../../../src/host/services';
@@ -21,7 +25,9 @@ class Memento {
     return (this.values.has(key) ? this.values.get(key) : fallback) as T | undefined;
   }
   async update(key: string, value: unknown): Promise<void> {
-    this.values.set(key, JSON.parse(JSON.stringify(value)));
+    // As VS Code's: undefined removes the key.
+    if (value === undefined) this.values.delete(key);
+    else this.values.set(key, JSON.parse(JSON.stringify(value)));
   }
 }
 
@@ -48,15 +54,41 @@ describe('protocol switch in the host', () => {
     assert.match(warnings[0] ?? '', /request id: 20251125X/, 'the log keeps the request id');
   });
 
-  it('keeps refusals in the global state and ignores a stored value that does not fit', async () => {
-    const state = new Memento();
-    const store = refusedProtocolStore(state as unknown as vscode.Memento);
-    assert.deepEqual(store.load(), {});
-    await store.save({ m1: ['responses'] });
-    assert.deepEqual(refusedProtocolStore(state as unknown as vscode.Memento).load(), { m1: ['responses'] });
-    await state.update('models.refusedProtocols', { m1: ['telepathy'] });
-    assert.deepEqual(store.load(), {});
-    await state.update('models.refusedProtocols', 'garbage');
-    assert.deepEqual(store.load(), {});
+  describe('the shared file of refusals', () => {
+    let dir: string;
+    beforeEach(() => (dir = mkdtempSync(path.join(os.tmpdir(), 'refusals-'))));
+    afterEach(() => rmSync(dir, { recursive: true, force: true }));
+    const context = (state: Memento) => ({ globalState: state as unknown as vscode.Memento, globalStorageUri: fake.Uri.file(dir) as unknown as vscode.Uri });
+
+    it('moves the refusals an older version kept in the global state into the file, once, under the gateway in use', async () => {
+      const state = new Memento();
+      await state.update('models.refusedProtocols', { m1: ['responses'], m2: ['messages', 'chatCompletions'] });
+      const store = refusedProtocolStore(context(state), () => 'https://gw.example', () => undefined);
+      assert.deepEqual(await store.load('https://gw.example'), { m1: ['responses'], m2: ['messages', 'chatCompletions'] });
+      assert.deepEqual(await store.load('https://other.example'), {}, 'another gateway has none');
+      assert.equal(state.get('models.refusedProtocols'), undefined, 'the old copy is dropped');
+      // Another window still holding the old value in its cache does not bring it back over the file.
+      const stale = new Memento();
+      await stale.update('models.refusedProtocols', { m3: ['responses'] });
+      const other = refusedProtocolStore(context(stale), () => 'https://gw.example', () => undefined);
+      await store.clear();
+      assert.deepEqual(await other.load('https://gw.example'), {});
+    });
+
+    it('ignores an old value that does not fit, and drops it', async () => {
+      const state = new Memento();
+      await state.update('models.refusedProtocols', { m1: ['telepathy'] });
+      const store = refusedProtocolStore(context(state), () => 'https://gw.example', () => undefined);
+      assert.deepEqual(await store.load('https://gw.example'), {});
+      assert.equal(state.get('models.refusedProtocols'), undefined);
+    });
+
+    it('two windows recording refusals at once lose none of them', async () => {
+      const windows = [0, 1].map(() => refusedProtocolStore(context(new Memento()), () => 'https://gw.example', () => undefined));
+      const models = Array.from({ length: 12 }, (_, i) => `m${i}`);
+      await Promise.all(models.map((m, i) => windows[i % 2]?.add('https://gw.example', m, 'responses')));
+      const seen = await (windows[0] as RefusedProtocolStore).load('https://gw.example');
+      assert.deepEqual(Object.keys(seen).sort(), [...models].sort());
+    });
   });
 });

@@ -1,0 +1,52 @@
+import * as path from 'node:path';
+
+/**
+ * The one rule for "is this path inside that folder", used wherever a file may be read or written
+ * only within the open workspace (the document tools, the chat view's image reads, the output
+ * folder). Paths are compared after `.` and `..` are resolved; `pathApi` is injectable so the
+ * Windows rules (drive letters, case) can be tested on any machine. The callers resolve symbolic
+ * links first (host/trust/workspaceFiles.ts): these functions compare text only.
+ */
+
+/** Whether `child` is `parent` or lies below it (both absolute). */
+export function isInside(child: string, parent: string, pathApi: path.PlatformPath = path): boolean {
+  const rel = pathApi.relative(pathApi.resolve(parent), pathApi.resolve(child));
+  // `..foo` is a name inside the folder; only `..` itself or `../…` climbs out.
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${pathApi.sep}`) && !pathApi.isAbsolute(rel));
+}
+
+/** Whether `child` lies below `parent`: inside it and not the folder itself. */
+export function isBelow(child: string, parent: string, pathApi: path.PlatformPath = path): boolean {
+  return isInside(child, parent, pathApi) && pathApi.relative(pathApi.resolve(parent), pathApi.resolve(child)) !== '';
+}
+
+/** Where a file is, against the open folders. */
+export type FilePlace =
+  /** Below one of the folders once links are resolved: may be read. */
+  | 'inside'
+  /** Inside a folder by its path, but a symbolic link (the file or a folder on the way) leads out. */
+  | 'linkOut'
+  /** Outside every folder by its path already (`..`, an absolute path elsewhere). */
+  | 'outside';
+
+export interface FilePaths {
+  /** The path as given, made absolute (`..` resolved, links not). */
+  given: string;
+  /** The same file with every symbolic link resolved. */
+  real: string;
+  /** The open folders as the editor names them. */
+  folders: readonly string[];
+  /** The same folders with their links resolved (a folder may itself be reached through a link). */
+  realFolders: readonly string[];
+}
+
+/**
+ * Where a file lies. Only the real path decides that a file is inside: a link in the workspace
+ * that points out of it is refused like `..`. `given` tells a link that leads out (`linkOut`) from a
+ * path that was outside to begin with (`outside`), which a user may choose on purpose.
+ */
+export function placeOf(p: FilePaths, pathApi: path.PlatformPath = path): FilePlace {
+  if (p.realFolders.some((f) => isBelow(p.real, f, pathApi))) return 'inside';
+  const byName = [...p.folders, ...p.realFolders].some((f) => isBelow(p.given, f, pathApi));
+  return byName ? 'linkOut' : 'outside';
+}

@@ -1,0 +1,78 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { GatewayError } from '../../core/errors';
+import { placeOf } from '../../core/workspacePaths';
+
+/**
+ * The one workspace-file policy: which files the extension reads or uploads on behalf of the
+ * sidebar's commands, the chat view and the agent tools of VS Code's chat. Every path is resolved
+ * through its symbolic links (the file's and each open folder's) before it is judged, so a link in
+ * a cloned repository (`report.pdf -> ~/.ssh/id_rsa`, `docs -> /`) is refused like `..`. Callers
+ * read the real path this returns, never the path they were given: a link changed after the check
+ * cannot send the read elsewhere.
+ */
+export interface FileRules {
+  /**
+   * Whether a path that is outside every open folder by its own text may be read: true where the
+   * user named the file themselves (an open dialog, their explorer or editor, a command argument).
+   * A link inside a folder that leads out is refused either way.
+   */
+  outsideAllowed: boolean;
+  /** Folders read like workspace folders (the extension's own storage). */
+  extraFolders?: readonly string[];
+}
+
+export type Located = { ok: true; real: string } | { ok: false; why: 'outside' | 'linkOut' | 'missing' | 'folder' | 'noWorkspace'; message: string };
+
+/** The open folders that are on this machine's disk, as named and with their links resolved. */
+async function openFolders(extra: readonly string[]): Promise<{ folders: string[]; realFolders: string[] }> {
+  const folders = [
+    ...(vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file' || f.uri.scheme === 'vscode-remote').map((f) => f.uri.fsPath),
+    ...extra,
+  ].map((f) => path.resolve(f));
+  // A folder that is gone (deleted while open) holds nothing that can be read.
+  const realFolders = (await Promise.all(folders.map((f) => fs.realpath(f).catch(() => undefined)))).filter((f): f is string => f !== undefined);
+  return { folders, realFolders };
+}
+
+/** Where `given` (absolute, or relative to the first open folder) really is, and whether it may be read. */
+export async function locateFile(given: string, rules: FileRules): Promise<Located> {
+  const { folders, realFolders } = await openFolders(rules.extraFolders ?? []);
+  const first = folders[0];
+  if (!path.isAbsolute(given) && !first) {
+    return { ok: false, why: 'noWorkspace', message: vscode.l10n.t('No workspace folder is open, so "{0}" cannot be found: give a file of an open workspace folder.', given) };
+  }
+  const absolute = path.resolve(first ?? '', given);
+  let real: string;
+  try {
+    real = await fs.realpath(absolute);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: false, why: 'missing', message: vscode.l10n.t('{0} does not exist.', given) };
+    throw new GatewayError('badRequest', vscode.l10n.t('{0} could not be read: {1}', given, err instanceof Error ? err.message : String(err)), { cause: err });
+  }
+  const place = placeOf({ given: absolute, real, folders, realFolders });
+  if (place === 'linkOut') {
+    return { ok: false, why: 'linkOut', message: vscode.l10n.t('{0} is a symbolic link (or lies in a linked folder) that leads outside the open workspace folders; it was not read.', given) };
+  }
+  if (place === 'outside' && !rules.outsideAllowed) {
+    return {
+      ok: false,
+      why: folders.length ? 'outside' : 'noWorkspace',
+      message: folders.length
+        ? vscode.l10n.t('{0} is outside the open workspace folders; only files of the open workspace are read here.', given)
+        : vscode.l10n.t('No workspace folder is open; only files of the open workspace folders are read here.'),
+    };
+  }
+  const stat = await fs.stat(real);
+  if (stat.isDirectory()) return { ok: false, why: 'folder', message: vscode.l10n.t('{0} is a folder, not a file.', given) };
+  return { ok: true, real };
+}
+
+/** The real path of a file that may be read under `rules`; a `badRequest` saying why not otherwise. */
+export async function workspaceFile(given: string, rules: FileRules): Promise<string> {
+  const located = await locateFile(given, rules);
+  if (!located.ok) throw new GatewayError('badRequest', located.message);
+  return located.real;
+}
