@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
+import { parse as parseJsonc } from 'jsonc-parser';
 import { DEMO_KEY, ZERO_QUOTA_KEY, type RequestLogEntry } from '../gateway';
 import { ui } from '../e2e/context';
 import { until } from '../support/until';
@@ -76,7 +77,9 @@ describe("VS Code's own Chat view and agent mode (VS Code 1.139)", function () {
     await screenshot(page, 'utility-model-pick');
     const chosen = /modelGateway\/[\w.-]+/.exec(await row.innerText())?.[0];
     await row.click();
-    await until(async () => (JSON.parse(await fsp.readFile(settingsFile, 'utf8')) as Record<string, unknown>)['chat.utilityModel'] === chosen, `chat.utilityModel = ${chosen} in the user settings`);
+    // VS Code rewrites the file in place: a read may catch it empty or half written, which is not yet the answer.
+    const written = async (): Promise<unknown> => (parseJsonc(await fsp.readFile(settingsFile, 'utf8')) as Record<string, unknown> | undefined)?.['chat.utilityModel'];
+    await until(async () => (await written()) === chosen, `chat.utilityModel = ${chosen} in the user settings`);
     await box.waitFor({ state: 'hidden' });
     await clearNotifications(page);
   });

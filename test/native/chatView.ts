@@ -6,6 +6,7 @@
  */
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
+import { parse as parseJsonc } from 'jsonc-parser';
 import type { Locator, Page } from 'playwright-core';
 import { REPO_ROOT } from '../e2e/environment';
 import { runFromPalette } from '../e2e/workbench';
@@ -154,7 +155,7 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 export async function setTheme(page: Page, settingsFile: string, theme: 'light' | 'dark'): Promise<void> {
   const workbench = page.locator(`.monaco-workbench.${theme === 'dark' ? 'vs-dark' : 'vs'}`);
   if (await workbench.isVisible()) return;
-  const settings = JSON.parse(await fsp.readFile(settingsFile, 'utf8')) as Record<string, unknown>;
+  const settings = { ...(parseJsonc(await fsp.readFile(settingsFile, 'utf8')) as Record<string, unknown> | undefined) };
   settings['workbench.colorTheme'] = theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern';
   await editUserSettings(page, settingsFile, settings);
   await workbench.waitFor();
