@@ -73,7 +73,7 @@ describe("VS Code's own Chat view and agent mode (VS Code 1.139)", function () {
     await utility.locator.locator('a.monaco-button', { hasText: 'Choose Utility Model' }).click();
     const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'modelGateway/' }).first();
     await row.waitFor();
-    assert.match(await row.innerText(), /US\$[\d.]+ input, US\$[\d.]+ output per million tokens/, 'the price is shown with the choice');
+    assert.match(await row.innerText(), /US\$[\d.]+ in, US\$[\d.]+ out per million tokens/, 'the price is shown with the choice');
     await screenshot(page, 'utility-model-pick');
     const chosen = /modelGateway\/[\w.-]+/.exec(await row.innerText())?.[0];
     await row.click();

@@ -128,7 +128,7 @@ export async function chooseUtilityModel(services: Services): Promise<UtilityCho
     items.push({
       label: cheapest.model.name || cheapest.model.id,
       description: `${VENDOR}/${cheapest.model.id}`,
-      detail: vscode.l10n.t('The cheapest gateway chat model with tool calling: US${0} input, US${1} output per million tokens.', formatAmount(cheapest.input), formatAmount(cheapest.output)),
+      detail: vscode.l10n.t('Cheapest with tool calling: US${0} in, US${1} out per million tokens.', formatAmount(cheapest.input), formatAmount(cheapest.output)),
       value: `${VENDOR}/${cheapest.model.id}`,
     });
   }

@@ -151,7 +151,7 @@ describe("VS Code's own Chat view, first use without sign-in: Manage Language Mo
       items.map((i) => i.description),
       ['mainAgent', 'modelGateway/tiny'],
     );
-    assert.match(items[1]?.detail ?? '', /US\$0\.10 input, US\$0\.40 output per million tokens/);
+    assert.match(items[1]?.detail ?? '', /US\$0\.10 in, US\$0\.40 out per million tokens/);
     assert.deepEqual(ui.updates, [
       { key: 'chat.utilityModel', value: 'modelGateway/tiny', target: fake.ConfigurationTarget.Global },
       { key: 'chat.utilitySmallModel', value: 'modelGateway/tiny', target: fake.ConfigurationTarget.Global },
