@@ -9,7 +9,7 @@ import { ImageStore, IMAGE_PRUNE_GRACE_MS } from './images';
 import { FileLock } from './store/lock';
 import { GatewayError } from '../errors';
 import { changedSince, checkRecord, DamagedLogError, encodeRecord, scanLog, type LogRecord, type Meta, type ScanOptions, type ScanResult, type StoredMessage } from './store/log';
-import { definedOnly, describe, isMissing, parseSummary, readMetaFile, setAside, type MetaFile } from './store/files';
+import { checkId, CONVERSATION_ID, definedOnly, describe, isMissing, parseSummary, readMetaFile, setAside, STORE_LOCK, type MetaFile } from './store/files';
 import { hasOldFormat, migrateOldFormat } from './store/migration';
 import { PRUNE_LOCKED_READ_MAX, PRUNE_ROUNDS, readImageRefs, type SeenFile } from './store/prune';
 import { ChangeWatcher, type StoreChange } from './store/watch';
@@ -88,10 +88,6 @@ const summaryCacheSchema = z.object({
  */
 const FOLDER_SETTLE_MS = 2000;
 
-/** Today's conversations before the log format: one JSON file each plus index.json. */
-
-const ID = /^[A-Za-z0-9-]+$/;
-const LOCK_NAME = '.lock';
 const LIST_BATCH = 16;
 /**
  * See loadSummaryCache; in a folder of its own, so that writing it leaves the conversations
@@ -151,7 +147,7 @@ export class ConversationStore {
     private readonly dir: string,
     private readonly options: ConversationStoreOptions = {},
   ) {
-    this.lock = new FileLock(path.join(dir, LOCK_NAME), { staleMs: options.lockStaleMs });
+    this.lock = new FileLock(path.join(dir, STORE_LOCK), { staleMs: options.lockStaleMs });
     this.images = new ImageStore(path.join(dir, 'images'), (work) => this.exclusive(work));
   }
 
@@ -162,7 +158,7 @@ export class ConversationStore {
       if (isMissing(err)) return [] as string[];
       throw err;
     });
-    const ids = names.filter((n) => n.endsWith('.log')).map((n) => n.slice(0, -4)).filter((id) => ID.test(id));
+    const ids = names.filter((n) => n.endsWith('.log')).map((n) => n.slice(0, -4)).filter((id) => CONVERSATION_ID.test(id));
     if (!this.summaries.size && ids.length) await this.loadSummaryCache();
     // Every window writes a metadata file by renaming a new one into the folder, and creates and
     // deletes logs in it: a folder unchanged since every summary was checked has unchanged
@@ -804,11 +800,6 @@ function streamKey(id: string, messageId: string): string {
 
 function sortSummaries(list: ConversationSummary[]): ConversationSummary[] {
   return list.sort((a, b) => b.updatedAt - a.updatedAt || a.id.localeCompare(b.id));
-}
-
-function checkId(id: string): string {
-  if (!ID.test(id)) throw new Error(`Invalid conversation id "${id}".`);
-  return id;
 }
 
 /** An answer still marked as streaming whose window died: keep its text, say so. */
