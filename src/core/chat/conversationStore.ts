@@ -341,6 +341,37 @@ export class ConversationStore {
     });
   }
 
+  /**
+   * Replaces message `fromMessageId` and every later one with `messages` (Retry, Regenerate, Edit
+   * and Resend), in one write under the lock: the removal and the replacement happen together or
+   * not at all. Every record is checked before a byte is written; a write that fails is cut off
+   * again, and one cut by a crash counts for nothing (store/log.ts), so the old messages stay.
+   * False (nothing written) when that message or the conversation is gone.
+   */
+  replaceFrom(id: string, fromMessageId: string, messages: StoredMessage[]): Promise<boolean> {
+    if (!messages.length) throw new Error('replaceFrom needs the messages that replace the removed ones (truncateFrom removes without replacing).');
+    const batch = messages.length > 1 ? randomUUID() : undefined;
+    return this.change(id, async (handle, size) => {
+      const { foundAt } = await this.scan(handle, size, { limit: Number.POSITIVE_INFINITY, findId: fromMessageId });
+      if (foundAt === undefined) return undefined;
+      const now = Date.now();
+      // An append at a position the conversation has removes that message and every later one.
+      const records: LogRecord[] = messages.map((m, n) => ({ k: 'a', at: now, i: foundAt + n, m, ...(batch ? { b: batch, bl: messages.length - 1 - n } : {}) }));
+      const bytes = encodeChecked(records);
+      let written: number;
+      try {
+        written = await this.write(handle, size, bytes, true);
+      } catch (err) {
+        // Nothing of a failed write may count; if even this fails, readers skip the unfinished batch.
+        await handle.truncate(size).catch(() => undefined);
+        throw err;
+      }
+      this.forgetStreams(id);
+      for (const m of messages) this.streamWritten(id, m, size + written);
+      return { messageCount: foundAt + messages.length, updatedAt: now };
+    });
+  }
+
   /** Changes the title, model, protocol or search switch; a key given as undefined is cleared. */
   setMeta(id: string, patch: Partial<Omit<ConversationMeta, 'id' | 'createdAt'>>): Promise<boolean> {
     return this.change(id, async (handle, size, current) => {
@@ -510,8 +541,14 @@ export class ConversationStore {
   /** Appends records at `at`; each is checked first, so a record this version may not write reaches no file. */
   private async write(handle: fs.FileHandle, at: number, records: LogRecord[] | Buffer, sync: boolean): Promise<number> {
     const bytes = Buffer.isBuffer(records) ? records : encodeChecked(records);
-    await handle.write(bytes, 0, bytes.length, at);
-    this.io.bytesWritten += bytes.length;
+    // A write may take only part of the bytes (a disk filling up): the rest is written after it,
+    // and a write that then fails throws, never leaving a short line taken for a whole one.
+    for (let done = 0; done < bytes.length; ) {
+      const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, at + done);
+      if (bytesWritten <= 0) throw new Error(l10n.t('The disk took none of the bytes written to the chat history.'));
+      done += bytesWritten;
+      this.io.bytesWritten += bytesWritten;
+    }
     if (sync) await handle.sync();
     return bytes.length;
   }
