@@ -386,7 +386,7 @@ export class AnswerRunner {
     // Read once the placeholder is stored (a replacement has removed what it replaces by then),
     // when the request starts: a failure to read it ends the answer as cut, like a failed request.
     let history: Promise<ChatMessage[]> | undefined;
-    const readHistory = (): Promise<ChatMessage[]> => (history ??= buildHistory(host.store, id, info, settings).then((read) => read ?? Promise.reject(gone())));
+    const readHistory = (): Promise<ChatMessage[]> => (history ??= buildHistory(host.store, id, info, settings, continuing ? undefined : message.id).then((read) => read ?? Promise.reject(gone())));
     if (meta.model !== info.id) await host.models.writeMeta(id, { model: info.id });
     session.message = message;
     if (host.shown.id === id) {
