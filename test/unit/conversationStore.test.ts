@@ -165,6 +165,89 @@ describe('conversation store', () => {
     assert.equal((await store.open(c.id))?.total, 0);
   });
 
+  /** Makes the FileHandle write of a buffer `matching` fail once with ENOSPC (after writing `partial` of its bytes); returns how many failed. */
+  async function failWriteOnce(matching: string, partial = 0): Promise<{ failed: () => number; restore: () => void }> {
+    const probe = await fsp.open(path.join(dir, 'probe'), 'w');
+    const proto = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<{ bytesWritten: number }> };
+    await probe.close();
+    const write = proto.write;
+    let failed = 0;
+    proto.write = async function (this: unknown, ...args: unknown[]) {
+      const [buffer, offset, length, position] = args as [Buffer, number, number, number];
+      if (Buffer.isBuffer(buffer) && buffer.includes(matching) && !failed++) {
+        if (partial) await write.apply(this, [buffer, offset, partial, position]);
+        throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+      }
+      return write.apply(this, [buffer, offset, length, position]);
+    };
+    return { failed: () => failed, restore: () => (proto.write = write) };
+  }
+
+  it('replaces messages from one on (retry, edit) in one write, which counts whole or not at all', async () => {
+    const store = new ConversationStore(dir);
+    const c = await store.create();
+    for (const m of [user('u1'), answer('a1', 'one'), { ...user('n1', 'a notice'), role: 'notice' as const }]) await store.append(c.id, m);
+    const before = await store.load(c.id);
+    // The write of the replacement fails after some of its bytes reached the disk.
+    const fault = await failWriteOnce('edited question', 40);
+    try {
+      await assert.rejects(store.replaceFrom(c.id, 'u1', [user('u1b', 'edited question'), answer('a1b', '', 'streaming')]), /ENOSPC/);
+    } finally {
+      fault.restore();
+    }
+    assert.equal(fault.failed(), 1);
+    assert.deepEqual(await new ConversationStore(dir).load(c.id), before, 'the old messages are all still there');
+    // Replacing works afterwards, and a notice kept after the replaced answer stays.
+    assert.equal(await store.replaceFrom(c.id, 'a1', [{ ...user('n1', 'a notice'), role: 'notice' }, answer('a1c', 'again', 'streaming')]), true);
+    assert.equal(await store.checkpoint(c.id, 'a1c', { text: '!' }), true);
+    const loaded = await new ConversationStore(dir).load(c.id);
+    assert.deepEqual(loaded?.messages.map((m) => m.text), ['text of u1', 'a notice', 'again!']);
+    assert.equal((await new ConversationStore(dir).list())[0]?.messageCount, 3);
+    assert.equal(await store.replaceFrom(c.id, 'a1', [answer('x', 'x')]), false, 'a message that is gone is not replaced');
+    assert.equal(await store.append(c.id, user('u2')), true);
+    assert.deepEqual((await new ConversationStore(dir).load(c.id))?.messages.map((m) => m.id), ['u1', 'n1', 'a1c', 'u2']);
+  });
+
+  it('a replacement cut short by a crash counts for nothing, for readers and later writers', async () => {
+    const store = new ConversationStore(dir);
+    const c = await store.create();
+    for (const m of [user('u1'), answer('a1', 'one')]) await store.append(c.id, m);
+    await store.replaceFrom(c.id, 'u1', [user('u1b', 'edited'), answer('a1b', '', 'streaming')]);
+    const file = path.join(dir, `${c.id}.log`);
+    const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    // The crash: the batch's first line reached the file, its last did not (nor the torn end of it).
+    writeFileSync(file, `${lines.slice(0, -1).join('\n')}\n${(lines.at(-1) ?? '').slice(0, 20)}`);
+    const expected = ['text of u1', 'one'];
+    assert.deepEqual((await new ConversationStore(dir).load(c.id))?.messages.map((m) => m.text), expected);
+    assert.equal((await new ConversationStore(dir).list())[0]?.messageCount, 2);
+    // A later write (which cuts the torn end off) leaves the unfinished batch out too.
+    assert.equal(await store.append(c.id, user('u2')), true);
+    assert.deepEqual((await new ConversationStore(dir).load(c.id))?.messages.map((m) => m.text), [...expected, 'text of u2']);
+  });
+
+  it('writes the rest of a record the disk took only part of', async () => {
+    const store = new ConversationStore(dir);
+    const c = await store.create();
+    const probe = await fsp.open(path.join(dir, 'probe'), 'w');
+    const proto = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<{ bytesWritten: number }> };
+    await probe.close();
+    const write = proto.write;
+    let short = 0;
+    proto.write = function (this: unknown, ...args: unknown[]) {
+      const [buffer, offset, length, position] = args as [Buffer, number, number, number];
+      // A short write: the disk takes 10 bytes of the record, the rest must follow.
+      if (Buffer.isBuffer(buffer) && buffer.includes('a short one') && offset === 0 && length > 10 && !short++) return write.apply(this, [buffer, offset, 10, position]);
+      return write.apply(this, args);
+    };
+    try {
+      assert.equal(await store.append(c.id, user('u1', 'a short one')), true);
+    } finally {
+      proto.write = write;
+    }
+    assert.equal(short, 1);
+    assert.deepEqual((await new ConversationStore(dir).load(c.id))?.messages.map((m) => m.text), ['a short one']);
+  });
+
   it('replays a log from its end: newest record per position, removals hide older records, checkpoints join their message', async () => {
     const store = new ConversationStore(dir);
     const c = await store.create({ title: 'Replay' });

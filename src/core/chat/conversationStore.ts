@@ -9,7 +9,7 @@ import { ImageStore, IMAGE_PRUNE_GRACE_MS } from './images';
 import { FileLock } from './store/lock';
 import { GatewayError } from '../errors';
 import { changedSince, checkRecord, DamagedLogError, encodeRecord, scanLog, type LogRecord, type Meta, type ScanOptions, type ScanResult, type StoredMessage } from './store/log';
-import { definedOnly, describe, isMissing, parseSummary, readMetaFile, setAside, type MetaFile } from './store/files';
+import { checkId, CONVERSATION_ID, definedOnly, describe, isMissing, parseSummary, readMetaFile, setAside, STORE_LOCK, type MetaFile } from './store/files';
 import { hasOldFormat, migrateOldFormat } from './store/migration';
 import { PRUNE_LOCKED_READ_MAX, PRUNE_ROUNDS, readImageRefs, type SeenFile } from './store/prune';
 import { ChangeWatcher, type StoreChange } from './store/watch';
@@ -88,10 +88,6 @@ const summaryCacheSchema = z.object({
  */
 const FOLDER_SETTLE_MS = 2000;
 
-/** Today's conversations before the log format: one JSON file each plus index.json. */
-
-const ID = /^[A-Za-z0-9-]+$/;
-const LOCK_NAME = '.lock';
 const LIST_BATCH = 16;
 /**
  * See loadSummaryCache; in a folder of its own, so that writing it leaves the conversations
@@ -151,7 +147,7 @@ export class ConversationStore {
     private readonly dir: string,
     private readonly options: ConversationStoreOptions = {},
   ) {
-    this.lock = new FileLock(path.join(dir, LOCK_NAME), { staleMs: options.lockStaleMs });
+    this.lock = new FileLock(path.join(dir, STORE_LOCK), { staleMs: options.lockStaleMs });
     this.images = new ImageStore(path.join(dir, 'images'), (work) => this.exclusive(work));
   }
 
@@ -162,7 +158,7 @@ export class ConversationStore {
       if (isMissing(err)) return [] as string[];
       throw err;
     });
-    const ids = names.filter((n) => n.endsWith('.log')).map((n) => n.slice(0, -4)).filter((id) => ID.test(id));
+    const ids = names.filter((n) => n.endsWith('.log')).map((n) => n.slice(0, -4)).filter((id) => CONVERSATION_ID.test(id));
     if (!this.summaries.size && ids.length) await this.loadSummaryCache();
     // Every window writes a metadata file by renaming a new one into the folder, and creates and
     // deletes logs in it: a folder unchanged since every summary was checked has unchanged
@@ -345,6 +341,37 @@ export class ConversationStore {
     });
   }
 
+  /**
+   * Replaces message `fromMessageId` and every later one with `messages` (Retry, Regenerate, Edit
+   * and Resend), in one write under the lock: the removal and the replacement happen together or
+   * not at all. Every record is checked before a byte is written; a write that fails is cut off
+   * again, and one cut by a crash counts for nothing (store/log.ts), so the old messages stay.
+   * False (nothing written) when that message or the conversation is gone.
+   */
+  replaceFrom(id: string, fromMessageId: string, messages: StoredMessage[]): Promise<boolean> {
+    if (!messages.length) throw new Error('replaceFrom needs the messages that replace the removed ones (truncateFrom removes without replacing).');
+    const batch = messages.length > 1 ? randomUUID() : undefined;
+    return this.change(id, async (handle, size) => {
+      const { foundAt } = await this.scan(handle, size, { limit: Number.POSITIVE_INFINITY, findId: fromMessageId });
+      if (foundAt === undefined) return undefined;
+      const now = Date.now();
+      // An append at a position the conversation has removes that message and every later one.
+      const records: LogRecord[] = messages.map((m, n) => ({ k: 'a', at: now, i: foundAt + n, m, ...(batch ? { b: batch, bl: messages.length - 1 - n } : {}) }));
+      const bytes = encodeChecked(records);
+      let written: number;
+      try {
+        written = await this.write(handle, size, bytes, true);
+      } catch (err) {
+        // Nothing of a failed write may count; if even this fails, readers skip the unfinished batch.
+        await handle.truncate(size).catch(() => undefined);
+        throw err;
+      }
+      this.forgetStreams(id);
+      for (const m of messages) this.streamWritten(id, m, size + written);
+      return { messageCount: foundAt + messages.length, updatedAt: now };
+    });
+  }
+
   /** Changes the title, model, protocol or search switch; a key given as undefined is cleared. */
   setMeta(id: string, patch: Partial<Omit<ConversationMeta, 'id' | 'createdAt'>>): Promise<boolean> {
     return this.change(id, async (handle, size, current) => {
@@ -514,8 +541,14 @@ export class ConversationStore {
   /** Appends records at `at`; each is checked first, so a record this version may not write reaches no file. */
   private async write(handle: fs.FileHandle, at: number, records: LogRecord[] | Buffer, sync: boolean): Promise<number> {
     const bytes = Buffer.isBuffer(records) ? records : encodeChecked(records);
-    await handle.write(bytes, 0, bytes.length, at);
-    this.io.bytesWritten += bytes.length;
+    // A write may take only part of the bytes (a disk filling up): the rest is written after it,
+    // and a write that then fails throws, never leaving a short line taken for a whole one.
+    for (let done = 0; done < bytes.length; ) {
+      const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, at + done);
+      if (bytesWritten <= 0) throw new Error(l10n.t('The disk took none of the bytes written to the chat history.'));
+      done += bytesWritten;
+      this.io.bytesWritten += bytesWritten;
+    }
     if (sync) await handle.sync();
     return bytes.length;
   }
@@ -804,11 +837,6 @@ function streamKey(id: string, messageId: string): string {
 
 function sortSummaries(list: ConversationSummary[]): ConversationSummary[] {
   return list.sort((a, b) => b.updatedAt - a.updatedAt || a.id.localeCompare(b.id));
-}
-
-function checkId(id: string): string {
-  if (!ID.test(id)) throw new Error(`Invalid conversation id "${id}".`);
-  return id;
 }
 
 /** An answer still marked as streaming whose window died: keep its text, say so. */

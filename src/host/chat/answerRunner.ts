@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { effectiveProtocol, imageSupport, isSearchable as searchableOver } from '../../core/chat/capabilities';
 import { thinkingControl, thinkingRequest, type ThinkingRequest } from '../../core/chat/thinking';
-import type { ChatMessage } from '../../core/chat/events';
+import type { ChatEvent, ChatMessage } from '../../core/chat/events';
 import { streamChat } from '../../core/chat/chat';
 import { titleFrom } from '../../core/chat/conversationForms';
 import type { ConversationMeta, StoredMessage } from '../../core/chat/conversationStore';
@@ -71,6 +71,15 @@ export interface SendOptions {
   /** What goes with the question (a conversation's tray, or a scripted question's own images). */
   attachments?: readonly PendingAttachment[];
   onAccepted?(): void;
+}
+
+/** How an answer starts: after the last message, replacing messages, or going on with a cut answer. */
+interface AnswerStart {
+  system?: string;
+  /** The answer cut at the max tokens limit that goes on (the same message). */
+  continuing?: StoredMessage;
+  /** Message `from` and every later one are replaced by `before` and the new answer, in one write. */
+  replace?: { from: string; before: StoredMessage[] };
 }
 
 /** A send that went through: where it went and what was asked and answered. */
@@ -168,7 +177,7 @@ export class AnswerRunner {
       }
       if (!(await host.sessions.track(id, host.store.append(id, question)))) throw gone();
       options.onAccepted?.();
-      const answer = await this.answer(session, id, model, options.system);
+      const answer = await this.answer(session, id, model, { system: options.system });
       return { conversationId: id, question, answer };
     } finally {
       await this.end(session);
@@ -185,9 +194,8 @@ export class AnswerRunner {
         // Everything that can refuse is asked before the old answer is removed: a refusal changes nothing.
         const model = await this.answerable(id);
         if (!model) return undefined;
-        if (!(await this.host.sessions.track(id, this.host.store.truncateFrom(id, messageId)))) throw gone();
-        await this.restore(id, after);
-        return this.answer(session, id, model);
+        // The notices after the answer (a model change) stay, before the new answer.
+        return this.answer(session, id, model, { replace: { from: messageId, before: after } });
       },
     );
   }
@@ -205,7 +213,7 @@ export class AnswerRunner {
       () => vscode.l10n.t('That answer is no longer the last one in its conversation or was not cut at the max tokens limit; only the last cut answer can be continued. Nothing was changed.'),
       async (session, id, last) => {
         const model = await this.answerable(id);
-        return model ? this.answer(session, id, model, undefined, last) : undefined;
+        return model ? this.answer(session, id, model, { continuing: last }) : undefined;
       },
     );
   }
@@ -242,11 +250,6 @@ export class AnswerRunner {
     }
   }
 
-  /** Stores again the notices a truncation removed, so that a retried answer keeps the record of a model change. */
-  private async restore(id: string, notices: StoredMessage[]): Promise<void> {
-    for (const notice of notices) if (!(await this.host.sessions.track(id, this.host.store.append(id, notice)))) throw gone();
-  }
-
   async editLast(shown: Shown, text: string, messageId: string): Promise<StoredMessage | undefined> {
     const host = this.host;
     if (!host.isLoaded) await host.ensureLoaded();
@@ -266,10 +269,9 @@ export class AnswerRunner {
       }
       const model = await this.answerable(id);
       if (!model) return undefined;
-      if (!(await host.sessions.track(id, host.store.truncateFrom(id, user.id)))) throw gone();
-      if (!(await host.sessions.track(id, host.store.append(id, { ...user, id: randomUUID(), text, createdAt: Date.now() })))) throw gone();
-      await this.restore(id, messages.slice(messages.indexOf(user) + 1).filter((m) => m.role === 'notice'));
-      return await this.answer(session, id, model);
+      const edited: StoredMessage = { ...user, id: randomUUID(), text, createdAt: Date.now() };
+      const notices = messages.slice(messages.indexOf(user) + 1).filter((m) => m.role === 'notice');
+      return await this.answer(session, id, model, { replace: { from: user.id, before: [edited, ...notices] } });
     } finally {
       await this.end(session);
     }
@@ -344,16 +346,17 @@ export class AnswerRunner {
 
   /**
    * Streams the answer to the last message of conversation `id` under `session`. The placeholder
-   * is stored first; posts go to the view only while it shows this conversation.
+   * is stored first (with `replace`, in the one write that removes what it replaces; undefined,
+   * with the user told and nothing changed, when that write fails), then the history is read from
+   * the store; posts go to the view only while it shows this conversation.
    */
-  private async answer(session: AnswerSession, id: string, info: ModelInfo, system?: string, continuing?: StoredMessage): Promise<StoredMessage | undefined> {
+  private async answer(session: AnswerSession, id: string, info: ModelInfo, how: AnswerStart = {}): Promise<StoredMessage | undefined> {
     const host = this.host;
+    const { system, continuing, replace } = how;
     const meta = (await host.store.open(id, { limit: 0 }))?.meta;
     if (!meta) throw gone();
     const settings = chatSettings();
     const protocol = effectiveProtocol(info, meta.protocolOverride);
-    const history = await buildHistory(host.store, id, info, settings);
-    if (!history) throw gone();
     const usageBefore = continuing?.usage;
     let message: StoredMessage;
     if (continuing) {
@@ -365,8 +368,25 @@ export class AnswerRunner {
       if (!(await host.sessions.track(id, host.store.update(id, message)))) throw gone();
     } else {
       message = { id: randomUUID(), role: 'assistant', text: '', reasoning: '', status: 'streaming', model: info.id, protocol, createdAt: Date.now() };
-      if (!(await host.sessions.track(id, host.store.append(id, message)))) throw gone();
+      if (replace) {
+        let replaced: boolean;
+        try {
+          replaced = await host.sessions.track(id, host.store.replaceFrom(id, replace.from, [...replace.before, message]));
+        } catch (err) {
+          // Nothing of the write counts (see replaceFrom): the old messages are still there.
+          const reason = err instanceof Error ? err.message : String(err);
+          host.services.log.warn(`Replacing messages in conversation ${id} failed: ${reason}`);
+          void host.sendSnapshot();
+          void vscode.window.showWarningMessage(vscode.l10n.t('The chat history could not be saved ({0}). Nothing was changed: the previous messages are kept.', reason));
+          return undefined;
+        }
+        if (!replaced) throw gone();
+      } else if (!(await host.sessions.track(id, host.store.append(id, message)))) throw gone();
     }
+    // Read once the placeholder is stored (a replacement has removed what it replaces by then),
+    // when the request starts: a failure to read it ends the answer as cut, like a failed request.
+    let history: Promise<ChatMessage[]> | undefined;
+    const readHistory = (): Promise<ChatMessage[]> => (history ??= buildHistory(host.store, id, info, settings, continuing ? undefined : message.id).then((read) => read ?? Promise.reject(gone())));
     if (meta.model !== info.id) await host.models.writeMeta(id, { model: info.id });
     session.message = message;
     if (host.shown.id === id) {
@@ -380,11 +400,12 @@ export class AnswerRunner {
       return message;
     }
     const thinking = (over: ChatProtocol) => thinkingRequest(thinkingControl(info, over), meta.thinking ?? settings.thinking);
-    const run = (over: ChatProtocol) =>
-      streamChat(host.services.http(), {
+    const run = async function* (over: ChatProtocol): AsyncGenerator<ChatEvent[]> {
+      const sent = await readHistory();
+      yield* streamChat(host.services.http(), {
         model: info.id,
         protocol: over,
-        messages: continuing ? continuationMessages(history, over, thinking) : history,
+        messages: continuing ? continuationMessages(sent, over, thinking) : sent,
         system: system ?? (settings.systemPrompt || undefined),
         // The chat always streams; a model that requires streaming would get it anyway.
         stream: true,
@@ -395,12 +416,13 @@ export class AnswerRunner {
         thinking: thinking(over),
         signal: session.abort.signal,
       }).batches();
+    };
     const switched = protocolSwitchHandler(host.services);
     const events = withProtocolFallback(info, protocol, run, async (change) => {
       message.protocol = change.to;
       await switched(change);
     });
-    const final = await streamAnswer(session, id, events, { store: host.store, sessions: host.sessions, ...(usageBefore ? { usageBefore } : {}), onProgress: (s) => this.postDelta(s), onUnsaved: (reason) => this.unsaved(id, reason) });
+    const final = await streamAnswer(session, id, events, { store: host.store, sessions: host.sessions, ...(usageBefore ? { usageBefore } : {}), onProgress: (s) => this.postDelta(s), onUnsaved: (reason) => this.unsaved(id, reason), onCheckpointFailed: (reason) => this.checkpointFailed(id, reason) });
     this.postFinal(id, final);
     if (final.error) host.services.log.warn(`Chat answer from ${info.id} over ${protocol} ended: ${final.error.message}`);
     return final;
@@ -410,6 +432,12 @@ export class AnswerRunner {
   private unsaved(id: string, reason: string): void {
     this.host.services.log.warn(`The answer in conversation ${id} could not be saved: ${reason}`);
     void vscode.window.showWarningMessage(vscode.l10n.t('The answer could not be saved: {0}', reason));
+  }
+
+  /** Part of the answer streamed so far was not stored: said once per answer (the next checkpoint stores it whole). */
+  private checkpointFailed(id: string, reason: string): void {
+    this.host.services.log.warn(`A checkpoint of the answer in conversation ${id} could not be saved: ${reason}`);
+    void vscode.window.showWarningMessage(vscode.l10n.t('Part of the answer being written could not be saved yet ({0}). It is saved whole at the next chance; until then a crash would lose it.', reason));
   }
 
   /** The text that arrived since the last post, to the view only while it shows that conversation. */

@@ -19,10 +19,11 @@ export interface HistoryOptions {
  * Notices (a model change recorded in the conversation) are the user's, never the model's.
  * Undefined when the conversation is gone.
  */
-export async function buildHistory(store: ConversationStore, conversationId: string, model: ModelInfo, options: HistoryOptions): Promise<ChatMessage[] | undefined> {
-  const page = await store.open(conversationId, { limit: options.historyMessages });
+export async function buildHistory(store: ConversationStore, conversationId: string, model: ModelInfo, options: HistoryOptions, answering?: string): Promise<ChatMessage[] | undefined> {
+  // The answer being asked for (`answering`, already stored as the last message) is no part of it.
+  const page = await store.open(conversationId, { limit: options.historyMessages + (answering === undefined ? 0 : 1) });
   if (!page) return undefined;
-  return toRequestMessages(store, page.messages, model, options);
+  return toRequestMessages(store, answering === undefined ? page.messages : page.messages.filter((m) => m.id !== answering), model, options);
 }
 
 export async function toRequestMessages(store: Pick<ConversationStore, 'images'>, messages: StoredMessage[], model: ModelInfo, options: HistoryOptions): Promise<ChatMessage[]> {

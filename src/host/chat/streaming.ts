@@ -29,6 +29,8 @@ export interface AnswerDeps {
   onProgress(session: AnswerSession): void;
   /** The final state could not be stored (the conversation was deleted, or the disk or lock failed), and why. */
   onUnsaved(reason: string): void;
+  /** A checkpoint could not be stored, and why (called at most once per answer; later checkpoints write it whole). */
+  onCheckpointFailed(reason: string): void;
 }
 
 /**
@@ -39,15 +41,42 @@ export async function streamAnswer(session: AnswerSession, conversationId: strin
   const message = session.message;
   if (!message) throw new GatewayError('badRequest', l10n.t('An answer was streamed before its message was stored.'));
   let chain: Promise<unknown> = Promise.resolve();
+  /**
+   * Whether a checkpoint failed since the message was last stored whole: the store then refuses
+   * pieces (a piece after a missing one would join around the hole), so the next checkpoint writes
+   * the whole message with `update`.
+   */
+  let behind = false;
+  let told = false;
+  const save = async (): Promise<void> => {
+    // What is saved is measured when the write runs: the text up to here, from the last SAVED point.
+    const text = message.text.length;
+    const reasoning = (message.reasoning ?? '').length;
+    let failure: string | undefined;
+    try {
+      const saved = behind
+        ? await deps.sessions.track(conversationId, deps.store.update(conversationId, { ...message, status: 'streaming' }))
+        : await deps.sessions.track(conversationId, deps.store.checkpoint(conversationId, message.id, { text: message.text.slice(session.savedText, text), reasoning: (message.reasoning ?? '').slice(session.savedReasoning, reasoning) }));
+      if (!saved) failure = gone().message;
+    } catch (err) {
+      failure = err instanceof Error ? err.message : String(err);
+    }
+    if (failure === undefined) {
+      session.savedText = text;
+      session.savedReasoning = reasoning;
+      behind = false;
+      return;
+    }
+    behind = true;
+    if (!told) {
+      told = true;
+      deps.onCheckpointFailed(failure);
+    }
+  };
   const checkpoint = (): void => {
-    const text = message.text.slice(session.savedText);
-    const reasoning = (message.reasoning ?? '').slice(session.savedReasoning);
-    session.savedText = message.text.length;
-    session.savedReasoning = (message.reasoning ?? '').length;
     session.lastCheckpoint = Date.now();
-    // Chained so the deltas reach the log in order; a failed checkpoint only loses a second of text
-    // to a crash (the final update writes the whole message).
-    chain = chain.then(() => deps.sessions.track(conversationId, deps.store.checkpoint(conversationId, message.id, { text, reasoning })).catch(() => false));
+    // Chained so the pieces reach the log in order; the final update writes the whole message.
+    chain = chain.then(save);
   };
   const heartbeat = setInterval(() => {
     if (Date.now() - session.lastCheckpoint >= HEARTBEAT_MS) checkpoint();

@@ -155,12 +155,15 @@ function act(w: TestWindow, s: Step, n: number, sent: Map<string, string>): Prom
 /** Records what a window's store is asked to do, and whether an answer starts beside another. */
 function watch(w: TestWindow, windows: TestWindow[], record: Record): void {
   const store = w.store;
-  const append = store.append.bind(store);
-  store.append = async (id, message) => {
+  const startsAnswer = (id: string, message: StoredMessage): void => {
     if (message.role === 'assistant' && message.status === 'streaming') {
       const streaming = windows.flatMap((o) => o.chat.sessions.all()).filter((s) => s.conversationId === id && s.message?.status === 'streaming');
       if (streaming.length) record.doubleStreams.push(id);
     }
+  };
+  const append = store.append.bind(store);
+  store.append = async (id, message) => {
+    startsAnswer(id, message);
     const ok = await append(id, message);
     if (ok) record.stored.set(message.id, { conversation: id, message });
     return ok;
@@ -171,13 +174,15 @@ function watch(w: TestWindow, windows: TestWindow[], record: Record): void {
     if (ok) record.stored.set(message.id, { conversation: id, message: { ...message } });
     return ok;
   };
-  const truncateFrom = store.truncateFrom.bind(store);
-  store.truncateFrom = async (id, messageId) => {
-    // Read first: the claim keeps any other writer out of the conversation until the truncation.
+  const replaceFrom = store.replaceFrom.bind(store);
+  store.replaceFrom = async (id, messageId, messages) => {
+    // Read first: the claim keeps any other writer out of the conversation until the replacement.
     const before = (await store.load(id))?.messages ?? [];
     const at = before.findIndex((m) => m.id === messageId);
-    const ok = await truncateFrom(id, messageId);
+    for (const m of messages) startsAnswer(id, m);
+    const ok = await replaceFrom(id, messageId, messages);
     if (ok && at >= 0) for (const m of before.slice(at)) record.replaced.add(m.id);
+    if (ok) for (const m of messages) record.stored.set(m.id, { conversation: id, message: m });
     return ok;
   };
   const remove = store.delete.bind(store);

@@ -4,11 +4,12 @@
  */
 import { ui } from './fakeVscode';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, promises as fsp, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { useDoubleClient } from '../../support/client';
 import { until } from '../../support/until';
+import { ConversationStore } from '../../../src/core/chat/conversationStore';
 import { openWindow, type TestWindow } from './windows';
 
 describe('Chat: a replacement that cannot start removes nothing', function () {
@@ -50,6 +51,45 @@ describe('Chat: a replacement that cannot start removes nothing', function () {
       assert.deepEqual(await conversation(), before, 'the question and the answer are still stored');
       assert.equal(double.gw.log.length, 0, 'nothing was sent');
       assert.ok(ui.shown.filter((s) => says.test(s.message)).length >= 3, JSON.stringify(ui.shown));
+    });
+  }
+
+  /** The next write to a conversation log of a buffer holding `matching` fails with ENOSPC (a full disk). */
+  async function failWriteOnce(matching: string): Promise<{ failed: () => number; restore: () => void }> {
+    const probe = await fsp.open(path.join(dir, 'probe'), 'w');
+    const proto = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<unknown> };
+    await probe.close();
+    const write = proto.write;
+    let failed = 0;
+    proto.write = function (this: unknown, ...args: unknown[]) {
+      if (Buffer.isBuffer(args[0]) && args[0].includes(matching) && !failed++) return Promise.reject(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }));
+      return write.apply(this, args);
+    };
+    return { failed: () => failed, restore: () => (proto.write = write) };
+  }
+
+  const replacements: Array<{ name: string; matching: string; act(question: string, answer: string): Promise<unknown> }> = [
+    // The new answer's first record is what fails to be written.
+    { name: 'Regenerate', matching: '"status":"streaming"', act: (_q, a) => w.chat.regenerate(a) },
+    { name: 'Edit & Resend', matching: 'the edited question', act: (q) => w.chat.editLast('the edited question', q) },
+  ];
+  for (const { name, matching, act } of replacements) {
+    it(`${name} whose write fails (a full disk) keeps the old answer and says so`, async () => {
+      const before = await conversation();
+      const [question, answer] = before?.messages ?? [];
+      assert.equal(answer?.role, 'assistant');
+      double.gw.clearLog();
+      const fault = await failWriteOnce(matching);
+      try {
+        assert.equal(await act(question?.id as string, answer?.id as string), undefined);
+      } finally {
+        fault.restore();
+      }
+      assert.equal(fault.failed(), 1);
+      assert.deepEqual(await conversation(), before, 'the question and the answer are still stored');
+      assert.deepEqual(await new ConversationStore(path.join(dir, 'conversations')).load(before?.id as string), before, 'and another window reads them too');
+      assert.equal(double.gw.log.length, 0, 'nothing was sent');
+      assert.ok(ui.shown.some((s) => /ENOSPC/.test(s.message) && /Nothing was changed/.test(s.message)), JSON.stringify(ui.shown));
     });
   }
 

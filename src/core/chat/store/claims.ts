@@ -12,7 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as z from 'zod/mini';
 import { writeFileAtomic } from '../../atomicFile';
-import { isMissing } from './files';
+import { checkId, isMissing, STORE_LOCK } from './files';
 import { FileLock } from './lock';
 
 /** How often a window refreshes its claims. */
@@ -20,8 +20,6 @@ export const CLAIM_HEARTBEAT_MS = 5000;
 /** A claim not refreshed for this many heartbeats is free (its window died or hangs). */
 export const CLAIM_EXPIRY_HEARTBEATS = 4;
 
-/** The store's lock file (conversationStore.ts): claims and conversation writes share one lock. */
-const STORE_LOCK = '.lock';
 /** In a folder of its own, so that claiming leaves the conversations folder's time alone. */
 const CLAIMS_DIR = '.claims';
 
@@ -165,7 +163,6 @@ export class ConversationClaims {
   }
 
   private file(id: string): string {
-    if (!/^[A-Za-z0-9-]+$/.test(id)) throw new Error(`Invalid conversation id "${id}".`);
-    return path.join(this.folder, `${id}.json`);
+    return path.join(this.folder, `${checkId(id)}.json`);
   }
 }

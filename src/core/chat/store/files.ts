@@ -4,7 +4,19 @@ import * as z from 'zod/mini';
 import { conversationSummarySchema, type ConversationSummary } from '../../../shared/protocol';
 import { metaSchema, readMeta } from './log';
 
-/** The store's small file helpers: reading a metadata file, setting a damaged file aside. */
+/** The store's small file helpers: names in its folder, reading a metadata file, setting a damaged file aside. */
+
+/** The store's cross-process lock file (see lock.ts): conversation writes and claims share it. */
+export const STORE_LOCK = '.lock';
+
+/** What a conversation id may be: it names files in the store's folder, so never a path. */
+export const CONVERSATION_ID = /^[A-Za-z0-9-]+$/;
+
+/** `id` when it is a conversation id (see CONVERSATION_ID); throws otherwise. */
+export function checkId(id: string): string {
+  if (!CONVERSATION_ID.test(id)) throw new Error(`Invalid conversation id "${id}".`);
+  return id;
+}
 
 /**
  * What a conversation's metadata file caches from its log: the newest metadata, the message count

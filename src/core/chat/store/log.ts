@@ -16,6 +16,13 @@ import { chatMessageSchema, protocolSchema, thinkingChoiceSchema } from '../../.
  *                                          checkpoint, and the length each had before it
  *   {"k":"x","at":…,"i":7}                 messages 7 and later removed; the conversation has 7
  *
+ * An append record at a position the conversation already has replaces that message and removes
+ * every later one (the conversation then ends with it): that is how Retry, Regenerate and Edit
+ * replace an answer in one write. Several such records written at once are a batch: each carries
+ * the batch's id (`b`) and how many of its records follow it (`bl`), and a batch whose last record
+ * is missing (a crash cut the write) counts for nothing, so a removal never stands without its
+ * replacement.
+ *
  * Read from the end, the newest record for a position wins, a removal hides older records at or
  * after its position, and checkpoints add to the message whose base record comes before them, each
  * only where it continues the text exactly (`o`, `ro`): a piece whose write failed leaves a gap, and
@@ -41,7 +48,7 @@ export const metaSchema = z.object({
 /** What this version writes: every record is checked against it before it reaches a file. */
 const recordSchema = z.discriminatedUnion('k', [
   z.object({ k: z.literal('m'), at: z.number(), meta: metaSchema }),
-  z.object({ k: z.literal('a'), at: z.number(), i: z.number(), m: storedMessageSchema }),
+  z.object({ k: z.literal('a'), at: z.number(), i: z.number(), m: storedMessageSchema, b: z.optional(z.string()), bl: z.optional(z.number()) }),
   z.object({ k: z.literal('u'), at: z.number(), i: z.number(), m: storedMessageSchema }),
   z.object({ k: z.literal('c'), at: z.number(), id: z.string(), t: z.optional(z.string()), o: z.optional(z.number()), r: z.optional(z.string()), ro: z.optional(z.number()) }),
   z.object({ k: z.literal('x'), at: z.number(), i: z.number() }),
@@ -195,9 +202,19 @@ export async function* linesBackward(handle: fs.FileHandle, size: number, counte
  */
 export type ReadLine =
   | { kind: 'record'; record: LogRecord; exact: boolean }
-  | { kind: 'hole'; k: 'a' | 'u'; at: number; i: number; id?: string }
+  | { kind: 'hole'; k: 'a' | 'u'; at: number; i: number; id?: string; batch?: Batch }
   | { kind: 'unknown'; at: number }
   | { kind: 'damaged' };
+
+/** Where a record belongs to a batch written at once: the batch's id and how many of its records follow. */
+interface Batch {
+  b: string;
+  bl: number;
+}
+
+function batchOf(data: Record<string, unknown>): Batch | undefined {
+  return typeof data.b === 'string' && typeof data.bl === 'number' ? { b: data.b, bl: data.bl } : undefined;
+}
 
 export function readLine(line: string, compare = false): ReadLine {
   let data: unknown;
@@ -220,9 +237,10 @@ export function readLine(line: string, compare = false): ReadLine {
     case 'u': {
       if (typeof i !== 'number') return { kind: 'unknown', at };
       const m = z.safeParse(readableMessageSchema, data.m);
-      if (m.success) return { kind: 'record', record: { k: data.k, at, i, m: m.data }, exact: false };
+      const batch = data.k === 'a' ? batchOf(data) : undefined;
+      if (m.success) return { kind: 'record', record: { k: data.k, at, i, m: m.data, ...batch }, exact: false };
       const id = isObject(data.m) && typeof data.m.id === 'string' ? data.m.id : undefined;
-      return { kind: 'hole', k: data.k, at, i, ...(id !== undefined ? { id } : {}) };
+      return { kind: 'hole', k: data.k, at, i, ...(id !== undefined ? { id } : {}), ...(batch ? { batch } : {}) };
     }
     case 'c':
       // A piece of text this version cannot read is not joined, and neither is anything after it (see scanLog).
@@ -308,6 +326,8 @@ export async function scanLog(handle: fs.FileHandle, size: number, options: Scan
   let unread = 0;
   let lines = 0;
   let records = 0;
+  /** Batches met so far (newest first), and whether each is whole (its last record was met first). */
+  const batches = new Map<string, boolean>();
 
   // The first wanted position, once the total is known, and how many wanted positions are filled.
   let from = 0;
@@ -349,6 +369,12 @@ export async function scanLog(handle: fs.FileHandle, size: number, options: Scan
       continue;
     }
     records++;
+    const batch = read.kind === 'hole' ? read.batch : read.kind === 'record' && read.record.k === 'a' ? batchOf(read.record) : undefined;
+    if (batch) {
+      if (!batches.has(batch.b)) batches.set(batch.b, batch.bl === 0);
+      // A batch cut short by a crash: none of it happened.
+      if (!batches.get(batch.b)) continue;
+    }
     if (!lastAt) lastAt = read.kind === 'record' ? read.record.at : read.at;
     if (read.kind === 'unknown') {
       unread++;
