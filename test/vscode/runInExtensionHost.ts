@@ -8,8 +8,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { format } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { launchBrowser, LIMITS, saveFailureArtifacts } from './browser';
 import { startCodeServer, workbenchUrl, type CodeServer, type CodeServerBuild } from './codeServer';
+
+const execFileAsync = promisify(execFile);
+const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
 export interface ExtensionTestsOptions {
   /** Folder of the extension under test (its package.json). */
@@ -59,6 +64,7 @@ export async function runExtensionTests(opts: ExtensionTestsOptions): Promise<Ex
   let browser: Browser | undefined;
   let page: Page | undefined;
   let exitCode = TIMEOUT_EXIT_CODE;
+  const installed = opts.build?.ignoresDevelopmentPayload ? await installedTests(opts, scratchDir) : undefined;
   try {
     server = await startCodeServer({
       workspace: opts.workspace,
@@ -66,6 +72,7 @@ export async function runExtensionTests(opts: ExtensionTestsOptions): Promise<Ex
       ...(opts.env && { env: opts.env }),
       ...(opts.settings && { settings: opts.settings }),
       ...(opts.build && { build: opts.build }),
+      ...(installed && { vsixPaths: installed.vsixPaths, env: { ...opts.env, ...installed.env } }),
     });
     browser = await launchBrowser();
     const context = await browser.newContext();
@@ -93,7 +100,8 @@ export async function runExtensionTests(opts: ExtensionTestsOptions): Promise<Ex
     page.on('console', (message) => browserLines.push(`[${message.type()}] ${message.text()}`));
     page.on('pageerror', (error) => browserLines.push(`[pageerror] ${error.stack ?? error.message}`));
 
-    const url = workbenchUrl(server.url, opts.workspace, { devPath: opts.devPath, testsPath: opts.testsPath });
+    if (installed) void installed.finished.then(reportExit);
+    const url = installed ? workbenchUrl(server.url, opts.workspace) : workbenchUrl(server.url, opts.workspace, { devPath: opts.devPath, testsPath: opts.testsPath });
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<number>((resolve) => (timer = setTimeout(() => resolve(TIMEOUT_EXIT_CODE), timeoutMs)));
     try {
@@ -102,6 +110,13 @@ export async function runExtensionTests(opts: ExtensionTestsOptions): Promise<Ex
       exitCode = await Promise.race([exited, timedOut]);
     } finally {
       clearTimeout(timer);
+    }
+    if (installed) {
+      const output = await fsp.readFile(`${installed.env.MODEL_GATEWAY_TESTS_DONE}.log`, 'utf8').catch(() => '');
+      for (const line of output.split('\n')) {
+        log.push(line);
+        console.log(line);
+      }
     }
     if (exitCode === TIMEOUT_EXIT_CODE) console.error(`extension tests did not finish within ${timeoutMs / 1000} s`);
     if (exitCode !== 0) {
@@ -122,6 +137,78 @@ export async function runExtensionTests(opts: ExtensionTestsOptions): Promise<Ex
       await fsp.rm(scratchDir, { recursive: true, force: true });
     }
   }
+}
+
+/**
+ * For a VS Code that ignores the URL's development payload: the extension under test packaged and
+ * installed as a user installs it, and beside it a small runner extension, made here, that calls
+ * the tests module's run() once VS Code has started and writes its outcome to a file that the
+ * returned promise waits for (0 when run() resolved, 1 when it rejected).
+ */
+async function installedTests(
+  opts: ExtensionTestsOptions,
+  scratchDir: string,
+): Promise<{ vsixPaths: string[]; env: Record<string, string>; finished: Promise<number> }> {
+  const vsce = path.join(REPO_ROOT, 'node_modules', '.bin', 'vsce');
+  const extensionVsix = path.join(scratchDir, 'extension-under-test.vsix');
+  await execFileAsync(vsce, ['package', '--no-dependencies', '--no-rewrite-relative-links', '--allow-missing-repository', '--out', extensionVsix], {
+    cwd: opts.devPath,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const manifest = JSON.parse(await fsp.readFile(path.join(opts.devPath, 'package.json'), 'utf8')) as { name: string; publisher: string };
+  const runnerDir = path.join(scratchDir, 'test-runner');
+  await fsp.mkdir(runnerDir, { recursive: true });
+  await fsp.writeFile(
+    path.join(runnerDir, 'package.json'),
+    JSON.stringify(
+      {
+        name: 'extension-test-runner',
+        displayName: 'Extension test runner',
+        description: "Runs an extension's tests in the extension host; for tests only.",
+        publisher: 'model-gateway-tests',
+        version: '0.0.1',
+        license: 'MIT',
+        engines: { vscode: '^1.100.0' },
+        main: './runner.js',
+        activationEvents: ['onStartupFinished'],
+        extensionDependencies: [`${manifest.publisher}.${manifest.name}`],
+      },
+      null,
+      2,
+    ),
+  );
+  await fsp.writeFile(
+    path.join(runnerDir, 'runner.js'),
+    [
+      "const fs = require('fs');",
+      "const util = require('util');",
+      'exports.activate = function () {',
+      '  const done = process.env.MODEL_GATEWAY_TESTS_DONE;',
+      // The workbench page has no codeAutomationLog here: the tests' console output goes to a file.
+      '  for (const level of ["log", "info", "warn", "error"]) {',
+      '    const original = console[level].bind(console);',
+      '    console[level] = (...args) => { fs.appendFileSync(done + ".log", util.format(...args) + "\\n"); original(...args); };',
+      '  }',
+      '  const write = (code) => fs.writeFileSync(done, String(code));',
+      '  Promise.resolve()',
+      '    .then(() => require(process.env.MODEL_GATEWAY_TESTS_MODULE).run())',
+      '    .then(() => write(0), (error) => { console.error(error); write(1); });',
+      '};',
+      '',
+    ].join('\n'),
+  );
+  await fsp.writeFile(path.join(runnerDir, 'README.md'), '# Extension test runner\n');
+  const runnerVsix = path.join(scratchDir, 'test-runner.vsix');
+  await execFileAsync(vsce, ['package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', runnerVsix], { cwd: runnerDir, maxBuffer: 16 * 1024 * 1024 });
+  const doneFile = path.join(scratchDir, 'tests-done');
+  const finished = (async (): Promise<number> => {
+    for (;;) {
+      const text = await fsp.readFile(doneFile, 'utf8').catch(() => undefined);
+      if (text !== undefined && text.trim() !== '') return Number(text.trim()) === 0 ? 0 : 1;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  })();
+  return { vsixPaths: [extensionVsix, runnerVsix], env: { MODEL_GATEWAY_TESTS_DONE: doneFile, MODEL_GATEWAY_TESTS_MODULE: path.resolve(opts.testsPath) }, finished };
 }
 
 /** The workbench forwards each console call as (level, [format, ...args]), the format still unapplied. */
