@@ -6,13 +6,24 @@
  * outside can add them to the summary line; tests a failed hook kept from running count as failed.
  */
 import Mocha from 'mocha';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { format } from 'node:util';
 import * as path from 'node:path';
 import { reportNotRun, tallyRun } from '../support/mochaResults';
 
 export function runMochaIn(folder: string, suiteName: string): Promise<void> {
   // Generous: the extension host shares two busy cores with other work; a hung step still fails.
   const mocha = new Mocha({ ui: 'bdd', timeout: 120_000, slow: 10_000, color: false, reporter: 'spec' });
+  // Where no workbench page relays the extension host's console (tests run from installed
+  // extensions), the report also goes to this file.
+  const logFile = process.env.MODEL_GATEWAY_TEST_LOG;
+  if (logFile) {
+    const consoleLog = Mocha.reporters.Base.consoleLog;
+    Mocha.reporters.Base.consoleLog = (...args: unknown[]) => {
+      appendFileSync(logFile, format(...args) + '\n');
+      consoleLog(...args);
+    };
+  }
   const grep = process.env.MODEL_GATEWAY_TEST_GREP;
   if (grep) mocha.grep(grep);
   const files = readdirSync(folder).filter((f) => f.endsWith('.test.js')).sort();

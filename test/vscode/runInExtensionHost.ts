@@ -112,7 +112,7 @@ export async function runExtensionTests(opts: ExtensionTestsOptions): Promise<Ex
       clearTimeout(timer);
     }
     if (installed) {
-      const output = await fsp.readFile(`${installed.env.MODEL_GATEWAY_TESTS_DONE}.log`, 'utf8').catch(() => '');
+      const output = await fsp.readFile(installed.env.MODEL_GATEWAY_TEST_LOG ?? '', 'utf8').catch(() => '');
       for (const line of output.split('\n')) {
         log.push(line);
         console.log(line);
@@ -181,14 +181,8 @@ async function installedTests(
     path.join(runnerDir, 'runner.js'),
     [
       "const fs = require('fs');",
-      "const util = require('util');",
       'exports.activate = function () {',
       '  const done = process.env.MODEL_GATEWAY_TESTS_DONE;',
-      // The workbench page has no codeAutomationLog here: the tests' console output goes to a file.
-      '  for (const level of ["log", "info", "warn", "error"]) {',
-      '    const original = console[level].bind(console);',
-      '    console[level] = (...args) => { fs.appendFileSync(done + ".log", util.format(...args) + "\\n"); original(...args); };',
-      '  }',
       '  const write = (code) => fs.writeFileSync(done, String(code));',
       '  Promise.resolve()',
       '    .then(() => require(process.env.MODEL_GATEWAY_TESTS_MODULE).run())',
@@ -208,7 +202,7 @@ async function installedTests(
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   })();
-  return { vsixPaths: [extensionVsix, runnerVsix], env: { MODEL_GATEWAY_TESTS_DONE: doneFile, MODEL_GATEWAY_TESTS_MODULE: path.resolve(opts.testsPath) }, finished };
+  return { vsixPaths: [extensionVsix, runnerVsix], env: { MODEL_GATEWAY_TESTS_DONE: doneFile, MODEL_GATEWAY_TESTS_MODULE: path.resolve(opts.testsPath), MODEL_GATEWAY_TEST_LOG: `${doneFile}.log` }, finished };
 }
 
 /** The workbench forwards each console call as (level, [format, ...args]), the format still unapplied. */
