@@ -90,7 +90,10 @@ describe('Chat in a real extension host', function () {
       const second = await run<AskResult>('ask', { prompt: 'second try', model: relayModel });
       assert.equal(second.protocol, 'chatCompletions');
       assert.deepEqual(posted(), ['/v1/chat/completions 200'], 'remembered: the refused protocol is not tried again');
-      await assert.rejects(Promise.resolve(vscode.commands.executeCommand('modelGateway.ask', { prompt: 'x', model: relayModel, protocol: 'responses' })), /does not speak the responses protocol/);
+      // The user's explicit choice wins over what was remembered: the refused protocol is tried again.
+      refusing.clearLog();
+      await run<AskResult>('ask', { prompt: 'third try', model: relayModel, protocol: 'responses' });
+      assert.equal(posted()[0], '/v1/responses 400', "the explicit choice was overruled by the remembered refusal");
     } finally {
       await setSetting('baseUrl', gw.url);
       await run('refreshModels');
@@ -231,7 +234,9 @@ describe('Chat in a real extension host', function () {
         ['fox.png', 'owl.png'],
       );
       assert.equal(gw.log.filter((e) => e.path.startsWith('/v1/chat') || e.path === '/v1/responses').length, 0, 'attaching sends nothing');
-      const first = await run<AskResult>('ask', { prompt: 'compare these two' });
+      const scripted = await run<AskResult>('ask', { prompt: 'a script asks first' });
+      assert.deepEqual(scripted.images, [], "a scripted question does not take the user's attachments");
+      const first = await run<AskResult>('ask', { prompt: 'compare these two', withAttachments: true, conversationId: scripted.conversationId });
       assert.ok(first.text.includes(fact(fox, 1)) && first.text.includes(fact(owl, 2)), first.text);
       gw.clearLog();
       const second = await run<AskResult>('ask', { prompt: 'and now without new images', conversationId: first.conversationId });
@@ -250,7 +255,7 @@ describe('Chat in a real extension host', function () {
       assert.equal(attached.switchedFrom, 'qwen-plus');
       assert.notEqual(attached.model, 'qwen-plus');
       assert.equal(attached.attached[0]?.name, 'fox.png');
-      const answer = await run<AskResult>('ask', { prompt: 'what is it?' });
+      const answer = await run<AskResult>('ask', { prompt: 'what is it?', withAttachments: true });
       assert.equal(answer.model, attached.model);
       assert.ok(answer.text.includes(fact(fox)));
       // The switch is said in the conversation itself, before the question it was made for.

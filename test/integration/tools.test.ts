@@ -306,7 +306,7 @@ describe('Document and web tools in a real extension host', function () {
       assert.equal(added.chars, readableText(sample.text).length);
       await run('refreshModels');
       since = gw.log.length;
-      await run('ask', { prompt: 'What is in the report?' });
+      await run('ask', { prompt: 'What is in the report?', withAttachments: true });
       const chatCalls = requests().filter((e) => /^\/v1\/(chat\/completions|responses|messages)\b/.test(e.path));
       assert.equal(chatCalls.length, 1, `one chat request was sent: ${requests().map((e) => e.path).join(', ')}`);
       assert.ok(chatCalls[0]?.bodyText?.includes(sample.marker), `the message carries the parsed text: ${chatCalls[0]?.bodyText?.slice(0, 600)}`);

@@ -27,6 +27,11 @@ export interface AskArgs {
   thinking?: ThinkingChoice;
   /** Image files (URIs or paths) to send with the prompt. */
   images?: Array<string | vscode.Uri>;
+  /**
+   * Send, as the user's own Send would, what the user attached to that conversation and has not sent
+   * yet (images, files, parsed documents). Off unless asked: a script never takes them silently.
+   */
+  withAttachments?: boolean;
 }
 
 export interface AskResult {
@@ -79,7 +84,12 @@ export async function runAsk(host: AskHost, answers: AnswerRunner, args: AskArgs
   }
   if (args.enableSearch !== undefined) await host.updateConversation({ enableSearch: args.enableSearch }, true, target);
   if (args.thinking !== undefined) await host.updateConversation({ thinking: args.thinking }, true, target);
-  const sent: Sent | undefined = await answers.send(args.prompt, { system: args.system, attachments: own }, target);
+  const waiting = args.withAttachments ? host.tray.itemsFor(target.key) : [];
+  const sent: Sent | undefined = await answers.send(
+    args.prompt,
+    { system: args.system, attachments: [...waiting, ...own], onAccepted: () => host.tray.drop(target.key, waiting) },
+    target,
+  );
   if (!sent?.answer) throw new GatewayError('badRequest', vscode.l10n.t('Nothing was sent: the prompt was empty or no chat model is available.'));
   const answer = sent.answer;
   return {

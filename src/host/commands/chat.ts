@@ -17,6 +17,8 @@ const askArgs = z.object({
   thinking: z.optional(thinkingChoiceSchema),
   /** Image files (URIs or paths) sent with the prompt. */
   images: z.optional(z.array(z.string())),
+  /** Also send what the user attached to the conversation and has not sent yet. */
+  withAttachments: z.optional(z.boolean()),
 });
 
 /** `{uri}` / `{uris}` (strings or vscode.Uri), optionally with a prompt and the ask options. */

@@ -49,6 +49,10 @@ export async function locateFile(given: string, rules: FileRules): Promise<Locat
     real = await fs.realpath(absolute);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
+    // Outside the folders by its own text, a path is refused as outside whether or not it exists:
+    // a model must not learn which files exist elsewhere on the machine.
+    const outsideByText = placeOf({ given: absolute, real: absolute, folders, realFolders }) === 'outside';
+    if (outsideByText && !rules.outsideAllowed) return refusedOutside(given, folders.length > 0);
     if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: false, why: 'missing', message: vscode.l10n.t('{0} does not exist.', given) };
     throw new GatewayError('badRequest', vscode.l10n.t('{0} could not be read: {1}', given, err instanceof Error ? err.message : String(err)), { cause: err });
   }
@@ -56,18 +60,20 @@ export async function locateFile(given: string, rules: FileRules): Promise<Locat
   if (place === 'linkOut') {
     return { ok: false, why: 'linkOut', message: vscode.l10n.t('{0} is a symbolic link (or lies in a linked folder) that leads outside the open workspace folders; it was not read.', given) };
   }
-  if (place === 'outside' && !rules.outsideAllowed) {
-    return {
-      ok: false,
-      why: folders.length ? 'outside' : 'noWorkspace',
-      message: folders.length
-        ? vscode.l10n.t('{0} is outside the open workspace folders; only files of the open workspace are read here.', given)
-        : vscode.l10n.t('No workspace folder is open; only files of the open workspace folders are read here.'),
-    };
-  }
+  if (place === 'outside' && !rules.outsideAllowed) return refusedOutside(given, folders.length > 0);
   const stat = await fs.stat(real);
   if (stat.isDirectory()) return { ok: false, why: 'folder', message: vscode.l10n.t('{0} is a folder, not a file.', given) };
   return { ok: true, real };
+}
+
+function refusedOutside(given: string, anyFolder: boolean): Located {
+  return {
+    ok: false,
+    why: anyFolder ? 'outside' : 'noWorkspace',
+    message: anyFolder
+      ? vscode.l10n.t('{0} is outside the open workspace folders; only files of the open workspace are read here.', given)
+      : vscode.l10n.t('No workspace folder is open; only files of the open workspace folders are read here.'),
+  };
 }
 
 /** The real path of a file that may be read under `rules`; a `badRequest` saying why not otherwise. */

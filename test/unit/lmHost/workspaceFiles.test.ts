@@ -69,6 +69,12 @@ describe('workspace-file policy: links are resolved before a file is judged', ()
     assert.equal(await workspaceFile(path.join(outside, 'id_rsa'), { outsideAllowed: true }), realpathSync(path.join(outside, 'id_rsa')));
   });
 
+  it('refuses a path outside as outside whether or not it exists (which files exist elsewhere is not told)', async () => {
+    await refuses('../no-such-file.pdf', false, /outside the open workspace folders/);
+    await refuses(path.join(outside, 'no-such-file'), false, /outside the open workspace folders/);
+    await refuses(path.join(outside, 'no-such-file'), true, /does not exist/);
+  });
+
   it('says clearly that a file does not exist, and that a folder is not a file', async () => {
     await refuses('docs/missing.pdf', false, /docs\/missing\.pdf does not exist/);
     await refuses('docs', false, /is a folder, not a file/);
