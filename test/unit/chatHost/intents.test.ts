@@ -106,4 +106,12 @@ describe('Chat: intents name their conversation; sends are acknowledged', functi
     assert.equal(mine?.context, 'the user attached this');
     assert.deepEqual(w.chat.tray.itemsFor(w.chat.shown.key), []);
   });
+
+  it('a scripted ask with withAttachments sends what the user attached, as Send would, and they wait no more', async () => {
+    await w.chat.addContext('notes.md', 'the user attached this');
+    const result = await w.chat.ask({ prompt: 'scripted, with them', withAttachments: true });
+    const question = (await w.store.load(result.conversationId))?.messages[0];
+    assert.equal(question?.context, 'the user attached this');
+    assert.deepEqual(w.chat.tray.itemsFor(w.chat.shown.key), []);
+  });
 });
