@@ -6,10 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { effectiveProtocol, imageSupport, isSearchable as searchableOver } from '../../core/chat/capabilities';
-import { thinkingControl, thinkingRequest, type ThinkingRequest } from '../../core/chat/thinking';
+import { thinkingControl, thinkingRequest } from '../../core/chat/thinking';
 import type { ChatEvent, ChatMessage } from '../../core/chat/events';
 import { streamChat } from '../../core/chat/chat';
 import { titleFrom } from '../../core/chat/conversationForms';
+import { continuationMessages, lastSpoken } from '../../core/chat/turns';
 import type { ConversationMeta, StoredMessage } from '../../core/chat/conversationStore';
 import type { ConversationClaims } from '../../core/chat/store/claims';
 import { GatewayError } from '../../core/errors';
@@ -26,38 +27,8 @@ import { inStep, type ViewLink } from './snapshot';
 import { protocolSwitchHandler } from '../protocolSwitch';
 import { streamAnswer } from './streaming';
 
-/** The user turn that asks a model to go on with an answer cut at the max tokens limit. */
-export const CONTINUE_INSTRUCTION = 'Continue exactly where you stopped.';
-
-/**
- * The request that continues a cut answer; `history` ends with the partial answer.
- *
- * Messages (Anthropic) treats a trailing assistant turn as a prefill: the model's reply goes on
- * from its last character, which is exactly a continuation. Anthropic refuses a final assistant
- * turn that ends in whitespace, so that is trimmed (the model writes it again), and refuses a
- * prefill while extended thinking is on, so then the instruction turn is used as elsewhere.
- * Chat Completions and Responses do not continue a trailing assistant turn (the model answers it
- * afresh), so the partial answer stays as an assistant turn and a short user turn asks for the rest.
- * The instruction is sent to the model, not shown to the user, so it is not localised.
- */
-export function continuationMessages(history: ChatMessage[], protocol: ChatProtocol, thinking: (over: ChatProtocol) => ThinkingRequest | undefined): ChatMessage[] {
-  const last = history.at(-1);
-  const thinks = thinking(protocol);
-  if (protocol === 'messages' && last?.role === 'assistant' && (!thinks || thinks.level === 'off')) {
-    return [...history.slice(0, -1), { ...last, content: last.content.trimEnd() }];
-  }
-  return [...history, { role: 'user', content: CONTINUE_INSTRUCTION }];
-}
-
 /** How many notices after the last answer are looked past to find it (a few model changes in a row). */
 const NOTICE_SLACK = 20;
-
-/** The last question or answer of `messages` and the notices after it. */
-export function lastSpoken(messages: StoredMessage[]): { last?: StoredMessage; after: StoredMessage[] } {
-  let at = messages.length - 1;
-  while (at >= 0 && messages[at]?.role === 'notice') at--;
-  return at < 0 ? { after: [] } : { last: messages[at], after: messages.slice(at + 1) };
-}
 
 export const busyHere = (): string => vscode.l10n.t('An answer is still being written in this conversation. Stop it first or wait for it to finish.');
 export const busyElsewhere = (): string => vscode.l10n.t('An answer is being written in this conversation in another VS Code window. Wait for it to finish there, or start a new conversation.');

@@ -4,7 +4,7 @@ import './fakeVscode';
 import assert from 'node:assert/strict';
 import type { ChatMessage } from '../../../src/core/chat/events';
 import type { ThinkingRequest } from '../../../src/core/chat/thinking';
-import { CONTINUE_INSTRUCTION, continuationMessages } from '../../../src/host/chat/answerRunner';
+import { CONTINUE_INSTRUCTION, continuationMessages } from '../../../src/core/chat/turns';
 
 describe('Continue: the request per protocol', () => {
   const history: ChatMessage[] = [

@@ -16,7 +16,7 @@ import type { ModelInfo } from '../../../src/core/models/types';
 import type { HostMessage, Snapshot } from '../../../src/shared/protocol';
 import { ChatController } from '../../../src/host/chat/chatController';
 import { toRequestMessages } from '../../../src/host/chat/history';
-import { lastSpoken } from '../../../src/host/chat/answerRunner';
+import { lastSpoken } from '../../../src/core/chat/turns';
 import { chatServices, NO_EVENT } from '../../support/chatServices';
 import { useDoubleClient } from '../../support/client';
 
