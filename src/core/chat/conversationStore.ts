@@ -1,3 +1,10 @@
+/*
+ * Over the project's 450-line limit, knowingly: the write path (batched appends, checkpoints,
+ * replacements), the tolerant read path (records this version cannot read, the log winning over
+ * the metadata) and the maintenance (summaries, compaction, image pruning) all share this class's
+ * cross-process lock, its stream offsets and its summary cache. Splitting them means moving that
+ * shared state out first; the seams are those three.
+ */
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';

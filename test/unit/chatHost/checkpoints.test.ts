@@ -4,9 +4,10 @@
  * message (the store refuses pieces after a missing one), so the text in the store never has a hole.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, promises as fsp, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { failWrites } from '../../support/diskFull';
 import type { ChatEvent } from '../../../src/core/chat/events';
 import { ConversationStore, type StoredMessage } from '../../../src/core/chat/conversationStore';
 import { AnswerSession, ChatSessions } from '../../../src/host/chat/sessions';
@@ -27,21 +28,9 @@ describe('Chat: a failed checkpoint', function () {
 
   /** While `failing()` holds, every write of a checkpoint or an update to a log fails with ENOSPC; returns how many did. */
   async function failWritesWhile(failing: () => boolean): Promise<() => number> {
-    const probe = await fsp.open(path.join(dir, 'probe'), 'w');
-    const proto = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<unknown> };
-    await probe.close();
-    const write = proto.write;
-    let failed = 0;
-    proto.write = function (this: unknown, ...args: unknown[]) {
-      const bytes = args[0];
-      if (failing() && Buffer.isBuffer(bytes) && (bytes.includes('"k":"c"') || bytes.includes('"k":"u"'))) {
-        failed++;
-        return Promise.reject(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }));
-      }
-      return write.apply(this, args);
-    };
-    restore = () => (proto.write = write);
-    return () => failed;
+    const fault = await failWrites(dir, (bytes) => failing() && (bytes.includes('"k":"c"') || bytes.includes('"k":"u"')));
+    restore = fault.restore;
+    return fault.failed;
   }
 
   it('is told once per answer, and the next checkpoint stores the whole text from the last saved point', async () => {

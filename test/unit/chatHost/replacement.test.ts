@@ -4,9 +4,10 @@
  */
 import { ui } from './fakeVscode';
 import assert from 'node:assert/strict';
-import { mkdtempSync, promises as fsp, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { failWrites, type DiskFull } from '../../support/diskFull';
 import { useDoubleClient } from '../../support/client';
 import { until } from '../../support/until';
 import { ConversationStore } from '../../../src/core/chat/conversationStore';
@@ -55,17 +56,8 @@ describe('Chat: a replacement that cannot start removes nothing', function () {
   }
 
   /** The next write to a conversation log of a buffer holding `matching` fails with ENOSPC (a full disk). */
-  async function failWriteOnce(matching: string): Promise<{ failed: () => number; restore: () => void }> {
-    const probe = await fsp.open(path.join(dir, 'probe'), 'w');
-    const proto = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<unknown> };
-    await probe.close();
-    const write = proto.write;
-    let failed = 0;
-    proto.write = function (this: unknown, ...args: unknown[]) {
-      if (Buffer.isBuffer(args[0]) && args[0].includes(matching) && !failed++) return Promise.reject(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }));
-      return write.apply(this, args);
-    };
-    return { failed: () => failed, restore: () => (proto.write = write) };
+  function failWriteOnce(matching: string): Promise<DiskFull> {
+    return failWrites(dir, (bytes, failedSoFar) => failedSoFar === 0 && bytes.includes(matching));
   }
 
   const replacements: Array<{ name: string; matching: string; act(question: string, answer: string): Promise<unknown> }> = [
