@@ -9,8 +9,9 @@ import { GatewayError, isGatewayError } from './errors';
  * A small JSON document that every VS Code window of a profile reads and changes (refused
  * protocols, the second provider's file list). VS Code's global state is cached per window, so a
  * read-modify-write there by two windows at once loses one window's change; here each change reads
- * the file, changes it and writes it back (atomically) under the cross-process lock of the chat
- * store, and every read goes to the file, never to a copy one window keeps.
+ * the file, changes it and writes it back (atomically) under a cross-process lock of its own (the
+ * chat store's FileLock, on `<file>.lock`), and every read goes to the file, never to a copy one
+ * window keeps.
  */
 export class SharedJsonFile<T> {
   private readonly lock: FileLock;
