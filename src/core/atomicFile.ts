@@ -133,11 +133,8 @@ export async function writeFileUnique(dir: string, base: string, ext: string, da
   return streamToFileUnique(dir, base, ext, [data]);
 }
 
-/**
- * Chunks to write. A source that reuses its buffers (bulkGet.ts) has `recycle`, and gets each chunk
- * back once it is on disk; until then the chunk is left alone.
- */
-export type ChunkSource = (AsyncIterable<Uint8Array> | Iterable<Uint8Array>) & { recycle?: (chunk: Uint8Array) => void };
+/** Chunks to write; each is left alone until it is on disk. */
+export type ChunkSource = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
 
 /**
  * Streams chunks to a temporary file in `dir`, runs `verify` on the complete file, and only then
@@ -208,7 +205,6 @@ async function writeChunks(handle: fs.FileHandle, chunks: ChunkSource, onBytes?:
         queue = [];
         queued = 0;
         await writeAll(handle, batch, bytes);
-        if (chunks.recycle) for (const chunk of batch) chunks.recycle(chunk);
         unsynced += bytes;
         if (unsynced >= BACKGROUND_SYNC_BYTES && !syncing) {
           unsynced = 0;
@@ -237,9 +233,7 @@ async function writeChunks(handle: fs.FileHandle, chunks: ChunkSource, onBytes?:
       total += chunk.length;
       onBytes?.(total);
       if (!writing) pumping = pump();
-      // A recycling source reads into the few buffers it gets back: a chunk more is asked for only
-      // once the disk has taken those queued, so that the source is never left without one.
-      else if (queued >= WRITE_QUEUE_BYTES || chunks.recycle) await pumping;
+      else if (queued >= WRITE_QUEUE_BYTES) await pumping;
     }
   } finally {
     // Also when the source failed: the handle is closed only after the last write has settled.

@@ -2,7 +2,6 @@ import * as l10n from '@vscode/l10n';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type * as z from 'zod/mini';
-import { bulkGet, type RecyclingChunks } from './bulkGet';
 import { Endpoints } from './config';
 import { errorFromResponse, errorInOkBody, parseRetryAfter } from './errorBody';
 import { GatewayError } from './errors';
@@ -95,13 +94,13 @@ export interface HttpResponse {
   json<T extends z.ZodMiniType>(schema: T, what: string): Promise<z.infer<T>>;
 }
 
-/** What `getLarge` answers: the body's chunks go to a file and are handed back once written. */
+/** What `getLarge` answers: the body's chunks, to go to a file. */
 export interface LargeResponse {
   status: number;
   headers: Record<string, string>;
   requestId?: string;
   /** Read once; a failure while reading becomes a GatewayError; leaving the loop early closes the connection. */
-  chunks: RecyclingChunks;
+  chunks: AsyncIterable<Uint8Array>;
   /** Closes the connection if the body is still coming (a caller that gives up before reading it all). */
   abort(): void;
 }
@@ -174,45 +173,19 @@ export class HttpClient {
   }
 
   /**
-   * A GET whose large body goes to a file (a generated video): over a direct connection it is read
-   * from the socket into a few reused buffers (see bulkGet.ts), at the speed of `curl`; through a
-   * proxy it goes through `send`. Statuses, retries, errors and the key are handled as by `send`.
+   * A GET whose large body goes to a file (a generated video), through `send`: the same undici
+   * connection, limits, timeouts, retries and key rules as every other request. undici pauses the
+   * socket while the body's buffer is full, so a slow disk slows the download instead of filling memory.
    */
   async getLarge(req: Omit<HttpRequest, 'method' | 'json' | 'body' | 'timeout' | 'idempotent'>): Promise<LargeResponse> {
-    const url = new URL(req.url);
-    const t = this.options.timeouts;
-    const trust = this.loadedTrust();
-    const route = routeFor(url, this.options.proxy, trust, t.connectMs);
-    if (route.proxy) {
-      const response = await this.send({ ...req, method: 'GET' });
-      const chunks = response.chunks();
-      return {
-        status: response.status,
-        headers: response.headers,
-        requestId: response.requestId,
-        chunks: { [Symbol.asyncIterator]: () => chunks[Symbol.asyncIterator](), recycle: () => undefined },
-        abort: () => abortBody(response.body),
-      };
-    }
-    const get: HttpRequest = { ...req, method: 'GET' };
-    const headers = await this.headersFor(url, get);
-    return this.exchange(url, get, { billable: false, once: false }, async () => {
-      const response = await bulkGet({ url, headers, trust, connectMs: t.connectMs, firstByteMs: t.firstByteMs, idleMs: t.idleMs, signal: req.signal }).catch((err: unknown) =>
-        Promise.reject((!req.signal?.aborted && connectionError(err, url, route, this.options.proxy)) || err),
-      );
-      return {
-        status: response.status,
-        headers: response.headers,
-        errorText: () => readLimited(response.chunks, ERROR_BODY_LIMIT),
-        accept: (requestId) => ({
-          status: response.status,
-          headers: response.headers,
-          requestId,
-          chunks: mapChunkErrors(response.chunks, (err) => mapBodyError(err, url, get, t)),
-          abort: response.abort,
-        }),
-      };
-    });
+    const response = await this.send({ ...req, method: 'GET' });
+    return {
+      status: response.status,
+      headers: response.headers,
+      requestId: response.requestId,
+      chunks: response.chunks(),
+      abort: () => abortBody(response.body),
+    };
   }
 
   /**
@@ -301,6 +274,8 @@ export class HttpClient {
   }
 
   private dispatch(url: URL, req: HttpRequest, headers: Record<string, string>, body: RequestBody | undefined): Promise<Dispatcher.ResponseData> {
+    // undici would still connect for a request whose signal has already aborted.
+    if (req.signal?.aborted) return Promise.reject(req.signal.reason);
     const t = this.options.timeouts;
     const trust = this.loadedTrust();
     const route = routeFor(url, this.options.proxy, trust, t.connectMs);
@@ -390,20 +365,6 @@ function wrapResponse(
   };
 }
 
-/** The same chunks, a failure while reading them mapped (to a GatewayError). */
-function mapChunkErrors(chunks: RecyclingChunks, mapError: (err: unknown) => GatewayError): RecyclingChunks {
-  return {
-    recycle: (chunk) => chunks.recycle(chunk),
-    async *[Symbol.asyncIterator]() {
-      try {
-        yield* chunks;
-      } catch (err) {
-        throw mapError(err);
-      }
-    },
-  };
-}
-
 interface TransportFailure {
   error: GatewayError;
   /** True when the request cannot have reached the server, so even a billed POST may be resent. */
@@ -433,6 +394,15 @@ function mapTransportError(err: unknown, url: URL, req: HttpRequest, t: Timeouts
   if (code === 'UND_ERR_BODY_TIMEOUT') {
     const setting = req.timeout === 'long' && idleLimit(t, req) !== t.idleMs ? 'modelGateway.timeouts.longRequestSeconds' : 'modelGateway.timeouts.idleSeconds';
     return { error: new GatewayError('timeout', l10n.t('{0} stopped sending for more than {1}. Try again, or raise "{2}".', host, seconds(idleLimit(t, req)), setting), { cause: err }), notSent: false };
+  }
+  // What undici refuses before sending (a header value with a line break) is the request's fault, not the network's.
+  if (code === 'UND_ERR_INVALID_ARG') {
+    return { error: new GatewayError('badRequest', l10n.t('The request to {0} could not be sent: {1}.', host, message), { cause: err }), notSent: true };
+  }
+  // An answer undici's parser refused (not HTTP, a malformed chunk, a head over the limit, a body
+  // longer than its Content-Length): sending it again would get the same answer.
+  if (e.name === 'HTTPParserError' || code === 'UND_ERR_HEADERS_OVERFLOW' || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') {
+    return { error: new GatewayError('protocol', l10n.t('{0} sent an answer that is not valid HTTP: {1}.', host, message), { cause: err }), notSent: false };
   }
   if (/proxy/i.test(message)) {
     return { error: new GatewayError('network', l10n.t('The proxy refused or failed the connection to {0}: {1}. Check "http.proxy" and the proxy environment variables.', host, message), { cause: err }), notSent: true };
@@ -503,7 +473,7 @@ async function readAll(body: Readable): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** The start of a body; leaving the loop early closes it (a Readable's iterator destroys the stream, bulkGet's the connection). */
+/** The start of a body; leaving the loop early closes it (a Readable's iterator destroys the stream). */
 async function readLimited(body: AsyncIterable<Uint8Array>, limit: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
