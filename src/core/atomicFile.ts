@@ -32,16 +32,57 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
   }
   try {
     if (opts.overwrite) {
-      await fs.rename(tmp, file);
+      await renameRetrying(tmp, file);
     } else {
       if (!(await linkNew(tmp, file))) {
         throw new GatewayError('badRequest', l10n.t('{0} already exists; it was not overwritten.', path.basename(file)), { code: 'EEXIST' });
       }
     }
   } finally {
-    await fs.rm(tmp, { force: true });
+    await removeRetrying(tmp);
   }
   if (durable) await syncDirectory(path.dirname(file));
+}
+
+/** Codes Windows gives a rename while another process (another window, a virus scanner) has either file open. */
+const TRANSIENT_RENAME_CODES = new Set(['EPERM', 'EBUSY', 'EACCES']);
+/** How long a rename is retried there, as graceful-fs does (it allows a minute; a save that waits longer is better told). */
+const RENAME_RETRY_MS = 5_000;
+
+export interface RenameOptions {
+  /** For tests: the rename to try, the platform whose rules apply, and the wait between tries. */
+  rename?: (from: string, to: string) => Promise<void>;
+  platform?: NodeJS.Platform;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * `fs.rename`, retried on Windows while it fails with EPERM, EBUSY or EACCES: there a rename onto a
+ * file that another window is reading fails until that read ends. The wait grows by 10 ms per try up
+ * to 100 ms, for at most RENAME_RETRY_MS in all (graceful-fs's scheme). Elsewhere those codes mean
+ * what they say and are thrown at once.
+ */
+export async function renameRetrying(from: string, to: string, opts: RenameOptions = {}): Promise<void> {
+  const rename = opts.rename ?? fs.rename;
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const retries = (opts.platform ?? process.platform) === 'win32';
+  const start = Date.now();
+  for (let backoff = 0; ; ) {
+    try {
+      await rename(from, to);
+      return;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? '';
+      if (!retries || !TRANSIENT_RENAME_CODES.has(code) || Date.now() - start >= RENAME_RETRY_MS) throw err;
+    }
+    backoff = Math.min(100, backoff + 10);
+    await sleep(backoff);
+  }
+}
+
+/** Removes a file if it is there; Node's own retries cover a file another process still has open on Windows. */
+export function removeRetrying(file: string): Promise<void> {
+  return fs.rm(file, { force: true, maxRetries: 5, retryDelay: 20 });
 }
 
 /**
@@ -164,7 +205,7 @@ export async function streamToFileUnique(
     if (verify) await verify(tmp);
     return await publishUnique(tmp, dir, base, ext);
   } finally {
-    await fs.rm(tmp, { force: true });
+    await removeRetrying(tmp);
   }
 }
 

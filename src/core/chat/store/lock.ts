@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
+import { removeRetrying, renameRetrying } from '../../atomicFile';
 import { GatewayError } from '../../errors';
 import { formatDuration } from '../../../shared/format';
 
@@ -86,7 +87,8 @@ export class FileLock {
           await fs.mkdir(path.dirname(this.file), { recursive: true });
           continue;
         }
-        if (code !== 'EEXIST') throw err;
+        // Windows refuses to create a name whose file is being deleted (the holder's release) with EPERM: that is contention too.
+        if (code !== 'EEXIST' && !(code === 'EPERM' && process.platform === 'win32')) throw err;
       }
       if (await this.takeOverIfStale()) continue;
       if (Date.now() > deadline) {
@@ -116,7 +118,7 @@ export class FileLock {
     }
     const aside = `${this.file}.stale-${randomBytes(6).toString('hex')}`;
     try {
-      await fs.rename(this.file, aside);
+      await renameRetrying(this.file, aside);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return true;
       throw err;
@@ -127,7 +129,7 @@ export class FileLock {
       // `link` fails if a third process holds the name by now, and then that one owns it.
       await fs.link(aside, this.file).catch(() => undefined);
     }
-    await fs.rm(aside, { force: true });
+    await removeRetrying(aside);
     return true;
   }
 
@@ -135,7 +137,7 @@ export class FileLock {
     // Only our own lock is removed: if ours was taken over as stale (a blocked event loop), the
     // file now belongs to someone else.
     const current = await fs.readFile(this.file, 'utf8').catch(() => undefined);
-    if (current === token) await fs.rm(this.file, { force: true });
+    if (current === token) await removeRetrying(this.file);
   }
 }
 
