@@ -1,3 +1,4 @@
+// Kept by hand, not undici's EnvHttpProxyAgent: that agent picks the route out of sight inside each request with one set of options, but here each request's route must be known (VS Code's settings over the environment, the trusted authorities on a direct connection, strictSSL on proxied ones only, errors naming the setting to change); the tunnel itself is undici's ProxyAgent.
 import * as l10n from '@vscode/l10n';
 import { GatewayError } from './errors';
 import { certificateError, type Trust } from './tls';

@@ -128,6 +128,33 @@ export function runProcess(command: string, args: string[], opts: { cwd?: string
   });
 }
 
+export interface CurlResult {
+  /** curl's own `time_total`. */
+  ms: number;
+  /** User and system CPU time of the curl process, from /usr/bin/time (10 ms resolution); NaN where that is missing. */
+  cpuMs: number;
+  status: number;
+  /** `size_download` or `size_upload`, whichever `what` names. */
+  bytes: number;
+  stderr: string;
+}
+
+/** One curl transfer, timed by curl itself, its CPU time by /usr/bin/time when that exists. */
+export async function runCurl(args: string[], what: 'size_download' | 'size_upload'): Promise<CurlResult> {
+  const curlArgs = ['-sS', '-w', `%{time_total} %{http_code} %{${what}}`, ...args];
+  const timed = fs.existsSync('/usr/bin/time');
+  const r = timed ? await runProcess('/usr/bin/time', ['-f', 'curl-cpu %U %S', 'curl', ...curlArgs], { timeoutMs: 300_000 }) : await runProcess('curl', curlArgs, { timeoutMs: 300_000 });
+  const [seconds, status, size] = r.stdout.trim().split(' ');
+  const cpu = /curl-cpu ([\d.]+) ([\d.]+)/.exec(r.stderr);
+  if (r.code !== 0) throw new Error(`curl failed: exit ${r.code}, HTTP ${status}: ${r.stderr}`);
+  return { ms: Number(seconds) * 1000, cpuMs: cpu ? (Number(cpu[1]) + Number(cpu[2])) * 1000 : NaN, status: Number(status), bytes: Number(size), stderr: r.stderr };
+}
+
+/** CPU milliseconds per MiB moved, formatted. */
+export function cpuPerMib(cpuMs: number, size: number): string {
+  return Number.isFinite(cpuMs) ? `${(cpuMs / (size / (1024 * 1024))).toFixed(2)} ms CPU/MiB` : 'CPU not measured';
+}
+
 /** `node --import tsx <script>`: a TypeScript file of this folder in a fresh Node process. */
 export function tsxArgs(script: string, args: string[] = []): string[] {
   return ['--import', 'tsx', path.join(__dirname, script), ...args];

@@ -34,6 +34,8 @@ export interface GatewayInfo {
   /** The burst front of the double (burstOrigin.ts). */
   burstUrl: string;
   cdnUrl?: string;
+  /** The gateway (and its CDN origin) through a front at each line rate rows 7 and 8 measure at (throttleFront.ts). */
+  throttled: Array<{ mbit: number; url: string; cdnUrl?: string }>;
 }
 
 v8.setFlagsFromString('--expose-gc');

@@ -59,20 +59,24 @@ async function drain(http: HttpClient, url: string): Promise<number> {
   return n;
 }
 
-async function measure<T>(work: () => Promise<T>): Promise<{ ms: number; rssGrowth: number; sampledGrowth: number; baseRss: number; result: T; peakReset: boolean }> {
+async function measure<T>(work: () => Promise<T>): Promise<{ ms: number; cpuMs: number; rssGrowth: number; sampledGrowth: number; baseRss: number; result: T; peakReset: boolean }> {
   gc();
   gc();
   const peakReset = resetPeakRss();
   const baseRss = currentRss();
   let sampledMax = baseRss;
   const sampler = setInterval(() => (sampledMax = Math.max(sampledMax, currentRss())), 5);
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const result = await work();
   const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  // User and system time of the whole process (the sampler's 5 ms ticks included, a few ms in all).
+  const cpuMs = (cpu.user + cpu.system) / 1000;
   clearInterval(sampler);
   sampledMax = Math.max(sampledMax, currentRss());
   const peak = peakReset ? peakRss() : sampledMax;
-  return { ms, rssGrowth: peak - baseRss, sampledGrowth: sampledMax - baseRss, baseRss, result, peakReset };
+  return { ms, cpuMs, rssGrowth: peak - baseRss, sampledGrowth: sampledMax - baseRss, baseRss, result, peakReset };
 }
 
 async function main(): Promise<void> {
