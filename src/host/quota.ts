@@ -57,6 +57,7 @@ export class QuotaWatcher implements vscode.Disposable {
   private timer?: unknown;
   private debounce?: unknown;
   private readonly timers: QuotaTimers;
+  private billedCalls = 0;
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
   private readonly subscriptions: vscode.Disposable[];
@@ -91,8 +92,18 @@ export class QuotaWatcher implements vscode.Disposable {
     void this.refresh();
   }
 
+  /**
+   * What the watcher has been told and is waiting for, for tests that must know a read will not
+   * come (rather than wait a while to see none): how many billed calls it heard of, and whether a
+   * read is waiting for calls to pause or under way.
+   */
+  get activity(): { billedCalls: number; readPending: boolean } {
+    return { billedCalls: this.billedCalls, readPending: this.debounce !== undefined || this.loads.busy };
+  }
+
   /** A billed call is over: read the figures again once the calls have paused. */
   afterBilledCall(): void {
+    this.billedCalls++;
     if (quotaDisplay() === 'off' || (this.result && !this.result.available)) return;
     if (this.debounce) this.timers.clear(this.debounce);
     this.debounce = this.timers.set(() => {
