@@ -465,6 +465,28 @@ describe('conversation store', () => {
     assert.deepEqual(readdirSync(dir).sort(), files, 'no conversation made');
   });
 
+  it('reads the summary cache as its schema does: unknown keys left out, a wrong entry refusing the whole cache', async () => {
+    const store = new ConversationStore(dir);
+    await store.create({ title: 'A' });
+    await store.create({ title: 'B' });
+    const listed = await store.list();
+    const file = path.join(dir, '.index', 'summaries.json');
+    const cache = JSON.parse(readFileSync(file, 'utf8')) as { entries: Array<Record<string, unknown> & { summary: Record<string, unknown> }> };
+    for (const e of cache.entries) {
+      Object.assign(e, { extra: 1 });
+      Object.assign(e.summary, { extra: true });
+    }
+    writeFileSync(file, JSON.stringify({ ...cache, extra: 'x' }));
+    const reader = new ConversationStore(dir);
+    assert.deepEqual(await reader.list(), listed, 'the same summaries, without the unknown keys');
+    assert.equal(reader.io.metaChecks, 2, 'each entry checked against its files');
+    // A summary the schema refuses (a count that is text): the cache is not used, the files are read.
+    (cache.entries[0] as { summary: Record<string, unknown> }).summary.messageCount = '0';
+    writeFileSync(file, JSON.stringify(cache));
+    const again = new ConversationStore(dir);
+    assert.deepEqual(await again.list(), listed);
+  });
+
   it('lists from the summary cache only what is unchanged on disk', async () => {
     const store = new ConversationStore(dir);
     const a = await store.create({ title: 'A' });
