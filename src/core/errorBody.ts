@@ -1,5 +1,6 @@
 import * as l10n from '@vscode/l10n';
 import { ErrorKind, GatewayError } from './errors';
+import { isRecord } from '../shared/isRecord';
 
 /** Where a response came from, so the same status can be explained in the right words. */
 export interface ErrorContext {
@@ -185,9 +186,6 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function str(v: unknown): string | undefined {
   if (typeof v === 'string') return v || undefined;

@@ -1,5 +1,6 @@
 import * as l10n from '@vscode/l10n';
 import { parse, type ParseError } from 'jsonc-parser';
+import { isRecord } from '../shared/isRecord';
 /**
  * Settings that only the user's own settings may decide: a cloned repository's
  * `.vscode/settings.json` (or a `.code-workspace` file) must not choose where the API key goes,
@@ -105,6 +106,3 @@ function lookup(value: unknown, parts: string[]): unknown {
   return at;
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

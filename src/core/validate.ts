@@ -1,6 +1,7 @@
 import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { GatewayError } from './errors';
+import { isRecord } from '../shared/isRecord';
 
 /**
  * Parses data that crossed a boundary. A body that does not fit becomes a readable `protocol`
@@ -43,11 +44,10 @@ export function parseJsonText(text: string, what: string): unknown {
 
 /**
  * Plain checks for the hand-written fast paths in front of a schema (streamed chat events): each
- * accepts exactly what the schema form beside it accepts from JSON.
+ * accepts exactly what the schema form beside it accepts from JSON. `isRecord` is shared with the
+ * webviews.
  */
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+export { isRecord };
 
 /** What `z.optional(z.nullable(z.string()))` accepts. */
 export function isText(v: unknown): v is string | null | undefined {

@@ -1,11 +1,13 @@
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 /**
  * The one rule for "is this path inside that folder", used wherever a file may be read or written
  * only within the open workspace (the document tools, the chat view's image reads, the output
- * folder). Paths are compared after `.` and `..` are resolved; `pathApi` is injectable so the
- * Windows rules (drive letters, case) can be tested on any machine. The callers resolve symbolic
- * links first (host/trust/workspaceFiles.ts): these functions compare text only.
+ * folder, the media output folder). Paths are compared after `.` and `..` are resolved; `pathApi`
+ * is injectable so the Windows rules (drive letters, case) can be tested on any machine. The
+ * comparisons are of text only: symbolic links are resolved first, by `existingReal` below or
+ * `fs.realpath` (host/trust/workspaceFiles.ts), and only the real path decides that a file is inside.
  */
 
 /** Whether `child` is `parent` or lies below it (both absolute). */
@@ -49,4 +51,31 @@ export function placeOf(p: FilePaths, pathApi: path.PlatformPath = path): FilePl
   if (p.realFolders.some((f) => isBelow(p.real, f, pathApi))) return 'inside';
   const byName = [...p.folders, ...p.realFolders].some((f) => isBelow(p.given, f, pathApi));
   return byName ? 'linkOut' : 'outside';
+}
+
+/**
+ * The deepest part of `p` that exists (`p` itself when it does) and that part with every symbolic
+ * link resolved: where a file or folder about to be made would really land. A folder made later
+ * below `existing` cannot lead anywhere the link does not already. Errors other than a missing
+ * part (no permission) are thrown.
+ */
+export async function existingReal(p: string): Promise<{ existing: string; real: string }> {
+  let existing = path.resolve(p);
+  for (;;) {
+    try {
+      return { existing, real: await fs.realpath(existing) };
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
+      const parent = path.dirname(existing);
+      if (parent === existing) return { existing, real: existing };
+      existing = parent;
+    }
+  }
+}
+
+/** `p` with the symbolic links of its existing part resolved, the rest as given (see existingReal). */
+export async function realPathOf(p: string): Promise<string> {
+  const { existing, real } = await existingReal(p);
+  return path.join(real, path.relative(existing, path.resolve(p)));
 }

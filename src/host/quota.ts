@@ -21,10 +21,23 @@ export const QUOTA_DEBOUNCE_MS = 2000;
 /** How long a refusal for quota waits for a fresh figure before it is shown without one. */
 const NOTE_WAIT_MS = 5000;
 
+/** The timers the watcher waits with (tests give their own, to decide when a wait is over). */
+export interface QuotaTimers {
+  set(fn: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+const realTimers: QuotaTimers = {
+  set: (fn, ms) => setTimeout(fn, ms),
+  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
 export interface QuotaWatcherDeps {
   http: () => HttpClient;
   hasKey: () => Promise<boolean>;
   log: vscode.LogOutputChannel;
+  /** The debounce and the slow refresh; the real ones unless given. */
+  timers?: QuotaTimers;
 }
 
 /**
@@ -41,13 +54,16 @@ export class QuotaWatcher implements vscode.Disposable {
   private preferred?: QuotaSource;
   private lastReason?: string;
   private lastModelsRead = 0;
-  private timer?: ReturnType<typeof setTimeout>;
-  private debounce?: ReturnType<typeof setTimeout>;
+  private timer?: unknown;
+  private debounce?: unknown;
+  private readonly timers: QuotaTimers;
+  private billedCalls = 0;
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
   private readonly subscriptions: vscode.Disposable[];
 
   constructor(private readonly deps: QuotaWatcherDeps) {
+    this.timers = deps.timers ?? realTimers;
     this.subscriptions = [this.changed, vscode.window.onDidChangeWindowState((state) => this.focusChanged(state.focused))];
   }
 
@@ -76,11 +92,21 @@ export class QuotaWatcher implements vscode.Disposable {
     void this.refresh();
   }
 
+  /**
+   * What the watcher has been told and is waiting for, for tests that must know a read will not
+   * come (rather than wait a while to see none): how many billed calls it heard of, and whether a
+   * read is waiting for calls to pause or under way.
+   */
+  get activity(): { billedCalls: number; readPending: boolean } {
+    return { billedCalls: this.billedCalls, readPending: this.debounce !== undefined || this.loads.busy };
+  }
+
   /** A billed call is over: read the figures again once the calls have paused. */
   afterBilledCall(): void {
+    this.billedCalls++;
     if (quotaDisplay() === 'off' || (this.result && !this.result.available)) return;
-    if (this.debounce) clearTimeout(this.debounce);
-    this.debounce = setTimeout(() => {
+    if (this.debounce) this.timers.clear(this.debounce);
+    this.debounce = this.timers.set(() => {
       this.debounce = undefined;
       void this.refresh();
     }, QUOTA_DEBOUNCE_MS);
@@ -97,8 +123,9 @@ export class QuotaWatcher implements vscode.Disposable {
 
   /** For a refusal for quota: a fresh figure if one comes quickly, else nothing. */
   async refusalNote(): Promise<string | undefined> {
-    const late = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), NOTE_WAIT_MS));
-    const fresh = await Promise.race([this.refresh(), late]);
+    let wait: unknown;
+    const late = new Promise<undefined>((resolve) => (wait = this.timers.set(() => resolve(undefined), NOTE_WAIT_MS)));
+    const fresh = await Promise.race([this.refresh(), late]).finally(() => this.timers.clear(wait));
     const quota = fresh?.available ? fresh.quota : this.current;
     return quota ? quotaRefusalNote(quota) : undefined;
   }
@@ -129,10 +156,10 @@ export class QuotaWatcher implements vscode.Disposable {
   }
 
   private schedule(): void {
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) this.timers.clear(this.timer);
     this.timer = undefined;
     if (!this.result?.available || quotaDisplay() === 'off' || !vscode.window.state.focused) return;
-    this.timer = setTimeout(() => {
+    this.timer = this.timers.set(() => {
       this.timer = undefined;
       void this.refresh();
     }, QUOTA_REFRESH_MS);
@@ -141,7 +168,7 @@ export class QuotaWatcher implements vscode.Disposable {
   /** Without focus no timer runs; on return, figures older than the interval are read again. */
   private focusChanged(focused: boolean): void {
     if (!focused) {
-      if (this.timer) clearTimeout(this.timer);
+      if (this.timer) this.timers.clear(this.timer);
       this.timer = undefined;
       return;
     }
@@ -151,8 +178,8 @@ export class QuotaWatcher implements vscode.Disposable {
   }
 
   private stopTimers(): void {
-    if (this.timer) clearTimeout(this.timer);
-    if (this.debounce) clearTimeout(this.debounce);
+    if (this.timer) this.timers.clear(this.timer);
+    if (this.debounce) this.timers.clear(this.debounce);
     this.timer = undefined;
     this.debounce = undefined;
   }

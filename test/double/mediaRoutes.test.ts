@@ -424,7 +424,10 @@ describe('gateway double: media routes', function () {
           body: JSON.stringify({ model: VIDEO_MODEL, prompt: '[[stuck]] an endless loop', size: '832*480', duration: 5 }),
         });
         const taskId = (await json(res)).id as string;
-        await new Promise((r) => setTimeout(r, 20));
+        // Until the task is past its timeout by the clock the double reads (the condition the sweep
+        // checks): it was submitted before its answer arrived.
+        const due = Date.now() + 0.0001 * 60_000;
+        while (!(Date.now() >= due)) await new Promise((r) => setTimeout(r, 1));
         sweeping.tickVideo();
         const dto = (await json(await fetch(`${sweeping.url}/v1/video/generations/${taskId}`, { headers: auth(DEMO_KEY) }))).data as Json;
         assert.equal(dto.status, 'FAILURE');
@@ -446,7 +449,8 @@ describe('gateway double: media routes', function () {
           body: JSON.stringify({ model: VIDEO_MODEL, prompt: 'a sunrise', size: '624*624', duration: 5 }),
         });
         const taskId = (await json(res)).id as string;
-        const deadline = Date.now() + 3000;
+        // Only a safety net for a broken loop: the condition decides, however busy the machine.
+        const deadline = Date.now() + 15_000;
         let status = '';
         while (status !== 'SUCCESS' && Date.now() < deadline) {
           await new Promise((r) => setTimeout(r, 10));

@@ -96,14 +96,29 @@ describe('Chat view', () => {
     const { page } = ui();
     const frame = await openNewChat(page);
     await frame.locator('select.model-select').selectOption('gpt-4o-mini');
-    await send(frame, 'remember the platypus');
-    await frame.locator('article.msg-assistant', { hasText: 'Echo from gpt-4o-mini: remember the platypus' }).waitFor();
-    await frame.locator('button[aria-label^="Send the message"]').waitFor();
+    // About 64 KB at four words per frame and 150 ms a frame: minutes of streaming, so the reload
+    // below lands in the middle of it however slow the machine is.
+    const answer = await send(frame, '[[slow:150]] [[long:64]] remember the platypus');
+    // Some text on screen, and enough of it (over a dozen frames, so over a second of streaming)
+    // that the host has checkpointed part of it to the store.
+    await answer.locator('.md.msg-body').filter({ hasText: /(\S+\s+){60}/ }).waitFor();
+    const before = (await answer.locator('.md.msg-body').innerText()).trim();
+    assert.ok(await frame.locator('button[aria-label^="Stop the answer"]').isVisible(), 'the answer is still streaming when the window reloads');
     await reloadWindow(page);
     // The palette waits until it lists the view's command (registered again after the reload).
     await runCommandFromPalette(page, 'Model Gateway: Focus on Chat View');
     const after = chatFrame(page);
     await after.locator('article.msg-user', { hasText: 'remember the platypus' }).waitFor();
-    await after.locator('article.msg-assistant', { hasText: 'Echo from gpt-4o-mini: remember the platypus' }).waitFor();
+    const kept = after.locator('article.msg-assistant', { hasText: 'Echo from gpt-4o-mini: remember the platypus' });
+    // Nothing streams in this window: the window that streamed the answer is gone.
+    await after.locator('button[aria-label^="Send the message"]').waitFor();
+    await kept.locator('.md.msg-body').filter({ hasText: /(\S+\s+){20}/ }).waitFor();
+    const keptText = (await kept.locator('.md.msg-body').innerText()).trim();
+    // The part received before the reload (up to the last checkpoint at least) is kept as it was
+    // shown; only its start is compared, as the markdown at the cut may render differently.
+    const start = 150;
+    assert.ok(keptText.length > start && before.length > start, `some of the answer is kept (${keptText.length} of ${before.length} characters shown before)`);
+    assert.equal(keptText.slice(0, start), before.slice(0, start), 'the kept part is the text that was shown');
+    assert.ok(keptText.length < 32 * 1024, `the answer was cut, not finished (${keptText.length} characters)`);
   });
 });

@@ -66,7 +66,7 @@ describe('Document and web tools in the workbench', () => {
     const { page, workspace } = ui();
     await ensureSampleWorkspace(workspace);
     // A saved result from an earlier run of this scenario in the same workspace would be kept.
-    for (const saved of ['quarterly-report.md', 'quarterly-report-1.md']) await fsp.rm(path.join(workspace, saved), { force: true });
+    for (const saved of ['quarterly-report.md', 'quarterly-report_2.md']) await fsp.rm(path.join(workspace, saved), { force: true });
     // A new window is a new session: the billing notice is due before its first billed call,
     // whatever billed calls scenarios in other files made.
     await reloadWindow(page);
@@ -145,9 +145,9 @@ describe('Document and web tools in the workbench', () => {
     const toast = await notification(page, `Parsed ${sample.name}:`);
     await paceBeforeToasts(page);
     await buttonIn(toast.locator, 'Save Next to File').click();
-    await notification(page, 'Saved quarterly-report-1.md.');
-    await explorerRow(page, 'quarterly-report-1.md').waitFor();
-    assert.equal(await fsp.readFile(path.join(workspace, 'quarterly-report-1.md'), 'utf8'), readableText(sample.text));
+    await notification(page, 'Saved quarterly-report_2.md.');
+    await explorerRow(page, 'quarterly-report_2.md').waitFor();
+    assert.equal(await fsp.readFile(path.join(workspace, 'quarterly-report_2.md'), 'utf8'), readableText(sample.text));
     assert.equal(await fsp.readFile(first, 'utf8'), kept, 'the earlier file is kept as it was');
   });
 

@@ -124,8 +124,16 @@ describe("The key's quota in a real extension host", function () {
       assert.equal(shown.quota, undefined);
       assert.equal(shown.modelsViewDescription, undefined);
       assert.doesNotMatch(plain(shown.statusBarTooltip), /Key quota/);
+      const heard = shown.activity.billedCalls;
       await run<AskResult>('ask', { prompt: 'billed, but nobody looks', model: 'gpt-4o-mini' });
-      await new Promise((r) => setTimeout(r, 3000));
+      // Decided by what the watcher holds once it heard of the call, not by waiting past its debounce.
+      let after = shown;
+      for (let i = 0; i < 150 && after.activity.billedCalls <= heard; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        after = await run<QuotaCommandResult>('refreshQuota', { read: false });
+      }
+      assert.ok(after.activity.billedCalls > heard, 'the watcher heard of the billed call');
+      assert.equal(after.activity.readPending, false, 'and no read waits for the calls to pause');
       assert.deepEqual(quotaReads(gw.log), [], 'no quota request at all');
     } finally {
       await setSetting('quota.show', undefined);

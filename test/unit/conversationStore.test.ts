@@ -15,6 +15,11 @@ function writeOldFormat(dir: string, id: string, title: string, messages: Stored
   writeFileSync(path.join(dir, `${id}.json`), JSON.stringify({ id, title, createdAt: 1, updatedAt, model: 'gpt-5', messages }));
 }
 
+/** Until the clock has passed `after` (a time taken from Date.now, as the store stamps records). */
+async function clockPast(after: number): Promise<void> {
+  while (Date.now() <= after) await new Promise((resolve) => setTimeout(resolve, 1));
+}
+
 function manyMessages(count: number): StoredMessage[] {
   return Array.from({ length: count }, (_, i) => (i % 2 ? answer(`m${i}`, `Answer number ${i}: ${'lorem ipsum '.repeat(8)}`) : user(`m${i}`, `Question number ${i}?`)));
 }
@@ -53,9 +58,7 @@ describe('conversation store', () => {
     const store = new ConversationStore(dir);
     const c = await store.create();
     const stamp = async () => (await store.open(c.id))!.meta.updatedAt;
-    const tick = async (before: number) => {
-      while (Date.now() <= before) await new Promise((resolve) => setTimeout(resolve, 2));
-    };
+    const tick = clockPast;
     let last = await stamp();
     for (const step of [() => store.append(c.id, answer('a', '', 'streaming')), () => store.update(c.id, answer('a', 'done')), () => store.setMeta(c.id, { title: 'x' })]) {
       await tick(last);
@@ -292,7 +295,9 @@ describe('conversation store', () => {
     await live.checkpoint(c.id, 'a1', { text: 'half an ans' });
     assert.equal((await live.open(c.id))?.messages[0]?.status, 'streaming', 'another window may still be writing it');
     const later = new ConversationStore(dir, { streamingStaleMs: 0 });
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // Stale at 0 ms means: last written at an earlier millisecond than the read (the checkpoint
+    // was stamped at or before now).
+    await clockPast(Date.now());
     const loaded = await later.load(c.id);
     assert.equal(loaded?.messages[0]?.status, 'cut');
     assert.equal(loaded?.messages[0]?.text, 'half an ans');
@@ -460,6 +465,28 @@ describe('conversation store', () => {
     assert.deepEqual(readdirSync(dir).sort(), files, 'no conversation made');
   });
 
+  it('reads the summary cache as its schema does: unknown keys left out, a wrong entry refusing the whole cache', async () => {
+    const store = new ConversationStore(dir);
+    await store.create({ title: 'A' });
+    await store.create({ title: 'B' });
+    const listed = await store.list();
+    const file = path.join(dir, '.index', 'summaries.json');
+    const cache = JSON.parse(readFileSync(file, 'utf8')) as { entries: Array<Record<string, unknown> & { summary: Record<string, unknown> }> };
+    for (const e of cache.entries) {
+      Object.assign(e, { extra: 1 });
+      Object.assign(e.summary, { extra: true });
+    }
+    writeFileSync(file, JSON.stringify({ ...cache, extra: 'x' }));
+    const reader = new ConversationStore(dir);
+    assert.deepEqual(await reader.list(), listed, 'the same summaries, without the unknown keys');
+    assert.equal(reader.io.metaChecks, 2, 'each entry checked against its files');
+    // A summary the schema refuses (a count that is text): the cache is not used, the files are read.
+    (cache.entries[0] as { summary: Record<string, unknown> }).summary.messageCount = '0';
+    writeFileSync(file, JSON.stringify(cache));
+    const again = new ConversationStore(dir);
+    assert.deepEqual(await again.list(), listed);
+  });
+
   it('lists from the summary cache only what is unchanged on disk', async () => {
     const store = new ConversationStore(dir);
     const a = await store.create({ title: 'A' });
@@ -480,7 +507,12 @@ describe('conversation store', () => {
 
   it('lists an unchanged folder without checking each file, and still sees every change another window makes', async () => {
     const settle = { folderSettleMs: 50 };
-    const wait = () => new Promise((r) => setTimeout(r, 120));
+    // Until the folder's last change lies the settle time in the past, by the folder's own times
+    // (the rule the store applies), however coarse the file system's clock and however busy the machine.
+    const wait = async () => {
+      const stat = statSync(dir);
+      await clockPast(Math.max(stat.mtimeMs, stat.ctimeMs) + settle.folderSettleMs);
+    };
     const writer = new ConversationStore(dir, settle);
     const a = await writer.create({ title: 'A' });
     const b = await writer.create({ title: 'B' });

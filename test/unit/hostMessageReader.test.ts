@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { hostMessageReader } from '../../src/webview/chat/hostMessageReader';
+import { isRecord } from '../../src/shared/isRecord';
 import { hostMessageSchema, type ChatMessageView } from '../../src/shared/protocol';
 import { assistantMessage, snapshot, snapshotMessage, userMessage } from '../webview/fixtures';
 
@@ -57,5 +58,14 @@ describe('chat view: reading host messages', () => {
     assert.equal(reader.safeParse({ type: 'snapshot', state: 'none' }).success, false);
     assert.equal(reader.safeParse({ type: 'busy', conversationId: 'c1', busy: 'yes' }).success, false);
     assert.deepEqual(parsed({ type: 'busy', conversationId: 'c1', busy: true }), { type: 'busy', conversationId: 'c1', busy: true });
+  });
+});
+
+describe('isRecord (the one "JSON object" check of host and webviews)', () => {
+  it('takes objects, not null, arrays or other values', () => {
+    assert.equal(isRecord({}), true);
+    assert.equal(isRecord({ a: 1 }), true);
+    assert.equal(isRecord(Object.create(null)), true);
+    for (const v of [null, undefined, [], [1], 'x', 1, true]) assert.equal(isRecord(v), false, JSON.stringify(v));
   });
 });

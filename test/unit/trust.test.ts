@@ -1,8 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { resolveOutputFolder } from '../../src/core/outputFolder';
-import { isInside } from '../../src/core/workspacePaths';
+import { existingReal, isBelow, isInside, realPathOf } from '../../src/core/workspacePaths';
 import { OverrideAnnouncer, overrideNotice, parseJsonc, USER_ONLY_KEYS, userOnlyValues } from '../../src/core/userOnlySettings';
 
 describe('output folder rules', () => {
@@ -64,6 +65,32 @@ describe('output folder rules', () => {
     assert.equal(isInside('/a/bc', '/a/b', posix), false);
     assert.equal(isInside('/a', '/a/b', posix), false);
     assert.equal(isInside('/a/b/..c', '/a/b', posix), true, 'a name starting with two dots is not a climb');
+    assert.equal(isBelow('/a/b/../b/c', '/a/b', posix), true, '`..` is resolved before comparing');
+    assert.equal(isBelow('/a/b/../etc/c', '/a/b', posix), false, 'a climb out is outside (a remote file URI path)');
+    assert.equal(isBelow('/a/b', '/a/b', posix), false, 'the folder itself is not below itself');
+  });
+
+  it('resolves the links of the part of a path that exists (the real-path rule)', async () => {
+    const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'real-path-')));
+    try {
+      const ws = path.join(root, 'ws');
+      const elsewhere = path.join(root, 'elsewhere');
+      mkdirSync(path.join(ws, 'plain'), { recursive: true });
+      mkdirSync(elsewhere);
+      symlinkSync(elsewhere, path.join(ws, 'out'));
+      writeFileSync(path.join(ws, 'file'), 'x');
+      // A folder not made yet below a link lands where the link points.
+      const below = await existingReal(path.join(ws, 'out', 'images', 'new'));
+      assert.deepEqual(below, { existing: path.join(ws, 'out'), real: elsewhere });
+      assert.equal(isInside(below.real, ws), false);
+      assert.deepEqual(await existingReal(path.join(ws, 'plain', 'images')), { existing: path.join(ws, 'plain'), real: path.join(ws, 'plain') });
+      assert.equal(await realPathOf(path.join(ws, 'out', 'a', 'b.png')), path.join(elsewhere, 'a', 'b.png'));
+      assert.equal(await realPathOf(path.join(ws, 'plain', '..', 'file')), path.join(ws, 'file'));
+      // Below a file nothing can exist: the file is the deepest existing part.
+      assert.equal((await existingReal(path.join(ws, 'file', 'x'))).existing, path.join(ws, 'file'));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 

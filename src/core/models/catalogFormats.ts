@@ -1,7 +1,7 @@
 import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { GatewayError } from '../errors';
-import { lazySchema, parseWith } from '../validate';
+import { isRecord, lazySchema, parseWith } from '../validate';
 import { protocolsFromEndpointTypes } from './classify';
 import type { CatalogEntry, CatalogFormat, ChatProtocol, ModelKind, ParsedCatalog } from './types';
 
@@ -215,6 +215,3 @@ function unknownShape(json: unknown): GatewayError {
   );
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

@@ -1,6 +1,6 @@
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { isBelow, realPathOf } from '../../core/workspacePaths';
 import { locateFile } from '../trust/workspaceFiles';
 
 /**
@@ -25,7 +25,8 @@ export class ImageReadPolicy {
     const refused = vscode.l10n.t('{0} was not attached: only images in the open workspace folders, or picked with "Image…", can be attached from the chat view.', name);
     if (uri.scheme !== 'file') {
       // Files of a remote workspace (vscode-remote and the like) are allowed when inside a workspace folder.
-      return vscode.workspace.getWorkspaceFolder(uri) && !uri.path.split('/').includes('..') ? undefined : refused;
+      const folder = vscode.workspace.getWorkspaceFolder(uri);
+      return folder && isBelow(uri.path, folder.uri.path, path.posix) ? undefined : refused;
     }
     if (this.picked.has(await real(uri.fsPath))) return undefined;
     const storage = this.storageRoots()
@@ -37,8 +38,7 @@ export class ImageReadPolicy {
   }
 }
 
-/** The path with symbolic links resolved (a link inside a folder may point out of it); as given if it does not exist. */
-async function real(p: string): Promise<string> {
-  const resolved = path.resolve(p);
-  return fs.realpath(resolved).catch(() => resolved);
+/** The path with symbolic links resolved (a link inside a folder may point out of it); as given where that fails. */
+function real(p: string): Promise<string> {
+  return realPathOf(p).catch(() => path.resolve(p));
 }

@@ -12,6 +12,8 @@ export interface QuotaCommandResult {
   statusBarText: string;
   statusBarTooltip: string;
   modelsViewDescription?: string;
+  /** See QuotaWatcher.activity. */
+  activity: { billedCalls: number; readPending: boolean };
 }
 
 /** `{read: false}` only reports what is shown, without asking the gateway. */
@@ -33,6 +35,7 @@ export const refreshQuota: CommandDef = {
       statusBarText: shown.text,
       statusBarTooltip: shown.tooltip,
       modelsViewDescription: ctx.models.headerText,
+      activity: ctx.services.quota.activity,
     };
   },
 };

@@ -1,9 +1,9 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { GatewayError, isGatewayError } from '../../core/errors';
+import { GatewayError } from '../../core/errors';
 import { resolveOutputFolder, type OutputFolderRule } from '../../core/outputFolder';
-import { isInside } from '../../core/workspacePaths';
+import { existingReal, isInside } from '../../core/workspacePaths';
 import { DEFAULT_SETTINGS } from '../../core/settings';
 
 export type MediaKind = 'images' | 'videos';
@@ -86,28 +86,16 @@ export class OutputLocation {
  */
 async function ensureNoLinkOutside(folder: string, workspace: string): Promise<void> {
   const realWorkspace = await fs.realpath(workspace);
-  let existing = folder;
-  for (;;) {
-    try {
-      const real = await fs.realpath(existing);
-      if (!isInside(real, realWorkspace)) {
-        throw new GatewayError(
-          'badRequest',
-          vscode.l10n.t(
-            'Nothing was generated: the output folder "{0}" is a link to {1}, outside the workspace. Remove the link, or set an absolute "modelGateway.outputFolder" in your user settings.',
-            displayPath(existing),
-            real,
-          ),
-        );
-      }
-      return;
-    } catch (err) {
-      if (isGatewayError(err) || (err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      const parent = path.dirname(existing);
-      if (parent === existing) return;
-      existing = parent;
-    }
-  }
+  const { existing, real } = await existingReal(folder);
+  if (isInside(real, realWorkspace)) return;
+  throw new GatewayError(
+    'badRequest',
+    vscode.l10n.t(
+      'Nothing was generated: the output folder "{0}" is a link to {1}, outside the workspace. Remove the link, or set an absolute "modelGateway.outputFolder" in your user settings.',
+      displayPath(existing),
+      real,
+    ),
+  );
 }
 
 function localWorkspace(): string | undefined {

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { writeFileAtomic } from '../../core/atomicFile';
+import { writeFileAtomic, writeFileUnique } from '../../core/atomicFile';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import { readableText } from '../../core/tools/readableText';
 
@@ -129,18 +129,13 @@ export async function saveResult(result: ShownResult): Promise<vscode.Uri | unde
   return target;
 }
 
-/** Saves the text as shown (readableText) next to the source as `<name>.md`, then `<name>-1.md`…: an existing file is never replaced. */
+/**
+ * Saves the text as shown (readableText) next to the source as `<name>.md`, else the first free
+ * `<name>_2.md`, `<name>_3.md`… (the one unique-name rule, as for generated images and videos): an
+ * existing file is never replaced.
+ */
 export async function saveBeside(source: vscode.Uri, content: string, suffix = ''): Promise<vscode.Uri> {
   const dir = path.dirname(source.fsPath);
   const base = path.basename(source.fsPath, path.extname(source.fsPath)) + suffix;
-  for (let i = 0; i < 1000; i++) {
-    const file = path.join(dir, `${base}${i ? `-${i}` : ''}.md`);
-    try {
-      await writeFileAtomic(file, readableText(content), { overwrite: false });
-      return vscode.Uri.file(file);
-    } catch (err) {
-      if (!isGatewayError(err) || err.code !== 'EEXIST') throw err;
-    }
-  }
-  throw new Error(vscode.l10n.t('Could not find a free file name next to {0}.', path.basename(source.fsPath)));
+  return vscode.Uri.file(await writeFileUnique(dir, base, 'md', Buffer.from(readableText(content), 'utf8')));
 }

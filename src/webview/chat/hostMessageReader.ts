@@ -7,11 +7,10 @@
  * and the list leave it alone; only the others are checked.
  */
 import { chatMessageSchema, hostMessageSchema, type ChatMessageView, type HostMessage } from '../../shared/protocol';
+import { isRecord } from '../../shared/isRecord';
 import type { MessageSchema } from '../shared/channel';
 
 type Result = ReturnType<MessageSchema<HostMessage>['safeParse']>;
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A reader of host messages; `held` gives the message with that id the view holds, if any. */
 export function hostMessageReader(held: (id: string) => ChatMessageView | undefined): MessageSchema<HostMessage> {

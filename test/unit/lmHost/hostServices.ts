@@ -4,7 +4,7 @@
  */
 import type { HttpClient } from '../../../src/core/http';
 import { BillingMeter } from '../../../src/core/tools/billing';
-import { QuotaWatcher } from '../../../src/host/quota';
+import { QuotaWatcher, type QuotaTimers } from '../../../src/host/quota';
 import type { Services } from '../../../src/host/services';
 import { CHAT_MODEL, NO_EVENT } from '../../support/chatServices';
 
@@ -24,6 +24,8 @@ export function memento(): { get<T>(key: string): T | undefined; update(key: str
 export function hostServices(
   http: HttpClient,
   models: ReadonlyArray<Record<string, unknown>> = [CHAT_MODEL],
+  /** The quota watcher's timers (see ManualTimers in quotaHost.test.ts); the real ones unless given. */
+  timers?: QuotaTimers,
 ): { services: Services; billing: BillingMeter; quota: QuotaWatcher; logLines: string[]; warnLines: string[] } {
   const snapshot = { updatedAt: Date.now(), models, keyModels: models.map((m) => m.id) };
   const billing = new BillingMeter();
@@ -31,7 +33,7 @@ export function hostServices(
   const warnLines: string[] = [];
   const log = { warn: (line: string) => void warnLines.push(line), info: (line: string) => void logLines.push(line), error: () => undefined, debug: () => undefined, trace: () => undefined };
   // Only `info` is used by the watcher; the cast keeps the stub this small.
-  const quota = new QuotaWatcher({ http: () => http, hasKey: async () => true, log: log as never });
+  const quota = new QuotaWatcher({ http: () => http, hasKey: async () => true, log: log as never, ...(timers ? { timers } : {}) });
   const services = {
     registry: { snapshot, onDidChange: NO_EVENT, refresh: async () => snapshot },
     keys: { onDidChange: NO_EVENT, has: async () => true, masked: async () => 'sk-…demo' },

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { syncDirectory, writeFileAtomic } from '../../atomicFile';
-import type { StoreProblem } from '../conversationStore';
+import type { StoreProblem } from './core';
 import { describe, isMissing, setAside, type MetaFile } from './files';
 import { encodeRecord, metaSchema, storedMessageSchema, type LogRecord } from './log';
 

@@ -1,7 +1,7 @@
 import { promises as fs, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
-import type { StoreProblem } from '../conversationStore';
+import type { StoreProblem } from './core';
 import { describe, isMissing } from './files';
 
 /**
