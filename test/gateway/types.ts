@@ -155,6 +155,8 @@ export interface MediaRecord {
   /** Images answered. */
   images?: number;
   taskId?: string;
+  /** `POST /v1/videos`: the form's text fields as they came (the log keeps no multipart body). */
+  form?: Record<string, string>;
   /** `POST /v1/videos`: the `input_reference` file part that came with the form. */
   inputReference?: { filename?: string; contentType?: string; bytes: number };
 }

@@ -80,12 +80,13 @@ async function submitVideoForm(ctx: GatewayContext): Promise<void> {
   const body: Record<string, unknown> = { model: field('model'), prompt: field('prompt'), seconds: field('seconds'), ...(size !== undefined ? { size: size.replace(/^(\d+)x(\d+)$/i, '$1*$2') } : {}) };
   const reference = parts.find((p) => p.name === 'input_reference' && p.filename !== undefined);
   const inputReference = reference ? { ...(reference.filename ? { filename: reference.filename } : {}), ...(reference.contentType ? { contentType: reference.contentType } : {}), bytes: reference.data.length } : undefined;
-  return submitTask(ctx, body, 'openai', inputReference);
+  const form = Object.fromEntries(parts.filter((p) => p.filename === undefined).map((p) => [p.name, p.data.toString('utf8')]));
+  return submitTask(ctx, body, 'openai', { form, ...(inputReference ? { inputReference } : {}) });
 }
 
-async function submitTask(ctx: GatewayContext, body: Record<string, unknown>, answer: 'task' | 'openai', inputReference?: MediaRecord['inputReference']): Promise<void> {
+async function submitTask(ctx: GatewayContext, body: Record<string, unknown>, answer: 'task' | 'openai', logged: Pick<MediaRecord, 'form' | 'inputReference'> = {}): Promise<void> {
   const model = ctx.model;
-  const record: MediaRecord = { kind: 'videoSubmit', model: model.id, markers: [], chargedQuota: 0, ...(inputReference ? { inputReference } : {}) };
+  const record: MediaRecord = { kind: 'videoSubmit', model: model.id, markers: [], chargedQuota: 0, ...logged };
   ctx.http.entry.media = record;
 
   if (modelKind(model) !== 'video') {
