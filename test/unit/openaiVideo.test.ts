@@ -81,6 +81,7 @@ describe("OpenAI's video API (openai-video models)", () => {
     try {
       const done = await run('a paper crane unfolding', 'SUCCESS');
       assert.equal(done.phase, 'succeeded', JSON.stringify(done.error));
+      assert.equal(posts('/v1/videos').length, 1);
       const [content] = gets(`/v1/videos/${done.taskId}/content`);
       assert.equal(content?.headers.authorization, `Bearer ${DEMO_KEY}`);
       assert.equal((await checkMp4File(done.file ?? '')).ok, true);
@@ -110,6 +111,7 @@ describe("OpenAI's video API (openai-video models)", () => {
     const done = await run('a storm at sea', 'FAILURE');
     assert.equal(done.phase, 'failed');
     assert.equal(done.error?.stage, 'task');
+    assert.equal(posts('/v1/videos').length, 1);
     assert.match(done.error?.message ?? '', /inappropriate content/);
     assert.deepEqual(readdirSync(dir), []);
     assert.equal(gets(`/v1/videos/${done.taskId}/content`).length, 0);
