@@ -120,6 +120,10 @@ export class Endpoints {
   get videoSubmit(): string {
     return `${this.base}/v1/video/generations`;
   }
+  /** OpenAI's video API: a task is submitted here as a multipart form. */
+  get videos(): string {
+    return `${this.base}/v1/videos`;
+  }
   videoTask(taskId: string): string {
     return `${this.base}/v1/video/generations/${encodeURIComponent(taskId)}`;
   }

@@ -24,6 +24,12 @@ interface Extracted {
 }
 
 const PROTOCOL_REFUSED = /does not support api ?type/i;
+/** new-api's refusals of the request's content: its sensitive-word filter and an upstream's blocked prompt. */
+const CONTENT_CODES = new Set(['prompt_blocked', 'sensitive_words_detected']);
+const CONTENT_WORDS = /sensitive words? detected|敏感词|prompt (was )?blocked/i;
+/** The code new-api answers a key's concurrency limit with (HTTP 429); forks say it in words only. */
+export const CONCURRENCY_CODE = 'token_concurrency_limit_reached';
+const CONCURRENCY_WORDS = /concurren|并发/i;
 const REQUEST_ID_SUFFIX = /\s*\(request id: ([^)]+)\)\s*$/i;
 
 /**
@@ -89,6 +95,10 @@ function classify(ctx: ErrorContext, e: Extracted, message: string): ErrorKind {
   const type = (e.type ?? '').toLowerCase();
   const m = message.toLowerCase();
 
+  // Refused for what the request says: sending it again, here or elsewhere, meets the same filter.
+  if (CONTENT_CODES.has(code) || CONTENT_WORDS.test(message)) return 'contentRefused';
+  if (code === CONCURRENCY_CODE) return 'rateLimited';
+
   if (code === 'convert_request_failed' || code === 'api_not_implemented' || ctx.status === 501) return 'notImplemented';
   // An upstream that refuses the protocol for the model, relayed by new-api (e.g. "Model x does not support apiType:openai.responses parameter").
   if (PROTOCOL_REFUSED.test(message)) return 'notImplemented';
@@ -147,6 +157,14 @@ function explain(kind: ErrorKind, ctx: ErrorContext, e: Extracted, upstream: str
         : l10n.t("The model is not available to this key.{0} An administrator must confirm the grant for the key's group; until then pick another model.", said);
     }
     case 'rateLimited': {
+      if (isConcurrencyRefusal(ctx.status, e.code, upstream)) {
+        const limit = concurrencyLimitFrom(upstream);
+        const lead =
+          limit !== undefined
+            ? l10n.t('The gateway lets this key run {0} requests at once, and that many were already running (HTTP 429).', limit)
+            : l10n.t("The gateway refused the request: this key already runs as many requests at once as its concurrency limit allows (HTTP 429; the gateway did not say the limit).");
+        return l10n.t('{0}{1} Try again once one of the running requests (an answer, a tool, a video submission) has finished.', lead, said);
+      }
       const wait = parseRetryAfter(ctx.retryAfterHeader);
       const when = wait !== undefined ? l10n.t(' Try again in {0} s.', Math.ceil(wait / 1000)) : l10n.t(' Wait a moment and try again.');
       const why = upstream ? said : l10n.t(' The gateway answered HTTP 429 (too many requests) with no details.');
@@ -154,6 +172,8 @@ function explain(kind: ErrorKind, ctx: ErrorContext, e: Extracted, upstream: str
     }
     case 'upstreamBalance':
       return l10n.t("{0} reports that its upstream account has no balance ({1}HTTP {2}).{3} This is not your key's quota: the gateway's operator has to top up that provider. Try a model or tool of another provider meanwhile.", capitalise(who), e.code ? l10n.t('code {0}, ', e.code) : '', status, said);
+    case 'contentRefused':
+      return l10n.t('The gateway refused this content (HTTP {0}).{1} It was not sent again: change the wording or leave out what was flagged, then send it yourself.', status, said);
     case 'upstreamBlocked':
       return l10n.t("{0} refused the request (HTTP 403): its upstream account is blocked or not permitted.{1} Use the other provider's tool instead.", capitalise(who), said);
     case 'tooLarge':
@@ -175,6 +195,22 @@ function explain(kind: ErrorKind, ctx: ErrorContext, e: Extracted, upstream: str
     default:
       return upstream ? l10n.t('{0} answered HTTP {1} with {2}.', capitalise(who), status, upstream) : l10n.t('{0} answered HTTP {1} with an empty body.', capitalise(who), status);
   }
+}
+
+/** A 429 (or an error of that code) refusing a request for the key's concurrency, not for its rate. */
+export function isConcurrencyRefusal(status: number | undefined, code: string | undefined, words: string | undefined): boolean {
+  if ((code ?? '').toLowerCase() === CONCURRENCY_CODE) return true;
+  return status === 429 && CONCURRENCY_WORDS.test(words ?? '');
+}
+
+/**
+ * The concurrency limit where the gateway's words state it ("concurrency limit 2", "最大并发数：2",
+ * "并发上限为 2"); undefined when they do not (new-api's own message names only the code).
+ */
+export function concurrencyLimitFrom(words: string | undefined): number | undefined {
+  const match = /concurren\w*[^0-9.]{0,24}?(\d+)/i.exec(words ?? '') ?? /并发[^0-9]{0,12}?(\d+)/.exec(words ?? '') ?? /(\d+)\s*(?:concurrent|个?并发)/i.exec(words ?? '');
+  const n = match ? Number(match[1]) : NaN;
+  return Number.isInteger(n) && n >= 1 ? n : undefined;
 }
 
 /** Retry-After is either seconds or an HTTP date. */
@@ -214,6 +250,9 @@ const STATUS_FOR_TYPE: Record<string, number> = {
   server_error: 500,
   timeout_error: 504,
   overloaded_error: 529,
+  [CONCURRENCY_CODE]: 429,
+  prompt_blocked: 400,
+  sensitive_words_detected: 400,
 };
 
 /**

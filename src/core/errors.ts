@@ -10,6 +10,8 @@ export type ErrorKind =
   | 'modelUnavailable'
   | 'rateLimited'
   | 'upstreamBlocked'
+  /** The gateway's content check refused the request's text (`prompt_blocked`, `sensitive_words_detected`). */
+  | 'contentRefused'
   | 'upstreamBalance'
   | 'badRequest'
   | 'tooLarge'

@@ -3,8 +3,9 @@ import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type * as z from 'zod/mini';
 import { Endpoints } from './config';
-import { errorFromResponse, errorInOkBody, parseRetryAfter } from './errorBody';
+import { concurrencyLimitFrom, errorFromResponse, errorInOkBody, isConcurrencyRefusal, parseRetryAfter } from './errorBody';
 import { GatewayError } from './errors';
+import { DEFAULT_KEY_ID, KeyQueue, type KeySlot } from './keyQueue';
 import { connectionError, redactProxy, routeFor, type ProxySettings, type Route } from './proxy';
 import { loadTrust, type Trust, type TrustSettings } from './tls';
 import { parseJsonText, parseWith } from './validate';
@@ -39,6 +40,15 @@ export interface HttpClientOptions {
   afterBillableCall?: () => void;
   /** A sentence about what is left on the key, added to a refusal for quota; undefined when unknown. */
   quotaNote?: () => Promise<string | undefined>;
+  /**
+   * Holds billed requests of one key to the concurrency its gateway allows (see keyQueue.ts); one
+   * per window, shared by every client it makes, so all its front ends queue together.
+   */
+  keyQueue?: KeyQueue;
+  /** Waits between attempts (tests pass their own clock); rejects with a cancellation on abort. */
+  wait?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The time an HTTP-date Retry-After is measured from. */
+  now?: () => number;
 }
 
 /**
@@ -72,6 +82,8 @@ export interface HttpRequest {
   model?: string;
   /** Never send the key, even to the gateway's origin (the catalog file holds no key and needs none). */
   anonymous?: boolean;
+  /** Which key the request goes with, as an opaque name for the key's queue; the one key of today when absent. */
+  keyId?: string;
 }
 
 export interface HttpResponse {
@@ -111,7 +123,8 @@ interface Exchange<R> {
   headers: Record<string, string>;
   /** The start of a refusal's body, to explain it. */
   errorText(): Promise<string>;
-  accept(requestId: string | undefined): R;
+  /** The answer; `slot`, when the request holds one of its key's queue, is released once the answer is over. */
+  accept(requestId: string | undefined, slot: KeySlot | undefined): R;
 }
 
 type UndiciModules = typeof import('./undiciParts');
@@ -126,13 +139,24 @@ function loadUndici(): UndiciModules {
 }
 
 const MAX_ATTEMPTS = 3;
+/**
+ * Attempts of a request refused for its key's concurrency: the queue holds it until one of this
+ * window's requests ends, but the slot may be held elsewhere (another window or program), so the
+ * attempts are counted and spaced out too.
+ */
+const CONCURRENCY_ATTEMPTS = 6;
+/** Spacing of those attempts when the gateway gives no Retry-After: 0.5 s, 1 s, 2 s… */
+const CONCURRENCY_BACKOFF_MS = 500;
 const ERROR_BODY_LIMIT = 64 * 1024;
 
 export class HttpClient {
   private readonly dispatchers = new Map<string, Dispatcher>();
   private trust?: Trust;
+  private readonly queue: KeyQueue;
 
-  constructor(private readonly options: HttpClientOptions) {}
+  constructor(private readonly options: HttpClientOptions) {
+    this.queue = options.keyQueue ?? new KeyQueue();
+  }
 
   get endpoints(): Endpoints {
     return this.options.endpoints;
@@ -152,7 +176,7 @@ export class HttpClient {
     }
     const billable = req.method !== 'GET' && headers.authorization !== undefined;
     const streamBody = body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array);
-    return this.exchange(url, req, { billable, once: streamBody }, async () => {
+    return this.exchange(url, req, { billable, once: streamBody, gated: billable }, async () => {
       const response = await this.dispatch(url, req, headers, body);
       const flatHeaders = flattenHeaders(response.headers);
       const readable = response.body as unknown as Readable;
@@ -160,12 +184,13 @@ export class HttpClient {
         status: response.statusCode,
         headers: flatHeaders,
         errorText: () => readLimited(readable, ERROR_BODY_LIMIT),
-        accept: (requestId) => {
+        accept: (requestId, slot) => {
           const mapError = (err: unknown) => mapBodyError(err, url, req, this.options.timeouts);
           // An error object in a 200 body is still the gateway's error, not an answer that does not fit.
           const okError = (json: unknown, text: string) => errorInOkBody(json, { body: text, requestIdHeader: requestId, route: req.route ?? 'gateway', model: req.model });
           // 'close' follows the end of the body, an error and an abort alike: the call is over either way.
           if (billable && this.options.afterBillableCall) readable.once('close', this.options.afterBillableCall);
+          if (slot) readable.once('close', () => slot.release());
           return wrapResponse(response.statusCode, flatHeaders, requestId, readable, mapError, okError);
         },
       };
@@ -191,30 +216,38 @@ export class HttpClient {
   /**
    * One request with its retries: a transport failure is retried when the request cannot have
    * arrived (or is idempotent and failed on the network), a refusal when it says when to try again
-   * (429 with a short Retry-After) or is a gateway's 502/504 to an idempotent request. A `once`
-   * request (its body is a stream, consumed by the first attempt) is never retried.
+   * (429 with a short Retry-After), refuses it for the key's concurrency (429, queued and spaced
+   * out, see keyQueue.ts), or is a gateway's 502/504 to an idempotent request. A `once` request (its
+   * body is a stream, consumed by the first attempt) is never retried. Nothing is retried once an
+   * answer was accepted: what the user saw of a streamed answer is never asked for twice. A
+   * `gated` request waits for a slot of its key's queue first and holds it until its answer ends.
    */
-  private async exchange<R>(url: URL, req: HttpRequest, opts: { billable: boolean; once: boolean }, attemptOnce: () => Promise<Exchange<R>>): Promise<R> {
+  private async exchange<R>(url: URL, req: HttpRequest, opts: { billable: boolean; once: boolean; gated: boolean }, attemptOnce: () => Promise<Exchange<R>>): Promise<R> {
     const idempotent = req.idempotent ?? req.method === 'GET';
+    const keyId = req.keyId ?? DEFAULT_KEY_ID;
+    const maxWait = this.options.maxRetryAfterMs ?? 10_000;
+    let waited = 0;
     for (let attempt = 1; ; attempt++) {
+      const slot = opts.gated ? await this.queue.acquire(keyId, req.signal) : undefined;
       const started = Date.now();
       let response: Exchange<R>;
       try {
         response = await attemptOnce();
       } catch (err) {
+        slot?.release();
         const failure = mapTransportError(err, url, req, this.options.timeouts);
         // A failure already explained (a refused certificate, a proxy's refusal) happens again on a retry.
         const settled = err instanceof GatewayError;
         const retry = attempt < MAX_ATTEMPTS && !opts.once && !settled && (failure.notSent || (idempotent && failure.error.kind === 'network'));
         this.log(`${req.method} ${url.pathname} failed after ${Date.now() - started} ms: ${failure.error.message}${retry ? ' (retrying)' : ''}`);
         if (!retry) throw failure.error;
-        await sleep(250 * 2 ** (attempt - 1), req.signal);
+        await this.wait(250 * 2 ** (attempt - 1), req.signal);
         continue;
       }
       const { status, headers } = response;
       const requestId = headers['x-oneapi-request-id'];
       this.log(`${req.method} ${url.pathname} → ${status} in ${Date.now() - started} ms${requestId ? ` (request id ${requestId})` : ''}`);
-      if ((status >= 200 && status < 300) || req.acceptStatus?.includes(status)) return response.accept(requestId);
+      if ((status >= 200 && status < 300) || req.acceptStatus?.includes(status)) return response.accept(requestId, slot);
       const errorText = await response.errorText().catch(() => '');
       const error = errorFromResponse({
         status,
@@ -225,17 +258,34 @@ export class HttpClient {
         route: req.route ?? 'gateway',
         model: req.model,
       });
-      const wait = status === 429 ? parseRetryAfter(headers['retry-after']) : undefined;
-      const canWait = wait !== undefined && wait <= (this.options.maxRetryAfterMs ?? 10_000);
+      const busy = error.kind === 'rateLimited' && isConcurrencyRefusal(status, error.code, error.detail);
+      if (busy && slot) {
+        // Learnt before this request's slot is given up, so that no waiter slips in under the old limit.
+        const limit = this.queue.learn(keyId, this.queue.state(keyId).inFlight, concurrencyLimitFrom(error.detail));
+        this.log(`${req.method} ${url.pathname}: the key's concurrency limit is reached; holding its requests to ${limit} at a time`);
+      }
+      slot?.release();
+      const retryAfter = status === 429 ? parseRetryAfter(headers['retry-after'], this.now()) : undefined;
+      const wait = retryAfter ?? (busy ? CONCURRENCY_BACKOFF_MS * 2 ** (attempt - 1) : 500);
+      const canWait = (retryAfter !== undefined || busy) && wait <= maxWait && waited + wait <= 3 * maxWait;
       const retryGet = idempotent && (status === 502 || status === 504);
-      if (attempt < MAX_ATTEMPTS && !opts.once && (canWait || retryGet)) {
-        this.log(`${req.method} ${url.pathname}: retrying after ${wait ?? 500} ms`);
-        await sleep(wait ?? 500, req.signal);
+      if (attempt < (busy ? CONCURRENCY_ATTEMPTS : MAX_ATTEMPTS) && !opts.once && (canWait || retryGet)) {
+        this.log(`${req.method} ${url.pathname}: retrying after ${wait} ms`);
+        waited += wait;
+        await this.wait(wait, req.signal);
         continue;
       }
       if (opts.billable) this.options.afterBillableCall?.();
       throw error.kind === 'quota' && opts.billable ? await this.withQuotaNote(error) : error;
     }
+  }
+
+  private wait(ms: number, signal?: AbortSignal): Promise<void> {
+    return this.options.wait ? this.options.wait(ms, signal) : sleep(ms, signal);
+  }
+
+  private now(): number {
+    return this.options.now?.() ?? Date.now();
   }
 
   /** Sends and parses a JSON answer with a schema. */

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { Endpoints, normaliseBaseUrl, type NormalisedBase } from '../core/config';
 import { GatewayError } from '../core/errors';
 import { HttpClient } from '../core/http';
+import { KeyQueue } from '../core/keyQueue';
 import { FileCatalogStore } from '../core/models/catalogSync';
 import { ModelRegistry } from '../core/models/modelRegistry';
 import { timeoutsFrom, type Settings } from '../core/settings';
@@ -27,6 +28,8 @@ export class Services implements vscode.Disposable {
   /** The key's quota, as the gateway tells it (when it does). */
   readonly quota: QuotaWatcher;
   private client?: HttpClient;
+  /** One per window and kept across clients (a settings change makes a new one): all front ends queue together. */
+  private readonly keyQueue = new KeyQueue();
   private settingsCache?: Settings;
   private catalogTimer?: ReturnType<typeof setInterval>;
   private readonly disposables: vscode.Disposable[] = [];
@@ -139,6 +142,7 @@ export class Services implements vscode.Disposable {
         log: (line) => this.log.info(line),
         afterBillableCall: () => this.quota.afterBilledCall(),
         quotaNote: () => this.quota.refusalNote(),
+        keyQueue: this.keyQueue,
       });
     }
     return this.client;

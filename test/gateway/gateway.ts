@@ -1,6 +1,6 @@
 import { notFoundError } from './errorBodies';
 import { languageFor } from './i18n';
-import { distribute, rateLimit, tokenAuth } from './middleware';
+import { concurrencyLimit, distribute, rateLimit, tokenAuth } from './middleware';
 import type { Dispatch } from './originServer';
 import { GatewayContext, matchPath, type Route } from './route';
 import type { World } from './world';
@@ -24,8 +24,11 @@ export function gatewayDispatch(world: World, routes: Route[]): Dispatch {
     if (http.bodyTooLarge) return new GatewayContext(http, world, route, params, key, lang, '').bodyTooLarge();
     // Routes without a JSON `model` either name theirs (`route.model`, e.g. the GLM parser and Kimi
     // upload under their tool entries) or skip Distribute: see routes/glm.ts and routes/kimi.ts.
-    const modelId = route.distribute ? distribute(http, world, key, lang, route.model) : '';
+    const modelId = route.distribute ? distribute(http, world, key, lang, route.model, route.formModel) : '';
     if (modelId === undefined) return;
+    // Only relays and submissions take a slot: task queries and downloads never do.
+    if (route.distribute && !concurrencyLimit(http, key)) return;
+    if (route.distribute && world.relayHold) await world.relayHold;
     await route.handle(new GatewayContext(http, world, route, params, key, lang, modelId));
   };
 }

@@ -195,6 +195,28 @@ export class GatewayDouble {
     this.faults.clear();
   }
 
+  /**
+   * Holds every relayed request (chat, images, video submissions, tools) after it took its key's
+   * concurrency slot, until `release()`: a burst stays in flight for as long as a test needs.
+   */
+  holdRelays(): { release(): void } {
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    this.world.relayHold = held;
+    return {
+      release: () => {
+        if (this.world.relayHold === held) delete this.world.relayHold;
+        release();
+      },
+    };
+  }
+
+  /** The key's concurrency figures: in flight now, the most at once so far, and refusals. */
+  concurrency(key: string): { inFlight: number; peak: number; refused: number } {
+    const state = this.world.state(key);
+    return { inFlight: state.inFlight, peak: state.peakInFlight, refused: state.concurrencyRefusals };
+  }
+
   /** A changed body gets a new ETag and a later Last-Modified. */
   setCatalog(spec: CatalogSpec): void {
     this.catalog.set(spec);

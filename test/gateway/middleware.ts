@@ -1,5 +1,6 @@
 import { middlewareError } from './errorBodies';
 import { translate } from './i18n';
+import { boundaryOf, parseMultipart } from './multipart';
 import type { RequestContext } from './requestContext';
 import { isRecord } from './values';
 import type { Language } from './types';
@@ -32,6 +33,18 @@ export function tokenAuth(http: RequestContext, world: World, lang: Language): K
   return state;
 }
 
+/** A text field of a multipart/form-data body, or undefined (not a form, or no such field). */
+export function formField(http: RequestContext, name: string): string | undefined {
+  const boundary = boundaryOf(http.header('content-type'));
+  if (!boundary) return undefined;
+  try {
+    const part = parseMultipart(http.body, boundary).find((p) => p.name === name && p.filename === undefined);
+    return part?.data.toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 /** new-api's ModelRequestRateLimit, counting every request, failed ones included. */
 export function rateLimit(http: RequestContext, key: KeyState): boolean {
   const limit = key.spec.rateLimit;
@@ -53,18 +66,40 @@ export function rateLimit(http: RequestContext, key: KeyState): boolean {
 }
 
 /**
+ * new-api's token concurrency limit: a key with `maxConcurrency` may have that many relayed requests
+ * in flight; the next is refused at once with HTTP 429 and code `token_concurrency_limit_reached`
+ * (new-api never queues: holding requests would tie up the gateway). The slot is freed when the
+ * answer has been sent in full or the client went away. Returns whether the request may go on.
+ */
+export function concurrencyLimit(http: RequestContext, key: KeyState): boolean {
+  const limit = key.spec.maxConcurrency;
+  if (!limit) return true;
+  if (key.inFlight >= limit) {
+    key.concurrencyRefusals += 1;
+    http.sendJson(429, middlewareError('token_concurrency_limit_reached', http.requestId, 'token_concurrency_limit_reached'));
+    return false;
+  }
+  key.inFlight += 1;
+  key.peakInFlight = Math.max(key.peakInFlight, key.inFlight);
+  http.res.once('close', () => {
+    key.inFlight -= 1;
+  });
+  return true;
+}
+
+/**
  * new-api's Distribute: the model comes from the body (never from multipart forms), the token's
  * whitelist is checked first, then the name, then whether the key's group has a channel for it.
  * A route that names its model (`fixedModel`, for bodies without a JSON model) skips the body.
  * Returns the model id, or undefined once it has answered.
  */
-export function distribute(http: RequestContext, world: World, key: KeyState, lang: Language, fixedModel?: string): string | undefined {
+export function distribute(http: RequestContext, world: World, key: KeyState, lang: Language, fixedModel?: string, formModel = false): string | undefined {
   const fail = (status: number, message: string, code = ''): undefined => {
     http.sendJson(status, middlewareError(message, http.requestId, code));
     return undefined;
   };
 
-  let model = fixedModel ?? '';
+  let model = fixedModel ?? (formModel ? formField(http, 'model')?.trim() : undefined) ?? '';
   if (fixedModel === undefined && !(http.header('content-type') ?? '').includes('multipart/form-data') && http.body.length > 0) {
     const parsed = http.json();
     if (!parsed.ok) return fail(400, translate(lang, 'distributor.invalid_request', { Error: 'invalid JSON request body' }));

@@ -26,6 +26,8 @@ export interface Route {
    * the path on its relays without one (Midjourney, Suno, images, moderations).
    */
   model?: string;
+  /** Distribute reads `model` from the multipart form, as new-api does for POST /v1/videos only. */
+  formModel?: boolean;
   /** Largest body accepted; a larger one is answered 413 in the route's error format after auth. */
   maxBodyBytes?: number;
   errorFormat: ErrorFormat;

@@ -26,6 +26,11 @@ export interface KeySpec {
   status?: KeyStatus;
   /** When set, the key may use only these models, and /v1/models lists exactly them. */
   modelWhitelist?: string[];
+  /**
+   * new-api's per-token MaxConcurrency: relayed and submitted requests (not task queries) of the key
+   * in flight at once; one more is refused with 429 `token_concurrency_limit_reached`, never queued.
+   */
+  maxConcurrency?: number;
 }
 
 export type Modality = 'text' | 'image' | 'audio' | 'video' | 'pdf';
@@ -150,6 +155,10 @@ export interface MediaRecord {
   /** Images answered. */
   images?: number;
   taskId?: string;
+  /** `POST /v1/videos`: the form's text fields as they came (the log keeps no multipart body). */
+  form?: Record<string, string>;
+  /** `POST /v1/videos`: the `input_reference` file part that came with the form. */
+  inputReference?: { filename?: string; contentType?: string; bytes: number };
 }
 
 export interface RequestLogEntry {

@@ -22,6 +22,12 @@ export interface KeyState {
   usedQuota: number;
   /** Request times inside the current rate-limit window. */
   hits: number[];
+  /** Requests of the key past Distribute and not yet answered in full (what MaxConcurrency counts). */
+  inFlight: number;
+  /** The most that were ever in flight at once. */
+  peakInFlight: number;
+  /** Requests refused for the concurrency limit. */
+  concurrencyRefusals: number;
 }
 
 export function modelKind(model: ModelSpec): ModelKind {
@@ -36,6 +42,8 @@ export function modelKind(model: ModelSpec): ModelKind {
 export class World {
   private readonly keys = new Map<string, KeyState>();
   readonly models = new Map<string, ModelSpec>();
+  /** While set, relayed requests wait here after taking their concurrency slot (GatewayDouble.holdRelays). */
+  relayHold?: Promise<void>;
   /** Model id → endpoint types its upstream refuses although the list advertises them (see protocolRefusal.ts). */
   readonly refusedEndpoints = new Map<string, Set<string>>();
 
@@ -56,6 +64,9 @@ export class World {
       tokenQuota: spec.tokenQuotaUsd === undefined ? undefined : usdToQuota(spec.tokenQuotaUsd),
       usedQuota: 0,
       hits: [],
+      inFlight: 0,
+      peakInFlight: 0,
+      concurrencyRefusals: 0,
     });
   }
 

@@ -6,7 +6,7 @@ describe('catalog formats', () => {
   it('reads an OpenAI-style list with endpoint types', () => {
     const c = parseCatalog({ object: 'list', data: [{ id: 'gpt-5', owned_by: 'openai', supported_endpoint_types: ['openai', 'openai-response'] }, { id: 'claude-sonnet-4-5', supported_endpoint_types: ['anthropic', 'openai'] }] });
     assert.equal(c.format, 'openai-list');
-    assert.deepEqual(c.entries[0], { id: 'gpt-5', provider: 'openai', protocols: ['chatCompletions', 'responses'] });
+    assert.deepEqual(c.entries[0], { id: 'gpt-5', provider: 'openai', protocols: ['chatCompletions', 'responses'], endpointTypes: ['openai', 'openai-response'] });
     assert.deepEqual(c.entries[1]?.protocols, ['messages', 'chatCompletions']);
   });
 

@@ -5,6 +5,8 @@ import { GatewayError, isGatewayError } from '../errors';
 import type { HttpClient } from '../http';
 import type { ModelInfo } from '../models/types';
 import { parseJsonText, parseWith } from '../validate';
+import { requireFormat, type UploadFormat } from '../tools/fileFormat';
+import { multipartFromFile, type MultipartBody } from '../tools/multipart';
 import { ERROR_STATUSES, redactUrl } from './images';
 import { streamToFileUnique } from '../atomicFile';
 import { checkMp4File, describeBytes } from './mediaFiles';
@@ -15,6 +17,12 @@ import { displaySize, displaySizeText, parseSize, videoWireSize } from '../../sh
 export const REMOTE_STATUSES = ['NOT_START', 'SUBMITTED', 'QUEUED', 'IN_PROGRESS', 'SUCCESS', 'FAILURE', 'UNKNOWN'] as const;
 export type RemoteStatus = (typeof REMOTE_STATUSES)[number];
 
+/**
+ * How a task is submitted: `task` = the spec's `POST /v1/video/generations` (JSON), `openai` =
+ * OpenAI's `POST /v1/videos` (a multipart form), for models the gateway lists as `openai-video`.
+ */
+export type VideoApi = 'task' | 'openai';
+
 export interface VideoParams {
   model: string;
   prompt: string;
@@ -22,6 +30,10 @@ export interface VideoParams {
   size: string;
   /** Seconds. */
   duration: number;
+  /** The task API by default. */
+  api?: VideoApi;
+  /** OpenAI's API only: an image file the video starts from (`input_reference`). */
+  inputReference?: string;
 }
 
 /** What one query said about a task, in one shape whatever variant of the body arrived. */
@@ -80,6 +92,15 @@ export function videoHints(model: ModelInfo | undefined): VideoHints {
   return { sizes: [], durations: [], source: 'none' };
 }
 
+/**
+ * The API a video model is submitted on. A model the gateway lists with `openai-video` goes to
+ * OpenAI's `/v1/videos`, except a Wan-type model: the task route is the one verified for it, and
+ * its channel takes only its own `832*480` size notation, which that route carries as it is.
+ */
+export function videoApiFor(model: Pick<ModelInfo, 'id' | 'endpointTypes'> | undefined): VideoApi {
+  return model?.endpointTypes?.includes('openai-video') && !isWanType(model.id) ? 'openai' : 'task';
+}
+
 export function isWanType(id: string): boolean {
   return /^wanx?\d/i.test(id) || /(^|[-_/])wan[-_.]?\d/i.test(id);
 }
@@ -96,6 +117,9 @@ export function validateVideoParams(p: VideoParams): VideoParams {
   if (!Number.isInteger(p.duration) || p.duration < 1 || p.duration > 600) {
     throw new GatewayError('badRequest', l10n.t('The video duration must be a whole number of seconds from 1 to 600; {0} was given.', p.duration));
   }
+  if (p.inputReference !== undefined && p.api !== 'openai') {
+    throw new GatewayError('badRequest', l10n.t('The model {0} takes no reference image here: only models on OpenAI\'s video API (listed as "openai-video") do.', p.model));
+  }
   return { ...p, size };
 }
 
@@ -108,7 +132,7 @@ const submitSchema = z.looseObject({
 });
 
 /**
- * `POST /v1/video/generations`. The returned id only means the task was accepted, not that it will succeed.
+ * `POST /v1/video/generations`, or OpenAI's `POST /v1/videos` for `api: 'openai'`. The returned id only means the task was accepted, not that it will succeed.
  * A size or duration the model rejects comes back as an error that names them; nothing is
  * retried, least of all with other parameters.
  */
@@ -116,12 +140,13 @@ export async function submitVideo(http: HttpClient, params: VideoParams, signal?
   const p = validateVideoParams(params);
   let text: string;
   let requestId: string | undefined;
+  // A reference image that cannot be sent is the user's to fix, not the model's refusal.
+  const form = p.api === 'openai' ? await openAIVideoForm(p) : undefined;
   try {
     const response = await http.send({
       method: 'POST',
-      url: http.endpoints.videoSubmit,
-      json: { model: p.model, prompt: p.prompt, size: p.size, duration: p.duration },
-      headers: { accept: 'application/json' },
+      ...(form ? { url: http.endpoints.videos, body: form.body } : { url: http.endpoints.videoSubmit, json: { model: p.model, prompt: p.prompt, size: p.size, duration: p.duration } }),
+      headers: { accept: 'application/json', ...form?.headers },
       signal,
       idempotent: false,
       model: p.model,
@@ -142,6 +167,28 @@ export async function submitVideo(http: HttpClient, params: VideoParams, signal?
   }
   return String(id);
 }
+
+/**
+ * OpenAI's video request: a multipart form with model, prompt, seconds (a string, as OpenAI's API
+ * takes it), size in OpenAI's `1280x720` notation and the reference image, streamed from disk.
+ */
+async function openAIVideoForm(p: VideoParams): Promise<{ body: AsyncIterable<Uint8Array>; headers: Record<string, string> }> {
+  const parsed = parseSize(p.size);
+  const fields = { model: p.model, prompt: p.prompt, seconds: String(p.duration), ...(parsed ? { size: `${parsed.width}x${parsed.height}` } : {}) };
+  let form: MultipartBody;
+  try {
+    const reference = p.inputReference;
+    const file = reference ? { name: 'input_reference', path: reference, contentType: await requireFormat(reference, REFERENCE_FORMATS, l10n.t('the video reference image')) } : undefined;
+    form = await multipartFromFile(fields, file);
+  } catch (err) {
+    if (err instanceof GatewayError) throw err;
+    throw new GatewayError('badRequest', l10n.t('The reference image {0} could not be read: {1}', p.inputReference ?? '', err instanceof Error ? err.message : String(err)), { cause: err });
+  }
+  return { body: form.chunks(), headers: { 'content-type': form.contentType, 'content-length': String(form.length) } };
+}
+
+/** The image formats OpenAI's video API takes as a reference. */
+const REFERENCE_FORMATS: readonly UploadFormat[] = ['image/png', 'image/jpeg', 'image/webp'];
 
 function explainSubmitError(err: unknown, p: VideoParams): unknown {
   if (!isGatewayError(err) || err.kind !== 'badRequest') return err;

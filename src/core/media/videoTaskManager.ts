@@ -125,7 +125,8 @@ export class VideoTaskManager {
   /** A new task with the same parameters, by the user's hand only. */
   resubmit(id: string, signal?: AbortSignal): Promise<VideoTask> {
     const old = this.require(id);
-    return this.submit({ model: old.model, prompt: old.prompt, size: old.size, duration: old.duration, outputDir: old.outputDir }, { signal, resubmittedFrom: old.taskId ?? old.localId });
+    const api = old.api === 'openai' ? { api: old.api, ...(old.inputReference !== undefined ? { inputReference: old.inputReference } : {}) } : {};
+    return this.submit({ model: old.model, prompt: old.prompt, size: old.size, duration: old.duration, outputDir: old.outputDir, ...api }, { signal, resubmittedFrom: old.taskId ?? old.localId });
   }
 
   /** Stops polling (or a download in progress); the task can be resumed. */

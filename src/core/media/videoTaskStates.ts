@@ -42,6 +42,10 @@ const taskSchema = z.object({
   file: z.optional(z.string()),
   error: z.optional(z.object({ kind: z.string(), message: z.string(), stage: z.enum(FAILURE_STAGES), requestId: z.optional(z.string()), /** The short reason a status line shows ("Failed: <reason>"); older stored tasks have none. */ reason: z.optional(z.string()) })),
   stoppedBy: z.optional(z.enum(['user', 'limit', 'errors'])),
+  /** Submitted on OpenAI's video API (`openai`); absent for the task API. */
+  api: z.optional(z.enum(['task', 'openai'])),
+  /** OpenAI's video API: the reference image the task was submitted with, for a resubmission. */
+  inputReference: z.optional(z.string()),
   /** Set once the gateway answered the task only on OpenAI's video route; later queries go there. */
   queryRoute: z.optional(z.enum(['generations', 'videos'])),
   /** The task this one was resubmitted from, by the user. */
@@ -77,6 +81,8 @@ export function createTask(params: VideoParams & { outputDir: string }, localId:
     size: params.size,
     duration: params.duration,
     outputDir: params.outputDir,
+    ...(params.api === 'openai' ? { api: 'openai' as const } : {}),
+    ...(params.inputReference !== undefined ? { inputReference: params.inputReference } : {}),
     phase: 'submitting',
     createdAt: now,
     updatedAt: now,
@@ -87,7 +93,8 @@ export function createTask(params: VideoParams & { outputDir: string }, localId:
 }
 
 export function accepted(task: VideoTask, taskId: string, now: number, policy: PollPolicy): VideoTask {
-  const next: VideoTask = { ...task, taskId, phase: 'running', remoteStatus: 'NOT_START', progress: 0, pollStartedAt: now, updatedAt: now, polls: 0, errorsInRow: 0 };
+  // A task of OpenAI's video API is queried on its route from the start.
+  const next: VideoTask = { ...task, taskId, phase: 'running', remoteStatus: 'NOT_START', progress: 0, pollStartedAt: now, updatedAt: now, polls: 0, errorsInRow: 0, ...(task.api === 'openai' ? { queryRoute: 'videos' as const } : {}) };
   return { ...next, nextPollAt: now + pollDelay(next, now, policy) };
 }
 

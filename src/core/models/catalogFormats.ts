@@ -138,6 +138,7 @@ function entryFrom(id: string, raw: unknown, ctx: ProviderContext = {}): Catalog
     cost: m.cost ? { input: m.cost.input, output: m.cost.output } : undefined,
     video: m.video ?? (m.sizes || m.durations ? { sizes: m.sizes, durations: m.durations } : undefined),
     requiresStreaming: m.requires_streaming ?? m.stream_only,
+    endpointTypes: m.supported_endpoint_types,
   };
   return Object.fromEntries(Object.entries(entry).filter(([, v]) => v !== undefined)) as unknown as CatalogEntry;
 }

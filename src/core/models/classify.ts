@@ -62,6 +62,7 @@ export function mergeModels(keyModels: KeyModel[] | undefined, catalog: CatalogE
   for (const [id, { key, catalog: entry }] of byId) {
     const kind = classifyKind(id, key, entry);
     const protocols = kind === 'chat' ? chooseProtocols(key, entry) : { protocols: [], protocolSource: 'none' as const };
+    const endpointTypes = key?.endpointTypes?.length ? key.endpointTypes : entry?.endpointTypes;
     models.push({
       id,
       name: entry?.name ?? id,
@@ -74,6 +75,7 @@ export function mergeModels(keyModels: KeyModel[] | undefined, catalog: CatalogE
       inCatalog: entry !== undefined,
       catalog: entry,
       ...(key?.limits ? { listLimits: key.limits } : {}),
+      ...(endpointTypes?.length ? { endpointTypes } : {}),
     });
   }
   return models.sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || a.provider.localeCompare(b.provider) || a.id.localeCompare(b.id));

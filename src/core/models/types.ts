@@ -40,6 +40,8 @@ export interface CatalogEntry {
   /** Extra hints for video models, e.g. sizes `832*480` and durations in seconds. */
   video?: { sizes?: string[]; durations?: number[] };
   requiresStreaming?: boolean;
+  /** new-api's `supported_endpoint_types`, where the catalog lists them. */
+  endpointTypes?: string[];
 }
 
 export type CatalogFormat = 'openai-list' | 'opencode' | 'models.dev' | 'models-list' | 'providers-list';
@@ -72,4 +74,6 @@ export interface ModelInfo {
   catalog?: CatalogEntry;
   /** The limits the key's own model list gives, when it gives any (the catalog's win). */
   listLimits?: ModelLimits;
+  /** new-api's `supported_endpoint_types` from the key's list, else the catalog's; absent when neither gives them. */
+  endpointTypes?: string[];
 }

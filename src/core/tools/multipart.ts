@@ -45,26 +45,27 @@ const READ_BUFFERS = 3;
 
 /**
  * A multipart/form-data body whose size is computed up front (so a request over a limit is refused
- * before upload) and whose file part is streamed from disk.
+ * before upload) and whose file part, when there is one, is streamed from disk.
  */
-export async function multipartFromFile(fields: Record<string, string>, file: FilePart): Promise<MultipartBody> {
+export async function multipartFromFile(fields: Record<string, string>, file?: FilePart): Promise<MultipartBody> {
   const boundary = `----ModelGatewayForm${randomBytes(12).toString('hex')}`;
-  const fileBytes = (await fs.stat(file.path)).size;
-  const filename = (file.filename ?? path.basename(file.path)).replace(/["\r\n]/g, '_');
+  const fileBytes = file ? (await fs.stat(file.path)).size : 0;
+  const filename = file ? (file.filename ?? path.basename(file.path)).replace(/["\r\n]/g, '_') : '';
   const head = Buffer.from(
     Object.entries(fields)
       .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
       .join('') +
-      `--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${filename}"\r\nContent-Type: ${file.contentType ?? 'application/octet-stream'}\r\n\r\n`,
+      (file ? `--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${filename}"\r\nContent-Type: ${file.contentType ?? 'application/octet-stream'}\r\n\r\n` : ''),
   );
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  // Without a file the last field's own line break ends it.
+  const tail = Buffer.from(`${file ? '\r\n' : ''}--${boundary}--\r\n`);
   return {
     contentType: `multipart/form-data; boundary=${boundary}`,
     length: head.length + fileBytes + tail.length,
     fileBytes,
     async *chunks() {
       yield head;
-      yield* readFileChunks(file.path, fileBytes);
+      if (file) yield* readFileChunks(file.path, fileBytes);
       yield tail;
     },
   };

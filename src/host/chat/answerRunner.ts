@@ -396,6 +396,9 @@ export class AnswerRunner {
     const final = await streamAnswer(session, id, events, { store: host.store, sessions: host.sessions, ...(usageBefore ? { usageBefore } : {}), onProgress: (s) => this.postDelta(s), onUnsaved: (reason) => this.unsaved(id, reason), onCheckpointFailed: (reason) => this.checkpointFailed(id, reason) });
     this.postFinal(id, final);
     if (final.error) host.services.log.warn(`Chat answer from ${info.id} over ${protocol} ended: ${final.error.message}`);
+    // The gateway no longer serves the model to this key (`model_not_found`): reading the key's list
+    // again lets the conversation take the model-gone path, where the user picks the model to go on with.
+    if (final.error?.kind === 'modelUnavailable') host.services.registry.refresh().catch((err: unknown) => host.services.log.warn(`Model refresh after a refusal failed: ${String(err)}`));
     return final;
   }
 

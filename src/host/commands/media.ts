@@ -25,6 +25,8 @@ const videoArgs = z.object({
   model: z.optional(z.string()),
   size: z.optional(z.string()),
   duration: z.optional(z.number().check(z.int(), z.gte(1))),
+  /** A reference image file for a model on OpenAI's video API (`input_reference`). */
+  inputReference: z.optional(z.string()),
   /** Resolve with the saved file (or the failure) instead of the accepted task id. */
   wait: z.optional(z.boolean()),
 });

@@ -104,6 +104,8 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
     try {
       await this.respond(model, messages, options, progress, token);
     } catch (err) {
+      // A model the gateway no longer serves to this key leaves VS Code's list once the list is read again.
+      if (isGatewayError(err, 'modelUnavailable')) this.services.registry.refresh().catch((e: unknown) => this.services.log.warn(`Model refresh after a refusal failed: ${String(e)}`));
       throw toLanguageModelError(err);
     }
   }
@@ -294,6 +296,7 @@ export function toLanguageModelError(err: unknown): Error {
     case 'quota':
     case 'upstreamBalance':
     case 'upstreamBlocked':
+    case 'contentRefused':
     case 'rateLimited':
       return vscode.LanguageModelError.Blocked(message);
     default:

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { GatewayError } from '../../core/errors';
 import { readPixelSize } from '../../core/media/mediaFiles';
 import { requireListedModel } from '../../core/media/modelChoice';
-import { validateVideoParams, videoHints } from '../../core/media/video';
+import { validateVideoParams, videoApiFor, videoHints } from '../../core/media/video';
 import { describeTask, type VideoTask } from '../../core/media/videoTaskStates';
 import type { ModelInfo } from '../../core/models/types';
 import { videoBillingNote, type MediaTab, type MediaWebviewMessage } from '../../shared/mediaProtocol';
@@ -25,6 +25,8 @@ export interface SubmitVideoArgs {
   model?: string;
   size?: string;
   duration?: number;
+  /** A reference image file; only models on OpenAI's video API take one. */
+  inputReference?: string;
 }
 
 /** A task as commands return it: no link (it is temporary and signed), paths and URIs for the file. */
@@ -73,7 +75,8 @@ export class VideoActions {
         vscode.l10n.t('Nothing is known about the sizes and durations {0} accepts (the catalog has no hints for it). Give both, e.g. size 832 × 480 and duration 5; the gateway will say if the model rejects them.', model.id),
       );
     }
-    const params = validateVideoParams({ model: model.id, prompt: args.prompt, size, duration });
+    const api = videoApiFor(model);
+    const params = validateVideoParams({ model: model.id, prompt: args.prompt, size, duration, ...(api === 'openai' ? { api } : {}), ...(args.inputReference !== undefined ? { inputReference: args.inputReference } : {}) });
     const dir = await this.host.output.resolve('videos');
     await this.host.choices.remember({ videoModel: model.id });
     const manager = await this.host.video.ready();

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { charge, preConsume } from '../billing';
 import { streamFile } from '../cdn';
 import { notFoundError } from '../errorBodies';
+import { boundaryOf, parseMultipart, type FormPart } from '../multipart';
 import { mediaState } from '../mediaState';
 import { parseMediaMarkers } from '../mediaScenarios';
 import { randomAlphanumeric } from '../requestId';
@@ -52,9 +53,40 @@ function tierOf(size: string): string | undefined {
 
 async function submitVideo(ctx: GatewayContext): Promise<void> {
   const parsed = ctx.http.json();
-  const body = parsed.ok && isRecord(parsed.value) ? parsed.value : {};
+  return submitTask(ctx, parsed.ok && isRecord(parsed.value) ? parsed.value : {}, 'task');
+}
+
+/**
+ * `POST /v1/videos`, OpenAI's video API as new-api takes it: a multipart form with model, prompt,
+ * seconds (a string), size (`1280x720`; the Ali adaptor's own `1280*720` too) and an optional
+ * `input_reference` file, which new-api turns into a data URL for the upstream. The answer is the
+ * OpenAI video object; the task is then the same as one submitted on the generic route.
+ */
+async function submitVideoForm(ctx: GatewayContext): Promise<void> {
+  const boundary = boundaryOf(ctx.http.header('content-type'));
+  let parts: FormPart[] = [];
+  if (boundary) {
+    try {
+      parts = parseMultipart(ctx.http.body, boundary);
+    } catch (err) {
+      return ctx.relayError(400, 'invalid_request', `malformed multipart body: ${(err as Error).message}`);
+    }
+  } else {
+    const parsed = ctx.http.json();
+    return submitTask(ctx, parsed.ok && isRecord(parsed.value) ? parsed.value : {}, 'openai');
+  }
+  const field = (name: string) => parts.find((p) => p.name === name && p.filename === undefined)?.data.toString('utf8');
+  const size = field('size');
+  const body: Record<string, unknown> = { model: field('model'), prompt: field('prompt'), seconds: field('seconds'), ...(size !== undefined ? { size: size.replace(/^(\d+)x(\d+)$/i, '$1*$2') } : {}) };
+  const reference = parts.find((p) => p.name === 'input_reference' && p.filename !== undefined);
+  const inputReference = reference ? { ...(reference.filename ? { filename: reference.filename } : {}), ...(reference.contentType ? { contentType: reference.contentType } : {}), bytes: reference.data.length } : undefined;
+  const form = Object.fromEntries(parts.filter((p) => p.filename === undefined).map((p) => [p.name, p.data.toString('utf8')]));
+  return submitTask(ctx, body, 'openai', { form, ...(inputReference ? { inputReference } : {}) });
+}
+
+async function submitTask(ctx: GatewayContext, body: Record<string, unknown>, answer: 'task' | 'openai', logged: Pick<MediaRecord, 'form' | 'inputReference'> = {}): Promise<void> {
   const model = ctx.model;
-  const record: MediaRecord = { kind: 'videoSubmit', model: model.id, markers: [], chargedQuota: 0 };
+  const record: MediaRecord = { kind: 'videoSubmit', model: model.id, markers: [], chargedQuota: 0, ...logged };
   ctx.http.entry.media = record;
 
   if (modelKind(model) !== 'video') {
@@ -142,7 +174,9 @@ async function submitVideo(ctx: GatewayContext): Promise<void> {
   record.taskId = task.taskId;
   ctx.http.sendJson(
     200,
-    { id: task.taskId, task_id: task.taskId, object: 'video', model: model.id, status: 'queued', progress: 0, created_at: unixSeconds() },
+    answer === 'openai'
+      ? state.board.openAIVideo(task, false)
+      : { id: task.taskId, task_id: task.taskId, object: 'video', model: model.id, status: 'queued', progress: 0, created_at: unixSeconds() },
     // Go marshals the map with sorted keys: {"resolution-480P":1,"seconds":5}.
     { 'X-New-Api-Other-Ratios': JSON.stringify(Object.fromEntries(Object.entries(ratios).sort(([x], [y]) => (x < y ? -1 : 1)))) },
   );
@@ -197,6 +231,7 @@ async function videoContent(ctx: GatewayContext): Promise<void> {
 
 export const videoRoutes: Route[] = [
   { method: 'POST', path: '/v1/video/generations', rateLimit: false, distribute: true, errorFormat: 'task', handle: submitVideo },
+  { method: 'POST', path: '/v1/videos', rateLimit: false, distribute: true, formModel: true, errorFormat: 'openai', handle: submitVideoForm },
   { method: 'GET', path: '/v1/video/generations/:task_id', rateLimit: false, distribute: false, errorFormat: 'task', handle: fetchVideo },
   { method: 'GET', path: '/v1/videos/:task_id', rateLimit: false, distribute: false, errorFormat: 'task', handle: fetchVideoObject },
   { method: 'GET', path: '/v1/videos/:task_id/content', rateLimit: false, distribute: false, errorFormat: 'openai', handle: videoContent },
