@@ -72,4 +72,8 @@ export interface ModelInfo {
   catalog?: CatalogEntry;
   /** The limits the key's own model list gives, when it gives any (the catalog's win). */
   listLimits?: ModelLimits;
+  /** The ids of the keys whose list has the model, in the user's order (absent while no list was read). */
+  keyIds?: string[];
+  /** The key the model is called with: the user's pick among `keyIds`, else the first of them. */
+  keyId?: string;
 }
