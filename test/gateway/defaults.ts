@@ -18,7 +18,7 @@ export const DISABLED_KEY = 'sk-ObfQWbswzlSuTGABzf640emWKOsFhPqCwgt7oQFkTKtvUZBp
 export const EXPIRED_KEY = 'sk-bryGp5shPQ9npKpFkm2jID5iAo0lHwDFFrX6uKWu7CVle9U9';
 /**
  * A second key in its own group `team`: a shorter model list than the demo key's,
- * with qwen-max (which the demo key may not call) and gpt-4o-mini (which both may), and a quota of
+ * with qwen-max (which the demo key may not call), gpt-4o-mini, a video model and Kimi's file extraction (which both may), and a quota of
  * its own (US$5), for the tests of several keys.
  */
 export const TEAM_KEY = 'sk-K4EQwHk4xctNIsGwVqnPFc195IY84HfxlChCeRtz2kRUzkQw';
@@ -179,7 +179,7 @@ const ALL_IDS = DEFAULT_MODELS.map((m) => m.id);
 export const DEFAULT_GROUPS: Readonly<Record<string, readonly string[]>> = {
   default: ALL_IDS.filter((id) => id !== VIP_ONLY_MODEL),
   vip: ALL_IDS,
-  team: [VIP_ONLY_MODEL, 'gpt-4o-mini'],
+  team: [VIP_ONLY_MODEL, 'gpt-4o-mini', 'wan2.5-t2v-preview', 'kimi-file-extract'],
 };
 
 export const DEFAULT_KEYS: readonly KeySpec[] = [

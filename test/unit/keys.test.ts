@@ -4,9 +4,15 @@
  * per key, the quota per key, and refusals that name the key.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { streamChat, collectChat } from '../../src/core/chat/chat';
 import { GatewayError } from '../../src/core/errors';
-import { emptyKeyList, freeKeyName, keyForModel, keyForRequest, keyNameProblem, moveKey, parseKeyList, withoutKey } from '../../src/core/keys';
+import { emptyKeyList, freeKeyName, keyForModel, keyForRequest, keyNameProblem, moveKey, parseKeyList, withKey, withoutKey } from '../../src/core/keys';
+import { VideoTaskManager, type TaskStore } from '../../src/core/media/videoTaskManager';
+import type { PollPolicy, VideoTask } from '../../src/core/media/videoTaskStates';
+import { fileContent, uploadForExtract } from '../../src/core/tools/kimi';
 import { ModelRegistry } from '../../src/core/models/modelRegistry';
 import { fetchKeyQuota } from '../../src/core/quota';
 import { DEFAULT_GROUPS, DEMO_KEY, GatewayDouble, TEAM_KEY, VIP_ONLY_MODEL } from '../gateway';
@@ -75,7 +81,7 @@ describe('Several keys against the double', function () {
     const { registry } = setup();
     const snap = await registry.refresh();
     assert.deepEqual(authOf('/v1/models').sort(), [`Bearer ${DEMO_KEY}`, `Bearer ${TEAM_KEY}`].sort());
-    assert.deepEqual(snap.keyLists?.map((l) => [l.key.name, l.models?.length]), [['default', DEFAULT_GROUPS.default?.length], ['team-claude', 2]]);
+    assert.deepEqual(snap.keyLists?.map((l) => [l.key.name, l.models?.length]), [['default', DEFAULT_GROUPS.default?.length], ['team-claude', 4]]);
     assert.deepEqual(registry.find(VIP_ONLY_MODEL)?.keyIds, ['k-team']);
     assert.equal(registry.find(VIP_ONLY_MODEL)?.keyId, 'k-team');
     assert.deepEqual(registry.find('gpt-4o-mini')?.keyIds, ['legacy', 'k-team']);
@@ -132,5 +138,75 @@ describe('Several keys against the double', function () {
     const { http } = setup();
     await http.send({ method: 'GET', url: `${gw.cdnUrl}/nothing`, key: 'k-team', acceptStatus: [404] }).catch(() => undefined);
     assert.ok(gw.cdnLog.every((e) => e.headers.authorization === undefined));
+  });
+});
+
+describe('Several keys: resources stay with the key that made them', function () {
+  this.timeout(30_000);
+  let gw: GatewayDouble;
+  let dir: string;
+  const keys = [DEFAULT, TEAM];
+  const fast: PollPolicy = { baseMs: 30, maxPollMs: 0, maxErrors: 3 };
+  before(async () => {
+    gw = new GatewayDouble({ videoTiming: { manual: true } });
+    await gw.start();
+  });
+  after(() => gw.stop());
+  beforeEach(() => {
+    gw.clearLog();
+    dir = mkdtempSync(path.join(os.tmpdir(), 'keys-video-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  class MemoryStore implements TaskStore {
+    value: unknown;
+    load() {
+      return this.value === undefined ? undefined : JSON.parse(JSON.stringify(this.value));
+    }
+    async save(tasks: VideoTask[]) {
+      this.value = JSON.parse(JSON.stringify(tasks));
+    }
+  }
+
+  const gatewayAuth = () => gw.log.filter((e) => e.origin === 'gateway').map((e) => `${e.method} ${e.path.replace(/task_[\w-]+/, 'ID')} ${e.headers.authorization === `Bearer ${TEAM_KEY}` ? 'team' : e.headers.authorization === `Bearer ${DEMO_KEY}` ? 'default' : 'none'}`);
+
+  it('polls and downloads a video task with the key that submitted it, which its record names (never the key)', async () => {
+    const http = clientForKeys(gw.url, () => keys);
+    const store = new MemoryStore();
+    const manager = new VideoTaskManager({ http: () => http, store, policy: () => fast, keyOf: async () => ({ id: TEAM.id, name: TEAM.name }) });
+    await manager.start();
+    const task = await manager.submit({ model: 'wan2.5-t2v-preview', prompt: 'a fox', size: '832*480', duration: 5, outputDir: dir });
+    assert.equal(task.keyId, 'k-team');
+    assert.equal(task.keyName, 'team-claude');
+    gw.advanceVideo(task.taskId ?? '', 'SUCCESS');
+    const done = await manager.wait(task.localId);
+    assert.equal(done.phase, 'succeeded', JSON.stringify(done.error));
+    const sent = gatewayAuth();
+    assert.ok(sent.length >= 2, sent.join('\n'));
+    assert.ok(sent.every((line) => line.endsWith(' team')), sent.join('\n'));
+    assert.ok(!JSON.stringify(store.value).includes(TEAM_KEY));
+    await manager.dispose();
+  });
+
+  it('polls a task stored before several keys with the first key', async () => {
+    const http = clientForKeys(gw.url, () => keys);
+    const first = new VideoTaskManager({ http: () => http, store: new MemoryStore(), policy: () => fast });
+    await first.start();
+    const task = await first.submit({ model: 'wan2.5-t2v-preview', prompt: 'a cat', size: '832*480', duration: 5, outputDir: dir });
+    assert.equal(task.keyId, undefined);
+    gw.advanceVideo(task.taskId ?? '', 'SUCCESS');
+    assert.equal((await first.wait(task.localId)).phase, 'succeeded');
+    assert.ok(gatewayAuth().every((line) => line.endsWith(' default')), gatewayAuth().join('\n'));
+    await first.dispose();
+  });
+
+  it('reads an uploaded Kimi file with the key that uploaded it; another key is refused', async () => {
+    const http = clientForKeys(gw.url, () => keys);
+    const file = path.join(dir, 'note.txt');
+    writeFileSync(file, 'owned by the team key');
+    const uploaded = await uploadForExtract(withKey(http, TEAM.id), file);
+    assert.equal(await fileContent(withKey(http, TEAM.id), uploaded.id), 'owned by the team key');
+    await assert.rejects(fileContent(http, uploaded.id), (e: unknown) => e instanceof GatewayError && e.status === 404);
+    assert.ok(gw.kimiFiles(TEAM_KEY).some((f) => f.id === uploaded.id));
   });
 });
