@@ -44,6 +44,15 @@ function askName(title: string, keys: readonly KeyEntry[], value?: string, excep
   });
 }
 
+/**
+ * The keys changed: each key's model list (and so the Models view, the status bar and which key a
+ * model goes with) is read again now, as after Set API Key, rather than when a view next asks.
+ */
+async function reloadModels(services: Services): Promise<void> {
+  if (!services.settings().baseUrl.trim()) return;
+  await services.registry.refresh().catch((err: unknown) => services.log.warn(`Reading the models after a key change failed: ${err instanceof Error ? err.message : String(err)}`));
+}
+
 const addArgs = z.optional(z.object({ name: z.string(), key: z.string() }));
 
 export const addApiKey: CommandDef = {
@@ -71,6 +80,7 @@ export const addApiKey: CommandDef = {
     const entry = await ctx.services.keys.add(name, check.key);
     const masked = maskKey(check.key);
     ctx.services.log.info(`API key "${entry.name}" (${masked}) added.`);
+    await reloadModels(ctx.services);
     if (!given) void vscode.window.showInformationMessage(vscode.l10n.t('API key "{0}" ({1}) added. Models it lists that no earlier key lists are called with it.', entry.name, masked));
     return { added: true, name: entry.name, masked };
   },
@@ -88,6 +98,7 @@ export const renameApiKey: CommandDef = {
     const name = scripted.success && scripted.data ? scripted.data.name : await askName(title, await ctx.services.keys.list(), key.name, key.id);
     if (name === undefined) return { renamed: false };
     await ctx.services.keys.rename(key.id, name);
+    await reloadModels(ctx.services);
     return { renamed: true, name: name.trim() };
   },
 };
@@ -108,6 +119,7 @@ export const removeApiKey: CommandDef = {
     }
     await ctx.services.keys.remove(key.id);
     ctx.services.log.info(`API key "${key.name}" removed.`);
+    await reloadModels(ctx.services);
     return { removed: true };
   },
 };
@@ -117,7 +129,10 @@ function moveCommand(id: string, delta: -1 | 1, title: () => string): CommandDef
     id,
     async run(ctx: CommandContext, arg): Promise<{ order: string[] }> {
       const key = await keyFor(ctx.services, arg, title());
-      if (key) await ctx.services.keys.move(key.id, delta);
+      if (key) {
+        await ctx.services.keys.move(key.id, delta);
+        await reloadModels(ctx.services);
+      }
       return { order: (await ctx.services.keys.list()).map((k) => k.name) };
     },
   };
@@ -151,6 +166,7 @@ export const useKeyForModel: CommandDef = {
     if (chosen !== null && !key) throw new GatewayError('badRequest', vscode.l10n.t('No key of yours named "{0}" lists {1}.', chosen, modelId));
     await ctx.services.keys.chooseForModel(modelId, key?.id);
     ctx.services.registry.chooseKey(modelId, key?.id);
+    await reloadModels(ctx.services);
     return { model: modelId, key: (key ?? keys[0])?.name };
   },
 };
