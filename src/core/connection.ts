@@ -24,6 +24,40 @@ export interface ConnectionReport {
   ignoredSettings?: string[];
   /** The key's quota, when the gateway tells it and showing it is not turned off. */
   quota?: KeyQuota;
+  /** With several keys: each key's own check, in the user's order. */
+  keys?: KeyCheck[];
+}
+
+/** One key's part of the report: named and masked, never the key itself. */
+export interface KeyCheck {
+  name: string;
+  masked: string;
+  /** As ConnectionReport.keyAccepted, for this key alone. */
+  accepted?: boolean;
+  models?: number;
+  error?: string;
+  quota?: KeyQuota;
+}
+
+/** Each key's check from its own model list (see RegistrySnapshot.keyLists). */
+export function keyChecks(snap: RegistrySnapshot, masked: (keyId: string) => string, quota: (keyId: string) => KeyQuota | undefined): KeyCheck[] {
+  return (snap.keyLists ?? []).map(({ key, models, error }) => {
+    const figures = models ? quota(key.id) : undefined;
+    return {
+      name: key.name,
+      masked: masked(key.id),
+      accepted: models ? true : error?.kind === 'auth' && error.status !== undefined ? false : undefined,
+      ...(models ? { models: models.length } : {}),
+      ...(error ? { error: error.message } : {}),
+      ...(figures ? { quota: figures } : {}),
+    };
+  });
+}
+
+/** One sentence per key: accepted with how many models (and its quota), or refused and why. */
+function keyLine(k: KeyCheck): string {
+  const head = k.accepted === true ? l10n.t('Key "{0}" ({1}): accepted, {2} models.', k.name, k.masked, formatNumber(k.models ?? 0)) : k.accepted === false ? l10n.t('Key "{0}" ({1}): refused by the gateway.', k.name, k.masked) : l10n.t('Key "{0}" ({1}): not checked.', k.name, k.masked);
+  return [head, k.error, k.quota && quotaLine(k.quota)].filter(Boolean).join(' ');
 }
 
 export function buildReport(base: NormalisedBase, keySet: boolean, maskedKey: string | undefined, snap: RegistrySnapshot, now = Date.now()): ConnectionReport {
@@ -70,7 +104,8 @@ export function formatReport(r: ConnectionReport): string {
   else if (r.keyAccepted === false) lines.push(l10n.t('Key refused by the gateway.'));
   if (r.error) lines.push(l10n.t('Problem: {0}', r.error.requestId ? l10n.t('{0} (request id: {1})', r.error.message, r.error.requestId) : r.error.message));
   lines.push(modelsText(r));
-  if (r.quota) lines.push(quotaLine(r.quota));
+  if (r.keys?.length) lines.push(...r.keys.map(keyLine));
+  else if (r.quota) lines.push(quotaLine(r.quota));
   if (r.catalog) {
     const age = formatAge(r.catalog.ageSeconds);
     lines.push(
@@ -98,7 +133,8 @@ export function summariseReport(r: ConnectionReport): string {
   else parts.push(l10n.t('The gateway could not be reached. API key: set ({0}).', key));
   if (r.error) parts.push(l10n.t('Problem: {0}', r.error.message));
   if (r.keyAccepted) parts.push(l10n.t('{0}.', modelsText(r)));
-  if (r.quota) parts.push(quotaLine(r.quota));
+  if (r.keys?.length) parts.push(...r.keys.map(keyLine));
+  else if (r.quota) parts.push(quotaLine(r.quota));
   if (r.catalog) {
     const age = formatAge(r.catalog.ageSeconds);
     parts.push(r.catalog.source === 'cache' ? l10n.t('Catalog: {0} models, {1} old (offline cache).', formatNumber(r.catalog.models), age) : l10n.t('Catalog: {0} models, {1} old.', formatNumber(r.catalog.models), age));

@@ -23,8 +23,11 @@ export interface Timeouts {
 
 export interface HttpClientOptions {
   endpoints: Endpoints;
-  /** Read on every call so a key set or cleared takes effect at once. */
-  getKey: () => Promise<string | undefined>;
+  /**
+   * The key a request goes with, read on every call so a key set or removed takes effect at once:
+   * the request's own `key` (a key id), else the key its `model` is called with, else the first.
+   */
+  getKey: (req: Pick<HttpRequest, 'key' | 'model'>) => Promise<RequestKey | undefined>;
   timeouts: Timeouts;
   proxy: ProxySettings;
   /** Which certificate authorities to trust (see core/tls.ts). */
@@ -38,8 +41,8 @@ export interface HttpClientOptions {
    * in full or refused: gateways settle the charge then, so the key's quota may have changed.
    */
   afterBillableCall?: () => void;
-  /** A sentence about what is left on the key, added to a refusal for quota; undefined when unknown. */
-  quotaNote?: () => Promise<string | undefined>;
+  /** A sentence about what is left on the request's key, added to a refusal for quota; undefined when unknown. */
+  quotaNote?: (req: Pick<HttpRequest, 'key' | 'model'>) => Promise<string | undefined>;
   /**
    * Holds billed requests of one key to the concurrency its gateway allows (see keyQueue.ts); one
    * per window, shared by every client it makes, so all its front ends queue together.
@@ -57,6 +60,15 @@ export interface HttpClientOptions {
  * lets an upload reuse its read buffers (tools/multipart.ts).
  */
 export type RequestBody = string | Uint8Array | Readable | AsyncIterable<Uint8Array>;
+
+/** A key as a request uses it. */
+export interface RequestKey {
+  /** The key's id: requests of one key share its concurrency queue (keyQueue.ts). */
+  id: string;
+  secret: string;
+  /** The key's name, when the user has several: errors of the gateway about the key then name it. */
+  name?: string;
+}
 
 export interface HttpRequest {
   method: 'GET' | 'POST' | 'DELETE';
@@ -82,8 +94,11 @@ export interface HttpRequest {
   model?: string;
   /** Never send the key, even to the gateway's origin (the catalog file holds no key and needs none). */
   anonymous?: boolean;
-  /** Which key the request goes with, as an opaque name for the key's queue; the one key of today when absent. */
-  keyId?: string;
+  /**
+   * The id of the key to send (a resource that belongs to a key: an uploaded file, a video task);
+   * without it the key that lists `model` is used, else the first.
+   */
+  key?: string;
 }
 
 export interface HttpResponse {
@@ -147,10 +162,15 @@ const MAX_ATTEMPTS = 3;
 const CONCURRENCY_ATTEMPTS = 6;
 /** Spacing of those attempts when the gateway gives no Retry-After: 0.5 s, 1 s, 2 s… */
 const CONCURRENCY_BACKOFF_MS = 500;
+/** The refusals that are about the key rather than the request. */
+const KEY_ERRORS = new Set<GatewayError['kind']>(['auth', 'quota', 'modelUnavailable', 'rateLimited']);
 const ERROR_BODY_LIMIT = 64 * 1024;
 
 export class HttpClient {
   private readonly dispatchers = new Map<string, Dispatcher>();
+  /** The name of the key each request went with, for its errors (see withKeyName). */
+  /** The key each request went with, for its queue and for errors that name it. */
+  private readonly requestKeys = new WeakMap<HttpRequest, RequestKey>();
   private trust?: Trust;
   private readonly queue: KeyQueue;
 
@@ -224,7 +244,8 @@ export class HttpClient {
    */
   private async exchange<R>(url: URL, req: HttpRequest, opts: { billable: boolean; once: boolean; gated: boolean }, attemptOnce: () => Promise<Exchange<R>>): Promise<R> {
     const idempotent = req.idempotent ?? req.method === 'GET';
-    const keyId = req.keyId ?? DEFAULT_KEY_ID;
+    // headersFor resolved the key before the first attempt; anonymous requests are never gated.
+    const keyId = this.requestKeys.get(req)?.id ?? DEFAULT_KEY_ID;
     const maxWait = this.options.maxRetryAfterMs ?? 10_000;
     let waited = 0;
     for (let attempt = 1; ; attempt++) {
@@ -276,7 +297,7 @@ export class HttpClient {
         continue;
       }
       if (opts.billable) this.options.afterBillableCall?.();
-      throw error.kind === 'quota' && opts.billable ? await this.withQuotaNote(error) : error;
+      throw this.withKeyName(error.kind === 'quota' && opts.billable ? await this.withQuotaNote(error, req) : error, req);
     }
   }
 
@@ -301,8 +322,8 @@ export class HttpClient {
   }
 
   /** The refusal with what is left on the key, when that can be found out (the extra GET is not billed). */
-  private async withQuotaNote(error: GatewayError): Promise<GatewayError> {
-    const note = await this.options.quotaNote?.().catch(() => undefined);
+  private async withQuotaNote(error: GatewayError, req: HttpRequest): Promise<GatewayError> {
+    const note = await this.options.quotaNote?.(req).catch(() => undefined);
     if (!note) return error;
     const { status, code, requestId, detail, retryAfterMs } = error;
     return new GatewayError(error.kind, `${error.message} ${note}`, { status, code, requestId, detail, retryAfterMs, cause: error.cause });
@@ -314,13 +335,22 @@ export class HttpClient {
     delete headers.authorization;
     delete headers['x-api-key'];
     if (!req.anonymous && url.origin === this.options.endpoints.origin) {
-      const key = await this.options.getKey();
+      const key = await this.options.getKey(req);
       if (!key) {
         throw new GatewayError('auth', l10n.t('No API key is set. Run "Model Gateway: Set API Key" and paste the key from the console.'));
       }
-      headers.authorization = `Bearer ${key}`;
+      headers.authorization = `Bearer ${key.secret}`;
+      this.requestKeys.set(req, key);
     }
     return headers;
+  }
+
+  /** A refusal about the key (rejected, out of quota, no access to the model) names the key it was sent with. */
+  private withKeyName(error: GatewayError, req: HttpRequest): GatewayError {
+    const name = this.requestKeys.get(req)?.name;
+    if (name === undefined || !KEY_ERRORS.has(error.kind)) return error;
+    const { status, code, requestId, detail, retryAfterMs, jsonBody } = error;
+    return new GatewayError(error.kind, l10n.t('Key "{0}": {1}', name, error.message), { status, code, requestId, detail, retryAfterMs, jsonBody, cause: error.cause });
   }
 
   private dispatch(url: URL, req: HttpRequest, headers: Record<string, string>, body: RequestBody | undefined): Promise<Dispatcher.ResponseData> {

@@ -1,7 +1,7 @@
 import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { GatewayError, isGatewayError } from './errors';
-import type { HttpClient } from './http';
+import type { HttpClient, HttpRequest } from './http';
 import { lazySchema, parseJsonText, parseWith } from './validate';
 import { formatAmount, formatNumber, formatWhen } from '../shared/format';
 
@@ -69,6 +69,8 @@ const tokenUsageBody = lazySchema(() =>
 
 export interface QuotaFetchOptions {
   signal?: AbortSignal;
+  /** The id of the key whose quota is read; the first key when absent. */
+  key?: string;
   /** Tried first: the source that answered last time, so a gateway is not asked twice every time. */
   prefer?: QuotaSource;
   now?: () => number;
@@ -84,7 +86,7 @@ export async function fetchKeyQuota(http: HttpClient, opts: QuotaFetchOptions = 
   const reasons: string[] = [];
   for (const source of order) {
     try {
-      const figures = source === 'dashboard' ? await fromDashboard(http, opts.signal) : await fromTokenUsage(http, opts.signal);
+      const figures = source === 'dashboard' ? await fromDashboard(http, opts) : await fromTokenUsage(http, opts);
       return { available: true, quota: { ...figures, checkedAt: (opts.now ?? Date.now)() } };
     } catch (err) {
       if (isGatewayError(err, 'cancelled')) throw err;
@@ -95,24 +97,26 @@ export async function fetchKeyQuota(http: HttpClient, opts: QuotaFetchOptions = 
 }
 
 type Figures = Omit<KeyQuota, 'checkedAt'>;
+/** With which key, and until when, the figures are asked for. */
+type Asked = Pick<HttpRequest, 'signal' | 'key'>;
 
-async function fromDashboard(http: HttpClient, signal?: AbortSignal): Promise<Figures> {
+async function fromDashboard(http: HttpClient, at: Asked): Promise<Figures> {
   const e = http.endpoints;
   let underV1 = true;
   let subscription: z.infer<ReturnType<typeof subscriptionBody>>;
   try {
-    subscription = await getJson(http, e.billing('subscription', true), subscriptionBody(), 'The billing subscription answer', signal);
+    subscription = await getJson(http, e.billing('subscription', true), subscriptionBody(), 'The billing subscription answer', at);
   } catch (err) {
     if (!isGatewayError(err) || err.status !== 404) throw err;
     underV1 = false;
-    subscription = await getJson(http, e.billing('subscription', false), subscriptionBody(), 'The billing subscription answer', signal);
+    subscription = await getJson(http, e.billing('subscription', false), subscriptionBody(), 'The billing subscription answer', at);
   }
   const limit = subscription.hard_limit_usd;
   const expiresAt = seconds(subscription.access_until);
   const unlimited = limit >= UNLIMITED_LIMIT;
   let used: number | undefined;
   try {
-    used = (await getJson(http, e.billing('usage', underV1), usageBody(), 'The billing usage answer', signal)).total_usage / 100;
+    used = (await getJson(http, e.billing('usage', underV1), usageBody(), 'The billing usage answer', at)).total_usage / 100;
   } catch (err) {
     // An unlimited key needs no usage figure to be shown; a limited one cannot say what is left without it.
     if (!unlimited || isGatewayError(err, 'cancelled')) throw err;
@@ -127,8 +131,8 @@ async function fromDashboard(http: HttpClient, signal?: AbortSignal): Promise<Fi
   };
 }
 
-async function fromTokenUsage(http: HttpClient, signal?: AbortSignal): Promise<Figures> {
-  const body = await getJson(http, http.endpoints.tokenUsage, tokenUsageBody(), "The gateway's token usage answer", signal);
+async function fromTokenUsage(http: HttpClient, at: Asked): Promise<Figures> {
+  const body = await getJson(http, http.endpoints.tokenUsage, tokenUsageBody(), "The gateway's token usage answer", at);
   const d = body.data;
   const unlimited = d.unlimited_quota === true;
   const expiresAt = seconds(d.expires_at);
@@ -143,8 +147,8 @@ async function fromTokenUsage(http: HttpClient, signal?: AbortSignal): Promise<F
 }
 
 /** A GET whose JSON body is checked for an error object (new-api sends some with HTTP 200) before its schema. */
-async function getJson<T extends z.ZodMiniType>(http: HttpClient, url: string, schema: T, what: string, signal?: AbortSignal): Promise<z.infer<T>> {
-  const response = await http.send({ method: 'GET', url, signal });
+async function getJson<T extends z.ZodMiniType>(http: HttpClient, url: string, schema: T, what: string, at: Asked): Promise<z.infer<T>> {
+  const response = await http.send({ method: 'GET', url, signal: at.signal, key: at.key });
   const data = parseJsonText(await response.text(), what);
   const refusal = refusalIn(data);
   if (refusal !== undefined) throw new GatewayError('notImplemented', l10n.t('{0} was an error: {1}', what, refusal || l10n.t('(no message)')));

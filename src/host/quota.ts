@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import type { HttpClient } from '../core/http';
+import type { HttpClient, HttpRequest } from '../core/http';
+import type { KeyEntry } from '../core/keys';
 import { GenerationalLoad } from '../core/generationalLoad';
 import type { RegistrySnapshot } from '../core/models/modelRegistry';
 import { fetchKeyQuota, quotaRefusalNote, type KeyQuota, type QuotaResult, type QuotaSource } from '../core/quota';
@@ -34,10 +35,19 @@ const realTimers: QuotaTimers = {
 
 export interface QuotaWatcherDeps {
   http: () => HttpClient;
-  hasKey: () => Promise<boolean>;
+  /** The user's keys, in their order: each has its own quota. */
+  keys: () => Promise<KeyEntry[]>;
+  /** The id of the key a request goes with. */
+  keyOf: (req: Pick<HttpRequest, 'key' | 'model'>) => Promise<string | undefined>;
   log: vscode.LogOutputChannel;
   /** The debounce and the slow refresh; the real ones unless given. */
   timers?: QuotaTimers;
+}
+
+/** One key's figures, as the status bar tooltip and the Models view list them. */
+export interface KeyQuotaShown {
+  key: KeyEntry;
+  quota: KeyQuota;
 }
 
 /**
@@ -48,7 +58,8 @@ export interface QuotaWatcherDeps {
  * nothing more is tried until the models are read again.
  */
 export class QuotaWatcher implements vscode.Disposable {
-  private result?: QuotaResult;
+  /** Each key's last answer, by key id, in the user's order of keys. */
+  private results = new Map<string, { key: KeyEntry; result: QuotaResult }>();
   /** Invalidated when the key or the settings change, so an answer for the old key is dropped. */
   private readonly loads = new GenerationalLoad<QuotaResult | undefined>();
   private preferred?: QuotaSource;
@@ -67,9 +78,33 @@ export class QuotaWatcher implements vscode.Disposable {
     this.subscriptions = [this.changed, vscode.window.onDidChangeWindowState((state) => this.focusChanged(state.focused))];
   }
 
-  /** The figures to show, or undefined (turned off, not known, or the gateway does not tell). */
+  /** The first key's figures to show, or undefined (turned off, not known, or the gateway does not tell). */
   get current(): KeyQuota | undefined {
-    return quotaDisplay() !== 'off' && this.result?.available ? this.result.quota : undefined;
+    const first = this.results.values().next().value;
+    return first ? this.shown(first.result) : undefined;
+  }
+
+  /** The figures of the key `keyId`, as `current`. */
+  forKey(keyId: string): KeyQuota | undefined {
+    const entry = this.results.get(keyId);
+    return entry ? this.shown(entry.result) : undefined;
+  }
+
+  /** Every key's figures that are known, in the user's order of keys. */
+  all(): KeyQuotaShown[] {
+    return [...this.results.values()].flatMap(({ key, result }) => {
+      const quota = this.shown(result);
+      return quota ? [{ key, quota }] : [];
+    });
+  }
+
+  private shown(result: QuotaResult): KeyQuota | undefined {
+    return quotaDisplay() !== 'off' && result.available ? result.quota : undefined;
+  }
+
+  /** Whether the last answers said the gateway does not tell quotas at all. */
+  private get unavailable(): boolean {
+    return this.results.size > 0 && [...this.results.values()].every((r) => !r.result.available);
   }
 
   /** The key or the settings changed: what is known belongs to another key or gateway, until the models are read again. */
@@ -79,8 +114,8 @@ export class QuotaWatcher implements vscode.Disposable {
     this.stopTimers();
     this.preferred = undefined;
     this.lastReason = undefined;
-    if (this.result) {
-      this.result = undefined;
+    if (this.results.size) {
+      this.results = new Map();
       this.changed.fire();
     }
   }
@@ -104,7 +139,7 @@ export class QuotaWatcher implements vscode.Disposable {
   /** A billed call is over: read the figures again once the calls have paused. */
   afterBilledCall(): void {
     this.billedCalls++;
-    if (quotaDisplay() === 'off' || (this.result && !this.result.available)) return;
+    if (quotaDisplay() === 'off' || this.unavailable) return;
     if (this.debounce) this.timers.clear(this.debounce);
     this.debounce = this.timers.set(() => {
       this.debounce = undefined;
@@ -113,52 +148,60 @@ export class QuotaWatcher implements vscode.Disposable {
   }
 
   /**
-   * Reads the figures now (sharing a read already under way). Undefined when turned off, without a key,
-   * or when the key changed meanwhile; failures never throw.
+   * Reads every key's figures now (sharing a read already under way); answers the first key's. Undefined
+   * when turned off, without a key, or when the keys changed meanwhile; failures never throw.
    */
   refresh(signal?: AbortSignal): Promise<QuotaResult | undefined> {
     if (quotaDisplay() === 'off') return Promise.resolve(undefined);
     return this.loads.run((generation) => this.load(generation, signal));
   }
 
-  /** For a refusal for quota: a fresh figure if one comes quickly, else nothing. */
-  async refusalNote(): Promise<string | undefined> {
+  /** For a refusal for quota of the request's key: a fresh figure if one comes quickly, else nothing. */
+  async refusalNote(req: Pick<HttpRequest, 'key' | 'model'> = {}): Promise<string | undefined> {
+    const keyId = await this.deps.keyOf(req);
+    if (keyId === undefined) return undefined;
     let wait: unknown;
     const late = new Promise<undefined>((resolve) => (wait = this.timers.set(() => resolve(undefined), NOTE_WAIT_MS)));
-    const fresh = await Promise.race([this.refresh(), late]).finally(() => this.timers.clear(wait));
-    const quota = fresh?.available ? fresh.quota : this.current;
+    await Promise.race([this.refresh(), late]).finally(() => this.timers.clear(wait));
+    const quota = this.forKey(keyId);
     return quota ? quotaRefusalNote(quota) : undefined;
   }
 
   private async load(generation: number, signal?: AbortSignal): Promise<QuotaResult | undefined> {
-    let result: QuotaResult;
+    const results = new Map<string, { key: KeyEntry; result: QuotaResult }>();
     try {
-      if (!(await this.deps.hasKey())) return undefined;
-      result = await fetchKeyQuota(this.deps.http(), { signal, prefer: this.preferred });
+      const keys = await this.deps.keys();
+      if (!keys.length) return undefined;
+      // One key after the other: the first answer tells which source the others are asked first.
+      for (const key of keys) {
+        const result = await fetchKeyQuota(this.deps.http(), { signal, prefer: this.preferred, key: key.id });
+        if (result.available) this.preferred = result.quota.source;
+        results.set(key.id, { key, result });
+      }
     } catch (err) {
       // A cancellation or a missing base address: nothing learned, nothing to change.
       this.deps.log.info(`Key quota not read: ${err instanceof Error ? err.message : String(err)}`);
       return undefined;
     }
     if (!this.loads.isCurrent(generation)) return undefined;
-    if (result.available) {
-      this.preferred = result.quota.source;
+    const first = results.values().next().value?.result as QuotaResult;
+    if (first.available) {
       this.lastReason = undefined;
-    } else if (result.reason !== this.lastReason) {
-      this.lastReason = result.reason;
+    } else if (first.reason !== this.lastReason) {
+      this.lastReason = first.reason;
       // Many gateways do not offer these endpoints: one line in the log, nothing in the user's way.
-      this.deps.log.info(`The gateway does not tell the key's quota (${result.reason}); the figure is hidden.`);
+      this.deps.log.info(`The gateway does not tell the key's quota (${first.reason}); the figure is hidden.`);
     }
-    this.result = result;
+    this.results = results;
     this.schedule();
     this.changed.fire();
-    return result;
+    return first;
   }
 
   private schedule(): void {
     if (this.timer) this.timers.clear(this.timer);
     this.timer = undefined;
-    if (!this.result?.available || quotaDisplay() === 'off' || !vscode.window.state.focused) return;
+    if (this.current === undefined || !vscode.window.state.focused) return;
     this.timer = this.timers.set(() => {
       this.timer = undefined;
       void this.refresh();
@@ -172,8 +215,9 @@ export class QuotaWatcher implements vscode.Disposable {
       this.timer = undefined;
       return;
     }
-    if (!this.result?.available || this.timer || this.loads.busy) return;
-    if (Date.now() - this.result.quota.checkedAt >= QUOTA_REFRESH_MS) void this.refresh();
+    const current = this.current;
+    if (!current || this.timer || this.loads.busy) return;
+    if (Date.now() - current.checkedAt >= QUOTA_REFRESH_MS) void this.refresh();
     else this.schedule();
   }
 

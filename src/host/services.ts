@@ -2,8 +2,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { Endpoints, normaliseBaseUrl, type NormalisedBase } from '../core/config';
 import { GatewayError } from '../core/errors';
-import { HttpClient } from '../core/http';
+import { HttpClient, type HttpRequest, type RequestKey } from '../core/http';
 import { KeyQueue } from '../core/keyQueue';
+import { keyForRequest, type KeyEntry } from '../core/keys';
 import { FileCatalogStore } from '../core/models/catalogSync';
 import { ModelRegistry } from '../core/models/modelRegistry';
 import { timeoutsFrom, type Settings } from '../core/settings';
@@ -44,13 +45,14 @@ export class Services implements vscode.Disposable {
     readonly context: vscode.ExtensionContext,
     readonly log: vscode.LogOutputChannel,
   ) {
-    this.keys = new KeyStore(context.secrets);
+    this.keys = new KeyStore(context.secrets, context.globalStorageUri.fsPath);
     this.overrides = new WorkspaceOverrides(log);
     this.registry = new ModelRegistry({
       http: () => this.http(),
       catalogUrl: () => this.settings().catalogUrl,
       store: new FileCatalogStore(path.join(context.globalStorageUri.fsPath, 'catalog.json')),
-      hasKey: () => this.keys.has(),
+      keys: () => this.usableKeys(),
+      modelChoices: () => this.keys.modelChoices(),
       refused: refusedProtocolStore(
         context,
         () => {
@@ -63,7 +65,7 @@ export class Services implements vscode.Disposable {
         (line) => log.warn(line),
       ),
     });
-    this.quota = new QuotaWatcher({ http: () => this.http(), hasKey: () => this.keys.has(), log });
+    this.quota = new QuotaWatcher({ http: () => this.http(), keys: () => this.usableKeys(), keyOf: async (req) => (await this.keyEntryFor(req))?.id, log });
     this.disposables.push(
       this.keys,
       this.overrides,
@@ -134,18 +136,38 @@ export class Services implements vscode.Disposable {
       const settings = this.settings();
       this.client = new HttpClient({
         endpoints: new Endpoints(this.base().base),
-        getKey: () => this.keys.get(),
+        getKey: (req) => this.requestKey(req),
         timeouts: timeoutsFrom(settings),
         proxy: readProxySettings(settings.proxy),
         trust: readTrustSettings(settings),
         userAgent: `model-gateway-vscode/${this.context.extension.packageJSON.version as string} vscode/${vscode.version}`,
         log: (line) => this.log.info(line),
         afterBillableCall: () => this.quota.afterBilledCall(),
-        quotaNote: () => this.quota.refusalNote(),
+        quotaNote: (req) => this.quota.refusalNote(req),
         keyQueue: this.keyQueue,
       });
     }
     return this.client;
+  }
+
+  /** The keys that have their secret (one removed in another window may still be named for a moment). */
+  private async usableKeys(): Promise<KeyEntry[]> {
+    const keys = await this.keys.list();
+    const has = await Promise.all(keys.map(async (k) => (await this.keys.secret(k.id)) !== undefined));
+    return keys.filter((_, i) => has[i]);
+  }
+
+  /** The key a request goes with (see core/keys.ts keyForRequest). */
+  async keyEntryFor(req: Pick<HttpRequest, 'key' | 'model'>): Promise<KeyEntry | undefined> {
+    return keyForRequest(await this.keys.list(), req, (model) => this.registry.find(model)?.keyId);
+  }
+
+  private async requestKey(req: Pick<HttpRequest, 'key' | 'model'>): Promise<RequestKey | undefined> {
+    const entry = await this.keyEntryFor(req);
+    const secret = entry && (await this.keys.secret(entry.id));
+    if (!entry || secret === undefined) return undefined;
+    // With one key its name says nothing the message does not; with several it tells which one was refused.
+    return (await this.keys.list()).length > 1 ? { id: entry.id, secret, name: entry.name } : { id: entry.id, secret };
   }
 
   /** Starts the slow catalog timer the first time models are needed; never on activation. */

@@ -57,10 +57,11 @@ export class GatewayStatusBar implements vscode.Disposable {
     }
     // The key's quota, only while the gateway accepts the key (the figures of a refused key are stale).
     const quota = masked && snap.keyModels ? this.services.quota.current : undefined;
-    if (quota) {
-      tooltip.appendMarkdown(`\n\n${escape(quotaLine(quota))}`);
-      if (quotaDisplay() === 'statusBar') this.item.text += ` · ${quotaShort(quota)}`;
-    }
+    const perKey = masked && snap.keyModels && (snap.keyLists?.length ?? 0) > 1 ? this.services.quota.all() : [];
+    // With several keys, each key's quota under its name; the status bar text keeps the first key's.
+    if (perKey.length) for (const { key, quota: q } of perKey) tooltip.appendMarkdown(`\n\n${escape(vscode.l10n.t('Key "{0}": {1}', key.name, quotaLine(q)))}`);
+    else if (quota) tooltip.appendMarkdown(`\n\n${escape(quotaLine(quota))}`);
+    if (quota && quotaDisplay() === 'statusBar') this.item.text += ` · ${quotaShort(quota)}`;
     const figures = sessionFigures(this.services.billing);
     if (figures.length) tooltip.appendMarkdown(`\n\n${vscode.l10n.t('This session: {0}.', figures.join('; '))}`);
     tooltip.appendMarkdown(`\n\n${vscode.l10n.t('Click to check the connection.')}`);

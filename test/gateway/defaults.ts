@@ -16,6 +16,12 @@ export const RATE_LIMITED_KEY = 'sk-MiA6wmqK2xYailoxRV1Epc3LwhttWsWUNyS6gJv7nBaD
 export const MEMORY_RATE_LIMITED_KEY = 'sk-VGhV6GKsBlAea6nyEUewcWUsR2y3Yt7qmJFqLa19MueMoxkq';
 export const DISABLED_KEY = 'sk-ObfQWbswzlSuTGABzf640emWKOsFhPqCwgt7oQFkTKtvUZBp';
 export const EXPIRED_KEY = 'sk-bryGp5shPQ9npKpFkm2jID5iAo0lHwDFFrX6uKWu7CVle9U9';
+/**
+ * A second key in its own group `team`: a shorter model list than the demo key's,
+ * with qwen-max (which the demo key may not call), gpt-4o-mini, a video model and Kimi's file extraction (which both may), and a quota of
+ * its own (US$5), for the tests of several keys.
+ */
+export const TEAM_KEY = 'sk-K4EQwHk4xctNIsGwVqnPFc195IY84HfxlChCeRtz2kRUzkQw';
 /** Limited to gpt-4o-mini, qwen-plus and qwen-max; qwen-max is whitelisted but not granted to its group. */
 export const WHITELIST_KEY = 'sk-g1Wushcb64OIW5cA6kVfxOJ595f7JkPHe0Mon2FnWajt0Xna';
 
@@ -173,11 +179,13 @@ const ALL_IDS = DEFAULT_MODELS.map((m) => m.id);
 export const DEFAULT_GROUPS: Readonly<Record<string, readonly string[]>> = {
   default: ALL_IDS.filter((id) => id !== VIP_ONLY_MODEL),
   vip: ALL_IDS,
+  team: [VIP_ONLY_MODEL, 'gpt-4o-mini', 'wan2.5-t2v-preview', 'kimi-file-extract'],
 };
 
 export const DEFAULT_KEYS: readonly KeySpec[] = [
   { key: DEMO_KEY, group: 'default', quotaUsd: 100 },
   { key: VIP_KEY, group: 'vip' },
+  { key: TEAM_KEY, group: 'team', quotaUsd: 100, tokenQuotaUsd: 5 },
   { key: ZERO_QUOTA_KEY, group: 'default', quotaUsd: 0 },
   { key: LOW_TOKEN_QUOTA_KEY, group: 'default', quotaUsd: 100, tokenQuotaUsd: 0.0005 },
   { key: RATE_LIMITED_KEY, group: 'default', rateLimit: { requests: 2, windowMs: 60_000, backend: 'redis' } },

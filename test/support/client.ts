@@ -1,5 +1,7 @@
 import { Endpoints } from '../../src/core/config';
 import { HttpClient, type HttpClientOptions, type Timeouts } from '../../src/core/http';
+import { keyForRequest } from '../../src/core/keys';
+import { DEFAULT_KEY_ID } from '../../src/core/keyQueue';
 import type { ProxySettings } from '../../src/core/proxy';
 import type { TrustSettings } from '../../src/core/tls';
 import { DEMO_KEY, GatewayDouble, type GatewayOptions } from '../gateway';
@@ -15,7 +17,7 @@ export function clientFor(base: string, key: string | undefined, overrides: Part
   let current = key;
   const http = new HttpClient({
     endpoints: new Endpoints(base),
-    getKey: async () => current,
+    getKey: async () => (current === undefined ? undefined : { id: DEFAULT_KEY_ID, secret: current }),
     timeouts: TEST_TIMEOUTS,
     proxy: DIRECT,
     trust: DEFAULT_TRUST,
@@ -43,4 +45,32 @@ export function useDoubleClient(opts?: GatewayOptions, client: Partial<HttpClien
   });
   beforeEach(() => ctx.gw.clearLog());
   return ctx;
+}
+
+/** A named key of a test, with its secret. */
+export interface TestKey {
+  id: string;
+  name: string;
+  secret: string;
+}
+
+/**
+ * A core HTTP client with several named keys, choosing the key of each request as the extension
+ * does (core/keys.ts keyForRequest); `modelKey` says which key a model is called with.
+ */
+export function clientForKeys(base: string, keys: () => TestKey[], modelKey: (model: string) => string | undefined = () => undefined, overrides: Partial<HttpClientOptions> = {}): HttpClient {
+  return new HttpClient({
+    endpoints: new Endpoints(base),
+    getKey: async (req) => {
+      const all = keys();
+      const entry = keyForRequest(all, req, modelKey);
+      const key = all.find((k) => k.id === entry?.id);
+      return key && { id: key.id, secret: key.secret, ...(all.length > 1 ? { name: key.name } : {}) };
+    },
+    timeouts: TEST_TIMEOUTS,
+    proxy: DIRECT,
+    trust: DEFAULT_TRUST,
+    userAgent: 'model-gateway-tests',
+    ...overrides,
+  });
 }

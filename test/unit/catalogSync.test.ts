@@ -124,7 +124,7 @@ describe('model registry and connection report', function () {
 
   function registry(key: string | undefined, base = gw.url) {
     const { http } = clientFor(base, key);
-    return new ModelRegistry({ http: () => http, catalogUrl: () => gw.catalogUrl, store: new MemoryStore(), hasKey: async () => key !== undefined });
+    return new ModelRegistry({ http: () => http, catalogUrl: () => gw.catalogUrl, store: new MemoryStore(), keys: async () => (key !== undefined ? [{ id: 'legacy', name: 'default' }] : []), modelChoices: async () => ({}) });
   }
 
   it('merges the key list and the catalog into kinds and availability', async () => {
@@ -195,7 +195,7 @@ describe('model registry freshness', () => {
   it('does not hand a refresh started before a key change to a caller after it', async () => {
     let key: string | undefined = undefined;
     const { http, setKey } = clientFor(gw.url, undefined);
-    const registry = new ModelRegistry({ http: () => http, catalogUrl: () => '', store: new MemoryStore(), hasKey: async () => key !== undefined });
+    const registry = new ModelRegistry({ http: () => http, catalogUrl: () => '', store: new MemoryStore(), keys: async () => (key !== undefined ? [{ id: 'legacy', name: 'default' }] : []), modelChoices: async () => ({}) });
     const early = registry.refresh();
     key = DEMO_KEY;
     setKey(DEMO_KEY);

@@ -172,7 +172,8 @@ describe('a protocol the relay refuses although the gateway lists it', function 
           http: () => client,
           catalogUrl: () => '',
           store: { load: async () => undefined, save: async () => undefined },
-          hasKey: async () => true,
+          keys: async () => [{ id: 'legacy', name: 'default' }],
+          modelChoices: async () => ({}),
           refused: new RefusalMemory(path.join(dir, 'refused-protocols.json'), { now: () => now }),
         });
 

@@ -98,6 +98,8 @@ export type ToolMode = 'auto' | 'required';
 
 export interface ChatRequest {
   model: string;
+  /** The id of the key to send it with (the key a conversation remembers); the model's own key when absent. */
+  key?: string;
   protocol: ChatProtocol;
   messages: ChatMessage[];
   system?: string;

@@ -77,6 +77,7 @@ async function open(http: HttpClient, request: ChatRequest, call: ProtocolCall):
     headers: { accept: request.stream ? 'text/event-stream' : 'application/json', ...call.headers },
     signal: request.signal,
     model: request.model,
+    ...(request.key !== undefined ? { key: request.key } : {}),
     idempotent: false,
     ...(request.timeout ? { timeout: request.timeout } : {}),
   });

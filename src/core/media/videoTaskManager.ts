@@ -7,6 +7,7 @@ import { GatewayError, isGatewayError } from '../errors';
 import type { HttpClient } from '../http';
 import type { DownloadGuard } from './downloadGuard';
 import { mediaBaseName } from './mediaFiles';
+import { withKey } from '../keys';
 import { downloadVideo, queryVideo, submitVideo, validateVideoParams, videoDownloadUrl, type VideoParams } from './video';
 import * as T from './videoTaskStates';
 import type { PollPolicy, VideoTask } from './videoTaskStates';
@@ -26,6 +27,8 @@ export interface VideoTaskManagerDeps {
   log?: (line: string) => void;
   /** Downloads each task's result once across windows (downloadGuard.ts); without it, this manager alone decides. */
   downloads?: DownloadGuard;
+  /** The key a model's requests go with (core/keys.ts): recorded with the task, which stays with it. */
+  keyOf?: (model: string) => Promise<{ id: string; name: string } | undefined>;
 }
 
 export interface DownloadProgress {
@@ -106,10 +109,11 @@ export class VideoTaskManager {
   async submit(params: VideoParams & { outputDir: string }, options: { signal?: AbortSignal; resubmittedFrom?: string } = {}): Promise<VideoTask> {
     this.assertOpen();
     const p = validateVideoParams(params);
-    let task = T.createTask({ ...p, outputDir: params.outputDir }, this.newId(), this.now(), options.resubmittedFrom);
+    const key = await this.deps.keyOf?.(p.model);
+    let task: VideoTask = { ...T.createTask({ ...p, outputDir: params.outputDir }, this.newId(), this.now(), options.resubmittedFrom), ...(key ? { keyId: key.id, keyName: key.name } : {}) };
     this.set(task);
     try {
-      const taskId = await submitVideo(this.deps.http(), p, options.signal);
+      const taskId = await submitVideo(withKey(this.deps.http(), task.keyId), p, options.signal);
       task = T.accepted(this.current(task), taskId, this.now(), this.deps.policy());
       this.log(`Video task ${taskId} accepted (${p.model}, ${p.size}, ${p.duration} s).`);
       this.set(task);
@@ -217,7 +221,7 @@ export class VideoTaskManager {
     this.work.set(localId, ctl);
     let next: VideoTask;
     try {
-      const status = await queryVideo(this.deps.http(), task.taskId, ctl.signal, task.queryRoute ?? 'generations');
+      const status = await queryVideo(withKey(this.deps.http(), task.keyId), task.taskId, ctl.signal, task.queryRoute ?? 'generations');
       if (this.stale(localId, ctl)) return;
       next = T.observed(this.current(task), status, this.now(), this.deps.policy());
       if (next.remoteStatus !== task.remoteStatus || next.phase !== task.phase) {
@@ -249,7 +253,7 @@ export class VideoTaskManager {
       // Run only while no other download of this task can be running (the guard's lock): any
       // temporary file of the task is a crashed download's leftover.
       if (owner) for (const part of await partFilesOf(task.outputDir, baseName, owner)) await fs.rm(part, { force: true });
-      const http = this.deps.http();
+      const http = withKey(this.deps.http(), task.keyId);
       return downloadVideo(http, videoDownloadUrl(http, task.taskId, videoUrl), {
         dir: task.outputDir,
         baseName,

@@ -50,6 +50,12 @@ const taskSchema = z.object({
   queryRoute: z.optional(z.enum(['generations', 'videos'])),
   /** The task this one was resubmitted from, by the user. */
   resubmittedFrom: z.optional(z.string()),
+  /**
+   * The key that submitted it (its id and, for messages, its name; never the key): only that key may
+   * poll and download it. Tasks stored before several keys have none and go with the first key.
+   */
+  keyId: z.optional(z.string()),
+  keyName: z.optional(z.string()),
 });
 export type VideoTask = z.infer<typeof taskSchema>;
 

@@ -23,11 +23,11 @@ const openAiList = lazySchema(() =>
 );
 
 /**
- * `GET /v1/models` with the key: the only truth about what this key may call.
- * Idempotent, so transient failures are retried by the client.
+ * `GET /v1/models` with the key `key` (an id; the first key when absent): the only truth about what
+ * this key may call. Idempotent, so transient failures are retried by the client.
  */
-export async function fetchKeyModels(http: HttpClient, signal?: AbortSignal): Promise<KeyModel[]> {
-  const body = await http.sendJson({ method: 'GET', url: http.endpoints.models, signal }, openAiList(), l10n.t("The gateway's model list"));
+export async function fetchKeyModels(http: HttpClient, signal?: AbortSignal, key?: string): Promise<KeyModel[]> {
+  const body = await http.sendJson({ method: 'GET', url: http.endpoints.models, signal, key }, openAiList(), l10n.t("The gateway's model list"));
   return body.data.map((m) => {
     const limits = listedLimits(m);
     return {

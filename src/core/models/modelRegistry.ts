@@ -6,12 +6,23 @@ import { mergeModels } from './classify';
 import { fetchKeyModels } from './keyModels';
 import { withoutRefused, type RefusedProtocolStore } from './protocolFallback';
 import { GenerationalLoad } from '../generationalLoad';
+import { keyForModel, type KeyEntry } from '../keys';
 import type { ChatProtocol, KeyModel, ModelInfo } from './types';
+
+/** One key's own model list, or why it could not be read. */
+export interface KeyListing {
+  key: KeyEntry;
+  models?: KeyModel[];
+  error?: GatewayError;
+}
 
 export interface RegistrySnapshot {
   models: ModelInfo[];
+  /** Every model some key may call (each once); undefined when no key's list could be read. */
   keyModels?: KeyModel[];
-  /** Why the key's list could not be read (no key, rejected key, offline…). */
+  /** Each key's list, in the user's order. */
+  keyLists?: KeyListing[];
+  /** Why no key's list could be read (no key, rejected key, offline…). */
   keyError?: GatewayError;
   catalog?: CatalogState;
   /** Why no catalog could be used at all (none configured is not an error). */
@@ -23,7 +34,10 @@ export interface RegistryDeps {
   http: () => HttpClient;
   catalogUrl: () => string;
   store: CatalogStore;
-  hasKey: () => Promise<boolean>;
+  /** The user's keys, in their order. */
+  keys: () => Promise<KeyEntry[]>;
+  /** Model id → the key the user picked for it. */
+  modelChoices: () => Promise<Record<string, string>>;
   /** Protocols the relay refused per model, remembered between sessions. */
   refused?: RefusedProtocolStore;
 }
@@ -66,6 +80,17 @@ export class ModelRegistry {
   }
 
   /**
+   * The model with its key set anew after the user picked another key for it (or went back to the
+   * first, `keyId` undefined): the next requests of the model go with that key at once.
+   */
+  chooseKey(modelId: string, keyId: string | undefined): void {
+    const apply = (m: ModelInfo): ModelInfo => (m.id === modelId && m.keyIds ? { ...m, keyId: keyForModel(m.keyIds, keyId) } : m);
+    this.merged = this.merged.map(apply);
+    this.current = { ...this.current, models: this.current.models.map(apply) };
+    for (const listener of this.listeners) listener(this.current);
+  }
+
+  /**
    * The relay refused `protocol` for the model although the gateway lists it: it is left out of the
    * model's protocols from now on (at this gateway, until the refusal expires), in this window, the
    * others and the next sessions.
@@ -92,27 +117,41 @@ export class ModelRegistry {
     }
   }
 
+  /**
+   * Every key's own list, read at once. Fails (with the first key's reason) only when no key's list
+   * could be read: one rejected key among several is shown with that key, the others' models stay.
+   */
+  private async readKeyLists(http: HttpClient, signal?: AbortSignal): Promise<KeyLists> {
+    const keys = await this.deps.keys();
+    if (!keys.length) throw new GatewayError('auth', l10n.t('No API key is set. Run "Model Gateway: Set API Key" to see the models this key may use.'));
+    const results = await Promise.allSettled(keys.map((key) => fetchKeyModels(http, signal, key.id)));
+    const listings: KeyListing[] = results.map((r, i) => ({ key: keys[i] as KeyEntry, ...(r.status === 'fulfilled' ? { models: r.value } : { error: asGatewayError(r.reason) }) }));
+    for (const r of results) if (r.status === 'rejected' && isGatewayError(r.reason, 'cancelled')) throw r.reason;
+    if (!listings.some((l) => l.models)) throw listings[0]?.error;
+    return { listings };
+  }
+
   private async load(generation: number, signal?: AbortSignal): Promise<RegistrySnapshot> {
     const http = this.deps.http();
     const url = this.deps.catalogUrl();
     const [keyResult, catalogResult] = await Promise.allSettled([
-      this.deps.hasKey().then((has) => {
-        if (!has) throw new GatewayError('auth', l10n.t('No API key is set. Run "Model Gateway: Set API Key" to see the models this key may use.'));
-        return fetchKeyModels(http, signal);
-      }),
+      this.readKeyLists(http, signal),
       url ? syncCatalog(http, url, this.deps.store, signal) : Promise.resolve(undefined),
     ]);
-    const keyModels = keyResult.status === 'fulfilled' ? keyResult.value : undefined;
+    const keyLists = keyResult.status === 'fulfilled' ? keyResult.value : undefined;
+    const keyModels = keyLists && unionOf(keyLists);
     const catalog = catalogResult.status === 'fulfilled' ? catalogResult.value : undefined;
     for (const r of [keyResult, catalogResult]) {
       if (r.status === 'rejected' && isGatewayError(r.reason, 'cancelled')) throw r.reason;
     }
-    const merged = mergeModels(keyModels, catalog?.entries);
+    const choices = keyLists ? await this.deps.modelChoices().catch(() => ({}) as Record<string, string>) : {};
+    const merged = withKeys(mergeModels(keyModels, catalog?.entries), keyLists?.listings, choices);
     // Remembered refusals are hints: a store that cannot be read leaves every listed protocol in.
     const refused = (await this.deps.refused?.load(this.origin()).catch(() => undefined)) ?? {};
     const snapshot: RegistrySnapshot = {
       models: withoutRefused(merged, refused),
       keyModels,
+      keyLists: keyLists?.listings,
       keyError: keyResult.status === 'rejected' ? asGatewayError(keyResult.reason) : undefined,
       catalog,
       catalogError: catalogResult.status === 'rejected' ? asGatewayError(catalogResult.reason) : undefined,
@@ -125,6 +164,26 @@ export class ModelRegistry {
     for (const listener of this.listeners) listener(this.current);
     return this.current;
   }
+}
+
+interface KeyLists {
+  listings: KeyListing[];
+}
+
+/** Every listed model once, in the order the keys (in the user's order) list them. */
+function unionOf(lists: KeyLists): KeyModel[] {
+  const byId = new Map<string, KeyModel>();
+  for (const listing of lists.listings) for (const m of listing.models ?? []) if (!byId.has(m.id)) byId.set(m.id, m);
+  return [...byId.values()];
+}
+
+/** Each model with the keys that list it and the key it is called with. */
+function withKeys(models: ModelInfo[], listings: KeyListing[] | undefined, choices: Record<string, string>): ModelInfo[] {
+  if (!listings) return models;
+  return models.map((m) => {
+    const keyIds = listings.filter((l) => l.models?.some((k) => k.id === m.id)).map((l) => l.key.id);
+    return keyIds.length ? { ...m, keyIds, keyId: keyForModel(keyIds, choices[m.id]) } : m;
+  });
 }
 
 function asGatewayError(err: unknown): GatewayError {

@@ -76,4 +76,8 @@ export interface ModelInfo {
   listLimits?: ModelLimits;
   /** new-api's `supported_endpoint_types` from the key's list, else the catalog's; absent when neither gives them. */
   endpointTypes?: string[];
+  /** The ids of the keys whose list has the model, in the user's order (absent while no list was read). */
+  keyIds?: string[];
+  /** The key the model is called with: the user's pick among `keyIds`, else the first of them. */
+  keyId?: string;
 }

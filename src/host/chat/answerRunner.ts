@@ -122,12 +122,13 @@ export class AnswerRunner {
       };
       let id = shown.id;
       if (!id) {
-        const { model, protocolOverride, enableSearch } = shown.meta;
+        const { model, keyId, protocolOverride, enableSearch } = shown.meta;
         // The thinking choice is kept with the conversation from its first message, so a later change of the setting leaves it alone.
         const thinking = shown.meta.thinking ?? chatSettings().thinking;
         const meta = await host.store.create({
           title: titleFrom(text),
           ...(model ? { model } : {}),
+          ...(keyId ? { keyId } : {}),
           ...(protocolOverride ? { protocolOverride } : {}),
           ...(enableSearch !== undefined ? { enableSearch } : {}),
           thinking,
@@ -358,7 +359,9 @@ export class AnswerRunner {
     // when the request starts: a failure to read it ends the answer as cut, like a failed request.
     let history: Promise<ChatMessage[]> | undefined;
     const readHistory = (): Promise<ChatMessage[]> => (history ??= buildHistory(host.store, id, info, settings, continuing ? undefined : message.id).then((read) => read ?? Promise.reject(gone())));
-    if (meta.model !== info.id) await host.models.writeMeta(id, { model: info.id });
+    // The conversation remembers the key with the model: its own while that key lists the model, else the model's.
+    const keyId = meta.keyId !== undefined && info.keyIds?.includes(meta.keyId) ? meta.keyId : info.keyId;
+    if (meta.model !== info.id || meta.keyId !== keyId) await host.models.writeMeta(id, { model: info.id, ...(keyId !== undefined ? { keyId } : {}) });
     session.message = message;
     if (host.shown.id === id) {
       host.link.needsSnapshot = true;
@@ -375,6 +378,7 @@ export class AnswerRunner {
       const sent = await readHistory();
       yield* streamChat(host.services.http(), {
         model: info.id,
+        ...(keyId !== undefined ? { key: keyId } : {}),
         protocol: over,
         messages: continuing ? continuationMessages(sent, over, thinking) : sent,
         system: system ?? (settings.systemPrompt || undefined),

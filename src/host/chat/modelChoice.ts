@@ -24,7 +24,7 @@ export interface ModelChoiceHost extends ChatBase {
   sendSnapshot(): Promise<void>;
 }
 
-export type ConversationPatch = Partial<Pick<ConversationMeta, 'model' | 'protocolOverride' | 'enableSearch' | 'thinking'>>;
+export type ConversationPatch = Partial<Pick<ConversationMeta, 'model' | 'keyId' | 'protocolOverride' | 'enableSearch' | 'thinking'>>;
 
 const LAST_MODEL_KEY = 'chat.model';
 
@@ -61,7 +61,10 @@ export class ModelChoice {
   goneModel(meta: Partial<ConversationMeta>): string | undefined {
     if (!meta.id || !meta.model || !this.host.services.registry.snapshot.keyModels) return undefined;
     const models = this.chatModels();
-    return models.length && !models.some((m) => m.id === meta.model) ? meta.model : undefined;
+    const own = models.find((m) => m.id === meta.model);
+    // The key the conversation called it with was removed (or no longer lists it): as gone as the model.
+    if (own && meta.keyId !== undefined && own.keyIds && !own.keyIds.includes(meta.keyId)) return meta.model;
+    return models.length && !own ? meta.model : undefined;
   }
 
   /**
@@ -99,7 +102,7 @@ export class ModelChoice {
     this.last = id;
     await this.host.services.context.globalState.update(LAST_MODEL_KEY, id);
     const override = target.meta.protocolOverride;
-    await this.update({ model: id, ...(override && !offeredProtocols(model).includes(override) ? { protocolOverride: undefined } : {}) }, true, target);
+    await this.update({ model: id, keyId: model.keyId, ...(override && !offeredProtocols(model).includes(override) ? { protocolOverride: undefined } : {}) }, true, target);
     if (switched) await this.recordNotice(target, { kind: 'modelChange', from: switched.from, to: id, reason: switched.reason });
     else if (gone) await this.recordNotice(target, { kind: 'modelChange', from: gone, to: id, reason: this.keyChanged ? 'keyChanged' : 'modelGone' });
     await this.host.sendSnapshot();

@@ -7,7 +7,8 @@ import { showError } from '../notify';
 import type { Services } from '../services';
 import type { CommandContext, CommandDef } from './types';
 
-const setArgs = z.optional(z.union([z.string(), z.object({ key: z.string() })]));
+/** The key alone (the first key's, or "default" when there is none), or with the name of the key it is for (added when new). */
+const setArgs = z.optional(z.union([z.string(), z.object({ key: z.string(), name: z.optional(z.string()) })]));
 
 export interface SetKeyResult {
   stored: boolean;
@@ -16,6 +17,8 @@ export interface SetKeyResult {
   reason?: string;
   /** Spaces or line breaks around the key were removed (nothing inside it is ever changed). */
   trimmed?: boolean;
+  /** The name of the key that was set. */
+  name?: string;
 }
 
 export const setApiKey: CommandDef = {
@@ -23,6 +26,25 @@ export const setApiKey: CommandDef = {
   async run(ctx: CommandContext, arg): Promise<SetKeyResult> {
     const given = parseWith(setArgs, arg, vscode.l10n.t('The argument of "Set API Key"'));
     const raw = typeof given === 'string' ? given : given?.key;
+    const keys = await ctx.services.keys.list();
+    const named = typeof given === 'object' ? given.name : undefined;
+    // With several keys, which one this replaces: the one named, else the one the user picks.
+    let target = named === undefined ? undefined : keys.find((k) => k.name.toLocaleLowerCase() === named.trim().toLocaleLowerCase());
+    if (named !== undefined && !target) {
+      const check = checkApiKey(raw ?? '');
+      if (!check.ok) return { stored: false, reason: check.reason };
+      const entry = await ctx.services.keys.add(named, check.key);
+      return { stored: true, masked: maskKey(check.key), trimmed: check.trimmed, name: entry.name };
+    }
+    if (!target && raw === undefined && keys.length > 1) {
+      const shown = await ctx.services.keys.shown();
+      const pick = await vscode.window.showQuickPick(
+        shown.map((k) => ({ label: k.name, description: k.masked, key: k })),
+        { title: vscode.l10n.t('Model Gateway: Set API Key'), placeHolder: vscode.l10n.t('Which key to replace (Add API Key adds another)') },
+      );
+      if (!pick) return { stored: false, reason: 'cancelled' };
+      target = pick.key;
+    }
     const input =
       raw ??
       (await vscode.window.showInputBox({
@@ -42,7 +64,7 @@ export const setApiKey: CommandDef = {
       void vscode.window.showErrorMessage(vscode.l10n.t('The API key was not saved. {0}', check.reason));
       return { stored: false, reason: check.reason };
     }
-    await ctx.services.keys.set(check.key);
+    const entry = await ctx.services.keys.set(check.key, target?.id);
     const masked = maskKey(check.key);
     ctx.services.log.info(`API key ${masked} stored${check.trimmed ? ' (surrounding whitespace removed)' : ''}.`);
     if (raw === undefined) {
@@ -50,7 +72,7 @@ export const setApiKey: CommandDef = {
       void announceKey(ctx.services, saved);
       void verifyKey(ctx.services);
     }
-    return { stored: true, masked, trimmed: check.trimmed };
+    return { stored: true, masked, trimmed: check.trimmed, name: entry.name };
   },
 };
 
@@ -88,7 +110,7 @@ export const clearApiKey: CommandDef = {
   async run(ctx: CommandContext): Promise<{ cleared: boolean }> {
     const had = await ctx.services.keys.has();
     await ctx.services.keys.clear();
-    ctx.services.log.info('API key cleared.');
+    ctx.services.log.info('API keys cleared.');
     void vscode.window.showInformationMessage(had ? vscode.l10n.t('The API key was removed from secret storage.') : vscode.l10n.t('No API key was stored.'));
     return { cleared: had };
   },

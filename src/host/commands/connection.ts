@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
-import { buildReport, formatReport, summariseReport, type ConnectionReport } from '../../core/connection';
+import { buildReport, formatReport, keyChecks, summariseReport, type ConnectionReport } from '../../core/connection';
 import { isGatewayError } from '../../core/errors';
 import type { ChatProtocol, ModelKind } from '../../core/models/types';
 import { parseWith } from '../../core/validate';
@@ -27,7 +27,10 @@ export const checkConnection: CommandDef = {
           const report = buildReport(base, await ctx.services.keys.has(), await ctx.services.keys.masked(), snap);
           // Read-only and unbilled; a gateway without the endpoints leaves the line out.
           const quota = snap.keyModels ? await ctx.services.quota.refresh(signal) : undefined;
-          return { ...report, ignoredSettings: [...ctx.services.overrides.notices], ...(quota?.available ? { quota: quota.quota } : {}) };
+          // With several keys, each key is checked on its own: its list, its refusal, its quota.
+          const masked = new Map((await ctx.services.keys.shown()).map((k) => [k.id, k.masked]));
+          const keys = (snap.keyLists?.length ?? 0) > 1 ? keyChecks(snap, (id) => masked.get(id) ?? '', (id) => ctx.services.quota.forKey(id)) : undefined;
+          return { ...report, ignoredSettings: [...ctx.services.overrides.notices], ...(quota?.available ? { quota: quota.quota } : {}), ...(keys ? { keys } : {}) };
         },
       );
       ctx.services.log.info(`Connection check:\n${formatReport(report)}`);

@@ -2,6 +2,7 @@ import { clearApiKey, setApiKey } from './apiKey';
 import { chatCommands } from './chat';
 import { conversationCommands } from './conversations';
 import { checkConnection, openSettings, refreshCatalog, refreshModels, resetProtocolRefusals, showLog } from './connection';
+import { keyCommands } from './keys';
 import { mediaCommands } from './media';
 import { setChatUtilityModel } from './nativeChat';
 import { chatWithModel, generateWithModel } from './modelActions';
@@ -18,6 +19,7 @@ export const COMMANDS: readonly CommandDef[] = [
   // The key and the connection
   setApiKey,
   clearApiKey,
+  ...keyCommands,
   checkConnection,
   refreshModels,
   refreshCatalog,

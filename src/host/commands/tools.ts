@@ -5,7 +5,8 @@ import { GatewayError, isGatewayError } from '../../core/errors';
 import type { BilledTool } from '../../core/tools/billing';
 import { formatNumber, formatWhen } from '../../shared/format';
 import { checkOcrFile, ocrFile, parsePdf, pdfParseForm, readPage, webSearch } from '../../core/tools/glm';
-import { extractForm, fileContent, IMAGE_REFUSED, kimiFetch, kimiSearch, uploadForExtract } from '../../core/tools/kimi';
+import { withKey } from '../../core/keys';
+import { extractForm, fileContent, IMAGE_REFUSED, kimiFetch, kimiSearch, uploadForExtract, type KimiFile } from '../../core/tools/kimi';
 import { citation, resultsMarkdown, type SearchResult } from '../../core/tools/searchResult';
 import { parseWith } from '../../core/validate';
 import { openExternalLink } from '../links';
@@ -110,14 +111,17 @@ export const toolCommands: CommandDef[] = [
       if (!uri) return undefined;
       const name = path.basename(uri.fsPath);
       try {
-        const key = await ctx.services.keys.get();
+        // The file belongs to the key that uploads it: it is read (and found again) with that key only.
+        const owner = await ctx.services.keyEntryFor({});
+        const key = owner && (await ctx.services.keys.secret(owner.id));
+        const http = withKey(ctx.services.http(), owner?.id);
         const real = await targetFile(uri);
         const form = await extractForm(real);
-        const file = await billedCall(ctx.services, 'upload', vscode.l10n.t('Uploading {0} for extraction…', name), (signal) => uploadForExtract(ctx.services.http(), real, signal, form));
+        const file = await billedCall(ctx.services, 'upload', vscode.l10n.t('Uploading {0} for extraction…', name), (signal) => uploadForExtract(http, real, signal, form));
         if (!file) return undefined;
         // The list only saves reading the file again for free: not keeping it does not fail the extract.
         if (key) await new KimiFileList(ctx.services.context).add(key, file).catch((err: unknown) => ctx.services.log.warn(`Could not keep ${file.id} in the list of extracted files: ${String(err)}`));
-        const content = await withToolProgress(vscode.l10n.t('Reading the text of {0}…', name), (signal) => fileContent(ctx.services.http(), file.id, signal));
+        const content = await withToolProgress(vscode.l10n.t('Reading the text of {0}…', name), (signal) => fileContent(http, file.id, signal));
         const shown: ResultSource = { tool: 'extract', source: uri, label: vscode.l10n.t('Extracted {0}', name) };
         const doc = await showResult(shown, content);
         offerResultActions(shown, content, doc, ctx.services);
@@ -131,23 +135,31 @@ export const toolCommands: CommandDef[] = [
   {
     id: 'modelGateway.showExtractedFiles',
     async run(ctx: CommandContext) {
-      const key = await ctx.services.keys.get();
-      if (!key) return failure(new GatewayError('auth', vscode.l10n.t('No API key is set. Run "Model Gateway: Set API Key".')), ctx.services);
-      const files = await new KimiFileList(ctx.services.context).list(key);
+      const keys = await ctx.services.keys.list();
+      if (!keys.length) return failure(new GatewayError('auth', vscode.l10n.t('No API key is set. Run "Model Gateway: Set API Key".')), ctx.services);
+      // Each key's own files, each read with the key that uploaded it.
+      const lists = new KimiFileList(ctx.services.context);
+      const owned: Array<{ file: KimiFile; keyId: string; keyName: string; secret: string }> = [];
+      for (const k of keys) {
+        const secret = await ctx.services.keys.secret(k.id);
+        if (secret !== undefined) for (const file of await lists.list(secret)) owned.push({ file, keyId: k.id, keyName: k.name, secret });
+      }
+      const files = owned.map((o) => o.file);
       if (!files.length) {
         void vscode.window.showInformationMessage(vscode.l10n.t('This key has not extracted any files yet.'));
         return [];
       }
       const pick = await vscode.window.showQuickPick(
-        files.map((f) => ({ label: f.filename, description: formatWhen(f.createdAt), detail: f.id, file: f })),
+        owned.map((o) => ({ label: o.file.filename, description: keys.length > 1 ? `${formatWhen(o.file.createdAt)} · ${o.keyName}` : formatWhen(o.file.createdAt), detail: o.file.id, owned: o })),
         { title: vscode.l10n.t('Files extracted with this key (reading them again is not billed)') },
       );
       if (!pick) return files;
+      const { file, keyId, secret } = pick.owned;
       try {
-        const content = await withToolProgress(vscode.l10n.t('Reading {0}…', pick.file.filename), (signal) => fileContent(ctx.services.http(), pick.file.id, signal));
-        await showResult({ tool: 'extract', source: pick.file.id, label: vscode.l10n.t('Extracted {0}', pick.file.filename) }, content);
+        const content = await withToolProgress(vscode.l10n.t('Reading {0}…', file.filename), (signal) => fileContent(withKey(ctx.services.http(), keyId), file.id, signal));
+        await showResult({ tool: 'extract', source: file.id, label: vscode.l10n.t('Extracted {0}', file.filename) }, content);
       } catch (err) {
-        if (isGatewayError(err) && err.status === 404) await new KimiFileList(ctx.services.context).remove(key, pick.file.id);
+        if (isGatewayError(err) && err.status === 404) await lists.remove(secret, file.id);
         return failure(err, ctx.services);
       }
       return files;

@@ -89,8 +89,11 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
       this.services.log.warn(`Model list for VS Code's chat: ${snapshot.keyError.describe()}`);
     }
     const settings = chatSettings();
+    // With several keys each model's detail names the key it is called with.
+    const lists = snapshot.keyLists ?? [];
+    const keyName = (m: ModelInfo) => (lists.length > 1 ? lists.find((l) => l.key.id === m.keyId)?.key.name : undefined);
     return chatModelsForVsCode(snapshot.models).map((m) =>
-      toChatInformation(m, effectiveProtocol(m, undefined), { maxTokens: settings.maxTokens, imageInputModels: settings.imageInputModels, toolCalling: CORE_TOOL_CALLING }),
+      toChatInformation(m, effectiveProtocol(m, undefined), { maxTokens: settings.maxTokens, imageInputModels: settings.imageInputModels, toolCalling: CORE_TOOL_CALLING }, keyName(m)),
     );
   }
 

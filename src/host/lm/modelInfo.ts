@@ -61,7 +61,8 @@ export function cheapestToolModel(models: readonly ModelInfo[]): { model: ModelI
   return best;
 }
 
-export function toChatInformation(model: ModelInfo, protocol: ChatProtocol, settings: ModelInfoSettings): GatewayChatInformation {
+/** `keyName`: with several keys, the name of the key the model is called with, shown in its detail. */
+export function toChatInformation(model: ModelInfo, protocol: ChatProtocol, settings: ModelInfoSettings, keyName?: string): GatewayChatInformation {
   const catalog = model.catalog;
   const listed = model.listLimits;
   const knownOutput = positiveCount(catalog?.maxOutput) ?? positiveCount(listed?.maxOutput);
@@ -79,9 +80,10 @@ export function toChatInformation(model: ModelInfo, protocol: ChatProtocol, sett
     name: model.name || model.id,
     family: familyOf(model),
     version: model.id,
-    detail: context === undefined ? `${provider} · ${PROTOCOL_LABELS[protocol]} · ${l10n.t('context unknown')}` : `${provider} · ${PROTOCOL_LABELS[protocol]}`,
+    detail: [provider, PROTOCOL_LABELS[protocol], ...(context === undefined ? [l10n.t('context unknown')] : []), ...(keyName !== undefined ? [l10n.t('key "{0}"', keyName)] : [])].join(' · '),
     tooltip: [
       l10n.t('{0} through the model gateway ({1}), over the {2} protocol.', model.id, provider, PROTOCOL_LABELS[protocol]),
+      ...(keyName !== undefined ? [l10n.t('Called with the API key "{0}".', keyName)] : []),
       context !== undefined
         ? l10n.t('Context {0} tokens, answers up to {1} tokens.', formatNumber(context), formatNumber(maxOutputTokens))
         : l10n.t('Context window unknown; assuming {0} tokens of input and answers up to {1} tokens.', formatNumber(maxInputTokens), formatNumber(maxOutputTokens)),

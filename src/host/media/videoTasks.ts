@@ -89,6 +89,7 @@ export class VideoTasks implements vscode.Disposable {
       log: (line) => this.services.log.info(line),
       // Every window of the workspace restores the same tasks: each result is downloaded once.
       downloads: new VideoDownloadGuard(path.join(this.services.context.globalStorageUri.fsPath, 'video-downloads')),
+      keyOf: (model) => this.services.keyEntryFor({ model }),
     });
     manager.onDidChange((task) => {
       if (task) {

@@ -1,12 +1,18 @@
 import * as vscode from 'vscode';
 import { formatAge } from '../../core/connection';
+import type { KeyListing } from '../../core/models/modelRegistry';
 import type { ModelInfo, ModelKind } from '../../core/models/types';
 import { quotaShort } from '../../core/quota';
 import { formatNumber } from '../../shared/format';
 import { PROTOCOL_LABELS } from '../../shared/protocolNames';
 import type { Services } from '../services';
 
-type Node = { type: 'kind'; kind: ModelKind; models: ModelInfo[] } | { type: 'model'; model: ModelInfo } | { type: 'notice'; label: string; detail?: string; icon: string; command?: vscode.Command };
+/** With several keys the view is grouped by key first: `keyId` says under which key a kind or a model is shown. */
+type Node =
+  | { type: 'key'; listing: KeyListing; masked: string }
+  | { type: 'kind'; kind: ModelKind; models: ModelInfo[]; keyId?: string }
+  | { type: 'model'; model: ModelInfo; keyId?: string }
+  | { type: 'notice'; label: string; detail?: string; icon: string; command?: vscode.Command };
 
 /** A function, not a constant: the display language's bundle is read when the view renders. */
 function kindLabel(kind: ModelKind): string {
@@ -48,7 +54,11 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
       // The root also depends on whether an address and a key are set (welcome content if not).
       services.keys.onDidChange(() => this.setupChanged()),
       services.onDidChangeSettings(() => this.setupChanged()),
-      services.quota.onDidChange(() => this.updateHeader()),
+      services.quota.onDidChange(() => {
+        this.updateHeader();
+        // With several keys each key's node shows its own quota.
+        if ((services.registry.snapshot.keyLists?.length ?? 0) > 1) this.changed.fire(undefined);
+      }),
     ];
   }
 
@@ -95,11 +105,12 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
+    if (node.type === 'key') return this.keyItem(node.listing, node.masked);
     if (node.type === 'kind') {
       const available = node.models.filter((m) => m.available).length;
       const known = this.services.registry.snapshot.keyModels !== undefined;
       const item = new vscode.TreeItem(kindLabel(node.kind), node.kind === 'chat' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
-      item.id = `kind:${node.kind}`;
+      item.id = node.keyId === undefined ? `kind:${node.kind}` : `key:${node.keyId}:kind:${node.kind}`;
       const missing = node.models.length - available;
       item.description = !known
         ? vscode.l10n.t('{0} in the catalog', formatNumber(node.models.length))
@@ -119,21 +130,23 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     }
     const m = node.model;
     const item = new vscode.TreeItem(m.id, vscode.TreeItemCollapsibleState.None);
-    item.id = `model:${m.id}`;
+    item.id = node.keyId === undefined ? `model:${m.id}` : `key:${node.keyId}:model:${m.id}`;
     const badges = m.protocols.map((p) => PROTOCOL_LABELS[p]).join(' · ');
     // Without the key's own list (no key, refused, offline) availability is unknown, not "no".
     const known = this.services.registry.snapshot.keyModels !== undefined;
     const state = m.available ? vscode.l10n.t('available') : known ? vscode.l10n.t('not available to this key') : vscode.l10n.t('availability unknown');
-    item.description = m.available ? [badges, m.provider].filter(Boolean).join(' — ') : state;
+    item.description = m.available ? [badges, m.provider, this.calledWith(m, node.keyId)].filter(Boolean).join(' — ') : state;
     item.iconPath = new vscode.ThemeIcon(m.available ? KIND_ICONS[m.kind] : known ? 'circle-slash' : 'question');
-    item.contextValue = m.available ? `model.${m.kind}` : 'model.unavailable';
+    // `.keys`: several keys list the model, so the key it is called with can be picked.
+    item.contextValue = m.available ? `model.${m.kind}${(m.keyIds?.length ?? 0) > 1 ? '.keys' : ''}` : 'model.unavailable';
     item.tooltip = tooltipFor(m, known);
     item.accessibilityInformation = { label: vscode.l10n.t('{0}, {1} model, {2}', m.id, kindLabel(m.kind), m.available ? `${state}, ${badges || vscode.l10n.t('no chat protocol')}` : state) };
     return item;
   }
 
   async getChildren(node?: Node): Promise<Node[]> {
-    if (node?.type === 'kind') return [...node.models].sort((a, b) => a.id.localeCompare(b.id)).map((model) => ({ type: 'model', model }));
+    if (node?.type === 'kind') return [...node.models].sort((a, b) => a.id.localeCompare(b.id)).map((model) => ({ type: 'model', model, keyId: node.keyId }));
+    if (node?.type === 'key') return kindGroups(this.services.registry.snapshot.models.filter((m) => m.keyIds?.includes(node.listing.key.id)), node.listing.key.id);
     if (node) return [];
     // Without an address or a key the view is empty, so VS Code shows the welcome content
     // (package.json viewsWelcome) that says what to set, with a button for it.
@@ -147,20 +160,51 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
       if (!this.loading && !this.attempted) void this.reload();
       return notices;
     }
+    const lists = snap.keyLists ?? [];
+    if (lists.length > 1) {
+      // Grouped by key: each key's own models, then what no key lists (from the catalog), by kind.
+      const masked = new Map((await this.services.keys.shown()).map((k) => [k.id, k.masked]));
+      const keyNodes: Node[] = lists.map((listing) => ({ type: 'key', listing, masked: masked.get(listing.key.id) ?? '' }));
+      return [...notices, ...keyNodes, ...kindGroups(snap.models.filter((m) => !m.keyIds?.length))];
+    }
     if (snap.keyError && snap.keyError.kind !== 'cancelled') {
       notices.push({ type: 'notice', label: snap.keyError.kind === 'auth' ? vscode.l10n.t('Key missing or refused') : vscode.l10n.t('Could not list models'), detail: snap.keyError.message, icon: 'warning', command: snap.keyError.kind === 'auth' ? { command: 'modelGateway.setApiKey', title: vscode.l10n.t('Set API Key') } : { command: 'modelGateway.checkConnection', title: vscode.l10n.t('Check Connection') } });
     }
     if (snap.catalogError) notices.push({ type: 'notice', label: vscode.l10n.t('Catalog unavailable'), detail: snap.catalogError.message, icon: 'warning', command: { command: 'modelGateway.refreshCatalog', title: vscode.l10n.t('Refresh Catalog') } });
     else if (snap.catalog?.problem) notices.push({ type: 'notice', label: vscode.l10n.t('Catalog from offline cache ({0} old)', formatAge(Math.round((Date.now() - snap.catalog.fetchedAt) / 1000))), detail: snap.catalog.problem.message, icon: 'cloud-download' });
-    const kinds: ModelKind[] = ['chat', 'image', 'video', 'tool', 'other'];
-    const groups: Node[] = kinds.map((kind) => ({ type: 'kind' as const, kind, models: snap.models.filter((m) => m.kind === kind) })).filter((g) => g.models.length > 0);
-    return [...notices, ...groups];
+    return [...notices, ...kindGroups(snap.models)];
+  }
+
+  /** A key's node: its name, its masked key, its quota, or why its list could not be read. */
+  private keyItem(listing: KeyListing, masked: string): vscode.TreeItem {
+    const { key, error, models } = listing;
+    const item = new vscode.TreeItem(key.name, error ? vscode.TreeItemCollapsibleState.None : vscode.TreeItemCollapsibleState.Expanded);
+    item.id = `key:${key.id}`;
+    const quota = this.services.quota.forKey(key.id);
+    item.description = [masked, error ? vscode.l10n.t('refused or unreachable') : vscode.l10n.t('{0} models', formatNumber(models?.length ?? 0)), quota && quotaShort(quota)].filter(Boolean).join(' — ');
+    item.tooltip = error ? error.message : vscode.l10n.t('API key "{0}" ({1})', key.name, masked);
+    item.iconPath = new vscode.ThemeIcon(error ? 'warning' : 'key');
+    item.contextValue = 'apiKey';
+    return item;
+  }
+
+  /** Under a key, for a model that key lists but is called with another: which key it is called with. */
+  private calledWith(m: ModelInfo, under: string | undefined): string | undefined {
+    if (under === undefined || m.keyId === undefined || m.keyId === under) return undefined;
+    const other = this.services.registry.snapshot.keyLists?.find((l) => l.key.id === m.keyId)?.key.name;
+    return other === undefined ? undefined : vscode.l10n.t('called with "{0}"', other);
   }
 
   dispose(): void {
     for (const s of this.subscriptions) s.dispose();
     this.changed.dispose();
   }
+}
+
+/** The models by kind, in the view's order of kinds, without empty kinds. */
+function kindGroups(models: ModelInfo[], keyId?: string): Node[] {
+  const kinds: ModelKind[] = ['chat', 'image', 'video', 'tool', 'other'];
+  return kinds.map((kind) => ({ type: 'kind' as const, kind, keyId, models: models.filter((m) => m.kind === kind) })).filter((g) => g.models.length > 0);
 }
 
 /**

@@ -176,6 +176,31 @@ describe('Model changes said in the conversation', function () {
       assert.deepEqual((await stored()).map((m) => m.role), ['user', 'assistant', 'notice', 'user', 'assistant']);
     });
 
+    it('remembers the key with the model; a removed key is treated like a model that is gone', async () => {
+      // gpt-4o-mini is listed by two keys and called with the team key (the user's pick).
+      const keyed = (m: ModelInfo, keyIds: string[], keyId = keyIds[0]): ModelInfo => ({ ...m, keyIds, keyId });
+      snapshotState = { updatedAt: Date.now(), models: [keyed(chatModel('gpt-4o-mini'), ['legacy', 'k-team'], 'k-team'), keyed(chatModel('qwen-plus', 'alibaba'), ['legacy'])], keyModels: [] };
+      await chat.selectModel('gpt-4o-mini');
+      assert.equal((await chat.send('first question'))?.status, 'done');
+      const metaOf = async () => (await store.open(chat.currentConversationId as string, { limit: 0 }))?.meta;
+      assert.equal((await metaOf())?.keyId, 'k-team');
+
+      // The team key is removed: the model is still listed, by the other key, but not with the conversation's key.
+      snapshotState = { updatedAt: Date.now(), models: [keyed(chatModel('gpt-4o-mini'), ['legacy']), keyed(chatModel('qwen-plus', 'alibaba'), ['legacy'])], keyModels: [] };
+      await chat.sendSnapshot();
+      assert.equal(lastSnapshot().modelGone?.model, 'gpt-4o-mini');
+      assert.equal(chat.selectedModel(), undefined, 'no other key stands in silently');
+      double.gw.clearLog();
+      await assert.rejects(chat.send('while stranded'), /gpt-4o-mini is not available/);
+      assert.equal(requestBodies().length, 0, 'nothing was sent');
+
+      // Picking it again calls it with the key that lists it now, and the conversation remembers that key.
+      await chat.handle({ type: 'selectModel', conversationId: chat.shown.key, model: 'gpt-4o-mini' });
+      assert.equal(lastSnapshot().modelGone, undefined);
+      assert.equal((await chat.send('second question'))?.status, 'done');
+      assert.equal((await metaOf())?.keyId, 'legacy');
+    });
+
     it('after a key change the pick is recorded as such; the list being read again says nothing yet', async () => {
       await chat.selectModel('gpt-5');
       await chat.send('first');

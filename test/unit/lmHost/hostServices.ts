@@ -33,7 +33,7 @@ export function hostServices(
   const warnLines: string[] = [];
   const log = { warn: (line: string) => void warnLines.push(line), info: (line: string) => void logLines.push(line), error: () => undefined, debug: () => undefined, trace: () => undefined };
   // Only `info` is used by the watcher; the cast keeps the stub this small.
-  const quota = new QuotaWatcher({ http: () => http, hasKey: async () => true, log: log as never, ...(timers ? { timers } : {}) });
+  const quota = new QuotaWatcher({ http: () => http, keys: async () => [{ id: 'legacy', name: 'default' }], keyOf: async () => 'legacy', log: log as never, ...(timers ? { timers } : {}) });
   const services = {
     registry: { snapshot, onDidChange: NO_EVENT, refresh: async () => snapshot },
     keys: { onDidChange: NO_EVENT, has: async () => true, masked: async () => 'sk-…demo' },

@@ -39,7 +39,7 @@ function makeServices(): { services: Services; ctx: CommandContext } {
   const log = { warn: () => undefined, info: () => undefined, error: () => undefined, debug: () => undefined, trace: () => undefined, show: () => undefined };
   const services = {
     context: { globalState: memento() },
-    keys: { set: async () => undefined, has: async () => true, masked: async () => 'sk-…aaaa' },
+    keys: { set: async () => ({ id: 'legacy', name: 'default' }), list: async () => [{ id: 'legacy', name: 'default' }], shown: async () => [], has: async () => true, masked: async () => 'sk-…aaaa' },
     settings: () => ({ baseUrl: '' }),
     base: () => ({ base: 'https://gateway.example.com', changes: [] }),
     checkOverrides: async () => undefined,

@@ -39,6 +39,8 @@ export const metaSchema = z.object({
   createdAt: z.number(),
   updatedAt: z.number(),
   model: z.optional(z.string()),
+  /** The id of the API key the model is called with in this conversation (several keys may list it). */
+  keyId: z.optional(z.string()),
   protocolOverride: z.optional(protocolSchema),
   enableSearch: z.optional(z.boolean()),
   // A value this version does not know (written by a newer one) reads as unset, not as damage.
