@@ -56,7 +56,7 @@ describe('Several API keys', () => {
     assert.equal(toast.severity, 'info');
 
     // The Models view groups the models by key; qwen-max is under the team key only.
-    await openModelsView(page);
+    await openModelsView(page, 'default');
     const teamNode = page.locator('.monaco-list-row[aria-level="1"]', { hasText: 'team-claude' });
     await teamNode.waitFor();
     assert.match(await teamNode.innerText(), new RegExp(masked(TEAM_KEY)));

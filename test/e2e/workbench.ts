@@ -180,7 +180,8 @@ export function activityEntry(page: Page): Locator {
  */
 export const MODELS_HEADER = '.part.sidebar .pane-header[aria-label^="Models "][aria-label$=" Section"]';
 
-export async function openModelsView(page: Page): Promise<void> {
+/** `firstGroup`: the top-level row to wait for (with several keys the tree starts with a key, not a kind). */
+export async function openModelsView(page: Page, firstGroup = 'Chat'): Promise<void> {
   const entry = activityEntry(page);
   await entry.waitFor();
   const tab = page.locator('.part.activitybar .action-item', { has: page.locator('a[aria-label^="Model Gateway"]') });
@@ -191,7 +192,7 @@ export async function openModelsView(page: Page): Promise<void> {
   const header = page.locator(MODELS_HEADER);
   if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
   await collapseOtherSections(page);
-  await treeGroup(page, 'Chat').waitFor();
+  await treeGroup(page, firstGroup).waitFor();
 }
 
 /**
