@@ -16,7 +16,6 @@ export class GatewayStatusBar implements vscode.Disposable {
 
   constructor(private readonly services: Services) {
     this.item.name = vscode.l10n.t('Model Gateway');
-    this.item.command = 'modelGateway.checkConnection';
     this.subscriptions = [
       services.keys.onDidChange(() => void this.update()),
       services.registry.onDidChange(() => void this.update()),
@@ -33,6 +32,8 @@ export class GatewayStatusBar implements vscode.Disposable {
     const snap: RegistrySnapshot = this.services.registry.snapshot;
     const tooltip = new vscode.MarkdownString(undefined, true);
     tooltip.appendMarkdown(`**${vscode.l10n.t('Model Gateway')}**\n\n`);
+    // Without a key there is no connection to check: the click goes where the fix is.
+    this.item.command = masked ? 'modelGateway.checkConnection' : 'modelGateway.setApiKey';
     if (!masked) {
       this.item.text = `$(key) ${vscode.l10n.t('Gateway: no key')}`;
       this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
@@ -63,7 +64,7 @@ export class GatewayStatusBar implements vscode.Disposable {
     }
     const figures = sessionFigures(this.services.billing);
     if (figures.length) tooltip.appendMarkdown(`\n\n${vscode.l10n.t('This session: {0}.', figures.join('; '))}`);
-    tooltip.appendMarkdown(`\n\n${vscode.l10n.t('Click to check the connection.')}`);
+    tooltip.appendMarkdown(`\n\n${masked ? vscode.l10n.t('Click to check the connection.') : vscode.l10n.t('Click to set an API key.')}`);
     this.item.tooltip = tooltip;
   }
 
