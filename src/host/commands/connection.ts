@@ -4,6 +4,7 @@ import { buildReport, formatReport, reportFacts, summariseReport, type Connectio
 import { isGatewayError } from '../../core/errors';
 import type { ChatProtocol, ModelKind } from '../../core/models/types';
 import { parseWith } from '../../core/validate';
+import { formatNumber } from '../../shared/format';
 import { manageModelsAction, openManageModels } from '../lm/nativeChatSetup';
 import { showError } from '../notify';
 import type { Services } from '../services';
@@ -88,8 +89,13 @@ export const refreshModels: CommandDef = {
   async run(ctx: CommandContext): Promise<ModelSummary[]> {
     ctx.services.ensureCatalogTimer();
     try {
-      const snap = await ctx.services.registry.refresh();
+      // The Models view shows its progress bar while the lists load, then the result is said.
+      const snap = await vscode.window.withProgress({ location: { viewId: 'modelGateway.models' }, title: vscode.l10n.t('Refreshing the models…') }, () => ctx.services.registry.refresh());
       if (snap.keyError && snap.keyError.kind !== 'cancelled') showError(snap.keyError, ctx.services.log);
+      else if (snap.keyModels) {
+        const available = snap.models.filter((m) => m.available).length;
+        void vscode.window.showInformationMessage(available === 1 ? vscode.l10n.t('Models refreshed: 1 model is available to this key.') : vscode.l10n.t('Models refreshed: {0} models are available to this key.', formatNumber(available)));
+      }
       if (snap.catalogError) showError(snap.catalogError, ctx.services.log);
       return snap.models.map((m) => ({ id: m.id, name: m.name, provider: m.provider, kind: m.kind, protocols: m.protocols, available: m.available }));
     } catch (err) {

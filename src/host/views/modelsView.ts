@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { formatAge } from '../../core/connection';
+import { providerName } from '../../core/models/providerNames';
 import type { ModelInfo, ModelKind } from '../../core/models/types';
 import { quotaShort } from '../../core/quota';
 import { formatNumber } from '../../shared/format';
@@ -124,7 +125,7 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     // Without the key's own list (no key, refused, offline) availability is unknown, not "no".
     const known = this.services.registry.snapshot.keyModels !== undefined;
     const state = m.available ? vscode.l10n.t('available') : known ? vscode.l10n.t('not available to this key') : vscode.l10n.t('availability unknown');
-    item.description = m.available ? [badges, m.provider].filter(Boolean).join(' — ') : state;
+    item.description = m.available ? [badges, m.provider && providerName(m.provider)].filter(Boolean).join(' — ') : state;
     item.iconPath = new vscode.ThemeIcon(m.available ? KIND_ICONS[m.kind] : known ? 'circle-slash' : 'question');
     item.contextValue = m.available ? `model.${m.kind}` : 'model.unavailable';
     item.tooltip = tooltipFor(m, known);
@@ -178,7 +179,9 @@ function tooltipFor(m: ModelInfo, known: boolean): vscode.MarkdownString {
   md.appendMarkdown('** (');
   text(m.id);
   md.appendMarkdown(')\n\n');
-  text(vscode.l10n.t('Kind: {0} · Provider: {1}', kindLabel(m.kind), m.provider));
+  // The readable name first; the gateway's own id beside it, for matching the console.
+  const provider = providerName(m.provider);
+  text(vscode.l10n.t('Kind: {0} · Provider: {1}', kindLabel(m.kind), provider === m.provider ? provider : `${provider} (${m.provider})`));
   md.appendMarkdown('\n\n');
   if (m.protocols.length) {
     const protocols = m.protocols.map((p) => PROTOCOL_LABELS[p]).join(', ');
