@@ -121,6 +121,13 @@ export function mediaFigures(media: MediaFigures): string[] {
         : vscode.l10n.t('{0} video tasks, {1} (billed per model by duration and resolution; no price is known here, so not in the amount)', formatNumber(media.videos), detail),
     );
   }
+  if (media.failedVideos > 0) {
+    figures.push(
+      media.failedVideos === 1
+        ? vscode.l10n.t("1 video task failed (left out: the gateway may refund it; the key's quota says)")
+        : vscode.l10n.t("{0} video tasks failed (left out: the gateway may refund them; the key's quota says)", formatNumber(media.failedVideos)),
+    );
+  }
   return figures;
 }
 

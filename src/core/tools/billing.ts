@@ -28,13 +28,15 @@ export interface MediaFigures {
   videos: number;
   /** Seconds of video by resolution tier (`480P`, `720P`, `1080P`; `other` for a size outside them). */
   videoSeconds: Record<string, number>;
+  /** Accepted tasks that failed afterwards: left out of the figures above, as the gateway may refund them. */
+  failedVideos: number;
 }
 
 /** Counts the billed calls, generated media and VS Code chat tokens of this session, for the status-bar tooltip. */
 export class BillingMeter {
   readonly entries: BillingEntry[] = [];
   private readonly tokens: ChatTokenFigures = { answers: 0, inputTokens: 0, outputTokens: 0 };
-  private readonly mediaFigures: MediaFigures = { images: 0, videos: 0, videoSeconds: {} };
+  private readonly mediaFigures: MediaFigures = { images: 0, videos: 0, videoSeconds: {}, failedVideos: 0 };
   private readonly listeners = new Set<() => void>();
 
   record(tool: BilledTool, usd = DEFAULT_CALL_PRICE_USD): void {
@@ -63,6 +65,19 @@ export class BillingMeter {
     const tier = (parsed && resolutionTier(parsed)) ?? 'other';
     this.mediaFigures.videos += 1;
     this.mediaFigures.videoSeconds[tier] = (this.mediaFigures.videoSeconds[tier] ?? 0) + countOf(durationSec);
+    this.changed();
+  }
+
+  /**
+   * A task recorded by recordVideo failed on the gateway: it leaves the billed figures (the gateway
+   * may refund it) and is counted apart, so the session line does not claim it was paid for.
+   */
+  recordVideoFailed(size: string, durationSec: number): void {
+    const parsed = parseSize(size);
+    const tier = (parsed && resolutionTier(parsed)) ?? 'other';
+    if (this.mediaFigures.videos > 0) this.mediaFigures.videos -= 1;
+    this.mediaFigures.videoSeconds[tier] = Math.max(0, (this.mediaFigures.videoSeconds[tier] ?? 0) - countOf(durationSec));
+    this.mediaFigures.failedVideos += 1;
     this.changed();
   }
 

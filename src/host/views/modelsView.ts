@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { formatAge } from '../../core/connection';
+import { modalityName } from '../../core/models/modalityNames';
 import { providerName } from '../../core/models/providerNames';
 import type { ModelInfo, ModelKind } from '../../core/models/types';
 import { quotaShort } from '../../core/quota';
@@ -200,7 +201,7 @@ function tooltipFor(m: ModelInfo, known: boolean): vscode.MarkdownString {
   const c = m.catalog;
   const lines: string[] = [];
   if (c?.contextWindow) lines.push(vscode.l10n.t('Context: {0} tokens', formatNumber(c.contextWindow)));
-  if (c?.inputModalities?.length) lines.push(vscode.l10n.t('Input: {0}', c.inputModalities.join(', ')));
+  if (c?.inputModalities?.length) lines.push(vscode.l10n.t('Input: {0}', c.inputModalities.map(modalityName).join(', ')));
   if (c?.video?.sizes?.length) lines.push(vscode.l10n.t('Sizes: {0}', c.video.sizes.join(', ')));
   for (const line of lines) {
     md.appendMarkdown('\n\n');
