@@ -80,7 +80,7 @@ export class GatewayStatusBar implements vscode.Disposable {
   }
 }
 
-/** The session's figures as tooltip phrases: billed tool calls, generated images and videos, and the tokens of VS Code's own chat. */
+/** The session's figures as tooltip phrases: billed tool calls, generated images and videos, and the tokens of the sidebar chat and of VS Code's own chat. */
 export function sessionFigures(billing: BillingMeter): string[] {
   const figures: string[] = [];
   if (billing.calls > 0) {
@@ -88,6 +88,15 @@ export function sessionFigures(billing: BillingMeter): string[] {
     figures.push(billing.calls === 1 ? vscode.l10n.t('1 billed tool call, about US${0}', usd) : vscode.l10n.t('{0} billed tool calls, about US${1}', formatNumber(billing.calls), usd));
   }
   figures.push(...mediaFigures(billing.media));
+  const side = billing.sidebarChatTokens;
+  if (side.answers > 0) {
+    const tokens = [formatNumber(side.inputTokens), formatNumber(side.outputTokens)] as const;
+    figures.push(
+      side.answers === 1
+        ? vscode.l10n.t('1 answer in the sidebar chat, {0} input and {1} output tokens', ...tokens)
+        : vscode.l10n.t('{0} answers in the sidebar chat, {1} input and {2} output tokens', formatNumber(side.answers), ...tokens),
+    );
+  }
   const t = billing.chatTokens;
   if (t.answers > 0) {
     const tokens = [formatNumber(t.inputTokens), formatNumber(t.outputTokens)] as const;

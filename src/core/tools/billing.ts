@@ -36,6 +36,7 @@ export interface MediaFigures {
 export class BillingMeter {
   readonly entries: BillingEntry[] = [];
   private readonly tokens: ChatTokenFigures = { answers: 0, inputTokens: 0, outputTokens: 0 };
+  private readonly sidebarTokens: ChatTokenFigures = { answers: 0, inputTokens: 0, outputTokens: 0 };
   private readonly mediaFigures: MediaFigures = { images: 0, videos: 0, videoSeconds: {}, failedVideos: 0 };
   private readonly listeners = new Set<() => void>();
 
@@ -44,11 +45,15 @@ export class BillingMeter {
     this.changed();
   }
 
-  /** One answer's usage; a figure the gateway left out counts as 0 (the log says which were missing). */
-  recordChatTokens(usage: { inputTokens?: number; outputTokens?: number }): void {
-    this.tokens.answers += 1;
-    this.tokens.inputTokens += countOf(usage.inputTokens);
-    this.tokens.outputTokens += countOf(usage.outputTokens);
+  /**
+   * One answer's usage, from VS Code's own chat or from the extension's sidebar chat; a figure the
+   * gateway left out counts as 0 (the log says which were missing).
+   */
+  recordChatTokens(usage: { inputTokens?: number; outputTokens?: number }, from: 'vscode' | 'sidebar' = 'vscode'): void {
+    const t = from === 'sidebar' ? this.sidebarTokens : this.tokens;
+    t.answers += 1;
+    t.inputTokens += countOf(usage.inputTokens);
+    t.outputTokens += countOf(usage.outputTokens);
     this.changed();
   }
 
@@ -89,6 +94,19 @@ export class BillingMeter {
     return { ...this.tokens };
   }
 
+  /**
+   * An answer of the sidebar chat, so the session's figures count it as they count VS Code chat's:
+   * the tokens this stream used (the answer's usage less what it had before a Continue).
+   */
+  recordSidebarAnswer(usage: { inputTokens?: number; outputTokens?: number } | undefined, before?: { inputTokens?: number; outputTokens?: number }): void {
+    this.recordChatTokens(usageSince(before, usage), 'sidebar');
+  }
+
+  /** The sidebar chat's answers, counted apart from VS Code's chat. */
+  get sidebarChatTokens(): Readonly<ChatTokenFigures> {
+    return { ...this.sidebarTokens };
+  }
+
   private changed(): void {
     for (const l of this.listeners) l();
   }
@@ -109,4 +127,12 @@ export class BillingMeter {
 
 function countOf(n: number | undefined): number {
   return typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
+}
+
+/** What one stream used: the answer's usage less what it had before (a Continue adds to an answer). */
+export function usageSince(before: { inputTokens?: number; outputTokens?: number } | undefined, after: { inputTokens?: number; outputTokens?: number } | undefined): { inputTokens: number; outputTokens: number } {
+  return {
+    inputTokens: Math.max(0, countOf(after?.inputTokens) - countOf(before?.inputTokens)),
+    outputTokens: Math.max(0, countOf(after?.outputTokens) - countOf(before?.outputTokens)),
+  };
 }
