@@ -52,7 +52,7 @@ async function showReport(report: ConnectionReport, services: Services): Promise
   const details = vscode.l10n.t('Show Report');
   // With a working key, VS Code's own Chat view needs Manage Language Models run once (until it is).
   const manage = report.keyAccepted === true ? await manageModelsAction(services, false) : undefined;
-  const actions = report.keyAccepted === true ? [details, ...(manage ? [manage.label] : [])] : [...(report.keyAccepted === false || !report.keySet ? [setKey] : []), details];
+  const actions = report.keyAccepted === true ? [...(manage ? [manage.label] : []), details] : [...(report.keyAccepted === false || !report.keySet ? [setKey] : []), details];
   const show = ok ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
   const choice = await show(summariseReport(report), ...actions);
   if (choice === setKey) await vscode.commands.executeCommand('modelGateway.setApiKey');
