@@ -97,6 +97,18 @@ function modelsText(r: ConnectionReport): string {
   return l10n.t('Models for this key: {0} chat, {1} image, {2} video, {3} tool', formatNumber(c.chat), formatNumber(c.image), formatNumber(c.video), formatNumber(c.tool));
 }
 
+/** One key's line of the report, named and masked. */
+function keyFact(k: KeyCheck): ReportFact {
+  const value =
+    k.accepted === true
+      ? l10n.t('{0}, accepted, {1} models', k.masked, formatNumber(k.models ?? 0))
+      : k.accepted === false
+        ? l10n.t('{0}, refused by the gateway', k.masked)
+        : l10n.t('{0}, not checked (the gateway did not answer)', k.masked);
+  const detail = [k.error, k.quota && quotaLine(k.quota)].filter(Boolean).join(' ');
+  return { label: l10n.t('Key "{0}"', k.name), value, ...(detail ? { detail } : {}), state: k.accepted === true ? 'ok' : k.accepted === false ? 'problem' : 'info' };
+}
+
 export function formatReport(r: ConnectionReport): string {
   const lines = [l10n.t('Base address: {0}', baseText(r))];
   lines.push(r.keySet ? l10n.t('API key: set ({0})', r.maskedKey ?? '') : l10n.t('API key: not set'));
@@ -123,24 +135,70 @@ export function formatReport(r: ConnectionReport): string {
   return lines.join('\n');
 }
 
-/** The same report as a few sentences, most important first, for a one-line notification. */
+/**
+ * The outcome in one sentence or two, for the notification: whether the key works and, if not,
+ * the one problem (said once: a missing key is not repeated as its own "problem"). The facts
+ * behind it are in reportFacts, which "Show Report" lists.
+ */
 export function summariseReport(r: ConnectionReport): string {
-  const parts: string[] = [];
   const key = r.maskedKey ?? '';
-  if (!r.keySet) parts.push(l10n.t('No API key is set.'));
-  else if (r.keyAccepted === true) parts.push(l10n.t('Key accepted by the gateway. API key: set ({0}).', key));
-  else if (r.keyAccepted === false) parts.push(l10n.t('Key refused by the gateway. API key: set ({0}).', key));
-  else parts.push(l10n.t('The gateway could not be reached. API key: set ({0}).', key));
-  if (r.error) parts.push(l10n.t('Problem: {0}', r.error.message));
-  if (r.keyAccepted) parts.push(l10n.t('{0}.', modelsText(r)));
-  if (r.keys?.length) parts.push(...r.keys.map(keyLine));
-  else if (r.quota) parts.push(quotaLine(r.quota));
+  const total = Object.values(r.modelsPerKind).reduce((sum, n) => sum + n, 0);
+  let outcome: string;
+  if (!r.keySet) outcome = l10n.t('No API key is set. Set one to use the gateway at {0}.', r.base);
+  else if (r.keyAccepted === true) outcome = l10n.t('Key accepted: {0} may use {1} models.', key, formatNumber(total));
+  else if (r.keyAccepted === false) outcome = l10n.t('Key refused by the gateway ({0}): {1}', key, r.error?.message ?? l10n.t('no reason given'));
+  else outcome = l10n.t('The gateway at {0} could not be reached: {1}', r.base, r.error?.message ?? l10n.t('no reason given'));
+  // A catalog problem is worth a word even when the key works; its details are in the report.
+  if (r.keySet && r.catalogError) outcome += ` ${l10n.t('The model catalog could not be read.')}`;
+  const refused = r.keys?.filter((k) => k.accepted !== true).length ?? 0;
+  if (refused) outcome += ` ${l10n.t('{0} of your {1} keys did not work; see the report.', refused, r.keys?.length ?? 0)}`;
+  return outcome;
+}
+
+/** One line of the connection report: what was checked, what was found, and whether it is a problem. */
+export interface ReportFact {
+  label: string;
+  value: string;
+  /** More words, e.g. the request id of a failure or the gateway's own message. */
+  detail?: string;
+  state: 'ok' | 'problem' | 'info';
+}
+
+/** The report as separate facts, most important first; the key appears only masked. */
+export function reportFacts(r: ConnectionReport): ReportFact[] {
+  const facts: ReportFact[] = [];
+  facts.push(
+    !r.keySet
+      ? { label: l10n.t('API key'), value: l10n.t('not set'), state: 'problem' }
+      : r.keyAccepted === true
+        ? { label: l10n.t('API key'), value: l10n.t('{0}, accepted by the gateway', r.maskedKey ?? ''), state: 'ok' }
+        : r.keyAccepted === false
+          ? { label: l10n.t('API key'), value: l10n.t('{0}, refused by the gateway', r.maskedKey ?? ''), state: 'problem' }
+          : { label: l10n.t('API key'), value: l10n.t('{0}, not checked (the gateway did not answer)', r.maskedKey ?? ''), state: 'info' },
+  );
+  if (r.keySet && r.error) {
+    facts.push({ label: l10n.t('Problem'), value: r.error.message, ...(r.error.requestId ? { detail: l10n.t('Request id: {0}', r.error.requestId) } : {}), state: 'problem' });
+  }
+  facts.push({ label: l10n.t('Base address'), value: r.base, ...(r.baseChanges.length ? { detail: l10n.t('Normalised: {0}', r.baseChanges.join('; ')) } : {}), state: r.reachable ? 'ok' : r.keySet ? 'problem' : 'info' });
+  if (r.keyAccepted) {
+    const c = r.modelsPerKind;
+    facts.push({ label: l10n.t('Models for this key'), value: l10n.t('{0} chat, {1} image, {2} video, {3} tool', formatNumber(c.chat), formatNumber(c.image), formatNumber(c.video), formatNumber(c.tool)), state: 'ok' });
+  }
+  // With several keys each gets its own line (accepted, its models and quota, or why not); with one, its quota.
+  if (r.keys?.length) facts.push(...r.keys.map(keyFact));
+  else if (r.quota) facts.push({ label: l10n.t('Quota'), value: quotaLine(r.quota), state: 'info' });
   if (r.catalog) {
     const age = formatAge(r.catalog.ageSeconds);
-    parts.push(r.catalog.source === 'cache' ? l10n.t('Catalog: {0} models, {1} old (offline cache).', formatNumber(r.catalog.models), age) : l10n.t('Catalog: {0} models, {1} old.', formatNumber(r.catalog.models), age));
-  } else if (r.catalogError) parts.push(l10n.t('Catalog problem: {0}', r.catalogError));
-  parts.push(l10n.t('Base address: {0}.', baseText(r)));
-  return parts.join(' ');
+    facts.push({
+      label: l10n.t('Catalog'),
+      value: r.catalog.source === 'cache' ? l10n.t('{0} models ({1}), downloaded {2} ago, from the offline cache', formatNumber(r.catalog.models), r.catalog.format, age) : l10n.t('{0} models ({1}), downloaded {2} ago', formatNumber(r.catalog.models), r.catalog.format, age),
+      ...(r.catalog.problem ? { detail: l10n.t('Catalog server problem: {0}', r.catalog.problem) } : {}),
+      state: r.catalog.problem ? 'problem' : 'ok',
+    });
+  } else if (r.catalogError) facts.push({ label: l10n.t('Catalog'), value: r.catalogError, state: 'problem' });
+  else facts.push({ label: l10n.t('Catalog'), value: l10n.t('not configured (modelGateway.catalogUrl)'), state: 'info' });
+  for (const notice of r.ignoredSettings ?? []) facts.push({ label: l10n.t('Ignored workspace setting'), value: notice, state: 'info' });
+  return facts;
 }
 
 export function formatAge(seconds: number): string {

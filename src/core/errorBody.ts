@@ -135,7 +135,7 @@ function classify(ctx: ErrorContext, e: Extracted, message: string): ErrorKind {
 function explain(kind: ErrorKind, ctx: ErrorContext, e: Extracted, upstream: string | undefined): string {
   // The gateway's own words are shown as they came (often Chinese already), never translated.
   const said = upstream ? l10n.t(' The gateway said: {0}', /[.!?。！？]$/.test(upstream) ? upstream : `${upstream}${/[\u3400-\u9fff]/.test(upstream) ? '。' : '.'}`) : '';
-  const who = ctx.route === 'glm' ? l10n.t('the first provider (GLM)') : ctx.route === 'kimi' ? l10n.t('the second provider (Kimi)') : l10n.t('the gateway');
+  const who = ctx.route === 'glm' ? l10n.t('GLM (Zhipu)') : ctx.route === 'kimi' ? l10n.t('Kimi (Moonshot)') : l10n.t('the gateway');
   const status = String(ctx.status);
   switch (kind) {
     case 'auth':

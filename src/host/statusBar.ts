@@ -16,7 +16,6 @@ export class GatewayStatusBar implements vscode.Disposable {
 
   constructor(private readonly services: Services) {
     this.item.name = vscode.l10n.t('Model Gateway');
-    this.item.command = 'modelGateway.checkConnection';
     this.subscriptions = [
       services.keys.onDidChange(() => void this.update()),
       services.registry.onDidChange(() => void this.update()),
@@ -33,6 +32,8 @@ export class GatewayStatusBar implements vscode.Disposable {
     const snap: RegistrySnapshot = this.services.registry.snapshot;
     const tooltip = new vscode.MarkdownString(undefined, true);
     tooltip.appendMarkdown(`**${vscode.l10n.t('Model Gateway')}**\n\n`);
+    // Without a key there is no connection to check: the click goes where the fix is.
+    this.item.command = masked ? 'modelGateway.checkConnection' : 'modelGateway.setApiKey';
     if (!masked) {
       this.item.text = `$(key) ${vscode.l10n.t('Gateway: no key')}`;
       this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
@@ -64,7 +65,7 @@ export class GatewayStatusBar implements vscode.Disposable {
     if (quota && quotaDisplay() === 'statusBar') this.item.text += ` · ${quotaShort(quota)}`;
     const figures = sessionFigures(this.services.billing);
     if (figures.length) tooltip.appendMarkdown(`\n\n${vscode.l10n.t('This session: {0}.', figures.join('; '))}`);
-    tooltip.appendMarkdown(`\n\n${vscode.l10n.t('Click to check the connection.')}`);
+    tooltip.appendMarkdown(`\n\n${masked ? vscode.l10n.t('Click to check the connection.') : vscode.l10n.t('Click to set an API key.')}`);
     this.item.tooltip = tooltip;
   }
 
@@ -80,7 +81,7 @@ export class GatewayStatusBar implements vscode.Disposable {
   }
 }
 
-/** The session's figures as tooltip phrases: billed tool calls, generated images and videos, and the tokens of VS Code's own chat. */
+/** The session's figures as tooltip phrases: billed tool calls, generated images and videos, and the tokens of the sidebar chat and of VS Code's own chat. */
 export function sessionFigures(billing: BillingMeter): string[] {
   const figures: string[] = [];
   if (billing.calls > 0) {
@@ -88,6 +89,15 @@ export function sessionFigures(billing: BillingMeter): string[] {
     figures.push(billing.calls === 1 ? vscode.l10n.t('1 billed tool call, about US${0}', usd) : vscode.l10n.t('{0} billed tool calls, about US${1}', formatNumber(billing.calls), usd));
   }
   figures.push(...mediaFigures(billing.media));
+  const side = billing.sidebarChatTokens;
+  if (side.answers > 0) {
+    const tokens = [formatNumber(side.inputTokens), formatNumber(side.outputTokens)] as const;
+    figures.push(
+      side.answers === 1
+        ? vscode.l10n.t('1 answer in the sidebar chat, {0} input and {1} output tokens', ...tokens)
+        : vscode.l10n.t('{0} answers in the sidebar chat, {1} input and {2} output tokens', formatNumber(side.answers), ...tokens),
+    );
+  }
   const t = billing.chatTokens;
   if (t.answers > 0) {
     const tokens = [formatNumber(t.inputTokens), formatNumber(t.outputTokens)] as const;
@@ -119,6 +129,13 @@ export function mediaFigures(media: MediaFigures): string[] {
       media.videos === 1
         ? vscode.l10n.t('1 video task, {0} (billed per model by duration and resolution; no price is known here, so not in the amount)', detail)
         : vscode.l10n.t('{0} video tasks, {1} (billed per model by duration and resolution; no price is known here, so not in the amount)', formatNumber(media.videos), detail),
+    );
+  }
+  if (media.failedVideos > 0) {
+    figures.push(
+      media.failedVideos === 1
+        ? vscode.l10n.t("1 video task failed (left out: the gateway may refund it; the key's quota says)")
+        : vscode.l10n.t("{0} video tasks failed (left out: the gateway may refund them; the key's quota says)", formatNumber(media.failedVideos)),
     );
   }
   return figures;

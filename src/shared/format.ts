@@ -83,13 +83,23 @@ export function formatWhen(time: number | Date, now: Date = new Date()): string 
 }
 
 /** `45 s`, `3 min 20 s`, `1 h 5 min` (unit symbols read the same in English and Chinese UIs). */
+/**
+ * The unit words of a duration. This module imports nothing (no l10n), so the few languages it
+ * speaks are here; any other language reads the short international symbols.
+ */
+const DURATION_UNITS: Record<string, { s: string; min: string; h: string }> = {
+  en: { s: 's', min: 'min', h: 'h' },
+  zh: { s: '秒', min: '分钟', h: '小时' },
+};
+
 export function formatDuration(ms: number): string {
+  const u = DURATION_UNITS[displayLocale().slice(0, 2).toLowerCase()] ?? DURATION_UNITS.en ?? { s: 's', min: 'min', h: 'h' };
   const seconds = Math.max(0, Math.round(ms / 1000));
-  if (seconds < 60) return `${formatNumber(seconds)} s`;
+  if (seconds < 60) return `${formatNumber(seconds)} ${u.s}`;
   const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return seconds % 60 ? `${formatNumber(minutes)} min ${formatNumber(seconds % 60)} s` : `${formatNumber(minutes)} min`;
+  if (minutes < 60) return seconds % 60 ? `${formatNumber(minutes)} ${u.min} ${formatNumber(seconds % 60)} ${u.s}` : `${formatNumber(minutes)} ${u.min}`;
   const hours = Math.floor(minutes / 60);
-  return minutes % 60 ? `${formatNumber(hours)} h ${formatNumber(minutes % 60)} min` : `${formatNumber(hours)} h`;
+  return minutes % 60 ? `${formatNumber(hours)} ${u.h} ${formatNumber(minutes % 60)} ${u.min}` : `${formatNumber(hours)} ${u.h}`;
 }
 
 /** `950`, `1.2K`, `15K` in English, `1.2万` in Chinese: a count shown where space is short. */

@@ -68,6 +68,8 @@ export const taskViewSchema = z.object({
   createdAt: z.number(),
   finishedAt: z.optional(z.number()),
   error: z.optional(z.object({ message: z.string(), stage: z.string() })),
+  /** What is known about billing of a failed task (charged, not charged, may be refunded). */
+  billing: z.optional(z.string()),
   file: z.optional(z.object({ path: z.string(), label: z.string() })),
   download: z.optional(z.object({ received: z.number(), total: z.optional(z.number()) })),
   canCancel: z.boolean(),

@@ -11,6 +11,9 @@
  * The VS Code is the newest that runs here (code-server 4.139, VS Code 1.139, whose built-in Chat
  * view and agent mode take the gateway's models); `npm start -- --vscode 1.100` (or VSCODE=1.100)
  * runs the oldest VS Code the extension supports instead. Each has its own profile folder.
+ * `npm start -- --locale zh-cn` (or LOCALE=zh-cn) shows the extension in Chinese: VS Code's own
+ * words stay English (its language packs come only from the marketplace), the extension's menus,
+ * messages, chat and Media Studio are Chinese, as in a Chinese VS Code.
  *
  * Everything it writes lives under the repository's git-ignored .cache/: the profile is kept between
  * runs (code-server keeps secrets in the browser's storage for its address, encrypted with a key in
@@ -32,7 +35,8 @@ import {
   type CodeServer,
   type CodeServerBuild,
 } from '../vscode/codeServer';
-import { box, portFromEnv, portIsFree, readSettings, run, stopDescendants, watchAncestors } from './support';
+import { packageLanguagePack, registerLanguagePack } from '../e2e/environment';
+import { box, demoLocale, portFromEnv, portIsFree, readSettings, run, stopDescendants, watchAncestors } from './support';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const CACHE_DIR = path.join(ROOT, '.cache');
@@ -48,6 +52,14 @@ const BUILDS: Record<string, { build: CodeServerBuild; vscode: string; firstInst
   '1.139': { build: VSCODE_1_139, vscode: '1.139.1', firstInstall: 'about 7 minutes on two cores' },
   '1.100': { build: VSCODE_1_100, vscode: '1.100.3', firstInstall: 'about 45 s' },
 };
+
+function chooseLocale(): string | undefined {
+  try {
+    return demoLocale(process.argv, process.env);
+  } catch (error) {
+    throw new StartError(error instanceof Error ? error.message : String(error));
+  }
+}
 
 /** `--vscode 1.100` or VSCODE=1.100; the newest by default. */
 function chooseBuild(): (typeof BUILDS)[string] {
@@ -170,8 +182,10 @@ async function demoSettings(gateway: GatewayDouble, profileDir: string): Promise
 
 async function main(): Promise<void> {
   const choice = chooseBuild();
+  const locale = chooseLocale();
   // 1.100 keeps the folder it always had, so an existing demo profile (and its key) stays.
-  const profileDir = path.join(DEMO_DIR, choice.build === VSCODE_1_100 ? 'profile' : `profile-${choice.vscode.split('.').slice(0, 2).join('.')}`);
+  // Another language gets its own profile, so its language pack never lingers in the English one.
+  const profileDir = path.join(DEMO_DIR, `${choice.build === VSCODE_1_100 ? 'profile' : `profile-${choice.vscode.split('.').slice(0, 2).join('.')}`}${locale ? `-${locale}` : ''}`);
   console.log(`Model Gateway demo: the extension in VS Code ${choice.vscode} (code-server), against the gateway double. Ctrl-C stops it.`);
   await buildAndPackage();
 
@@ -197,8 +211,19 @@ async function main(): Promise<void> {
   if (fs.existsSync(logFile)) await fsp.rename(logFile, path.join(profileDir, 'code-server.previous.log'));
 
   const gatewayDouble = double;
+  // A language pack that only switches the display language (see packageLanguagePack): code-server's
+  // --locale then hands the extension its Chinese bundles.
+  const pack = locale ? await step(`packaging a language pack for ${locale}`, () => packageLanguagePack(locale, path.join(DEMO_DIR, `language-pack-${locale}`))) : undefined;
   server = await step('installing the .vsix and starting code-server', () =>
-    startCodeServer({ workspace: WORKSPACE_DIR, scratchDir: profileDir, settings, vsixPaths: [VSIX], port, build: choice.build }),
+    startCodeServer({
+      workspace: WORKSPACE_DIR,
+      scratchDir: profileDir,
+      settings,
+      vsixPaths: pack ? [pack, VSIX] : [VSIX],
+      port,
+      build: choice.build,
+      ...(locale ? { args: ['--locale', locale], beforeStart: (dirs: { userData: string; extensions: string }) => registerLanguagePack(locale, dirs) } : {}),
+    }),
   );
   if (stopping) return;
 
@@ -207,6 +232,7 @@ async function main(): Promise<void> {
     '\n' +
       box([
         `Model Gateway demo is ready (started in ${seconds(started)}).`,
+        ...(locale ? [`The extension speaks ${locale}; VS Code's own words stay English.`] : []),
         '',
         'Open in a browser:',
         `  ${url}`,

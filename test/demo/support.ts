@@ -214,3 +214,19 @@ export function box(lines: string[]): string {
   const bar = '─'.repeat(width + 2);
   return [`┌${bar}┐`, ...lines.map((line) => `│ ${line.padEnd(width)} │`), `└${bar}┘`].join('\n');
 }
+
+/** The display languages the extension has words for, besides English. */
+const DEMO_LOCALES = ['zh-cn'];
+
+/**
+ * `--locale zh-cn` or LOCALE=zh-cn: the display language the demo's VS Code starts in; undefined
+ * (VS Code's default, English) when none is asked for. A language the extension has no words for
+ * is refused, naming the ones it has.
+ */
+export function demoLocale(argv: readonly string[], env: Record<string, string | undefined>): string | undefined {
+  const flag = argv.indexOf('--locale');
+  const asked = ((flag >= 0 ? argv[flag + 1] : undefined) ?? env.LOCALE ?? '').trim().toLowerCase();
+  if (!asked || asked === 'en') return undefined;
+  if (!DEMO_LOCALES.includes(asked)) throw new Error(`the extension has no words for the language "${asked}"; choose one of en, ${DEMO_LOCALES.join(', ')}`);
+  return asked;
+}

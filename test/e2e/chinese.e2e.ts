@@ -106,8 +106,24 @@ describe('In Chinese (code-server --locale zh-cn)', () => {
     await video.locator('select.video-model-select option[value="wan2.5-t2v-preview"]').waitFor({ state: 'attached' });
     await video.getByPlaceholder(t('Describe the video…')).fill('雪中奔跑的狐狸');
     await video.locator('.billing', { hasText: '按任务计费' }).waitFor();
-    assert.match(await video.locator('.billing').innerText(), /wan2\.5-t2v-preview，5 s，832 × 480 \(480P\)/);
+    // Durations in Chinese units, in the billing note and the model's hint alike.
+    assert.match(await video.locator('.billing').innerText(), /wan2\.5-t2v-preview，5 秒，832 × 480 \(480P\)/);
+    assert.doesNotMatch(await video.locator('.note').first().innerText(), /\d s\b/);
     await video.locator('.empty', { hasText: t('No video tasks yet. Submitted tasks are kept with this workspace and resume after a reload.') }).waitFor();
     await shoot(page(), 'media-video.png');
+
+    // A task the upstream's moderation fails: its words verbatim, after a Chinese sentence saying what happened.
+    await video.getByPlaceholder(t('Describe the video…')).fill('[[fail]] 不会生成的狐狸');
+    await frame.getByRole('button', { name: t('Submit the video task (billed)') }).click();
+    const row = video.locator('.tasks .task', { hasText: '不会生成的狐狸' }).first();
+    await row.locator('.badge', { hasText: new RegExp(`^${t('Failed')}$`) }).waitFor({ timeout: 120_000 });
+    const reason = await row.locator('.error-message').innerText();
+    assert.ok(reason.startsWith('网关报告任务失败：'), reason);
+    assert.match(reason, /inappropriate content/, 'the upstream words stay as they came');
+    assert.ok((await row.locator('.billing-note').innerText()).startsWith('计费：'));
+    const meta = await row.locator('.meta').innerText();
+    assert.match(meta, /视频时长 5 秒 · 用时 /);
+    assert.doesNotMatch(meta, /\d s\b/, `English units: ${meta}`);
+    await shoot(page(), 'media-video-failed.png');
   });
 });

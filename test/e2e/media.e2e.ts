@@ -1,10 +1,11 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { DEMO_KEY, imageSize } from '../gateway';
 import { ui } from './context';
 import { REPO_ROOT } from './environment';
-import { masked, mediaFrame, parkMouse, reloadWindow, runCommandFromPalette, setApiKey, waitForStatus } from './workbench';
+import { masked, mediaFrame, parkMouse, reloadWindow, replaceUserSettingsJson, runCommandFromPalette, setApiKey, statusHover, waitForStatus } from './workbench';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -131,5 +132,100 @@ describe('Media Studio', () => {
     assert.match(await card.locator('.dimensions').innerText(), /^\d+ × \d+$/);
     await parkMouse(page);
     await page.screenshot({ path: path.join(REPO_ROOT, 'test-results', 'media-studio-reloaded.png') });
+  });
+
+  it('says a failed video task once, with an empty bar and what is known about billing, in light and dark themes', async () => {
+    const { page, codeServer } = ui();
+    const settingsFile = path.join(codeServer.scratchDir, 'ud', 'User', 'settings.json');
+    const original = JSON.parse(await fsp.readFile(settingsFile, 'utf8')) as Record<string, unknown>;
+    const writeSettings = async (settings: Record<string, unknown>) => {
+      const json = JSON.stringify(settings);
+      await replaceUserSettingsJson(page, json, async () => (await fsp.readFile(settingsFile, 'utf8')).trim() === json);
+    };
+    try {
+      await runCommandFromPalette(page, 'Model Gateway: Generate Video');
+      const frame = await mediaFrame(page);
+      const video = frame.locator('#panel-video');
+      await video.locator('select.video-model-select option[value="wan2.5-t2v-preview"]').waitFor({ state: 'attached' });
+      await video.locator('textarea.prompt').fill('[[fail]] A fox that will not be made');
+      await video.locator('input.size').fill('832 × 480');
+      await frame.locator('button[aria-label="Submit the video task (billed)"]').click();
+      const row = video.locator('.tasks .task', { hasText: 'A fox that will not be made' }).first();
+      await row.waitFor();
+      // A second task that succeeds, for its "Done" badge in both themes.
+      await video.locator('textarea.prompt').fill('A heron that will be made');
+      await frame.locator('button[aria-label="Submit the video task (billed)"]').click();
+      const done = video.locator('.tasks .task', { hasText: 'A heron that will be made' }).first();
+      // Polled early (2 s, 5 s, 10 s): "Generating" shows before the task ends.
+      await row.locator('.badge', { hasText: /^Generating/ }).waitFor({ timeout: 60_000 });
+      await row.locator('.badge', { hasText: /^Failed$/ }).waitFor({ timeout: 120_000 });
+
+      // Once: the badge says Failed, one paragraph has the gateway's words.
+      const text = await row.innerText();
+      const reason = await row.locator('.error-message').innerText();
+      assert.match(reason, /^The gateway reports the task as failed: /);
+      const upstream = reason.replace(/^The gateway reports the task as failed: /, '').split(' It was not resubmitted')[0] ?? '';
+      assert.ok(upstream.length > 0);
+      assert.equal(text.split(upstream).length - 1, 1, `the gateway's words appear more than once: ${text}`);
+      assert.equal(await page.locator('.notifications-toasts .notification-toast', { hasText: 'failed' }).count(), 0, 'the studio is on screen: no notification repeats the failure');
+      // An empty bar, never a full one.
+      const bar = row.locator('progress');
+      assert.equal(await bar.evaluate((el) => (el as unknown as { value: number }).value), 0);
+      assert.match((await bar.getAttribute('class')) ?? '', /progress-failed/);
+      assert.match(await row.locator('.billing-note').innerText(), /^Billing: the gateway charged this task when it accepted it and may refund it/);
+      // The figures say what they are.
+      assert.match(await row.locator('.meta').innerText(), /video length 5 s · took \d/);
+      // The session line leaves the failed task out of the billed videos.
+      const hover = await statusHover(page, /video task failed/);
+      assert.doesNotMatch(await hover.innerText(), /1 video task, 5 s at 480P/);
+
+      // The gallery card: Open and a menu of the rest, reachable from the keyboard.
+      await frame.locator('#tab-images').click();
+      const card = frame.locator('#panel-images .gallery .card').first();
+      await card.waitFor();
+      assert.equal(await card.locator('.item-actions > button, .item-actions > .more > button').count(), 2, 'two buttons on a card');
+      const toggle = card.locator('button.more-toggle');
+      await toggle.focus();
+      await page.keyboard.press('Enter');
+      const menu = card.locator('.more-menu[role="menu"]');
+      await menu.waitFor();
+      assert.ok((await menu.innerText()).includes('Remove from Gallery (file kept)'), await menu.innerText());
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Escape');
+      await menu.waitFor({ state: 'hidden' });
+      assert.equal(await toggle.evaluate((el) => el === (el.ownerDocument as unknown as { activeElement: unknown }).activeElement), true, 'focus back on the menu button');
+
+      mkdirSync(path.join(REPO_ROOT, 'test-results', 'e2e-media'), { recursive: true });
+      for (const theme of [
+        { name: 'light', setting: 'Default Light Modern', workbenchClass: 'vs' },
+        { name: 'dark', setting: 'Default Dark Modern', workbenchClass: 'vs-dark' },
+      ]) {
+        await writeSettings({ ...original, 'workbench.colorTheme': theme.setting });
+        await page.locator(`.monaco-workbench.${theme.workbenchClass}`).waitFor();
+        await frame.locator('#tab-video').click();
+        await row.waitFor();
+        const badge = done.locator('.badge', { hasText: /^Done$/ });
+        await badge.waitFor({ timeout: 120_000 });
+        const ratio = await badge.evaluate((el) => {
+          const view = el.ownerDocument.defaultView as unknown as { getComputedStyle(e: unknown): { color: string; backgroundColor: string } };
+          const style = view.getComputedStyle(el);
+          const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).slice(0, 3).map(Number);
+          const lum = (c: string) => {
+            const [r = 0, g = 0, b = 0] = rgb(c).map((v) => {
+              const x = v / 255;
+              return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+            });
+            return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+          };
+          const [a, b] = [lum(style.color), lum(style.backgroundColor)];
+          return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+        });
+        assert.ok(ratio >= 4.5, `the Done badge's contrast in the ${theme.name} theme is ${ratio.toFixed(2)}:1`);
+        await parkMouse(page);
+        await page.screenshot({ path: path.join(REPO_ROOT, 'test-results', 'e2e-media', `video-failed-${theme.name}.png`) });
+      }
+    } finally {
+      await writeSettings(original);
+    }
   });
 });

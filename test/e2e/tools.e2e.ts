@@ -232,13 +232,13 @@ describe('Document and web tools in the workbench', () => {
       await page.keyboard.type(query);
       await page.keyboard.press('Enter');
 
-      const blockedText = "The second provider's search is blocked upstream";
+      const blockedText = "Kimi's search is blocked upstream";
       await continuePastBillingNotice(page, page.locator('.notifications-toasts .notification-toast', { hasText: blockedText }));
       const blocked = await notification(page, blockedText);
       assert.equal(blocked.severity, 'warning');
       assert.match(blocked.text, /HTTP 403/);
       await paceBeforeToasts(page);
-      await buttonIn(blocked.locator, 'Search with the First Provider').click();
+      await buttonIn(blocked.locator, 'Search with GLM').click();
 
       await eventually(() => double.log.slice(since).some((e) => e.path === `${GLM_ROOT}/web_search` && e.status === 200), "the first provider's search was called");
       assert.deepEqual(
@@ -248,7 +248,7 @@ describe('Document and web tools in the workbench', () => {
       // The user paid for this search: its results must be shown as when searching the first provider directly.
       const picks = page.locator(`${QUICK_INPUT} .quick-input-title`, { hasText: `Results for "${query}"` });
       await picks.waitFor().catch(() => {
-        throw new Error(`after "Search with the First Provider" the search ran and was billed, but no results were shown (no quick pick "Results for \"${query}\"")`);
+        throw new Error(`after "Search with GLM" the search ran and was billed, but no results were shown (no quick pick "Results for \"${query}\"")`);
       });
       await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row[data-index="0"] .label-name`, { hasText: first.title }).waitFor();
     } catch (error) {

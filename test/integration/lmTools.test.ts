@@ -86,7 +86,7 @@ describe("The gateway's tools as agent tools (vscode.lm.invokeTool)", function (
 
   it("falls back to the first provider when the second provider's search answers 403, and says so", async () => {
     const text = await invoke('modelGateway_searchWeb', { query: 'tide tables', provider: 'kimi', count: 2 });
-    assert.match(text, /^The second provider's search is blocked upstream \(HTTP 403\); these results are from the first provider's search\./);
+    assert.match(text, /^Kimi's search is blocked upstream \(HTTP 403\); these results are from GLM's search\./);
     assert.match(text, /URL: https?:\/\//);
     assert.deepEqual(
       toolCalls().map((e) => `${e.method} ${e.path} ${e.status}`),

@@ -3,6 +3,7 @@
  * over a real HTTP client (unit tests with fakeVscode.ts, bench children with vscodeStub.ts).
  */
 import type { HttpClient } from '../../src/core/http';
+import { BillingMeter } from '../../src/core/tools/billing';
 import type { Services } from '../../src/host/services';
 
 /** One chat model as the registry holds it (ModelInfo-shaped). */
@@ -22,6 +23,8 @@ export interface ChatServicesOptions {
   registry?: object;
   /** The key store; by default one that has a key and never changes. */
   keys?: object;
+  /** The session's meter; by default a fresh one. */
+  billing?: BillingMeter;
 }
 
 export function chatServices(opts: ChatServicesOptions): Services {
@@ -34,6 +37,8 @@ export function chatServices(opts: ChatServicesOptions): Services {
     http: () => opts.http,
     ensureCatalogTimer: () => undefined,
     log: QUIET_LOG,
+    // The sidebar's answers count in the session's figures.
+    billing: opts.billing ?? new BillingMeter(),
   };
   // Only these members are read by the controller; the cast keeps the stub this small.
   return services as unknown as Services;

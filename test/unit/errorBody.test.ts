@@ -113,7 +113,7 @@ const cases: Case[] = [
     status: 429,
     body: '{"error":{"code":"1113","message":"余额不足或无可用资源包,请充值。"}}',
     kind: 'upstreamBalance',
-    message: /first provider \(GLM\) reports that its upstream account has no balance.*code 1113/,
+    message: /GLM \(Zhipu\) reports that its upstream account has no balance.*code 1113/,
     route: 'glm',
     code: '1113',
   },
@@ -130,7 +130,7 @@ const cases: Case[] = [
     status: 403,
     body: '{"error":{"type":"permission_denied_error","message":"account blocked"}}',
     kind: 'upstreamBlocked',
-    message: /second provider \(Kimi\) refused.*blocked/,
+    message: /Kimi \(Moonshot\) refused.*blocked/,
     route: 'kimi',
   },
   {

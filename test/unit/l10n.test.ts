@@ -99,7 +99,8 @@ describe('localisation of the code', function () {
     try {
       l10n.config({ contents: chinese as Record<string, string> });
       const error = errorFromResponse({ status: 401, body: JSON.stringify({ error: { message: '无效的令牌', type: 'new_api_error' } }), route: 'gateway' });
-      assert.match(error.message, /^API 密钥未被接受（HTTP 401）。 网关返回：无效的令牌。/);
+      // Chinese sentences follow each other with no space between them (no "）。 网关返回").
+      assert.match(error.message, /^API 密钥未被接受（HTTP 401）。网关返回：无效的令牌。请在控制台/);
     } finally {
       l10n.config({ contents: {} });
     }

@@ -21,25 +21,27 @@ describe('video task state machine', () => {
   const t0 = 1_000_000;
   const fresh = () => T.accepted(T.createTask(params, 'local-1', t0), 'task_1', t0, policy);
 
-  it('starts as submitting, becomes running when accepted and polls first after a third of the interval', () => {
+  it('starts as submitting, becomes running when accepted and polls first after 2 s', () => {
     const created = T.createTask(params, 'local-1', t0);
     assert.equal(created.phase, 'submitting');
     assert.equal(T.isActive(created), true);
     const task = fresh();
-    assert.deepEqual({ phase: task.phase, taskId: task.taskId, remoteStatus: task.remoteStatus, nextPollAt: task.nextPollAt }, { phase: 'running', taskId: 'task_1', remoteStatus: 'NOT_START', nextPollAt: t0 + 5000 });
+    assert.deepEqual({ phase: task.phase, taskId: task.taskId, remoteStatus: task.remoteStatus, nextPollAt: task.nextPollAt }, { phase: 'running', taskId: 'task_1', remoteStatus: 'NOT_START', nextPollAt: t0 + 2000 });
   });
 
-  it('follows NOT_START → SUBMITTED → QUEUED → IN_PROGRESS with progress, polling every interval', () => {
+  it('follows NOT_START → SUBMITTED → QUEUED → IN_PROGRESS with progress, polling early at 2, 5 and 10 s, then every interval', () => {
     let task = fresh();
     let now = t0;
     const shown = { NOT_START: 'Queued', SUBMITTED: 'Queued', QUEUED: 'Queued', IN_PROGRESS: 'Generating 30 %' };
+    // After the first looks the gateway refreshes every 15 s: no point asking sooner.
+    const delays = { NOT_START: 5_000, SUBMITTED: 10_000, QUEUED: 15_000, IN_PROGRESS: 15_000 };
     for (const [s, p] of [['NOT_START', 0], ['SUBMITTED', 10], ['QUEUED', 20], ['IN_PROGRESS', 30]] as const) {
       now = task.nextPollAt ?? now;
       task = T.observed(task, status({ status: s, progress: p }), now, policy);
       assert.equal(task.phase, 'running');
       assert.equal(task.remoteStatus, s);
       assert.equal(task.progress, p);
-      assert.equal(task.nextPollAt, now + 15_000, 'the gateway refreshes every 15 s: no point asking sooner');
+      assert.equal(task.nextPollAt, now + delays[s]);
       assert.equal(T.describeTask(task), shown[s], 'people read states, never the gateway codes');
     }
     assert.equal(task.polls, 4);

@@ -139,7 +139,8 @@ export function defineMediaTests(t: SuiteBuilder, harness: () => WebviewHarness)
       taskView('queued', { ...accepted, prompt: 'queued fox' }),
       taskView('generating', { ...generating, prompt: 'generating fox' }),
       taskView('done', { ...T.downloaded(downloading, '/tmp/v.mp4', t0 + 9000), prompt: 'done fox' }, { file: { path: '/tmp/v.mp4', label: 'generated/videos/v.mp4' } }),
-      taskView('failed', { ...status({ status: 'FAILURE', rawStatus: 'FAILURE', failReason: 'DataInspectionFailed: inappropriate content.' }), prompt: 'failed fox' }, { canResubmit: true }),
+      // As the host words a failure: the badge says only "Failed", the reason is in the paragraph.
+      taskView('failed', { ...status({ status: 'FAILURE', rawStatus: 'FAILURE', progress: 100, failReason: 'DataInspectionFailed: inappropriate content.' }), prompt: 'failed fox' }, { canResubmit: true, statusText: 'Failed', billing: 'Billing: the gateway charged this task when it accepted it and may refund it now that it failed.' }),
     ];
     const started = Date.now();
     const gallery: MediaSnapshot['gallery'] = [
@@ -153,9 +154,16 @@ export function defineMediaTests(t: SuiteBuilder, harness: () => WebviewHarness)
     assert.equal(await badge('queued'), 'Queued');
     assert.equal(await badge('generating'), 'Generating 40 %');
     assert.equal(await badge('done'), 'Done');
-    assert.equal(await badge('failed'), 'Failed: DataInspectionFailed: inappropriate content.');
+    assert.equal(await badge('failed'), 'Failed');
+    const failed = p.page.locator('#panel-video .task:has(.task-prompt:text-is("failed fox"))');
+    assert.equal((await failed.innerText()).split('inappropriate content').length - 1, 1, 'the upstream words are said once');
+    assert.equal(await failed.locator('progress').evaluate((el) => (el as unknown as { value: number }).value), 0, 'a failed task never shows a full bar');
+    assert.match(await failed.locator('.billing-note').innerText(), /^Billing: /);
     const meta = await p.page.locator('#panel-video .task .meta').allInnerTexts();
     assert.ok(meta.every((m) => m.includes('832 × 480')), meta.join('\n'));
+    assert.ok(meta.every((m) => / · video length 5 s · (elapsed|took) \d+ s/.test(m)), meta.join('\n'));
+    // Gallery cards: Open and a menu for the rest.
+    assert.equal(await p.page.locator('#panel-video .card button.more-toggle').getAttribute('aria-haspopup'), 'menu');
     assert.equal(await p.page.locator('#panel-video .card .dimensions').innerText(), '832 × 480');
     await p.page.screenshot({ path: path.join(SCREENSHOTS, 'media-tasks.png'), fullPage: true });
 

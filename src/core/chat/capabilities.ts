@@ -1,5 +1,6 @@
 import * as l10n from '@vscode/l10n';
 import type { ChatProtocol, ModelInfo } from '../models/types';
+import { modalityName } from '../models/modalityNames';
 
 /**
  * What the chat may offer for a model: image input and web search. Both are decided from what is
@@ -30,7 +31,7 @@ export function imageSupport(model: ModelInfo, listed: readonly string[] = []): 
   if (inputs?.includes('image')) return { supported: true, reason: l10n.t('{0} takes images (the model catalog lists image input).', model.id) };
   if (catalog?.attachment === true) return { supported: true, reason: l10n.t('{0} takes images (the model catalog marks it as taking attachments).', model.id) };
   if (inputs?.length) {
-    return { supported: false, reason: l10n.t('{0} does not take images: the model catalog lists only {1} input for it. Pick a model that takes images.', model.id, inputs.join(', ')) };
+    return { supported: false, reason: l10n.t('{0} does not take images: the model catalog lists only {1} input for it. Pick a model that takes images.', model.id, inputs.map(modalityName).join(', ')) };
   }
   return {
     supported: false,

@@ -209,15 +209,22 @@ export function restored(task: VideoTask, now: number): VideoTask {
 }
 
 /**
- * How long to wait before the next query. The gateway refreshes a task every 15 s, so asking more
- * often only repeats the last answer: the first look comes after a third of that (an early
- * rejection shows quickly), then every interval; long tasks are asked less often; failed queries
- * back off exponentially, up to four intervals.
+ * The first queries, as fractions of the interval (2 s, 5 s and 10 s at 15 s): the gateway's first
+ * refresh of a new task comes at any moment within its first interval, so early looks show
+ * "Generating" (or an early rejection) soon instead of a quarter minute later.
+ */
+const EARLY_POLLS = [2 / 15, 1 / 3, 2 / 3];
+
+/**
+ * How long to wait before the next query. The gateway refreshes a task every 15 s, so once the
+ * early looks are done asking more often only repeats the last answer: every interval; long tasks
+ * are asked less often; failed queries back off exponentially, up to four intervals.
  */
 export function pollDelay(task: VideoTask, now: number, policy: PollPolicy): number {
   const base = policy.baseMs;
   if (task.errorsInRow > 0) return Math.min(base * 2 ** (task.errorsInRow - 1), base * 4);
-  if (task.polls === 0) return Math.max(1, Math.round(base / 3));
+  const early = EARLY_POLLS[task.polls];
+  if (early !== undefined) return Math.max(1, Math.round(base * early));
   const elapsed = now - (task.pollStartedAt ?? task.createdAt);
   if (elapsed < base * 20) return base;
   if (elapsed < base * 60) return base * 2;

@@ -28,13 +28,16 @@ export interface MediaFigures {
   videos: number;
   /** Seconds of video by resolution tier (`480P`, `720P`, `1080P`; `other` for a size outside them). */
   videoSeconds: Record<string, number>;
+  /** Accepted tasks that failed afterwards: left out of the figures above, as the gateway may refund them. */
+  failedVideos: number;
 }
 
 /** Counts the billed calls, generated media and VS Code chat tokens of this session, for the status-bar tooltip. */
 export class BillingMeter {
   readonly entries: BillingEntry[] = [];
   private readonly tokens: ChatTokenFigures = { answers: 0, inputTokens: 0, outputTokens: 0 };
-  private readonly mediaFigures: MediaFigures = { images: 0, videos: 0, videoSeconds: {} };
+  private readonly sidebarTokens: ChatTokenFigures = { answers: 0, inputTokens: 0, outputTokens: 0 };
+  private readonly mediaFigures: MediaFigures = { images: 0, videos: 0, videoSeconds: {}, failedVideos: 0 };
   private readonly listeners = new Set<() => void>();
 
   record(tool: BilledTool, usd = DEFAULT_CALL_PRICE_USD): void {
@@ -42,11 +45,15 @@ export class BillingMeter {
     this.changed();
   }
 
-  /** One answer's usage; a figure the gateway left out counts as 0 (the log says which were missing). */
-  recordChatTokens(usage: { inputTokens?: number; outputTokens?: number }): void {
-    this.tokens.answers += 1;
-    this.tokens.inputTokens += countOf(usage.inputTokens);
-    this.tokens.outputTokens += countOf(usage.outputTokens);
+  /**
+   * One answer's usage, from VS Code's own chat or from the extension's sidebar chat; a figure the
+   * gateway left out counts as 0 (the log says which were missing).
+   */
+  recordChatTokens(usage: { inputTokens?: number; outputTokens?: number }, from: 'vscode' | 'sidebar' = 'vscode'): void {
+    const t = from === 'sidebar' ? this.sidebarTokens : this.tokens;
+    t.answers += 1;
+    t.inputTokens += countOf(usage.inputTokens);
+    t.outputTokens += countOf(usage.outputTokens);
     this.changed();
   }
 
@@ -66,12 +73,38 @@ export class BillingMeter {
     this.changed();
   }
 
+  /**
+   * A task recorded by recordVideo failed on the gateway: it leaves the billed figures (the gateway
+   * may refund it) and is counted apart, so the session line does not claim it was paid for.
+   */
+  recordVideoFailed(size: string, durationSec: number): void {
+    const parsed = parseSize(size);
+    const tier = (parsed && resolutionTier(parsed)) ?? 'other';
+    if (this.mediaFigures.videos > 0) this.mediaFigures.videos -= 1;
+    this.mediaFigures.videoSeconds[tier] = Math.max(0, (this.mediaFigures.videoSeconds[tier] ?? 0) - countOf(durationSec));
+    this.mediaFigures.failedVideos += 1;
+    this.changed();
+  }
+
   get media(): Readonly<MediaFigures> {
     return { ...this.mediaFigures, videoSeconds: { ...this.mediaFigures.videoSeconds } };
   }
 
   get chatTokens(): Readonly<ChatTokenFigures> {
     return { ...this.tokens };
+  }
+
+  /**
+   * An answer of the sidebar chat, so the session's figures count it as they count VS Code chat's:
+   * the tokens this stream used (the answer's usage less what it had before a Continue).
+   */
+  recordSidebarAnswer(usage: { inputTokens?: number; outputTokens?: number } | undefined, before?: { inputTokens?: number; outputTokens?: number }): void {
+    this.recordChatTokens(usageSince(before, usage), 'sidebar');
+  }
+
+  /** The sidebar chat's answers, counted apart from VS Code's chat. */
+  get sidebarChatTokens(): Readonly<ChatTokenFigures> {
+    return { ...this.sidebarTokens };
   }
 
   private changed(): void {
@@ -94,4 +127,12 @@ export class BillingMeter {
 
 function countOf(n: number | undefined): number {
   return typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
+}
+
+/** What one stream used: the answer's usage less what it had before (a Continue adds to an answer). */
+export function usageSince(before: { inputTokens?: number; outputTokens?: number } | undefined, after: { inputTokens?: number; outputTokens?: number } | undefined): { inputTokens: number; outputTokens: number } {
+  return {
+    inputTokens: Math.max(0, countOf(after?.inputTokens) - countOf(before?.inputTokens)),
+    outputTokens: Math.max(0, countOf(after?.outputTokens) - countOf(before?.outputTokens)),
+  };
 }

@@ -48,10 +48,10 @@ export async function parsePdf(http: HttpClient, file: string, signal?: AbortSig
       timeout: 'long',
     },
     parseAnswer,
-    l10n.t("The first provider's parse result"),
+    l10n.t("GLM's parse result"),
   );
   if (answer.status === 'failed') {
-    throw new GatewayError('badRequest', l10n.t('The first provider could not parse {0}: {1}.', path.basename(file), answer.message ?? l10n.t('no reason given')));
+    throw new GatewayError('badRequest', l10n.t('GLM could not parse {0}: {1}.', path.basename(file), answer.message ?? l10n.t('no reason given')));
   }
   if (answer.status !== 'succeeded') {
     throw new GatewayError('protocol', l10n.t('The synchronous parser answered with status "{0}" instead of a result.', String(answer.status)));
@@ -117,7 +117,7 @@ export async function ocrFile(http: HttpClient, file: string, signal?: AbortSign
   const answer = await http.sendJson(
     { method: 'POST', url: http.endpoints.glm('layout_parsing'), json: { model: 'glm-ocr', file: data }, signal, route: 'glm', timeout: 'long' },
     ocrAnswer,
-    l10n.t("The first provider's OCR result"),
+    l10n.t("GLM's OCR result"),
   );
   return { markdown: answer.md_results ?? '', ...(answer.data_info?.num_pages !== undefined ? { pages: answer.data_info.num_pages } : {}) };
 }
@@ -138,7 +138,7 @@ export async function webSearch(http: HttpClient, query: string, options: GlmSea
   const q = query.trim();
   if (!q) throw new GatewayError('badRequest', l10n.t('Type something to search for.'));
   if (q.length > SEARCH_QUERY_MAX) {
-    throw new GatewayError('badRequest', l10n.t("The first provider's search takes at most {0} characters; this query has {1}. Shorten it.", formatNumber(SEARCH_QUERY_MAX), formatNumber(q.length)));
+    throw new GatewayError('badRequest', l10n.t("GLM's search takes at most {0} characters; this query has {1}. Shorten it.", formatNumber(SEARCH_QUERY_MAX), formatNumber(q.length)));
   }
   const answer = await http.sendJson(
     {
@@ -149,7 +149,7 @@ export async function webSearch(http: HttpClient, query: string, options: GlmSea
       route: 'glm',
     },
     searchAnswer,
-    l10n.t("The first provider's search results"),
+    l10n.t("GLM's search results"),
   );
   return (answer.search_result ?? []).map((r) => ({
     title: r.title || r.link || 'Untitled',
@@ -175,7 +175,7 @@ export async function readPage(http: HttpClient, url: string, signal?: AbortSign
   const answer = await http.sendJson(
     { method: 'POST', url: http.endpoints.glm('reader'), json: { url: target, return_format: 'markdown' }, signal, route: 'glm', timeout: 'long' },
     readerAnswer,
-    l10n.t("The first provider's page reader"),
+    l10n.t("GLM's page reader"),
   );
   const r = answer.reader_result;
   return { url: r.url ?? target, ...(r.title ? { title: r.title } : {}), markdown: r.content ?? '' };

@@ -66,9 +66,9 @@ export async function uploadForExtract(http: HttpClient, file: string, signal?: 
   const answer = await http.sendJson(
     { method: 'POST', url: http.endpoints.kimi('files'), body: form.chunks(), headers: { 'content-type': form.contentType, 'content-length': String(form.length) }, signal, route: 'kimi', timeout: 'long' },
     fileObject,
-    l10n.t("The second provider's file record"),
+    l10n.t("Kimi's file record"),
   );
-  if (answer.status === 'error') throw new GatewayError('badRequest', l10n.t('The second provider could not extract {0}: {1}.', path.basename(file), answer.status_details || l10n.t('no reason given')));
+  if (answer.status === 'error') throw new GatewayError('badRequest', l10n.t('Kimi could not extract {0}: {1}.', path.basename(file), answer.status_details || l10n.t('no reason given')));
   return { id: answer.id, filename: answer.filename ?? path.basename(file), ...(answer.bytes !== undefined ? { bytes: answer.bytes } : {}), createdAt: (answer.created_at ?? Math.floor(Date.now() / 1000)) * 1000 };
 }
 
@@ -97,7 +97,7 @@ export async function kimiSearch(http: HttpClient, query: string, limit: number,
   const answer = await http.sendJson(
     { method: 'POST', url: http.endpoints.kimi(pro ? 'tools/search_pro' : 'tools/search'), json: { text_query: query.trim(), limit: Math.min(20, Math.max(1, Math.round(limit))) }, signal, route: 'kimi' },
     searchAnswer,
-    l10n.t("The second provider's search results"),
+    l10n.t("Kimi's search results"),
   );
   return (answer.search_results ?? []).map((r) => ({ title: r.title || r.url || 'Untitled', url: r.url ?? '', ...(r.site_name ? { site: r.site_name } : {}), ...(r.date ? { date: r.date } : {}), snippet: r.snippet ?? '' }));
 }

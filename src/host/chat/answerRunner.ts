@@ -399,6 +399,7 @@ export class AnswerRunner {
     });
     const final = await streamAnswer(session, id, events, { store: host.store, sessions: host.sessions, ...(usageBefore ? { usageBefore } : {}), onProgress: (s) => this.postDelta(s), onUnsaved: (reason) => this.unsaved(id, reason), onCheckpointFailed: (reason) => this.checkpointFailed(id, reason) });
     this.postFinal(id, final);
+    if (final.usage || final.text) host.services.billing.recordSidebarAnswer(final.usage, usageBefore);
     if (final.error) host.services.log.warn(`Chat answer from ${info.id} over ${protocol} ended: ${final.error.message}`);
     // The gateway no longer serves the model to this key (`model_not_found`): reading the key's list
     // again lets the conversation take the model-gone path, where the user picks the model to go on with.

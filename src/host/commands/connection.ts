@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
-import { buildReport, formatReport, keyChecks, summariseReport, type ConnectionReport } from '../../core/connection';
+import { buildReport, formatReport, keyChecks, reportFacts, summariseReport, type ConnectionReport } from '../../core/connection';
 import { isGatewayError } from '../../core/errors';
 import type { ChatProtocol, ModelKind } from '../../core/models/types';
 import { parseWith } from '../../core/validate';
+import { formatNumber } from '../../shared/format';
 import { manageModelsAction, openManageModels } from '../lm/nativeChatSetup';
 import { showError } from '../notify';
 import type { Services } from '../services';
@@ -44,18 +45,37 @@ export const checkConnection: CommandDef = {
   },
 };
 
+/**
+ * A short notice with the outcome; the facts behind it (address, key, models, quota, catalog,
+ * ignored settings) are one "Show Report" away, one per line, instead of one run-on sentence.
+ */
 async function showReport(report: ConnectionReport, services: Services): Promise<void> {
   const ok = report.keyAccepted === true && !report.catalogError;
   const setKey = vscode.l10n.t('Set API Key');
-  const showLog = vscode.l10n.t('Show Log');
+  const details = vscode.l10n.t('Show Report');
   // With a working key, VS Code's own Chat view needs Manage Language Models run once (until it is).
   const manage = report.keyAccepted === true ? await manageModelsAction(services, false) : undefined;
-  const actions = report.keyAccepted === true ? [...(manage ? [manage.label] : []), showLog] : [setKey, showLog];
+  const actions = report.keyAccepted === true ? [...(manage ? [manage.label] : []), details] : [...(report.keyAccepted === false || !report.keySet ? [setKey] : []), details];
   const show = ok ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
   const choice = await show(summariseReport(report), ...actions);
   if (choice === setKey) await vscode.commands.executeCommand('modelGateway.setApiKey');
-  if (choice === showLog) services.log.show(true);
+  if (choice === details) await showFacts(report, services);
   if (manage && choice === manage.label) await openManageModels(services, manage.run);
+}
+
+const FACT_ICONS = { ok: 'pass', problem: 'warning', info: 'info' } as const;
+
+/** The report's facts in a list: each fact its own row, named, its value below. */
+async function showFacts(report: ConnectionReport, services: Services): Promise<void> {
+  const showLog = vscode.l10n.t('Show the log');
+  const items: (vscode.QuickPickItem & { log?: true })[] = reportFacts(report).map((f) => ({
+    label: `$(${FACT_ICONS[f.state]}) ${f.label}`,
+    // The value on a line of its own: a quota or a problem is too long to sit beside the label.
+    detail: f.detail ? `${f.value} (${f.detail})` : f.value,
+  }));
+  items.push({ label: '', kind: vscode.QuickPickItemKind.Separator }, { label: `$(output) ${showLog}`, log: true });
+  const picked = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Model Gateway: Connection Report'), placeHolder: summariseReport(report), matchOnDescription: true, matchOnDetail: true });
+  if (picked?.log) services.log.show(true);
 }
 
 export interface ModelSummary {
@@ -72,8 +92,13 @@ export const refreshModels: CommandDef = {
   async run(ctx: CommandContext): Promise<ModelSummary[]> {
     ctx.services.ensureCatalogTimer();
     try {
-      const snap = await ctx.services.registry.refresh();
+      // The Models view shows its progress bar while the lists load, then the result is said.
+      const snap = await vscode.window.withProgress({ location: { viewId: 'modelGateway.models' }, title: vscode.l10n.t('Refreshing the models…') }, () => ctx.services.registry.refresh());
       if (snap.keyError && snap.keyError.kind !== 'cancelled') showError(snap.keyError, ctx.services.log);
+      else if (snap.keyModels) {
+        const available = snap.models.filter((m) => m.available).length;
+        void vscode.window.showInformationMessage(available === 1 ? vscode.l10n.t('Models refreshed: 1 model is available to this key.') : vscode.l10n.t('Models refreshed: {0} models are available to this key.', formatNumber(available)));
+      }
       if (snap.catalogError) showError(snap.catalogError, ctx.services.log);
       return snap.models.map((m) => ({ id: m.id, name: m.name, provider: m.provider, kind: m.kind, protocols: m.protocols, available: m.available }));
     } catch (err) {

@@ -107,7 +107,7 @@ export const toolCommands: CommandDef[] = [
   {
     id: 'modelGateway.extractFile',
     async run(ctx: CommandContext, arg) {
-      const uri = await resolveTarget(arg, documents(), vscode.l10n.t('Choose a document to extract with the second provider'));
+      const uri = await resolveTarget(arg, documents(), vscode.l10n.t('Choose a document for Kimi to extract text from'));
       if (!uri) return undefined;
       const name = path.basename(uri.fsPath);
       try {
@@ -183,8 +183,8 @@ export const toolCommands: CommandDef[] = [
         );
       } catch (err) {
         if (provider === 'kimi' && isGatewayError(err, 'upstreamBlocked')) {
-          const message = vscode.l10n.t("The second provider's search is blocked upstream (its account is blocked, HTTP 403). Nothing was found.");
-          const choice = args.query ? undefined : await vscode.window.showWarningMessage(message, vscode.l10n.t('Search with the First Provider'));
+          const message = vscode.l10n.t("Kimi's search is blocked upstream (its account is blocked, HTTP 403). Nothing was found.");
+          const choice = args.query ? undefined : await vscode.window.showWarningMessage(message, vscode.l10n.t('Search with GLM'));
           // The user typed this query, so the first provider's results go to the same quick pick.
           if (choice) return vscode.commands.executeCommand('modelGateway.searchWeb', { ...args, query, provider: 'glm', action: args.action ?? 'pick' });
           return { error: message, kind: err.kind };
@@ -223,7 +223,7 @@ export const toolCommands: CommandDef[] = [
         return { markdown: content, title: page.title, document: doc.uri.toString() };
       } catch (err) {
         const alternative = provider === 'glm' ? 'kimi' : 'glm';
-        return failure(err, ctx.services, [{ title: alternative === 'kimi' ? vscode.l10n.t('Try the Second Provider') : vscode.l10n.t('Try the First Provider'), run: () => vscode.commands.executeCommand('modelGateway.readWebPage', { url, provider: alternative }) }]);
+        return failure(err, ctx.services, [{ title: alternative === 'kimi' ? vscode.l10n.t('Try Kimi') : vscode.l10n.t('Try GLM'), run: () => vscode.commands.executeCommand('modelGateway.readWebPage', { url, provider: alternative }) }]);
       }
     },
   },
@@ -310,7 +310,7 @@ function searchSource(query: string, provider: string): ResultSource {
 }
 
 function providerName(provider: string): string {
-  return provider === 'kimi' ? vscode.l10n.t('the second provider') : vscode.l10n.t('the first provider');
+  return provider === 'kimi' ? vscode.l10n.t('Kimi') : vscode.l10n.t('GLM');
 }
 
 async function insertText(text: string): Promise<void> {

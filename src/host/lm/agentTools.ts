@@ -166,7 +166,7 @@ function searchTool(): ToolDef<z.infer<typeof searchInput>> {
           // The second provider's search answers 403 (its upstream account is blocked): the first
           // provider's search is used instead, and the model is told.
           const results = await countBilled(services, 'search', glm);
-          return `The second provider's search is blocked upstream (HTTP 403); these results are from the first provider's search.\n\n${resultsText(input.query, results)}`;
+          return `Kimi's search is blocked upstream (HTTP 403); these results are from GLM's search.\n\n${resultsText(input.query, results)}`;
         }
       }
       return resultsText(input.query, await countBilled(services, 'search', glm));

@@ -68,10 +68,12 @@ function taskView(t: VideoTask, video: VideoTasks): TaskView {
     phase: t.phase,
     ...(t.remoteStatus ? { remoteStatus: t.remoteStatus } : {}),
     ...(t.progress !== undefined ? { progress: t.progress } : {}),
-    statusText: describeTask(t),
+    // The badge says only "Failed": the reason is in the paragraph below it, said once.
+    statusText: t.phase === 'failed' ? vscode.l10n.t('Failed') : describeTask(t),
     createdAt: t.createdAt,
     ...(t.finishedAt ? { finishedAt: t.finishedAt } : {}),
     ...(t.error ? { error: { message: t.error.message, stage: t.error.stage } } : {}),
+    ...(t.phase === 'failed' ? { billing: failureBilling(t) } : {}),
     ...(t.file ? { file: { path: t.file, label: displayPath(t.file) } } : {}),
     ...(download ? { download } : {}),
     canCancel: isActive(t) && t.phase !== 'submitting',
@@ -79,6 +81,26 @@ function taskView(t: VideoTask, video: VideoTasks): TaskView {
     canRetryDownload: retry,
     canResubmit: t.phase === 'failed' || t.phase === 'stopped',
   };
+}
+
+/**
+ * What is known about the charge for a failed task. The gateway charges a video task when it
+ * accepts it; whether it gives the charge back when the task then fails is the gateway's choice
+ * (new-api refunds a task that timed out; for other failures it depends on the version and the
+ * operator), so the words point at the key's quota, which is read again after a failure.
+ */
+export function failureBilling(t: VideoTask): string {
+  switch (t.error?.stage) {
+    case 'submit':
+      return t.error.kind === 'cancelled'
+        ? vscode.l10n.t('Whether it was billed is unknown: check the key\'s quota in the status bar.')
+        : vscode.l10n.t('Not billed: the gateway did not accept the task.');
+    case 'download':
+    case 'check':
+      return vscode.l10n.t('Billed: the video was made; only the download failed. Retry Download fetches it again at no charge.');
+    default:
+      return vscode.l10n.t("Billing: the gateway charged this task when it accepted it and may refund it now that it failed. This session's figures leave it out; the key's quota has been read again (status bar).");
+  }
 }
 
 function pick<K extends string>(key: K, wanted: string | undefined, list: ModelInfo[]): Partial<Record<K, string>> {

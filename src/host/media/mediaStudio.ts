@@ -88,6 +88,10 @@ export class MediaStudio implements vscode.Disposable, MediaPanelOwner {
     this.panel?.updateRoots();
   }
 
+  isShowing(): boolean {
+    return this.panel?.isLive() ?? false;
+  }
+
   /** Shows the Media Studio panel on `tab`. */
   open(tab?: MediaTab): MediaPanel {
     return MediaPanel.show(this.services.context.extensionUri, this, this.services.log, tab);

@@ -57,6 +57,8 @@ export interface VideoActionsHost {
   readonly video: VideoTasks;
   models(): Promise<ModelInfo[]>;
   open(tab?: MediaTab): unknown;
+  /** Whether the studio is on screen (its panel visible and loaded). */
+  isShowing(): boolean;
 }
 
 export class VideoActions {
@@ -153,6 +155,13 @@ export class VideoActions {
     }
     if (task.phase === 'failed' && from && from !== 'submitting') {
       const retry = task.error?.stage === 'download' || task.error?.stage === 'check';
+      if (!retry) {
+        // Made nothing: the session's figures leave it out, and the key's quota says whether it was refunded.
+        this.host.services.billing.recordVideoFailed(task.size, task.duration);
+        void this.host.services.quota.refresh();
+      }
+      // The studio on screen shows the failure in the task's row; a notification would say it twice.
+      if (this.host.isShowing()) return;
       const retryDownload = vscode.l10n.t('Retry Download');
       const showTasks = vscode.l10n.t('Show Tasks');
       const actions = retry ? [retryDownload, showTasks] : [showTasks];

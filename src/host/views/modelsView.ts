@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import { formatAge } from '../../core/connection';
 import type { KeyListing } from '../../core/models/modelRegistry';
+import { modalityName } from '../../core/models/modalityNames';
+import { providerName } from '../../core/models/providerNames';
 import type { ModelInfo, ModelKind } from '../../core/models/types';
 import { quotaShort } from '../../core/quota';
 import { formatNumber } from '../../shared/format';
@@ -135,7 +137,7 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     // Without the key's own list (no key, refused, offline) availability is unknown, not "no".
     const known = this.services.registry.snapshot.keyModels !== undefined;
     const state = m.available ? vscode.l10n.t('available') : known ? vscode.l10n.t('not available to this key') : vscode.l10n.t('availability unknown');
-    item.description = m.available ? [badges, m.provider, this.calledWith(m, node.keyId)].filter(Boolean).join(' — ') : state;
+    item.description = m.available ? [badges, m.provider && providerName(m.provider), this.calledWith(m, node.keyId)].filter(Boolean).join(' — ') : state;
     item.iconPath = new vscode.ThemeIcon(m.available ? KIND_ICONS[m.kind] : known ? 'circle-slash' : 'question');
     // `.keys`: several keys list the model, so the key it is called with can be picked.
     item.contextValue = m.available ? `model.${m.kind}${(m.keyIds?.length ?? 0) > 1 ? '.keys' : ''}` : 'model.unavailable';
@@ -222,7 +224,9 @@ function tooltipFor(m: ModelInfo, known: boolean): vscode.MarkdownString {
   md.appendMarkdown('** (');
   text(m.id);
   md.appendMarkdown(')\n\n');
-  text(vscode.l10n.t('Kind: {0} · Provider: {1}', kindLabel(m.kind), m.provider));
+  // The readable name first; the gateway's own id beside it, for matching the console.
+  const provider = providerName(m.provider);
+  text(vscode.l10n.t('Kind: {0} · Provider: {1}', kindLabel(m.kind), provider === m.provider ? provider : `${provider} (${m.provider})`));
   md.appendMarkdown('\n\n');
   if (m.protocols.length) {
     const protocols = m.protocols.map((p) => PROTOCOL_LABELS[p]).join(', ');
@@ -241,7 +245,7 @@ function tooltipFor(m: ModelInfo, known: boolean): vscode.MarkdownString {
   const c = m.catalog;
   const lines: string[] = [];
   if (c?.contextWindow) lines.push(vscode.l10n.t('Context: {0} tokens', formatNumber(c.contextWindow)));
-  if (c?.inputModalities?.length) lines.push(vscode.l10n.t('Input: {0}', c.inputModalities.join(', ')));
+  if (c?.inputModalities?.length) lines.push(vscode.l10n.t('Input: {0}', c.inputModalities.map(modalityName).join(', ')));
   if (c?.video?.sizes?.length) lines.push(vscode.l10n.t('Sizes: {0}', c.video.sizes.join(', ')));
   for (const line of lines) {
     md.appendMarkdown('\n\n');

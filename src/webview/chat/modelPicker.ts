@@ -85,7 +85,7 @@ export class ModelPicker {
     this.search.title =
       active === 'responses'
         ? l10n.t('Let the model search the web (the Responses web_search tool); its sources are listed under the answer')
-        : l10n.t('Let the model search the web (enable_search, for third-provider models)');
+        : l10n.t('Let the model search the web (for Alibaba Bailian models such as Qwen)');
     this.search.setAttribute('aria-pressed', String(snapshot.enableSearch));
     this.thinking.update(model, snapshot.thinking);
   }

@@ -4,7 +4,7 @@
  */
 import * as l10n from '@vscode/l10n';
 import type { GalleryItemView, MediaWebviewMessage, TaskView } from '../../shared/mediaProtocol';
-import { button, h, setText } from '../shared/dom';
+import { aroundSlot, button, h, setText, SLOT } from '../shared/dom';
 import type { MediaChannel } from './channel';
 import { formatBytes, formatDuration, formatWhen } from '../../shared/format';
 import { clip } from './format';
@@ -84,9 +84,15 @@ export class TaskList {
       return b;
     };
     const running = t.phase === 'submitting' || t.phase === 'running' || t.phase === 'downloading';
-    const time = running ? h('span', { className: 'elapsed', text: formatDuration(Date.now() - t.createdAt), dataset: { since: String(t.createdAt) } }) : h('span', { className: 'elapsed', text: `${formatDuration((t.finishedAt ?? t.createdAt) - t.createdAt)}` });
-    const progress = h('progress', { className: 'progress', attrs: { max: '100', 'aria-label': l10n.t('Progress') } });
-    if (t.progress !== undefined && t.phase !== 'submitting') progress.value = t.progress;
+    const failed = t.phase === 'failed';
+    // Each figure says what it is: the video's length, and how long the task has taken.
+    const time = running
+      ? aroundSlot(l10n.t('elapsed {0}', SLOT), h('span', { className: 'elapsed', text: formatDuration(Date.now() - t.createdAt), dataset: { since: String(t.createdAt) } }))
+      : aroundSlot(l10n.t('took {0}', SLOT), h('span', { className: 'elapsed', text: formatDuration((t.finishedAt ?? t.createdAt) - t.createdAt) }));
+    const progress = h('progress', { className: failed ? 'progress progress-failed' : 'progress', attrs: { max: '100', 'aria-label': failed ? l10n.t('Progress: failed') : l10n.t('Progress') } });
+    // The gateway reports a failed task at 100 %; a full bar would read as finished.
+    if (failed) progress.value = 0;
+    else if (t.progress !== undefined && t.phase !== 'submitting') progress.value = t.progress;
     else progress.removeAttribute('value');
     const download = t.download ? ` ${t.download.total ? l10n.t('{0} of {1}', formatBytes(t.download.received), formatBytes(t.download.total)) : formatBytes(t.download.received)}` : '';
     const actions: HTMLElement[] = [];
@@ -102,10 +108,11 @@ export class TaskList {
       'li',
       { className: `task task-${t.phase}`, dataset: { taskId: t.taskId ?? '', phase: t.phase } },
       h('div', { className: 'task-head' }, h('span', { className: 'task-prompt', text: clip(t.prompt, 120), attrs: { title: t.prompt } }), h('span', { className: `badge status-${t.phase}`, text: t.statusText })),
-      h('div', { className: 'meta' }, `${t.model} · ${displaySizeText(t.size)} · ${formatDuration(t.duration * 1000)} · `, time, t.taskId ? ` · ${t.taskId}` : '', download),
+      h('div', { className: 'meta' }, `${t.model} · ${displaySizeText(t.size)} · ${l10n.t('video length {0}', formatDuration(t.duration * 1000))} · `, ...time, t.taskId ? ` · ${t.taskId}` : '', download),
       t.phase === 'succeeded' ? null : progress,
-      // The status says "Failed: <reason>"; the full account (what to do next) follows.
-      t.error && !t.statusText.endsWith(t.error.message) ? h('div', { className: 'error-message', text: t.error.message, attrs: { role: t.phase === 'failed' ? 'alert' : 'status' } }) : null,
+      // A failure is said once: the badge says "Failed", this paragraph gives the gateway's words.
+      t.error && !t.statusText.endsWith(t.error.message) ? h('div', { className: 'error-message', text: t.error.message, attrs: { role: failed ? 'alert' : 'status' } }) : null,
+      t.billing ? h('p', { className: 'billing-note', text: t.billing }) : null,
       t.file ? h('div', { className: 'path', text: t.file.label, attrs: { title: t.file.path } }) : null,
       h('div', { className: 'row item-actions' }, ...actions),
     );
@@ -140,17 +147,21 @@ export class GalleryGrid {
     const thumb = item.src
       ? h('img', { className: 'thumb', attrs: { src: item.src, alt: clip(item.prompt, 100), loading: 'lazy' } })
       : h('div', { className: `thumb thumb-${item.kind}`, text: item.exists ? (item.kind === 'video' ? '▶ MP4' : l10n.t('image')) : l10n.t('file missing'), attrs: { 'aria-hidden': 'true' } });
+    const post = (action: ItemAction) => this.channel.post({ type: 'item', action, id: item.id });
+    // Two buttons on the card (the first thing one does, and the rest); the rest in a menu.
     const actions = item.exists
       ? [
           act(l10n.t('Open'), 'open', l10n.t('Open')),
-          ...(item.kind === 'video' ? [act(l10n.t('System Player'), 'openExternal', l10n.t('Open with the system player'))] : []),
-          act(l10n.t('Reveal'), 'reveal', l10n.t('Reveal in the explorer')),
-          act(l10n.t('Copy Path'), 'copyPath', l10n.t('Copy the path')),
-          act(l10n.t('Insert Link'), 'insertLink', l10n.t('Insert a Markdown link at the cursor')),
-          ...(item.kind === 'image' ? [act(l10n.t('Ask in Chat'), 'askInChat', l10n.t('Attach to the next chat message'))] : []),
-          act(l10n.t('Remove'), 'remove', l10n.t('Remove from the gallery (the file stays)')),
+          moreMenu(l10n.t('More actions: {0}', item.label), [
+            ...(item.kind === 'video' ? [{ label: l10n.t('Open with the System Player'), act: 'openExternal' as const }] : []),
+            ...(item.kind === 'image' ? [{ label: l10n.t('Ask in Chat (attach to the next message)'), act: 'askInChat' as const }] : []),
+            { label: l10n.t('Reveal in the Explorer'), act: 'reveal' },
+            { label: l10n.t('Copy Path'), act: 'copyPath' },
+            { label: l10n.t('Insert Markdown Link at the Cursor'), act: 'insertLink' },
+            { label: l10n.t('Remove from Gallery (file kept)'), act: 'remove' },
+          ], post),
         ]
-      : [act(l10n.t('Remove'), 'remove', l10n.t('Remove from the gallery'))];
+      : [act(l10n.t('Remove from Gallery'), 'remove', l10n.t('Remove from the gallery (the file is already gone)'))];
     return h(
       'li',
       { className: `card${item.exists ? '' : ' card-missing'}`, dataset: { path: item.label } },
@@ -177,4 +188,51 @@ export function dimensions(item: GalleryItemView): string {
   const real = displaySize(item.pixels);
   const asked = parseSize(item.size);
   return asked && (asked.width !== item.pixels.width || asked.height !== item.pixels.height) ? l10n.t('{0} (asked for {1})', real, displaySize(asked)) : real;
+}
+
+/**
+ * A "⋯" button that opens a menu of actions under it: a real button (Enter, Space) with
+ * aria-expanded; arrow keys move between the items, Escape or a choice closes it and focus goes
+ * back to the button.
+ */
+function moreMenu<A extends string>(label: string, items: { label: string; act: A }[], run: (act: A) => void): HTMLElement {
+  const toggle = button('⋯', { className: 'btn-small more-toggle', ariaLabel: label, act: 'more' });
+  toggle.setAttribute('aria-haspopup', 'menu');
+  toggle.setAttribute('aria-expanded', 'false');
+  const menu = h('div', { className: 'more-menu', attrs: { role: 'menu', 'aria-label': label } });
+  menu.hidden = true;
+  const entries = items.map((it) => {
+    const b = h('button', { text: it.label, attrs: { type: 'button', role: 'menuitem', tabindex: '-1' }, dataset: { act: it.act } });
+    b.addEventListener('click', () => {
+      close(true);
+      run(it.act);
+    });
+    return b;
+  });
+  menu.append(...entries);
+  const close = (refocus: boolean) => {
+    menu.hidden = true;
+    toggle.setAttribute('aria-expanded', 'false');
+    if (refocus) toggle.focus();
+  };
+  toggle.addEventListener('click', () => {
+    const open = menu.hidden;
+    menu.hidden = !open;
+    toggle.setAttribute('aria-expanded', String(open));
+    if (open) entries[0]?.focus();
+  });
+  menu.addEventListener('keydown', (e) => {
+    const at = entries.indexOf(document.activeElement as HTMLButtonElement);
+    if (e.key === 'Escape') close(true);
+    else if (e.key === 'ArrowDown') entries[(at + 1) % entries.length]?.focus();
+    else if (e.key === 'ArrowUp') entries[(at - 1 + entries.length) % entries.length]?.focus();
+    else if (e.key === 'Tab') return close(false);
+    else return;
+    e.preventDefault();
+  });
+  // A click elsewhere closes it, as a menu does.
+  menu.addEventListener('focusout', (e) => {
+    if (!menu.contains(e.relatedTarget as Node | null) && e.relatedTarget !== toggle) close(false);
+  });
+  return h('div', { className: 'more' }, toggle, menu);
 }

@@ -101,11 +101,11 @@ describe("VS Code's own Chat view, first use without sign-in: Manage Language Mo
     ui.choices = [MANAGE];
     await checkConnection.run(ctx);
     const report = await waitFor('the report is shown', () => ui.shown[0]);
-    assert.deepEqual(report.actions, [MANAGE, 'Show Log']);
+    assert.deepEqual(report.actions, [MANAGE, 'Show Report']);
     await waitFor('the command runs', () => ui.executed.find((c) => c[0] === MANAGE_MODELS_COMMAND));
     ui.shown = [];
     await checkConnection.run(ctx);
-    assert.deepEqual((await waitFor('the report is shown', () => ui.shown[0])).actions, ['Show Log'], 'not once it was run');
+    assert.deepEqual((await waitFor('the report is shown', () => ui.shown[0])).actions, ['Show Report'], 'not once it was run');
   });
 
   it('offers nothing where VS Code has no Chat view (no Manage Language Models command)', async () => {
@@ -115,7 +115,7 @@ describe("VS Code's own Chat view, first use without sign-in: Manage Language Mo
     assert.deepEqual((await waitFor('the key is announced', () => ui.shown.find((s) => s.message.includes('saved')))).actions, ['Check Connection']);
     ui.shown = [];
     await checkConnection.run(ctx);
-    assert.deepEqual((await waitFor('the report is shown', () => ui.shown[0])).actions, ['Show Log']);
+    assert.deepEqual((await waitFor('the report is shown', () => ui.shown[0])).actions, ['Show Report']);
   });
 
   it('offers a utility model once where VS Code has the settings and none is set; dismissing writes nothing and is final', async () => {
