@@ -78,9 +78,15 @@ export class ModelChoice {
     return [...new Set([...(last ? [last] : []), ...ranked])].slice(0, SUGGESTIONS);
   }
 
-  /** Why no answer can be asked for right now in a conversation with `meta`, or undefined when it can. */
-  blocker(model: ModelInfo | undefined, meta: Partial<ConversationMeta> = {}): GatewayError | undefined {
+  /**
+   * Why no answer can be asked for right now in a conversation with `meta`, or undefined when it
+   * can. Checked before anything is stored: a question that cannot be answered leaves no
+   * conversation behind.
+   */
+  async blocker(model: ModelInfo | undefined, meta: Partial<ConversationMeta> = {}): Promise<GatewayError | undefined> {
     if (!this.host.services.settings().baseUrl.trim()) return new GatewayError('badRequest', l10n.t('No gateway base address is set. Set "modelGateway.baseUrl" first.'));
+    // Without a key there are no models to blame either: say what is missing.
+    if (!(await this.host.services.keys.has())) return new GatewayError('auth', l10n.t('No API key is set. Set your API key to start chatting.'));
     const gone = this.goneModel(meta);
     if (gone) return new GatewayError('modelUnavailable', modelGoneSendNote(gone));
     if (!model) return new GatewayError('modelUnavailable', l10n.t('No chat model is available to this key. Refresh the models or check the key.'));

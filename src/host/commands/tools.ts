@@ -292,9 +292,9 @@ async function pickResult(query: string, provider: string, results: SearchResult
   });
 }
 
-/** One tab per query and provider: searching again for the same words refreshes it. */
+/** One tab per query and provider: searching again for the same words refreshes it. Shown rendered: its links are to be read and followed. */
 function searchSource(query: string, provider: string): ResultSource {
-  return { tool: 'search', source: `${provider}:${query}`, label: vscode.l10n.t('Search {0}', query) };
+  return { tool: 'search', source: `${provider}:${query}`, label: vscode.l10n.t('Search {0}', query), rendered: true };
 }
 
 function providerName(provider: string): string {
