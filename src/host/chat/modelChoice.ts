@@ -6,7 +6,8 @@
  * A stored conversation whose own model the key can no longer use (the key changed, or the model
  * left the key's list) is never moved to another one silently: it has no model until the user
  * picks one, and the pick is recorded in the conversation as a notice, as is a switch the chat
- * makes itself (Ask About This Image moving to a model that takes images).
+ * makes itself (Ask About This Image moving to a model that takes images) and any other change of
+ * a stored conversation's model: the reader sees where answers start coming from another model.
  */
 import { offeredProtocols } from '../../core/chat/capabilities';
 import { randomUUID } from 'node:crypto';
@@ -102,12 +103,15 @@ export class ModelChoice {
     const model = this.chatModels().find((m) => m.id === id);
     if (!model) throw new GatewayError('modelUnavailable', l10n.t('The model {0} is not a chat model available to this key.', id));
     const gone = this.goneModel(target.meta);
+    // The model that answered so far (a stored conversation's): a change of it is said in the conversation.
+    const before = target.id && !gone ? this.modelFor(target.meta)?.id : undefined;
     this.last = id;
     await this.host.services.context.globalState.update(LAST_MODEL_KEY, id);
     const override = target.meta.protocolOverride;
     await this.update({ model: id, ...(override && !offeredProtocols(model).includes(override) ? { protocolOverride: undefined } : {}) }, true, target);
     if (switched) await this.recordNotice(target, { kind: 'modelChange', from: switched.from, to: id, reason: switched.reason });
     else if (gone) await this.recordNotice(target, { kind: 'modelChange', from: gone, to: id, reason: this.keyChanged ? 'keyChanged' : 'modelGone' });
+    else if (before && before !== id) await this.recordNotice(target, { kind: 'modelChange', from: before, to: id });
     await this.host.sendSnapshot();
   }
 
