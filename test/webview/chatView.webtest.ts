@@ -877,7 +877,8 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       const actions = '.msg[data-id="a1"] > .msg-actions';
       const codeActions = '.msg[data-id="a1"] .code-actions';
       await page.mouse.move(1, 1);
-      assert.equal(await opacity(actions), '0', 'out of the way until wanted');
+      assert.equal(await opacity(actions), '1', "the last answer's are always in sight, at its end");
+      assert.equal(await opacity('.msg[data-id="u1"] > .msg-actions'), '0', 'others are out of the way until wanted');
       assert.equal(await opacity(codeActions), '0');
       // Icons, named and with a tooltip, not text buttons.
       const regenerate = page.locator(actions).getByRole('button', { name: 'Regenerate the last answer' });
@@ -885,12 +886,12 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.equal(await regenerate.getAttribute('title'), 'Regenerate the last answer');
       assert.equal(await regenerate.locator('svg').count(), 1);
 
-      await page.locator('.msg[data-id="a1"] .msg-body p').hover();
-      assert.equal(await opacity(actions), '1', 'shown on hover');
+      await page.locator('.msg[data-id="u1"] .user-text').hover();
+      assert.equal(await opacity('.msg[data-id="u1"] > .msg-actions'), '1', 'shown on hover');
       await page.locator('.msg[data-id="a1"] .code-block pre').hover();
       assert.equal(await opacity(codeActions), '1', 'code actions shown on hover');
       await page.mouse.move(1, 1);
-      assert.equal(await opacity(actions), '0');
+      assert.equal(await opacity('.msg[data-id="u1"] > .msg-actions'), '0');
 
       // Keyboard only: back from the message box into the last answer.
       await page.getByRole('textbox', { name: 'Message' }).focus();
