@@ -240,12 +240,13 @@ export class AnswerRunner {
       }
       const model = await this.answerable(id);
       if (!model) return undefined;
-      // The title made from the first question follows its edit.
-      const title = page && titleAfterEdit(page, user, text);
-      if (title) await host.models.writeMeta(id, { title });
       const edited: StoredMessage = { ...user, id: randomUUID(), text, createdAt: Date.now() };
       const notices = messages.slice(messages.indexOf(user) + 1).filter((m) => m.role === 'notice');
-      return await this.answer(session, id, model, { replace: { from: user.id, before: [edited, ...notices] } });
+      const answer = await this.answer(session, id, model, { replace: { from: user.id, before: [edited, ...notices] } });
+      // The title made from the first question follows its edit, once the edit is stored; a title that cannot be written stays as it was.
+      const title = page && titleAfterEdit(page, user, text);
+      if (title && (await host.store.open(id, { limit: NOTICE_SLACK + 2 }))?.messages.some((m) => m.id === edited.id)) await host.models.writeMeta(id, { title }).catch((err: unknown) => host.services.log.warn(`Retitling conversation ${id} failed: ${String(err)}`));
+      return answer;
     } finally {
       await this.end(session);
     }
