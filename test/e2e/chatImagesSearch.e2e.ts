@@ -155,13 +155,17 @@ describe('Chat with images and web search', () => {
     await frame.locator('button[aria-label^="Send the message"]').waitFor();
     assert.equal(await plain.locator('.sources li').count(), 0);
 
-    // The export (the view's title-bar action) keeps the numbered sources.
+    // The export (the view's title-bar action, then where to save it) keeps the numbered sources.
     await clickChatTitleAction(page, 'Export Chat as Markdown');
-    const editor = page.locator('.part.editor .monaco-editor .view-lines', { hasText: 'Sources' });
-    await editor.waitFor();
-    const exported = (await editor.innerText()).replace(/\u00a0/g, ' ');
+    const target = page.locator('.quick-input-widget input');
+    await target.waitFor();
+    const file = path.join(ui().workspace, `export-${Date.now().toString(36)}.md`);
+    await target.fill(file);
+    await target.press('Enter');
+    await page.locator('.notifications-toasts .notification-toast', { hasText: `Exported the conversation to ${path.basename(file)}.` }).waitFor();
+    const exported = await fsp.readFile(file, 'utf8');
+    await fsp.rm(file, { force: true });
     assert.match(exported, /1\. \[Example News\]\(https:\/\/news\.example\.com\/who-won-the-regatta\)/);
-    await runCommandFromPalette(page, 'View: Revert and Close Editor');
 
     // Chat Completions: the third provider's enable_search.
     await runCommandFromPalette(page, 'Model Gateway: Focus on Chat View');

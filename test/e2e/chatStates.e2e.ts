@@ -18,12 +18,12 @@ describe('Chat answer states', () => {
 
   afterEach(() => ui().double.clearFaults());
 
-  it('an answer cut at the max_tokens limit says so, and Continue appends to the same answer', async () => {
+  it('an answer cut at the length limit says so in plain words, and Continue appends to the same answer', async () => {
     const { page } = ui();
     const frame = await openNewChat(page);
     await frame.locator('select.model-select').selectOption('gpt-4o-mini');
     const answer = await send(frame, '[[incomplete]] [[long:1]] tell me everything');
-    await answer.locator('.badge.status-length', { hasText: 'Stopped at the max_tokens limit' }).waitFor();
+    await answer.locator('.badge.status-length', { hasText: 'Reached the answer length limit' }).waitFor();
     const cut = (await answer.locator('.md.msg-body').innerText()).trim();
     assert.ok(cut.length > 0, 'the cut text is shown');
     await answer.getByRole('button', { name: 'Continue this answer where it stopped' }).click();

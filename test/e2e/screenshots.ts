@@ -15,6 +15,7 @@ import { DEMO_KEY } from '../gateway';
 import { saveFailureArtifacts } from '../vscode/browser';
 import { REPO_ROOT, startEnvironment, type E2eEnvironment } from './environment';
 import {
+  chatConversationTitle,
   checkConnection,
   clearNotifications,
   openNewChat,
@@ -113,7 +114,7 @@ export async function takeScreenshots(env: E2eEnvironment): Promise<string[]> {
     await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Rename conversation' }).waitFor();
     await page.locator('.quick-input-widget input').fill(SHOWN_TITLE);
     await page.keyboard.press('Enter');
-    await chat.locator('.chat-title', { hasText: SHOWN_TITLE }).waitFor();
+    await chatConversationTitle(page).filter({ hasText: SHOWN_TITLE }).waitFor();
     await clearNotifications(page);
     files.push(await shoot(page, `chat-${theme.name}.jpg`));
   }

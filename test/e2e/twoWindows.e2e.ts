@@ -4,6 +4,7 @@ import { DEMO_KEY } from '../gateway';
 import { ui } from './context';
 import {
   buttonIn,
+  chatConversationTitle,
   chatFrame,
   clearNotifications,
   masked,
@@ -52,11 +53,6 @@ async function closeHistory(page: Page): Promise<void> {
   await page.locator(QUICK_INPUT).waitFor({ state: 'hidden' });
 }
 
-/** The title of the conversation a window's chat shows (one quiet line at its top). */
-function shownTitle(frame: FrameLocator) {
-  return frame.locator('.chat-title');
-}
-
 describe('Two windows on one profile', () => {
   // Window A is the suite's page; window B is a second page on the same code-server and profile.
   let windowB: Page | undefined;
@@ -98,7 +94,7 @@ describe('Two windows on one profile', () => {
     await frameA.locator('article.msg-assistant', { hasText: `: ${question}` }).waitFor();
     await frameA.locator('button[aria-label^="Send the message"]').waitFor();
     // A conversation is titled after its first question.
-    await shownTitle(frameA).filter({ hasText: question }).waitFor();
+    await chatConversationTitle(page).filter({ hasText: question }).waitFor();
     title = question;
 
     const rows = await openHistory(pageB());
@@ -124,15 +120,15 @@ describe('Two windows on one profile', () => {
   it('a conversation renamed in window A shows its new title in window B', async () => {
     assert.ok(title, 'needs the conversation of the scenario before');
     const { page } = ui();
-    const frameA = await showChat(page);
-    await shownTitle(frameA).filter({ hasText: title }).waitFor();
+    await showChat(page);
+    await chatConversationTitle(page).filter({ hasText: title }).waitFor();
     const renamed = `Heron nests ${Date.now().toString(36)}`;
     // Rename Chat: the view's "…" menu runs the same command.
     await pickExactCommand(page, 'Model Gateway: Rename Chat');
     await page.locator(`${QUICK_INPUT} .quick-input-title`, { hasText: 'Rename conversation' }).waitFor();
     await page.locator(`${QUICK_INPUT} input`).fill(renamed);
     await page.keyboard.press('Enter');
-    await shownTitle(frameA).filter({ hasText: renamed }).waitFor();
+    await chatConversationTitle(page).filter({ hasText: renamed }).waitFor();
     title = renamed;
 
     const rows = await openHistory(pageB());
@@ -158,14 +154,14 @@ describe('Two windows on one profile', () => {
           throw new Error(`window B never showed the conversation ("${title}"), so its removal cannot be checked`, { cause: error });
         });
 
-      const frameA = await showChat(page);
-      await shownTitle(frameA).filter({ hasText: title }).waitFor();
+      await showChat(page);
+      await chatConversationTitle(page).filter({ hasText: title }).waitFor();
       // Delete Chat: the view's "…" menu runs the same command.
       await runFromPalette(page, 'Model Gateway: Delete Chat');
       const confirm = modalDialog(page, /Delete the conversation/);
       await buttonIn(confirm, 'Delete').click();
       await confirm.waitFor({ state: 'detached' });
-      await shownTitle(frameA).filter({ hasText: title }).waitFor({ state: 'detached' });
+      await chatConversationTitle(page).filter({ hasText: title }).waitFor({ state: 'detached' });
 
       await rows
         .filter({ hasText: title })

@@ -365,6 +365,11 @@ export const CHAT_HEADER = '.part.sidebar .pane-header[aria-label="Chat Section"
 /** The chat's title-bar actions: in its section header (other views in the container) or the container's title (alone). */
 export const CHAT_TITLE_ACTIONS = [`${CHAT_HEADER} .actions`, '.part.sidebar .composite.title .title-actions'];
 
+/** The title of the conversation the chat shows: beside the view's name in its section header ("CHAT  Sorting in TypeScript"). */
+export function chatConversationTitle(page: Page): Locator {
+  return page.locator(`${CHAT_HEADER} .description`);
+}
+
 /** The chat view's title-bar action whose accessible label starts with `label` ("New Chat", "Export Chat as Markdown"). */
 export function chatTitleAction(page: Page, label: string): Locator {
   return page.locator(CHAT_TITLE_ACTIONS.map((a) => `${a} a.action-label[aria-label^="${label}"]`).join(', ')).first();

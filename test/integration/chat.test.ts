@@ -13,6 +13,24 @@ function fact(bytes: Buffer, n = 1): string {
   return `image ${n}: PNG 48x48, ${bytes.length} bytes, sha256 ${createHash('sha256').update(bytes).digest('hex').slice(0, 12)}`;
 }
 
+/** Where exports go: the command writes to a file it is given instead of asking with a save dialog. */
+const exportDir = mkdtempSync(path.join(os.tmpdir(), 'mg-export-'));
+let exports = 0;
+
+/** Exports the conversation shown to a file of its own: what was written, or undefined when there is nothing to export. */
+function exportShown(): Promise<{ markdown: string } | undefined> {
+  const uri = vscode.Uri.file(path.join(exportDir, `export-${++exports}.md`)).toString();
+  return run<{ markdown: string } | undefined>('exportChat', { uri });
+}
+
+/** Exports a conversation to a file of its own: what was written. */
+async function exportChat(conversationId: string): Promise<{ markdown: string }> {
+  const uri = vscode.Uri.file(path.join(exportDir, `export-${++exports}.md`)).toString();
+  const exported = await run<{ markdown: string } | undefined>('exportChat', { conversationId, uri });
+  if (!exported) throw new Error(`conversation ${conversationId} had nothing to export`);
+  return exported;
+}
+
 describe('Chat in a real extension host', function () {
   let gw: GatewayDouble;
 
@@ -28,6 +46,7 @@ describe('Chat in a real extension host', function () {
     await setSetting('timeouts.idleSeconds', undefined);
     await run('clearApiKey');
     await gw.stop();
+    rmSync(exportDir, { recursive: true, force: true });
   });
   beforeEach(() => gw.clearLog());
 
@@ -155,8 +174,7 @@ describe('Chat in a real extension host', function () {
     // (the export of the current conversation shows them).
     const deadline = Date.now() + 60_000;
     for (;;) {
-      const exported = await run<{ markdown: string } | undefined>('exportChat');
-      if (exported) await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+      const exported = await exportShown();
       if (exported?.markdown.includes('Echo from gpt-4o-mini: a long answer')) break;
       if (Date.now() > deadline) throw new Error('no part of the answer reached the extension within 60 s');
       await new Promise((r) => setTimeout(r, 100));
@@ -242,7 +260,7 @@ describe('Chat in a real extension host', function () {
       const second = await run<AskResult>('ask', { prompt: 'and now without new images', conversationId: first.conversationId });
       assert.ok(!second.text.includes('image 1:'), 'the new question has no images of its own');
       assert.ok((gw.log.at(-1)?.bodyText ?? '').includes(owl.toString('base64')), 'the earlier images go along as history, read back from storage');
-      const exported = await run<{ markdown: string }>('exportChat', { conversationId: first.conversationId });
+      const exported = await exportChat(first.conversationId);
       assert.match(exported.markdown, /> Image: fox\.png \(PNG 48×48, [\d.]+ KiB, sha256 [0-9a-f]{12}\)/);
       assert.ok(!exported.markdown.includes(fox.toString('base64').slice(0, 40)));
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
@@ -259,7 +277,7 @@ describe('Chat in a real extension host', function () {
       assert.equal(answer.model, attached.model);
       assert.ok(answer.text.includes(fact(fox)));
       // The switch is said in the conversation itself, before the question it was made for.
-      const exported = await run<{ markdown: string }>('exportChat', { conversationId: answer.conversationId });
+      const exported = await exportChat(answer.conversationId);
       assert.match(exported.markdown, new RegExp(`_Model switched from qwen-plus to ${attached.model.replace(/[.-]/g, '\\$&')}: qwen-plus does not take images\\._\\n\\n## You\\n\\n> Image: fox\\.png [^\\n]*\\n\\nwhat is it\\?`));
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     });
@@ -297,7 +315,7 @@ describe('Chat in a real extension host', function () {
         { url: 'https://encyclopedia.example.org/wiki/who-won-the-regatta', title: 'Example Encyclopedia' },
       ]);
       assert.deepEqual(on.searches, ['who won the regatta']);
-      const exported = await run<{ markdown: string }>('exportChat', { conversationId: on.conversationId });
+      const exported = await exportChat(on.conversationId);
       assert.match(exported.markdown, /\*\*Sources\*\*\n\n1\. \[Example News\]\(https:\/\/news\.example\.com\/who-won-the-regatta\)\n2\. \[Example Encyclopedia\]/);
       assert.match(exported.markdown, /_Searched the web for: “who won the regatta”_/);
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
@@ -324,7 +342,7 @@ describe('Chat in a real extension host', function () {
 
   it('stores conversations and exports them as Markdown', async () => {
     const first = await run<AskResult>('ask', { prompt: 'remember this line', model: 'gpt-4o-mini' });
-    const exported = await run<{ markdown: string }>('exportChat', { conversationId: first.conversationId });
+    const exported = await exportChat(first.conversationId);
     assert.match(exported.markdown, /## You\n\nremember this line/);
     assert.match(exported.markdown, /Echo from gpt-4o-mini: remember this line/);
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
@@ -357,7 +375,7 @@ describe('Chat in a real extension host', function () {
       const body = gw.log.filter((e) => e.answer).at(-1)?.bodyText ?? '';
       assert.match(body, /on the vip model/, 'the earlier messages go as history');
       assert.doesNotMatch(body, /not available|continuing with/, 'the notice does not');
-      const exported = await run<{ markdown: string }>('exportChat', { conversationId: first.conversationId });
+      const exported = await exportChat(first.conversationId);
       assert.match(exported.markdown, new RegExp(`on the vip model[\\s\\S]*\\n_${VIP_ONLY_MODEL} is not available with the new API key; continuing with qwen-plus\\._\\n[\\s\\S]*go on`));
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
       assert.equal((await run<AskResult>('ask', { prompt: 'and again', conversationId: first.conversationId })).model, 'qwen-plus', 'the conversation goes on with the pick');

@@ -22,6 +22,7 @@ import { expectedText, formatMeasurement, measureStreaming } from './streaming';
 import { defineMediaTests } from './mediaView.webtest';
 import { defineTranslationTests } from './translation.webtest';
 import { defineNoticeTests } from './notices.webtest';
+import { defineNewcomerTests } from './newcomer.webtest';
 
 export interface SuiteResult {
   passed: number;
@@ -145,7 +146,7 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       const page = p.page;
       assert.equal(await page.locator('.msg').count(), 2);
       assert.equal(await page.locator('.msg-user .user-text').innerText(), 'How do I sort?\nBy age.');
-      assert.match(await page.locator('.msg-user .chip').innerText(), /users\.ts\s+1\.2K chars/);
+      assert.match(await page.locator('.msg-user .chip').innerText(), /users\.ts\s+1\.2K characters/);
       assert.equal(await page.locator('.msg-assistant .msg-body h1').innerText(), 'Sorting objects');
       assert.equal(await page.locator('.msg-assistant .msg-body table th').count(), 3);
       assert.equal(await page.locator('.msg-assistant .msg-body td.align-right').count(), 1);
@@ -156,16 +157,13 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.equal((await p.waitForPosted('loadOlder')).type, 'loadOlder');
     });
 
-    s.it('shows no conversation controls of its own (the title bar has them), only the title as one quiet line', async () => {
+    s.it('shows no conversation controls of its own (the title bar has them) and no title strip (the title is beside the view\'s name)', async () => {
       const p = await open();
       await p.push(snapshotMessage(snapshot({ messages: [userMessage('u1', 'Hi'), assistantMessage('a1', 'Hello')] })));
       const page = p.page;
       assert.equal(await page.getByLabel('Conversation', { exact: true }).count(), 0);
       for (const name of [/new conversation/i, /rename/i, /delete/i, /export/i]) assert.equal(await page.getByRole('button', { name }).count(), 0, `no ${String(name)} button`);
-      assert.equal(await page.locator('.chat-title').innerText(), 'Sorting in TypeScript');
-      assert.equal(await page.evaluate<boolean>(`(() => { const el = document.querySelector('.chat-title'); return el.scrollHeight <= el.clientHeight + 1 && getComputedStyle(el).whiteSpace === 'nowrap'; })()`), true, 'one line');
-      await p.push(snapshotMessage(snapshot({ conversationId: undefined })));
-      assert.equal(await page.locator('.chat-title').isVisible(), false, 'a new conversation has no title yet');
+      assert.equal(await page.getByText('Sorting in TypeScript').count(), 0, 'the title is not a strip of the view');
     });
 
     s.it('model picker sits in the composer, groups chat models by provider; a protocol chooser only for a model with several', async () => {
@@ -807,7 +805,7 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       await p.clearPosted();
       await p.page.getByRole('button', { name: 'Attach the current file' }).click();
       await p.page.getByRole('button', { name: 'Attach the current selection' }).click();
-      assert.match(await p.page.locator('.composer .chip').innerText(), /main\.ts \(lines 1-40\)\s+15K chars, cut/);
+      assert.match(await p.page.locator('.composer .chip').innerText(), /main\.ts \(lines 1-40\)\s+15K characters, cut/);
       await p.page.getByRole('button', { name: 'Remove attachment main.ts (lines 1-40)' }).click();
       assert.deepEqual(await p.posted(), [
         { type: 'attach', conversationId: 'c1', what: 'file' },
@@ -879,7 +877,8 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       const actions = '.msg[data-id="a1"] > .msg-actions';
       const codeActions = '.msg[data-id="a1"] .code-actions';
       await page.mouse.move(1, 1);
-      assert.equal(await opacity(actions), '0', 'out of the way until wanted');
+      assert.equal(await opacity(actions), '1', "the last answer's are always in sight, at its end");
+      assert.equal(await opacity('.msg[data-id="u1"] > .msg-actions'), '0', 'others are out of the way until wanted');
       assert.equal(await opacity(codeActions), '0');
       // Icons, named and with a tooltip, not text buttons.
       const regenerate = page.locator(actions).getByRole('button', { name: 'Regenerate the last answer' });
@@ -887,12 +886,12 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
       assert.equal(await regenerate.getAttribute('title'), 'Regenerate the last answer');
       assert.equal(await regenerate.locator('svg').count(), 1);
 
-      await page.locator('.msg[data-id="a1"] .msg-body p').hover();
-      assert.equal(await opacity(actions), '1', 'shown on hover');
+      await page.locator('.msg[data-id="u1"] .user-text').hover();
+      assert.equal(await opacity('.msg[data-id="u1"] > .msg-actions'), '1', 'shown on hover');
       await page.locator('.msg[data-id="a1"] .code-block pre').hover();
       assert.equal(await opacity(codeActions), '1', 'code actions shown on hover');
       await page.mouse.move(1, 1);
-      assert.equal(await opacity(actions), '0');
+      assert.equal(await opacity('.msg[data-id="u1"] > .msg-actions'), '0');
 
       // Keyboard only: back from the message box into the last answer.
       await page.getByRole('textbox', { name: 'Message' }).focus();
@@ -926,8 +925,8 @@ function defineBrowserTests(t: SuiteBuilder, harness: () => WebviewHarness): voi
         ),
       );
       const page = p.page;
-      assert.equal(await page.locator('.msg[data-id="l1"] .badge').innerText(), 'Stopped at the max_tokens limit');
-      assert.equal(await page.locator('.msg[data-id="l2"] .badge').innerText(), 'Stopped at the max_tokens limit');
+      assert.equal(await page.locator('.msg[data-id="l1"] .badge').innerText(), 'Reached the answer length limit');
+      assert.equal(await page.locator('.msg[data-id="l2"] .badge').innerText(), 'Reached the answer length limit');
       assert.equal(await page.locator('.msg[data-id="d1"] .badge').count(), 0, 'a normal finish has no badge');
       const name = 'Continue this answer where it stopped';
       assert.equal(await page.locator('.msg[data-id="l1"]').getByRole('button', { name }).isVisible(), false, 'not on an earlier answer');
@@ -1333,6 +1332,7 @@ export function defineWebviewSuite(root: Mocha.Suite): void {
     };
     defineBrowserTests(s, started);
     s.describe('notices', (n) => defineNoticeTests(n, started));
+    s.describe('for a newcomer, at 300 px', (n) => defineNewcomerTests(n, started));
     s.describe('in Chinese (both apps)', (c) => defineTranslationTests(c, started));
     s.describe('Media Studio', (m) => defineMediaTests(m, started));
   });

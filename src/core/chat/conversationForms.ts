@@ -8,9 +8,42 @@ import type { StoredMessage } from './store/log';
 
 /** A stored conversation in the forms others read: its title, its Markdown export, and the view's messages. */
 
+/**
+ * A conversation's title from its first question: the first line with something to read, as plain
+ * text (the Markdown marks a prompt may carry, `**bold**`, `# heading`, `[link](url)`, are left out),
+ * at most 58 characters.
+ */
 export function titleFrom(text: string): string {
-  const line = text.trim().split('\n')[0]?.trim() ?? '';
+  const line = text.split('\n').map(plainLine).find((l) => l) ?? '';
   return line.length > 60 ? `${line.slice(0, 57)}…` : line || l10n.t('New chat');
+}
+
+/** One line of Markdown as the text a reader sees. */
+function plainLine(line: string): string {
+  // A code fence's own line says nothing: the title comes from the next line.
+  if (/^\s*(?:```|~~~)/.test(line)) return '';
+  return line
+    .replace(/^\s*(?:#{1,6}\s+|>\s*|[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)/, '')
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/(\*\*|__|~~)(?=\S)(.+?)(?<=\S)\1/g, '$2')
+    .replace(/(^|[^\w*])[*_](?=\S)(.+?)(?<=\S)[*_](?![\w*])/g, '$1$2')
+    .replace(/`+([^`]*)`+/g, '$1')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/**
+ * The title a conversation takes when its question `edited` is resent as `text`: a new one when
+ * that question is the conversation's first and the title is still the one made from it (a title
+ * the user gave is kept); undefined when the title stays. `page` holds the conversation's first
+ * messages when `total` says they are all there.
+ */
+export function titleAfterEdit(page: { meta: { title: string }; messages: readonly Pick<StoredMessage, 'id' | 'role'>[]; total: number }, edited: Pick<StoredMessage, 'id' | 'text'>, text: string): string | undefined {
+  if (page.total > page.messages.length) return undefined;
+  const first = page.messages.find((m) => m.role === 'user');
+  if (first?.id !== edited.id || page.meta.title !== titleFrom(edited.text)) return undefined;
+  const title = titleFrom(text);
+  return title === page.meta.title ? undefined : title;
 }
 
 export function toMarkdown(c: Conversation): string {

@@ -9,7 +9,7 @@ import { effectiveProtocol, imageSupport, isSearchable as searchableOver } from 
 import { thinkingControl, thinkingRequest } from '../../core/chat/thinking';
 import type { ChatEvent, ChatMessage } from '../../core/chat/events';
 import { streamChat } from '../../core/chat/chat';
-import { titleFrom } from '../../core/chat/conversationForms';
+import { titleAfterEdit, titleFrom } from '../../core/chat/conversationForms';
 import { continuationMessages, lastSpoken } from '../../core/chat/turns';
 import type { ConversationMeta, StoredMessage } from '../../core/chat/conversationStore';
 import type { ConversationClaims } from '../../core/chat/store/claims';
@@ -100,7 +100,7 @@ export class AnswerRunner {
       }
       // Refused before anything is stored (no base address, no chat model, or the conversation's
       // own model gone: the user picks the one it goes on with).
-      const problem = host.models.blocker(host.models.modelFor(shown.meta), shown.meta);
+      const problem = await host.models.blocker(host.models.modelFor(shown.meta), shown.meta);
       if (problem) throw problem;
       const model = host.models.modelFor(shown.meta) as ModelInfo;
       const attachments = options.attachments ?? [];
@@ -243,7 +243,11 @@ export class AnswerRunner {
       if (!model) return undefined;
       const edited: StoredMessage = { ...user, id: randomUUID(), text, createdAt: Date.now() };
       const notices = messages.slice(messages.indexOf(user) + 1).filter((m) => m.role === 'notice');
-      return await this.answer(session, id, model, { replace: { from: user.id, before: [edited, ...notices] } });
+      const answer = await this.answer(session, id, model, { replace: { from: user.id, before: [edited, ...notices] } });
+      // The title made from the first question follows its edit, once the edit is stored; a title that cannot be written stays as it was.
+      const title = page && titleAfterEdit(page, user, text);
+      if (title && (await host.store.open(id, { limit: NOTICE_SLACK + 2 }))?.messages.some((m) => m.id === edited.id)) await host.models.writeMeta(id, { title }).catch((err: unknown) => host.services.log.warn(`Retitling conversation ${id} failed: ${String(err)}`));
+      return answer;
     } finally {
       await this.end(session);
     }
@@ -259,9 +263,9 @@ export class AnswerRunner {
     return this.modelOrWarn(meta);
   }
 
-  private modelOrWarn(meta: Partial<ConversationMeta>): ModelInfo | undefined {
+  private async modelOrWarn(meta: Partial<ConversationMeta>): Promise<ModelInfo | undefined> {
     const model = this.host.models.modelFor(meta);
-    const problem = this.host.models.blocker(model, meta);
+    const problem = await this.host.models.blocker(model, meta);
     if (!problem) return model as ModelInfo;
     void this.host.sendSnapshot();
     void vscode.window.showWarningMessage(problem.message);

@@ -293,8 +293,8 @@ export class ChatController implements vscode.Disposable {
     this.link.port?.post({ type: 'focusInput' });
   }
 
-  exportMarkdown(id?: string): Promise<vscode.TextDocument | undefined> {
-    return this.actions.exportMarkdown(id ?? this.current.id);
+  exportMarkdown(id?: string, to?: vscode.Uri): Promise<{ uri: vscode.Uri; markdown: string } | undefined> {
+    return this.actions.exportMarkdown(id ?? this.current.id, to);
   }
 
   /** Shows a stored conversation (and returns it); an answer being written elsewhere keeps going in its own conversation. */

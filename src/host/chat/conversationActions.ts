@@ -1,5 +1,8 @@
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { toMarkdown } from '../../core/chat/conversationForms';
+import { markdownFileName } from '../tools/results';
 import type { ChatController } from './chatController';
 
 /** Rename, delete and export: actions on a conversation named by id, whichever one the view shows. */
@@ -41,7 +44,12 @@ export class ConversationActions {
     if (removed) chat.services.log.info(`Removed ${removed} chat image(s) no conversation uses any more.`);
   }
 
-  async exportMarkdown(id: string | undefined): Promise<vscode.TextDocument | undefined> {
+  /**
+   * Exports a conversation as a Markdown file, where the user picks (offered under its title, in
+   * the workspace), or at `to` when the caller names the file (scripts and tests). Then offers to
+   * open it. Undefined when there is nothing to export or the user cancelled the dialog.
+   */
+  async exportMarkdown(id: string | undefined, to?: vscode.Uri): Promise<{ uri: vscode.Uri; markdown: string } | undefined> {
     await this.chat.ensureLoaded();
     const c = id ? await this.chat.store.load(id) : undefined;
     if (!c || !c.messages.length) {
@@ -51,8 +59,25 @@ export class ConversationActions {
     // An answer still being written is exported as far as it got.
     const live = this.chat.sessions.get(c.id)?.message;
     if (live) c.messages = c.messages.map((m) => (m.id === live.id ? live : m));
-    const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: toMarkdown(c) });
-    await vscode.window.showTextDocument(doc, { preview: false });
-    return doc;
+    const markdown = toMarkdown(c);
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(os.homedir());
+    const target =
+      to ??
+      (await vscode.window.showSaveDialog({
+        title: vscode.l10n.t('Export "{0}" as Markdown', c.title),
+        saveLabel: vscode.l10n.t('Export'),
+        defaultUri: vscode.Uri.joinPath(folder, markdownFileName(c.title)),
+        filters: { [vscode.l10n.t('Markdown files')]: ['md'] },
+      }));
+    if (!target) return undefined;
+    // The dialog has asked before replacing an existing file.
+    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(markdown));
+    if (!to) {
+      const open = vscode.l10n.t('Open');
+      void vscode.window.showInformationMessage(vscode.l10n.t('Exported the conversation to {0}.', path.basename(target.path)), open).then(async (choice) => {
+        if (choice === open) await vscode.window.showTextDocument(target, { preview: false });
+      });
+    }
+    return { uri: target, markdown };
   }
 }

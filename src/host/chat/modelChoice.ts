@@ -6,7 +6,8 @@
  * A stored conversation whose own model the key can no longer use (the key changed, or the model
  * left the key's list) is never moved to another one silently: it has no model until the user
  * picks one, and the pick is recorded in the conversation as a notice, as is a switch the chat
- * makes itself (Ask About This Image moving to a model that takes images).
+ * makes itself (Ask About This Image moving to a model that takes images) and any other change of
+ * a stored conversation's model: the reader sees where answers start coming from another model.
  */
 import { offeredProtocols } from '../../core/chat/capabilities';
 import { randomUUID } from 'node:crypto';
@@ -81,9 +82,15 @@ export class ModelChoice {
     return [...new Set([...(last ? [last] : []), ...ranked])].slice(0, SUGGESTIONS);
   }
 
-  /** Why no answer can be asked for right now in a conversation with `meta`, or undefined when it can. */
-  blocker(model: ModelInfo | undefined, meta: Partial<ConversationMeta> = {}): GatewayError | undefined {
+  /**
+   * Why no answer can be asked for right now in a conversation with `meta`, or undefined when it
+   * can. Checked before anything is stored: a question that cannot be answered leaves no
+   * conversation behind.
+   */
+  async blocker(model: ModelInfo | undefined, meta: Partial<ConversationMeta> = {}): Promise<GatewayError | undefined> {
     if (!this.host.services.settings().baseUrl.trim()) return new GatewayError('badRequest', l10n.t('No gateway base address is set. Set "modelGateway.baseUrl" first.'));
+    // Without a key there are no models to blame either: say what is missing.
+    if (!(await this.host.services.keys.has())) return new GatewayError('auth', l10n.t('No API key is set. Set your API key to start chatting.'));
     const gone = this.goneModel(meta);
     if (gone) return new GatewayError('modelUnavailable', modelGoneSendNote(gone));
     if (!model) return new GatewayError('modelUnavailable', l10n.t('No chat model is available to this key. Refresh the models or check the key.'));
@@ -99,12 +106,15 @@ export class ModelChoice {
     const model = this.chatModels().find((m) => m.id === id);
     if (!model) throw new GatewayError('modelUnavailable', l10n.t('The model {0} is not a chat model available to this key.', id));
     const gone = this.goneModel(target.meta);
+    // The model that answered so far (a stored conversation's): a change of it is said in the conversation.
+    const before = target.id && !gone ? this.modelFor(target.meta)?.id : undefined;
     this.last = id;
     await this.host.services.context.globalState.update(LAST_MODEL_KEY, id);
     const override = target.meta.protocolOverride;
     await this.update({ model: id, keyId: model.keyId, ...(override && !offeredProtocols(model).includes(override) ? { protocolOverride: undefined } : {}) }, true, target);
     if (switched) await this.recordNotice(target, { kind: 'modelChange', from: switched.from, to: id, reason: switched.reason });
     else if (gone) await this.recordNotice(target, { kind: 'modelChange', from: gone, to: id, reason: this.keyChanged ? 'keyChanged' : 'modelGone' });
+    else if (before && before !== id) await this.recordNotice(target, { kind: 'modelChange', from: before, to: id });
     await this.host.sendSnapshot();
   }
 

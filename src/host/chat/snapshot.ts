@@ -72,6 +72,11 @@ export async function chatNotice(services: Services, chatModels: readonly ModelI
   return notice ? { notice } : {};
 }
 
+/** The title of the conversation a snapshot shows; undefined for a new chat (it has none yet). */
+export function shownTitle(state: Snapshot): string | undefined {
+  return state.conversations.find((c) => c.id === state.conversationId)?.title;
+}
+
 /** The chips of what goes with the next message; images get the address the view loads them from. */
 export function attachmentViews(items: readonly PendingAttachment[], imageSrc: (image: ImageRef) => string | undefined): Snapshot['attachments'] {
   return items.map(({ id, label, chars, truncated, image }) => {

@@ -98,9 +98,10 @@ export const chatCommands: CommandDef[] = [
   {
     id: 'modelGateway.exportChat',
     async run(ctx: CommandContext, arg: unknown) {
-      const id = parseWith(z.optional(z.object({ conversationId: z.optional(z.string()) })), arg, vscode.l10n.t('The argument of "Export Chat"'))?.conversationId;
-      const doc = await ctx.chat.exportMarkdown(id);
-      return doc ? { uri: doc.uri.toString(), markdown: doc.getText() } : undefined;
+      // `uri` names the file to write without asking (scripts and tests); otherwise a save dialog asks.
+      const args = parseWith(z.optional(z.object({ conversationId: z.optional(z.string()), uri: z.optional(z.string()) })), arg, vscode.l10n.t('The argument of "Export Chat"'));
+      const exported = await ctx.chat.exportMarkdown(args?.conversationId, args?.uri ? vscode.Uri.parse(args.uri) : undefined);
+      return exported ? { uri: exported.uri.toString(), markdown: exported.markdown } : undefined;
     },
   },
   {

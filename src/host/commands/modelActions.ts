@@ -41,6 +41,8 @@ export const chatWithModel: CommandDef = {
     if (!model) return undefined;
     await vscode.commands.executeCommand('modelGateway.chat.focus');
     await ctx.chat.ensureLoaded();
+    // A conversation under way keeps its model (and its thinking choice): the model gets a new chat.
+    if (ctx.chat.currentConversationId !== undefined) await ctx.chat.newConversation();
     await ctx.chat.selectModel(model.id);
     return { model: ctx.chat.selectedModel()?.id };
   },

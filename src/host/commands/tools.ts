@@ -39,10 +39,11 @@ function failure(err: unknown, services: Services, extra: Parameters<typeof show
 }
 
 /** Offers what can be done with a shown result: save it (next to its source file), or use it as chat context. */
-function offerResultActions(result: ResultSource, content: string, doc: vscode.TextDocument, services: Services): void {
+function offerResultActions(result: ResultSource, doc: vscode.TextDocument, services: Services): void {
   const save = typeof result.source === 'string' ? vscode.l10n.t('Save…') : vscode.l10n.t('Save Next to File');
   const addToChat = vscode.l10n.t('Add to Chat');
-  void vscode.window.showInformationMessage(vscode.l10n.t('{0}: {1} characters.', result.label, formatNumber(content.length)), save, addToChat).then(async (choice) => {
+  // Counted as shown and as Add to Chat attaches it (readableText: page breaks become separators), so the chip says the same.
+  void vscode.window.showInformationMessage(vscode.l10n.t('{0}: {1} characters.', result.label, formatNumber(doc.getText().length)), save, addToChat).then(async (choice) => {
     try {
       if (choice === save) await vscode.commands.executeCommand('modelGateway.saveResult', doc.uri);
       else if (choice === addToChat) await vscode.commands.executeCommand('modelGateway.addResultToChat', doc.uri);
@@ -73,7 +74,7 @@ export const toolCommands: CommandDef[] = [
         }
         const shown: ResultSource = { tool: 'parse', source: uri, label: vscode.l10n.t('Parsed {0}', name) };
         const doc = await showResult(shown, result.content);
-        offerResultActions(shown, result.content, doc, ctx.services);
+        offerResultActions(shown, doc, ctx.services);
         return { content: result.content, document: doc.uri.toString(), empty: false };
       } catch (err) {
         return failure(err, ctx.services);
@@ -97,7 +98,7 @@ export const toolCommands: CommandDef[] = [
         }
         const shown: ResultSource = { tool: 'ocr', source: uri, label: vscode.l10n.t('OCR of {0}', name) };
         const doc = await showResult(shown, result.markdown);
-        offerResultActions(shown, result.markdown, doc, ctx.services);
+        offerResultActions(shown, doc, ctx.services);
         return { markdown: result.markdown, document: doc.uri.toString(), pages: result.pages };
       } catch (err) {
         return failure(err, ctx.services);
@@ -124,7 +125,7 @@ export const toolCommands: CommandDef[] = [
         const content = await withToolProgress(vscode.l10n.t('Reading the text of {0}…', name), (signal) => fileContent(http, file.id, signal));
         const shown: ResultSource = { tool: 'extract', source: uri, label: vscode.l10n.t('Extracted {0}', name) };
         const doc = await showResult(shown, content);
-        offerResultActions(shown, content, doc, ctx.services);
+        offerResultActions(shown, doc, ctx.services);
         return { id: file.id, content, document: doc.uri.toString() };
       } catch (err) {
         const isImage = isGatewayError(err, 'badRequest') && err.code === IMAGE_REFUSED;
@@ -219,7 +220,7 @@ export const toolCommands: CommandDef[] = [
         const content = page.title && !page.markdown.startsWith('# ') ? `# ${page.title}\n\n${source}\n\n${page.markdown}` : `${page.markdown}\n\n${source}\n`;
         const shown: ResultSource = { tool: 'page', source: url, label: vscode.l10n.t('Page {0}', page.title ?? page.url) };
         const doc = await showResult(shown, content);
-        offerResultActions(shown, content, doc, ctx.services);
+        offerResultActions(shown, doc, ctx.services);
         return { markdown: content, title: page.title, document: doc.uri.toString() };
       } catch (err) {
         const alternative = provider === 'glm' ? 'kimi' : 'glm';
@@ -304,9 +305,9 @@ async function pickResult(query: string, provider: string, results: SearchResult
   });
 }
 
-/** One tab per query and provider: searching again for the same words refreshes it. */
+/** One tab per query and provider: searching again for the same words refreshes it. Shown rendered: its links are to be read and followed. */
 function searchSource(query: string, provider: string): ResultSource {
-  return { tool: 'search', source: `${provider}:${query}`, label: vscode.l10n.t('Search {0}', query) };
+  return { tool: 'search', source: `${provider}:${query}`, label: vscode.l10n.t('Search {0}', query), rendered: true };
 }
 
 function providerName(provider: string): string {

@@ -15,6 +15,8 @@ export interface ResultSource {
   source: vscode.Uri | string;
   /** What the result is called in its tab and as chat context, e.g. "Parsed report.pdf". */
   label: string;
+  /** Shown rendered (Markdown's preview) rather than as text: a list of links to read, not text to edit. */
+  rendered?: boolean;
 }
 
 interface ShownResult extends ResultSource {
@@ -58,21 +60,22 @@ export function registerResultDocuments(): vscode.Disposable {
   return vscode.Disposable.from(vscode.workspace.registerTextDocumentContentProvider(RESULT_SCHEME, shown), shown);
 }
 
-/** A file name made of the label: the tab's title, and the name a web result is offered to be saved as. */
-function fileName(label: string): string {
+/** A Markdown file name made of a label or title: a result's tab, the name a web result or an exported chat is offered to be saved as. */
+export function markdownFileName(label: string): string {
   return `${label.replace(/[\\/:*?"<>|\r\n\t]+/g, ' ').trim().slice(0, 100) || 'result'}.md`;
 }
 
 /** The same tool and source always give the same address, so its tab is reused. */
 export function resultUri(result: ResultSource): vscode.Uri {
   const source = typeof result.source === 'string' ? result.source : result.source.toString();
-  return vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/${result.tool}/${fileName(result.label)}`, query: source });
+  return vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/${result.tool}/${markdownFileName(result.label)}`, query: source });
 }
 
 /**
  * Shows a tool's Markdown result (as readableText makes it: form feeds become page separators) in
- * its source's own read-only tab, in the second column: beside the source, and always the same
- * column, so results do not keep splitting the editor area.
+ * its source's own read-only tab, in the editor group the user works in: a result opened in a
+ * second column split the editor area and left the first half empty when nothing else was open.
+ * A result marked `rendered` (web search results) is shown as Markdown's preview of the document.
  */
 export async function showResult(result: ResultSource, content: string): Promise<vscode.TextDocument> {
   const uri = resultUri(result);
@@ -95,7 +98,8 @@ export async function showResult(result: ResultSource, content: string): Promise
     doc = await vscode.workspace.openTextDocument(uri);
   }
   if (doc.languageId !== 'markdown') doc = await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
-  await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Two, preview: false });
+  if (result.rendered) await vscode.commands.executeCommand('markdown.showPreview', uri);
+  else await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Active, preview: false });
   return doc;
 }
 
@@ -116,7 +120,7 @@ export async function saveResult(result: ShownResult): Promise<vscode.Uri | unde
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
   const target = await vscode.window.showSaveDialog({
     title: vscode.l10n.t('Save {0}', result.label),
-    defaultUri: folder ? vscode.Uri.joinPath(folder, fileName(result.label)) : undefined,
+    defaultUri: folder ? vscode.Uri.joinPath(folder, markdownFileName(result.label)) : undefined,
     filters: { [vscode.l10n.t('Markdown files')]: ['md'] },
   });
   if (!target) return undefined;

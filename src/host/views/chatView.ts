@@ -3,6 +3,7 @@ import * as z from 'zod/mini';
 import { webviewMessageSchema } from '../../shared/protocol';
 import type { ChatController, ChatViewPort } from '../chat/chatController';
 import { allowedImageHosts, REMOTE_IMAGE_HOSTS_SETTING } from '../chat/remoteImages';
+import { shownTitle } from '../chat/snapshot';
 import { showError } from '../notify';
 import { webviewHtml } from './webviewHtml';
 
@@ -39,7 +40,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'media'), vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview'), this.controller.imageDir],
     };
     const port: ChatViewPort = {
-      post: (message) => void webview.postMessage(message),
+      post: (message) => {
+        // The conversation's title goes beside the view's own ("CHAT · Sorting in TypeScript"), not
+        // in a strip of its own inside the view.
+        if (message.type === 'snapshot') view.description = shownTitle(message.state);
+        void webview.postMessage(message);
+      },
       isLive: () => this.ready && view.visible,
       resourceUri: (file) => webview.asWebviewUri(file).toString(),
       // The CSP changes with the allowed image hosts, so the page is rebuilt; it then

@@ -6,7 +6,7 @@ import * as l10n from '@vscode/l10n';
 import type { ChatMessageView, HostMessage } from '../../shared/protocol';
 import { ChatStore } from './chatStore';
 import { Composer } from './composer';
-import { h, setHidden, setText } from '../shared/dom';
+import { h } from '../shared/dom';
 import { EmptyState } from './emptyState';
 import { warmWorker } from './highlight';
 import { warmMarkdown } from './markdown';
@@ -24,8 +24,6 @@ const RENDER_MEASURE = 'chat-render';
 
 export class ChatApp {
   private readonly store = new ChatStore();
-  /** The conversation's title, one quiet line (New, History, Rename… are in the view's title bar). */
-  private readonly title = h('div', { className: 'chat-title' });
   private readonly emptyState: EmptyState;
   private readonly notice: NoticeBanner;
   private readonly list: MessageList;
@@ -39,12 +37,15 @@ export class ChatApp {
     private readonly channel: ChatChannel,
   ) {
     this.notice = new NoticeBanner((action) => channel.post({ type: 'action', action }));
-    this.composer = new Composer(channel, () => this.store.messages.filter((m) => m.role === 'user').map((m) => m.text));
+    this.composer = new Composer(
+      channel,
+      () => this.store.messages.filter((m) => m.role === 'user').map((m) => m.text),
+      this.notice.el,
+    );
     this.emptyState = new EmptyState((prompt) => this.composer.fill(prompt));
     this.list = new MessageList(this.store, channel, () => this.composer.focusModel(), this.emptyState.el);
-    this.title.hidden = true;
     this.composer.el.hidden = true;
-    root.replaceChildren(this.title, this.notice.el, this.loading, this.list.el, this.composer.el);
+    root.replaceChildren(this.loading, this.list.el, this.composer.el);
     document.addEventListener('keydown', (event) => {
       if (event.key === 'Escape' && !event.defaultPrevented && !(event.target instanceof HTMLSelectElement) && this.composer.stop()) event.preventDefault();
     });
@@ -109,16 +110,15 @@ export class ChatApp {
       this.loading.remove();
       this.composer.el.hidden = false;
       const model = snapshot.models.find((m) => m.id === snapshot.model);
-      const title = snapshot.conversations.find((c) => c.id === snapshot.conversationId)?.title ?? '';
-      setText(this.title, title);
-      this.title.title = title;
-      setHidden(this.title, !title);
       this.notice.update(snapshot.notice);
       this.composer.updatePicker(snapshot);
       this.composer.updateModel(model, snapshot.imageMaxBytes);
-      this.emptyState.update(model);
+      // While the chat cannot be used (no key, no models…) the notice beside Send says why and Send waits.
+      const setup = snapshot.notice;
+      this.emptyState.update(model, setup === undefined);
       this.composer.updateAttachments(snapshot.attachments);
-      this.composer.setBlocked(snapshot.modelGone ? modelGoneSendNote(snapshot.modelGone.model) : undefined);
+      if (setup) this.composer.setBlocked(setup.message, true);
+      else this.composer.setBlocked(snapshot.modelGone ? modelGoneSendNote(snapshot.modelGone.model) : undefined);
     }
     if (store.busyDirty) this.composer.setBusy(store.busy);
     this.list.render();

@@ -37,6 +37,7 @@ export class Composer {
   private blockedNote = '';
   /** See setBlocked. */
   private blocked: string | undefined;
+  private blockedShown = false;
   /** Where Up/Down in the input is among the earlier questions (-1: not recalling). */
   private recallIndex = -1;
 
@@ -44,6 +45,8 @@ export class Composer {
     private readonly channel: ChatChannel,
     /** The questions of the shown conversation, oldest first (Up recalls them, newest first). */
     private readonly earlierQuestions: () => readonly string[],
+    /** Why the chat cannot be used yet (no key…) with the action that fixes it: shown beside Send, which it disables. */
+    setupNotice: HTMLElement = h('div'),
   ) {
     this.input = h('textarea', {
       className: 'input composer-input',
@@ -67,7 +70,7 @@ export class Composer {
       h('span', { className: 'composer-attach', attrs: { role: 'group', 'aria-label': l10n.t('Attach') } }, attachFile, attachSelection, this.imageButton),
       h('span', { className: 'composer-send' }, this.stopButton, this.sendButton),
     );
-    this.el = h('footer', { className: 'composer' }, this.chips, h('div', { className: 'composer-box' }, this.input, bar), this.note);
+    this.el = h('footer', { className: 'composer' }, this.chips, h('div', { className: 'composer-box' }, this.input, bar), setupNotice, this.note);
     // A click on the box's empty parts puts the caret in the message, as in an editor.
     this.el.querySelector('.composer-box')?.addEventListener('mousedown', (event) => {
       if (event.target === event.currentTarget || event.target === bar) {
@@ -331,9 +334,14 @@ export class Composer {
     this.updateButtons();
   }
 
-  /** Why Send waits whatever is typed (the conversation's model is gone until another is picked); undefined: it does not. */
-  setBlocked(reason: string | undefined): void {
+  /**
+   * Why Send waits whatever is typed (no key, or the conversation's model is gone until another is
+   * picked); undefined: it does not. `shownBeside`: the reason is already on screen next to Send
+   * (the setup notice), so the note below does not repeat it.
+   */
+  setBlocked(reason: string | undefined, shownBeside = false): void {
     this.blocked = reason;
+    this.blockedShown = shownBeside;
     this.updateButtons();
   }
 
@@ -341,11 +349,11 @@ export class Composer {
     const imagesBlocked = this.pendingImages > 0 && this.model !== undefined && !this.model.imageInput;
     this.sendButton.disabled = this.busy || !this.input.value.trim() || imagesBlocked || this.blocked !== undefined;
     // A Send that cannot be used says why next to it, not only in its tooltip.
-    const why = this.blocked ?? (imagesBlocked && this.model ? l10n.t('{0} does not take images: remove the image or pick a model that does.', this.model.id) : '');
+    const why = this.blockedShown ? '' : (this.blocked ?? (imagesBlocked && this.model ? l10n.t('{0} does not take images: remove the image or pick a model that does.', this.model.id) : ''));
     if (why) this.showNote(why);
     else if (this.blockedNote && this.note.textContent === this.blockedNote) this.showNote('');
     this.blockedNote = why;
-    this.sendButton.title = why || l10n.t('Send the message (Enter)');
+    this.sendButton.title = why || this.blocked || l10n.t('Send the message (Enter)');
     setHidden(this.stopButton, !this.busy);
     setHidden(this.sendButton, this.busy);
   }

@@ -5,7 +5,7 @@
  */
 import * as l10n from '@vscode/l10n';
 import type { ChatModelView } from '../../shared/protocol';
-import { h, setText } from '../shared/dom';
+import { h, setHidden, setText } from '../shared/dom';
 import { capabilities } from './modelPicker';
 
 /** At most this many starters, so they fit a narrow side bar without pushing the rest away. */
@@ -21,18 +21,27 @@ function starters(model: ChatModelView | undefined): string[] {
 
 export class EmptyState {
   readonly el: HTMLElement;
+  private readonly body = h('div');
   private readonly can = h('p', { className: 'empty-can' });
   private readonly list = h('div', { className: 'starters', attrs: { role: 'group', 'aria-label': l10n.t('Starter prompts') } });
   private key: string | undefined;
 
   constructor(private readonly onPick: (prompt: string) => void) {
-    this.el = h('div', { className: 'empty' }, h('p', { className: 'empty-lead', text: l10n.t('Ask anything. Enter sends, Shift+Enter adds a line.') }), this.can, this.list);
+    // The list shows or hides `el` by whether there are messages; `body` is this state's own.
+    this.el = h('div', { className: 'empty' }, this.body);
+    this.body.append(h('p', { className: 'empty-lead', text: l10n.t('Ask anything. Enter sends, Shift+Enter adds a line.') }), this.can, this.list);
   }
 
-  update(model: ChatModelView | undefined): void {
-    const key = JSON.stringify(model ?? null);
+  /**
+   * `usable`: the chat can be used (a key, models…). When it cannot, the notice beside Send says
+   * why, and no invitation to pick a model or try a prompt is shown that could not be followed.
+   */
+  update(model: ChatModelView | undefined, usable = true): void {
+    const key = JSON.stringify([model ?? null, usable]);
     if (key === this.key) return;
     this.key = key;
+    setHidden(this.body, !usable);
+    if (!usable) return;
     const can = model ? capabilities(model) : [];
     setText(this.can, !model ? l10n.t('Choose a model below to start.') : can.length ? l10n.t('{0}: {1}.', model.id, can.join(' · ')) : l10n.t('{0}: text only (no images, web search or thinking control).', model.id));
     this.list.replaceChildren(

@@ -45,9 +45,12 @@ export function usageLine(usage: ChatMessageView['usage']): string {
   return parts.length ? l10n.t('Tokens: {0}', parts.join(' · ')) : '';
 }
 
-/** "12K chars" (the display language's short form of the number: "1.2万 字符"). */
+/**
+ * "746 characters", "12K characters" (the display language's short form of a large number: "1.2万"):
+ * the same word as the notices of the host that count characters.
+ */
 export function formatChars(chars: number): string {
-  return l10n.t('{0} chars', formatCompactNumber(chars));
+  return l10n.t('{0} characters', formatCompactNumber(chars));
 }
 
 const IMAGE_FORMATS: Record<ImageRef['mediaType'], string> = { 'image/png': 'PNG', 'image/jpeg': 'JPEG', 'image/gif': 'GIF', 'image/webp': 'WebP' };

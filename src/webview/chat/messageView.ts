@@ -51,6 +51,7 @@ export class MessageView {
   private details: HTMLDetailsElement | undefined;
   private summary: HTMLElement | undefined;
   private waiting: HTMLElement | undefined;
+  private streamMark: HTMLElement | undefined;
   private sources: HTMLElement | undefined;
   // User parts.
   private userText: HTMLElement | undefined;
@@ -111,8 +112,11 @@ export class MessageView {
       });
       this.answer = new MarkdownView(this.renderOptions, 'md msg-body');
       this.waiting = h('div', { className: 'waiting', text: l10n.t('Waiting for the answer…') });
+      // Where the text grows while it arrives: a pulsing mark at the answer's end (chat.css), named
+      // for screen readers; gone once the answer has ended.
+      this.streamMark = h('div', { className: 'stream-mark', attrs: { role: 'img', 'aria-label': l10n.t('The answer is still being written') } }, h('span'), h('span'), h('span'));
       this.sources = h('div', { className: 'sources' });
-      this.el.append(this.details, this.waiting, this.answer.el, this.sources);
+      this.el.append(this.details, this.waiting, this.answer.el, this.streamMark, this.sources);
     }
     this.el.append(this.status, this.usage, this.actions);
     this.update(message);
@@ -233,6 +237,7 @@ export class MessageView {
     }
     (this.answer as MarkdownView).update(message.text, streaming);
     setHidden(this.waiting as HTMLElement, !(streaming && !message.text && !reasoning));
+    setHidden(this.streamMark as HTMLElement, !(streaming && (message.text || reasoning)));
     this.updateSources(message);
   }
 
@@ -298,6 +303,8 @@ export class MessageView {
     if (this.retryButton) setHidden(this.retryButton, !retry);
     if (this.continueButton) setHidden(this.continueButton, !flags.isLastAssistant || flags.busy);
     const isLast = this.message.role === 'user' ? flags.isLastUser : flags.isLastAssistant;
+    // The last answer's actions stay in sight at its end (chat.css); the others show on hover or focus.
+    this.el.classList.toggle('msg-last', this.message.role === 'assistant' && flags.isLastAssistant);
     setHidden(this.lastButton, !isLast || flags.busy || this.editor !== undefined || retry);
     setHidden(this.actions, Array.from(this.actions.children).every((c) => (c as HTMLElement).hidden));
   }
@@ -314,7 +321,9 @@ export class MessageView {
     this.continueButton = undefined;
     if (label) parts.push(h('span', { className: `badge status-${message.status}`, text: label }));
     if (atLimit) {
-      parts.push(h('span', { className: 'badge status-length', text: l10n.t('Stopped at the max_tokens limit') }));
+      // Not an error and not the user's Stop: the model used all the room an answer has.
+      parts.push(h('span', { className: 'badge status-length', text: l10n.t('Reached the answer length limit') }));
+      parts.push(h('span', { className: 'status-hint', text: l10n.t('Continue asks for the rest; the setting "modelGateway.chat.maxTokens" raises the limit.') }));
       this.continueButton = button(l10n.t('Continue'), { className: 'btn', act: 'continue', ariaLabel: l10n.t('Continue this answer where it stopped'), title: l10n.t('Ask the model to go on; the new text is added to this answer') });
       parts.push(this.continueButton);
     }

@@ -5,6 +5,7 @@
  */
 import * as l10n from '@vscode/l10n';
 import Module from 'node:module';
+import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 
 export interface Shown {
@@ -33,6 +34,12 @@ export const ui = {
   /** The items of each quick pick shown, and the answers for the next ones (an item's label; undefined: dismissed). */
   quickPicks: [] as Array<Array<{ label: string; description?: string; detail?: string }>>,
   pickLabels: [] as Array<string | undefined>,
+  /** The options of each save dialog shown, and the files chosen in the next ones (undefined: cancelled). */
+  saveDialogs: [] as Array<{ title?: string; defaultUri?: Uri; saveLabel?: string }>,
+  saveTo: [] as Array<Uri | undefined>,
+  /** Documents shown in an editor, and links opened outside VS Code, in order. */
+  openedDocuments: [] as unknown[],
+  openedExternally: [] as string[],
 };
 
 function answer(level: Shown['level']) {
@@ -218,6 +225,11 @@ export const fake = {
     },
     withProgress: async (_options: unknown, task: (progress: { report(): void }, token: CancellationTokenSource['token']) => unknown) => task({ report: () => undefined }, new CancellationTokenSource().token),
     showOpenDialog: async () => undefined,
+    showSaveDialog: async (options: (typeof ui.saveDialogs)[number]) => {
+      ui.saveDialogs.push(options);
+      return ui.saveTo.shift();
+    },
+    showTextDocument: async (document: unknown) => void ui.openedDocuments.push(document),
     activeTextEditor: undefined,
     get state() {
       return { focused: windowState.focused };
@@ -242,13 +254,18 @@ export const fake = {
     workspaceFolders: undefined as Array<{ uri: Uri }> | undefined,
     getWorkspaceFolder: () => undefined,
     openTextDocument: async () => ({}),
+    fs: { writeFile: async (uri: Uri, bytes: Uint8Array) => writeFile(uri.fsPath, bytes) },
   },
   commands: {
     executeCommand: async (...args: unknown[]) => void ui.executed.push(args),
     getCommands: async () => [...ui.commands],
   },
   ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
-  env: { clipboard: { writeText: async (text: string) => void ui.clipboard.push(text) }, openExternal: async () => false, language: 'en' },
+  env: { clipboard: { writeText: async (text: string) => void ui.clipboard.push(text) }, openExternal: async (uri: Uri) => {
+      ui.openedExternally.push(uri.toString());
+      return true;
+    },
+    language: 'en' },
   // VS Code's own formatting of `{0}` and `{name}` with no bundle loaded (English), as @vscode/l10n does it.
   l10n: { t: l10n.t, bundle: undefined },
 };
