@@ -22,20 +22,13 @@ import type { PendingAttachment } from './attachments';
 import { chatSettings } from './chatSettings';
 import { buildHistory } from './history';
 import type { ModelChoice } from './modelChoice';
-import { gone, type AnswerSession, type ChatBase, type Shown } from './sessions';
+import { ANSWERING_ELSEWHERE, ANSWERING_HERE, busyElsewhere, busyHere, gone, type AnswerSession, type ChatBase, type Shown } from './sessions';
 import { inStep, type ViewLink } from './snapshot';
 import { protocolSwitchHandler } from '../protocolSwitch';
 import { streamAnswer } from './streaming';
 
 /** How many notices after the last answer are looked past to find it (a few model changes in a row). */
 const NOTICE_SLACK = 20;
-
-export const busyHere = (): string => vscode.l10n.t('An answer is still being written in this conversation. Stop it first or wait for it to finish.');
-export const busyElsewhere = (): string => vscode.l10n.t('An answer is being written in this conversation in another VS Code window. Wait for it to finish there, or start a new conversation.');
-
-/** The `code` of the refusal when the conversation is answering in this window, or in another one. */
-export const ANSWERING_HERE = 'answeringHere';
-export const ANSWERING_ELSEWHERE = 'answeringElsewhere';
 
 export interface SendOptions {
   system?: string;
