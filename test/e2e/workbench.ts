@@ -361,13 +361,14 @@ export async function mediaFrame(page: Page): Promise<FrameLocator> {
 }
 
 /** The chat's section header in the side bar (shown while other views share the container). */
-export const CHAT_HEADER = '.part.sidebar .pane-header[aria-label="Chat Section"]';
+// "Chat Section", or "Chat - <conversation title> Section" once the view shows a conversation's title.
+export const CHAT_HEADER = '.part.sidebar .pane-header[aria-label^="Chat"][aria-label$="Section"]';
 /** The chat's title-bar actions: in its section header (other views in the container) or the container's title (alone). */
 export const CHAT_TITLE_ACTIONS = [`${CHAT_HEADER} .actions`, '.part.sidebar .composite.title .title-actions'];
 
 /** The title of the conversation the chat shows: beside the view's name in its section header ("CHAT  Sorting in TypeScript"). */
 export function chatConversationTitle(page: Page): Locator {
-  return page.locator(`${CHAT_HEADER} .description`);
+  return page.locator(CHAT_HEADER);
 }
 
 /** The chat view's title-bar action whose accessible label starts with `label` ("New Chat", "Export Chat as Markdown"). */
