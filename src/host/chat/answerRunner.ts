@@ -22,7 +22,7 @@ import type { PendingAttachment } from './attachments';
 import { chatSettings } from './chatSettings';
 import { buildHistory } from './history';
 import type { ModelChoice } from './modelChoice';
-import { ANSWERING_ELSEWHERE, ANSWERING_HERE, busyElsewhere, busyHere, gone, type AnswerSession, type ChatBase, type Shown } from './sessions';
+import { ANSWERING_ELSEWHERE, ANSWERING_HERE, busyElsewhere, busyHere, gone, type AnswerSession, type ChatBase, type Sent, type Shown } from './sessions';
 import { inStep, type ViewLink } from './snapshot';
 import { protocolSwitchHandler } from '../protocolSwitch';
 import { streamAnswer } from './streaming';
@@ -44,13 +44,6 @@ interface AnswerStart {
   continuing?: StoredMessage;
   /** Message `from` and every later one are replaced by `before` and the new answer, in one write. */
   replace?: { from: string; before: StoredMessage[] };
-}
-
-/** A send that went through: where it went and what was asked and answered. */
-export interface Sent {
-  conversationId: string;
-  question: StoredMessage;
-  answer?: StoredMessage;
 }
 
 /** What the runner needs from the chat controller. */

@@ -18,6 +18,13 @@ import type { ConversationMeta, ConversationStore, StoredMessage } from '../../c
 import { GatewayError } from '../../core/errors';
 import type { Services } from '../services';
 
+/** A send that went through: where it went and what was asked and answered. */
+export interface Sent {
+  conversationId: string;
+  question: StoredMessage;
+  answer?: StoredMessage;
+}
+
 /** Why a send is refused while its conversation is answering here, or in another window. */
 export const busyHere = (): string => l10n.t('An answer is still being written in this conversation. Stop it first or wait for it to finish.');
 export const busyElsewhere = (): string => l10n.t('An answer is being written in this conversation in another VS Code window. Wait for it to finish there, or start a new conversation.');
