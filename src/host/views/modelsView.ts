@@ -185,6 +185,8 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     const quota = this.services.quota.forKey(key.id);
     item.description = [masked, error ? vscode.l10n.t('refused or unreachable') : vscode.l10n.t('{0} models', formatNumber(models?.length ?? 0)), quota && quotaShort(quota)].filter(Boolean).join(' — ');
     item.tooltip = error ? error.message : vscode.l10n.t('API key "{0}" ({1})', key.name, masked);
+    // Read as the kind rows are (name, then description); a string tooltip would otherwise be the row's accessible label.
+    item.accessibilityInformation = { label: `${key.name} ${String(item.description)}` };
     item.iconPath = new vscode.ThemeIcon(error ? 'warning' : 'key');
     item.contextValue = 'apiKey';
     return item;
