@@ -1,21 +1,19 @@
 /**
  * The scrolling list of messages: keeps one MessageView per message id across snapshots, follows
- * new content only while the user is at the bottom, and handles every click inside it with one
- * delegated listener (links become `openLink`, buttons are recognised by `data-act`).
+ * new content only while the user is at the bottom, and hands every click inside it to one
+ * delegated listener (listClicks.ts).
  */
 import * as l10n from '@vscode/l10n';
-import type { ChatMessageView, WebviewMessage } from '../../shared/protocol';
+import type { ChatMessageView } from '../../shared/protocol';
 import type { ChatStore } from './chatStore';
 import { button, h, setHidden } from '../shared/dom';
 import type { RenderOptions } from './markdown';
 import { MessageView, sameHosts, type MessageContext } from './messageView';
-import { SAFE_LINK } from './sanitizer';
 import type { ChatChannel } from './chatChannel';
 import { ModelGoneView, NoticeLines } from './noticeView';
 import { MessageGroups } from './messageGroups';
+import { onListClick } from './listClicks';
 
-type Action = Extract<WebviewMessage, { type: 'action' }>['action'];
-const ACTIONS: readonly Action[] = ['setKey', 'openSettings', 'refreshModels', 'retry', 'pickModel'];
 
 /** Within this many pixels of the end counts as "at the bottom". */
 const BOTTOM_SLACK = 24;
@@ -108,7 +106,9 @@ export class MessageList {
     });
     follow.observe(this.log);
     follow.observe(this.el);
-    this.el.addEventListener('click', (event) => this.onClick(event));
+    this.el.addEventListener('click', (event) =>
+      onListClick(event, { root: this.el, store, channel, views: this.views, onPickModel }),
+    );
     // Middle-click on a link would otherwise try to open it inside the webview.
     this.el.addEventListener('auxclick', (event) => {
       if ((event.target as Element).closest('a')) event.preventDefault();
@@ -379,67 +379,6 @@ export class MessageList {
     this.channel.saveSoon();
   }
 
-  private onClick(event: MouseEvent): void {
-    const target = event.target as Element;
-    const control = target.closest<HTMLElement>('[data-act]');
-    if (control && this.el.contains(control)) {
-      this.act(control);
-      return;
-    }
-    const link = target.closest('a');
-    if (link && this.el.contains(link)) {
-      // Never navigate the webview; the host opens links after asking the user.
-      event.preventDefault();
-      const href = link.getAttribute('href');
-      if (href && SAFE_LINK.test(href.trim())) this.channel.post({ type: 'openLink', url: link.href });
-    }
-  }
-
-  private act(control: HTMLElement): void {
-    const post = (message: WebviewMessage): void => this.channel.post(message);
-    const messageId = control.closest<HTMLElement>('.msg')?.dataset.id;
-    switch (control.dataset.act) {
-      case 'copy-code':
-      case 'insert-code': {
-        // markdown-it ends a fence's code with a newline; leave it off what is copied or inserted.
-        const code = (control.closest('.code-block')?.querySelector('code')?.textContent ?? '').replace(/\n$/, '');
-        post(control.dataset.act === 'copy-code' ? { type: 'copy', text: code } : { type: 'insertCode', code });
-        break;
-      }
-      case 'allow-images':
-        if (control.dataset.host) post({ type: 'allowRemoteImageHost', host: control.dataset.host });
-        break;
-      case 'copy-msg': {
-        const message = messageId ? this.store.get(messageId) : undefined;
-        if (message) post({ type: 'copy', text: message.text });
-        break;
-      }
-      case 'edit':
-        if (messageId) this.views.get(messageId)?.startEdit();
-        break;
-      case 'regenerate':
-        if (messageId) this.channel.intent({ type: 'regenerate', messageId });
-        break;
-      case 'continue':
-        if (messageId) this.channel.intent({ type: 'continue', messageId });
-        break;
-      case 'error-action': {
-        const action = ACTIONS.find((a) => a === control.dataset.action);
-        // Retry names the answer it re-runs; the host refuses it unless that is still the last one.
-        // Retry and Pick a model act on this conversation and name it; the setup actions concern none.
-        const named = (action === 'retry' || action === 'pickModel') && this.channel.conversation !== undefined ? { conversationId: this.channel.conversation } : {};
-        if (action) post({ type: 'action', action, ...(action === 'retry' && messageId ? { messageId } : {}), ...named });
-        if (action === 'pickModel') this.onPickModel();
-        break;
-      }
-      case 'load-older':
-        this.channel.intent({ type: 'loadOlder' });
-        break;
-      case 'open-image':
-        if (control.dataset.image) this.channel.intent({ type: 'openImage', id: control.dataset.image });
-        break;
-    }
-  }
 }
 
 /**
