@@ -161,7 +161,7 @@ export function defineMediaTests(t: SuiteBuilder, harness: () => WebviewHarness)
     assert.match(await failed.locator('.billing-note').innerText(), /^Billing: /);
     const meta = await p.page.locator('#panel-video .task .meta').allInnerTexts();
     assert.ok(meta.every((m) => m.includes('832 × 480')), meta.join('\n'));
-    assert.ok(meta.every((m) => / · video length 5 s · (elapsed|took) \d+ s/.test(m)), meta.join('\n'));
+    assert.ok(meta.every((m) => / · video length 5 s · (elapsed|took) \d+ (s|min|h)\b/.test(m)), meta.join('\n'));
     // Gallery cards: Open and a menu for the rest.
     assert.equal(await p.page.locator('#panel-video .card button.more-toggle').getAttribute('aria-haspopup'), 'menu');
     assert.equal(await p.page.locator('#panel-video .card .dimensions').innerText(), '832 × 480');
