@@ -46,7 +46,7 @@ describe('Model Gateway in a real extension host', function () {
 
   it('stores a key given as an argument and uses it exactly as copied, only towards the gateway', async () => {
     const result = await run<SetKeyResult>('setApiKey', `  ${DEMO_KEY}\n`);
-    assert.deepEqual(result, { stored: true, masked: `••••${DEMO_KEY.slice(-4)}`, trimmed: true });
+    assert.deepEqual(result, { stored: true, masked: `••••${DEMO_KEY.slice(-4)}`, trimmed: true, name: 'default' });
     const report = await run<ConnectionReport>('checkConnection', { silent: true });
     assert.equal(report.keyAccepted, true);
     assert.equal(report.maskedKey, `••••${DEMO_KEY.slice(-4)}`);

@@ -24,6 +24,7 @@ async function until(check: () => boolean | Promise<boolean>, what: string): Pro
 describe('Limits the gateway enforces, in a real extension host', function () {
   this.timeout(180_000);
   let gw: GatewayDouble;
+  let confirmBefore: boolean | undefined;
   const posts = (p: string) => gw.log.filter((e) => e.method === 'POST' && e.path === p);
 
   before(async () => {
@@ -33,11 +34,14 @@ describe('Limits the gateway enforces, in a real extension host', function () {
     await setSetting('baseUrl', gw.url);
     await setSetting('catalogUrl', gw.catalogUrl);
     await setSetting('video.pollSeconds', 1);
+    confirmBefore = vscode.workspace.getConfiguration('modelGateway.tools').inspect<boolean>('confirmBilledCalls')?.globalValue;
+    await setSetting('tools.confirmBilledCalls', false);
     await run('setApiKey', BUSY_KEY);
     await run('refreshModels');
   });
   after(async () => {
     await setSetting('video.pollSeconds', undefined);
+    await setSetting('tools.confirmBilledCalls', confirmBefore);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await run('clearApiKey');
     await gw.stop();
@@ -47,7 +51,14 @@ describe('Limits the gateway enforces, in a real extension host', function () {
   it('a burst from the sidebar chat and an agent tool with one key all succeed, never more than the limit at the gateway', async () => {
     const hold = gw.holdRelays();
     try {
-      const asks = [1, 2].map((i) => run<AskResult>('ask', { prompt: `burst answer ${i}`, model: 'gpt-4o-mini', conversationId: undefined }));
+      // One answer per conversation: each ask goes into a conversation of its own (a new chat each).
+      const asks: Array<Promise<AskResult>> = [];
+      for (const i of [1, 2]) {
+        await vscode.commands.executeCommand('modelGateway.newChat');
+        asks.push(run<AskResult>('ask', { prompt: `burst answer ${i}`, model: 'gpt-4o-mini' }));
+        await until(() => gw.concurrency(BUSY_KEY).inFlight === i, `answer ${i} to reach the gateway`);
+      }
+      // The agent tool comes third, over the limit; the price question is off so nothing waits for a click.
       const tool = vscode.lm.invokeTool('modelGateway_generateImage', { input: { prompt: 'A lighthouse at dusk', model: 'gpt-image-1', size: '1024x1024' }, toolInvocationToken: undefined });
       await until(() => gw.concurrency(BUSY_KEY).refused >= 1 && gw.concurrency(BUSY_KEY).inFlight === LIMIT, 'the gateway to refuse the third request');
       hold.release();

@@ -225,8 +225,13 @@ describe('Document and web tools in a real extension host', function () {
   });
 
   describe('result tabs', () => {
-    const resultTabs = (uri: string) =>
-      vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === uri).length;
+    // A result shows as its text, or (web search results) as Markdown's preview of it, a webview tab named after the file.
+    const resultTabs = (uri: string) => {
+      const preview = `Preview ${path.posix.basename(vscode.Uri.parse(uri).path)}`;
+      return vscode.window.tabGroups.all
+        .flatMap((g) => g.tabs)
+        .filter((tab) => (tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === uri) || (tab.input instanceof vscode.TabInputWebview && tab.label === preview)).length;
+    };
     const untitled = () => vscode.workspace.textDocuments.filter((d) => d.isUntitled).length;
 
     it('shows each source in one read-only tab: the same source reuses it, another source gets its own, nothing untitled', async () => {
@@ -279,7 +284,7 @@ describe('Document and web tools in a real extension host', function () {
       const saved = ok(await run<{ saved: string } | Failure>('saveResult', vscode.Uri.parse(result.document)), 'saveResult');
       const savedPath = vscode.Uri.parse(saved.saved).fsPath;
       assert.equal(path.dirname(savedPath), dir, 'saved beside the PDF');
-      assert.match(path.basename(savedPath), /^quarterly-report-\d+\.md$/);
+      assert.match(path.basename(savedPath), /^quarterly-report_\d+\.md$/);
       assert.ok(!before.has(path.basename(savedPath)), 'a new file');
       assert.equal(await fs.readFile(savedPath, 'utf8'), readableText(sample.text), 'saved as shown');
       assert.equal(await fs.readFile(mine, 'utf8'), '# My own notes\n', 'the existing file is kept');
