@@ -104,6 +104,8 @@ export class HttpClient {
    * A GET whose large body goes to a file (a generated video), through `send`: the same undici
    * connection, limits, timeouts, retries and key rules as every other request. undici pauses the
    * socket while the body's buffer is full, so a slow disk slows the download instead of filling memory.
+   * A server closing the connection while that buffer is full crashed undici 7.x's parser;
+   * patches/undici+7.30.2.patch fixes it.
    */
   async getLarge(req: Omit<HttpRequest, 'method' | 'json' | 'body' | 'timeout' | 'idempotent'>): Promise<LargeResponse> {
     const response = await this.send({ ...req, method: 'GET' });
