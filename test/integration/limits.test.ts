@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { AskResult } from '../../src/host/chat/chatController';
 import type { VideoTaskSummary } from '../../src/host/media/videoActions';
 import { DEFAULT_GROUPS, DEFAULT_MODELS, GatewayDouble, type ModelSpec } from '../gateway';
+import { until as waitUntil } from '../support/until';
 import { run, setSetting } from './support';
 
 /** A key whose gateway lets it run two requests at once (new-api's per-token MaxConcurrency). */
@@ -13,13 +14,7 @@ const SORA: ModelSpec = { id: 'sora-2', owned_by: 'openai', supported_endpoint_t
 /** How long a condition may take to hold on a busy machine (polled; an idle machine never waits it out). */
 const WAIT_MS = 60_000;
 
-async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const end = Date.now() + WAIT_MS;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = (check: () => boolean | Promise<boolean>, what: string): Promise<void> => waitUntil(check, what, WAIT_MS);
 
 describe('Limits the gateway enforces, in a real extension host', function () {
   this.timeout(180_000);
