@@ -36,7 +36,7 @@ describe('Chat header, history and keybindings', () => {
   it('gives the chat the container: Models starts collapsed, New Chat, History and Export are title-bar icons', async () => {
     const { page } = ui();
     await openNewChat(page);
-    const chatPane = page.locator(`.part.sidebar .pane:has(${CHAT_HEADER})`);
+    const chatPane = page.locator(`.part.sidebar .pane:has(${CHAT_HEADER.replace('.part.sidebar ', '')})`);
     const modelsHeader = page.locator(MODELS_HEADER);
     // A fresh profile shows Models collapsed (the manifest's "visibility"), unless an earlier
     // scenario opened it; collapse it the way a user would and measure the chat's share.

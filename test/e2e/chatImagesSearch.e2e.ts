@@ -167,11 +167,11 @@ describe('Chat with images and web search', () => {
     await fsp.rm(file, { force: true });
     assert.match(exported, /1\. \[Example News\]\(https:\/\/news\.example\.com\/who-won-the-regatta\)/);
 
-    // Chat Completions: the third provider's enable_search.
+    // Chat Completions: Bailian's search switch (enable_search in the request).
     await runCommandFromPalette(page, 'Model Gateway: Focus on Chat View');
     await frame.locator('select.model-select').selectOption('qwen-plus');
     // The switch stays; what it does changes with the protocol (the host's next snapshot says so).
-    await frame.locator('.search-toggle[title*="enable_search"]').waitFor();
+    await frame.locator('.search-toggle[title*="Alibaba Bailian"]').waitFor();
     await setSearch(true);
     double.clearLog();
     const qwen = await send(frame, 'weather news');

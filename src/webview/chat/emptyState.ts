@@ -41,7 +41,11 @@ export class EmptyState {
     if (key === this.key) return;
     this.key = key;
     setHidden(this.body, !usable);
-    if (!usable) return;
+    if (!usable) {
+      // Nothing that could not be followed stays behind, hidden or not (a screen reader's list of buttons included).
+      this.list.replaceChildren();
+      return;
+    }
     const can = model ? capabilities(model) : [];
     setText(this.can, !model ? l10n.t('Choose a model below to start.') : can.length ? l10n.t('{0}: {1}.', model.id, can.join(' · ')) : l10n.t('{0}: text only (no images, web search or thinking control).', model.id));
     this.list.replaceChildren(
