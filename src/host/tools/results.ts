@@ -75,6 +75,7 @@ export function resultUri(result: ResultSource): vscode.Uri {
  * Shows a tool's Markdown result (as readableText makes it: form feeds become page separators) in
  * its source's own read-only tab, in the editor group the user works in: a result opened in a
  * second column split the editor area and left the first half empty when nothing else was open.
+ * A result already open in some group is brought forward there rather than opened a second time.
  * A result marked `rendered` (web search results) is shown as Markdown's preview of the document.
  */
 export async function showResult(result: ResultSource, content: string): Promise<vscode.TextDocument> {
@@ -99,8 +100,15 @@ export async function showResult(result: ResultSource, content: string): Promise
   }
   if (doc.languageId !== 'markdown') doc = await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
   if (result.rendered) await vscode.commands.executeCommand('markdown.showPreview', uri);
-  else await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Active, preview: false });
+  else await vscode.window.showTextDocument(doc, { viewColumn: openIn(uri), preview: false });
   return doc;
+}
+
+/** The group already showing this result (it is brought forward there, not opened twice), else the one the user works in. */
+function openIn(uri: vscode.Uri): vscode.ViewColumn {
+  const key = uri.toString();
+  const group = vscode.window.tabGroups.all.find((g) => g.tabs.some((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === key));
+  return group?.viewColumn ?? vscode.ViewColumn.Active;
 }
 
 /** The result shown at `uri`, or in the active editor; a clear error when there is none. */
