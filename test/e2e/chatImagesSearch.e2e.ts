@@ -157,10 +157,12 @@ describe('Chat with images and web search', () => {
 
     // The export (the view's title-bar action, then where to save it) keeps the numbered sources.
     await clickChatTitleAction(page, 'Export Chat as Markdown');
+    // The dialog offers the conversation's title as the file name, in the workspace; taken as offered.
+    const file = path.join(ui().workspace, 'who won the regatta.md');
+    await fsp.rm(file, { force: true });
     const target = page.locator('.quick-input-widget input');
     await target.waitFor();
-    const file = path.join(ui().workspace, `export-${Date.now().toString(36)}.md`);
-    await target.fill(file);
+    assert.match(await target.inputValue(), /who won the regatta\.md$/);
     await target.press('Enter');
     await page.locator('.notifications-toasts .notification-toast', { hasText: `Exported the conversation to ${path.basename(file)}.` }).waitFor();
     const exported = await fsp.readFile(file, 'utf8');
