@@ -210,20 +210,14 @@ describe('Media Studio', () => {
         await row.waitFor();
         const badge = done.locator('.badge', { hasText: /^Done$/ });
         await badge.waitFor({ timeout: 120_000 });
-        const ratio = await badge.evaluate((el) => {
+        // Only the colours are read in the page (a function defined in there would need the test build's helpers).
+        const colours = await badge.evaluate((el) => {
           const view = el.ownerDocument.defaultView as unknown as { getComputedStyle(e: unknown): { color: string; backgroundColor: string } };
           const style = view.getComputedStyle(el);
-          const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).slice(0, 3).map(Number);
-          const lum = (c: string) => {
-            const [r = 0, g = 0, b = 0] = rgb(c).map((v) => {
-              const x = v / 255;
-              return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
-            });
-            return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-          };
-          const [a, b] = [lum(style.color), lum(style.backgroundColor)];
-          return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+          return [style.color, style.backgroundColor];
         });
+        const [fg, bg] = colours.map(luminance) as [number, number];
+        const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
         assert.ok(ratio >= 4.5, `the Done badge's contrast in the ${theme.name} theme is ${ratio.toFixed(2)}:1`);
         await parkMouse(page);
         await page.screenshot({ path: path.join(REPO_ROOT, 'test-results', 'e2e-media', `video-failed-${theme.name}.png`) });
@@ -233,3 +227,12 @@ describe('Media Studio', () => {
     }
   });
 });
+
+/** WCAG relative luminance of a CSS `rgb(…)` / `rgba(…)` colour. */
+function luminance(colour: string): number {
+  const [r = 0, g = 0, b = 0] = (colour.match(/[\d.]+/g) ?? []).slice(0, 3).map((v) => {
+    const x = Number(v) / 255;
+    return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
