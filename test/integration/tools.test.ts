@@ -233,8 +233,14 @@ describe('Document and web tools in a real extension host', function () {
         .filter((tab) => (tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === uri) || (tab.input instanceof vscode.TabInputWebview && tab.label === preview)).length;
     };
     const untitled = () => vscode.workspace.textDocuments.filter((d) => d.isUntitled).length;
+    const openTabs = () =>
+      vscode.window.tabGroups.all
+        .map((g) => `${g.viewColumn}: ${g.tabs.map((t) => `${t.label}${t.input instanceof vscode.TabInputText ? ` <${t.input.uri.toString()}>` : ''}`).join(', ')}`)
+        .join(' | ');
 
     it('shows each source in one read-only tab: the same source reuses it, another source gets its own, nothing untitled', async () => {
+      // From a clean editor area: what earlier tests left open (in whichever group) is not this test's.
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       const untitledBefore = untitled();
       const pdf = file(sampleFile('quarterly-report.pdf').name);
       const first = ok(await run<ParseResult | Failure>('parsePdf', pdf), 'parsePdf');
@@ -242,7 +248,7 @@ describe('Document and web tools in a real extension host', function () {
       assert.ok(first.document && again.document);
       assert.equal(vscode.Uri.parse(first.document).scheme, 'model-gateway-result');
       assert.equal(again.document, first.document, 'the same PDF parsed again shows in the same document');
-      assert.equal(resultTabs(first.document), 1, 'one tab for the PDF');
+      assert.equal(resultTabs(first.document), 1, `one tab for the PDF; open tabs: ${openTabs()}`);
       const doc = documentByUri(first.document);
       assert.equal(doc?.getText(), readableText(again.content));
       assert.equal(doc?.languageId, 'markdown');
