@@ -6,7 +6,7 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { DEMO_KEY, promptPng } from '../gateway';
 import { LIMITS } from '../vscode/browser';
 import { ui } from './context';
-import { activityEntry, chatFrame, clearNotifications, clickChatTitleAction, masked, openNewChat, runCommandFromPalette, sendChatMessage as send, setApiKey, waitForStatus } from './workbench';
+import { acceptSaveDialog, activityEntry, chatFrame, clearNotifications, clickChatTitleAction, masked, openNewChat, runCommandFromPalette, sendChatMessage as send, setApiKey, waitForStatus } from './workbench';
 
 /** What the double answers about an image it received (test/gateway/imageFacts.ts). */
 function fact(bytes: Buffer, n = 1): string {
@@ -163,7 +163,7 @@ describe('Chat with images and web search', () => {
     const target = page.locator('.quick-input-widget input');
     await target.waitFor();
     assert.match(await target.inputValue(), /who won the regatta\.md$/);
-    await target.press('Enter');
+    await acceptSaveDialog(page);
     await page.locator('.notifications-toasts .notification-toast', { hasText: `Exported the conversation to ${path.basename(file)}.` }).waitFor();
     const exported = await fsp.readFile(file, 'utf8');
     await fsp.rm(file, { force: true });

@@ -33,6 +33,7 @@ import {
   sendChatMessage as send,
   setApiKey,
   waitForStatus,
+  acceptSaveDialog,
 } from './workbench';
 
 const SHOTS = path.join(REPO_ROOT, 'test-results', 'e2e-chat-newcomer');
@@ -144,7 +145,7 @@ describe('The chat and the editor for a newcomer (300 px)', () => {
     const pathInput = page.locator(`${QUICK_INPUT} input`);
     await pathInput.waitFor();
     assert.match(await pathInput.inputValue(), /Explain the map function\.md$/);
-    await pathInput.press('Enter');
+    await acceptSaveDialog(page);
     const done = await notification(page, 'Exported the conversation to Explain the map function.md.');
     assert.match(await fsp.readFile(file, 'utf8'), /^# Explain the map function\n/);
     assert.equal(await page.locator('.part.editor .tab[aria-label^="Untitled"]').count(), 0, 'no unsaved Untitled buffer');

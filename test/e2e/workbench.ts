@@ -556,3 +556,19 @@ export function activeEditorShowing(page: Page, text: string): Locator {
 export function editorTitleAction(page: Page, label: string): Locator {
   return page.locator(`.part.editor .editor-group-container.active .title .editor-actions a.action-label[aria-label="${label}"]`);
 }
+
+/**
+ * Accepts VS Code's own save dialog (the simple file dialog code-server shows) as it stands, with its
+ * OK button. Enter pressed while the dialog is still reading its folder is not taken (seen on a busy
+ * machine), so OK is clicked again until the dialog has closed.
+ */
+export async function acceptSaveDialog(page: Page): Promise<void> {
+  const widget = page.locator('.quick-input-widget');
+  const ok = widget.getByRole('button', { name: 'OK' });
+  await ok.waitFor();
+  for (let attempt = 0; attempt < 10 && (await widget.isVisible()); attempt++) {
+    await ok.click({ timeout: 5_000 }).catch(() => undefined);
+    await widget.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
+  }
+  await widget.waitFor({ state: 'hidden' });
+}
