@@ -105,8 +105,11 @@ export async function streamAnswer(session: AnswerSession, conversationId: strin
           message.finishReason = e.finishReason;
         }
         else if (e.type === 'error') {
-          message.status = e.error.kind === 'cancelled' ? 'stopped' : 'cut';
-          if (e.error.kind !== 'cancelled') message.error = { kind: e.error.kind, message: e.error.message, ...(e.error.requestId ? { requestId: e.error.requestId } : {}) };
+          // An abort of ours (Stop, the conversation deleted elsewhere) may reach the stream as a cut
+          // connection rather than a cancellation, depending on where the body was: it is a stop.
+          const stopped = e.error.kind === 'cancelled' || session.abort.signal.aborted;
+          message.status = stopped ? 'stopped' : 'cut';
+          if (!stopped) message.error = { kind: e.error.kind, message: e.error.message, ...(e.error.requestId ? { requestId: e.error.requestId } : {}) };
         }
       }
       schedule();
