@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { until } from '../support/until';
 import { createHash } from 'node:crypto';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
@@ -162,7 +163,8 @@ describe('Chat with images and web search', () => {
     await fsp.rm(file, { force: true });
     const target = page.locator('.quick-input-widget input');
     await target.waitFor();
-    assert.match(await target.inputValue(), /who won the regatta\.md$/);
+    // The dialog fills its path in after it opens: wait for the offered name, not its first value.
+    await until(async () => /who won the regatta\.md$/.test(await target.inputValue()), 'the save dialog to offer who won the regatta.md');
     await acceptSaveDialog(page);
     await page.locator('.notifications-toasts .notification-toast', { hasText: `Exported the conversation to ${path.basename(file)}.` }).waitFor();
     const exported = await fsp.readFile(file, 'utf8');

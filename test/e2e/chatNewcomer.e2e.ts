@@ -9,6 +9,7 @@ import * as assert from 'node:assert/strict';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
+import { until } from '../support/until';
 import { DEMO_KEY } from '../gateway';
 import { ui } from './context';
 import { REPO_ROOT } from './environment';
@@ -144,7 +145,8 @@ describe('The chat and the editor for a newcomer (300 px)', () => {
     await clickChatTitleAction(page, 'Export Chat as Markdown');
     const pathInput = page.locator(`${QUICK_INPUT} input`);
     await pathInput.waitFor();
-    assert.match(await pathInput.inputValue(), /Explain the map function\.md$/);
+    // The dialog fills its path in after it opens: wait for the offered name, not its first value.
+    await until(async () => /Explain the map function\.md$/.test(await pathInput.inputValue()), 'the save dialog to offer Explain the map function.md');
     await acceptSaveDialog(page);
     const done = await notification(page, 'Exported the conversation to Explain the map function.md.');
     assert.match(await fsp.readFile(file, 'utf8'), /^# Explain the map function\n/);
