@@ -55,8 +55,15 @@ const featuresApart = {
 const vscodeOnce = {
   name: 'vscode-once',
   setup(build) {
-    build.onResolve({ filter: /^vscode$/ }, (args) => (args.namespace === 'vscode-once' ? { path: 'vscode', external: true } : { path: 'vscode', namespace: 'vscode-once' }));
-    build.onLoad({ filter: /.*/, namespace: 'vscode-once' }, () => ({ contents: "export * from 'vscode';", loader: 'js' }));
+    build.onResolve({ filter: /^vscode$/ }, (args) =>
+      args.namespace === 'vscode-once'
+        ? { path: 'vscode', external: true }
+        : { path: 'vscode', namespace: 'vscode-once' },
+    );
+    build.onLoad({ filter: /.*/, namespace: 'vscode-once' }, () => ({
+      contents: "export * from 'vscode';",
+      loader: 'js',
+    }));
   },
 };
 
@@ -74,7 +81,12 @@ const sideEffectFree = {
   setup(build) {
     build.onResolve({ filter: /.*/ }, async (args) => {
       if (args.pluginData?.sideEffectFree || !SIDE_EFFECT_FREE.test(args.importer)) return undefined;
-      const resolved = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { sideEffectFree: true } });
+      const resolved = await build.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: { sideEffectFree: true },
+      });
       if (resolved.errors.length || resolved.external || !SIDE_EFFECT_FREE.test(resolved.path)) return undefined;
       return { path: resolved.path, sideEffects: false };
     });
@@ -104,8 +116,18 @@ function throughEntry(entryModules, indexes, external) {
       build.onResolve({ filter: /.*/ }, async (args) => {
         if (args.namespace === 'through-entry') return { path: args.path, external: true };
         if (args.kind === 'entry-point' || args.pluginData?.throughEntry) return undefined;
-        const resolved = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { throughEntry: true } });
-        if (resolved.errors.length || resolved.external || !(entryModules.has(resolved.path) || entryPackages.has(packageOf(resolved.path)))) return undefined;
+        const resolved = await build.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: { throughEntry: true },
+        });
+        if (
+          resolved.errors.length ||
+          resolved.external ||
+          !(entryModules.has(resolved.path) || entryPackages.has(packageOf(resolved.path)))
+        )
+          return undefined;
         if (!indexes.has(resolved.path)) {
           if (!external) throw new Error(`${resolved.path} was not seen when the features' imports were read`);
           indexes.set(resolved.path, indexes.size);
@@ -139,7 +161,12 @@ function namespaceMembers(code, aliases) {
       const parent = node.parent;
       if (members !== '*') {
         if (ts.isPropertyAccessExpression(parent) && parent.expression === node) members.add(parent.name.text);
-        else if (!(ts.isNamespaceImport(parent) || (ts.isPropertyAccessExpression(parent) && parent.name === node) || (ts.isPropertyAssignment(parent) && parent.name === node))) uses.set(node.text, '*');
+        else if (!(
+          ts.isNamespaceImport(parent) ||
+          (ts.isPropertyAccessExpression(parent) && parent.name === node) ||
+          (ts.isPropertyAssignment(parent) && parent.name === node)
+        ))
+          uses.set(node.text, '*');
       }
     }
     ts.forEachChild(node, visit);
@@ -168,7 +195,10 @@ async function importedNames(options, entryModules, indexes) {
   const text = result.outputFiles[0].text;
   /** @type {Map<number, Set<string> | '*'>} */
   const names = new Map([...indexes.values()].map((i) => [i, new Set()]));
-  const imports = [...text.matchAll(/^import\s*([^;]*?)\s*from\s*"entry-module-(\d+)";/gm)].map((m) => ({ clause: m[1], i: Number(m[2]) }));
+  const imports = [...text.matchAll(/^import\s*([^;]*?)\s*from\s*"entry-module-(\d+)";/gm)].map((m) => ({
+    clause: m[1],
+    i: Number(m[2]),
+  }));
   const aliasOf = (clause) => /^\*\s*as\s+([\w$]+)$/.exec(clause)?.[1];
   const members = namespaceMembers(text, new Set(imports.map((m) => aliasOf(m.clause)).filter(Boolean)));
   for (const { clause, i } of imports) {
@@ -182,9 +212,19 @@ async function importedNames(options, entryModules, indexes) {
       if (used !== '*') for (const name of used) set.add(name);
       continue;
     }
-    if (clause.replace(/\{[^}]*\}/, '').replace(/,/g, '').trim()) set.add('default');
+    if (
+      clause
+        .replace(/\{[^}]*\}/, '')
+        .replace(/,/g, '')
+        .trim()
+    )
+      set.add('default');
     const braces = /\{([^}]*)\}/.exec(clause);
-    for (const spec of (braces?.[1] ?? '').split(',').map((x) => x.trim()).filter(Boolean)) set.add(spec.split(/\s+as\s+/)[0].trim());
+    for (const spec of (braces?.[1] ?? '')
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean))
+      set.add(spec.split(/\s+as\s+/)[0].trim());
   }
   for (const m of text.matchAll(/require\("entry-module-(\d+)"\)/g)) names.set(Number(m[1]), '*');
   return names;
@@ -203,12 +243,20 @@ function entrySource(indexes, names) {
     const used = names.get(i) ?? '*';
     if (used === '*') {
       lines.push(`import * as m${i} from ${JSON.stringify(file)};`);
-      lines.push(`__modules[${i}] = '__esModule' in m${i} ? m${i} : Object.defineProperty(m${i}, '__esModule', { value: true });`);
+      lines.push(
+        `__modules[${i}] = '__esModule' in m${i} ? m${i} : Object.defineProperty(m${i}, '__esModule', { value: true });`,
+      );
       continue;
     }
     const list = [...used];
-    lines.push(list.length ? `import { ${list.map((n, k) => `${n} as m${i}_${k}`).join(', ')} } from ${JSON.stringify(file)};` : `import ${JSON.stringify(file)};`);
-    lines.push(`__modules[${i}] = { __esModule: true, ${list.map((n, k) => `get ${JSON.stringify(n)}() { return m${i}_${k}; }`).join(', ')} };`);
+    lines.push(
+      list.length
+        ? `import { ${list.map((n, k) => `${n} as m${i}_${k}`).join(', ')} } from ${JSON.stringify(file)};`
+        : `import ${JSON.stringify(file)};`,
+    );
+    lines.push(
+      `__modules[${i}] = { __esModule: true, ${list.map((n, k) => `get ${JSON.stringify(n)}() { return m${i}_${k}; }`).join(', ')} };`,
+    );
   }
   return lines.join('\n');
 }
@@ -218,8 +266,14 @@ function entrySource(indexes, names) {
  * has its own `vscode` namespace module (vscodeOnce), which is not a shared module.
  */
 function inputsOf(metafile, absWorkingDir) {
-  const output = Object.values(metafile.outputs).find((o) => o.entryPoint !== undefined || Object.keys(o.inputs).length) ?? { inputs: {} };
-  return new Set(Object.keys(output.inputs).filter((k) => k !== '<stdin>' && !k.startsWith('vscode-once:')).map((k) => path.resolve(absWorkingDir, k)));
+  const output = Object.values(metafile.outputs).find(
+    (o) => o.entryPoint !== undefined || Object.keys(o.inputs).length,
+  ) ?? { inputs: {} };
+  return new Set(
+    Object.keys(output.inputs)
+      .filter((k) => k !== '<stdin>' && !k.startsWith('vscode-once:'))
+      .map((k) => path.resolve(absWorkingDir, k)),
+  );
 }
 
 /**
@@ -250,20 +304,44 @@ async function buildHost(options = {}) {
     mainFields: ['module', 'main'],
     external: ['vscode'],
   };
-  const undici = esbuild.build({ ...shared, entryPoints: ['src/core/undiciParts.ts'], outfile: path.join(outdir, 'undici.js'), plugins });
+  const undici = esbuild.build({
+    ...shared,
+    entryPoints: ['src/core/undiciParts.ts'],
+    outfile: path.join(outdir, 'undici.js'),
+    plugins,
+  });
   // The entry's own modules first; the features then take every one of them from the entry. A
   // module the entry gains by exporting whole namespaces is found by the overlap check, and the
   // builds are made again with it on the entry's side.
-  const graph = await esbuild.build({ ...shared, entryPoints: ['src/extension.ts'], write: false, sourcemap: false, logLevel: 'silent', plugins: [vscodeOnce, sideEffectFree, undiciApart, featuresApart] });
+  const graph = await esbuild.build({
+    ...shared,
+    entryPoints: ['src/extension.ts'],
+    write: false,
+    sourcemap: false,
+    logLevel: 'silent',
+    plugins: [vscodeOnce, sideEffectFree, undiciApart, featuresApart],
+  });
   let entryModules = inputsOf(graph.metafile, absWorkingDir);
   for (let round = 0; round < 3; round++) {
     const indexes = new Map();
-    const featureOptions = { ...shared, entryPoints: ['src/host/features.ts'], outfile: path.join(outdir, 'features.js') };
+    const featureOptions = {
+      ...shared,
+      entryPoints: ['src/host/features.ts'],
+      outfile: path.join(outdir, 'features.js'),
+    };
     const names = await importedNames(featureOptions, entryModules, indexes);
-    const features = await esbuild.build({ ...featureOptions, plugins: [vscodeOnce, sideEffectFree, undiciApart, throughEntry(entryModules, indexes, false), ...plugins] });
+    const features = await esbuild.build({
+      ...featureOptions,
+      plugins: [vscodeOnce, sideEffectFree, undiciApart, throughEntry(entryModules, indexes, false), ...plugins],
+    });
     const entry = await esbuild.build({
       ...shared,
-      stdin: { contents: entrySource(indexes, names), resolveDir: absWorkingDir, sourcefile: 'extension-entry.js', loader: 'js' },
+      stdin: {
+        contents: entrySource(indexes, names),
+        resolveDir: absWorkingDir,
+        sourcefile: 'extension-entry.js',
+        loader: 'js',
+      },
       outfile: path.join(outdir, 'extension.js'),
       plugins: [vscodeOnce, sideEffectFree, undiciApart, featuresApart, ...plugins],
     });
@@ -271,7 +349,8 @@ async function buildHost(options = {}) {
     const twice = [...inputsOf(features.metafile, absWorkingDir)].filter((file) => inEntry.has(file));
     if (!twice.length) return { entry: entry.metafile, features: features.metafile, undici: (await undici).metafile };
     entryModules = inEntry;
-    if (round === 2) throw new Error(`These modules are in both dist/extension.js and dist/features.js: ${twice.join(', ')}`);
+    if (round === 2)
+      throw new Error(`These modules are in both dist/extension.js and dist/features.js: ${twice.join(', ')}`);
   }
 }
 
@@ -287,7 +366,11 @@ const workerText = {
   name: 'worker-text',
   setup(build) {
     build.onResolve({ filter: /\?worker$/ }, async (args) => {
-      const resolved = await build.resolve(args.path.slice(0, -'?worker'.length), { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir });
+      const resolved = await build.resolve(args.path.slice(0, -'?worker'.length), {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+      });
       if (resolved.errors.length) return { errors: resolved.errors };
       return { path: resolved.path, namespace: 'worker-text' };
     });
@@ -305,7 +388,11 @@ const workerText = {
         logLevel: 'silent',
       });
       const text = result.outputFiles[0]?.text ?? '';
-      return { contents: text, loader: 'text', watchFiles: Object.keys(result.metafile.inputs).map((file) => path.resolve(file)) };
+      return {
+        contents: text,
+        loader: 'text',
+        watchFiles: Object.keys(result.metafile.inputs).map((file) => path.resolve(file)),
+      };
     });
   },
 };

@@ -37,7 +37,9 @@ export function activate(context: vscode.ExtensionContext): void {
   const modelsTree = vscode.window.createTreeView('modelGateway.models', { treeDataProvider: models });
   models.showHeaderIn(modelsTree);
   const load = lazyFeatures({ context, log, services, statusBar, models });
-  const manifest = context.extension.packageJSON as { contributes?: { commands?: { command: string }[]; languageModelTools?: { name: string }[] } };
+  const manifest = context.extension.packageJSON as {
+    contributes?: { commands?: { command: string }[]; languageModelTools?: { name: string }[] };
+  };
   context.subscriptions.push(
     log,
     services,
@@ -46,7 +48,8 @@ export function activate(context: vscode.ExtensionContext): void {
     trackSetupContext(services),
     modelsTree,
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, {
-      resolveWebviewView: (view, resolveContext, token) => load().chatView.resolveWebviewView(view, resolveContext, token),
+      resolveWebviewView: (view, resolveContext, token) =>
+        load().chatView.resolveWebviewView(view, resolveContext, token),
     }),
     ...(manifest.contributes?.commands ?? []).map(({ command }) =>
       vscode.commands.registerCommand(command, (...args: unknown[]) => {
@@ -55,7 +58,9 @@ export function activate(context: vscode.ExtensionContext): void {
         return run(...args);
       }),
     ),
-    ...(manifest.contributes?.languageModelTools ?? []).map(({ name }) => vscode.lm.registerTool(name, toolForwarder(name, load))),
+    ...(manifest.contributes?.languageModelTools ?? []).map(({ name }) =>
+      vscode.lm.registerTool(name, toolForwarder(name, load)),
+    ),
     registerResultDocuments(),
     // A Media Studio panel open at a reload comes back through this serializer; it must exist at
     // activation, since restoring the panel is what activated the extension.
@@ -70,7 +75,8 @@ export function activate(context: vscode.ExtensionContext): void {
   }
   // VS Code's own chat gets the gateway's models where the provider API exists (1.104 and newer).
   const registerProvider = providerRegistration();
-  if (registerProvider) context.subscriptions.push(...providerForwarder(load, (provider) => registerProvider(VENDOR, provider)));
+  if (registerProvider)
+    context.subscriptions.push(...providerForwarder(load, (provider) => registerProvider(VENDOR, provider)));
 }
 
 export function deactivate(): void {
@@ -100,13 +106,17 @@ function toolForwarder(name: string, load: () => Features): vscode.LanguageModel
 }
 
 /** The provider for VS Code's chat, registered at once and loaded when VS Code first asks it something. */
-function providerForwarder(load: () => Features, register: (provider: LanguageModelChatProvider) => vscode.Disposable): vscode.Disposable[] {
+function providerForwarder(
+  load: () => Features,
+  register: (provider: LanguageModelChatProvider) => vscode.Disposable,
+): vscode.Disposable[] {
   const changed = new vscode.EventEmitter<void>();
   let forwarding: vscode.Disposable | undefined;
   const provider = (): LanguageModelChatProvider => {
     const found = load().lmProvider;
     if (!found) throw new Error("Model Gateway has no provider for VS Code's chat here.");
-    if (!forwarding && found.onDidChangeLanguageModelChatInformation) forwarding = found.onDidChangeLanguageModelChatInformation(() => changed.fire());
+    if (!forwarding && found.onDidChangeLanguageModelChatInformation)
+      forwarding = found.onDidChangeLanguageModelChatInformation(() => changed.fire());
     return found;
   };
   return [
@@ -114,8 +124,10 @@ function providerForwarder(load: () => Features, register: (provider: LanguageMo
     { dispose: () => forwarding?.dispose() },
     register({
       onDidChangeLanguageModelChatInformation: changed.event,
-      provideLanguageModelChatInformation: (options, token) => provider().provideLanguageModelChatInformation(options, token),
-      provideLanguageModelChatResponse: (model, messages, options, progress, token) => provider().provideLanguageModelChatResponse(model, messages, options, progress, token),
+      provideLanguageModelChatInformation: (options, token) =>
+        provider().provideLanguageModelChatInformation(options, token),
+      provideLanguageModelChatResponse: (model, messages, options, progress, token) =>
+        provider().provideLanguageModelChatResponse(model, messages, options, progress, token),
       provideTokenCount: (model, text, token) => provider().provideTokenCount(model, text, token),
     }),
   ];

@@ -4,6 +4,7 @@
  * `npm test -- --only unit` runs a subset while developing.
  */
 import Mocha from 'mocha';
+import { runChecksSuite } from './checks/run';
 import { runUiSuite } from './e2e/run';
 import { reportNotRun, tallyRun, type SuiteResult } from './support/mochaResults';
 import { runIntegrationSuite } from './integration/run';
@@ -53,6 +54,11 @@ export function runMochaFiles(files: string[], options: Mocha.MochaOptions = {})
 }
 
 const suites: Suite[] = [
+  {
+    // Type check, lint and format: a change that fails any of them fails CI like a failing test.
+    name: 'checks',
+    run: () => runChecksSuite(),
+  },
   {
     name: 'unit',
     run: () => runMochaFiles(findFiles(path.join(root, 'test/unit'), '.test.ts')),
@@ -126,7 +132,9 @@ function installAhead(chosen: Suite[]): void {
   void builds.reduce<Promise<unknown>>(
     (previous, build) =>
       previous.then(() =>
-        ensureCodeServer(build).catch((error: unknown) => console.error(`Installing code-server ${build.version} ahead failed; its suites try again: ${String(error)}`)),
+        ensureCodeServer(build).catch((error: unknown) =>
+          console.error(`Installing code-server ${build.version} ahead failed; its suites try again: ${String(error)}`),
+        ),
       ),
     Promise.resolve(),
   );

@@ -19,7 +19,11 @@ import { GatewayError } from './errors';
  * power cut after the rename can leave an empty file under the new name on ext4/XFS with delayed
  * allocation), and the folder is fsync'd after, so the new name itself survives a crash.
  */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: { overwrite: boolean; durable?: boolean }): Promise<void> {
+export async function writeFileAtomic(
+  file: string,
+  data: string | Uint8Array,
+  opts: { overwrite: boolean; durable?: boolean },
+): Promise<void> {
   // `durable: false` is for files that can be rebuilt from others (a cache): atomic, not fsync'd.
   const durable = opts.durable ?? true;
   const tmp = tempPath(path.dirname(file), path.basename(file));
@@ -35,7 +39,11 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
       await renameRetrying(tmp, file);
     } else {
       if (!(await linkNew(tmp, file))) {
-        throw new GatewayError('badRequest', l10n.t('{0} already exists; it was not overwritten.', path.basename(file)), { code: 'EEXIST' });
+        throw new GatewayError(
+          'badRequest',
+          l10n.t('{0} already exists; it was not overwritten.', path.basename(file)),
+          { code: 'EEXIST' },
+        );
       }
     }
   } finally {
@@ -67,7 +75,7 @@ export async function renameRetrying(from: string, to: string, opts: RenameOptio
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const retries = (opts.platform ?? process.platform) === 'win32';
   const start = Date.now();
-  for (let backoff = 0; ; ) {
+  for (let backoff = 0; ;) {
     try {
       await rename(from, to);
       return;
@@ -120,7 +128,12 @@ export async function partFilesOf(dir: string, base: string, owner: string): Pro
     if (err.code === 'ENOENT') return [] as string[];
     throw err;
   });
-  return names.filter((n) => n.startsWith(prefix) && n.endsWith('.part') && /^[0-9a-f]{12}$/.test(n.slice(prefix.length, -'.part'.length))).map((n) => path.join(dir, n));
+  return names
+    .filter(
+      (n) =>
+        n.startsWith(prefix) && n.endsWith('.part') && /^[0-9a-f]{12}$/.test(n.slice(prefix.length, -'.part'.length)),
+    )
+    .map((n) => path.join(dir, n));
 }
 
 /**
@@ -135,7 +148,8 @@ async function linkNew(tmp: string, target: string): Promise<boolean> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') return false;
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EXDEV' && code !== 'ENOSYS') throw err;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EXDEV' && code !== 'ENOSYS')
+      throw err;
   }
   try {
     await fs.copyFile(tmp, target, fsConstants.COPYFILE_EXCL);
@@ -164,7 +178,15 @@ async function publishUnique(tmp: string, dir: string, base: string, ext: string
 async function writeFailure(err: unknown, dir: string): Promise<never> {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOSPC') {
-    throw new GatewayError('badRequest', l10n.t('Could not write to {0} ({1}). Choose another output folder ("modelGateway.outputFolder").', dir, code ?? ''), { cause: err });
+    throw new GatewayError(
+      'badRequest',
+      l10n.t(
+        'Could not write to {0} ({1}). Choose another output folder ("modelGateway.outputFolder").',
+        dir,
+        code ?? '',
+      ),
+      { cause: err },
+    );
   }
   throw err;
 }
@@ -228,7 +250,11 @@ const BACKGROUND_SYNC_BYTES = 16 * 1024 * 1024;
  * chunks that arrive queue up and go to the disk together in one `writev` (no copy). Reading stops
  * while WRITE_QUEUE_BYTES are queued, until the disk has caught up.
  */
-async function writeChunks(handle: fs.FileHandle, chunks: ChunkSource, onBytes?: (total: number) => void): Promise<void> {
+async function writeChunks(
+  handle: fs.FileHandle,
+  chunks: ChunkSource,
+  onBytes?: (total: number) => void,
+): Promise<void> {
   let queue: Uint8Array[] = [];
   let queued = 0;
   let total = 0;

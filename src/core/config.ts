@@ -29,7 +29,13 @@ const ENDPOINT_SUFFIXES = [
 export function normaliseBaseUrl(input: string): NormalisedBase {
   const changes: string[] = [];
   let text = input.trim();
-  if (!text) throw new GatewayError('badRequest', l10n.t('The gateway base address is empty. Set "modelGateway.baseUrl" to the address from the console, e.g. https://gateway.example.com.'));
+  if (!text)
+    throw new GatewayError(
+      'badRequest',
+      l10n.t(
+        'The gateway base address is empty. Set "modelGateway.baseUrl" to the address from the console, e.g. https://gateway.example.com.',
+      ),
+    );
   if (text !== input) changes.push(l10n.t('removed surrounding spaces'));
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
     text = `https://${text}`;
@@ -39,13 +45,24 @@ export function normaliseBaseUrl(input: string): NormalisedBase {
   try {
     url = new URL(text);
   } catch {
-    throw new GatewayError('badRequest', l10n.t('"{0}" is not a valid web address. Enter the bare base, e.g. https://gateway.example.com.', input.trim()));
+    throw new GatewayError(
+      'badRequest',
+      l10n.t('"{0}" is not a valid web address. Enter the bare base, e.g. https://gateway.example.com.', input.trim()),
+    );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new GatewayError('badRequest', l10n.t('The base address must start with https:// (or http:// for a local gateway), not {0}//.', url.protocol));
+    throw new GatewayError(
+      'badRequest',
+      l10n.t('The base address must start with https:// (or http:// for a local gateway), not {0}//.', url.protocol),
+    );
   }
   if (url.username || url.password) {
-    throw new GatewayError('badRequest', l10n.t('The base address must not contain a user name or password. The API key is set with "Model Gateway: Set API Key".'));
+    throw new GatewayError(
+      'badRequest',
+      l10n.t(
+        'The base address must not contain a user name or password. The API key is set with "Model Gateway: Set API Key".',
+      ),
+    );
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     throw new GatewayError(
@@ -162,14 +179,28 @@ export type KeyCheck = { ok: true; key: string; trimmed: boolean } | { ok: false
 export function checkApiKey(raw: string): KeyCheck {
   const key = raw.trim();
   const trimmed = key !== raw;
-  if (!key) return { ok: false, reason: l10n.t('The key is empty. Paste the whole key from the console\'s API Keys page.') };
+  if (!key)
+    return { ok: false, reason: l10n.t("The key is empty. Paste the whole key from the console's API Keys page.") };
   if (/^bearer\b/i.test(key)) {
-    return { ok: false, reason: l10n.t('Paste the key alone, without "Bearer": the extension sends the Authorization header itself.') };
+    return {
+      ok: false,
+      reason: l10n.t('Paste the key alone, without "Bearer": the extension sends the Authorization header itself.'),
+    };
   }
-  if (/[\r\n]/.test(key)) return { ok: false, reason: l10n.t('The key contains a line break. Copy it again as one line.') };
-  if (/\s/.test(key)) return { ok: false, reason: l10n.t('The key contains a space inside it. Copy it again in full; a key has no spaces.') };
+  if (/[\r\n]/.test(key))
+    return { ok: false, reason: l10n.t('The key contains a line break. Copy it again as one line.') };
+  if (/\s/.test(key))
+    return {
+      ok: false,
+      reason: l10n.t('The key contains a space inside it. Copy it again in full; a key has no spaces.'),
+    };
   if (/[^\x21-\x7e]/.test(key)) {
-    return { ok: false, reason: l10n.t('The key contains characters that cannot be part of a key (non-ASCII or control characters). Copy it again from the console.') };
+    return {
+      ok: false,
+      reason: l10n.t(
+        'The key contains characters that cannot be part of a key (non-ASCII or control characters). Copy it again from the console.',
+      ),
+    };
   }
   const prefixes = key.match(/sk-/g)?.length ?? 0;
   if (prefixes > 1 || /[,;|]/.test(key)) {

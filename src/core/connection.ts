@@ -40,7 +40,11 @@ export interface KeyCheck {
 }
 
 /** Each key's check from its own model list (see RegistrySnapshot.keyLists). */
-export function keyChecks(snap: RegistrySnapshot, masked: (keyId: string) => string, quota: (keyId: string) => KeyQuota | undefined): KeyCheck[] {
+export function keyChecks(
+  snap: RegistrySnapshot,
+  masked: (keyId: string) => string,
+  quota: (keyId: string) => KeyQuota | undefined,
+): KeyCheck[] {
   return (snap.keyLists ?? []).map(({ key, models, error }) => {
     const figures = models ? quota(key.id) : undefined;
     return {
@@ -56,11 +60,22 @@ export function keyChecks(snap: RegistrySnapshot, masked: (keyId: string) => str
 
 /** One sentence per key: accepted with how many models (and its quota), or refused and why. */
 function keyLine(k: KeyCheck): string {
-  const head = k.accepted === true ? l10n.t('Key "{0}" ({1}): accepted, {2} models.', k.name, k.masked, formatNumber(k.models ?? 0)) : k.accepted === false ? l10n.t('Key "{0}" ({1}): refused by the gateway.', k.name, k.masked) : l10n.t('Key "{0}" ({1}): not checked.', k.name, k.masked);
+  const head =
+    k.accepted === true
+      ? l10n.t('Key "{0}" ({1}): accepted, {2} models.', k.name, k.masked, formatNumber(k.models ?? 0))
+      : k.accepted === false
+        ? l10n.t('Key "{0}" ({1}): refused by the gateway.', k.name, k.masked)
+        : l10n.t('Key "{0}" ({1}): not checked.', k.name, k.masked);
   return [head, k.error, k.quota && quotaLine(k.quota)].filter(Boolean).join(' ');
 }
 
-export function buildReport(base: NormalisedBase, keySet: boolean, maskedKey: string | undefined, snap: RegistrySnapshot, now = Date.now()): ConnectionReport {
+export function buildReport(
+  base: NormalisedBase,
+  keySet: boolean,
+  maskedKey: string | undefined,
+  snap: RegistrySnapshot,
+  now = Date.now(),
+): ConnectionReport {
   const err = snap.keyError;
   // A refused key or any HTTP answer proves the gateway is reachable; transport failures do not.
   const reachable = snap.keyModels !== undefined || (err !== undefined && err.status !== undefined);
@@ -94,7 +109,13 @@ function baseText(r: ConnectionReport): string {
 
 function modelsText(r: ConnectionReport): string {
   const c = r.modelsPerKind;
-  return l10n.t('Models for this key: {0} chat, {1} image, {2} video, {3} tool', formatNumber(c.chat), formatNumber(c.image), formatNumber(c.video), formatNumber(c.tool));
+  return l10n.t(
+    'Models for this key: {0} chat, {1} image, {2} video, {3} tool',
+    formatNumber(c.chat),
+    formatNumber(c.image),
+    formatNumber(c.video),
+    formatNumber(c.tool),
+  );
 }
 
 /** One key's line of the report, named and masked. */
@@ -106,7 +127,12 @@ function keyFact(k: KeyCheck): ReportFact {
         ? l10n.t('{0}, refused by the gateway', k.masked)
         : l10n.t('{0}, not checked (the gateway did not answer)', k.masked);
   const detail = [k.error, k.quota && quotaLine(k.quota)].filter(Boolean).join(' ');
-  return { label: l10n.t('Key "{0}"', k.name), value, ...(detail ? { detail } : {}), state: k.accepted === true ? 'ok' : k.accepted === false ? 'problem' : 'info' };
+  return {
+    label: l10n.t('Key "{0}"', k.name),
+    value,
+    ...(detail ? { detail } : {}),
+    state: k.accepted === true ? 'ok' : k.accepted === false ? 'problem' : 'info',
+  };
 }
 
 export function formatReport(r: ConnectionReport): string {
@@ -114,7 +140,13 @@ export function formatReport(r: ConnectionReport): string {
   lines.push(r.keySet ? l10n.t('API key: set ({0})', r.maskedKey ?? '') : l10n.t('API key: not set'));
   if (r.keyAccepted === true) lines.push(l10n.t('Key accepted by the gateway.'));
   else if (r.keyAccepted === false) lines.push(l10n.t('Key refused by the gateway.'));
-  if (r.error) lines.push(l10n.t('Problem: {0}', r.error.requestId ? l10n.t('{0} (request id: {1})', r.error.message, r.error.requestId) : r.error.message));
+  if (r.error)
+    lines.push(
+      l10n.t(
+        'Problem: {0}',
+        r.error.requestId ? l10n.t('{0} (request id: {1})', r.error.message, r.error.requestId) : r.error.message,
+      ),
+    );
   lines.push(modelsText(r));
   if (r.keys?.length) lines.push(...r.keys.map(keyLine));
   else if (r.quota) lines.push(quotaLine(r.quota));
@@ -122,8 +154,18 @@ export function formatReport(r: ConnectionReport): string {
     const age = formatAge(r.catalog.ageSeconds);
     lines.push(
       r.catalog.source === 'cache'
-        ? l10n.t('Catalog: {0} models ({1}), downloaded {2} ago, from the offline cache', formatNumber(r.catalog.models), r.catalog.format, age)
-        : l10n.t('Catalog: {0} models ({1}), downloaded {2} ago', formatNumber(r.catalog.models), r.catalog.format, age),
+        ? l10n.t(
+            'Catalog: {0} models ({1}), downloaded {2} ago, from the offline cache',
+            formatNumber(r.catalog.models),
+            r.catalog.format,
+            age,
+          )
+        : l10n.t(
+            'Catalog: {0} models ({1}), downloaded {2} ago',
+            formatNumber(r.catalog.models),
+            r.catalog.format,
+            age,
+          ),
     );
     if (r.catalog.problem) lines.push(l10n.t('Catalog server problem: {0}', r.catalog.problem));
   } else if (r.catalogError) {
@@ -146,12 +188,19 @@ export function summariseReport(r: ConnectionReport): string {
   let outcome: string;
   if (!r.keySet) outcome = l10n.t('No API key is set. Set one to use the gateway at {0}.', r.base);
   else if (r.keyAccepted === true) outcome = l10n.t('Key accepted: {0} may use {1} models.', key, formatNumber(total));
-  else if (r.keyAccepted === false) outcome = l10n.t('Key refused by the gateway ({0}): {1}', key, r.error?.message ?? l10n.t('no reason given'));
-  else outcome = l10n.t('The gateway at {0} could not be reached: {1}', r.base, r.error?.message ?? l10n.t('no reason given'));
+  else if (r.keyAccepted === false)
+    outcome = l10n.t('Key refused by the gateway ({0}): {1}', key, r.error?.message ?? l10n.t('no reason given'));
+  else
+    outcome = l10n.t(
+      'The gateway at {0} could not be reached: {1}',
+      r.base,
+      r.error?.message ?? l10n.t('no reason given'),
+    );
   // A catalog problem is worth a word even when the key works; its details are in the report.
   if (r.keySet && r.catalogError) outcome += ` ${l10n.t('The model catalog could not be read.')}`;
   const refused = r.keys?.filter((k) => k.accepted !== true).length ?? 0;
-  if (refused) outcome += ` ${l10n.t('{0} of your {1} keys did not work; see the report.', refused, r.keys?.length ?? 0)}`;
+  if (refused)
+    outcome += ` ${l10n.t('{0} of your {1} keys did not work; see the report.', refused, r.keys?.length ?? 0)}`;
   return outcome;
 }
 
@@ -173,16 +222,44 @@ export function reportFacts(r: ConnectionReport): ReportFact[] {
       : r.keyAccepted === true
         ? { label: l10n.t('API key'), value: l10n.t('{0}, accepted by the gateway', r.maskedKey ?? ''), state: 'ok' }
         : r.keyAccepted === false
-          ? { label: l10n.t('API key'), value: l10n.t('{0}, refused by the gateway', r.maskedKey ?? ''), state: 'problem' }
-          : { label: l10n.t('API key'), value: l10n.t('{0}, not checked (the gateway did not answer)', r.maskedKey ?? ''), state: 'info' },
+          ? {
+              label: l10n.t('API key'),
+              value: l10n.t('{0}, refused by the gateway', r.maskedKey ?? ''),
+              state: 'problem',
+            }
+          : {
+              label: l10n.t('API key'),
+              value: l10n.t('{0}, not checked (the gateway did not answer)', r.maskedKey ?? ''),
+              state: 'info',
+            },
   );
   if (r.keySet && r.error) {
-    facts.push({ label: l10n.t('Problem'), value: r.error.message, ...(r.error.requestId ? { detail: l10n.t('Request id: {0}', r.error.requestId) } : {}), state: 'problem' });
+    facts.push({
+      label: l10n.t('Problem'),
+      value: r.error.message,
+      ...(r.error.requestId ? { detail: l10n.t('Request id: {0}', r.error.requestId) } : {}),
+      state: 'problem',
+    });
   }
-  facts.push({ label: l10n.t('Base address'), value: r.base, ...(r.baseChanges.length ? { detail: l10n.t('Normalised: {0}', r.baseChanges.join('; ')) } : {}), state: r.reachable ? 'ok' : r.keySet ? 'problem' : 'info' });
+  facts.push({
+    label: l10n.t('Base address'),
+    value: r.base,
+    ...(r.baseChanges.length ? { detail: l10n.t('Normalised: {0}', r.baseChanges.join('; ')) } : {}),
+    state: r.reachable ? 'ok' : r.keySet ? 'problem' : 'info',
+  });
   if (r.keyAccepted) {
     const c = r.modelsPerKind;
-    facts.push({ label: l10n.t('Models for this key'), value: l10n.t('{0} chat, {1} image, {2} video, {3} tool', formatNumber(c.chat), formatNumber(c.image), formatNumber(c.video), formatNumber(c.tool)), state: 'ok' });
+    facts.push({
+      label: l10n.t('Models for this key'),
+      value: l10n.t(
+        '{0} chat, {1} image, {2} video, {3} tool',
+        formatNumber(c.chat),
+        formatNumber(c.image),
+        formatNumber(c.video),
+        formatNumber(c.tool),
+      ),
+      state: 'ok',
+    });
   }
   // With several keys each gets its own line (accepted, its models and quota, or why not); with one, its quota.
   if (r.keys?.length) facts.push(...r.keys.map(keyFact));
@@ -191,13 +268,23 @@ export function reportFacts(r: ConnectionReport): ReportFact[] {
     const age = formatAge(r.catalog.ageSeconds);
     facts.push({
       label: l10n.t('Catalog'),
-      value: r.catalog.source === 'cache' ? l10n.t('{0} models ({1}), downloaded {2} ago, from the offline cache', formatNumber(r.catalog.models), r.catalog.format, age) : l10n.t('{0} models ({1}), downloaded {2} ago', formatNumber(r.catalog.models), r.catalog.format, age),
+      value:
+        r.catalog.source === 'cache'
+          ? l10n.t(
+              '{0} models ({1}), downloaded {2} ago, from the offline cache',
+              formatNumber(r.catalog.models),
+              r.catalog.format,
+              age,
+            )
+          : l10n.t('{0} models ({1}), downloaded {2} ago', formatNumber(r.catalog.models), r.catalog.format, age),
       ...(r.catalog.problem ? { detail: l10n.t('Catalog server problem: {0}', r.catalog.problem) } : {}),
       state: r.catalog.problem ? 'problem' : 'ok',
     });
   } else if (r.catalogError) facts.push({ label: l10n.t('Catalog'), value: r.catalogError, state: 'problem' });
-  else facts.push({ label: l10n.t('Catalog'), value: l10n.t('not configured (modelGateway.catalogUrl)'), state: 'info' });
-  for (const notice of r.ignoredSettings ?? []) facts.push({ label: l10n.t('Ignored workspace setting'), value: notice, state: 'info' });
+  else
+    facts.push({ label: l10n.t('Catalog'), value: l10n.t('not configured (modelGateway.catalogUrl)'), state: 'info' });
+  for (const notice of r.ignoredSettings ?? [])
+    facts.push({ label: l10n.t('Ignored workspace setting'), value: notice, state: 'info' });
   return facts;
 }
 

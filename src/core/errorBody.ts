@@ -49,7 +49,14 @@ export function errorFromResponse(ctx: ErrorContext): GatewayError {
   }
   const code = extracted.code;
   const retryAfterMs = parseRetryAfter(ctx.retryAfterHeader);
-  const init = { status: ctx.status, code, requestId, detail: upstream, retryAfterMs, ...(extracted.json ? { jsonBody: true } : {}) };
+  const init = {
+    status: ctx.status,
+    code,
+    requestId,
+    detail: upstream,
+    retryAfterMs,
+    ...(extracted.json ? { jsonBody: true } : {}),
+  };
   const kind = classify(ctx, extracted, upstream ?? '');
   return new GatewayError(kind, explain(kind, ctx, extracted, upstream), init);
 }
@@ -84,7 +91,10 @@ function describeNonJson(text: string): string {
   if (/^<(!doctype|html|\?xml|head|body)/i.test(text)) {
     const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
     return title
-      ? l10n.t('an HTML page titled "{0}" instead of JSON (a proxy or web server in front of the gateway answered)', title)
+      ? l10n.t(
+          'an HTML page titled "{0}" instead of JSON (a proxy or web server in front of the gateway answered)',
+          title,
+        )
       : l10n.t('an HTML page instead of JSON (a proxy or web server in front of the gateway answered)');
   }
   return l10n.t('a body that is not JSON: "{0}"', truncate(text.replace(/\s+/g, ' '), 160));
@@ -99,27 +109,48 @@ function classify(ctx: ErrorContext, e: Extracted, message: string): ErrorKind {
   if (CONTENT_CODES.has(code) || CONTENT_WORDS.test(message)) return 'contentRefused';
   if (code === CONCURRENCY_CODE) return 'rateLimited';
 
-  if (code === 'convert_request_failed' || code === 'api_not_implemented' || ctx.status === 501) return 'notImplemented';
+  if (code === 'convert_request_failed' || code === 'api_not_implemented' || ctx.status === 501)
+    return 'notImplemented';
   // An upstream that refuses the protocol for the model, relayed by new-api (e.g. "Model x does not support apiType:openai.responses parameter").
   if (PROTOCOL_REFUSED.test(message)) return 'notImplemented';
   // A 400 model_not_found is a model the key has but this endpoint does not serve (e.g. an image
   // model sent as the outer Responses model): a bad request, not a missing grant.
-  if ((code === 'model_not_found' && ctx.status !== 400) || /no available channel|无可用渠道|has no access to (the )?model|无权访问模型/i.test(message)) {
+  if (
+    (code === 'model_not_found' && ctx.status !== 400) ||
+    /no available channel|无可用渠道|has no access to (the )?model|无权访问模型/i.test(message)
+  ) {
     return 'modelUnavailable';
   }
-  if (['insufficient_user_quota', 'pre_consume_token_quota_failed'].includes(code) || /额度不足|quota is not enough|预扣费额度失败/i.test(message)) {
+  if (
+    ['insufficient_user_quota', 'pre_consume_token_quota_failed'].includes(code) ||
+    /额度不足|quota is not enough|预扣费额度失败/i.test(message)
+  ) {
     return 'quota';
   }
   // GLM business codes are strings; an exhausted balance arrives as HTTP 429 (code 1113).
-  if (code === '1113' || code === '1110' || code === '1111' || code === '1112' || /余额不足|insufficient balance|no resource package|suspended due to insufficient/i.test(message)) {
+  if (
+    code === '1113' ||
+    code === '1110' ||
+    code === '1111' ||
+    code === '1112' ||
+    /余额不足|insufficient balance|no resource package|suspended due to insufficient/i.test(message)
+  ) {
     return 'upstreamBalance';
   }
-  if (type === 'exceeded_current_quota_error' || type === 'billing_error' || ctx.status === 402) return 'upstreamBalance';
+  if (type === 'exceeded_current_quota_error' || type === 'billing_error' || ctx.status === 402)
+    return 'upstreamBalance';
   if (['1000', '1001', '1002', '1003', '1004'].includes(code)) return 'auth';
   if (code === '1211') return 'modelUnavailable';
   if (['1302', '1303', '1304', '1305'].includes(code)) return 'rateLimited';
-  if (ctx.status === 413 || type === 'request_too_large' || /too large|exceeds? (the )?(maximum|limit)/i.test(m)) return 'tooLarge';
-  if (ctx.status === 401 || type === 'authentication_error' || type.includes('authentication') || type === 'incorrect_api_key_error') return 'auth';
+  if (ctx.status === 413 || type === 'request_too_large' || /too large|exceeds? (the )?(maximum|limit)/i.test(m))
+    return 'tooLarge';
+  if (
+    ctx.status === 401 ||
+    type === 'authentication_error' ||
+    type.includes('authentication') ||
+    type === 'incorrect_api_key_error'
+  )
+    return 'auth';
   if (ctx.status === 403) {
     if (ctx.route === 'glm' || ctx.route === 'kimi' || type === 'permission_denied_error') return 'upstreamBlocked';
     return 'auth';
@@ -132,73 +163,159 @@ function classify(ctx: ErrorContext, e: Extracted, message: string): ErrorKind {
   return 'protocol';
 }
 
+// eslint-disable-next-line max-lines-per-function -- over the limit when it came in; to be split (issue 32)
 function explain(kind: ErrorKind, ctx: ErrorContext, e: Extracted, upstream: string | undefined): string {
   // The gateway's own words are shown as they came (often Chinese already), never translated.
-  const said = upstream ? l10n.t(' The gateway said: {0}', /[.!?。！？]$/.test(upstream) ? upstream : `${upstream}${/[\u3400-\u9fff]/.test(upstream) ? '。' : '.'}`) : '';
-  const who = ctx.route === 'glm' ? l10n.t('GLM (Zhipu)') : ctx.route === 'kimi' ? l10n.t('Kimi (Moonshot)') : l10n.t('the gateway');
+  const said = upstream
+    ? l10n.t(
+        ' The gateway said: {0}',
+        /[.!?。！？]$/.test(upstream) ? upstream : `${upstream}${/[\u3400-\u9fff]/.test(upstream) ? '。' : '.'}`,
+      )
+    : '';
+  const who =
+    ctx.route === 'glm'
+      ? l10n.t('GLM (Zhipu)')
+      : ctx.route === 'kimi'
+        ? l10n.t('Kimi (Moonshot)')
+        : l10n.t('the gateway');
   const status = String(ctx.status);
   switch (kind) {
     case 'auth':
       return ctx.status === 403
-        ? l10n.t('The gateway refused this request for the key (HTTP 403).{0} Check that the key is enabled and allowed to use this feature.', said)
-        : l10n.t('The API key was not accepted (HTTP {0}).{1} In the console, check that the key is enabled, not expired and has quota left; if it is, copy it again in full and run "Model Gateway: Set API Key".', status, said);
+        ? l10n.t(
+            'The gateway refused this request for the key (HTTP 403).{0} Check that the key is enabled and allowed to use this feature.',
+            said,
+          )
+        : l10n.t(
+            'The API key was not accepted (HTTP {0}).{1} In the console, check that the key is enabled, not expired and has quota left; if it is, copy it again in full and run "Model Gateway: Set API Key".',
+            status,
+            said,
+          );
     case 'quota':
-      return l10n.t("The key's quota is not enough for this request.{0} Nothing was charged: no automatic overdraft and no switch to another plan happens. Top up the account or ask an administrator to raise the key's quota.", said);
+      return l10n.t(
+        "The key's quota is not enough for this request.{0} Nothing was charged: no automatic overdraft and no switch to another plan happens. Top up the account or ask an administrator to raise the key's quota.",
+        said,
+      );
     case 'modelUnavailable': {
-      const channel = /model (\S+) under group (\S+)/i.exec(upstream ?? '') ?? /分组 (\S+) 下模型 (\S+) 无可用渠道/.exec(upstream ?? '');
+      const channel =
+        /model (\S+) under group (\S+)/i.exec(upstream ?? '') ??
+        /分组 (\S+) 下模型 (\S+) 无可用渠道/.exec(upstream ?? '');
       if (channel && /under group/i.test(channel[0])) {
-        return l10n.t('The model {0} is not granted to this key\'s group "{1}". An administrator must confirm the grant for that group; until then pick another model.', channel[1] ?? '', channel[2] ?? '');
+        return l10n.t(
+          'The model {0} is not granted to this key\'s group "{1}". An administrator must confirm the grant for that group; until then pick another model.',
+          channel[1] ?? '',
+          channel[2] ?? '',
+        );
       }
       if (channel) {
-        return l10n.t('The model {0} is not granted to this key\'s group "{1}". An administrator must confirm the grant for that group; until then pick another model.', channel[2] ?? '', channel[1] ?? '');
+        return l10n.t(
+          'The model {0} is not granted to this key\'s group "{1}". An administrator must confirm the grant for that group; until then pick another model.',
+          channel[2] ?? '',
+          channel[1] ?? '',
+        );
       }
       return ctx.model
-        ? l10n.t("The model {0} is not available to this key.{1} An administrator must confirm the grant for the key's group; until then pick another model.", ctx.model, said)
-        : l10n.t("The model is not available to this key.{0} An administrator must confirm the grant for the key's group; until then pick another model.", said);
+        ? l10n.t(
+            "The model {0} is not available to this key.{1} An administrator must confirm the grant for the key's group; until then pick another model.",
+            ctx.model,
+            said,
+          )
+        : l10n.t(
+            "The model is not available to this key.{0} An administrator must confirm the grant for the key's group; until then pick another model.",
+            said,
+          );
     }
     case 'rateLimited': {
       if (isConcurrencyRefusal(ctx.status, e.code, upstream)) {
         const limit = concurrencyLimitFrom(upstream);
         const lead =
           limit !== undefined
-            ? l10n.t('The gateway lets this key run {0} requests at once, and that many were already running (HTTP 429).', limit)
-            : l10n.t("The gateway refused the request: this key already runs as many requests at once as its concurrency limit allows (HTTP 429; the gateway did not say the limit).");
-        return l10n.t('{0}{1} Try again once one of the running requests (an answer, a tool, a video submission) has finished.', lead, said);
+            ? l10n.t(
+                'The gateway lets this key run {0} requests at once, and that many were already running (HTTP 429).',
+                limit,
+              )
+            : l10n.t(
+                'The gateway refused the request: this key already runs as many requests at once as its concurrency limit allows (HTTP 429; the gateway did not say the limit).',
+              );
+        return l10n.t(
+          '{0}{1} Try again once one of the running requests (an answer, a tool, a video submission) has finished.',
+          lead,
+          said,
+        );
       }
       const wait = parseRetryAfter(ctx.retryAfterHeader);
-      const when = wait !== undefined ? l10n.t(' Try again in {0} s.', Math.ceil(wait / 1000)) : l10n.t(' Wait a moment and try again.');
+      const when =
+        wait !== undefined
+          ? l10n.t(' Try again in {0} s.', Math.ceil(wait / 1000))
+          : l10n.t(' Wait a moment and try again.');
       const why = upstream ? said : l10n.t(' The gateway answered HTTP 429 (too many requests) with no details.');
       return l10n.t('Too many requests for this key right now.{0}{1}', why, when);
     }
     case 'upstreamBalance':
-      return l10n.t("{0} reports that its upstream account has no balance ({1}HTTP {2}).{3} This is not your key's quota: the gateway's operator has to top up that provider. Try a model or tool of another provider meanwhile.", capitalise(who), e.code ? l10n.t('code {0}, ', e.code) : '', status, said);
+      return l10n.t(
+        "{0} reports that its upstream account has no balance ({1}HTTP {2}).{3} This is not your key's quota: the gateway's operator has to top up that provider. Try a model or tool of another provider meanwhile.",
+        capitalise(who),
+        e.code ? l10n.t('code {0}, ', e.code) : '',
+        status,
+        said,
+      );
     case 'contentRefused':
-      return l10n.t('The gateway refused this content (HTTP {0}).{1} It was not sent again: change the wording or leave out what was flagged, then send it yourself.', status, said);
+      return l10n.t(
+        'The gateway refused this content (HTTP {0}).{1} It was not sent again: change the wording or leave out what was flagged, then send it yourself.',
+        status,
+        said,
+      );
     case 'upstreamBlocked':
-      return l10n.t("{0} refused the request (HTTP 403): its upstream account is blocked or not permitted.{1} Use the other provider's tool instead.", capitalise(who), said);
+      return l10n.t(
+        "{0} refused the request (HTTP 403): its upstream account is blocked or not permitted.{1} Use the other provider's tool instead.",
+        capitalise(who),
+        said,
+      );
     case 'tooLarge':
-      return l10n.t('The request is too large for {0} (HTTP {1}).{2} The limit is 20 MiB per request, including the form itself.', who, status, said);
+      return l10n.t(
+        'The request is too large for {0} (HTTP {1}).{2} The limit is 20 MiB per request, including the form itself.',
+        who,
+        status,
+        said,
+      );
     case 'notImplemented':
       if ((e.code ?? '') === 'convert_request_failed' || PROTOCOL_REFUSED.test(upstream ?? '')) {
-        return l10n.t("This model's channel does not support the requested protocol.{0} Use the Chat Completions protocol for this model.", said);
+        return l10n.t(
+          "This model's channel does not support the requested protocol.{0} Use the Chat Completions protocol for this model.",
+          said,
+        );
       }
       return l10n.t('{0} does not offer this endpoint (HTTP {1}).{2}', capitalise(who), status, said);
     case 'timeout':
-      return l10n.t('{0} timed out (HTTP {1}).{2} Try again; for long image or video work raise the timeout in the settings.', capitalise(who), status, said);
+      return l10n.t(
+        '{0} timed out (HTTP {1}).{2} Try again; for long image or video work raise the timeout in the settings.',
+        capitalise(who),
+        status,
+        said,
+      );
     case 'badRequest':
       if (/not supported with the Responses API/i.test(upstream ?? '')) {
-        return l10n.t('This model cannot be the outer model of a Responses request.{0} Pick a chat model, and pass an image model in the image_generation tool instead.', said);
+        return l10n.t(
+          'This model cannot be the outer model of a Responses request.{0} Pick a chat model, and pass an image model in the image_generation tool instead.',
+          said,
+        );
       }
       return l10n.t('{0} rejected the request as invalid (HTTP {1}).{2}', capitalise(who), status, said);
     case 'server':
       return l10n.t('{0} had an internal error (HTTP {1}).{2} Try again later.', capitalise(who), status, said);
     default:
-      return upstream ? l10n.t('{0} answered HTTP {1} with {2}.', capitalise(who), status, upstream) : l10n.t('{0} answered HTTP {1} with an empty body.', capitalise(who), status);
+      return upstream
+        ? l10n.t('{0} answered HTTP {1} with {2}.', capitalise(who), status, upstream)
+        : l10n.t('{0} answered HTTP {1} with an empty body.', capitalise(who), status);
   }
 }
 
 /** A 429 (or an error of that code) refusing a request for the key's concurrency, not for its rate. */
-export function isConcurrencyRefusal(status: number | undefined, code: string | undefined, words: string | undefined): boolean {
+export function isConcurrencyRefusal(
+  status: number | undefined,
+  code: string | undefined,
+  words: string | undefined,
+): boolean {
   if ((code ?? '').toLowerCase() === CONCURRENCY_CODE) return true;
   return status === 429 && CONCURRENCY_WORDS.test(words ?? '');
 }
@@ -208,7 +325,10 @@ export function isConcurrencyRefusal(status: number | undefined, code: string | 
  * "并发上限为 2"); undefined when they do not (new-api's own message names only the code).
  */
 export function concurrencyLimitFrom(words: string | undefined): number | undefined {
-  const match = /concurren\w*[^0-9.]{0,24}?(\d+)/i.exec(words ?? '') ?? /并发[^0-9]{0,12}?(\d+)/.exec(words ?? '') ?? /(\d+)\s*(?:concurrent|个?并发)/i.exec(words ?? '');
+  const match =
+    /concurren\w*[^0-9.]{0,24}?(\d+)/i.exec(words ?? '') ??
+    /并发[^0-9]{0,12}?(\d+)/.exec(words ?? '') ??
+    /(\d+)\s*(?:concurrent|个?并发)/i.exec(words ?? '');
   const n = match ? Number(match[1]) : NaN;
   return Number.isInteger(n) && n >= 1 ? n : undefined;
 }
@@ -221,7 +341,6 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
-
 
 function str(v: unknown): string | undefined {
   if (typeof v === 'string') return v || undefined;
@@ -261,13 +380,21 @@ const STATUS_FOR_TYPE: Record<string, number> = {
  * error's own type or code stands in for one.
  */
 export function errorFromStreamPayload(error: unknown, route: ErrorContext['route'] = 'gateway'): GatewayError {
-  const e = typeof error === 'object' && error !== null ? (error as Record<string, unknown>) : { message: String(error) };
+  const e =
+    typeof error === 'object' && error !== null ? (error as Record<string, unknown>) : { message: String(error) };
   const type = typeof e.type === 'string' ? e.type : undefined;
   const code = typeof e.code === 'string' ? e.code : undefined;
-  const byName = (type !== undefined ? STATUS_FOR_TYPE[type] : undefined) ?? (code !== undefined ? STATUS_FOR_TYPE[code] : undefined);
+  const byName =
+    (type !== undefined ? STATUS_FOR_TYPE[type] : undefined) ??
+    (code !== undefined ? STATUS_FOR_TYPE[code] : undefined);
   const status = byName ?? (typeof e.code === 'number' && e.code >= 400 ? e.code : 500);
   const made = errorFromResponse({ status, body: JSON.stringify({ error: e }), route });
-  return new GatewayError(made.kind, l10n.t('The answer stopped with an error. {0}', made.message), { status: made.status, code: made.code, requestId: made.requestId, detail: made.detail });
+  return new GatewayError(made.kind, l10n.t('The answer stopped with an error. {0}', made.message), {
+    status: made.status,
+    code: made.code,
+    requestId: made.requestId,
+    detail: made.detail,
+  });
 }
 
 /** Keys an error-only body may carry besides its error (`{type:"error",error}`, new-api's `{success:false,message}`). */
@@ -280,20 +407,36 @@ const ERROR_ONLY_KEYS = new Set(['error', 'type', 'request_id', 'success', 'mess
  * with its `error`) is not one. There is no real status to go by, so the error's type or code
  * stands in for one; the GatewayError keeps the 200 the gateway sent.
  */
-export function errorInOkBody(json: unknown, ctx: Omit<ErrorContext, 'status' | 'body'> & { body?: string }): GatewayError | undefined {
+export function errorInOkBody(
+  json: unknown,
+  ctx: Omit<ErrorContext, 'status' | 'body'> & { body?: string },
+): GatewayError | undefined {
   if (!isRecord(json)) return undefined;
   const keys = Object.keys(json);
   if (!keys.every((k) => ERROR_ONLY_KEYS.has(k))) return undefined;
   if (json.data !== undefined && json.data !== null) return undefined;
   if (json.type !== undefined && json.type !== 'error') return undefined;
   const err = json.error;
-  const hasError = (isRecord(err) && (str(err.message) !== undefined || str(err.code) !== undefined)) || (typeof err === 'string' && err.trim() !== '');
+  const hasError =
+    (isRecord(err) && (str(err.message) !== undefined || str(err.code) !== undefined)) ||
+    (typeof err === 'string' && err.trim() !== '');
   const failed = json.success === false && str(json.message) !== undefined;
   if (!hasError && !failed) return undefined;
   const e = isRecord(err) ? err : {};
   const type = str(e.type);
   const code = str(e.code) ?? str(json.code);
-  const implied = code === 'model_not_found' ? 404 : ((type !== undefined ? STATUS_FOR_TYPE[type] : undefined) ?? (code !== undefined ? STATUS_FOR_TYPE[code] : undefined) ?? 400);
+  const implied =
+    code === 'model_not_found'
+      ? 404
+      : ((type !== undefined ? STATUS_FOR_TYPE[type] : undefined) ??
+        (code !== undefined ? STATUS_FOR_TYPE[code] : undefined) ??
+        400);
   const made = errorFromResponse({ ...ctx, status: implied, body: ctx.body ?? JSON.stringify(json) });
-  return new GatewayError(made.kind, made.message, { status: 200, code: made.code, requestId: made.requestId, detail: made.detail, retryAfterMs: made.retryAfterMs });
+  return new GatewayError(made.kind, made.message, {
+    status: 200,
+    code: made.code,
+    requestId: made.requestId,
+    detail: made.detail,
+    retryAfterMs: made.retryAfterMs,
+  });
 }

@@ -3,7 +3,13 @@ import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type * as z from 'zod/mini';
 import { Endpoints } from './config';
-import { concurrencyLimitFrom, errorFromResponse, errorInOkBody, isConcurrencyRefusal, parseRetryAfter } from './errorBody';
+import {
+  concurrencyLimitFrom,
+  errorFromResponse,
+  errorInOkBody,
+  isConcurrencyRefusal,
+  parseRetryAfter,
+} from './errorBody';
 import { GatewayError } from './errors';
 import { DEFAULT_KEY_ID, KeyQueue, type KeySlot } from './keyQueue';
 import { connectionError, redactProxy, routeFor, type Route } from './proxy';
@@ -13,7 +19,15 @@ import { idleLimit, mapBodyError, mapTransportError } from './httpErrors';
 import type { HttpClientOptions, HttpRequest, HttpResponse, LargeResponse, RequestBody, RequestKey } from './httpTypes';
 
 // Its shapes live in httpTypes.ts; the callers import them from here, with the client.
-export type { HttpClientOptions, HttpRequest, HttpResponse, LargeResponse, RequestBody, RequestKey, Timeouts } from './httpTypes';
+export type {
+  HttpClientOptions,
+  HttpRequest,
+  HttpResponse,
+  LargeResponse,
+  RequestBody,
+  RequestKey,
+  Timeouts,
+} from './httpTypes';
 
 /** One attempt's answer, before the status decides between a result, a retry and an error. */
 interface Exchange<R> {
@@ -90,7 +104,13 @@ export class HttpClient {
         accept: (requestId, slot) => {
           const mapError = (err: unknown) => mapBodyError(err, url, req, this.options.timeouts);
           // An error object in a 200 body is still the gateway's error, not an answer that does not fit.
-          const okError = (json: unknown, text: string) => errorInOkBody(json, { body: text, requestIdHeader: requestId, route: req.route ?? 'gateway', model: req.model });
+          const okError = (json: unknown, text: string) =>
+            errorInOkBody(json, {
+              body: text,
+              requestIdHeader: requestId,
+              route: req.route ?? 'gateway',
+              model: req.model,
+            });
           // 'close' follows the end of the body, an error and an abort alike: the call is over either way.
           if (billable && this.options.afterBillableCall) readable.once('close', this.options.afterBillableCall);
           if (slot) readable.once('close', () => slot.release());
@@ -107,7 +127,9 @@ export class HttpClient {
    * A server closing the connection while that buffer is full crashed undici 7.x's parser;
    * patches/undici+7.30.2.patch fixes it.
    */
-  async getLarge(req: Omit<HttpRequest, 'method' | 'json' | 'body' | 'timeout' | 'idempotent'>): Promise<LargeResponse> {
+  async getLarge(
+    req: Omit<HttpRequest, 'method' | 'json' | 'body' | 'timeout' | 'idempotent'>,
+  ): Promise<LargeResponse> {
     const response = await this.send({ ...req, method: 'GET' });
     return {
       status: response.status,
@@ -127,7 +149,12 @@ export class HttpClient {
    * answer was accepted: what the user saw of a streamed answer is never asked for twice. A
    * `gated` request waits for a slot of its key's queue first and holds it until its answer ends.
    */
-  private async exchange<R>(url: URL, req: HttpRequest, opts: { billable: boolean; once: boolean; gated: boolean }, attemptOnce: () => Promise<Exchange<R>>): Promise<R> {
+  private async exchange<R>(
+    url: URL,
+    req: HttpRequest,
+    opts: { billable: boolean; once: boolean; gated: boolean },
+    attemptOnce: () => Promise<Exchange<R>>,
+  ): Promise<R> {
     const idempotent = req.idempotent ?? req.method === 'GET';
     // headersFor resolved the key before the first attempt; anonymous requests are never gated.
     const keyId = this.requestKeys.get(req)?.id ?? DEFAULT_KEY_ID;
@@ -144,16 +171,25 @@ export class HttpClient {
         const failure = mapTransportError(err, url, req, this.options.timeouts);
         // A failure already explained (a refused certificate, a proxy's refusal) happens again on a retry.
         const settled = err instanceof GatewayError;
-        const retry = attempt < MAX_ATTEMPTS && !opts.once && !settled && (failure.notSent || (idempotent && failure.error.kind === 'network'));
-        this.log(`${req.method} ${url.pathname} failed after ${Date.now() - started} ms: ${failure.error.message}${retry ? ' (retrying)' : ''}`);
+        const retry =
+          attempt < MAX_ATTEMPTS &&
+          !opts.once &&
+          !settled &&
+          (failure.notSent || (idempotent && failure.error.kind === 'network'));
+        this.log(
+          `${req.method} ${url.pathname} failed after ${Date.now() - started} ms: ${failure.error.message}${retry ? ' (retrying)' : ''}`,
+        );
         if (!retry) throw failure.error;
         await this.wait(250 * 2 ** (attempt - 1), req.signal);
         continue;
       }
       const { status, headers } = response;
       const requestId = headers['x-oneapi-request-id'];
-      this.log(`${req.method} ${url.pathname} → ${status} in ${Date.now() - started} ms${requestId ? ` (request id ${requestId})` : ''}`);
-      if ((status >= 200 && status < 300) || req.acceptStatus?.includes(status)) return response.accept(requestId, slot);
+      this.log(
+        `${req.method} ${url.pathname} → ${status} in ${Date.now() - started} ms${requestId ? ` (request id ${requestId})` : ''}`,
+      );
+      if ((status >= 200 && status < 300) || req.acceptStatus?.includes(status))
+        return response.accept(requestId, slot);
       const errorText = await response.errorText().catch(() => '');
       const error = errorFromResponse({
         status,
@@ -168,7 +204,9 @@ export class HttpClient {
       if (busy && slot) {
         // Learnt before this request's slot is given up, so that no waiter slips in under the old limit.
         const limit = this.queue.learn(keyId, this.queue.state(keyId).inFlight, concurrencyLimitFrom(error.detail));
-        this.log(`${req.method} ${url.pathname}: the key's concurrency limit is reached; holding its requests to ${limit} at a time`);
+        this.log(
+          `${req.method} ${url.pathname}: the key's concurrency limit is reached; holding its requests to ${limit} at a time`,
+        );
       }
       slot?.release();
       const retryAfter = status === 429 ? parseRetryAfter(headers['retry-after'], this.now()) : undefined;
@@ -182,7 +220,10 @@ export class HttpClient {
         continue;
       }
       if (opts.billable) this.options.afterBillableCall?.();
-      throw this.withKeyName(error.kind === 'quota' && opts.billable ? await this.withQuotaNote(error, req) : error, req);
+      throw this.withKeyName(
+        error.kind === 'quota' && opts.billable ? await this.withQuotaNote(error, req) : error,
+        req,
+      );
     }
   }
 
@@ -211,18 +252,31 @@ export class HttpClient {
     const note = await this.options.quotaNote?.(req).catch(() => undefined);
     if (!note) return error;
     const { status, code, requestId, detail, retryAfterMs } = error;
-    return new GatewayError(error.kind, `${error.message} ${note}`, { status, code, requestId, detail, retryAfterMs, cause: error.cause });
+    return new GatewayError(error.kind, `${error.message} ${note}`, {
+      status,
+      code,
+      requestId,
+      detail,
+      retryAfterMs,
+      cause: error.cause,
+    });
   }
 
   private async headersFor(url: URL, req: HttpRequest): Promise<Record<string, string>> {
-    const headers: Record<string, string> = { 'user-agent': this.options.userAgent, ...lowerCaseKeys(req.headers ?? {}) };
+    const headers: Record<string, string> = {
+      'user-agent': this.options.userAgent,
+      ...lowerCaseKeys(req.headers ?? {}),
+    };
     // Whatever a caller passed, credentials never travel to another origin.
     delete headers.authorization;
     delete headers['x-api-key'];
     if (!req.anonymous && url.origin === this.options.endpoints.origin) {
       const key = await this.options.getKey(req);
       if (!key) {
-        throw new GatewayError('auth', l10n.t('No API key is set. Run "Model Gateway: Set API Key" and paste the key from the console.'));
+        throw new GatewayError(
+          'auth',
+          l10n.t('No API key is set. Run "Model Gateway: Set API Key" and paste the key from the console.'),
+        );
       }
       headers.authorization = `Bearer ${key.secret}`;
       this.requestKeys.set(req, key);
@@ -235,10 +289,23 @@ export class HttpClient {
     const name = this.requestKeys.get(req)?.name;
     if (name === undefined || !KEY_ERRORS.has(error.kind)) return error;
     const { status, code, requestId, detail, retryAfterMs, jsonBody } = error;
-    return new GatewayError(error.kind, l10n.t('Key "{0}": {1}', name, error.message), { status, code, requestId, detail, retryAfterMs, jsonBody, cause: error.cause });
+    return new GatewayError(error.kind, l10n.t('Key "{0}": {1}', name, error.message), {
+      status,
+      code,
+      requestId,
+      detail,
+      retryAfterMs,
+      jsonBody,
+      cause: error.cause,
+    });
   }
 
-  private dispatch(url: URL, req: HttpRequest, headers: Record<string, string>, body: RequestBody | undefined): Promise<Dispatcher.ResponseData> {
+  private dispatch(
+    url: URL,
+    req: HttpRequest,
+    headers: Record<string, string>,
+    body: RequestBody | undefined,
+  ): Promise<Dispatcher.ResponseData> {
     // undici would still connect for a request whose signal has already aborted.
     if (req.signal?.aborted) return Promise.reject(req.signal.reason);
     const t = this.options.timeouts;
@@ -257,7 +324,9 @@ export class HttpClient {
       bodyTimeout: idleLimit(t, req),
     });
     // A refused certificate or a proxy's refusal is told with the setting that fixes it; the caller's abort stays an abort.
-    return request.catch((err: unknown) => Promise.reject((!req.signal?.aborted && connectionError(err, url, route, this.options.proxy)) || err));
+    return request.catch((err: unknown) =>
+      Promise.reject((!req.signal?.aborted && connectionError(err, url, route, this.options.proxy)) || err),
+    );
   }
 
   /** Read once per client (a settings change makes a new client); a bad `extraCaCertificates` file throws here, before anything is sent. */

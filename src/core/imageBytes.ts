@@ -16,8 +16,18 @@ export interface ImageInfo {
   height?: number;
 }
 
-export const FORMAT_NAMES: Record<ImageMediaType, string> = { 'image/png': 'PNG', 'image/jpeg': 'JPEG', 'image/gif': 'GIF', 'image/webp': 'WebP' };
-export const IMAGE_EXTENSIONS: Record<ImageMediaType, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp' };
+export const FORMAT_NAMES: Record<ImageMediaType, string> = {
+  'image/png': 'PNG',
+  'image/jpeg': 'JPEG',
+  'image/gif': 'GIF',
+  'image/webp': 'WebP',
+};
+export const IMAGE_EXTENSIONS: Record<ImageMediaType, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+};
 
 function ascii(bytes: Uint8Array, start: number, length: number): string {
   return String.fromCharCode(...bytes.subarray(start, start + length));
@@ -86,7 +96,8 @@ export function otherFormat(bytes: Uint8Array): string | undefined {
   const head = ascii(bytes, 0, 16);
   if (head.startsWith('BM')) return 'BMP';
   if (head.startsWith('II*\0') || head.startsWith('MM\0*')) return 'TIFF';
-  if (head.slice(4, 8) === 'ftyp') return /avif|avis/.test(head) ? 'AVIF' : /hei|mif1|msf1/.test(head) ? 'HEIC' : l10n.t('video or HEIF container');
+  if (head.slice(4, 8) === 'ftyp')
+    return /avif|avis/.test(head) ? 'AVIF' : /hei|mif1|msf1/.test(head) ? 'HEIC' : l10n.t('video or HEIF container');
   if (head.startsWith('%PDF')) return 'PDF';
   if (bytes[0] === 0 && bytes[1] === 0 && bytes[2] === 1 && bytes[3] === 0) return 'ICO';
   if (/^\s*(<\?xml|<svg)/i.test(ascii(bytes, 0, 64))) return 'SVG';

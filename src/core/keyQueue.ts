@@ -79,7 +79,12 @@ export class KeyQueue {
   /** What is known about a key: its limit (undefined while none was learnt), how many run and wait. */
   state(keyId: string = DEFAULT_KEY_ID): { limit?: number; stated: boolean; inFlight: number; waiting: number } {
     const gate = this.gates.get(keyId);
-    return { ...(gate?.limit !== undefined ? { limit: gate.limit } : {}), stated: gate?.stated ?? false, inFlight: gate?.inFlight ?? 0, waiting: gate?.waiting.length ?? 0 };
+    return {
+      ...(gate?.limit !== undefined ? { limit: gate.limit } : {}),
+      stated: gate?.stated ?? false,
+      inFlight: gate?.inFlight ?? 0,
+      waiting: gate?.waiting.length ?? 0,
+    };
   }
 
   private gate(keyId: string): Gate {

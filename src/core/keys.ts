@@ -17,7 +17,10 @@ export const KEY_NAME_MAX = 40;
 /** Letters, digits, and `-`, `_`, `.` or single spaces between them: short enough for a status bar tooltip. */
 const KEY_NAME = /^[\p{L}\p{N}](?:[\p{L}\p{N}._-]| (?! ))*$/u;
 
-export const keyEntrySchema = z.object({ id: z.string().check(z.minLength(1), z.maxLength(64)), name: z.string().check(z.minLength(1), z.maxLength(KEY_NAME_MAX), z.regex(KEY_NAME)) });
+export const keyEntrySchema = z.object({
+  id: z.string().check(z.minLength(1), z.maxLength(64)),
+  name: z.string().check(z.minLength(1), z.maxLength(KEY_NAME_MAX), z.regex(KEY_NAME)),
+});
 export type KeyEntry = z.infer<typeof keyEntrySchema>;
 
 export const keyListSchema = z.object({
@@ -41,7 +44,8 @@ export function parseKeyList(raw: unknown): KeyList | undefined {
   const keys: KeyEntry[] = [];
   for (const item of Array.isArray(record.keys) ? record.keys : []) {
     const parsed = z.safeParse(keyEntrySchema, item);
-    if (parsed.success && !keys.some((k) => k.id === parsed.data.id || sameName(k.name, parsed.data.name))) keys.push(parsed.data);
+    if (parsed.success && !keys.some((k) => k.id === parsed.data.id || sameName(k.name, parsed.data.name)))
+      keys.push(parsed.data);
   }
   const choices = z.safeParse(keyListSchema.shape.modelKeys, record.modelKeys);
   return { keys, modelKeys: choices.success ? choices.data : {} };
@@ -56,8 +60,12 @@ export function keyNameProblem(name: string, keys: readonly KeyEntry[], except?:
   const trimmed = name.trim();
   if (!trimmed) return l10n.t('Give the key a name, e.g. "default" or "team-claude".');
   if (trimmed.length > KEY_NAME_MAX) return l10n.t('A key name has at most {0} characters.', KEY_NAME_MAX);
-  if (!KEY_NAME.test(trimmed)) return l10n.t('A key name has letters, digits, "-", "_", "." and single spaces, and starts with a letter or digit.');
-  if (keys.some((k) => k.id !== except && sameName(k.name, trimmed))) return l10n.t('There is already a key named "{0}".', trimmed);
+  if (!KEY_NAME.test(trimmed))
+    return l10n.t(
+      'A key name has letters, digits, "-", "_", "." and single spaces, and starts with a letter or digit.',
+    );
+  if (keys.some((k) => k.id !== except && sameName(k.name, trimmed)))
+    return l10n.t('There is already a key named "{0}".', trimmed);
   return undefined;
 }
 
@@ -101,10 +109,20 @@ export function keyForModel(listedBy: readonly string[], picked: string | undefi
  * model is called with (`modelKey`, see ModelInfo.keyId), else the first. A request for a key that
  * was removed fails instead of going with another key, which could not reach that key's resources.
  */
-export function keyForRequest(keys: readonly KeyEntry[], req: { key?: string; model?: string }, modelKey: (model: string) => string | undefined): KeyEntry | undefined {
+export function keyForRequest(
+  keys: readonly KeyEntry[],
+  req: { key?: string; model?: string },
+  modelKey: (model: string) => string | undefined,
+): KeyEntry | undefined {
   if (req.key !== undefined) {
     const own = keys.find((k) => k.id === req.key);
-    if (!own) throw new GatewayError('auth', l10n.t('The API key this was made with has been removed; another key cannot reach it. Start it again with one of your keys.'));
+    if (!own)
+      throw new GatewayError(
+        'auth',
+        l10n.t(
+          'The API key this was made with has been removed; another key cannot reach it. Start it again with one of your keys.',
+        ),
+      );
     return own;
   }
   const wanted = req.model === undefined ? undefined : modelKey(req.model);

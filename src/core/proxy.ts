@@ -1,4 +1,7 @@
-// Kept by hand, not undici's EnvHttpProxyAgent: that agent picks the route out of sight inside each request with one set of options, but here each request's route must be known (VS Code's settings over the environment, the trusted authorities on a direct connection, strictSSL on proxied ones only, errors naming the setting to change); the tunnel itself is undici's ProxyAgent.
+// Kept by hand, not undici's EnvHttpProxyAgent: that agent picks the route out of sight inside each request
+// with one set of options, but here each request's route must be known (VS Code's settings over the
+// environment, the trusted authorities on a direct connection, strictSSL on proxied ones only, errors naming
+// the setting to change); the tunnel itself is undici's ProxyAgent.
 import * as l10n from '@vscode/l10n';
 import { GatewayError } from './errors';
 import { certificateError, type Trust } from './tls';
@@ -34,8 +37,8 @@ export function resolveProxy(target: URL, settings: ProxySettings): string | und
   if (settings.proxyUrl.trim()) return withScheme(settings.proxyUrl.trim());
   const fromEnv =
     target.protocol === 'https:'
-      ? env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy
-      : env.HTTP_PROXY ?? env.http_proxy;
+      ? (env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy)
+      : (env.HTTP_PROXY ?? env.http_proxy);
   const chosen = (fromEnv ?? env.ALL_PROXY ?? env.all_proxy ?? '').trim();
   return chosen ? withScheme(chosen) : undefined;
 }
@@ -66,7 +69,14 @@ export function routeFor(target: URL, settings: ProxySettings, trust: Trust, con
   return {
     key: proxy,
     proxy,
-    options: { uri: proxy, proxyTunnel: true, requestTls: tls, proxyTls: tls, connect: { timeout: connectMs }, ...(token ? { token } : {}) },
+    options: {
+      uri: proxy,
+      proxyTunnel: true,
+      requestTls: tls,
+      proxyTls: tls,
+      connect: { timeout: connectMs },
+      ...(token ? { token } : {}),
+    },
   };
 }
 
@@ -74,7 +84,12 @@ export function routeFor(target: URL, settings: ProxySettings, trust: Trust, con
  * A failure that belongs to the way the connection was made (a refused certificate, a proxy that
  * said no) as a GatewayError naming the setting to change; undefined for anything else.
  */
-export function connectionError(err: unknown, target: URL, route: Route, settings: ProxySettings): GatewayError | undefined {
+export function connectionError(
+  err: unknown,
+  target: URL,
+  route: Route,
+  settings: ProxySettings,
+): GatewayError | undefined {
   const cert = certificateError(err, target.host, !!route.proxy);
   if (cert || !route.proxy) return cert;
   const message = (err as { message?: unknown } | undefined)?.message;
@@ -84,11 +99,26 @@ export function connectionError(err: unknown, target: URL, route: Route, setting
   const proxy = redactProxy(route.proxy);
   if (status === 407) {
     const text = settings.authorization.trim()
-      ? l10n.t('The proxy {0} refused the credentials in "http.proxyAuthorization" (407 Proxy Authentication Required). Check that setting in your user settings.', proxy)
-      : l10n.t('The proxy {0} asks for credentials (407 Proxy Authentication Required). Set "http.proxyAuthorization" in your user settings (for example "Basic " and the Base64 of user:password), or put the user name and password in the proxy address.', proxy);
+      ? l10n.t(
+          'The proxy {0} refused the credentials in "http.proxyAuthorization" (407 Proxy Authentication Required). Check that setting in your user settings.',
+          proxy,
+        )
+      : l10n.t(
+          'The proxy {0} asks for credentials (407 Proxy Authentication Required). Set "http.proxyAuthorization" in your user settings (for example "Basic " and the Base64 of user:password), or put the user name and password in the proxy address.',
+          proxy,
+        );
     return new GatewayError('network', text, { code: 'proxy_407', cause: err });
   }
-  return new GatewayError('network', l10n.t('The proxy {0} refused the connection to {1} ({2}). Check "http.proxy", "http.noProxy" and the proxy environment variables.', proxy, target.host, status), { code: `proxy_${status}`, cause: err });
+  return new GatewayError(
+    'network',
+    l10n.t(
+      'The proxy {0} refused the connection to {1} ({2}). Check "http.proxy", "http.noProxy" and the proxy environment variables.',
+      proxy,
+      target.host,
+      status,
+    ),
+    { code: `proxy_${status}`, cause: err },
+  );
 }
 
 /** A proxy address fit for logs and messages: user name and password hidden. */

@@ -105,18 +105,31 @@ async function fromDashboard(http: HttpClient, at: Asked): Promise<Figures> {
   let underV1 = true;
   let subscription: z.infer<ReturnType<typeof subscriptionBody>>;
   try {
-    subscription = await getJson(http, e.billing('subscription', true), subscriptionBody(), 'The billing subscription answer', at);
+    subscription = await getJson(
+      http,
+      e.billing('subscription', true),
+      subscriptionBody(),
+      'The billing subscription answer',
+      at,
+    );
   } catch (err) {
     if (!isGatewayError(err) || err.status !== 404) throw err;
     underV1 = false;
-    subscription = await getJson(http, e.billing('subscription', false), subscriptionBody(), 'The billing subscription answer', at);
+    subscription = await getJson(
+      http,
+      e.billing('subscription', false),
+      subscriptionBody(),
+      'The billing subscription answer',
+      at,
+    );
   }
   const limit = subscription.hard_limit_usd;
   const expiresAt = seconds(subscription.access_until);
   const unlimited = limit >= UNLIMITED_LIMIT;
   let used: number | undefined;
   try {
-    used = (await getJson(http, e.billing('usage', underV1), usageBody(), 'The billing usage answer', at)).total_usage / 100;
+    used =
+      (await getJson(http, e.billing('usage', underV1), usageBody(), 'The billing usage answer', at)).total_usage / 100;
   } catch (err) {
     // An unlimited key needs no usage figure to be shown; a limited one cannot say what is left without it.
     if (!unlimited || isGatewayError(err, 'cancelled')) throw err;
@@ -147,11 +160,18 @@ async function fromTokenUsage(http: HttpClient, at: Asked): Promise<Figures> {
 }
 
 /** A GET whose JSON body is checked for an error object (new-api sends some with HTTP 200) before its schema. */
-async function getJson<T extends z.ZodMiniType>(http: HttpClient, url: string, schema: T, what: string, at: Asked): Promise<z.infer<T>> {
+async function getJson<T extends z.ZodMiniType>(
+  http: HttpClient,
+  url: string,
+  schema: T,
+  what: string,
+  at: Asked,
+): Promise<z.infer<T>> {
   const response = await http.send({ method: 'GET', url, signal: at.signal, key: at.key });
   const data = parseJsonText(await response.text(), what);
   const refusal = refusalIn(data);
-  if (refusal !== undefined) throw new GatewayError('notImplemented', l10n.t('{0} was an error: {1}', what, refusal || l10n.t('(no message)')));
+  if (refusal !== undefined)
+    throw new GatewayError('notImplemented', l10n.t('{0} was an error: {1}', what, refusal || l10n.t('(no message)')));
   return parseWith(schema, data, what);
 }
 
@@ -165,7 +185,8 @@ function refusalIn(data: unknown): string | undefined {
     const message = (error as Record<string, unknown>).message;
     return typeof message === 'string' ? message : '';
   }
-  if (record.success === false || record.code === false) return typeof record.message === 'string' ? record.message : '';
+  if (record.success === false || record.code === false)
+    return typeof record.message === 'string' ? record.message : '';
   return undefined;
 }
 
@@ -195,14 +216,30 @@ export function quotaShort(q: KeyQuota): string {
 export function quotaLine(q: KeyQuota): string {
   const parts: string[] = [];
   if (q.unit === 'usd') {
-    if (q.unlimited) parts.push(q.used === undefined ? l10n.t('Key quota: unlimited.') : l10n.t('Key quota: unlimited, US${0} used.', money(q.used)));
-    else parts.push(q.used === undefined ? l10n.t('Key quota: US${0} left.', money(q.remaining ?? 0)) : l10n.t('Key quota: US${0} left, US${1} used.', money(q.remaining ?? 0), money(q.used)));
+    if (q.unlimited)
+      parts.push(
+        q.used === undefined
+          ? l10n.t('Key quota: unlimited.')
+          : l10n.t('Key quota: unlimited, US${0} used.', money(q.used)),
+      );
+    else
+      parts.push(
+        q.used === undefined
+          ? l10n.t('Key quota: US${0} left.', money(q.remaining ?? 0))
+          : l10n.t('Key quota: US${0} left, US${1} used.', money(q.remaining ?? 0), money(q.used)),
+      );
   } else if (q.unlimited) {
     parts.push(l10n.t('Key quota: unlimited, {0} quota units used.', formatNumber(q.used ?? 0)));
   } else {
     const left = q.remaining ?? 0;
     parts.push(l10n.t('Key quota: {0} quota units left, {1} used.', formatNumber(left), formatNumber(q.used ?? 0)));
-    parts.push(l10n.t("That is US${0} if the gateway keeps new-api's default of {1} units per US$1; its operator may have changed it.", money(left / DEFAULT_UNITS_PER_USD), formatNumber(DEFAULT_UNITS_PER_USD)));
+    parts.push(
+      l10n.t(
+        "That is US${0} if the gateway keeps new-api's default of {1} units per US$1; its operator may have changed it.",
+        money(left / DEFAULT_UNITS_PER_USD),
+        formatNumber(DEFAULT_UNITS_PER_USD),
+      ),
+    );
   }
   if (q.expiresAt !== undefined) parts.push(l10n.t('The key expires {0}.', formatWhen(q.expiresAt)));
   return parts.join(' ');
@@ -212,5 +249,7 @@ export function quotaLine(q: KeyQuota): string {
 export function quotaRefusalNote(q: KeyQuota): string {
   if (q.unlimited) return l10n.t("The key itself has unlimited quota: the account's balance is what is short.");
   const left = q.remaining ?? 0;
-  return q.unit === 'usd' ? l10n.t('Left on this key: US${0}.', money(left)) : l10n.t('Left on this key: {0} quota units.', formatNumber(left));
+  return q.unit === 'usd'
+    ? l10n.t('Left on this key: US${0}.', money(left))
+    : l10n.t('Left on this key: {0} quota units.', formatNumber(left));
 }

@@ -56,7 +56,14 @@ export function readSettings(get: (key: string) => unknown): SettingsRead {
     if (raw === undefined || raw === null) return fallback;
     const parsed = z.safeParse(fields()[key], raw);
     if (parsed.success) return parsed.data as z.infer<Fields[K]>;
-    problems.push(l10n.t('"{0}" has an invalid value ({1}); using {2}.', `modelGateway.${key}`, JSON.stringify(raw), JSON.stringify(fallback)));
+    problems.push(
+      l10n.t(
+        '"{0}" has an invalid value ({1}); using {2}.',
+        `modelGateway.${key}`,
+        JSON.stringify(raw),
+        JSON.stringify(fallback),
+      ),
+    );
     return fallback;
   };
   const d = DEFAULT_SETTINGS;
@@ -82,7 +89,12 @@ export function readSettings(get: (key: string) => unknown): SettingsRead {
 /** 0 in a setting means "no limit", which undici spells 0 as well. */
 export function timeoutsFrom(settings: Settings): Timeouts {
   const t = settings.timeouts;
-  return { connectMs: t.connectSeconds * 1000, firstByteMs: t.firstByteSeconds * 1000, idleMs: t.idleSeconds * 1000, longMs: t.longRequestSeconds * 1000 };
+  return {
+    connectMs: t.connectSeconds * 1000,
+    firstByteMs: t.firstByteSeconds * 1000,
+    idleMs: t.idleSeconds * 1000,
+    longMs: t.longRequestSeconds * 1000,
+  };
 }
 
 /**
@@ -105,7 +117,13 @@ export const COST_LIMITS = {
 export type CostKey = keyof typeof COST_LIMITS;
 
 /** Cost settings that are choices, not counts: restricted in untrusted workspaces, bounded by their enum or format. */
-export const COST_CHOICES = ['chat.thinking', 'tools.searchCount', 'media.imageCount', 'media.imageSize', 'media.partialImages'] as const;
+export const COST_CHOICES = [
+  'chat.thinking',
+  'tools.searchCount',
+  'media.imageCount',
+  'media.imageSize',
+  'media.partialImages',
+] as const;
 
 export interface BoundedValue {
   value: number;
@@ -124,6 +142,11 @@ export function boundedCost(key: CostKey, raw: unknown, fallback: number): Bound
   if (whole <= max) return { value: whole };
   return {
     value: max,
-    clamped: l10n.t('"{0}" is {1}, above its limit of {2}; {2} is used. The limit keeps a setting (from a workspace, too) from making each request cost far more than intended.', `modelGateway.${key}`, String(raw), String(max)),
+    clamped: l10n.t(
+      '"{0}" is {1}, above its limit of {2}; {2} is used. The limit keeps a setting (from a workspace, too) from making each request cost far more than intended.',
+      `modelGateway.${key}`,
+      String(raw),
+      String(max),
+    ),
   };
 }

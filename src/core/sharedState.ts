@@ -55,7 +55,8 @@ export class SharedJsonFile<T> {
         },
       );
       const value = exists ? undefined : old();
-      if (value !== undefined) await writeFileAtomic(this.file, `${JSON.stringify(value)}\n`, { overwrite: true, durable: false });
+      if (value !== undefined)
+        await writeFileAtomic(this.file, `${JSON.stringify(value)}\n`, { overwrite: true, durable: false });
     });
     await forget();
   }
@@ -70,7 +71,14 @@ export class SharedJsonFile<T> {
       });
     } catch (err) {
       if (started || !isGatewayError(err, 'timeout')) throw err;
-      throw new GatewayError('timeout', l10n.t('Another VS Code window has held {0} for too long; the change was not saved. Try again, or reload the other windows.', path.basename(this.file)), { cause: err });
+      throw new GatewayError(
+        'timeout',
+        l10n.t(
+          'Another VS Code window has held {0} for too long; the change was not saved. Try again, or reload the other windows.',
+          path.basename(this.file),
+        ),
+        { cause: err },
+      );
     }
   }
 

@@ -66,12 +66,18 @@ export function loadTrust(settings: TrustSettings, source: CaSource = nodeTls as
       try {
         const system = getCa('system');
         added.push(...system);
-        notes.push(`trusting ${system.length} certificate(s) from the operating system's store (http.systemCertificates)`);
+        notes.push(
+          `trusting ${system.length} certificate(s) from the operating system's store (http.systemCertificates)`,
+        );
       } catch (err) {
-        notes.push(`http.systemCertificates: the operating system's store could not be read: ${err instanceof Error ? err.message : String(err)}`);
+        notes.push(
+          `http.systemCertificates: the operating system's store could not be read: ${err instanceof Error ? err.message : String(err)}`,
+        );
       }
     } else {
-      notes.push(`http.systemCertificates: this VS Code's Node (${process.versions.node}) cannot read the operating system's certificate store; use "${EXTRA_CA_SETTING}" or NODE_EXTRA_CA_CERTS to trust a corporate certificate authority`);
+      notes.push(
+        `http.systemCertificates: this VS Code's Node (${process.versions.node}) cannot read the operating system's certificate store; use "${EXTRA_CA_SETTING}" or NODE_EXTRA_CA_CERTS to trust a corporate certificate authority`,
+      );
     }
   }
   const envFile = settings.env.NODE_EXTRA_CA_CERTS?.trim();
@@ -98,19 +104,35 @@ export function loadTrust(settings: TrustSettings, source: CaSource = nodeTls as
 function readExtraCaFile(raw: string): string[] {
   const file = raw === '~' || raw.startsWith('~/') ? join(homedir(), raw.slice(1)) : raw;
   if (!isAbsolute(file)) {
-    throw new GatewayError('badRequest', l10n.t('"{0}" must be the absolute path of a PEM file; "{1}" is not.', EXTRA_CA_SETTING, raw));
+    throw new GatewayError(
+      'badRequest',
+      l10n.t('"{0}" must be the absolute path of a PEM file; "{1}" is not.', EXTRA_CA_SETTING, raw),
+    );
   }
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as { code?: string }).code ?? String(err);
-    throw new GatewayError('badRequest', l10n.t('The certificate file named in "{0}" could not be read ({1}): {2}', EXTRA_CA_SETTING, code, file), { cause: err });
+    throw new GatewayError(
+      'badRequest',
+      l10n.t('The certificate file named in "{0}" could not be read ({1}): {2}', EXTRA_CA_SETTING, code, file),
+      { cause: err },
+    );
   }
   try {
     return certificatesIn(text);
   } catch (err) {
-    throw new GatewayError('badRequest', l10n.t('The file named in "{0}" ({1}) is not usable: {2}', EXTRA_CA_SETTING, file, err instanceof Error ? err.message : String(err)), { cause: err });
+    throw new GatewayError(
+      'badRequest',
+      l10n.t(
+        'The file named in "{0}" ({1}) is not usable: {2}',
+        EXTRA_CA_SETTING,
+        file,
+        err instanceof Error ? err.message : String(err),
+      ),
+      { cause: err },
+    );
   }
 }
 
@@ -119,7 +141,10 @@ const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/
 /** The PEM certificates in a file, each checked to be a certificate; throws for a file with none or a damaged one. */
 export function certificatesIn(text: string): string[] {
   const blocks = text.match(PEM_BLOCK) ?? [];
-  if (!blocks.length) throw new Error(l10n.t('it holds no PEM certificate ("-----BEGIN CERTIFICATE-----"); a DER file must be converted to PEM first'));
+  if (!blocks.length)
+    throw new Error(
+      l10n.t('it holds no PEM certificate ("-----BEGIN CERTIFICATE-----"); a DER file must be converted to PEM first'),
+    );
   blocks.forEach((pem, n) => {
     try {
       new X509Certificate(pem);
@@ -166,5 +191,13 @@ export function certificateError(err: unknown, host: string, proxied: boolean): 
         );
     return new GatewayError('network', message, { code, cause: err });
   }
-  return new GatewayError('network', l10n.t('The TLS certificate of {0} was not accepted ({1}). Check the base address; the certificate may have expired or be for another name.', host, code), { code, cause: err });
+  return new GatewayError(
+    'network',
+    l10n.t(
+      'The TLS certificate of {0} was not accepted ({1}). Check the base address; the certificate may have expired or be for another name.',
+      host,
+      code,
+    ),
+    { code, cause: err },
+  );
 }

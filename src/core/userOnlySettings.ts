@@ -48,7 +48,13 @@ export function userOnlyValues(settings: unknown, section: string, where: string
 export function overrideNotice(section: string, o: WorkspaceOverride): string {
   const shown = JSON.stringify(o.value) ?? String(o.value);
   const value = shown.length > 200 ? `${shown.slice(0, 200)}…` : shown;
-  return l10n.t('Ignored "{0}": {1} from {2}. Only your user settings decide {3}; a workspace or folder setting is never used for it.', `${section}.${o.key}`, value, o.where, USER_ONLY_SETTINGS[o.key]());
+  return l10n.t(
+    'Ignored "{0}": {1} from {2}. Only your user settings decide {3}; a workspace or folder setting is never used for it.',
+    `${section}.${o.key}`,
+    value,
+    o.where,
+    USER_ONLY_SETTINGS[o.key](),
+  );
 }
 
 /**
@@ -105,4 +111,3 @@ function lookup(value: unknown, parts: string[]): unknown {
   }
   return at;
 }
-

@@ -12,11 +12,15 @@ export function parseWith<T extends z.ZodMiniType>(schema: T, data: unknown, wha
   if (result.success) return result.data;
   const issues = result.error.issues.slice(0, 3).map((issue) => {
     const at = issue.path.length ? issue.path.map(String).join('.') : l10n.t('(top level)');
-    const expected = 'expected' in issue && typeof issue.expected === 'string' ? l10n.t(' (expected {0})', issue.expected) : '';
+    const expected =
+      'expected' in issue && typeof issue.expected === 'string' ? l10n.t(' (expected {0})', issue.expected) : '';
     return `${at}: ${issue.message}${expected}`;
   });
   const more = result.error.issues.length > 3 ? l10n.t(', and {0} more', result.error.issues.length - 3) : '';
-  throw new GatewayError('protocol', l10n.t('{0} did not have the expected shape: {1}{2}.', what, issues.join('; '), more));
+  throw new GatewayError(
+    'protocol',
+    l10n.t('{0} did not have the expected shape: {1}{2}.', what, issues.join('; '), more),
+  );
 }
 
 /**
@@ -37,7 +41,9 @@ export function parseJsonText(text: string, what: string): unknown {
     const start = text.trim().slice(0, 120).replace(/\s+/g, ' ');
     throw new GatewayError(
       'protocol',
-      start ? l10n.t('{0} was not valid JSON: "{1}".', what, `${start}${text.length > 120 ? '…' : ''}`) : l10n.t('{0} was not valid JSON (the body was empty).', what),
+      start
+        ? l10n.t('{0} was not valid JSON: "{1}".', what, `${start}${text.length > 120 ? '…' : ''}`)
+        : l10n.t('{0} was not valid JSON (the body was empty).', what),
     );
   }
 }

@@ -46,7 +46,9 @@ export function startFeatures(shell: Shell): Features {
   const { context, log, services, statusBar, models } = shell;
   // The store reports damaged files it set aside; the controller tells the user once.
   const problems: { report?: (problem: StoreProblem) => void } = {};
-  const store = new ConversationStore(path.join(context.globalStorageUri.fsPath, 'conversations'), { onProblem: (problem) => problems.report?.(problem) });
+  const store = new ConversationStore(path.join(context.globalStorageUri.fsPath, 'conversations'), {
+    onProblem: (problem) => problems.report?.(problem),
+  });
   const chat = new ChatController(services, store);
   problems.report = (problem) => chat.reportStoreProblem(problem);
   const chatView = new ChatViewProvider(context.extensionUri, chat, log);

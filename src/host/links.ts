@@ -24,7 +24,9 @@ export async function openExternalLink(url: string): Promise<boolean> {
     return false;
   }
   if (!OPENABLE_SCHEMES.includes(parsed.scheme)) {
-    void vscode.window.showWarningMessage(vscode.l10n.t('Links of the kind "{0}:" are not opened from Model Gateway.', parsed.scheme));
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t('Links of the kind "{0}:" are not opened from Model Gateway.', parsed.scheme),
+    );
     return false;
   }
   if (!CONFIRMED_BY_VSCODE.includes(parsed.scheme)) {

@@ -11,7 +11,9 @@ export interface ErrorAction {
  * also return it to a caller that runs them from a script.
  */
 export function showError(err: unknown, log: vscode.LogOutputChannel, extra: ErrorAction[] = []): string {
-  const error = isGatewayError(err) ? err : new GatewayError('protocol', err instanceof Error ? err.message : String(err), { cause: err });
+  const error = isGatewayError(err)
+    ? err
+    : new GatewayError('protocol', err instanceof Error ? err.message : String(err), { cause: err });
   if (error.kind === 'cancelled') return error.message;
   log.error(error.describe());
   const actions: ErrorAction[] = [...extra, ...actionsFor(error)];
@@ -28,19 +30,33 @@ export function showError(err: unknown, log: vscode.LogOutputChannel, extra: Err
   }
   actions.push({ title: vscode.l10n.t('Show Log'), run: () => log.show(true) });
   const message = error.describe();
-  void vscode.window.showErrorMessage(message, ...actions.map((a) => a.title)).then((chosen) => actions.find((a) => a.title === chosen)?.run());
+  void vscode.window
+    .showErrorMessage(message, ...actions.map((a) => a.title))
+    .then((chosen) => actions.find((a) => a.title === chosen)?.run());
   return message;
 }
 
 function actionsFor(error: GatewayError): ErrorAction[] {
   switch (error.kind) {
     case 'auth':
-      return [{ title: vscode.l10n.t('Set API Key'), run: () => vscode.commands.executeCommand('modelGateway.setApiKey') }];
+      return [
+        { title: vscode.l10n.t('Set API Key'), run: () => vscode.commands.executeCommand('modelGateway.setApiKey') },
+      ];
     case 'modelUnavailable':
-      return [{ title: vscode.l10n.t('Refresh Models'), run: () => vscode.commands.executeCommand('modelGateway.refreshModels') }];
+      return [
+        {
+          title: vscode.l10n.t('Refresh Models'),
+          run: () => vscode.commands.executeCommand('modelGateway.refreshModels'),
+        },
+      ];
     case 'network':
     case 'timeout':
-      return [{ title: vscode.l10n.t('Open Settings'), run: () => vscode.commands.executeCommand('modelGateway.openSettings') }];
+      return [
+        {
+          title: vscode.l10n.t('Open Settings'),
+          run: () => vscode.commands.executeCommand('modelGateway.openSettings'),
+        },
+      ];
     default:
       return [];
   }

@@ -17,7 +17,11 @@ const LEGACY_KEY = 'models.refusedProtocols';
  * The refused protocols of every window, in a file of the global storage (models/refusalMemory.ts),
  * taking over what an older version kept in the global state. `origin` is the gateway in use now.
  */
-export function refusedProtocolStore(context: { globalState: vscode.Memento; globalStorageUri: vscode.Uri }, origin: () => string, log: (line: string) => void): RefusedProtocolStore {
+export function refusedProtocolStore(
+  context: { globalState: vscode.Memento; globalStorageUri: vscode.Uri },
+  origin: () => string,
+  log: (line: string) => void,
+): RefusedProtocolStore {
   const memory = new RefusalMemory(path.join(context.globalStorageUri.fsPath, 'refused-protocols.json'));
   let migrated: Promise<void> | undefined;
   // On first use, not at start-up: the gateway's origin is known only once the settings are read.
@@ -25,8 +29,14 @@ export function refusedProtocolStore(context: { globalState: vscode.Memento; glo
     (migrated ??= (async () => {
       const legacy = context.globalState.get<unknown>(LEGACY_KEY);
       if (legacy === undefined) return;
-      await memory.migrate(legacy, origin(), async () => void (await context.globalState.update(LEGACY_KEY, undefined)));
-    })().catch((err: unknown) => log(`Could not move the remembered protocol refusals to their shared file: ${String(err)}`)));
+      await memory.migrate(
+        legacy,
+        origin(),
+        async () => void (await context.globalState.update(LEGACY_KEY, undefined)),
+      );
+    })().catch((err: unknown) =>
+      log(`Could not move the remembered protocol refusals to their shared file: ${String(err)}`),
+    ));
   return {
     load: async (at) => {
       await ready();
@@ -48,9 +58,17 @@ export function protocolSwitchHandler(services: Services): (change: ProtocolSwit
     // The gateway's own words, as they came; only a closing full stop is added where they lack one.
     const words = (error.detail ?? error.message).trim();
     const said = /[.!?。！？]$/.test(words) ? words : `${words}${/[\u3400-\u9fff]/.test(words) ? '。' : '.'}`;
-    services.log.warn(`${model}: the gateway refused ${PROTOCOL_LABELS[from]} (${error.describe()}); switching to ${PROTOCOL_LABELS[to]} for this model.`);
+    services.log.warn(
+      `${model}: the gateway refused ${PROTOCOL_LABELS[from]} (${error.describe()}); switching to ${PROTOCOL_LABELS[to]} for this model.`,
+    );
     void vscode.window.showInformationMessage(
-      vscode.l10n.t('The gateway lists the {0} protocol for {1}, but refused it: {2} This answer and later ones use {3} instead.', PROTOCOL_LABELS[from], model, said, PROTOCOL_LABELS[to]),
+      vscode.l10n.t(
+        'The gateway lists the {0} protocol for {1}, but refused it: {2} This answer and later ones use {3} instead.',
+        PROTOCOL_LABELS[from],
+        model,
+        said,
+        PROTOCOL_LABELS[to],
+      ),
     );
     await services.registry.refuseProtocol(model, from);
   };

@@ -75,7 +75,10 @@ export class QuotaWatcher implements vscode.Disposable {
 
   constructor(private readonly deps: QuotaWatcherDeps) {
     this.timers = deps.timers ?? realTimers;
-    this.subscriptions = [this.changed, vscode.window.onDidChangeWindowState((state) => this.focusChanged(state.focused))];
+    this.subscriptions = [
+      this.changed,
+      vscode.window.onDidChangeWindowState((state) => this.focusChanged(state.focused)),
+    ];
   }
 
   /** The first key's figures to show, or undefined (turned off, not known, or the gateway does not tell). */

@@ -3,7 +3,17 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { maskKey } from '../core/config';
 import { GatewayError } from '../core/errors';
-import { emptyKeyList, freeKeyName, keyNameProblem, LEGACY_KEY_ID, moveKey, parseKeyList, withoutKey, type KeyEntry, type KeyList } from '../core/keys';
+import {
+  emptyKeyList,
+  freeKeyName,
+  keyNameProblem,
+  LEGACY_KEY_ID,
+  moveKey,
+  parseKeyList,
+  withoutKey,
+  type KeyEntry,
+  type KeyList,
+} from '../core/keys';
 import { SharedJsonFile } from '../core/sharedState';
 
 /** Where versions with a single key kept it; the first named key keeps it there (see secretId). */
@@ -112,7 +122,8 @@ export class KeyStore implements vscode.Disposable {
     const keys = await this.list();
     const target = keys.find((k) => k.id === keyId) ?? (keyId === undefined ? keys[0] : undefined);
     if (!target) {
-      if (keyId !== undefined) throw new GatewayError('badRequest', vscode.l10n.t('That key was removed in the meantime.'));
+      if (keyId !== undefined)
+        throw new GatewayError('badRequest', vscode.l10n.t('That key was removed in the meantime.'));
       return this.add(freeKeyName('default', keys), secret);
     }
     await this.secrets.store(secretId(target.id), secret);
@@ -163,7 +174,8 @@ export class KeyStore implements vscode.Disposable {
 
   private async document(): Promise<KeyList> {
     const doc = await this.doc.read();
-    if (doc.keys.some((k) => k.id === LEGACY_KEY_ID) || (await this.secrets.get(LEGACY_SECRET_ID)) === undefined) return doc;
+    if (doc.keys.some((k) => k.id === LEGACY_KEY_ID) || (await this.secrets.get(LEGACY_SECRET_ID)) === undefined)
+      return doc;
     return this.doc.update((current) => {
       if (current.keys.some((k) => k.id === LEGACY_KEY_ID)) return current;
       return { ...current, keys: [{ id: LEGACY_KEY_ID, name: freeKeyName('default', current.keys) }, ...current.keys] };

@@ -65,7 +65,12 @@ export class Services implements vscode.Disposable {
         (line) => log.warn(line),
       ),
     });
-    this.quota = new QuotaWatcher({ http: () => this.http(), keys: () => this.usableKeys(), keyOf: async (req) => (await this.keyEntryFor(req))?.id, log });
+    this.quota = new QuotaWatcher({
+      http: () => this.http(),
+      keys: () => this.usableKeys(),
+      keyOf: async (req) => (await this.keyEntryFor(req))?.id,
+      log,
+    });
     this.disposables.push(
       this.keys,
       this.overrides,
@@ -110,22 +115,38 @@ export class Services implements vscode.Disposable {
    * which are never used. Settles when every notice of the current files has been given.
    */
   checkOverrides(): Promise<void> {
-    return this.overrides.check().catch((err: unknown) => this.log.warn(`Looking for workspace values of user-only settings failed: ${String(err)}`));
+    return this.overrides
+      .check()
+      .catch((err: unknown) =>
+        this.log.warn(`Looking for workspace values of user-only settings failed: ${String(err)}`),
+      );
   }
 
   /** The normalised base address; tells the user once what was changed in what they typed. */
   base(): NormalisedBase {
     const raw = this.settings().baseUrl;
     if (!raw.trim()) {
-      throw new GatewayError('badRequest', vscode.l10n.t('No gateway base address is set. Set "modelGateway.baseUrl" to the address from the console, e.g. https://gateway.example.com.'));
+      throw new GatewayError(
+        'badRequest',
+        vscode.l10n.t(
+          'No gateway base address is set. Set "modelGateway.baseUrl" to the address from the console, e.g. https://gateway.example.com.',
+        ),
+      );
     }
     const base = normaliseBaseUrl(raw);
     if (base.changes.length && !this.announcedBases.has(raw)) {
       this.announcedBases.add(raw);
-      const message = vscode.l10n.t('Model Gateway uses the base address {0} ({1}).', base.base, base.changes.join('; '));
+      const message = vscode.l10n.t(
+        'Model Gateway uses the base address {0} ({1}).',
+        base.base,
+        base.changes.join('; '),
+      );
       this.log.info(message);
       void vscode.window.showInformationMessage(message, vscode.l10n.t('Update Setting')).then((choice) => {
-        if (choice) void vscode.workspace.getConfiguration(SECTION).update('baseUrl', base.base, vscode.ConfigurationTarget.Global);
+        if (choice)
+          void vscode.workspace
+            .getConfiguration(SECTION)
+            .update('baseUrl', base.base, vscode.ConfigurationTarget.Global);
       });
     }
     return base;
@@ -181,9 +202,14 @@ export class Services implements vscode.Disposable {
     this.catalogTimer = undefined;
     const hours = this.settings().catalogRefreshHours;
     if (hours > 0) {
-      this.catalogTimer = setInterval(() => {
-        this.registry.refresh().catch((err: unknown) => this.log.warn(`Scheduled model refresh failed: ${String(err)}`));
-      }, hours * 3600 * 1000);
+      this.catalogTimer = setInterval(
+        () => {
+          this.registry
+            .refresh()
+            .catch((err: unknown) => this.log.warn(`Scheduled model refresh failed: ${String(err)}`));
+        },
+        hours * 3600 * 1000,
+      );
     }
   }
 
@@ -194,4 +220,3 @@ export class Services implements vscode.Disposable {
     for (const d of this.disposables) d.dispose();
   }
 }
-

@@ -48,7 +48,14 @@ export function readTrustSettings(settings: Settings): TrustSettings {
   };
 }
 
-const HTTP_SETTINGS = ['http.proxy', 'http.proxySupport', 'http.proxyAuthorization', 'http.proxyStrictSSL', 'http.noProxy', 'http.systemCertificates'];
+const HTTP_SETTINGS = [
+  'http.proxy',
+  'http.proxySupport',
+  'http.proxyAuthorization',
+  'http.proxyStrictSSL',
+  'http.noProxy',
+  'http.systemCertificates',
+];
 
 export function affectsGateway(e: vscode.ConfigurationChangeEvent): boolean {
   return e.affectsConfiguration(SECTION) || HTTP_SETTINGS.some((s) => e.affectsConfiguration(s));

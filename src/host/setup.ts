@@ -20,7 +20,9 @@ export async function loadModelsOnFirstUse(services: Services, purpose: string):
   const registry = services.registry;
   if (registry.snapshot.updatedAt === 0) {
     services.ensureCatalogTimer();
-    await registry.refresh().catch((err: unknown) => services.log.warn(`Model refresh for ${purpose} failed: ${String(err)}`));
+    await registry
+      .refresh()
+      .catch((err: unknown) => services.log.warn(`Model refresh for ${purpose} failed: ${String(err)}`));
   }
   return registry.snapshot.models;
 }
@@ -38,13 +40,18 @@ export async function setupNotice(
   if (!(await services.keys.has())) return { message: texts.noKey, action: 'setKey' };
   const snap = services.registry.snapshot;
   if (snap.updatedAt === 0) return { message: vscode.l10n.t('Loading the models this key may use…') };
-  if (snap.keyError) return { message: snap.keyError.message, action: snap.keyError.kind === 'auth' ? 'setKey' : 'refreshModels' };
+  if (snap.keyError)
+    return { message: snap.keyError.message, action: snap.keyError.kind === 'auth' ? 'setKey' : 'refreshModels' };
   if (usableModels === 0) return { message: texts.noModels, action: 'refreshModels' };
   return undefined;
 }
 
 /** Runs a notice's action. */
 export async function runSetupAction(action: SetupAction): Promise<void> {
-  const command = { setKey: 'modelGateway.setApiKey', openSettings: 'modelGateway.openSettings', refreshModels: 'modelGateway.refreshModels' }[action];
+  const command = {
+    setKey: 'modelGateway.setApiKey',
+    openSettings: 'modelGateway.openSettings',
+    refreshModels: 'modelGateway.refreshModels',
+  }[action];
   await vscode.commands.executeCommand(command);
 }

@@ -11,7 +11,11 @@ import type { Services } from './services';
  * It never calls the network itself: reachability comes from the model refreshes that run anyway.
  */
 export class GatewayStatusBar implements vscode.Disposable {
-  private readonly item = vscode.window.createStatusBarItem('modelGateway.status', vscode.StatusBarAlignment.Right, 100);
+  private readonly item = vscode.window.createStatusBarItem(
+    'modelGateway.status',
+    vscode.StatusBarAlignment.Right,
+    100,
+  );
   private readonly subscriptions: vscode.Disposable[];
 
   constructor(private readonly services: Services) {
@@ -46,7 +50,14 @@ export class GatewayStatusBar implements vscode.Disposable {
         tooltip.appendMarkdown(vscode.l10n.t('Key {0} is set; the gateway has not been asked yet.', masked));
       } else if (snap.keyModels) {
         this.item.text = `$(check) ${vscode.l10n.t('Gateway {0}', masked)}`;
-        tooltip.appendMarkdown(vscode.l10n.t('Key {0} accepted; {1} models available. Last checked {2}.', masked, formatNumber(snap.keyModels.length), formatWhen(snap.updatedAt)));
+        tooltip.appendMarkdown(
+          vscode.l10n.t(
+            'Key {0} accepted; {1} models available. Last checked {2}.',
+            masked,
+            formatNumber(snap.keyModels.length),
+            formatWhen(snap.updatedAt),
+          ),
+        );
       } else if (err?.kind === 'auth' && err.status !== undefined) {
         this.item.text = `$(error) ${vscode.l10n.t('Gateway {0}', masked)}`;
         this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
@@ -60,12 +71,16 @@ export class GatewayStatusBar implements vscode.Disposable {
     const quota = masked && snap.keyModels ? this.services.quota.current : undefined;
     const perKey = masked && snap.keyModels && (snap.keyLists?.length ?? 0) > 1 ? this.services.quota.all() : [];
     // With several keys, each key's quota under its name; the status bar text keeps the first key's.
-    if (perKey.length) for (const { key, quota: q } of perKey) tooltip.appendMarkdown(`\n\n${escape(vscode.l10n.t('Key "{0}": {1}', key.name, quotaLine(q)))}`);
+    if (perKey.length)
+      for (const { key, quota: q } of perKey)
+        tooltip.appendMarkdown(`\n\n${escape(vscode.l10n.t('Key "{0}": {1}', key.name, quotaLine(q)))}`);
     else if (quota) tooltip.appendMarkdown(`\n\n${escape(quotaLine(quota))}`);
     if (quota && quotaDisplay() === 'statusBar') this.item.text += ` · ${quotaShort(quota)}`;
     const figures = sessionFigures(this.services.billing);
     if (figures.length) tooltip.appendMarkdown(`\n\n${vscode.l10n.t('This session: {0}.', figures.join('; '))}`);
-    tooltip.appendMarkdown(`\n\n${masked ? vscode.l10n.t('Click to check the connection.') : vscode.l10n.t('Click to set an API key.')}`);
+    tooltip.appendMarkdown(
+      `\n\n${masked ? vscode.l10n.t('Click to check the connection.') : vscode.l10n.t('Click to set an API key.')}`,
+    );
     this.item.tooltip = tooltip;
   }
 
@@ -86,7 +101,11 @@ export function sessionFigures(billing: BillingMeter): string[] {
   const figures: string[] = [];
   if (billing.calls > 0) {
     const usd = formatAmount(billing.usd);
-    figures.push(billing.calls === 1 ? vscode.l10n.t('1 billed tool call, about US${0}', usd) : vscode.l10n.t('{0} billed tool calls, about US${1}', formatNumber(billing.calls), usd));
+    figures.push(
+      billing.calls === 1
+        ? vscode.l10n.t('1 billed tool call, about US${0}', usd)
+        : vscode.l10n.t('{0} billed tool calls, about US${1}', formatNumber(billing.calls), usd),
+    );
   }
   figures.push(...mediaFigures(billing.media));
   const side = billing.sidebarChatTokens;
@@ -95,7 +114,11 @@ export function sessionFigures(billing: BillingMeter): string[] {
     figures.push(
       side.answers === 1
         ? vscode.l10n.t('1 answer in the sidebar chat, {0} input and {1} output tokens', ...tokens)
-        : vscode.l10n.t('{0} answers in the sidebar chat, {1} input and {2} output tokens', formatNumber(side.answers), ...tokens),
+        : vscode.l10n.t(
+            '{0} answers in the sidebar chat, {1} input and {2} output tokens',
+            formatNumber(side.answers),
+            ...tokens,
+          ),
     );
   }
   const t = billing.chatTokens;
@@ -104,7 +127,11 @@ export function sessionFigures(billing: BillingMeter): string[] {
     figures.push(
       t.answers === 1
         ? vscode.l10n.t("1 answer in VS Code's chat, {0} input and {1} output tokens", ...tokens)
-        : vscode.l10n.t("{0} answers in VS Code's chat, {1} input and {2} output tokens", formatNumber(t.answers), ...tokens),
+        : vscode.l10n.t(
+            "{0} answers in VS Code's chat, {1} input and {2} output tokens",
+            formatNumber(t.answers),
+            ...tokens,
+          ),
     );
   }
   return figures;
@@ -118,24 +145,42 @@ export function sessionFigures(billing: BillingMeter): string[] {
 export function mediaFigures(media: MediaFigures): string[] {
   const figures: string[] = [];
   if (media.images > 0) {
-    figures.push(media.images === 1 ? vscode.l10n.t('1 image generated (priced per model; not in the amount)') : vscode.l10n.t('{0} images generated (priced per model; not in the amount)', formatNumber(media.images)));
+    figures.push(
+      media.images === 1
+        ? vscode.l10n.t('1 image generated (priced per model; not in the amount)')
+        : vscode.l10n.t('{0} images generated (priced per model; not in the amount)', formatNumber(media.images)),
+    );
   }
   if (media.videos > 0) {
     const tiers = ['480P', '720P', '1080P', 'other']
       .filter((tier) => (media.videoSeconds[tier] ?? 0) > 0)
-      .map((tier) => (tier === 'other' ? vscode.l10n.t('{0} at another resolution', formatDuration((media.videoSeconds[tier] ?? 0) * 1000)) : vscode.l10n.t('{0} at {1}', formatDuration((media.videoSeconds[tier] ?? 0) * 1000), tier)));
+      .map((tier) =>
+        tier === 'other'
+          ? vscode.l10n.t('{0} at another resolution', formatDuration((media.videoSeconds[tier] ?? 0) * 1000))
+          : vscode.l10n.t('{0} at {1}', formatDuration((media.videoSeconds[tier] ?? 0) * 1000), tier),
+      );
     const detail = tiers.join(', ');
     figures.push(
       media.videos === 1
-        ? vscode.l10n.t('1 video task, {0} (billed per model by duration and resolution; no price is known here, so not in the amount)', detail)
-        : vscode.l10n.t('{0} video tasks, {1} (billed per model by duration and resolution; no price is known here, so not in the amount)', formatNumber(media.videos), detail),
+        ? vscode.l10n.t(
+            '1 video task, {0} (billed per model by duration and resolution; no price is known here, so not in the amount)',
+            detail,
+          )
+        : vscode.l10n.t(
+            '{0} video tasks, {1} (billed per model by duration and resolution; no price is known here, so not in the amount)',
+            formatNumber(media.videos),
+            detail,
+          ),
     );
   }
   if (media.failedVideos > 0) {
     figures.push(
       media.failedVideos === 1
         ? vscode.l10n.t("1 video task failed (left out: the gateway may refund it; the key's quota says)")
-        : vscode.l10n.t("{0} video tasks failed (left out: the gateway may refund them; the key's quota says)", formatNumber(media.failedVideos)),
+        : vscode.l10n.t(
+            "{0} video tasks failed (left out: the gateway may refund them; the key's quota says)",
+            formatNumber(media.failedVideos),
+          ),
     );
   }
   return figures;

@@ -93,13 +93,19 @@ const DURATION_UNITS: Record<string, { s: string; min: string; h: string }> = {
 };
 
 export function formatDuration(ms: number): string {
-  const u = DURATION_UNITS[displayLocale().slice(0, 2).toLowerCase()] ?? DURATION_UNITS.en ?? { s: 's', min: 'min', h: 'h' };
+  const u = DURATION_UNITS[displayLocale().slice(0, 2).toLowerCase()] ??
+    DURATION_UNITS.en ?? { s: 's', min: 'min', h: 'h' };
   const seconds = Math.max(0, Math.round(ms / 1000));
   if (seconds < 60) return `${formatNumber(seconds)} ${u.s}`;
   const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return seconds % 60 ? `${formatNumber(minutes)} ${u.min} ${formatNumber(seconds % 60)} ${u.s}` : `${formatNumber(minutes)} ${u.min}`;
+  if (minutes < 60)
+    return seconds % 60
+      ? `${formatNumber(minutes)} ${u.min} ${formatNumber(seconds % 60)} ${u.s}`
+      : `${formatNumber(minutes)} ${u.min}`;
   const hours = Math.floor(minutes / 60);
-  return minutes % 60 ? `${formatNumber(hours)} ${u.h} ${formatNumber(minutes % 60)} ${u.min}` : `${formatNumber(hours)} ${u.h}`;
+  return minutes % 60
+    ? `${formatNumber(hours)} ${u.h} ${formatNumber(minutes % 60)} ${u.min}`
+    : `${formatNumber(hours)} ${u.h}`;
 }
 
 /** `950`, `1.2K`, `15K` in English, `1.2万` in Chinese: a count shown where space is short. */

@@ -97,7 +97,10 @@ export const galleryItemSchema = z.object({
 });
 export type GalleryItemView = z.infer<typeof galleryItemSchema>;
 
-export const noticeSchema = z.object({ message: z.string(), action: z.optional(z.enum(['setKey', 'openSettings', 'refreshModels'])) });
+export const noticeSchema = z.object({
+  message: z.string(),
+  action: z.optional(z.enum(['setKey', 'openSettings', 'refreshModels'])),
+});
 
 export const mediaSnapshotSchema = z.object({
   imageModels: z.array(mediaModelSchema),
@@ -138,7 +141,12 @@ export const generateImageSchema = z.object({
   stream: z.boolean(),
 });
 
-export const submitVideoSchema = z.object({ model: z.string(), prompt: z.string(), size: z.string(), duration: z.number() });
+export const submitVideoSchema = z.object({
+  model: z.string(),
+  prompt: z.string(),
+  size: z.string(),
+  duration: z.number(),
+});
 
 /** Webview → host. */
 export const mediaWebviewMessageSchema = z.discriminatedUnion('type', [
@@ -146,9 +154,20 @@ export const mediaWebviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('generateImage'), request: generateImageSchema }),
   z.object({ type: z.literal('cancelImage') }),
   z.object({ type: z.literal('submitVideo'), request: submitVideoSchema }),
-  z.object({ type: z.literal('task'), action: z.enum(['cancel', 'resume', 'retryDownload', 'resubmit', 'forget', 'open', 'openExternal', 'reveal']), id: z.string() }),
-  z.object({ type: z.literal('item'), action: z.enum(['open', 'reveal', 'copyPath', 'insertLink', 'openExternal', 'askInChat', 'remove']), id: z.string() }),
-  z.object({ type: z.literal('action'), action: z.enum(['setKey', 'openSettings', 'refreshModels', 'openOutputFolder']) }),
+  z.object({
+    type: z.literal('task'),
+    action: z.enum(['cancel', 'resume', 'retryDownload', 'resubmit', 'forget', 'open', 'openExternal', 'reveal']),
+    id: z.string(),
+  }),
+  z.object({
+    type: z.literal('item'),
+    action: z.enum(['open', 'reveal', 'copyPath', 'insertLink', 'openExternal', 'askInChat', 'remove']),
+    id: z.string(),
+  }),
+  z.object({
+    type: z.literal('action'),
+    action: z.enum(['setKey', 'openSettings', 'refreshModels', 'openOutputFolder']),
+  }),
 ]);
 export type MediaWebviewMessage = z.infer<typeof mediaWebviewMessageSchema>;
 
@@ -157,5 +176,10 @@ export function videoBillingNote(p: { model: string; size: string; duration: num
   const size = parseSize(p.size);
   const tier = size ? resolutionTier(size) : undefined;
   const shown = size ? displaySize(size) : p.size;
-  return l10n.t("Billed per task by model, duration and resolution: {0}, {1}, {2}. The gateway sets each model's price; a longer or larger video costs more.", p.model, formatDuration(p.duration * 1000), tier ? `${shown} (${tier})` : shown);
+  return l10n.t(
+    "Billed per task by model, duration and resolution: {0}, {1}, {2}. The gateway sets each model's price; a longer or larger video costs more.",
+    p.model,
+    formatDuration(p.duration * 1000),
+    tier ? `${shown} (${tier})` : shown,
+  );
 }

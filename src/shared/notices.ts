@@ -23,7 +23,9 @@ export function noticeText(notice: MessageNotice): string {
 
 /** What the conversation says while its model cannot be used, before the user picks another. */
 export function modelGoneText(model: string, keyChanged: boolean): string {
-  return keyChanged ? l10n.t('{0} is not available with the new API key.', model) : l10n.t('{0} is no longer available with this API key.', model);
+  return keyChanged
+    ? l10n.t('{0} is not available with the new API key.', model)
+    : l10n.t('{0} is no longer available with this API key.', model);
 }
 
 /** Why Send waits, next to it. */

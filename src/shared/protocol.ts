@@ -195,7 +195,9 @@ export const snapshotSchema = z.object({
    */
   modelGone: z.optional(z.object({ model: z.string(), choices: z.array(z.string()), keyChanged: z.boolean() })),
   /** Why chat cannot be used right now (no key, no base address…), with the action that fixes it. */
-  notice: z.optional(z.object({ message: z.string(), action: z.optional(z.enum(['setKey', 'openSettings', 'refreshModels'])) })),
+  notice: z.optional(
+    z.object({ message: z.string(), action: z.optional(z.enum(['setKey', 'openSettings', 'refreshModels'])) }),
+  ),
 });
 export type Snapshot = z.infer<typeof snapshotSchema>;
 
@@ -263,6 +265,11 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   /** Asks the host whether images from this host may load; only the host asks the user and records the answer. */
   z.object({ type: z.literal('allowRemoteImageHost'), host: z.string() }),
   /** `retry` and `pickModel` name their conversation; the setup actions need none. */
-  z.object({ type: z.literal('action'), action: z.enum(['setKey', 'openSettings', 'refreshModels', 'retry', 'pickModel']), messageId: z.optional(z.string()), conversationId: z.optional(z.string()) }),
+  z.object({
+    type: z.literal('action'),
+    action: z.enum(['setKey', 'openSettings', 'refreshModels', 'retry', 'pickModel']),
+    messageId: z.optional(z.string()),
+    conversationId: z.optional(z.string()),
+  }),
 ]);
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;

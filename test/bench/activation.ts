@@ -33,7 +33,13 @@ interface ProbeResult {
 /** esbuild.js's host build (the entry, dist/features.js and dist/undici.js), so that the bench measures what ships. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the project's build script is CommonJS JavaScript
 const { buildHost } = require('../../esbuild.js') as {
-  buildHost: (o: { production: boolean; outdir: string; absWorkingDir: string; plugins: esbuild.Plugin[]; logLevel: esbuild.LogLevel }) => Promise<unknown>;
+  buildHost: (o: {
+    production: boolean;
+    outdir: string;
+    absWorkingDir: string;
+    plugins: esbuild.Plugin[];
+    logLevel: esbuild.LogLevel;
+  }) => Promise<unknown>;
 };
 
 /** The host files a production build writes to dist/: the entry and what it loads on first use. */
@@ -73,7 +79,11 @@ const markModules: esbuild.Plugin = {
   setup(build) {
     build.onLoad({ filter: /[\\/]node_modules[\\/].*\.(c|m)?js$/ }, async (args) => {
       const source = await fs.promises.readFile(args.path, 'utf8');
-      const id = args.path.split(/[\\/]node_modules[\\/]/).pop()?.replace(/\\/g, '/') ?? args.path;
+      const id =
+        args.path
+          .split(/[\\/]node_modules[\\/]/)
+          .pop()
+          ?.replace(/\\/g, '/') ?? args.path;
       const mark = `;(globalThis.__mgBenchLoaded ??= new Set()).add(${JSON.stringify(id)});\n`;
       // After a 'use strict' directive, so that it stays a directive.
       const directive = /^(\s*(?:\/\/[^\n]*\n\s*)*(['"])use strict\2;?)/.exec(source);
@@ -90,8 +100,12 @@ function extensionCopy(dir: string, hostDir: string): void {
   manifest.main = './dist/bench-shim.js';
   delete manifest.scripts;
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest, null, 2));
-  fs.cpSync(path.join(ROOT, 'media'), path.join(dir, 'media'), { recursive: true, filter: (src) => !src.includes('screenshots') });
-  if (fs.existsSync(path.join(ROOT, 'dist', 'webview'))) fs.cpSync(path.join(ROOT, 'dist', 'webview'), path.join(dir, 'dist', 'webview'), { recursive: true });
+  fs.cpSync(path.join(ROOT, 'media'), path.join(dir, 'media'), {
+    recursive: true,
+    filter: (src) => !src.includes('screenshots'),
+  });
+  if (fs.existsSync(path.join(ROOT, 'dist', 'webview')))
+    fs.cpSync(path.join(ROOT, 'dist', 'webview'), path.join(dir, 'dist', 'webview'), { recursive: true });
   for (const file of HOST_FILES) fs.copyFileSync(path.join(hostDir, file), path.join(dir, 'dist', file));
   fs.writeFileSync(path.join(dir, 'dist', 'bench-shim.js'), SHIM);
 }
@@ -100,7 +114,13 @@ function bytesOf(file: string): string {
   return bytes(fs.statSync(file).size);
 }
 
-async function oneStart(ctx: BenchContext, devPath: string, testsPath: string, workspace: string, label: string): Promise<ProbeResult> {
+async function oneStart(
+  ctx: BenchContext,
+  devPath: string,
+  testsPath: string,
+  workspace: string,
+  label: string,
+): Promise<ProbeResult> {
   const out = path.join(ctx.work, `activation-${label}.json`);
   fs.rmSync(out, { force: true });
   // runExtensionTests echoes the extension host's console; the bench only wants its own lines.
@@ -108,11 +128,18 @@ async function oneStart(ctx: BenchContext, devPath: string, testsPath: string, w
   console.log = () => undefined;
   let exitCode: number;
   try {
-    ({ exitCode } = await runExtensionTests({ devPath, testsPath, workspace, env: { MG_BENCH_OUT: out }, timeoutMs: 120_000 }));
+    ({ exitCode } = await runExtensionTests({
+      devPath,
+      testsPath,
+      workspace,
+      env: { MG_BENCH_OUT: out },
+      timeoutMs: 120_000,
+    }));
   } finally {
     console.log = log;
   }
-  if (exitCode !== 0 || !fs.existsSync(out)) throw new Error(`the activation probe failed in the extension host (exit ${exitCode}); see test-results/`);
+  if (exitCode !== 0 || !fs.existsSync(out))
+    throw new Error(`the activation probe failed in the extension host (exit ${exitCode}); see test-results/`);
   return JSON.parse(fs.readFileSync(out, 'utf8')) as ProbeResult;
 }
 
@@ -128,7 +155,13 @@ export async function activationRows(ctx: BenchContext): Promise<Row[]> {
 
   // The instrumented twin: esbuild.js's production host build, every node_modules module marked.
   const instrumentedDir = path.join(ctx.work, 'host-instrumented');
-  await buildHost({ production: true, outdir: instrumentedDir, absWorkingDir: ROOT, plugins: [markModules], logLevel: 'silent' });
+  await buildHost({
+    production: true,
+    outdir: instrumentedDir,
+    absWorkingDir: ROOT,
+    plugins: [markModules],
+    logLevel: 'silent',
+  });
 
   const productionExt = path.join(ctx.work, 'ext-production');
   const instrumentedExt = path.join(ctx.work, 'ext-instrumented');
@@ -153,7 +186,10 @@ export async function activationRows(ctx: BenchContext): Promise<Row[]> {
   for (let i = 0; i < starts; i++) {
     ctx.log(`activation: fresh extension host ${i + 1}/${starts}`);
     const r = await oneStart(ctx, productionExt, testsPath, workspace, `run${i}`);
-    if (r.wasActive) throw new Error('the extension was already active before the probe activated it; the timing would be meaningless');
+    if (r.wasActive)
+      throw new Error(
+        'the extension was already active before the probe activated it; the timing would be meaningless',
+      );
     results.push(r);
   }
   ctx.log('activation: instrumented bundle, to see which modules activation initialises');
@@ -169,7 +205,9 @@ export async function activationRows(ctx: BenchContext): Promise<Row[]> {
   const files = results[0]?.files ?? [];
   const loadedBytes = files.reduce((sum, f) => sum + f.bytes, 0);
   const lazyLoaded = [...new Set(results.flatMap((r) => r.lazyLoaded ?? []))];
-  const packages = [...new Set(loaded.map((m) => (m.startsWith('@') ? m.split('/').slice(0, 2).join('/') : (m.split('/')[0] ?? m))))];
+  const packages = [
+    ...new Set(loaded.map((m) => (m.startsWith('@') ? m.split('/').slice(0, 2).join('/') : (m.split('/')[0] ?? m)))),
+  ];
   const note = `median of ${starts} fresh extension hosts: code loading ${ms(requireMs)}, activate() ${ms(activateMs)}; ext.activate() as an API caller sees it (adds the host's own bookkeeping) ${ms(api)}, max ${ms(max(results.map((r) => r.apiMs)))}`;
   return [
     {
@@ -203,7 +241,9 @@ export async function activationRows(ctx: BenchContext): Promise<Row[]> {
       pass: files.length > 0 && loadedBytes <= LOADED_GOAL && lazyLoaded.length === 0,
       note:
         `the extension's JavaScript files in Node's module cache after activation: ${files.map((f) => `${f.file} ${bytes(f.bytes)}`).join(', ') || 'none seen'}; ` +
-        (lazyLoaded.length ? `activation loaded what must wait for first use: ${lazyLoaded.join(', ')}` : `dist/features.js (${bytesOf(path.join(productionDir, 'features.js'))}) is loaded by the first command or view, dist/undici.js (${bytesOf(path.join(productionDir, 'undici.js'))}) by the first request`),
+        (lazyLoaded.length
+          ? `activation loaded what must wait for first use: ${lazyLoaded.join(', ')}`
+          : `dist/features.js (${bytesOf(path.join(productionDir, 'features.js'))}) is loaded by the first command or view, dist/undici.js (${bytesOf(path.join(productionDir, 'undici.js'))}) by the first request`),
       data: { files, lazyLoaded },
     },
     {

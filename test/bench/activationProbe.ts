@@ -28,7 +28,9 @@ export async function run(): Promise<void> {
   // Modules of the bundle that were initialised (only in the instrumented bundle), and anything
   // heavy the extension pulled in through Node's own loader (VS Code's own undici does not count).
   const ours = ext.extensionPath;
-  const cached = Object.keys(require.cache).filter((k) => k.startsWith(ours) && /node_modules[\\/](undici|zod|markdown-it|highlight\.js|dompurify)[\\/]/.test(k));
+  const cached = Object.keys(require.cache).filter(
+    (k) => k.startsWith(ours) && /node_modules[\\/](undici|zod|markdown-it|highlight\.js|dompurify)[\\/]/.test(k),
+  );
   // Every JavaScript file of the extension that activation made Node load (the bench's shim aside):
   // the code activation reads and parses.
   const files = Object.keys(require.cache)

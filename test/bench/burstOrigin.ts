@@ -78,13 +78,18 @@ export class BurstOrigin {
     const headers = { ...req.headers, host: new URL(this.upstream).host, 'content-length': String(body.length) };
     delete headers['transfer-encoding'];
     return new Promise((resolve, reject) => {
-      const out = http.request(this.upstream + (req.url ?? '/'), { method: req.method, headers, agent: false }, (res) => {
-        readAll(res).then((answer) => {
-          const kept: http.OutgoingHttpHeaders = {};
-          for (const [name, value] of Object.entries(res.headers)) if (value !== undefined && !FRAMING.has(name)) kept[name] = value;
-          resolve({ status: res.statusCode ?? 502, headers: kept, body: answer });
-        }, reject);
-      });
+      const out = http.request(
+        this.upstream + (req.url ?? '/'),
+        { method: req.method, headers, agent: false },
+        (res) => {
+          readAll(res).then((answer) => {
+            const kept: http.OutgoingHttpHeaders = {};
+            for (const [name, value] of Object.entries(res.headers))
+              if (value !== undefined && !FRAMING.has(name)) kept[name] = value;
+            resolve({ status: res.statusCode ?? 502, headers: kept, body: answer });
+          }, reject);
+        },
+      );
       out.on('error', reject);
       out.end(body);
     });

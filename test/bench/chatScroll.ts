@@ -33,7 +33,8 @@ interface ScrollCost {
 }
 
 /** Whether the conversation's first message is in the page (only the messages near the viewport are). */
-const reachedFirst = (page: ChatPage, first: string): Promise<boolean> => page.page.evaluate<boolean>(`document.querySelector('.log .msg[data-id="${first}"]') !== null`);
+const reachedFirst = (page: ChatPage, first: string): Promise<boolean> =>
+  page.page.evaluate<boolean>(`document.querySelector('.log .msg[data-id="${first}"]') !== null`);
 
 async function scrollToTop(harness: WebviewHarness, all: ChatMessageView[], trace: boolean): Promise<ScrollCost> {
   const page = await harness.open({ viewport: { width: 420, height: 720 } });
@@ -43,13 +44,22 @@ async function scrollToTop(harness: WebviewHarness, all: ChatMessageView[], trac
     // The conversation goes into the page once, before the measurement; each snapshot is then made
     // and posted in the page (structured clone, as VS Code delivers it), so that no task of the
     // harness's own (parsing megabytes of messages it sent) is measured as the view's.
-    await page.page.evaluate((json) => Object.assign(globalThis, { __conversation: JSON.parse(json) }), JSON.stringify(all));
+    await page.page.evaluate(
+      (json) => Object.assign(globalThis, { __conversation: JSON.parse(json) }),
+      JSON.stringify(all),
+    );
     const base = snapshot({ messages: [] });
     const push = async (): Promise<void> => {
       await page.page.evaluate(
         ({ state, count }) => {
-          const g = globalThis as unknown as { __conversation: ChatMessageView[]; __probe: { push(m: unknown): Promise<void> } };
-          return g.__probe.push({ type: 'snapshot', state: { ...state, messages: g.__conversation.slice(-count), hasOlder: count < g.__conversation.length } });
+          const g = globalThis as unknown as {
+            __conversation: ChatMessageView[];
+            __probe: { push(m: unknown): Promise<void> };
+          };
+          return g.__probe.push({
+            type: 'snapshot',
+            state: { ...state, messages: g.__conversation.slice(-count), hasOlder: count < g.__conversation.length },
+          });
         },
         { state: base, count: window },
       );
@@ -62,16 +72,27 @@ async function scrollToTop(harness: WebviewHarness, all: ChatMessageView[], trac
     let scrolls = 0;
     const first = all[0]?.id ?? '';
     while (!(await reachedFirst(page, first))) {
-      if (Date.now() - started > 900_000) throw new Error(`the first of ${all.length} messages was not rendered after 15 minutes`);
+      if (Date.now() - started > 900_000)
+        throw new Error(`the first of ${all.length} messages was not rendered after 15 minutes`);
       // In the page: jump to the top every frame until the first message is rendered or the host is asked for more.
       const round = await page.page.evaluate(
         async ({ target, asked }) => {
           // No named inner functions: the bundler would wrap them in a helper the page does not have.
-          const g = globalThis as unknown as { __probe: { posted: Array<{ type: string }>; frames(n: number): Promise<void> }; document: { querySelector(s: string): { scrollTop: number }; querySelectorAll(s: string): { length: number } } };
+          const g = globalThis as unknown as {
+            __probe: { posted: Array<{ type: string }>; frames(n: number): Promise<void> };
+            document: {
+              querySelector(s: string): { scrollTop: number };
+              querySelectorAll(s: string): { length: number };
+            };
+          };
           let jumps = 0;
           let askedNow = g.__probe.posted.filter((m) => m.type === 'loadOlder').length;
           const t0 = performance.now();
-          while (g.document.querySelector(`.log .msg[data-id="${target}"]`) === null && askedNow === asked && performance.now() - t0 < 30_000) {
+          while (
+            g.document.querySelector(`.log .msg[data-id="${target}"]`) === null &&
+            askedNow === asked &&
+            performance.now() - t0 < 30_000
+          ) {
             g.document.querySelector('.messages').scrollTop = 0;
             jumps++;
             await g.__probe.frames(1);
@@ -91,7 +112,14 @@ async function scrollToTop(harness: WebviewHarness, all: ChatMessageView[], trac
     const wallMs = Date.now() - started;
     const tasks = trace ? mainThreadTasks(await browser.stopTracing()) : [];
     const longest = tasks.reduce<[number, number, number]>((a, t) => (t[1] > a[1] ? t : a), [0, 0, 0]);
-    return { longestCpuMs: longest[1], longestMs: longest[0], over: tasks.filter((t) => t[1] > LONGEST_GOAL_MS).length, loadOlder: answered, scrolls, wallMs };
+    return {
+      longestCpuMs: longest[1],
+      longestMs: longest[0],
+      over: tasks.filter((t) => t[1] > LONGEST_GOAL_MS).length,
+      loadOlder: answered,
+      scrolls,
+      wallMs,
+    };
   } finally {
     await page.close();
   }

@@ -26,7 +26,11 @@ export async function conversationRows(ctx: BenchContext, gw: GatewayInfo): Prom
   const rounds = ctx.quick ? 3 : 7;
   const kb = ctx.quick ? 16 : 24;
   ctx.log(`long conversation: ${rounds} rounds, [[long:${kb}]]`);
-  const r = await runJsonChild<ChildResult>('conversationChild.ts', [gw.url, gw.key, ctx.work, String(rounds), String(kb)], 600_000);
+  const r = await runJsonChild<ChildResult>(
+    'conversationChild.ts',
+    [gw.url, gw.key, ctx.work, String(rounds), String(kb)],
+    600_000,
+  );
   const of = (which: 'long' | 'short', key: keyof Sample) => median(r.samples[which].map((s) => s[key]));
   const cpu = { long: of('long', 'cpuMs'), short: of('short', 'cpuMs') };
   const written = { long: of('long', 'bytesWritten'), short: of('short', 'bytesWritten') };

@@ -35,7 +35,9 @@ function message(i: number, base: number): StoredMessage {
   return {
     id: `m${base}-${i}`,
     role: user ? 'user' : 'assistant',
-    text: user ? `Question ${i}: how do I count the parts of a comma-separated string, ignoring empty ones?` : `Answer ${i}: split on commas, trim each part and skip the empty ones. `.repeat(12),
+    text: user
+      ? `Question ${i}: how do I count the parts of a comma-separated string, ignoring empty ones?`
+      : `Answer ${i}: split on commas, trim each part and skip the empty ones. `.repeat(12),
     status: 'done',
     createdAt: base + i,
     ...(user ? {} : { model: 'gpt-4o-mini', protocol: 'chatCompletions' as const }),
@@ -53,7 +55,8 @@ async function conversation(store: ConversationStore, dir: string, count: number
   const lines: string[] = [];
   for (let i = 0; i < count - 1; i++) lines.push(encodeRecord({ k: 'a', at: base + i, i, m: message(i, base) }));
   fs.appendFileSync(path.join(dir, `${meta.id}.log`), lines.join(''));
-  if (!(await store.append(meta.id, message(count - 1, base)))) throw new Error('the conversation could not be written');
+  if (!(await store.append(meta.id, message(count - 1, base))))
+    throw new Error('the conversation could not be written');
   return meta.id;
 }
 
@@ -68,12 +71,18 @@ interface Sample {
 
 async function main(): Promise<void> {
   const [url, key, work, roundsText = '5', kb = '24'] = process.argv.slice(2);
-  if (!url || !key || !work) throw new Error('usage: conversationChild.ts <gateway url> <key> <scratch dir> [rounds] [answer KB]');
+  if (!url || !key || !work)
+    throw new Error('usage: conversationChild.ts <gateway url> <key> <scratch dir> [rounds] [answer KB]');
   const dir = path.join(work, 'conversation-store');
   const store = new ConversationStore(dir);
-  const ids = { long: await conversation(store, dir, LONG - 1, 'A long conversation'), short: await conversation(store, dir, SHORT - 1, 'A short conversation') };
+  const ids = {
+    long: await conversation(store, dir, LONG - 1, 'A long conversation'),
+    short: await conversation(store, dir, SHORT - 1, 'A short conversation'),
+  };
 
-  const { http } = clientFor(url, key, { timeouts: { connectMs: 5000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 } });
+  const { http } = clientFor(url, key, {
+    timeouts: { connectMs: 5000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 },
+  });
   const services = chatServices({ storageDir: work, baseUrl: url, http });
 
   let postedBytes = 0;
@@ -97,12 +106,21 @@ async function main(): Promise<void> {
     const answer = await controller.send(prompt);
     const wallMs = performance.now() - t0;
     const c = process.cpuUsage(c0);
-    if (!answer || answer.status !== 'done') throw new Error(`the answer ended ${answer?.status ?? 'without starting'}: ${answer?.error?.message ?? ''}`);
-    const sample = { cpuMs: (c.user + c.system) / 1000, wallMs, bytesWritten: store.io.bytesWritten - before.bytesWritten, bytesRead: store.io.bytesRead - before.bytesRead, postedBytes, answerChars: answer.text.length };
+    if (!answer || answer.status !== 'done')
+      throw new Error(`the answer ended ${answer?.status ?? 'without starting'}: ${answer?.error?.message ?? ''}`);
+    const sample = {
+      cpuMs: (c.user + c.system) / 1000,
+      wallMs,
+      bytesWritten: store.io.bytesWritten - before.bytesWritten,
+      bytesRead: store.io.bytesRead - before.bytesRead,
+      postedBytes,
+      answerChars: answer.text.length,
+    };
     // Back to the same length: the question and its answer are removed again.
     const page = await store.open(id, { limit: 2 });
     const question = page?.messages[0];
-    if (!page || question?.role !== 'user' || !(await store.truncateFrom(id, question.id))) throw new Error('the sent messages could not be removed');
+    if (!page || question?.role !== 'user' || !(await store.truncateFrom(id, question.id)))
+      throw new Error('the sent messages could not be removed');
     return sample;
   };
 
@@ -111,7 +129,8 @@ async function main(): Promise<void> {
   await send(ids.long);
   const samples: Record<'long' | 'short', Sample[]> = { long: [], short: [] };
   for (let round = 0; round < Number(roundsText); round++) {
-    for (const which of round % 2 ? (['short', 'long'] as const) : (['long', 'short'] as const)) samples[which].push(await send(ids[which]));
+    for (const which of round % 2 ? (['short', 'long'] as const) : (['long', 'short'] as const))
+      samples[which].push(await send(ids[which]));
   }
   controller.dispose();
   await http.close();

@@ -12,7 +12,19 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { queryVideo, submitVideo } from '../../src/core/media/video';
 import { clientFor } from '../support/client';
-import { alternate, bytes, cpuPerMib, max, mbps, median, ratio, runCurl, runJsonChild, type BenchContext, type Row } from './lib';
+import {
+  alternate,
+  bytes,
+  cpuPerMib,
+  max,
+  mbps,
+  median,
+  ratio,
+  runCurl,
+  runJsonChild,
+  type BenchContext,
+  type Row,
+} from './lib';
 import type { GatewayInfo } from './streams';
 
 const MB = 100;
@@ -43,7 +55,12 @@ export interface TransferResult {
 export async function resultLink(gw: GatewayInfo, mb: number): Promise<string> {
   const { http } = clientFor(gw.url, gw.key);
   try {
-    const id = await submitVideo(http, { model: 'wan2.5-t2v-preview', prompt: `[[big:${mb}]] a red fox running through snow`, size: '832*480', duration: 5 });
+    const id = await submitVideo(http, {
+      model: 'wan2.5-t2v-preview',
+      prompt: `[[big:${mb}]] a red fox running through snow`,
+      size: '832*480',
+      duration: 5,
+    });
     const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {
       const s = await queryVideo(http, id);
@@ -68,7 +85,8 @@ export async function downloadRows(ctx: BenchContext, gw: GatewayInfo): Promise<
   const link = await resultLink(gw, MB);
   const warmUp = await resultLink(gw, DOWNLOAD_WARM_UP_MB);
   const origin = gw.cdnUrl && link.startsWith(gw.cdnUrl) ? gw.cdnUrl : gw.url;
-  if (origin !== gw.cdnUrl) ctx.log(`download: note: the result link ${link} is not on the CDN origin ${gw.cdnUrl ?? '(none)'}`);
+  if (origin !== gw.cdnUrl)
+    ctx.log(`download: note: the result link ${link} is not on the CDN origin ${gw.cdnUrl ?? '(none)'}`);
   const dir = path.join(ctx.work, 'workspace', 'generated', 'videos');
   fs.mkdirSync(dir, { recursive: true });
   // The first request makes the double build the file; it is kept for the later ones.
@@ -82,7 +100,14 @@ export async function downloadRows(ctx: BenchContext, gw: GatewayInfo): Promise<
     const runs = ctx.quick ? 2 : line.mbit <= 100 ? 3 : 5;
     ctx.log(`download: ${MB} MB video at ${line.mbit} Mbit/s, ${runs} rounds of ours and curl`);
     // The client's gateway is the front when the link is on the gateway itself (its content route needs the key).
-    const m = await measure(viaFront(link, origin, front), { url: origin === gw.url ? front : gw.url, key: gw.key }, warmUp, dir, runs, false);
+    const m = await measure(
+      viaFront(link, origin, front),
+      { url: origin === gw.url ? front : gw.url, key: gw.key },
+      warmUp,
+      dir,
+      runs,
+      false,
+    );
     rows.push(...rateRows(`${line.mbit} Mbit/s`, m, runs));
   }
 
@@ -118,11 +143,22 @@ interface Measured {
 }
 
 /** `runs` alternating rounds of downloadVideo in a child, curl -o, and (with `floor`) the same link read and dropped. */
-async function measure(url: string, gateway: { url: string; key: string }, warmUp: string, dir: string, runs: number, floor: boolean): Promise<Measured> {
+async function measure(
+  url: string,
+  gateway: { url: string; key: string },
+  warmUp: string,
+  dir: string,
+  runs: number,
+  floor: boolean,
+): Promise<Measured> {
   const m: Measured = { ours: [], drain: [], curl: [], size: 0 };
   const fns: Record<string, () => Promise<number>> = {
     ours: async () => {
-      const r = await runJsonChild<TransferResult>('transferChild.ts', ['download', gateway.url, gateway.key, url, dir, warmUp], 300_000);
+      const r = await runJsonChild<TransferResult>(
+        'transferChild.ts',
+        ['download', gateway.url, gateway.key, url, dir, warmUp],
+        300_000,
+      );
       m.ours.push(r);
       m.size = r.bytes;
       return r.ms;
@@ -139,7 +175,11 @@ async function measure(url: string, gateway: { url: string; key: string }, warmU
   };
   if (floor) {
     fns.drain = async () => {
-      const r = await runJsonChild<TransferResult>('transferChild.ts', ['drain', gateway.url, gateway.key, url, '-', warmUp], 300_000);
+      const r = await runJsonChild<TransferResult>(
+        'transferChild.ts',
+        ['drain', gateway.url, gateway.key, url, '-', warmUp],
+        300_000,
+      );
       m.drain.push(r);
       return r.ms;
     };

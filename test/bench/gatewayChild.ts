@@ -17,7 +17,11 @@ async function main(): Promise<void> {
   // One key with an unlimited quota: hundreds of 10 MB answers would exhaust the demo quota.
   // Video tasks move every 20 ms instead of every few seconds: the bench wants the result link.
   // Idle connections are kept for the whole run: see GatewayOptions.keepAliveTimeoutMs.
-  const options = { keys: [{ key: DEMO_KEY, group: 'default' }], videoTiming: { stepMs: 20, pollMs: 20 }, keepAliveTimeoutMs: 120_000 };
+  const options = {
+    keys: [{ key: DEMO_KEY, group: 'default' }],
+    videoTiming: { stepMs: 20, pollMs: 20 },
+    keepAliveTimeoutMs: 120_000,
+  };
   const gw = new GatewayDouble(options);
   await gw.start();
   const burst = new BurstOrigin(gw.url);
@@ -32,7 +36,16 @@ async function main(): Promise<void> {
     fronts.push(front, ...(cdnFront ? [cdnFront] : []));
     throttled.push({ mbit, url: front.url, ...(cdnFront ? { cdnUrl: cdnFront.url } : {}) });
   }
-  console.log(JSON.stringify({ url: gw.url, catalogUrl: gw.catalogUrl, key: gw.demoKey, burstUrl: burst.url, ...(typeof cdn === 'string' ? { cdnUrl: cdn } : {}), throttled }));
+  console.log(
+    JSON.stringify({
+      url: gw.url,
+      catalogUrl: gw.catalogUrl,
+      key: gw.demoKey,
+      burstUrl: burst.url,
+      ...(typeof cdn === 'string' ? { cdnUrl: cdn } : {}),
+      throttled,
+    }),
+  );
   stopWhenParentLeaves(async () => {
     for (const front of fronts) await front.stop();
     await burst.stop();

@@ -59,16 +59,26 @@ export function messagesOf(count: number, base: number): StoredMessage[] {
     out.push({
       id: `m${base}-${i}`,
       role: user ? 'user' : 'assistant',
-      text: user ? `Question ${i}: how do I count the parts of a comma-separated string in TypeScript, ignoring empty ones?` : answer(i),
+      text: user
+        ? `Question ${i}: how do I count the parts of a comma-separated string in TypeScript, ignoring empty ones?`
+        : answer(i),
       status: 'done',
       createdAt: base + i,
-      ...(user ? {} : { model: 'gpt-4o-mini', protocol: 'chatCompletions' as const, usage: { inputTokens: 120, outputTokens: 380, totalTokens: 500 } }),
+      ...(user
+        ? {}
+        : {
+            model: 'gpt-4o-mini',
+            protocol: 'chatCompletions' as const,
+            usage: { inputTokens: 120, outputTokens: 380, totalTokens: 500 },
+          }),
     });
   }
   return out;
 }
 
-async function writeStores(work: string): Promise<{ long: string; short: string; storedBytes: number; openBytes: Record<string, number> }> {
+async function writeStores(
+  work: string,
+): Promise<{ long: string; short: string; storedBytes: number; openBytes: Record<string, number> }> {
   const long = path.join(work, 'history-2000');
   const short = path.join(work, 'history-200');
   const store = new ConversationStore(long);
@@ -110,13 +120,17 @@ async function webviewReady(harness: WebviewHarness, state: unknown): Promise<Vi
     const cdp = await page.context.newCDPSession(page.page);
     await cdp.send('Performance.enable');
     const metrics = async (): Promise<Record<string, number>> => {
-      const { metrics: list } = (await cdp.send('Performance.getMetrics')) as { metrics: Array<{ name: string; value: number }> };
+      const { metrics: list } = (await cdp.send('Performance.getMetrics')) as {
+        metrics: Array<{ name: string; value: number }>;
+      };
       return Object.fromEntries(list.map((m) => [m.name, m.value]));
     };
     const before = await metrics();
     const elapsed = await page.page.evaluate(
       async (message) => {
-        const probe = (globalThis as unknown as { __probe: { push(m: unknown): Promise<void>; frames(n: number): Promise<void> } }).__probe;
+        const probe = (
+          globalThis as unknown as { __probe: { push(m: unknown): Promise<void>; frames(n: number): Promise<void> } }
+        ).__probe;
         const t0 = performance.now();
         // Posted (a structured clone, as VS Code delivers it); resolves once the app has handled it.
         await probe.push(message);
@@ -128,7 +142,12 @@ async function webviewReady(harness: WebviewHarness, state: unknown): Promise<Vi
     const after = await metrics();
     const diff = (name: string) => ((after[name] ?? 0) - (before[name] ?? 0)) * 1000;
     await cdp.detach();
-    return { ms: elapsed, scriptMs: diff('ScriptDuration'), layoutMs: diff('LayoutDuration'), styleMs: diff('RecalcStyleDuration') };
+    return {
+      ms: elapsed,
+      scriptMs: diff('ScriptDuration'),
+      layoutMs: diff('LayoutDuration'),
+      styleMs: diff('RecalcStyleDuration'),
+    };
   } finally {
     await page.close();
   }

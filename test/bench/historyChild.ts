@@ -32,7 +32,9 @@ async function main(): Promise<void> {
   const conversations = await store.list();
   const t1 = performance.now();
   const latest = conversations[0];
-  const conversation: ConversationPage | undefined = latest ? await store.open(latest.id, { limit: SNAPSHOT_WINDOW }) : undefined;
+  const conversation: ConversationPage | undefined = latest
+    ? await store.open(latest.id, { limit: SNAPSHOT_WINDOW })
+    : undefined;
   const t2 = performance.now();
   const messages = conversation?.messages ?? [];
   const snapshot = {

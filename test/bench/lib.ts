@@ -49,7 +49,10 @@ export function max(values: number[]): number {
  * Runs the measurements in turn, `runs` rounds, each round in a rotated order (a b c, b c a, c a b…),
  * so that neither side always runs first or last on a noisy machine. Returns the samples per name.
  */
-export async function alternate<K extends string>(runs: number, fns: Record<K, () => Promise<number>>): Promise<Record<K, number[]>> {
+export async function alternate<K extends string>(
+  runs: number,
+  fns: Record<K, () => Promise<number>>,
+): Promise<Record<K, number[]>> {
   const names = Object.keys(fns) as K[];
   const samples = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<K, number[]>;
   for (let round = 0; round < runs; round++) {
@@ -106,9 +109,17 @@ export interface ChildResult {
 }
 
 /** Runs a command to its end and collects its output (rejects on spawn errors only). */
-export function runProcess(command: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<ChildResult> {
+export function runProcess(
+  command: string,
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: opts.cwd ?? ROOT, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: opts.cwd ?? ROOT,
+      env: opts.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.add(child);
     let stdout = '';
     let stderr = '';
@@ -143,11 +154,19 @@ export interface CurlResult {
 export async function runCurl(args: string[], what: 'size_download' | 'size_upload'): Promise<CurlResult> {
   const curlArgs = ['-sS', '-w', `%{time_total} %{http_code} %{${what}}`, ...args];
   const timed = fs.existsSync('/usr/bin/time');
-  const r = timed ? await runProcess('/usr/bin/time', ['-f', 'curl-cpu %U %S', 'curl', ...curlArgs], { timeoutMs: 300_000 }) : await runProcess('curl', curlArgs, { timeoutMs: 300_000 });
+  const r = timed
+    ? await runProcess('/usr/bin/time', ['-f', 'curl-cpu %U %S', 'curl', ...curlArgs], { timeoutMs: 300_000 })
+    : await runProcess('curl', curlArgs, { timeoutMs: 300_000 });
   const [seconds, status, size] = r.stdout.trim().split(' ');
   const cpu = /curl-cpu ([\d.]+) ([\d.]+)/.exec(r.stderr);
   if (r.code !== 0) throw new Error(`curl failed: exit ${r.code}, HTTP ${status}: ${r.stderr}`);
-  return { ms: Number(seconds) * 1000, cpuMs: cpu ? (Number(cpu[1]) + Number(cpu[2])) * 1000 : NaN, status: Number(status), bytes: Number(size), stderr: r.stderr };
+  return {
+    ms: Number(seconds) * 1000,
+    cpuMs: cpu ? (Number(cpu[1]) + Number(cpu[2])) * 1000 : NaN,
+    status: Number(status),
+    bytes: Number(size),
+    stderr: r.stderr,
+  };
 }
 
 /** CPU milliseconds per MiB moved, formatted. */
@@ -165,7 +184,9 @@ export async function runJsonChild<T>(script: string, args: string[], timeoutMs 
   const result = await runProcess(process.execPath, tsxArgs(script, args), { timeoutMs });
   const last = result.stdout.trim().split('\n').pop() ?? '';
   if (result.code !== 0 || !last.startsWith('{')) {
-    throw new Error(`${script} failed (exit ${result.code}): ${result.stderr.trim().split('\n').slice(-8).join('\n')}${result.stdout.slice(-500)}`);
+    throw new Error(
+      `${script} failed (exit ${result.code}): ${result.stderr.trim().split('\n').slice(-8).join('\n')}${result.stdout.slice(-500)}`,
+    );
   }
   return JSON.parse(last) as T;
 }
@@ -185,7 +206,10 @@ export class ServiceChild<T> {
     children.add(child);
     const lines = readline.createInterface({ input: child.stdout as NodeJS.ReadableStream });
     const info = await new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${script} did not report ready within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`${script} did not report ready within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       lines.once('line', (line) => {
         clearTimeout(timer);
         try {

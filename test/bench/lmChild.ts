@@ -45,28 +45,55 @@ const PROTOCOLS: Array<{ protocol: ChatProtocol; model: string; label: string }>
 const FORECAST = {
   name: 'get_forecast',
   description: 'The weather forecast for a city.',
-  inputSchema: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city'] },
+  inputSchema: {
+    type: 'object',
+    properties: { city: { type: 'string' }, days: { type: 'integer' } },
+    required: ['city'],
+  },
 };
 
 const AUTO = { toolMode: fake.LanguageModelChatToolMode.Auto };
 const user = (content: unknown[]) => ({ role: fake.LanguageModelChatMessageRole.User, content, name: undefined });
-const assistant = (content: unknown[]) => ({ role: fake.LanguageModelChatMessageRole.Assistant, content, name: undefined });
+const assistant = (content: unknown[]) => ({
+  role: fake.LanguageModelChatMessageRole.Assistant,
+  content,
+  name: undefined,
+});
 
 /** One model per protocol, each listing only that protocol, so the provider speaks it. */
 function providerFor(http: HttpClient, p: (typeof PROTOCOLS)[number]): GatewayChatProvider {
-  const model = { id: p.model, name: p.model, provider: 'bench', ownedBy: 'bench', kind: 'chat', protocols: [p.protocol], protocolSource: 'gateway', available: true, inCatalog: false };
+  const model = {
+    id: p.model,
+    name: p.model,
+    provider: 'bench',
+    ownedBy: 'bench',
+    kind: 'chat',
+    protocols: [p.protocol],
+    protocolSource: 'gateway',
+    available: true,
+    inCatalog: false,
+  };
   return new GatewayChatProvider(hostServices(http, [model]).services);
 }
 
 async function information(provider: GatewayChatProvider, id: string): Promise<GatewayChatInformation> {
-  const list = await provider.provideLanguageModelChatInformation({ silent: true }, new CancellationTokenSource().token as never);
+  const list = await provider.provideLanguageModelChatInformation(
+    { silent: true },
+    new CancellationTokenSource().token as never,
+  );
   const info = list.find((m) => m.id === id);
   if (!info) throw new Error(`the provider does not offer ${id}`);
   return info;
 }
 
 /** Runs one request through the provider; `onPart` sees every reported part as it comes. */
-async function respond(provider: GatewayChatProvider, info: GatewayChatInformation, messages: unknown[], options: object, onPart: (part: LanguageModelResponsePart) => void = () => undefined): Promise<LanguageModelResponsePart[]> {
+async function respond(
+  provider: GatewayChatProvider,
+  info: GatewayChatInformation,
+  messages: unknown[],
+  options: object,
+  onPart: (part: LanguageModelResponsePart) => void = () => undefined,
+): Promise<LanguageModelResponsePart[]> {
   const parts: LanguageModelResponsePart[] = [];
   const progress = {
     report: (part: LanguageModelResponsePart) => {
@@ -74,7 +101,13 @@ async function respond(provider: GatewayChatProvider, info: GatewayChatInformati
       parts.push(part);
     },
   };
-  await provider.provideLanguageModelChatResponse(info, messages as never, options as never, progress, new CancellationTokenSource().token as never);
+  await provider.provideLanguageModelChatResponse(
+    info,
+    messages as never,
+    options as never,
+    progress,
+    new CancellationTokenSource().token as never,
+  );
   return parts;
 }
 
@@ -158,7 +191,12 @@ async function firstProgress(real: HttpClient, runs: number) {
     const answers: Uint8Array[][] = [];
     const recorder = providerFor(recordingClient(real, requests, answers), p);
     try {
-      await respond(recorder, await information(recorder, p.model), [user([new fake.LanguageModelTextPart('[[reasoning]] Why is the sea salty?')])], AUTO);
+      await respond(
+        recorder,
+        await information(recorder, p.model),
+        [user([new fake.LanguageModelTextPart('[[reasoning]] Why is the sea salty?')])],
+        AUTO,
+      );
     } finally {
       recorder.dispose();
     }
@@ -170,7 +208,12 @@ async function firstProgress(real: HttpClient, runs: number) {
       recorded: () => firstProgressMs(real, p, recorded),
       perFrame: () => firstProgressMs(real, p, frames),
     });
-    out[p.protocol] = { recordedMs: median(samples.recorded), perFrameMs: median(samples.perFrame), coldMs, chunks: recorded.length };
+    out[p.protocol] = {
+      recordedMs: median(samples.recorded),
+      perFrameMs: median(samples.perFrame),
+      coldMs,
+      chunks: recorded.length,
+    };
   }
   return out;
 }
@@ -229,13 +272,27 @@ async function toolSetup(real: HttpClient, p: (typeof PROTOCOLS)[number]): Promi
       const first = await respond(through, info, [question], options);
       const call = first.find((part) => part instanceof fake.LanguageModelToolCallPart);
       if (!call) throw new Error(`${p.label}: no tool call`);
-      const said = first.filter((part) => part instanceof fake.LanguageModelTextPart).map((part) => part.value).join('');
+      const said = first
+        .filter((part) => part instanceof fake.LanguageModelTextPart)
+        .map((part) => part.value)
+        .join('');
       // The caller runs the tool (here: answers at once) and sends the result back.
-      const result = new fake.LanguageModelToolResultPart(call.callId, [new fake.LanguageModelTextPart('Oslo: 3 days of snow')]);
-      const second = await respond(through, info, [question, assistant([new fake.LanguageModelTextPart(said), call]), user([result])], options);
+      const result = new fake.LanguageModelToolResultPart(call.callId, [
+        new fake.LanguageModelTextPart('Oslo: 3 days of snow'),
+      ]);
+      const second = await respond(
+        through,
+        info,
+        [question, assistant([new fake.LanguageModelTextPart(said), call]), user([result])],
+        options,
+      );
       const elapsed = performance.now() - t0;
-      const answer = second.filter((part) => part instanceof fake.LanguageModelTextPart).map((part) => part.value).join('');
-      if (answer !== 'The tool said: Oslo: 3 days of snow') throw new Error(`${p.label}: the answer was ${JSON.stringify(answer)}`);
+      const answer = second
+        .filter((part) => part instanceof fake.LanguageModelTextPart)
+        .map((part) => part.value)
+        .join('');
+      if (answer !== 'The tool said: Oslo: 3 days of snow')
+        throw new Error(`${p.label}: the answer was ${JSON.stringify(answer)}`);
       return elapsed;
     };
     await roundTrip(recorder);
@@ -283,7 +340,16 @@ async function toolRoundTrip(real: HttpClient, runs: number) {
       const rawMs = median(samples.raw);
       const oursCpuMs = median(cpu.ours);
       const rawCpuMs = median(cpu.raw);
-      out[p.protocol] = { oursMs, rawMs, oursCpuMs, rawCpuMs, overheadMs: oursCpuMs - rawCpuMs, wallOverheadMs: oursMs - rawMs, samples, cpuSamples: cpu };
+      out[p.protocol] = {
+        oursMs,
+        rawMs,
+        oursCpuMs,
+        rawCpuMs,
+        overheadMs: oursCpuMs - rawCpuMs,
+        wallOverheadMs: oursMs - rawMs,
+        samples,
+        cpuSamples: cpu,
+      };
     }
   } finally {
     for (const s of setups) s.dispose();
@@ -309,7 +375,9 @@ export interface LoopResult {
 }
 
 /** The tool result of every round: 20 KB of text, as a file read or a search result page would be. */
-const LOOP_RESULT = 'line of a tool result, as a file read or a search answer would give it;\n'.repeat(300).slice(0, 20 * 1024);
+const LOOP_RESULT = 'line of a tool result, as a file read or a search answer would give it;\n'
+  .repeat(300)
+  .slice(0, 20 * 1024);
 const LOOP_ASK = 'call the tool get_forecast city=Oslo days=3';
 const LOOP_ROUNDS = 50;
 /** The rounds compared: the fifth and the last. */
@@ -342,9 +410,20 @@ function cpuOf<T>(work: () => Promise<T>): Promise<{ value: T; cpuMs: number }> 
 async function toolLoop(real: HttpClient, p: (typeof PROTOCOLS)[number], repeats: number): Promise<LoopResult> {
   // The last request, kept to send it raw and to measure its body after the round's timing ends.
   let sent: HttpRequest | undefined;
-  const recording = { endpoints: real.endpoints, send: (req: HttpRequest) => ((sent = req), real.send(req)) } as unknown as HttpClient;
+  const recording = {
+    endpoints: real.endpoints,
+    send: (req: HttpRequest) => ((sent = req), real.send(req)),
+  } as unknown as HttpClient;
   const provider = providerFor(recording, p);
-  const out: LoopResult = { cpuMs: [], bodyBytes: [], heapBytes: [], historyChars: [], at: {}, repeatedHeapGrowthBytes: 0, repeatedRequests: 0 };
+  const out: LoopResult = {
+    cpuMs: [],
+    bodyBytes: [],
+    heapBytes: [],
+    historyChars: [],
+    at: {},
+    repeatedHeapGrowthBytes: 0,
+    repeatedRequests: 0,
+  };
   const snapshots = new Map<number, { history: unknown[]; request: HttpRequest }>();
   try {
     const info = await information(provider, p.model);
@@ -357,11 +436,20 @@ async function toolLoop(real: HttpClient, p: (typeof PROTOCOLS)[number], repeats
       const { value: parts, cpuMs } = await cpuOf(() => respond(provider, info, history, options));
       const call = parts.find((part) => part instanceof fake.LanguageModelToolCallPart);
       if (!call || !sent) throw new Error(`${p.label}, round ${round}: no tool call`);
-      if (LOOP_COMPARED.includes(round)) snapshots.set(round, { history: [...history], request: { ...sent, signal: undefined } });
-      const said = parts.filter((part) => part instanceof fake.LanguageModelTextPart).map((part) => part.value).join('');
+      if (LOOP_COMPARED.includes(round))
+        snapshots.set(round, { history: [...history], request: { ...sent, signal: undefined } });
+      const said = parts
+        .filter((part) => part instanceof fake.LanguageModelTextPart)
+        .map((part) => part.value)
+        .join('');
       const result = `${round}: ${LOOP_RESULT}`;
       history.push(assistant([...(said ? [new fake.LanguageModelTextPart(said)] : []), call]));
-      history.push(user([new fake.LanguageModelToolResultPart(call.callId, [new fake.LanguageModelTextPart(result)]), new fake.LanguageModelTextPart(LOOP_ASK)]));
+      history.push(
+        user([
+          new fake.LanguageModelToolResultPart(call.callId, [new fake.LanguageModelTextPart(result)]),
+          new fake.LanguageModelTextPart(LOOP_ASK),
+        ]),
+      );
       historyChars += said.length + JSON.stringify(call.input).length + result.length + LOOP_ASK.length;
       gc();
       out.cpuMs.push(cpuMs);
@@ -378,7 +466,10 @@ async function toolLoop(real: HttpClient, p: (typeof PROTOCOLS)[number], repeats
     } finally {
       recorder.dispose();
     }
-    const replayed = providerFor(replayClient(real, answers[0] ?? [], () => undefined), p);
+    const replayed = providerFor(
+      replayClient(real, answers[0] ?? [], () => undefined),
+      p,
+    );
     const replayedInfo = await information(replayed, p.model);
     // The provider's own work costs about a millisecond: many samples, alternating, apart from
     // the requests to the double.
@@ -388,7 +479,8 @@ async function toolLoop(real: HttpClient, p: (typeof PROTOCOLS)[number], repeats
       const at = (out.at[round] = { oursCpuMs: [] as number[], rawCpuMs: [] as number[], ownCpuMs: [] as number[] });
       own[`own${round}`] = async () => {
         const { value: parts, cpuMs } = await cpuOf(() => respond(replayed, replayedInfo, snap.history, options));
-        if (!parts.some((part) => part instanceof fake.LanguageModelToolCallPart)) throw new Error(`${p.label}: the replayed answer made no call`);
+        if (!parts.some((part) => part instanceof fake.LanguageModelToolCallPart))
+          throw new Error(`${p.label}: the replayed answer made no call`);
         at.ownCpuMs.push(cpuMs);
         return cpuMs;
       };
@@ -437,7 +529,9 @@ async function main(): Promise<void> {
   const [url, key, runsArg = '200', which = 'both'] = process.argv.slice(2);
   if (!url || !key) throw new Error('usage: lmChild.ts <gateway url> <key> [runs] [first|tools|both|loop]');
   const runs = Number(runsArg);
-  const { http } = clientFor(url, key, { timeouts: { connectMs: 5000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 } });
+  const { http } = clientFor(url, key, {
+    timeouts: { connectMs: 5000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 },
+  });
   try {
     if (which === 'loop') {
       // `runs`: how many times the requests of rounds 5 and 50 are sent again, each way.

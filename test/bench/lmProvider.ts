@@ -6,7 +6,11 @@ import { bytes, median, ms, ratio, runJsonChild, type BenchContext, type Row } f
 import type { LoopResult, ToolResult } from './lmChild';
 import type { GatewayInfo } from './streams';
 
-const LABELS: Record<string, string> = { chatCompletions: 'Chat Completions', responses: 'Responses', messages: 'Messages' };
+const LABELS: Record<string, string> = {
+  chatCompletions: 'Chat Completions',
+  responses: 'Responses',
+  messages: 'Messages',
+};
 
 interface FirstResult {
   recordedMs: number;
@@ -48,7 +52,10 @@ export async function lmFirstProgressRows(ctx: BenchContext, gw: GatewayInfo): P
       note:
         `provideLanguageModelChatResponse on the double's recorded answer, median of ${runs} per protocol, recorded chunks / one chunk per SSE frame: ` +
         Object.entries(first)
-          .map(([p, v]) => `${LABELS[p] ?? p} ${v.recordedMs.toFixed(3)} / ${v.perFrameMs.toFixed(3)} ms (cold first run ${v.coldMs.toFixed(2)} ms)`)
+          .map(
+            ([p, v]) =>
+              `${LABELS[p] ?? p} ${v.recordedMs.toFixed(3)} / ${v.perFrameMs.toFixed(3)} ms (cold first run ${v.coldMs.toFixed(2)} ms)`,
+          )
           .join('; '),
       data: first,
     },
@@ -76,7 +83,10 @@ export async function lmToolRoundTripRows(ctx: BenchContext, gw: GatewayInfo): P
       note:
         "client CPU time, through the provider vs the same two requests sent raw through the same HTTP client and drained (the double's own time and the transport); medians, alternating: " +
         Object.entries(tools)
-          .map(([p, v]) => `${LABELS[p] ?? p} ${ms(v.oursCpuMs)} vs ${ms(v.rawCpuMs)} (+${ms(v.overheadMs)}; wall ${ms(v.oursMs)} vs ${ms(v.rawMs)})`)
+          .map(
+            ([p, v]) =>
+              `${LABELS[p] ?? p} ${ms(v.oursCpuMs)} vs ${ms(v.rawCpuMs)} (+${ms(v.overheadMs)}; wall ${ms(v.oursMs)} vs ${ms(v.rawMs)})`,
+          )
           .join('; '),
       data: tools,
     },
@@ -132,7 +142,10 @@ export async function lmToolLoopRows(ctx: BenchContext, gw: GatewayInfo): Promis
         `Medians of ${repeats} alternating requests per round through the client and raw, and ${repeats * 10} of the provider's own work (history converted, the protocol's body built, a recorded tool-call answer decoded; nothing serialised or sent). ` +
         `Round ${topCpu.first} → ${topCpu.last}, client / raw / own work: ` +
         figures
-          .map((f) => `${LABELS[f.protocol] ?? f.protocol} ${ms(f.ours5)} → ${ms(f.ours50)} / ${ms(f.raw5)} → ${ms(f.raw50)} / ${ms(f.own5, 2)} → ${ms(f.own50, 2)} (body ${bytes(f.body5)} → ${bytes(f.body50)})`)
+          .map(
+            (f) =>
+              `${LABELS[f.protocol] ?? f.protocol} ${ms(f.ours5)} → ${ms(f.ours50)} / ${ms(f.raw5)} → ${ms(f.raw50)} / ${ms(f.own5, 2)} → ${ms(f.own50, 2)} (body ${bytes(f.body5)} → ${bytes(f.body50)})`,
+          )
           .join('; ') +
         '.',
       data: loop,
@@ -147,7 +160,12 @@ export async function lmToolLoopRows(ctx: BenchContext, gw: GatewayInfo): Promis
       pass: topHeap.heapGrowth <= FLAT_HEAP_BYTES,
       note:
         `heap after a GC before and after ${topHeap.requests} requests of rounds ${topHeap.first} and ${topHeap.last} (through the provider and raw, after as many untimed): ` +
-        figures.map((f) => `${LABELS[f.protocol] ?? f.protocol} ${f.heapGrowth >= 0 ? '+' : '−'}${bytes(Math.abs(f.heapGrowth))}`).join('; ') +
+        figures
+          .map(
+            (f) =>
+              `${LABELS[f.protocol] ?? f.protocol} ${f.heapGrowth >= 0 ? '+' : '−'}${bytes(Math.abs(f.heapGrowth))}`,
+          )
+          .join('; ') +
         `. During the loop the heap beyond the caller's own history grew by ` +
         figures.map((f) => `${bytes(Math.max(0, f.loopRetained))} (${LABELS[f.protocol] ?? f.protocol})`).join(', ') +
         ` from round ${topHeap.first} to ${topHeap.last} (the history's own strings taken out).`,

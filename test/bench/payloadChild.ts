@@ -32,12 +32,19 @@ async function main(): Promise<void> {
     });
   }
 
-  const { http } = clientFor(url, key, { timeouts: { connectMs: 5000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 } });
+  const { http } = clientFor(url, key, {
+    timeouts: { connectMs: 5000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 },
+  });
   const services = chatServices({ storageDir: work, baseUrl: url, http });
 
   const posted: Array<{ type: string; bytes: number; chars?: number }> = [];
   const port = {
-    post: (m: { type: string; text?: string }) => posted.push({ type: m.type, bytes: Buffer.byteLength(JSON.stringify(m)), ...(m.type === 'append' ? { chars: m.text?.length ?? 0 } : {}) }),
+    post: (m: { type: string; text?: string }) =>
+      posted.push({
+        type: m.type,
+        bytes: Buffer.byteLength(JSON.stringify(m)),
+        ...(m.type === 'append' ? { chars: m.text?.length ?? 0 } : {}),
+      }),
     isLive: () => true,
     reload: () => undefined,
   };
@@ -48,7 +55,8 @@ async function main(): Promise<void> {
   const answer = await controller.send(`[[long:${kb}]] [[slow:1]] Write the long version.`);
   controller.dispose();
   await http.close();
-  if (!answer || answer.status !== 'done') throw new Error(`the answer ended ${answer?.status ?? 'without starting'}: ${answer?.error?.message ?? ''}`);
+  if (!answer || answer.status !== 'done')
+    throw new Error(`the answer ended ${answer?.status ?? 'without starting'}: ${answer?.error?.message ?? ''}`);
   const appends = posted.filter((p) => p.type === 'append');
   if (appends.length < 20) throw new Error(`only ${appends.length} appends were posted`);
   const mean = (list: typeof appends) => list.reduce((a, p) => a + p.bytes, 0) / list.length;

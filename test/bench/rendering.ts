@@ -37,14 +37,26 @@ const TOTAL_GOAL = 10;
 
 interface Post {
   at: number;
-  message: { type: 'append'; messageId: string; textFrom: number; text: string; reasoningFrom: number; reasoning: string };
+  message: {
+    type: 'append';
+    messageId: string;
+    textFrom: number;
+    text: string;
+    reasoningFrom: number;
+    reasoning: string;
+  };
 }
 
 /**
  * The posts ChatController makes for deltas arriving every `deltaEveryMs`: the first unsent delta
  * schedules a flush FLUSH_MS later, which posts `text.slice(sentText)` with `textFrom = sentText`.
  */
-export function hostPosts(markdown: string, messageId: string, deltaChars = DELTA_CHARS, deltaEveryMs = DELTA_EVERY_MS): Post[] {
+export function hostPosts(
+  markdown: string,
+  messageId: string,
+  deltaChars = DELTA_CHARS,
+  deltaEveryMs = DELTA_EVERY_MS,
+): Post[] {
   const posts: Post[] = [];
   let received = 0;
   let sent = 0;
@@ -52,14 +64,35 @@ export function hostPosts(markdown: string, messageId: string, deltaChars = DELT
   for (let i = 0; received < markdown.length; i++) {
     const now = i * deltaEveryMs;
     if (flushAt !== undefined && flushAt <= now) {
-      posts.push({ at: flushAt, message: { type: 'append', messageId, textFrom: sent, text: markdown.slice(sent, received), reasoningFrom: 0, reasoning: '' } });
+      posts.push({
+        at: flushAt,
+        message: {
+          type: 'append',
+          messageId,
+          textFrom: sent,
+          text: markdown.slice(sent, received),
+          reasoningFrom: 0,
+          reasoning: '',
+        },
+      });
       sent = received;
       flushAt = undefined;
     }
     received = Math.min(markdown.length, received + deltaChars);
     flushAt ??= now + FLUSH_MS;
   }
-  if (sent < received) posts.push({ at: flushAt ?? 0, message: { type: 'append', messageId, textFrom: sent, text: markdown.slice(sent), reasoningFrom: 0, reasoning: '' } });
+  if (sent < received)
+    posts.push({
+      at: flushAt ?? 0,
+      message: {
+        type: 'append',
+        messageId,
+        textFrom: sent,
+        text: markdown.slice(sent),
+        reasoningFrom: 0,
+        reasoning: '',
+      },
+    });
   return posts;
 }
 
@@ -185,7 +218,9 @@ interface PageGlobals {
 async function rendererCpu(browser: Browser): Promise<Map<number, number>> {
   const session = await browser.newBrowserCDPSession();
   try {
-    const { processInfo } = (await session.send('SystemInfo.getProcessInfo')) as { processInfo: Array<{ type: string; id: number; cpuTime: number }> };
+    const { processInfo } = (await session.send('SystemInfo.getProcessInfo')) as {
+      processInfo: Array<{ type: string; id: number; cpuTime: number }>;
+    };
     return new Map(processInfo.filter((p) => p.type === 'renderer').map((p) => [p.id, p.cpuTime]));
   } finally {
     await session.detach();
@@ -198,9 +233,22 @@ async function rendererCpu(browser: Browser): Promise<Map<number, number>> {
  */
 export function mainThreadTasks(traceBuffer: Buffer): Array<[number, number, number]> {
   const trace = JSON.parse(traceBuffer.toString('utf8')) as {
-    traceEvents: Array<{ name: string; ph: string; pid: number; tid: number; ts?: number; dur?: number; tdur?: number; args?: { name?: string } }>;
+    traceEvents: Array<{
+      name: string;
+      ph: string;
+      pid: number;
+      tid: number;
+      ts?: number;
+      dur?: number;
+      tdur?: number;
+      args?: { name?: string };
+    }>;
   };
-  const mainThreads = new Set(trace.traceEvents.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  const mainThreads = new Set(
+    trace.traceEvents
+      .filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain')
+      .map((e) => `${e.pid}:${e.tid}`),
+  );
   return trace.traceEvents
     .filter((e) => e.ph === 'X' && e.name === 'ThreadControllerImpl::RunTask' && mainThreads.has(`${e.pid}:${e.tid}`))
     .map((e): [number, number, number] => [(e.dur ?? 0) / 1000, (e.tdur ?? e.dur ?? 0) / 1000, (e.ts ?? 0) / 1000]);
@@ -212,11 +260,19 @@ export function mainThreadTasks(traceBuffer: Buffer): Array<[number, number, num
  * with `trace`, every main-thread task from a trace (only for our page: the reference's trace of a
  * minute of re-rendering runs past a gigabyte).
  */
-async function measurePage(browser: Browser, page: Page, posts: Post[], answerSelector: string, opts: { budgetMs?: number; trace: boolean }): Promise<PageCost> {
+async function measurePage(
+  browser: Browser,
+  page: Page,
+  posts: Post[],
+  answerSelector: string,
+  opts: { budgetMs?: number; trace: boolean },
+): Promise<PageCost> {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Performance.enable');
   const metrics = async (): Promise<Metrics> => {
-    const { metrics: list } = (await cdp.send('Performance.getMetrics')) as { metrics: Array<{ name: string; value: number }> };
+    const { metrics: list } = (await cdp.send('Performance.getMetrics')) as {
+      metrics: Array<{ name: string; value: number }>;
+    };
     return Object.fromEntries(list.map((m) => [m.name, m.value]));
   };
   await page.evaluate(() => {
@@ -239,7 +295,11 @@ async function measurePage(browser: Browser, page: Page, posts: Post[], answerSe
   const firstTs = Math.min(...tasks.map((t) => t[2]));
   tasks.sort((a, b) => b[1] - a[1]);
   const diff = (name: string) => ((after[name] ?? 0) - (before[name] ?? 0)) * 1000;
-  const textChars = await page.evaluate((selector: string) => (globalThis as unknown as PageGlobals).document.querySelector(selector)?.textContent?.length ?? 0, answerSelector);
+  const textChars = await page.evaluate(
+    (selector: string) =>
+      (globalThis as unknown as PageGlobals).document.querySelector(selector)?.textContent?.length ?? 0,
+    answerSelector,
+  );
   const renderMaxMs = await page.evaluate(() => (globalThis as unknown as PageGlobals).__chatPerf?.maxMs);
   return {
     cpuMs,
@@ -249,7 +309,9 @@ async function measurePage(browser: Browser, page: Page, posts: Post[], answerSe
     styleMs: diff('RecalcStyleDuration'),
     longestMs: opts.trace ? Math.max(0, ...tasks.map((t) => t[0])) : NaN,
     longestCpuMs: opts.trace ? (tasks[0]?.[1] ?? 0) : NaN,
-    topTasks: tasks.slice(0, 5).map(([w, t, at]) => [Math.round(w * 10) / 10, Math.round(t * 10) / 10, Math.round(at - firstTs)]),
+    topTasks: tasks
+      .slice(0, 5)
+      .map(([w, t, at]) => [Math.round(w * 10) / 10, Math.round(t * 10) / 10, Math.round(at - firstTs)]),
     ...(renderMaxMs !== undefined ? { renderMaxMs } : {}),
     wallMs,
     delivered,
@@ -275,7 +337,9 @@ export async function renderingRows(ctx: BenchContext, gw: GatewayInfo): Promise
   const referenceBudgetMs = ctx.quick ? 5_000 : 60_000;
   const markdown = longAnswer(kb * 1024);
   const posts = hostPosts(markdown, 'a-bench');
-  ctx.log(`rendering: ${(markdown.length / 1024).toFixed(0)} KB answer in ${posts.length} host posts, ${runs} rounds of ours and the reference`);
+  ctx.log(
+    `rendering: ${(markdown.length / 1024).toFixed(0)} KB answer in ${posts.length} host posts, ${runs} rounds of ours and the reference`,
+  );
   const harness = await WebviewHarness.start();
   const reference = await referenceServer();
   const costs: Record<'ours' | 'oursTraced' | 'reference', PageCost[]> = { ours: [], oursTraced: [], reference: [] };
@@ -284,7 +348,13 @@ export async function renderingRows(ctx: BenchContext, gw: GatewayInfo): Promise
     try {
       await chat.push({
         type: 'snapshot',
-        state: snapshot({ messages: [userMessage('q-bench', 'Write a long answer.'), assistantMessage('a-bench', '', { status: 'streaming' })], busy: true }),
+        state: snapshot({
+          messages: [
+            userMessage('q-bench', 'Write a long answer.'),
+            assistantMessage('a-bench', '', { status: 'streaming' }),
+          ],
+          busy: true,
+        }),
       });
       const browser = chat.context.browser() as Browser;
       return await measurePage(browser, chat.page, posts, '.msg[data-id="a-bench"] .msg-body', { trace });
@@ -315,7 +385,10 @@ export async function renderingRows(ctx: BenchContext, gw: GatewayInfo): Promise
         try {
           const page = await context.newPage();
           await page.goto(reference.url);
-          const cost = await measurePage(browser, page, posts, '.msg-body', { budgetMs: referenceBudgetMs, trace: false });
+          const cost = await measurePage(browser, page, posts, '.msg-body', {
+            budgetMs: referenceBudgetMs,
+            trace: false,
+          });
           costs.reference.push(cost);
           return cost.cpuMs;
         } finally {
@@ -332,12 +405,17 @@ export async function renderingRows(ctx: BenchContext, gw: GatewayInfo): Promise
   let payload: PayloadResult | undefined;
   let payloadError = '';
   try {
-    payload = await runJsonChild<PayloadResult>('payloadChild.ts', [gw.url, gw.key, ctx.work, ctx.quick ? '24' : '64'], 180_000);
+    payload = await runJsonChild<PayloadResult>(
+      'payloadChild.ts',
+      [gw.url, gw.key, ctx.work, ctx.quick ? '24' : '64'],
+      180_000,
+    );
   } catch (err) {
-    payloadError = err instanceof Error ? err.message.split('\n')[0] ?? '' : String(err);
+    payloadError = err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err);
   }
 
-  const m = (side: 'ours' | 'oursTraced' | 'reference', key: keyof PageCost) => median(costs[side].map((c) => Number(c[key] ?? NaN)));
+  const m = (side: 'ours' | 'oursTraced' | 'reference', key: keyof PageCost) =>
+    median(costs[side].map((c) => Number(c[key] ?? NaN)));
   const oursTask = m('ours', 'cpuMs');
   const refTask = m('reference', 'cpuMs');
   const refDelivered = Math.min(...costs.reference.map((c) => c.delivered));

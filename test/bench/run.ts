@@ -40,7 +40,13 @@ const SECTIONS: Section[] = [
   { id: '7', title: 'Upload', quick: false, needsGateway: true, run: uploadRows },
   { id: '8', title: 'Download', quick: false, needsGateway: true, run: downloadRows },
   { id: '9', title: 'Long conversation', quick: true, needsGateway: true, run: conversationRows },
-  { id: '10', title: 'Chat view scrolled to the top', quick: true, needsGateway: false, run: (ctx) => chatScrollRows(ctx) },
+  {
+    id: '10',
+    title: 'Chat view scrolled to the top',
+    quick: true,
+    needsGateway: false,
+    run: (ctx) => chatScrollRows(ctx),
+  },
   { id: '11', title: 'VS Code chat: first progress', quick: true, needsGateway: true, run: lmFirstProgressRows },
   { id: '12', title: 'VS Code chat: tool round trip', quick: true, needsGateway: true, run: lmToolRoundTripRows },
   { id: '13', title: 'VS Code chat: long agent session', quick: true, needsGateway: true, run: lmToolLoopRows },
@@ -59,10 +65,14 @@ async function main(): Promise<void> {
     work,
     log: (line) => console.log(`  [${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${line}`),
   };
-  console.log(`Model Gateway benchmark${quick ? ' (quick)' : ''}: ${sections.map((s) => `${s.id} ${s.title}`).join(', ')}`);
+  console.log(
+    `Model Gateway benchmark${quick ? ' (quick)' : ''}: ${sections.map((s) => `${s.id} ${s.title}`).join(', ')}`,
+  );
   const loadBefore = os.loadavg();
   if ((loadBefore[0] ?? 0) > os.cpus().length) {
-    console.log(`  note: load average ${loadBefore.map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} cores: other work is running; expect noisy wall times (ratios alternate runs to compensate)`);
+    console.log(
+      `  note: load average ${loadBefore.map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} cores: other work is running; expect noisy wall times (ratios alternate runs to compensate)`,
+    );
   }
 
   const rows: Row[] = [];
@@ -79,7 +89,16 @@ async function main(): Promise<void> {
         failures++;
         const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
         console.error(`  ${section.title} failed: ${message}`);
-        rows.push({ id: section.id, what: `${section.title}: could not be measured`, ours: '—', reference: '—', ratio: '—', goal: '—', pass: false, note: message.split('\n')[0] });
+        rows.push({
+          id: section.id,
+          what: `${section.title}: could not be measured`,
+          ours: '—',
+          reference: '—',
+          ratio: '—',
+          goal: '—',
+          pass: false,
+          note: message.split('\n')[0],
+        });
       }
       ctx.log(`${section.title} took ${((Date.now() - sectionStart) / 1000).toFixed(1)} s`);
     }
@@ -93,8 +112,12 @@ async function main(): Promise<void> {
   console.log(formatTable(rows));
   const missed = rows.filter((r) => r.pass === false).length;
   const loadAfter = os.loadavg();
-  console.log(`\nLoad average before/after: ${loadBefore[0]?.toFixed(1)} / ${loadAfter[0]?.toFixed(1)} on ${os.cpus().length} cores.`);
-  console.log(`${rows.length} rows: ${rows.filter((r) => r.pass === true).length} pass, ${missed} miss, ${rows.filter((r) => r.pass === undefined).length} reported only; ${seconds.toFixed(0)} s${quick ? ' (quick)' : ''}`);
+  console.log(
+    `\nLoad average before/after: ${loadBefore[0]?.toFixed(1)} / ${loadAfter[0]?.toFixed(1)} on ${os.cpus().length} cores.`,
+  );
+  console.log(
+    `${rows.length} rows: ${rows.filter((r) => r.pass === true).length} pass, ${missed} miss, ${rows.filter((r) => r.pass === undefined).length} reported only; ${seconds.toFixed(0)} s${quick ? ' (quick)' : ''}`,
+  );
 
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const report = {
@@ -102,7 +125,13 @@ async function main(): Promise<void> {
     quick,
     sections: sections.map((s) => s.id),
     seconds,
-    machine: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: os.cpus().length, loadAverageBefore: loadBefore, loadAverageAfter: os.loadavg() },
+    machine: {
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+      cpus: os.cpus().length,
+      loadAverageBefore: loadBefore,
+      loadAverageAfter: os.loadavg(),
+    },
     rows,
   };
   const json = JSON.stringify(report, null, 2) + '\n';

@@ -12,7 +12,12 @@ import { bytes, RESULTS_DIR, ROOT, runProcess, type BenchContext, type Row } fro
 type HostMetafiles = Record<'entry' | 'features' | 'undici', esbuild.Metafile>;
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the project's build script is CommonJS JavaScript
 const { buildHost, workerText } = require('../../esbuild.js') as {
-  buildHost: (o: { production: boolean; outdir: string; absWorkingDir: string; logLevel: esbuild.LogLevel }) => Promise<HostMetafiles>;
+  buildHost: (o: {
+    production: boolean;
+    outdir: string;
+    absWorkingDir: string;
+    logLevel: esbuild.LogLevel;
+  }) => Promise<HostMetafiles>;
   /** Builds `import text from './file?worker'` (the chat's highlighting worker) as esbuild.js does. */
   workerText: esbuild.Plugin;
 };
@@ -48,17 +53,35 @@ export function zipEntries(file: string): ZipEntry[] {
 
 /** The packages (or src folders) that take the most room in a bundle's output. */
 async function biggestInputs(options: esbuild.BuildOptions): Promise<string> {
-  const result = await esbuild.build({ ...options, write: false, metafile: true, minify: true, sourcemap: false, logLevel: 'silent', absWorkingDir: ROOT });
+  const result = await esbuild.build({
+    ...options,
+    write: false,
+    metafile: true,
+    minify: true,
+    sourcemap: false,
+    logLevel: 'silent',
+    absWorkingDir: ROOT,
+  });
   return biggestOf(result.metafile);
 }
 
 function biggestOf(metafile: esbuild.Metafile): string {
-  const output = Object.values(metafile.outputs).find((o) => !o.entryPoint?.endsWith('.map') && Object.keys(o.inputs).length);
+  const output = Object.values(metafile.outputs).find(
+    (o) => !o.entryPoint?.endsWith('.map') && Object.keys(o.inputs).length,
+  );
   const byGroup = new Map<string, number>();
   for (const [input, { bytesInOutput }] of Object.entries(output?.inputs ?? {})) {
     const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
     // The highlighting worker's bundle is one text input (esbuild.js, workerText): highlight.js and its grammars.
-    const group = input.startsWith('worker-text:') ? 'highlighting worker (highlight.js)' : m ? (m[1] as string) : input.replace(/^src\//, '').split('/').slice(0, 2).join('/');
+    const group = input.startsWith('worker-text:')
+      ? 'highlighting worker (highlight.js)'
+      : m
+        ? (m[1] as string)
+        : input
+            .replace(/^src\//, '')
+            .split('/')
+            .slice(0, 2)
+            .join('/');
     byGroup.set(group, (byGroup.get(group) ?? 0) + bytesInOutput);
   }
   return [...byGroup]
@@ -76,7 +99,11 @@ export async function sizeRows(ctx: BenchContext): Promise<Row[]> {
   fs.rmSync(vsix, { force: true });
   ctx.log('vsce package');
   const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
-  const pack = await runProcess(npx, ['vsce', 'package', '--no-dependencies', '--no-rewrite-relative-links', '--out', vsix], { timeoutMs: 300_000 });
+  const pack = await runProcess(
+    npx,
+    ['vsce', 'package', '--no-dependencies', '--no-rewrite-relative-links', '--out', vsix],
+    { timeoutMs: 300_000 },
+  );
   if (pack.code !== 0 || !fs.existsSync(vsix)) throw new Error(`vsce package failed: ${pack.stderr || pack.stdout}`);
 
   const entries = zipEntries(vsix);
@@ -85,7 +112,12 @@ export async function sizeRows(ctx: BenchContext): Promise<Row[]> {
   const rows: Row[] = [];
   const host = entry('dist/extension.js');
   const features = entry('dist/features.js');
-  const metafiles = await buildHost({ production: true, outdir: path.join(ctx.work, 'host-size'), absWorkingDir: ROOT, logLevel: 'silent' });
+  const metafiles = await buildHost({
+    production: true,
+    outdir: path.join(ctx.work, 'host-size'),
+    absWorkingDir: ROOT,
+    logLevel: 'silent',
+  });
   rows.push({
     id: '1',
     what: 'Size: host entry dist/extension.js (what activation loads)',
@@ -94,7 +126,9 @@ export async function sizeRows(ctx: BenchContext): Promise<Row[]> {
     ratio: '—',
     goal: '(reported)',
     pass: host ? undefined : false,
-    note: host ? `${bytes(host.compressed)} compressed in the .vsix; biggest parts: ${biggestOf(metafiles.entry)}` : 'not in the .vsix',
+    note: host
+      ? `${bytes(host.compressed)} compressed in the .vsix; biggest parts: ${biggestOf(metafiles.entry)}`
+      : 'not in the .vsix',
     data: { entry: host },
   });
   rows.push({
@@ -105,7 +139,9 @@ export async function sizeRows(ctx: BenchContext): Promise<Row[]> {
     ratio: '—',
     goal: '(reported)',
     pass: features ? undefined : false,
-    note: features ? `${bytes(features.compressed)} compressed in the .vsix; biggest parts: ${biggestOf(metafiles.features)}` : 'not in the .vsix: no command or view would work',
+    note: features
+      ? `${bytes(features.compressed)} compressed in the .vsix; biggest parts: ${biggestOf(metafiles.features)}`
+      : 'not in the .vsix: no command or view would work',
     data: { entry: features },
   });
   const undici = entry('dist/undici.js');
@@ -117,7 +153,9 @@ export async function sizeRows(ctx: BenchContext): Promise<Row[]> {
     ratio: '—',
     goal: '(reported)',
     pass: undici ? undefined : false,
-    note: undici ? `${bytes(undici.compressed)} compressed in the .vsix` : 'not in the .vsix: the extension could not make a request',
+    note: undici
+      ? `${bytes(undici.compressed)} compressed in the .vsix`
+      : 'not in the .vsix: the extension could not make a request',
     data: { entry: undici },
   });
   for (const e of entries.filter((x) => /^extension\/dist\/webview\/[^/]+\.js$/.test(x.name))) {
@@ -153,7 +191,10 @@ export async function sizeRows(ctx: BenchContext): Promise<Row[]> {
   const shots = entries.filter((e) => e.name.includes('/screenshots/'));
   const sum = (list: ZipEntry[]) => list.reduce((a, e) => a + e.compressed, 0);
   const extra: string[] = [];
-  if (maps.length) extra.push(`${maps.length} stale source maps from a development build (${bytes(sum(maps))}; on a fresh clone the .vsix would be ${bytes(vsixBytes - sum(maps))})`);
+  if (maps.length)
+    extra.push(
+      `${maps.length} stale source maps from a development build (${bytes(sum(maps))}; on a fresh clone the .vsix would be ${bytes(vsixBytes - sum(maps))})`,
+    );
   if (shots.length) extra.push(`${shots.length} README screenshots (${bytes(sum(shots))})`);
   rows.push({
     id: '1',
@@ -165,7 +206,9 @@ export async function sizeRows(ctx: BenchContext): Promise<Row[]> {
     pass: vsixBytes <= VSIX_GOAL,
     note:
       `largest entries (compressed): ${largest.map((e) => `${e.name.replace(/^extension\//, '')} ${bytes(e.compressed)}`).join(', ')}` +
-      (extra.length ? `; .vscodeignore means to exclude, but its "!" patterns let in: ${extra.join(' and ')}; without both ${bytes(vsixBytes - sum(maps) - sum(shots))}` : ''),
+      (extra.length
+        ? `; .vscodeignore means to exclude, but its "!" patterns let in: ${extra.join(' and ')}; without both ${bytes(vsixBytes - sum(maps) - sum(shots))}`
+        : ''),
     data: { vsixBytes, entries },
   });
   return rows;

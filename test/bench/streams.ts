@@ -49,9 +49,21 @@ console.warn = (...args: unknown[]) => {
 const gc = vm.runInNewContext('gc') as () => void;
 
 const PROTOCOLS: Array<{ protocol: ChatProtocol; label: string; sdk: string; model: string; path: string }> = [
-  { protocol: 'chatCompletions', label: 'Chat Completions', sdk: 'openai chat.completions', model: 'gpt-4o-mini', path: '/v1/chat/completions' },
+  {
+    protocol: 'chatCompletions',
+    label: 'Chat Completions',
+    sdk: 'openai chat.completions',
+    model: 'gpt-4o-mini',
+    path: '/v1/chat/completions',
+  },
   { protocol: 'responses', label: 'Responses', sdk: 'openai responses', model: 'gpt-4o-mini', path: '/v1/responses' },
-  { protocol: 'messages', label: 'Messages', sdk: '@anthropic-ai/sdk messages', model: 'claude-sonnet-4-5', path: '/v1/messages' },
+  {
+    protocol: 'messages',
+    label: 'Messages',
+    sdk: '@anthropic-ai/sdk messages',
+    model: 'claude-sonnet-4-5',
+    path: '/v1/messages',
+  },
 ];
 
 /** Large enough for the whole long answer (the double truncates at max_tokens × 4 characters). */
@@ -86,12 +98,16 @@ function protocolHeaders(protocol: ChatProtocol, key?: string): Record<string, s
  */
 function nodeHttpDrain(url: string, headers: Record<string, string>, body: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, agent: false }, (res) => {
-      let n = 0;
-      res.on('data', (chunk: Buffer) => (n += chunk.length));
-      res.on('end', () => (res.statusCode === 200 ? resolve(n) : reject(new Error(`HTTP ${res.statusCode}`))));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, agent: false },
+      (res) => {
+        let n = 0;
+        res.on('data', (chunk: Buffer) => (n += chunk.length));
+        res.on('end', () => (res.statusCode === 200 ? resolve(n) : reject(new Error(`HTTP ${res.statusCode}`))));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -107,9 +123,17 @@ interface ProtocolResult {
 }
 
 /** Reads the long answer of `p` from `base` (the double, or its burst front) with the four readers. */
-async function measureProtocol(base: string, key: string, p: (typeof PROTOCOLS)[number], kb: number, runs: number): Promise<ProtocolResult> {
+async function measureProtocol(
+  base: string,
+  key: string,
+  p: (typeof PROTOCOLS)[number],
+  kb: number,
+  runs: number,
+): Promise<ProtocolResult> {
   const prompt = `[[long:${kb}]] benchmark`;
-  const { http: client } = clientFor(base, key, { timeouts: { connectMs: 5000, firstByteMs: TIMEOUT_MS, idleMs: TIMEOUT_MS, longMs: TIMEOUT_MS } });
+  const { http: client } = clientFor(base, key, {
+    timeouts: { connectMs: 5000, firstByteMs: TIMEOUT_MS, idleMs: TIMEOUT_MS, longMs: TIMEOUT_MS },
+  });
   const openai = new OpenAI({ apiKey: key, baseURL: `${base}/v1`, maxRetries: 0, timeout: TIMEOUT_MS });
   const anthropic = new Anthropic({ authToken: key, apiKey: null, baseURL: base, maxRetries: 0, timeout: TIMEOUT_MS });
   const url = base + p.path;
@@ -130,7 +154,8 @@ async function measureProtocol(base: string, key: string, p: (typeof PROTOCOLS)[
     if (name.startsWith('raw')) wireBytes = count;
     else {
       const before = texts.get('text');
-      if (before !== undefined && before !== count) throw new Error(`${p.label}: ${name} read ${count} characters of text, another reader ${before}`);
+      if (before !== undefined && before !== count)
+        throw new Error(`${p.label}: ${name} read ${count} characters of text, another reader ${before}`);
       texts.set('text', count);
     }
     return elapsed;
@@ -165,14 +190,26 @@ async function measureProtocol(base: string, key: string, p: (typeof PROTOCOLS)[
       const stream = await openai.responses.create({ model: p.model, input, stream: true });
       for await (const event of stream) if (event.type === 'response.output_text.delta') chars += event.delta.length;
     } else {
-      const stream = await anthropic.messages.create({ model: p.model, max_tokens: MESSAGES_MAX_TOKENS, messages: input, stream: true });
-      for await (const event of stream) if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') chars += event.delta.text.length;
+      const stream = await anthropic.messages.create({
+        model: p.model,
+        max_tokens: MESSAGES_MAX_TOKENS,
+        messages: input,
+        stream: true,
+      });
+      for await (const event of stream)
+        if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') chars += event.delta.text.length;
     }
     return chars;
   };
 
   const rawUndici = async (): Promise<number> => {
-    const response = await client.send({ method: 'POST', url, body, headers: protocolHeaders(p.protocol), idempotent: false });
+    const response = await client.send({
+      method: 'POST',
+      url,
+      body,
+      headers: protocolHeaders(p.protocol),
+      idempotent: false,
+    });
     let n = 0;
     for await (const chunk of response.body) n += (chunk as Buffer).length;
     return n;
@@ -202,7 +239,9 @@ export async function streamDecodingRows(ctx: BenchContext, gw: GatewayInfo): Pr
   const runs = ctx.quick ? 5 : 9;
   const rows: Row[] = [];
   for (const p of PROTOCOLS) {
-    ctx.log(`stream decoding: ${p.label}, [[long:${kb}]], ${runs} rounds from the double, ${runs} from its burst front`);
+    ctx.log(
+      `stream decoding: ${p.label}, [[long:${kb}]], ${runs} rounds from the double, ${runs} from its burst front`,
+    );
     const paced = summary(await measureProtocol(gw.url, gw.key, p, kb, runs));
     const burst = summary(await measureProtocol(gw.burstUrl, gw.key, p, kb, runs));
     const mb = paced.r.wireBytes / 1024 / 1024;
@@ -218,7 +257,12 @@ export async function streamDecodingRows(ctx: BenchContext, gw: GatewayInfo): Pr
         `from the double, one HTTP chunk per event; floor = the faster raw drain (node:http ${ms(paced.node)}, undici ${ms(paced.undici)}); ${((mb / paced.ours) * 1000).toFixed(0)} MB/s through our adapter; ` +
         `client CPU: drain ${ms(paced.drainCpu)}, ours ${ms(paced.oursCpu)}; ` +
         `from the burst front (64 KiB chunks): ours ${ms(burst.ours)} vs raw drain ${ms(burst.floor)} (${ratio(burst.ours / burst.floor)})`,
-      data: { wireBytes: paced.r.wireBytes, textChars: paced.r.textChars, samplesMs: paced.r.samples, cpuMs: paced.r.cpu },
+      data: {
+        wireBytes: paced.r.wireBytes,
+        textChars: paced.r.textChars,
+        samplesMs: paced.r.samples,
+        cpuMs: paced.r.cpu,
+      },
     });
     rows.push({
       id: '3',
@@ -232,7 +276,12 @@ export async function streamDecodingRows(ctx: BenchContext, gw: GatewayInfo): Pr
         `from the burst front (the double's bytes again, 64 KiB chunks; raw drain ${ms(burst.floor)}); ${((mb / burst.sdk) * 1000).toFixed(0)} MB/s through the SDK; ` +
         `client CPU: SDK ${ms(burst.sdkCpu)} vs ours ${ms(burst.oursCpu)} (${ratio(burst.sdkCpu / burst.oursCpu)}); ` +
         `from the double itself: SDK ${ms(paced.sdk)} vs ours ${ms(paced.ours)} (${ratio(paced.sdk / paced.ours)})`,
-      data: { wireBytes: burst.r.wireBytes, textChars: burst.r.textChars, samplesMs: burst.r.samples, cpuMs: burst.r.cpu },
+      data: {
+        wireBytes: burst.r.wireBytes,
+        textChars: burst.r.textChars,
+        samplesMs: burst.r.samples,
+        cpuMs: burst.r.cpu,
+      },
     });
   }
   return rows;
@@ -315,7 +364,12 @@ export async function firstTokenRows(ctx: BenchContext, gw: GatewayInfo): Promis
       recorded: () => firstTextMs(p.protocol, chunks),
       perFrame: () => firstTextMs(p.protocol, frames),
     });
-    perProtocol[p.protocol] = { cold, median: median(samples.recorded), medianPerFrame: median(samples.perFrame), chunks: chunks.length };
+    perProtocol[p.protocol] = {
+      cold,
+      median: median(samples.recorded),
+      medianPerFrame: median(samples.perFrame),
+      chunks: chunks.length,
+    };
   }
   const worst = Math.max(...Object.values(perProtocol).map((v) => Math.max(v.median, v.medianPerFrame)));
   return [
@@ -331,7 +385,9 @@ export async function firstTokenRows(ctx: BenchContext, gw: GatewayInfo): Promis
         `median of ${runs} per protocol, recorded chunks / one chunk per SSE frame: ` +
         PROTOCOLS.map((p) => {
           const v = perProtocol[p.protocol];
-          return v ? `${p.label} ${v.median.toFixed(3)} / ${v.medianPerFrame.toFixed(3)} ms (cold first run ${v.cold.toFixed(2)} ms)` : '';
+          return v
+            ? `${p.label} ${v.median.toFixed(3)} / ${v.medianPerFrame.toFixed(3)} ms (cold first run ${v.cold.toFixed(2)} ms)`
+            : '';
         }).join('; '),
       data: perProtocol,
     },

@@ -10,7 +10,11 @@ function cells(r: Row): string[] {
 export function formatTable(rows: Row[]): string {
   const data = rows.map(cells);
   const widths = HEADERS.map((h, i) => Math.max(h.length, ...data.map((c) => (c[i] ?? '').length)));
-  const line = (c: string[]) => c.map((v, i) => v.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (c: string[]) =>
+    c
+      .map((v, i) => v.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   const out = [line(HEADERS), widths.map((w) => '-'.repeat(w)).join('  ')];
   for (const [i, r] of rows.entries()) {
     out.push(line(data[i] as string[]));
@@ -21,5 +25,9 @@ export function formatTable(rows: Row[]): string {
 
 export function markdownTable(rows: Row[]): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|');
-  return [`| ${HEADERS.join(' | ')} |`, `|${HEADERS.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${cells(r).map(esc).join(' | ')} |`)].join('\n');
+  return [
+    `| ${HEADERS.join(' | ')} |`,
+    `|${HEADERS.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${cells(r).map(esc).join(' | ')} |`),
+  ].join('\n');
 }

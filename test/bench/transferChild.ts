@@ -32,7 +32,11 @@ const LONG = { connectMs: 5000, firstByteMs: 300_000, idleMs: 300_000, longMs: 3
 const WARM_UP_READS = 10;
 
 /** Reads the warm-up link WARM_UP_READS times, then waits (up to 5 s) until the RSS holds still. */
-async function warmUp(http: HttpClient, link: string, read: (http: HttpClient, url: string) => Promise<number>): Promise<void> {
+async function warmUp(
+  http: HttpClient,
+  link: string,
+  read: (http: HttpClient, url: string) => Promise<number>,
+): Promise<void> {
   for (let i = 0; i < WARM_UP_READS; i++) await read(http, link);
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   await sleep(200);
@@ -59,7 +63,15 @@ async function drain(http: HttpClient, url: string): Promise<number> {
   return n;
 }
 
-async function measure<T>(work: () => Promise<T>): Promise<{ ms: number; cpuMs: number; rssGrowth: number; sampledGrowth: number; baseRss: number; result: T; peakReset: boolean }> {
+async function measure<T>(work: () => Promise<T>): Promise<{
+  ms: number;
+  cpuMs: number;
+  rssGrowth: number;
+  sampledGrowth: number;
+  baseRss: number;
+  result: T;
+  peakReset: boolean;
+}> {
   gc();
   gc();
   const peakReset = resetPeakRss();
@@ -81,14 +93,19 @@ async function measure<T>(work: () => Promise<T>): Promise<{ ms: number; cpuMs: 
 
 async function main(): Promise<void> {
   const [mode, url, key, target, extra, warmLink] = process.argv.slice(2);
-  if (!mode || !url || !key || !target || !extra || !warmLink) throw new Error('usage: transferChild.ts upload|download|drain <gateway> <key> <file|url> <small pdf|folder|-> <small video url>');
+  if (!mode || !url || !key || !target || !extra || !warmLink)
+    throw new Error(
+      'usage: transferChild.ts upload|download|drain <gateway> <key> <file|url> <small pdf|folder|-> <small video url>',
+    );
   const { http } = clientFor(url, key, { timeouts: LONG });
   try {
     if (mode === 'upload') {
       await parsePdf(http, extra); // the same code path on a small file
       await warmUp(http, warmLink, drainSent);
       const m = await measure(() => parsePdf(http, target));
-      console.log(JSON.stringify({ ...m, result: { chars: m.result.content.length }, bytes: fs.statSync(target).size }));
+      console.log(
+        JSON.stringify({ ...m, result: { chars: m.result.content.length }, bytes: fs.statSync(target).size }),
+      );
     } else if (mode === 'drain') {
       // The floor of Node's receive path: the same link through the same HTTP client, bytes dropped.
       await warmUp(http, warmLink, drain);

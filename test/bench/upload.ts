@@ -14,7 +14,19 @@ import { Endpoints } from '../../src/core/config';
 import { UPLOAD_LIMIT_BYTES } from '../../src/core/tools/glm';
 import { multipartFromFile } from '../../src/core/tools/multipart';
 import { resultLink, RSS_CAP, TIME_GOAL, type TransferResult, WARM_UP_MB } from './download';
-import { alternate, bytes, cpuPerMib, max, mbps, median, ratio, runCurl, runJsonChild, type BenchContext, type Row } from './lib';
+import {
+  alternate,
+  bytes,
+  cpuPerMib,
+  max,
+  mbps,
+  median,
+  ratio,
+  runCurl,
+  runJsonChild,
+  type BenchContext,
+  type Row,
+} from './lib';
 import type { GatewayInfo } from './streams';
 
 /**
@@ -35,7 +47,12 @@ export function imagePdf(size: number, title: string): Buffer {
     push(typeof body === 'string' ? Buffer.from(body, 'latin1') : body);
     push(Buffer.from('\nendobj\n', 'latin1'));
   };
-  const stream = (dict: string, data: Buffer) => Buffer.concat([Buffer.from(`<< ${dict} /Length ${data.length} >>\nstream\n`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]);
+  const stream = (dict: string, data: Buffer) =>
+    Buffer.concat([
+      Buffer.from(`<< ${dict} /Length ${data.length} >>\nstream\n`, 'latin1'),
+      data,
+      Buffer.from('\nendstream', 'latin1'),
+    ]);
   const build = (imageBytes: number): Buffer => {
     parts.length = 0;
     offsets.length = 0;
@@ -43,13 +60,30 @@ export function imagePdf(size: number, title: string): Buffer {
     push(Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n', 'latin1'));
     object(1, '<< /Type /Catalog /Pages 2 0 R >>');
     object(2, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>');
-    object(3, '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 4 0 R >> /XObject << /Im1 6 0 R >> >> /Contents 5 0 R >>');
+    object(
+      3,
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 4 0 R >> /XObject << /Im1 6 0 R >> >> /Contents 5 0 R >>',
+    );
     object(4, '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
-    object(5, stream('', Buffer.from(`BT /F1 11 Tf 56 770 Td (${title}) Tj ET\nq 480 0 0 360 56 360 cm /Im1 Do Q\n`, 'latin1')));
-    object(6, stream('/Type /XObject /Subtype /Image /Width 4000 /Height 3000 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode', randomBytes(imageBytes)));
+    object(
+      5,
+      stream('', Buffer.from(`BT /F1 11 Tf 56 770 Td (${title}) Tj ET\nq 480 0 0 360 56 360 cm /Im1 Do Q\n`, 'latin1')),
+    );
+    object(
+      6,
+      stream(
+        '/Type /XObject /Subtype /Image /Width 4000 /Height 3000 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode',
+        randomBytes(imageBytes),
+      ),
+    );
     const xref = length;
     const rows = offsets.slice(1).map((o) => `${String(o).padStart(10, '0')} 00000 n \n`);
-    push(Buffer.from(`xref\n0 ${offsets.length}\n0000000000 65535 f \n${rows.join('')}trailer\n<< /Size ${offsets.length} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`, 'latin1'));
+    push(
+      Buffer.from(
+        `xref\n0 ${offsets.length}\n0000000000 65535 f \n${rows.join('')}trailer\n<< /Size ${offsets.length} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`,
+        'latin1',
+      ),
+    );
     return Buffer.concat(parts);
   };
   // The overhead does not depend on the image size except through the digits of two numbers.
@@ -65,7 +99,10 @@ export async function uploadRows(ctx: BenchContext, gw: GatewayInfo): Promise<Ro
   fs.writeFileSync(small, imagePdf(64 * 1024, 'Warm-up'));
   // Size the file so that our whole form is 4 KiB under the limit (curl's form is a little larger).
   fs.writeFileSync(file, imagePdf(1024, 'probe'));
-  const probe = await multipartFromFile({ tool_type: 'prime-sync', file_type: 'PDF' }, { name: 'file', path: file, contentType: 'application/pdf' });
+  const probe = await multipartFromFile(
+    { tool_type: 'prime-sync', file_type: 'PDF' },
+    { name: 'file', path: file, contentType: 'application/pdf' },
+  );
   const overhead = probe.length - probe.fileBytes;
   const size = UPLOAD_LIMIT_BYTES - overhead - 4096;
   fs.writeFileSync(file, imagePdf(size, 'Benchmark upload'));
@@ -145,15 +182,35 @@ async function measure(
   const curl: Array<{ ms: number; cpuMs: number }> = [];
   await alternate(runs, {
     ours: async () => {
-      const r = await runJsonChild<TransferResult>('transferChild.ts', ['upload', gateway.url, gateway.key, file, small, warmUp], 300_000);
+      const r = await runJsonChild<TransferResult>(
+        'transferChild.ts',
+        ['upload', gateway.url, gateway.key, file, small, warmUp],
+        300_000,
+      );
       ours.push(r);
       return r.ms;
     },
     curl: async () => {
       const out = path.join(ctx.work, 'curl-upload.json');
-      const r = await runCurl(['-o', out, '-H', `Authorization: Bearer ${gateway.key}`, '-F', `file=@${file};type=application/pdf`, '-F', 'tool_type=prime-sync', '-F', 'file_type=PDF', url], 'size_upload');
+      const r = await runCurl(
+        [
+          '-o',
+          out,
+          '-H',
+          `Authorization: Bearer ${gateway.key}`,
+          '-F',
+          `file=@${file};type=application/pdf`,
+          '-F',
+          'tool_type=prime-sync',
+          '-F',
+          'file_type=PDF',
+          url,
+        ],
+        'size_upload',
+      );
       const body = fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : '';
-      if (r.status !== 200 || !body.includes('"succeeded"')) throw new Error(`curl upload failed: HTTP ${r.status}: ${r.stderr}${body.slice(0, 300)}`);
+      if (r.status !== 200 || !body.includes('"succeeded"'))
+        throw new Error(`curl upload failed: HTTP ${r.status}: ${r.stderr}${body.slice(0, 300)}`);
       curl.push({ ms: r.ms, cpuMs: r.cpuMs });
       return r.ms;
     },

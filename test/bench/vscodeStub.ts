@@ -29,15 +29,44 @@ function inert(): unknown {
 const SETTINGS: Record<string, unknown> = { maxTokens: 10_000_000 };
 /** A plain object (compiled `import * as vscode` copies its own keys) of inert API members. */
 const API_NAMES = [
-  'window', 'commands', 'env', 'extensions', 'languages', 'Uri', 'EventEmitter', 'Disposable', 'ThemeIcon', 'ThemeColor', 'StatusBarAlignment',
-  'ProgressLocation', 'ViewColumn', 'ConfigurationTarget', 'TreeItem', 'TreeItemCollapsibleState', 'MarkdownString', 'Range', 'Position', 'Selection',
-  'RelativePattern', 'FileType', 'l10n', 'CancellationTokenSource', 'TextEdit', 'WorkspaceEdit', 'QuickPickItemKind', 'LogLevel', 'version',
+  'window',
+  'commands',
+  'env',
+  'extensions',
+  'languages',
+  'Uri',
+  'EventEmitter',
+  'Disposable',
+  'ThemeIcon',
+  'ThemeColor',
+  'StatusBarAlignment',
+  'ProgressLocation',
+  'ViewColumn',
+  'ConfigurationTarget',
+  'TreeItem',
+  'TreeItemCollapsibleState',
+  'MarkdownString',
+  'Range',
+  'Position',
+  'Selection',
+  'RelativePattern',
+  'FileType',
+  'l10n',
+  'CancellationTokenSource',
+  'TextEdit',
+  'WorkspaceEdit',
+  'QuickPickItemKind',
+  'LogLevel',
+  'version',
 ];
 const vscodeStub: Record<string, unknown> = Object.fromEntries(API_NAMES.map((name) => [name, inert()]));
 // Strings are formatted as VS Code does with no bundle loaded (English).
 vscodeStub.l10n = { t: l10n.t, bundle: undefined };
 vscodeStub.workspace = new Proxy(inert() as object, {
-  get: (t, p) => (p === 'getConfiguration' ? () => ({ get: (key: string, fallback?: unknown) => SETTINGS[key] ?? fallback, inspect: () => undefined }) : Reflect.get(t, p)),
+  get: (t, p) =>
+    p === 'getConfiguration'
+      ? () => ({ get: (key: string, fallback?: unknown) => SETTINGS[key] ?? fallback, inspect: () => undefined })
+      : Reflect.get(t, p),
 });
 
 const loader = Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown };
@@ -45,4 +74,3 @@ const load = loader._load;
 loader._load = function (request: string, ...rest: unknown[]) {
   return request === 'vscode' ? vscodeStub : load.call(this, request, ...rest);
 };
-

@@ -36,7 +36,16 @@ import {
   type CodeServerBuild,
 } from '../vscode/codeServer';
 import { packageLanguagePack, registerLanguagePack } from '../e2e/environment';
-import { box, demoLocale, portFromEnv, portIsFree, readSettings, run, stopDescendants, watchAncestors } from './support';
+import {
+  box,
+  demoLocale,
+  portFromEnv,
+  portIsFree,
+  readSettings,
+  run,
+  stopDescendants,
+  watchAncestors,
+} from './support';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const CACHE_DIR = path.join(ROOT, '.cache');
@@ -109,7 +118,11 @@ async function buildAndPackage(): Promise<void> {
     await fsp.mkdir(DEMO_DIR, { recursive: true });
     // The repository's pinned vsce, run directly: what `npx @vscode/vsce` would resolve, minus npx.
     const vsce = path.join(path.dirname(require.resolve('@vscode/vsce/package.json')), 'vsce');
-    const result = await run(process.execPath, [vsce, 'package', '--no-dependencies', '--no-rewrite-relative-links', '--out', VSIX], ROOT);
+    const result = await run(
+      process.execPath,
+      [vsce, 'package', '--no-dependencies', '--no-rewrite-relative-links', '--out', VSIX],
+      ROOT,
+    );
     if (result.code !== 0) throw new StartError(`vsce package failed (exit ${result.code}):\n${result.output}`);
   });
 }
@@ -137,9 +150,12 @@ async function ensureCodeServerInstalled(choice: (typeof BUILDS)[string]): Promi
     say(`code-server ${choice.build.version} (VS Code ${choice.vscode}): using the install in ${rel(dir)}`);
     return;
   }
-  await step(`installing code-server ${choice.build.version} (VS Code ${choice.vscode}) into ${rel(dir)} (first time only, ${choice.firstInstall})`, async () => {
-    await ensureCodeServer(choice.build);
-  });
+  await step(
+    `installing code-server ${choice.build.version} (VS Code ${choice.vscode}) into ${rel(dir)} (first time only, ${choice.firstInstall})`,
+    async () => {
+      await ensureCodeServer(choice.build);
+    },
+  );
 }
 
 /** undefined lets the harness pick a free port. */
@@ -151,7 +167,9 @@ async function choosePort(): Promise<number | undefined> {
     return fromEnv;
   }
   if (await portIsFree(DEFAULT_PORT)) return DEFAULT_PORT;
-  say(`port ${DEFAULT_PORT} is in use; using a free one (a key set on another port is not seen here: set PORT to keep one)`);
+  say(
+    `port ${DEFAULT_PORT} is in use; using a free one (a key set on another port is not seen here: set PORT to keep one)`,
+  );
   return undefined;
 }
 
@@ -175,7 +193,9 @@ async function demoSettings(gateway: GatewayDouble, profileDir: string): Promise
     'modelGateway.catalogUrl': gateway.catalogUrl,
   };
   if (JSON.stringify(settings).includes(gateway.demoKey)) {
-    throw new StartError('refusing to write settings that contain the API key; remove it from the profile settings.json');
+    throw new StartError(
+      'refusing to write settings that contain the API key; remove it from the profile settings.json',
+    );
   }
   return settings;
 }
@@ -185,12 +205,20 @@ async function main(): Promise<void> {
   const locale = chooseLocale();
   // 1.100 keeps the folder it always had, so an existing demo profile (and its key) stays.
   // Another language gets its own profile, so its language pack never lingers in the English one.
-  const profileDir = path.join(DEMO_DIR, `${choice.build === VSCODE_1_100 ? 'profile' : `profile-${choice.vscode.split('.').slice(0, 2).join('.')}`}${locale ? `-${locale}` : ''}`);
-  console.log(`Model Gateway demo: the extension in VS Code ${choice.vscode} (code-server), against the gateway double. Ctrl-C stops it.`);
+  const profileDir = path.join(
+    DEMO_DIR,
+    `${choice.build === VSCODE_1_100 ? 'profile' : `profile-${choice.vscode.split('.').slice(0, 2).join('.')}`}${locale ? `-${locale}` : ''}`,
+  );
+  console.log(
+    `Model Gateway demo: the extension in VS Code ${choice.vscode} (code-server), against the gateway double. Ctrl-C stops it.`,
+  );
   await buildAndPackage();
 
   double = await step('starting the gateway double', async () => {
-    const gateway = new GatewayDouble({ port: portFromEnv('GATEWAY_PORT') ?? 0, catalogPort: portFromEnv('CATALOG_PORT') ?? 0 });
+    const gateway = new GatewayDouble({
+      port: portFromEnv('GATEWAY_PORT') ?? 0,
+      catalogPort: portFromEnv('CATALOG_PORT') ?? 0,
+    });
     await gateway.start();
     return gateway;
   });
@@ -213,7 +241,11 @@ async function main(): Promise<void> {
   const gatewayDouble = double;
   // A language pack that only switches the display language (see packageLanguagePack): code-server's
   // --locale then hands the extension its Chinese bundles.
-  const pack = locale ? await step(`packaging a language pack for ${locale}`, () => packageLanguagePack(locale, path.join(DEMO_DIR, `language-pack-${locale}`))) : undefined;
+  const pack = locale
+    ? await step(`packaging a language pack for ${locale}`, () =>
+        packageLanguagePack(locale, path.join(DEMO_DIR, `language-pack-${locale}`)),
+      )
+    : undefined;
   server = await step('installing the .vsix and starting code-server', () =>
     startCodeServer({
       workspace: WORKSPACE_DIR,
@@ -222,7 +254,12 @@ async function main(): Promise<void> {
       vsixPaths: pack ? [pack, VSIX] : [VSIX],
       port,
       build: choice.build,
-      ...(locale ? { args: ['--locale', locale], beforeStart: (dirs: { userData: string; extensions: string }) => registerLanguagePack(locale, dirs) } : {}),
+      ...(locale
+        ? {
+            args: ['--locale', locale],
+            beforeStart: (dirs: { userData: string; extensions: string }) => registerLanguagePack(locale, dirs),
+          }
+        : {}),
     }),
   );
   if (stopping) return;
@@ -298,6 +335,8 @@ watchAncestors(3, () => {
 
 main().catch((error: unknown) => {
   if (stopping) return;
-  console.error(`\n[start] failed: ${error instanceof StartError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  console.error(
+    `\n[start] failed: ${error instanceof StartError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  );
   void shutdown('start failed', 1);
 });

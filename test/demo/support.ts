@@ -21,7 +21,8 @@ export function portFromEnv(name: string): number | undefined {
   const raw = process.env[name];
   if (raw === undefined || raw.trim() === '') return undefined;
   const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`${name}=${raw} is not a port number (0-65535)`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`${name}=${raw} is not a port number (0-65535)`);
   return port;
 }
 
@@ -108,7 +109,7 @@ function identity(pid: number): ProcessIdentity | undefined {
  */
 export function watchAncestors(levels: number, onGone: () => void): void {
   const chain: ProcessIdentity[] = [];
-  for (let pid = process.ppid; chain.length < levels && pid > 1; ) {
+  for (let pid = process.ppid; chain.length < levels && pid > 1;) {
     const id = identity(pid);
     if (!id) break;
     chain.push(id);
@@ -227,6 +228,9 @@ export function demoLocale(argv: readonly string[], env: Record<string, string |
   const flag = argv.indexOf('--locale');
   const asked = ((flag >= 0 ? argv[flag + 1] : undefined) ?? env.LOCALE ?? '').trim().toLowerCase();
   if (!asked || asked === 'en') return undefined;
-  if (!DEMO_LOCALES.includes(asked)) throw new Error(`the extension has no words for the language "${asked}"; choose one of en, ${DEMO_LOCALES.join(', ')}`);
+  if (!DEMO_LOCALES.includes(asked))
+    throw new Error(
+      `the extension has no words for the language "${asked}"; choose one of en, ${DEMO_LOCALES.join(', ')}`,
+    );
   return asked;
 }

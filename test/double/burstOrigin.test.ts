@@ -17,11 +17,22 @@ interface Answer {
 
 function post(url: string, body: string, key = DEMO_KEY): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+    const headers = {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+    };
     const req = http.request(url, { method: 'POST', headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: res.headers['content-type'], body: Buffer.concat(chunks), pieces: chunks.length }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          contentType: res.headers['content-type'],
+          body: Buffer.concat(chunks),
+          pieces: chunks.length,
+        }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -45,7 +56,11 @@ describe('bench: the burst front of the double', () => {
   });
 
   it('serves the answer it passed on the first time again from memory, the same bytes in fewer, larger pieces', async () => {
-    const body = JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: '[[long:64]] the burst front' }] });
+    const body = JSON.stringify({
+      model: 'gpt-4o-mini',
+      stream: true,
+      messages: [{ role: 'user', content: '[[long:64]] the burst front' }],
+    });
     const first = await post(`${front.url}/v1/chat/completions`, body);
     const again = await post(`${front.url}/v1/chat/completions`, body);
     assert.equal(first.status, 200);

@@ -64,7 +64,11 @@ describe('fixture samples: text PDF', () => {
     const lines = Array.from({ length: LINES_PER_PAGE + 3 }, (_, i) => `line ${i + 1}`);
     const pdf = textPdf(['cover', PAGE_BREAK, ...lines]);
     const pages = extractPdfPages(pdf);
-    assert.deepEqual(pages, ['cover', lines.slice(0, LINES_PER_PAGE).join('\n'), lines.slice(LINES_PER_PAGE).join('\n')]);
+    assert.deepEqual(pages, [
+      'cover',
+      lines.slice(0, LINES_PER_PAGE).join('\n'),
+      lines.slice(LINES_PER_PAGE).join('\n'),
+    ]);
     assert.equal(describePdf(pdf).pages, 3);
     assert.equal(extractPdfText(pdf), pages.join('\f'));
     assertXrefExact(pdf);
@@ -83,7 +87,7 @@ describe('fixture samples: text PDF', () => {
     const content = [
       'BT /F1 12 Tf 1 0 0 1 72 700 Tm [(Hel) 20 (lo) -300 (world)] TJ ET',
       'BT /F1 12 Tf 72 680 Td <4E657874> Tj ( line) Tj ET',
-      'BT 1 0 0 1 72 660 Tm (third) Tj 0 -14 TD (fourth) Tj (fifth) \' ET',
+      "BT 1 0 0 1 72 660 Tm (third) Tj 0 -14 TD (fourth) Tj (fifth) ' ET",
     ].join('\n');
     const data = zlib.deflateSync(Buffer.from(content, 'latin1'));
     const objects = [
@@ -94,7 +98,10 @@ describe('fixture samples: text PDF', () => {
     let pdf = '%PDF-1.5\n';
     objects.forEach((body, i) => (pdf += `${i + 1} 0 obj\n${body}\nendobj\n`));
     const head = Buffer.from(pdf + '4 0 obj\n<< /Length 5 0 R /Filter [/FlateDecode] >>\nstream\r\n', 'latin1');
-    const tail = Buffer.from(`\r\nendstream\nendobj\n5 0 obj\n${data.length}\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n`, 'latin1');
+    const tail = Buffer.from(
+      `\r\nendstream\nendobj\n5 0 obj\n${data.length}\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n`,
+      'latin1',
+    );
     assert.equal(extractPdfText(Buffer.concat([head, data, tail])), 'Hello world\nNext line\nthird\nfourth\nfifth');
   });
 
@@ -110,7 +117,9 @@ describe('fixture samples: scans', () => {
     assert.equal(extractPdfText(pdf), PAGE_BREAK);
     const s = pdf.toString('latin1');
     // Only the page content streams are plain text; the image data is binary and may hold any bytes.
-    const contents = [...s.matchAll(/<< \/Length (\d+) >>\nstream\n/g)].map((m) => s.substr(m.index + m[0].length, Number(m[1])));
+    const contents = [...s.matchAll(/<< \/Length (\d+) >>\nstream\n/g)].map((m) =>
+      s.substr(m.index + m[0].length, Number(m[1])),
+    );
     assert.equal(contents.length, 2);
     for (const content of contents) assert.match(content, /^q\n[\d. ]+ cm\n\/Im1 Do\nQ\n$/);
     assert.ok(!s.includes('/Font') && !s.includes('PAGE ONE'), 'no font and no text in the file');

@@ -75,7 +75,9 @@ describe('gateway double', function () {
   async function assertMiddlewareError(res: Response, status: number, message: string, code = ''): Promise<void> {
     assert.equal(res.status, status);
     const body = await json(res);
-    assert.deepEqual(body, { error: { code, message: `${message} (request id: ${requestId(res)})`, type: 'new_api_error' } });
+    assert.deepEqual(body, {
+      error: { code, message: `${message} (request id: ${requestId(res)})`, type: 'new_api_error' },
+    });
   }
 
   describe('GET /v1/models', () => {
@@ -89,13 +91,26 @@ describe('gateway double', function () {
       const data = body.data as Json[];
       const ids = data.map((m) => m.id);
       assert.ok(!ids.includes(VIP_ONLY_MODEL));
-      for (const id of ['gpt-4o-mini', 'claude-sonnet-4-5', 'glm-4.6', 'wan2.5-t2v-preview', 'glm-file-parser', 'kimi-file-extract']) {
+      for (const id of [
+        'gpt-4o-mini',
+        'claude-sonnet-4-5',
+        'glm-4.6',
+        'wan2.5-t2v-preview',
+        'glm-file-parser',
+        'kimi-file-extract',
+      ]) {
         assert.ok(ids.includes(id), id);
       }
       assert.ok(data.every((m) => m.created === 1626777600 && m.object === 'model'));
       assert.deepEqual(
         data.find((m) => m.id === 'gpt-4o-mini'),
-        { id: 'gpt-4o-mini', object: 'model', created: 1626777600, owned_by: 'openai', supported_endpoint_types: ['openai', 'openai-response'] },
+        {
+          id: 'gpt-4o-mini',
+          object: 'model',
+          created: 1626777600,
+          owned_by: 'openai',
+          supported_endpoint_types: ['openai', 'openai-response'],
+        },
       );
       const extract = data.find((m) => m.id === 'kimi-file-extract');
       assert.equal(extract?.owned_by, 'custom');
@@ -109,7 +124,10 @@ describe('gateway double', function () {
 
     it('lists exactly the whitelist of a whitelisted key', async () => {
       const body = await json(await get('/v1/models', bearer(WHITELIST_KEY)));
-      assert.deepEqual((body.data as Json[]).map((m) => m.id), ['gpt-4o-mini', 'qwen-plus', VIP_ONLY_MODEL]);
+      assert.deepEqual(
+        (body.data as Json[]).map((m) => m.id),
+        ['gpt-4o-mini', 'qwen-plus', VIP_ONLY_MODEL],
+      );
     });
 
     it('answers in the Anthropic format to x-api-key plus anthropic-version', async () => {
@@ -117,7 +135,12 @@ describe('gateway double', function () {
       assert.equal(res.status, 200);
       const body = await json(res);
       const data = body.data as Json[];
-      assert.deepEqual(data[0], { id: 'gpt-4o-mini', created_at: '2021-07-20T10:40:00Z', display_name: 'gpt-4o-mini', type: 'model' });
+      assert.deepEqual(data[0], {
+        id: 'gpt-4o-mini',
+        created_at: '2021-07-20T10:40:00Z',
+        display_name: 'gpt-4o-mini',
+        type: 'model',
+      });
       assert.equal(body.first_id, 'gpt-4o-mini');
       assert.equal(body.last_id, data[data.length - 1]?.id);
       assert.equal(body.has_more, false);
@@ -131,11 +154,22 @@ describe('gateway double', function () {
 
     it('retrieves a known model with null endpoint types and an unknown one as an error with HTTP 200', async () => {
       const known = await get('/v1/models/qwen-plus', bearer(DEMO_KEY));
-      assert.deepEqual(await json(known), { id: 'qwen-plus', object: 'model', created: 1626777600, owned_by: 'ali', supported_endpoint_types: null });
+      assert.deepEqual(await json(known), {
+        id: 'qwen-plus',
+        object: 'model',
+        created: 1626777600,
+        owned_by: 'ali',
+        supported_endpoint_types: null,
+      });
       const unknown = await get('/v1/models/nope-1', bearer(DEMO_KEY));
       assert.equal(unknown.status, 200);
       assert.deepEqual(await json(unknown), {
-        error: { message: "The model 'nope-1' does not exist", type: 'invalid_request_error', param: 'model', code: 'model_not_found' },
+        error: {
+          message: "The model 'nope-1' does not exist",
+          type: 'invalid_request_error',
+          param: 'model',
+          code: 'model_not_found',
+        },
       });
     });
 
@@ -164,7 +198,11 @@ describe('gateway double', function () {
     });
 
     it('copies x-api-key only on Messages and models paths', async () => {
-      const res = await post('/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] }, { 'x-api-key': DEMO_KEY });
+      const res = await post(
+        '/v1/chat/completions',
+        { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] },
+        { 'x-api-key': DEMO_KEY },
+      );
       await assertMiddlewareError(res, 401, 'Invalid token');
     });
 
@@ -215,12 +253,16 @@ describe('gateway double', function () {
       const res = await get('/v1/xyz?a=1');
       assert.equal(res.status, 404);
       assert.match(requestId(res), REQUEST_ID);
-      assert.deepEqual(await json(res), { error: { message: 'Invalid URL (GET /v1/xyz)', type: 'invalid_request_error', param: '', code: '' } });
+      assert.deepEqual(await json(res), {
+        error: { message: 'Invalid URL (GET /v1/xyz)', type: 'invalid_request_error', param: '', code: '' },
+      });
       assert.equal((await get('/v1/chat/completions', bearer(DEMO_KEY))).status, 404);
     });
 
     it('answers /v1/files with 501 api_not_implemented', async () => {
-      const expected = { error: { message: 'API not implemented', type: 'new_api_error', param: '', code: 'api_not_implemented' } };
+      const expected = {
+        error: { message: 'API not implemented', type: 'new_api_error', param: '', code: 'api_not_implemented' },
+      };
       const list = await get('/v1/files', bearer(DEMO_KEY));
       assert.equal(list.status, 501);
       assert.deepEqual(await json(list), expected);
@@ -253,7 +295,10 @@ describe('gateway double', function () {
       assert.equal(res.status, 403);
       const error = (await json(res)).error as Json;
       assert.equal(error.code, 'insufficient_user_quota');
-      assert.equal(error.message, `预扣费额度失败, 用户剩余额度: ＄0.000100, 需要预扣费额度: ＄0.001500 (request id: ${requestId(res)})`);
+      assert.equal(
+        error.message,
+        `预扣费额度失败, 用户剩余额度: ＄0.000100, 需要预扣费额度: ＄0.001500 (request id: ${requestId(res)})`,
+      );
     });
 
     it('rejects a key whose own quota is short: pre_consume_token_quota_failed', async () => {
@@ -261,7 +306,10 @@ describe('gateway double', function () {
       assert.equal(res.status, 403);
       const error = (await json(res)).error as Json;
       assert.equal(error.code, 'pre_consume_token_quota_failed');
-      assert.equal(error.message, `token quota is not enough, token remain quota: ＄0.000500, need quota: ＄0.001500 (request id: ${requestId(res)})`);
+      assert.equal(
+        error.message,
+        `token quota is not enough, token remain quota: ＄0.000500, need quota: ＄0.001500 (request id: ${requestId(res)})`,
+      );
     });
 
     it('reports relay validation failures as 500 invalid_request', async () => {
@@ -282,22 +330,45 @@ describe('gateway double', function () {
       const user = { role: 'user', content: 'hi' };
       const assistant = { role: 'assistant', content: 'hello' };
       await refused({ model: 'claude-sonnet-4-5', messages: [user] }, 'max_tokens: Field required');
-      await refused({ model: 'claude-sonnet-4-5', max_tokens: 0, messages: [user] }, 'max_tokens: Input should be a valid integer greater than or equal to 1');
-      await refused({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [assistant, user] }, 'messages: first message must use the "user" role');
-      await refused({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [user, user] }, 'messages: roles must alternate between "user" and "assistant", but found multiple "user" roles in a row');
-      const ok = await post('/v1/messages', { model: 'claude-sonnet-4-5', max_tokens: 64, messages: [user, assistant, user] }, headers);
+      await refused(
+        { model: 'claude-sonnet-4-5', max_tokens: 0, messages: [user] },
+        'max_tokens: Input should be a valid integer greater than or equal to 1',
+      );
+      await refused(
+        { model: 'claude-sonnet-4-5', max_tokens: 64, messages: [assistant, user] },
+        'messages: first message must use the "user" role',
+      );
+      await refused(
+        { model: 'claude-sonnet-4-5', max_tokens: 64, messages: [user, user] },
+        'messages: roles must alternate between "user" and "assistant", but found multiple "user" roles in a row',
+      );
+      const ok = await post(
+        '/v1/messages',
+        { model: 'claude-sonnet-4-5', max_tokens: 64, messages: [user, assistant, user] },
+        headers,
+      );
       assert.equal(ok.status, 200);
     });
 
     it('uses the Messages shape for relay errors on /v1/messages but the middleware shape for middleware errors', async () => {
       const message = { model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] };
-      const quota = await post('/v1/messages', message, { 'x-api-key': ZERO_QUOTA_KEY, 'anthropic-version': '2023-06-01' });
+      const quota = await post('/v1/messages', message, {
+        'x-api-key': ZERO_QUOTA_KEY,
+        'anthropic-version': '2023-06-01',
+      });
       assert.equal(quota.status, 403);
       assert.deepEqual(await json(quota), {
         type: 'error',
-        error: { type: 'new_api_error', message: `用户额度不足, 剩余额度: ＄0.000000 (request id: ${requestId(quota)})` },
+        error: {
+          type: 'new_api_error',
+          message: `用户额度不足, 剩余额度: ＄0.000000 (request id: ${requestId(quota)})`,
+        },
       });
-      await assertMiddlewareError(await post('/v1/messages', message, { 'x-api-key': DISABLED_KEY }), 401, 'Invalid token');
+      await assertMiddlewareError(
+        await post('/v1/messages', message, { 'x-api-key': DISABLED_KEY }),
+        401,
+        'Invalid token',
+      );
       await assertMiddlewareError(
         await post('/v1/messages', { ...message, model: VIP_ONLY_MODEL }, { 'x-api-key': DEMO_KEY }),
         503,
@@ -315,7 +386,12 @@ describe('gateway double', function () {
       assert.equal(body.object, 'chat.completion');
       assert.equal(body.model, 'gpt-4o-mini');
       const [choice] = body.choices as Json[];
-      assert.deepEqual(choice?.message, { role: 'assistant', content: 'Echo from gpt-4o-mini: hello', refusal: null, annotations: [] });
+      assert.deepEqual(choice?.message, {
+        role: 'assistant',
+        content: 'Echo from gpt-4o-mini: hello',
+        refusal: null,
+        annotations: [],
+      });
       assert.equal(choice?.finish_reason, 'stop');
       const usage = body.usage as Json;
       assert.equal(usage.total_tokens, (usage.prompt_tokens as number) + (usage.completion_tokens as number));
@@ -326,7 +402,11 @@ describe('gateway double', function () {
     it('answers a Messages request in the Anthropic shape', async () => {
       const res = await post(
         '/v1/messages',
-        { model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] },
+        {
+          model: 'claude-sonnet-4-5',
+          max_tokens: 64,
+          messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+        },
         { 'x-api-key': DEMO_KEY, 'anthropic-version': '2023-06-01' },
       );
       assert.equal(res.status, 200);
@@ -353,7 +433,11 @@ describe('gateway double', function () {
       assert.equal(byTag.status, 304);
       assert.equal(byTag.headers.get('etag'), etag);
       assert.equal((await fetch(gw.catalogUrl, { headers: { 'If-Modified-Since': lastModified } })).status, 304);
-      assert.equal((await fetch(gw.catalogUrl, { headers: { 'If-None-Match': '"stale"', 'If-Modified-Since': lastModified } })).status, 200);
+      assert.equal(
+        (await fetch(gw.catalogUrl, { headers: { 'If-None-Match': '"stale"', 'If-Modified-Since': lastModified } }))
+          .status,
+        200,
+      );
     });
 
     it('changes ETag and moves Last-Modified forward when the catalog changes', async () => {
@@ -363,7 +447,9 @@ describe('gateway double', function () {
       const second = await fetch(gw.catalogUrl, { headers: { 'If-None-Match': first.headers.get('etag') ?? '' } });
       assert.equal(second.status, 200);
       assert.notEqual(second.headers.get('etag'), first.headers.get('etag'));
-      assert.ok(Date.parse(second.headers.get('last-modified') ?? '') > Date.parse(first.headers.get('last-modified') ?? ''));
+      assert.ok(
+        Date.parse(second.headers.get('last-modified') ?? '') > Date.parse(first.headers.get('last-modified') ?? ''),
+      );
       assert.ok(Array.isArray(((await second.json()) as Json).models));
     });
 
@@ -441,12 +527,17 @@ describe('gateway double', function () {
 
     it('stalls without answering', async () => {
       gw.inject({ match: { path: '/v1/models' }, action: { type: 'stall' } });
-      await assert.rejects(fetch(`${gw.url}/v1/models`, { signal: AbortSignal.timeout(150) }), { name: 'TimeoutError' });
+      await assert.rejects(fetch(`${gw.url}/v1/models`, { signal: AbortSignal.timeout(150) }), {
+        name: 'TimeoutError',
+      });
       assert.equal(gw.log[0]?.status, 0);
     });
 
     it('stalls after the head and a first chunk', async () => {
-      gw.inject({ match: { method: 'POST', path: '/v1/chat/completions' }, action: { type: 'stallAfterHeaders', firstChunk: 'data: {}\n\n' } });
+      gw.inject({
+        match: { method: 'POST', path: '/v1/chat/completions' },
+        action: { type: 'stallAfterHeaders', firstChunk: 'data: {}\n\n' },
+      });
       const res = await post('/v1/chat/completions', {}, bearer(DEMO_KEY));
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('content-type'), 'text/event-stream');
@@ -477,7 +568,11 @@ describe('gateway double', function () {
     });
 
     it('answers with an injected status the given number of times', async () => {
-      gw.inject({ match: { path: /^\/v1\/models\?page=2$/ }, times: 1, action: { type: 'status', status: 502, body: htmlErrorPage(502), fromProxy: true } });
+      gw.inject({
+        match: { path: /^\/v1\/models\?page=2$/ },
+        times: 1,
+        action: { type: 'status', status: 502, body: htmlErrorPage(502), fromProxy: true },
+      });
       assert.equal((await get('/v1/models?page=1', bearer(DEMO_KEY))).status, 200);
       const proxied = await get('/v1/models?page=2', bearer(DEMO_KEY));
       assert.equal(proxied.status, 502);
@@ -490,7 +585,11 @@ describe('gateway double', function () {
     it('passes the request id to an injected body and keeps the header', async () => {
       gw.inject({
         match: { origin: 'gateway', method: 'post' },
-        action: { type: 'status', status: 429, body: (id) => JSON.stringify({ error: { message: `busy (request id: ${id})` } }) },
+        action: {
+          type: 'status',
+          status: 429,
+          body: (id) => JSON.stringify({ error: { message: `busy (request id: ${id})` } }),
+        },
       });
       const res = await chat(DEMO_KEY);
       assert.equal(res.status, 429);
@@ -549,10 +648,21 @@ describe('gateway double error bodies', () => {
   });
 
   it('builds the provider and task shapes', () => {
-    assert.deepEqual(GLM_INSUFFICIENT_BALANCE, { status: 429, body: { error: { code: '1113', message: '余额不足或无可用资源包,请充值。' } } });
-    assert.deepEqual(kimiError('invalid_request_error', 'Invalid purpose'), { error: { type: 'invalid_request_error', message: 'Invalid purpose' } });
-    assert.deepEqual(taskError('task_not_exist', 'task_not_exist'), { code: 'task_not_exist', message: 'task_not_exist', data: null });
-    assert.deepEqual(oneApiMiddlewareError('无效的令牌', 'r1'), { error: { message: '无效的令牌 (request id: r1)', type: 'one_api_error' } });
+    assert.deepEqual(GLM_INSUFFICIENT_BALANCE, {
+      status: 429,
+      body: { error: { code: '1113', message: '余额不足或无可用资源包,请充值。' } },
+    });
+    assert.deepEqual(kimiError('invalid_request_error', 'Invalid purpose'), {
+      error: { type: 'invalid_request_error', message: 'Invalid purpose' },
+    });
+    assert.deepEqual(taskError('task_not_exist', 'task_not_exist'), {
+      code: 'task_not_exist',
+      message: 'task_not_exist',
+      data: null,
+    });
+    assert.deepEqual(oneApiMiddlewareError('无效的令牌', 'r1'), {
+      error: { message: '无效的令牌 (request id: r1)', type: 'one_api_error' },
+    });
     assert.deepEqual(oneApiRelayError('user quota is not enough', 'insufficient_user_quota'), {
       error: { message: 'user quota is not enough', type: 'one_api_error', param: '', code: 'insufficient_user_quota' },
     });
@@ -580,7 +690,10 @@ describe('gateway double connection options', () => {
   }
 
   it("keeps idle connections as long as keepAliveTimeoutMs says, Node's 5 s by default", async () => {
-    for (const [options, expected] of [[{}, 'timeout=5'], [{ keepAliveTimeoutMs: 120_000 }, 'timeout=120']] as const) {
+    for (const [options, expected] of [
+      [{}, 'timeout=5'],
+      [{ keepAliveTimeoutMs: 120_000 }, 'timeout=120'],
+    ] as const) {
       const gw = new GatewayDouble(options);
       await gw.start();
       try {

@@ -37,7 +37,12 @@ describe('gateway double: media routes', function () {
 
   const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
   const post = (path: string, body: unknown, key = DEMO_KEY, signal?: AbortSignal) =>
-    fetch(gw.url + path, { method: 'POST', headers: { ...auth(key), 'Content-Type': 'application/json' }, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
+    fetch(gw.url + path, {
+      method: 'POST',
+      headers: { ...auth(key), 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+      ...(signal ? { signal } : {}),
+    });
   const get = (path: string, key = DEMO_KEY) => fetch(gw.url + path, { headers: auth(key) });
   const json = async (res: Response) => (await res.json()) as Json;
   const bytes = async (res: Response) => Buffer.from(await res.arrayBuffer());
@@ -53,7 +58,8 @@ describe('gateway double: media routes', function () {
   };
 
   const images = (body: Json, key = DEMO_KEY) => post('/v1/images/generations', body, key);
-  const submit = (body: Json, key = DEMO_KEY) => post('/v1/video/generations', { model: VIDEO_MODEL, size: '832*480', duration: 5, ...body }, key);
+  const submit = (body: Json, key = DEMO_KEY) =>
+    post('/v1/video/generations', { model: VIDEO_MODEL, size: '832*480', duration: 5, ...body }, key);
   const query = async (taskId: string, key = DEMO_KEY) => {
     const res = await get(`/v1/video/generations/${taskId}`, key);
     assert.equal(res.status, 200);
@@ -77,7 +83,13 @@ describe('gateway double: media routes', function () {
   describe('images', () => {
     it('answers gpt-image-1 with n real PNGs of the requested size, differing per index, billed per image', async () => {
       const before = userQuota();
-      const res = await images({ model: 'gpt-image-1', prompt: 'a red fox in snow', n: 2, size: '1536x1024', response_format: 'b64_json' });
+      const res = await images({
+        model: 'gpt-image-1',
+        prompt: 'a red fox in snow',
+        n: 2,
+        size: '1536x1024',
+        response_format: 'b64_json',
+      });
       assert.equal(res.status, 200);
       const body = await json(res);
       assert.equal(body.output_format, 'png');
@@ -109,7 +121,9 @@ describe('gateway double: media routes', function () {
     });
 
     it('answers output_format jpeg and webp with those formats at the requested size', async () => {
-      const jpeg = await json(await images({ model: 'gpt-image-1', prompt: 'a lighthouse', size: '1024x1536', output_format: 'jpeg' }));
+      const jpeg = await json(
+        await images({ model: 'gpt-image-1', prompt: 'a lighthouse', size: '1024x1536', output_format: 'jpeg' }),
+      );
       assert.equal(jpeg.output_format, 'jpeg');
       const jpg = Buffer.from((jpeg.data as Json[])[0]?.b64_json as string, 'base64');
       assert.deepEqual([...jpg.subarray(0, 3)], [0xff, 0xd8, 0xff]);
@@ -133,7 +147,10 @@ describe('gateway double: media routes', function () {
       for (const item of data) {
         assert.deepEqual(Object.keys(item).sort(), ['b64_json', 'revised_prompt', 'url']);
         assert.equal(item.b64_json, '');
-        assert.match(item.url as string, /^http:\/\/127\.0\.0\.1:\d+\/images\/[0-9a-f]{32}\.png\?Expires=\d+&OSSAccessKeyId=\w+&Signature=\S+$/);
+        assert.match(
+          item.url as string,
+          /^http:\/\/127\.0\.0\.1:\d+\/images\/[0-9a-f]{32}\.png\?Expires=\d+&OSSAccessKeyId=\w+&Signature=\S+$/,
+        );
         assert.ok((item.url as string).startsWith(gw.cdnUrl));
         const file = await fetch(item.url as string);
         assert.equal(file.status, 200);
@@ -150,7 +167,9 @@ describe('gateway double: media routes', function () {
       assert.match(await leaked.text(), /<Code>InvalidArgument<\/Code>/);
       assert.equal(gw.cdnLog.at(-1)?.headers.authorization, `Bearer ${DEMO_KEY}`);
 
-      const b64 = await json(await images({ model: 'wanx2.1-t2i-turbo', prompt: 'a paper crane', response_format: 'b64_json' }));
+      const b64 = await json(
+        await images({ model: 'wanx2.1-t2i-turbo', prompt: 'a paper crane', response_format: 'b64_json' }),
+      );
       const item = (b64.data as Json[])[0] ?? {};
       assert.equal(item.url, '');
       assert.deepEqual(imageSize(Buffer.from(item.b64_json as string, 'base64')), { width: 1024, height: 1024 });
@@ -182,7 +201,10 @@ describe('gateway double: media routes', function () {
       assert.equal(abbreviated.status, 503);
       const noChannel = (await json(abbreviated)).error as Json;
       assert.equal(noChannel.code, 'model_not_found');
-      assert.match(noChannel.message as string, /^No available channel for model gpt-image under group default \(distributor\) \(request id: \w+\)$/);
+      assert.match(
+        noChannel.message as string,
+        /^No available channel for model gpt-image under group default \(distributor\) \(request id: \w+\)$/,
+      );
 
       const moderated = await images({ model: 'gpt-image-1', prompt: '[[moderation]] something violent' });
       assert.equal(moderated.status, 400);
@@ -206,7 +228,12 @@ describe('gateway double: media routes', function () {
 
       const before = userQuota();
       const abort = new AbortController();
-      const cancelled = post(path, { model: 'gpt-image-1', prompt: '[[slow:60000]] a glacier' }, DEMO_KEY, abort.signal).catch(() => 'aborted');
+      const cancelled = post(
+        path,
+        { model: 'gpt-image-1', prompt: '[[slow:60000]] a glacier' },
+        DEMO_KEY,
+        abort.signal,
+      ).catch(() => 'aborted');
       while (gw.log.filter((e) => e.path === path).length < 2) await new Promise((r) => setImmediate(r));
       abort.abort();
       assert.equal(await cancelled, 'aborted');
@@ -292,7 +319,13 @@ describe('gateway double: media routes', function () {
       const id = await submitted('a quiet lake');
       const at480 = Math.round(VIDEO_PRICE_USD * 5 * QUOTA_PER_USD);
       assert.equal(before - userQuota(), at480);
-      assert.deepEqual(lastEntry('/v1/video/generations').media, { kind: 'videoSubmit', model: VIDEO_MODEL, markers: [], chargedQuota: at480, taskId: id });
+      assert.deepEqual(lastEntry('/v1/video/generations').media, {
+        kind: 'videoSubmit',
+        model: VIDEO_MODEL,
+        markers: [],
+        chargedQuota: at480,
+        taskId: id,
+      });
       assert.equal((await query(id)).quota, at480);
 
       before = userQuota();
@@ -310,7 +343,10 @@ describe('gateway double: media routes', function () {
       const dto = await query(id);
       assert.equal(dto.status, 'FAILURE');
       assert.equal(dto.progress, '100%');
-      assert.equal(dto.fail_reason, 'task failed, code: DataInspectionFailed , message: Output data may contain inappropriate content.');
+      assert.equal(
+        dto.fail_reason,
+        'task failed, code: DataInspectionFailed , message: Output data may contain inappropriate content.',
+      );
       assert.equal(((dto.data as Json).output as Json).task_status, 'FAILED');
       assert.equal(dto.result_url, undefined);
       assert.equal(userQuota(), before);
@@ -328,7 +364,11 @@ describe('gateway double: media routes', function () {
 
       const x = await submit({ prompt: 'a city', size: '832x480' });
       assert.equal(x.status, 500);
-      assert.deepEqual(await json(x), { code: 'convert_to_ali_request_failed', message: 'invalid size: 832x480, example: 1920*1080', data: null });
+      assert.deepEqual(await json(x), {
+        code: 'convert_to_ali_request_failed',
+        message: 'invalid size: 832x480, example: 1920*1080',
+        data: null,
+      });
 
       const noPrompt = await submit({ prompt: '' });
       assert.equal(noPrompt.status, 400);
@@ -340,7 +380,11 @@ describe('gateway double: media routes', function () {
 
       const moderated = await submit({ prompt: '[[moderation]] a city' });
       assert.equal(moderated.status, 400);
-      assert.deepEqual(await json(moderated), { code: 'ali_api_error', message: 'DataInspectionFailed: Input data may contain inappropriate content.', data: null });
+      assert.deepEqual(await json(moderated), {
+        code: 'ali_api_error',
+        message: 'DataInspectionFailed: Input data may contain inappropriate content.',
+        data: null,
+      });
 
       const abbreviated = await submit({ model: 'wan2.5', prompt: 'a city' });
       assert.equal(abbreviated.status, 503);
@@ -421,7 +465,12 @@ describe('gateway double: media routes', function () {
         const res = await fetch(`${sweeping.url}/v1/video/generations`, {
           method: 'POST',
           headers: { ...auth(DEMO_KEY), 'Content-Type': 'application/json' },
-          body: JSON.stringify({ model: VIDEO_MODEL, prompt: '[[stuck]] an endless loop', size: '832*480', duration: 5 }),
+          body: JSON.stringify({
+            model: VIDEO_MODEL,
+            prompt: '[[stuck]] an endless loop',
+            size: '832*480',
+            duration: 5,
+          }),
         });
         const taskId = (await json(res)).id as string;
         // Until the task is past its timeout by the clock the double reads (the condition the sweep
@@ -429,7 +478,9 @@ describe('gateway double: media routes', function () {
         const due = Date.now() + 0.0001 * 60_000;
         while (!(Date.now() >= due)) await new Promise((r) => setTimeout(r, 1));
         sweeping.tickVideo();
-        const dto = (await json(await fetch(`${sweeping.url}/v1/video/generations/${taskId}`, { headers: auth(DEMO_KEY) }))).data as Json;
+        const dto = (
+          await json(await fetch(`${sweeping.url}/v1/video/generations/${taskId}`, { headers: auth(DEMO_KEY) }))
+        ).data as Json;
         assert.equal(dto.status, 'FAILURE');
         assert.equal(dto.fail_reason, '任务超时（0.0001分钟）');
         assert.equal(sweeping.videoTask(taskId)?.refunded, true);
@@ -454,7 +505,10 @@ describe('gateway double: media routes', function () {
         let status = '';
         while (status !== 'SUCCESS' && Date.now() < deadline) {
           await new Promise((r) => setTimeout(r, 10));
-          status = ((await json(await fetch(`${live.url}/v1/video/generations/${taskId}`, { headers: auth(DEMO_KEY) }))).data as Json).status as string;
+          status = (
+            (await json(await fetch(`${live.url}/v1/video/generations/${taskId}`, { headers: auth(DEMO_KEY) })))
+              .data as Json
+          ).status as string;
         }
         assert.equal(status, 'SUCCESS');
       } finally {
@@ -467,7 +521,14 @@ describe('gateway double: media routes', function () {
     it('short: the generic route answers the four lower-case words, url on its own content route, error and metadata null', async () => {
       gw.setVideoQuery('short');
       const id = await submitted('a paper boat');
-      assert.deepEqual(await query(id), { error: null, format: 'mp4', metadata: null, status: 'processing', task_id: id, url: '' });
+      assert.deepEqual(await query(id), {
+        error: null,
+        format: 'mp4',
+        metadata: null,
+        status: 'processing',
+        task_id: id,
+        url: '',
+      });
       gw.advanceVideo(id, 'QUEUED');
       assert.equal((await query(id)).status, 'queued');
       gw.advanceVideo(id, 'SUCCESS');
@@ -475,10 +536,21 @@ describe('gateway double: media routes', function () {
       assert.equal(done.status, 'succeeded');
       assert.equal(done.url, `${gw.url}/v1/videos/${id}/content`);
       gw.setVideoQuery('short', 'http://localhost:3000/');
-      assert.equal((await query(id)).url, `http://localhost:3000/v1/videos/${id}/content`, 'written with the configured server address');
+      assert.equal(
+        (await query(id)).url,
+        `http://localhost:3000/v1/videos/${id}/content`,
+        'written with the configured server address',
+      );
       const failed = await submitted('[[fail]] a storm');
       gw.advanceVideo(failed, 'FAILURE');
-      assert.deepEqual(await query(failed), { error: null, format: 'mp4', metadata: null, status: 'failed', task_id: failed, url: '' });
+      assert.deepEqual(await query(failed), {
+        error: null,
+        format: 'mp4',
+        metadata: null,
+        status: 'failed',
+        task_id: failed,
+        url: '',
+      });
     });
 
     it("GET /v1/videos/{id} answers OpenAI's video object in every shape; with a link only outside `openai`", async () => {
@@ -507,7 +579,10 @@ describe('gateway double: media routes', function () {
       gw.advanceVideo(failed, 'FAILURE');
       const f = await json(await get(`/v1/videos/${failed}`));
       assert.equal(f.status, 'failed');
-      assert.deepEqual(f.error, { message: 'task failed, code: DataInspectionFailed , message: Output data may contain inappropriate content.', code: 'generation_failed' });
+      assert.deepEqual(f.error, {
+        message: 'task failed, code: DataInspectionFailed , message: Output data may contain inappropriate content.',
+        code: 'generation_failed',
+      });
       const unknown = await get('/v1/videos/task_nope');
       assert.equal(unknown.status, 400);
       assert.deepEqual(await json(unknown), { code: 'task_not_exist', message: 'task_not_exist', data: null });
@@ -518,14 +593,19 @@ describe('gateway double: media routes', function () {
       const id = await submitted('a cloud');
       const res = await get(`/v1/video/generations/${id}`);
       assert.equal(res.status, 404);
-      assert.match(((await json(res)).error as Json).message as string, /^Invalid URL \(GET \/v1\/video\/generations\//);
+      assert.match(
+        ((await json(res)).error as Json).message as string,
+        /^Invalid URL \(GET \/v1\/video\/generations\//,
+      );
     });
 
     it('GET /v1/videos/{id}/content streams the finished MP4 to its owner only, with the key', async () => {
       const id = await submitted('a meadow');
       const early = await get(`/v1/videos/${id}/content`);
       assert.equal(early.status, 400);
-      assert.deepEqual(await json(early), { error: { message: 'Task is not completed yet, current status: NOT_START', type: 'invalid_request_error' } });
+      assert.deepEqual(await json(early), {
+        error: { message: 'Task is not completed yet, current status: NOT_START', type: 'invalid_request_error' },
+      });
       gw.advanceVideo(id, 'SUCCESS');
       const noKey = await fetch(`${gw.url}/v1/videos/${id}/content`);
       assert.equal(noKey.status, 401);
@@ -540,7 +620,11 @@ describe('gateway double: media routes', function () {
       assert.equal(mp4Summary(body).hasMoov, true);
       const expired = await submitted('[[expire:0]] a sunset');
       gw.advanceVideo(expired, 'SUCCESS');
-      assert.equal((await get(`/v1/videos/${expired}/content`)).status, 502, 'the upstream link expired: the proxy cannot fetch it');
+      assert.equal(
+        (await get(`/v1/videos/${expired}/content`)).status,
+        502,
+        'the upstream link expired: the proxy cannot fetch it',
+      );
     });
   });
 });

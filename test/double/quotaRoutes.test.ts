@@ -5,12 +5,20 @@ import { DEMO_KEY, DISABLED_KEY, GatewayDouble } from '../gateway';
 describe('gateway double: quota endpoints', function () {
   let gw: GatewayDouble;
   const get = async (path: string, key?: string) => {
-    const response = await fetch(gw.url + path, key === undefined ? {} : { headers: { Authorization: `Bearer ${key}` } });
+    const response = await fetch(
+      gw.url + path,
+      key === undefined ? {} : { headers: { Authorization: `Bearer ${key}` } },
+    );
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
 
   before(async () => {
-    gw = new GatewayDouble({ keys: [{ key: DEMO_KEY, group: 'default', quotaUsd: 100, tokenQuotaUsd: 20 }, { key: DISABLED_KEY, group: 'default', tokenQuotaUsd: 5, status: 'disabled' }] });
+    gw = new GatewayDouble({
+      keys: [
+        { key: DEMO_KEY, group: 'default', quotaUsd: 100, tokenQuotaUsd: 20 },
+        { key: DISABLED_KEY, group: 'default', tokenQuotaUsd: 5, status: 'disabled' },
+      ],
+    });
     await gw.start();
   });
   after(() => gw.stop());
@@ -28,14 +36,21 @@ describe('gateway double: quota endpoints', function () {
   });
 
   it('counts what billed calls used, in cents, and what is left', async () => {
-    const response = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { Authorization: `Bearer ${DEMO_KEY}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }) });
+    const response = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${DEMO_KEY}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    });
     await response.text();
     const { usedUsd, tokenUsd } = gw.quota(DEMO_KEY);
     assert.ok(usedUsd > 0);
     const usage = await get('/v1/dashboard/billing/usage', DEMO_KEY);
     assert.ok(Math.abs((usage.body.total_usage as number) - usedUsd * 100) < 1e-9);
     const sub = await get('/v1/dashboard/billing/subscription', DEMO_KEY);
-    assert.ok(Math.abs((sub.body.hard_limit_usd as number) - ((tokenUsd ?? NaN) + usedUsd)) < 1e-9, 'granted = left + used');
+    assert.ok(
+      Math.abs((sub.body.hard_limit_usd as number) - ((tokenUsd ?? NaN) + usedUsd)) < 1e-9,
+      'granted = left + used',
+    );
   });
 
   it('/api/usage/token reads the key itself: a disabled key still gets its figures; no header is 401, an unknown key an error body with 200', async () => {
@@ -56,9 +71,13 @@ describe('gateway double: quota endpoints', function () {
     await none.start();
     await broken.start();
     try {
-      const missing = await fetch(`${none.url}/v1/dashboard/billing/subscription`, { headers: { Authorization: `Bearer ${DEMO_KEY}` } });
+      const missing = await fetch(`${none.url}/v1/dashboard/billing/subscription`, {
+        headers: { Authorization: `Bearer ${DEMO_KEY}` },
+      });
       assert.equal(missing.status, 404);
-      const error = await fetch(`${broken.url}/v1/dashboard/billing/subscription`, { headers: { Authorization: `Bearer ${DEMO_KEY}` } });
+      const error = await fetch(`${broken.url}/v1/dashboard/billing/subscription`, {
+        headers: { Authorization: `Bearer ${DEMO_KEY}` },
+      });
       assert.equal(error.status, 200);
       assert.ok(((await error.json()) as { error?: unknown }).error);
     } finally {

@@ -29,7 +29,8 @@ const SCAN_PNG = sampleFile('scan.png');
 const NOTES_MD = sampleFile('notes.md');
 
 /** The sample report as its writer draws it: pages of lines, PAGE_BREAK lines between pages. */
-const textPdfBytes = () => textPdf(TEXT_PDF.text.split(PAGE_BREAK).flatMap((page, i) => [...(i > 0 ? [PAGE_BREAK] : []), ...page.split('\n')]));
+const textPdfBytes = () =>
+  textPdf(TEXT_PDF.text.split(PAGE_BREAK).flatMap((page, i) => [...(i > 0 ? [PAGE_BREAK] : []), ...page.split('\n')]));
 const scannedPdfBytes = () => scannedPdf(SCANNED_PDF.text);
 const scanPngBytes = () => pngBytes(renderText(SCAN_PNG.text));
 
@@ -54,7 +55,12 @@ describe('gateway double: provider tool routes', function () {
   function form(fields: Record<string, string>, file?: { data: Uint8Array; name: string; type?: string }): FormData {
     const fd = new FormData();
     for (const [name, value] of Object.entries(fields)) fd.append(name, value);
-    if (file) fd.append('file', new Blob([new Uint8Array(file.data)], { type: file.type ?? 'application/octet-stream' }), file.name);
+    if (file)
+      fd.append(
+        'file',
+        new Blob([new Uint8Array(file.data)], { type: file.type ?? 'application/octet-stream' }),
+        file.name,
+      );
     return fd;
   }
 
@@ -63,7 +69,11 @@ describe('gateway double: provider tool routes', function () {
   }
 
   function postJson(path: string, body: unknown, key = DEMO_KEY): Promise<Response> {
-    return fetch(gw.url + path, { method: 'POST', headers: { ...auth(key), 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    return fetch(gw.url + path, {
+      method: 'POST',
+      headers: { ...auth(key), 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   }
 
   function call(method: string, path: string, key = DEMO_KEY): Promise<Response> {
@@ -71,9 +81,14 @@ describe('gateway double: provider tool routes', function () {
   }
 
   const parse = (data: Uint8Array, fields: Record<string, string> = {}, name = 'doc.pdf', key = DEMO_KEY) =>
-    postForm(`${GLM_ROOT}/files/parser/sync`, form({ tool_type: 'prime-sync', file_type: 'PDF', ...fields }, { data, name }), key);
+    postForm(
+      `${GLM_ROOT}/files/parser/sync`,
+      form({ tool_type: 'prime-sync', file_type: 'PDF', ...fields }, { data, name }),
+      key,
+    );
 
-  const upload = (data: Uint8Array, name: string, purpose = 'file-extract', key = DEMO_KEY) => postForm(`${KIMI_ROOT}/files`, form({ purpose }, { data, name }), key);
+  const upload = (data: Uint8Array, name: string, purpose = 'file-extract', key = DEMO_KEY) =>
+    postForm(`${KIMI_ROOT}/files`, form({ purpose }, { data, name }), key);
 
   const lastEntry = (path: string): RequestLogEntry => {
     const entry = gw.log.filter((e) => e.path === path).at(-1);
@@ -82,7 +97,12 @@ describe('gateway double: provider tool routes', function () {
   };
 
   /** A form of exactly `total` bytes on the wire: the file is padded to make up the difference. */
-  async function formOfSize(total: number, fields: Record<string, string>, head: Uint8Array, name: string): Promise<FormData> {
+  async function formOfSize(
+    total: number,
+    fields: Record<string, string>,
+    head: Uint8Array,
+    name: string,
+  ): Promise<FormData> {
     const overhead = (await new Response(form(fields, { data: new Uint8Array(0), name })).arrayBuffer()).byteLength;
     const data = new Uint8Array(total - overhead);
     data.set(head);
@@ -145,7 +165,10 @@ describe('gateway double: provider tool routes', function () {
         assert.equal(body.error.code, '1214');
         assert.match(body.error.message, /tool_type/);
       }
-      const missing = await postForm(`${GLM_ROOT}/files/parser/sync`, form({ file_type: 'PDF' }, { data: textPdfBytes(), name: 'a.pdf' }));
+      const missing = await postForm(
+        `${GLM_ROOT}/files/parser/sync`,
+        form({ file_type: 'PDF' }, { data: textPdfBytes(), name: 'a.pdf' }),
+      );
       assert.equal(missing.status, 400);
       assert.equal(((await missing.json()) as { error: { code: string } }).error.code, '1213');
       assert.equal(quotaUnits(DEMO_KEY), before);
@@ -177,7 +200,10 @@ describe('gateway double: provider tool routes', function () {
       const pdf = textPdfBytes();
       const before = quotaUnits(DEMO_KEY);
 
-      const over = await postForm(`${GLM_ROOT}/files/parser/sync`, await formOfSize(TOOL_LIMIT_BYTES + 1, fields, pdf, 'big.pdf'));
+      const over = await postForm(
+        `${GLM_ROOT}/files/parser/sync`,
+        await formOfSize(TOOL_LIMIT_BYTES + 1, fields, pdf, 'big.pdf'),
+      );
       assert.equal(over.status, 413);
       assert.equal(over.headers.get('connection'), 'close');
       const error = (await over.json()) as { error: { code: string; message: string } };
@@ -188,7 +214,10 @@ describe('gateway double: provider tool routes', function () {
       assert.equal(refused.bodyBytes, 0, 'refused on Content-Length before reading');
       assert.equal(quotaUnits(DEMO_KEY), before);
 
-      const at = await postForm(`${GLM_ROOT}/files/parser/sync`, await formOfSize(TOOL_LIMIT_BYTES, fields, pdf, 'big.pdf'));
+      const at = await postForm(
+        `${GLM_ROOT}/files/parser/sync`,
+        await formOfSize(TOOL_LIMIT_BYTES, fields, pdf, 'big.pdf'),
+      );
       assert.equal(at.status, 200);
       assert.equal(((await at.json()) as Json).content, TEXT_PDF.text);
       assert.equal(lastEntry(`${GLM_ROOT}/files/parser/sync`).bodyBytes, TOOL_LIMIT_BYTES);
@@ -219,7 +248,8 @@ describe('gateway double: provider tool routes', function () {
   });
 
   describe('GLM layout parsing (OCR)', () => {
-    const ocr = (file: string, extra: Json = {}, key = DEMO_KEY) => postJson(`${GLM_ROOT}/layout_parsing`, { model: 'glm-ocr', file, ...extra }, key);
+    const ocr = (file: string, extra: Json = {}, key = DEMO_KEY) =>
+      postJson(`${GLM_ROOT}/layout_parsing`, { model: 'glm-ocr', file, ...extra }, key);
 
     it('reads the scan PNG back to its exact text, with layout details, page info and usage', async () => {
       const before = quotaUnits(DEMO_KEY);
@@ -228,9 +258,16 @@ describe('gateway double: provider tool routes', function () {
       const body = (await res.json()) as {
         md_results: string;
         model: string;
-        layout_details: Array<Array<{ index: number; label: string; bbox_2d: number[]; content: string; width: number; height: number }>>;
+        layout_details: Array<
+          Array<{ index: number; label: string; bbox_2d: number[]; content: string; width: number; height: number }>
+        >;
         data_info: { num_pages: number; pages: Array<{ width: number; height: number }> };
-        usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; prompt_tokens_details: { cached_tokens: number } };
+        usage: {
+          prompt_tokens: number;
+          completion_tokens: number;
+          total_tokens: number;
+          prompt_tokens_details: { cached_tokens: number };
+        };
       };
       assert.equal(body.md_results, SCAN_PNG.text);
       assert.ok(body.md_results.includes(SCAN_PNG.marker));
@@ -278,7 +315,11 @@ describe('gateway double: provider tool routes', function () {
     it('honours start_page_id / end_page_id on a multi-page scan', async () => {
       const pdf = scannedPdf(`first page MG-P1${PAGE_BREAK}second page MG-P2${PAGE_BREAK}third page MG-P3`);
       const res = await ocr(pdf.toString('base64'), { start_page_id: 2, end_page_id: 3 });
-      const body = (await res.json()) as { md_results: string; layout_details: unknown[]; data_info: { num_pages: number; pages: unknown[] } };
+      const body = (await res.json()) as {
+        md_results: string;
+        layout_details: unknown[];
+        data_info: { num_pages: number; pages: unknown[] };
+      };
       assert.equal(body.md_results, 'second page MG-P2\n\nthird page MG-P3');
       assert.equal(body.data_info.num_pages, 3);
       assert.equal(body.data_info.pages.length, 2);
@@ -299,7 +340,10 @@ describe('gateway double: provider tool routes', function () {
     });
 
     it('checks model, base64 and the 10 MB image limit', async () => {
-      const wrongModel = await postJson(`${GLM_ROOT}/layout_parsing`, { model: 'glm-4v', file: scanPngBytes().toString('base64') });
+      const wrongModel = await postJson(`${GLM_ROOT}/layout_parsing`, {
+        model: 'glm-4v',
+        file: scanPngBytes().toString('base64'),
+      });
       assert.equal(wrongModel.status, 400);
       assert.equal(((await wrongModel.json()) as { error: { code: string } }).error.code, '1211');
 
@@ -315,13 +359,20 @@ describe('gateway double: provider tool routes', function () {
   });
 
   describe('GLM web search and reader', () => {
-    const search = (body: Json, key = DEMO_KEY) => postJson(`${GLM_ROOT}/web_search`, { search_engine: 'search_std', ...body }, key);
+    const search = (body: Json, key = DEMO_KEY) =>
+      postJson(`${GLM_ROOT}/web_search`, { search_engine: 'search_std', ...body }, key);
 
     it('returns count deterministic results derived from the query', async () => {
       const before = quotaUnits(DEMO_KEY);
       const res = await search({ search_query: 'harbor logistics Q3 report', count: 3 });
       assert.equal(res.status, 200);
-      const body = (await res.json()) as { id: string; created: number; request_id: string; search_intent: unknown[]; search_result: Array<Record<string, string>> };
+      const body = (await res.json()) as {
+        id: string;
+        created: number;
+        request_id: string;
+        search_intent: unknown[];
+        search_result: Array<Record<string, string>>;
+      };
       assert.equal(body.search_result.length, 3);
       assert.deepEqual(body.search_intent, []);
       for (const [i, item] of body.search_result.entries()) {
@@ -334,9 +385,13 @@ describe('gateway double: provider tool routes', function () {
       }
       assert.equal(before - quotaUnits(DEMO_KEY), PRICE_QUOTA);
 
-      const again = (await (await search({ search_query: 'harbor logistics Q3 report', count: 3 })).json()) as { search_result: unknown[] };
+      const again = (await (await search({ search_query: 'harbor logistics Q3 report', count: 3 })).json()) as {
+        search_result: unknown[];
+      };
       assert.deepEqual(again.search_result, body.search_result);
-      const other = (await (await search({ search_query: 'something else', count: 3 })).json()) as { search_result: unknown[] };
+      const other = (await (await search({ search_query: 'something else', count: 3 })).json()) as {
+        search_result: unknown[];
+      };
       assert.notDeepEqual(other.search_result, body.search_result);
 
       const defaults = (await (await search({ search_query: 'default count' })).json()) as { search_result: unknown[] };
@@ -344,7 +399,9 @@ describe('gateway double: provider tool routes', function () {
     });
 
     it('answers search_intent with the analysed query', async () => {
-      const body = (await (await search({ search_query: 'what is the Rotterdam hub dwell time', search_intent: true })).json()) as {
+      const body = (await (
+        await search({ search_query: 'what is the Rotterdam hub dwell time', search_intent: true })
+      ).json()) as {
         search_intent: Array<{ query: string; intent: string; keywords: string }>;
       };
       assert.equal(body.search_intent.length, 1);
@@ -368,7 +425,9 @@ describe('gateway double: provider tool routes', function () {
       const url = 'https://www.example.com/guides/container-dwell-time';
       const res = await postJson(`${GLM_ROOT}/reader`, { url });
       assert.equal(res.status, 200);
-      const body = (await res.json()) as { reader_result: { content: string; title: string; url: string; description: string } };
+      const body = (await res.json()) as {
+        reader_result: { content: string; title: string; url: string; description: string };
+      };
       assert.equal(body.reader_result.url, url);
       assert.match(body.reader_result.content, /^# Container Dwell Time\n/);
       assert.match(body.reader_result.content, /\n## Details\n/);
@@ -413,7 +472,16 @@ describe('gateway double: provider tool routes', function () {
       const res = await upload(pdf, 'quarterly-report.pdf');
       assert.equal(res.status, 200);
       const file = (await res.json()) as Json;
-      assert.deepEqual(Object.keys(file), ['id', 'object', 'bytes', 'created_at', 'filename', 'purpose', 'status', 'status_details']);
+      assert.deepEqual(Object.keys(file), [
+        'id',
+        'object',
+        'bytes',
+        'created_at',
+        'filename',
+        'purpose',
+        'status',
+        'status_details',
+      ]);
       assert.match(String(file.id), /^c[a-z0-9]{19}$/);
       assert.equal(file.object, 'file');
       assert.equal(file.bytes, pdf.length);
@@ -437,10 +505,19 @@ describe('gateway double: provider tool routes', function () {
       const text = await content.text();
       const parsed = JSON.parse(text) as Json;
       assert.deepEqual(Object.keys(parsed), ['content', 'file_type', 'filename', 'title', 'type']);
-      assert.deepEqual(parsed, { content: TEXT_PDF.text, file_type: 'application/pdf', filename: 'quarterly-report.pdf', title: '', type: 'file' });
+      assert.deepEqual(parsed, {
+        content: TEXT_PDF.text,
+        file_type: 'application/pdf',
+        filename: 'quarterly-report.pdf',
+        title: '',
+        type: 'file',
+      });
       assert.ok(text.includes(TEXT_PDF.marker));
 
-      assert.deepEqual(gw.kimiFiles(DEMO_KEY).map((f) => [f.id, f.content]), [[id, TEXT_PDF.text]]);
+      assert.deepEqual(
+        gw.kimiFiles(DEMO_KEY).map((f) => [f.id, f.content]),
+        [[id, TEXT_PDF.text]],
+      );
 
       const deleted = await call('DELETE', `${KIMI_ROOT}/files/${id}`);
       assert.deepEqual(await deleted.json(), { id, object: 'file', deleted: true });
@@ -476,7 +553,10 @@ describe('gateway double: provider tool routes', function () {
         const body = (await res.json()) as { error: { type: string; message: string } };
         assert.equal(body.error.type, 'resource_not_found_error');
       }
-      assert.deepEqual(((await (await call('GET', `${KIMI_ROOT}/files`, VIP_KEY)).json()) as { data: unknown[] }).data, []);
+      assert.deepEqual(
+        ((await (await call('GET', `${KIMI_ROOT}/files`, VIP_KEY)).json()) as { data: unknown[] }).data,
+        [],
+      );
       assert.equal(gw.kimiFiles(VIP_KEY).length, 0);
       // still there for its owner, as markdown text
       const content = JSON.parse(await (await call('GET', `${KIMI_ROOT}/files/${file.id}/content`)).text()) as Json;
@@ -488,7 +568,9 @@ describe('gateway double: provider tool routes', function () {
       for (const purpose of ['assistants', 'image', '']) {
         const res = await upload(Buffer.from('hello'), 'a.txt', purpose);
         assert.equal(res.status, 400);
-        assert.deepEqual(await res.json(), { error: { type: 'invalid_request_error', message: "Invalid purpose: only 'file-extract' accepted" } });
+        assert.deepEqual(await res.json(), {
+          error: { type: 'invalid_request_error', message: "Invalid purpose: only 'file-extract' accepted" },
+        });
       }
       assert.deepEqual(gw.kimiFiles(DEMO_KEY), []);
     });
@@ -517,7 +599,10 @@ describe('gateway double: provider tool routes', function () {
     });
 
     it('stores a scan with empty content: upload success is not extraction', async () => {
-      const file = (await (await upload(scannedPdfBytes(), 'scanned-letter.pdf')).json()) as { id: string; status: string };
+      const file = (await (await upload(scannedPdfBytes(), 'scanned-letter.pdf')).json()) as {
+        id: string;
+        status: string;
+      };
       assert.equal(file.status, 'ok');
       const content = JSON.parse(await (await call('GET', `${KIMI_ROOT}/files/${file.id}/content`)).text()) as Json;
       assert.equal(content.content, '');
@@ -526,7 +611,10 @@ describe('gateway double: provider tool routes', function () {
     it('refuses 20 MiB + 1 byte counting the form with 413 and stores a form of exactly 20 MiB', async () => {
       const fields = { purpose: 'file-extract' };
       const head = Buffer.from('plain text head\n');
-      const over = await postForm(`${KIMI_ROOT}/files`, await formOfSize(TOOL_LIMIT_BYTES + 1, fields, head, 'big.txt'));
+      const over = await postForm(
+        `${KIMI_ROOT}/files`,
+        await formOfSize(TOOL_LIMIT_BYTES + 1, fields, head, 'big.txt'),
+      );
       assert.equal(over.status, 413);
       const body = (await over.json()) as { error: { type: string; message: string } };
       assert.equal(body.error.type, 'invalid_request_error');
@@ -559,10 +647,13 @@ describe('gateway double: provider tool routes', function () {
       await res.arrayBuffer();
       const entry = lastEntry(`${KIMI_ROOT}/files`);
       assert.equal(entry.headers['content-length'], undefined);
-      assert.ok(entry.bodyBytes > TOOL_LIMIT_BYTES && entry.bodyBytes <= TOOL_LIMIT_BYTES + chunk.length, `read ${entry.bodyBytes}`);
+      assert.ok(
+        entry.bodyBytes > TOOL_LIMIT_BYTES && entry.bodyBytes <= TOOL_LIMIT_BYTES + chunk.length,
+        `read ${entry.bodyBytes}`,
+      );
     });
 
-    it('answers a key without balance in Kimi\'s shape, yet lets it list its files', async () => {
+    it("answers a key without balance in Kimi's shape, yet lets it list its files", async () => {
       const res = await upload(Buffer.from('x'), 'a.txt', 'file-extract', GLM_NO_BALANCE_KEY);
       assert.equal(res.status, 429);
       assert.equal(((await res.json()) as { error: { type: string } }).error.type, 'exceeded_current_quota_error');
@@ -581,7 +672,11 @@ describe('gateway double: provider tool routes', function () {
         assert.match(body.error.message, /blocked/);
       }
       assert.equal(quotaUnits(DEMO_KEY), before);
-      assert.equal((await postJson(`${KIMI_ROOT}/tools/search`, {}, 'sk-unknown')).status, 401, 'the key is still checked first');
+      assert.equal(
+        (await postJson(`${KIMI_ROOT}/tools/search`, {}, 'sk-unknown')).status,
+        401,
+        'the key is still checked first',
+      );
     });
 
     it('fetches a page as plain markdown derived from the URL, billed per call', async () => {
@@ -594,7 +689,10 @@ describe('gateway double: provider tool routes', function () {
       assert.match(markdown, /^# Conveyor Maintenance\n/);
       assert.ok(markdown.includes(url));
       assert.equal(await (await postJson(`${KIMI_ROOT}/tools/fetch`, { url })).text(), markdown);
-      assert.notEqual(await (await postJson(`${KIMI_ROOT}/tools/fetch`, { url: 'https://example.org/other' })).text(), markdown);
+      assert.notEqual(
+        await (await postJson(`${KIMI_ROOT}/tools/fetch`, { url: 'https://example.org/other' })).text(),
+        markdown,
+      );
       assert.equal(before - quotaUnits(DEMO_KEY), 3 * PRICE_QUOTA);
 
       const invalid = await postJson(`${KIMI_ROOT}/tools/fetch`, { url: 'ftp://example.com/x' });
@@ -605,7 +703,10 @@ describe('gateway double: provider tool routes', function () {
 
   describe('building blocks', () => {
     it('parses multipart bodies the same however they are split', async () => {
-      const fd = form({ purpose: 'file-extract', note: 'naïve "quoted"' }, { data: Buffer.from('line 1\r\n--not-a-boundary\r\nline 3'), name: 'résumé "v2".txt', type: 'text/plain' });
+      const fd = form(
+        { purpose: 'file-extract', note: 'naïve "quoted"' },
+        { data: Buffer.from('line 1\r\n--not-a-boundary\r\nline 3'), name: 'résumé "v2".txt', type: 'text/plain' },
+      );
       const req = new Request('http://x/', { method: 'POST', body: fd });
       const boundary = /boundary=(.+)$/.exec(req.headers.get('content-type') ?? '')?.[1] ?? '';
       const body = Buffer.from(await req.arrayBuffer());
@@ -618,17 +719,23 @@ describe('gateway double: provider tool routes', function () {
           ['file', 'résumé "v2".txt', 'line 1\r\n--not-a-boundary\r\nline 3'],
         ],
       );
-      for (const size of [1, 2, 3, 7, 13, 64, 100]) assert.deepEqual(parseMultipart(body, boundary, size), whole, `chunks of ${size}`);
+      for (const size of [1, 2, 3, 7, 13, 64, 100])
+        assert.deepEqual(parseMultipart(body, boundary, size), whole, `chunks of ${size}`);
       // A preamble (RFC 2046 §5.1.1) is skipped, even one that starts like the opening delimiter.
       const withPreamble = Buffer.concat([Buffer.from(`--${boundary.slice(0, 5)} is not it\r\n`), body]);
-      for (const size of [1, 4, 64, withPreamble.length]) assert.deepEqual(parseMultipart(withPreamble, boundary, size), whole, `preamble, chunks of ${size}`);
+      for (const size of [1, 4, 64, withPreamble.length])
+        assert.deepEqual(parseMultipart(withPreamble, boundary, size), whole, `preamble, chunks of ${size}`);
       assert.throws(() => parseMultipart(body.subarray(0, body.length - 10), boundary), /closing boundary/);
     });
 
     it('recognises renderText output at several scales and reads nothing from a photo', () => {
       const text = 'Scale test {1} [2] (3)\n  indented ~ _ |\n\nqypgj, done.';
       for (const scale of [1, 2, 4]) assert.equal(recognise(renderText(text, { scale })).text, text, `scale ${scale}`);
-      const photo = { width: 64, height: 64, pixels: Uint8Array.from({ length: 64 * 64 }, (_, i) => ((i * 37) % 251) % 256) };
+      const photo = {
+        width: 64,
+        height: 64,
+        pixels: Uint8Array.from({ length: 64 * 64 }, (_, i) => ((i * 37) % 251) % 256),
+      };
       assert.equal(recognise(photo).text, '');
     });
   });

@@ -15,7 +15,10 @@ describe('Workbench with the installed extension', () => {
     if ((await statusItem(page).count()) === 0) {
       console.log('      observed: no Model Gateway status bar item before activation');
       // Not activated means nothing can have called the gateway or the catalog either.
-      assert.deepEqual(double.log.map((e) => `${e.origin} ${e.method} ${e.path}`), []);
+      assert.deepEqual(
+        double.log.map((e) => `${e.origin} ${e.method} ${e.path}`),
+        [],
+      );
     } else {
       const status = await readStatus(page);
       console.log(`      observed: status bar item already present: "${status.text}"`);

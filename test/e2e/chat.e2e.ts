@@ -1,7 +1,17 @@
 import * as assert from 'node:assert/strict';
 import { DEMO_KEY } from '../gateway';
 import { ui } from './context';
-import { chatFrame, clearNotifications, masked, openNewChat, reloadWindow, runCommandFromPalette, sendChatMessage as send, setApiKey, waitForStatus } from './workbench';
+import {
+  chatFrame,
+  clearNotifications,
+  masked,
+  openNewChat,
+  reloadWindow,
+  runCommandFromPalette,
+  sendChatMessage as send,
+  setApiKey,
+  waitForStatus,
+} from './workbench';
 
 describe('Chat view', () => {
   before(async () => {
@@ -30,7 +40,10 @@ describe('Chat view', () => {
       await answer.locator('.md strong', { hasText: 'hello' }).waitFor();
       await answer.filter({ hasText: `Echo from ${c.model}:` }).waitFor();
       await frame.locator('button[aria-label^="Send the message"]').waitFor();
-      assert.ok(double.log.some((e) => e.path === c.path), `the answer came over ${c.path}`);
+      assert.ok(
+        double.log.some((e) => e.path === c.path),
+        `the answer came over ${c.path}`,
+      );
       assert.match(await answer.locator('.msg-usage').innerText(), /tokens/i);
     }
   });
@@ -40,7 +53,11 @@ describe('Chat view', () => {
     const frame = await openNewChat(page);
     await frame.locator('select.model-select').selectOption('gpt-4o-mini');
     const answer = await send(frame, '[[slow:40]] [[long:16]] a long answer to stop');
-    await answer.locator('.md').filter({ hasText: /\S{20,}/ }).first().waitFor();
+    await answer
+      .locator('.md')
+      .filter({ hasText: /\S{20,}/ })
+      .first()
+      .waitFor();
     await frame.locator('button[aria-label^="Stop the answer"]').click();
     await answer.locator('.badge.status-stopped').waitFor();
     const text = await answer.innerText();
@@ -73,7 +90,9 @@ describe('Chat view', () => {
       // above dismisses it, so once this returns any dialog the answer raised has been recorded.
       await answer.evaluate(async (el) => {
         type Img = { complete: boolean; addEventListener(type: string, fn: () => void, opts: { once: boolean }): void };
-        const images = Array.from((el as unknown as { querySelectorAll(s: string): ArrayLike<Img> }).querySelectorAll('img'));
+        const images = Array.from(
+          (el as unknown as { querySelectorAll(s: string): ArrayLike<Img> }).querySelectorAll('img'),
+        );
         await Promise.all(
           images.map((img) =>
             img.complete
@@ -101,9 +120,15 @@ describe('Chat view', () => {
     const answer = await send(frame, '[[slow:150]] [[long:64]] remember the platypus');
     // Some text on screen, and enough of it (over a dozen frames, so over a second of streaming)
     // that the host has checkpointed part of it to the store.
-    await answer.locator('.md.msg-body').filter({ hasText: /(\S+\s+){60}/ }).waitFor();
+    await answer
+      .locator('.md.msg-body')
+      .filter({ hasText: /(\S+\s+){60}/ })
+      .waitFor();
     const before = (await answer.locator('.md.msg-body').innerText()).trim();
-    assert.ok(await frame.locator('button[aria-label^="Stop the answer"]').isVisible(), 'the answer is still streaming when the window reloads');
+    assert.ok(
+      await frame.locator('button[aria-label^="Stop the answer"]').isVisible(),
+      'the answer is still streaming when the window reloads',
+    );
     await reloadWindow(page);
     // The palette waits until it lists the view's command (registered again after the reload).
     await runCommandFromPalette(page, 'Model Gateway: Focus on Chat View');
@@ -112,12 +137,18 @@ describe('Chat view', () => {
     const kept = after.locator('article.msg-assistant', { hasText: 'Echo from gpt-4o-mini: remember the platypus' });
     // Nothing streams in this window: the window that streamed the answer is gone.
     await after.locator('button[aria-label^="Send the message"]').waitFor();
-    await kept.locator('.md.msg-body').filter({ hasText: /(\S+\s+){20}/ }).waitFor();
+    await kept
+      .locator('.md.msg-body')
+      .filter({ hasText: /(\S+\s+){20}/ })
+      .waitFor();
     const keptText = (await kept.locator('.md.msg-body').innerText()).trim();
     // The part received before the reload (up to the last checkpoint at least) is kept as it was
     // shown; only its start is compared, as the markdown at the cut may render differently.
     const start = 150;
-    assert.ok(keptText.length > start && before.length > start, `some of the answer is kept (${keptText.length} of ${before.length} characters shown before)`);
+    assert.ok(
+      keptText.length > start && before.length > start,
+      `some of the answer is kept (${keptText.length} of ${before.length} characters shown before)`,
+    );
     assert.equal(keptText.slice(0, start), before.slice(0, start), 'the kept part is the text that was shown');
     assert.ok(keptText.length < 32 * 1024, `the answer was cut, not finished (${keptText.length} characters)`);
   });

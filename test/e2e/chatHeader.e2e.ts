@@ -21,7 +21,9 @@ import {
 /** The chat view's title-bar action buttons (icons), by their accessible labels. */
 async function titleActionLabels(): Promise<string[]> {
   const { page } = ui();
-  const labels = await page.locator(CHAT_TITLE_ACTIONS.map((a) => `${a} a.action-label[aria-label]`).join(', ')).evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+  const labels = await page
+    .locator(CHAT_TITLE_ACTIONS.map((a) => `${a} a.action-label[aria-label]`).join(', '))
+    .evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
   return labels.filter(Boolean);
 }
 
@@ -45,11 +47,17 @@ describe('Chat header, history and keybindings', () => {
     const sidebar = await page.locator('.part.sidebar').boundingBox();
     const chat = await chatPane.boundingBox();
     assert.ok(sidebar && chat, 'the side bar and the chat are on screen');
-    assert.ok(chat.height / sidebar.height > 0.8, `the chat has ${Math.round(chat.height)} of ${Math.round(sidebar.height)} px`);
+    assert.ok(
+      chat.height / sidebar.height > 0.8,
+      `the chat has ${Math.round(chat.height)} of ${Math.round(sidebar.height)} px`,
+    );
     await page.locator(CHAT_HEADER).hover();
     const labels = await titleActionLabels();
     for (const name of ['New Chat', 'Show Chat History', 'Export Chat as Markdown']) {
-      assert.ok(labels.some((l) => l.startsWith(name)), `"${name}" is a title-bar action (${labels.join(', ')})`);
+      assert.ok(
+        labels.some((l) => l.startsWith(name)),
+        `"${name}" is a title-bar action (${labels.join(', ')})`,
+      );
     }
     // Rename and Delete live in the "…" menu, not as buttons.
     assert.ok(!labels.some((l) => /^(Rename|Delete) Chat/.test(l)), `no Rename/Delete buttons: ${labels.join(', ')}`);
@@ -105,7 +113,10 @@ describe('Chat header, history and keybindings', () => {
       const welcome = page.locator('.part.sidebar .welcome-view-content', { hasText: 'Paste the API key you copied' });
       await welcome.waitFor();
       await welcome.locator('a.monaco-button', { hasText: 'Set API Key' }).click();
-      await page.locator('.quick-input-widget input[type="password"], .quick-input-widget input[type="text"]').first().waitFor();
+      await page
+        .locator('.quick-input-widget input[type="password"], .quick-input-widget input[type="text"]')
+        .first()
+        .waitFor();
       await page.keyboard.press('Escape');
       await header.click();
     } finally {

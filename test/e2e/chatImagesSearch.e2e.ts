@@ -7,7 +7,19 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { DEMO_KEY, promptPng } from '../gateway';
 import { LIMITS } from '../vscode/browser';
 import { ui } from './context';
-import { acceptSaveDialog, activityEntry, chatFrame, clearNotifications, clickChatTitleAction, masked, openNewChat, runCommandFromPalette, sendChatMessage as send, setApiKey, waitForStatus } from './workbench';
+import {
+  acceptSaveDialog,
+  activityEntry,
+  chatFrame,
+  clearNotifications,
+  clickChatTitleAction,
+  masked,
+  openNewChat,
+  runCommandFromPalette,
+  sendChatMessage as send,
+  setApiKey,
+  waitForStatus,
+} from './workbench';
 
 /** What the double answers about an image it received (test/gateway/imageFacts.ts). */
 function fact(bytes: Buffer, n = 1): string {
@@ -30,7 +42,8 @@ async function dropFile(frame: FrameLocator, name: string, bytes: Buffer): Promi
       const target = el as unknown as { dispatchEvent(event: unknown): boolean };
       const dt = new g.DataTransfer();
       dt.items.add(new g.File([Uint8Array.from(g.atob(f.b64), (c) => c.charCodeAt(0))], f.name, { type: 'image/png' }));
-      for (const type of ['dragenter', 'dragover', 'drop']) target.dispatchEvent(new g.DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+      for (const type of ['dragenter', 'dragover', 'drop'])
+        target.dispatchEvent(new g.DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
     },
     { name, b64: bytes.toString('base64') },
   );
@@ -42,7 +55,13 @@ async function imagesLoaded(frame: FrameLocator, selector: string): Promise<void
   await images.first().waitFor();
   const deadline = Date.now() + LIMITS.stepMs;
   for (;;) {
-    const sizes = await images.evaluateAll((els) => els.map((img) => ((img as unknown as { complete: boolean }).complete ? (img as unknown as { naturalWidth: number }).naturalWidth : 0)));
+    const sizes = await images.evaluateAll((els) =>
+      els.map((img) =>
+        (img as unknown as { complete: boolean }).complete
+          ? (img as unknown as { naturalWidth: number }).naturalWidth
+          : 0,
+      ),
+    );
     if (sizes.length && sizes.every((w) => w > 0)) return;
     if (Date.now() > deadline) throw new Error(`images did not load: ${selector} (${JSON.stringify(sizes)})`);
     await new Promise((r) => setTimeout(r, 100));
@@ -99,10 +118,16 @@ describe('Chat with images and web search', () => {
       const answer = await send(frame, `What is this? Over ${c.protocol}.`);
       await answer.filter({ hasText: fact(fox) }).waitFor();
       await frame.locator('button[aria-label^="Send the message"]').waitFor();
-      assert.ok(double.log.some((e) => e.path === c.path && e.answer), `the answer came over ${c.path}`);
+      assert.ok(
+        double.log.some((e) => e.path === c.path && e.answer),
+        `the answer came over ${c.path}`,
+      );
       await chip.waitFor({ state: 'detached' });
       const question = frame.locator('article.msg-user', { hasText: `Over ${c.protocol}.` });
-      await imagesLoaded(frame, `article.msg-user[data-id="${await question.getAttribute('data-id')}"] .msg-images img`);
+      await imagesLoaded(
+        frame,
+        `article.msg-user[data-id="${await question.getAttribute('data-id')}"] .msg-images img`,
+      );
     }
   });
 
@@ -110,10 +135,16 @@ describe('Chat with images and web search', () => {
     const { page } = ui();
     const row = await explorerRowFor(page, 'owl.png');
     await row.click({ button: 'right' });
-    const item = page.locator('.context-view .monaco-menu .action-item', { has: page.locator('.action-label', { hasText: /^Ask About This Image$/ }) }).first();
+    const item = page
+      .locator('.context-view .monaco-menu .action-item', {
+        has: page.locator('.action-label', { hasText: /^Ask About This Image$/ }),
+      })
+      .first();
     // VS Code's menu ignores a click that lands too soon after the right-click: point, then Enter.
     await item.hover();
-    await page.locator('.context-view .monaco-menu .action-item.focused', { hasText: 'Ask About This Image' }).waitFor();
+    await page
+      .locator('.context-view .monaco-menu .action-item.focused', { hasText: 'Ask About This Image' })
+      .waitFor();
     await page.keyboard.press('Enter');
     const frame = chatFrame(page);
     const chip = frame.locator('.composer .chip-image', { hasText: 'owl.png' });
@@ -144,10 +175,19 @@ describe('Chat with images and web search', () => {
     const answer = await send(frame, 'who won the regatta');
     const sources = answer.locator('.sources ol li');
     await sources.nth(1).waitFor();
-    assert.deepEqual(await sources.allInnerTexts(), ['Example News news.example.com', 'Example Encyclopedia encyclopedia.example.org']);
-    assert.equal(await answer.locator('.sources a').first().getAttribute('href'), 'https://news.example.com/who-won-the-regatta');
+    assert.deepEqual(await sources.allInnerTexts(), [
+      'Example News news.example.com',
+      'Example Encyclopedia encyclopedia.example.org',
+    ]);
+    assert.equal(
+      await answer.locator('.sources a').first().getAttribute('href'),
+      'https://news.example.com/who-won-the-regatta',
+    );
     assert.match(await answer.locator('.searched').innerText(), /Searched the web for “who won the regatta”/);
-    assert.match(double.log.find((e) => e.path === '/v1/responses')?.bodyText ?? '', /"tools":\[\{"type":"web_search"\}\]/);
+    assert.match(
+      double.log.find((e) => e.path === '/v1/responses')?.bodyText ?? '',
+      /"tools":\[\{"type":"web_search"\}\]/,
+    );
     await frame.locator('button[aria-label^="Send the message"]').waitFor();
 
     await setSearch(false);
@@ -164,9 +204,16 @@ describe('Chat with images and web search', () => {
     const target = page.locator('.quick-input-widget input');
     await target.waitFor();
     // The dialog fills its path in after it opens: wait for the offered name, not its first value.
-    await until(async () => /who won the regatta\.md$/.test(await target.inputValue()), 'the save dialog to offer who won the regatta.md');
+    await until(
+      async () => /who won the regatta\.md$/.test(await target.inputValue()),
+      'the save dialog to offer who won the regatta.md',
+    );
     await acceptSaveDialog(page);
-    await page.locator('.notifications-toasts .notification-toast', { hasText: `Exported the conversation to ${path.basename(file)}.` }).waitFor();
+    await page
+      .locator('.notifications-toasts .notification-toast', {
+        hasText: `Exported the conversation to ${path.basename(file)}.`,
+      })
+      .waitFor();
     const exported = await fsp.readFile(file, 'utf8');
     await fsp.rm(file, { force: true });
     assert.match(exported, /1\. \[Example News\]\(https:\/\/news\.example\.com\/who-won-the-regatta\)/);

@@ -10,7 +10,18 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { DEMO_KEY } from '../gateway';
 import { ui } from './context';
 import { REPO_ROOT } from './environment';
-import { clearNotifications, MODELS_HEADER, masked, openNewChat, parkMouse, replaceUserSettingsJson, resizeSidebar, sendChatMessage as send, setApiKey, waitForStatus } from './workbench';
+import {
+  clearNotifications,
+  MODELS_HEADER,
+  masked,
+  openNewChat,
+  parkMouse,
+  replaceUserSettingsJson,
+  resizeSidebar,
+  sendChatMessage as send,
+  setApiKey,
+  waitForStatus,
+} from './workbench';
 
 const SHOTS = path.join(REPO_ROOT, 'test-results', 'e2e-chat-layout');
 const WIDTHS = [220, 300, 600];
@@ -42,12 +53,20 @@ async function measure(frame: FrameLocator): Promise<Layout> {
   const input = await box('.composer-box');
   const sendButton = await box('button[aria-label^="Send the message"]');
   const overflow = await frame.locator('footer.composer').evaluate((el) => {
-    const e = el as unknown as { scrollWidth: number; clientWidth: number; querySelectorAll(s: string): ArrayLike<{ getBoundingClientRect(): { right: number } }>; getBoundingClientRect(): { right: number } };
+    const e = el as unknown as {
+      scrollWidth: number;
+      clientWidth: number;
+      querySelectorAll(s: string): ArrayLike<{ getBoundingClientRect(): { right: number } }>;
+      getBoundingClientRect(): { right: number };
+    };
     const right = e.getBoundingClientRect().right;
     const furthest = Math.max(...Array.from(e.querySelectorAll('*'), (c) => c.getBoundingClientRect().right));
     return Math.max(e.scrollWidth - e.clientWidth, furthest - right, 0);
   });
-  const sendInBox = sendButton.x >= input.x && sendButton.x + sendButton.width <= input.x + input.width + 0.5 && sendButton.y + sendButton.height <= input.y + input.height + 0.5;
+  const sendInBox =
+    sendButton.x >= input.x &&
+    sendButton.x + sendButton.width <= input.x + input.width + 0.5 &&
+    sendButton.y + sendButton.height <= input.y + input.height + 0.5;
   return { view: app.height, messages: messages.height, composer: composer.height, overflow, sendInBox };
 }
 
@@ -97,9 +116,13 @@ describe('Chat layout in the side bar', () => {
         await parkMouse(page);
         // The view follows the side bar (allow for the sash and borders).
         const sidebar = await page.locator('.part.sidebar').boundingBox();
-        assert.ok(sidebar && Math.abs(sidebar.width - width) < 12, `the side bar is ${sidebar?.width} px wide, not ${width}`);
+        assert.ok(
+          sidebar && Math.abs(sidebar.width - width) < 12,
+          `the side bar is ${sidebar?.width} px wide, not ${width}`,
+        );
         // A reader at the end of the answer stays there while the text wraps again.
-        const distance = () => frame.locator('main.messages').evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
+        const distance = () =>
+          frame.locator('main.messages').evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
         const settled = Date.now() + 5_000;
         let fromEnd = await distance();
         while (fromEnd > 2 && Date.now() < settled) {
@@ -107,13 +130,21 @@ describe('Chat layout in the side bar', () => {
           fromEnd = await distance();
         }
         const layout = await measure(frame);
-        await page.screenshot({ path: path.join(SHOTS, `chat-${theme.name}-${width}.png`), caret: 'hide', animations: 'disabled' });
+        await page.screenshot({
+          path: path.join(SHOTS, `chat-${theme.name}-${width}.png`),
+          caret: 'hide',
+          animations: 'disabled',
+        });
         const share = layout.messages / layout.view;
         const where = `${theme.name} ${width} px`;
-        if (share <= 0.6) problems.push(`${where}: the messages have ${Math.round(share * 100)} % of the height (${Math.round(layout.messages)} of ${Math.round(layout.view)} px; the composer ${Math.round(layout.composer)} px)`);
+        if (share <= 0.6)
+          problems.push(
+            `${where}: the messages have ${Math.round(share * 100)} % of the height (${Math.round(layout.messages)} of ${Math.round(layout.view)} px; the composer ${Math.round(layout.composer)} px)`,
+          );
         if (layout.overflow > 1) problems.push(`${where}: the composer overflows by ${Math.round(layout.overflow)} px`);
         if (!layout.sendInBox) problems.push(`${where}: Send is not inside the message box`);
-        if (fromEnd > 2) problems.push(`${where}: the end of the answer is ${Math.round(fromEnd)} px out of view after the resize`);
+        if (fromEnd > 2)
+          problems.push(`${where}: the end of the answer is ${Math.round(fromEnd)} px out of view after the resize`);
       }
     }
     assert.deepEqual(problems, []);

@@ -88,7 +88,11 @@ describe('The chat and the editor for a newcomer (300 px)', () => {
         await input.fill('Hello?');
         const notice = frame.locator('footer.composer .notice', { hasText: 'Set your API key to start chatting.' });
         await notice.waitFor();
-        assert.equal(await frame.getByRole('button', { name: 'Send the message (Enter)' }).isDisabled(), true, 'Send is disabled');
+        assert.equal(
+          await frame.getByRole('button', { name: 'Send the message (Enter)' }).isDisabled(),
+          true,
+          'Send is disabled',
+        );
         assert.equal(await frame.locator('.starter').count(), 0, 'no starter prompts');
         assert.equal(await frame.getByText('Choose a model below').count(), 0);
         assert.equal(await frame.getByText('this key').count(), 0, 'nothing blames a key there is none of');
@@ -128,7 +132,9 @@ describe('The chat and the editor for a newcomer (300 px)', () => {
     const editor = frame.getByRole('textbox', { name: 'Edit your message' });
     await editor.fill('Explain the map function');
     await editor.press('Enter');
-    await frame.locator('article.msg-assistant', { hasText: 'Echo from gpt-4o-mini: Explain the map function' }).waitFor();
+    await frame
+      .locator('article.msg-assistant', { hasText: 'Echo from gpt-4o-mini: Explain the map function' })
+      .waitFor();
     await title.filter({ hasText: 'Explain the map function' }).waitFor();
 
     // Another model for the same conversation: the conversation says so.
@@ -136,7 +142,10 @@ describe('The chat and the editor for a newcomer (300 px)', () => {
     await frame.locator('select.model-select').selectOption('qwen-plus');
     await frame.locator('.msg-notice', { hasText: 'Model switched from gpt-4o-mini to qwen-plus.' }).waitFor();
     // The last answer's actions are in sight, at its end.
-    await frame.getByRole('toolbar', { name: 'Actions for the answer' }).getByRole('button', { name: 'Copy the answer' }).waitFor();
+    await frame
+      .getByRole('toolbar', { name: 'Actions for the answer' })
+      .getByRole('button', { name: 'Copy the answer' })
+      .waitFor();
     await shoot(page, 'title-and-notice');
 
     // Export: a save dialog offers a file named after the title; the file is written and can be opened.
@@ -146,11 +155,18 @@ describe('The chat and the editor for a newcomer (300 px)', () => {
     const pathInput = page.locator(`${QUICK_INPUT} input`);
     await pathInput.waitFor();
     // The dialog fills its path in after it opens: wait for the offered name, not its first value.
-    await until(async () => /Explain the map function\.md$/.test(await pathInput.inputValue()), 'the save dialog to offer Explain the map function.md');
+    await until(
+      async () => /Explain the map function\.md$/.test(await pathInput.inputValue()),
+      'the save dialog to offer Explain the map function.md',
+    );
     await acceptSaveDialog(page);
     const done = await notification(page, 'Exported the conversation to Explain the map function.md.');
     assert.match(await fsp.readFile(file, 'utf8'), /^# Explain the map function\n/);
-    assert.equal(await page.locator('.part.editor .tab[aria-label^="Untitled"]').count(), 0, 'no unsaved Untitled buffer');
+    assert.equal(
+      await page.locator('.part.editor .tab[aria-label^="Untitled"]').count(),
+      0,
+      'no unsaved Untitled buffer',
+    );
     await paceBeforeToasts(page);
     await buttonIn(done.locator, 'Open').click();
     await page.locator('.part.editor .tab.active[aria-label^="Explain the map function.md"]').waitFor();
@@ -180,13 +196,21 @@ describe('The chat and the editor for a newcomer (300 px)', () => {
     await continuePastBillingNotice(page, picks);
     await picks.waitFor();
     await page.keyboard.type('Open all results');
-    await page.locator(`${QUICK_INPUT} .monaco-list-row[data-index="0"]`, { hasText: 'Open all results as a Markdown document' }).waitFor();
+    await page
+      .locator(`${QUICK_INPUT} .monaco-list-row[data-index="0"]`, {
+        hasText: 'Open all results as a Markdown document',
+      })
+      .waitFor();
     await page.keyboard.press('Enter');
     // Markdown's preview (a rendered page, not the Markdown source) in the one editor group.
     const preview = page.locator('.part.editor .tab.active[aria-label^="Preview Search harbor cranes"]');
     await preview.waitFor();
     assert.equal(await page.locator('.part.editor .editor-group-container').count(), 1, 'the editor was not split');
-    assert.equal(await page.locator('.part.editor .tab[aria-label^="Search harbor cranes.md"]').count(), 0, 'no Markdown source tab beside it');
+    assert.equal(
+      await page.locator('.part.editor .tab[aria-label^="Search harbor cranes.md"]').count(),
+      0,
+      'no Markdown source tab beside it',
+    );
     await shoot(page, 'search-results');
     await runCommandFromPalette(page, 'View: Close All Editors');
   });

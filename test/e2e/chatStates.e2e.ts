@@ -1,7 +1,14 @@
 import * as assert from 'node:assert/strict';
 import { DEMO_KEY } from '../gateway';
 import { ui } from './context';
-import { clearNotifications, masked, openNewChat, sendChatMessage as send, setApiKey, waitForStatus } from './workbench';
+import {
+  clearNotifications,
+  masked,
+  openNewChat,
+  sendChatMessage as send,
+  setApiKey,
+  waitForStatus,
+} from './workbench';
 
 /**
  * The honest states of an answer in the real workbench: cut at the token limit with Continue, an
@@ -31,7 +38,10 @@ describe('Chat answer states', () => {
     await frame.locator('button[aria-label^="Send the message"]').waitFor();
     assert.equal(await frame.locator('article.msg-assistant').count(), 1, 'no second answer: the same one goes on');
     const whole = (await answer.locator('.md.msg-body').innerText()).trim();
-    assert.ok(whole.length > cut.length && whole.startsWith(cut.slice(0, 40)), `the continuation is appended (${cut.length} → ${whole.length} characters)`);
+    assert.ok(
+      whole.length > cut.length && whole.startsWith(cut.slice(0, 40)),
+      `the continuation is appended (${cut.length} → ${whole.length} characters)`,
+    );
   });
 
   it('an error with no text is an error with its one action; Retry is on the last answer only and retries it', async () => {
@@ -39,14 +49,26 @@ describe('Chat answer states', () => {
     const frame = await openNewChat(page);
     await frame.locator('select.model-select').selectOption('gpt-4o-mini');
     const serverError = (): void =>
-      double.inject({ match: { path: '/v1/chat/completions' }, times: 1, action: { type: 'status', status: 500, body: JSON.stringify({ error: { message: 'upstream exploded', type: 'server_error' } }) } });
+      double.inject({
+        match: { path: '/v1/chat/completions' },
+        times: 1,
+        action: {
+          type: 'status',
+          status: 500,
+          body: JSON.stringify({ error: { message: 'upstream exploded', type: 'server_error' } }),
+        },
+      });
 
     // A server error with no text: an error (not "Cut off") with Retry, and no Regenerate beside it.
     serverError();
     const first = await send(frame, 'first question');
     await first.locator('.badge', { hasText: /^Error$/ }).waitFor();
     await first.getByRole('button', { name: 'Retry' }).waitFor();
-    assert.equal(await first.getByRole('button', { name: 'Regenerate the last answer' }).count(), 0, 'Retry and Regenerate are not both offered');
+    assert.equal(
+      await first.getByRole('button', { name: 'Regenerate the last answer' }).count(),
+      0,
+      'Retry and Regenerate are not both offered',
+    );
 
     // The next question fails too: Retry moves to the last answer.
     serverError();
@@ -64,7 +86,15 @@ describe('Chat answer states', () => {
     assert.equal(await second.locator('.badge', { hasText: /^Error$/ }).count(), 0);
 
     // The key refused: the one action that helps is Set API Key, not Retry.
-    double.inject({ match: { path: '/v1/chat/completions' }, times: 1, action: { type: 'status', status: 401, body: JSON.stringify({ error: { message: 'invalid token', type: 'invalid_request_error' } }) } });
+    double.inject({
+      match: { path: '/v1/chat/completions' },
+      times: 1,
+      action: {
+        type: 'status',
+        status: 401,
+        body: JSON.stringify({ error: { message: 'invalid token', type: 'invalid_request_error' } }),
+      },
+    });
     const refused = await send(frame, 'third question');
     await refused.locator('.badge', { hasText: /^Error$/ }).waitFor();
     await refused.getByRole('button', { name: 'Set API Key' }).waitFor();

@@ -12,11 +12,23 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { DEMO_KEY } from '../gateway';
 import { ui } from './context';
 import { REPO_ROOT, type LocalisedWorkbench } from './environment';
-import { chatFrame, masked, mediaFrame, parkMouse, pasteInto, runCommandFromPalette, runFromPalette, statusItem } from './workbench';
+import {
+  chatFrame,
+  masked,
+  mediaFrame,
+  parkMouse,
+  pasteInto,
+  runCommandFromPalette,
+  runFromPalette,
+  statusItem,
+} from './workbench';
 
 const SHOTS = path.join(REPO_ROOT, 'test-results', 'e2e-zh-cn');
 const nls = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.nls.zh-cn.json'), 'utf8')) as Record<string, string>;
-const zh = JSON.parse(readFileSync(path.join(REPO_ROOT, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string>;
+const zh = JSON.parse(readFileSync(path.join(REPO_ROOT, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<
+  string,
+  string
+>;
 
 /** A command's palette label in Chinese: "<category>: <title>", from the Chinese manifest strings. */
 function command(titleKey: string): string {
@@ -58,7 +70,9 @@ describe('In Chinese (code-server --locale zh-cn)', () => {
     await input.waitFor();
     await pasteInto(page(), input, DEMO_KEY);
     await page().keyboard.press('Enter');
-    await statusItem(page()).filter({ hasText: masked(DEMO_KEY) }).waitFor();
+    await statusItem(page())
+      .filter({ hasText: masked(DEMO_KEY) })
+      .waitFor();
   });
   after(async () => {
     await workbench?.stop();
@@ -109,7 +123,11 @@ describe('In Chinese (code-server --locale zh-cn)', () => {
     // Durations in Chinese units, in the billing note and the model's hint alike.
     assert.match(await video.locator('.billing').innerText(), /wan2\.5-t2v-preview，5 秒，832 × 480 \(480P\)/);
     assert.doesNotMatch(await video.locator('.note').first().innerText(), /\d s\b/);
-    await video.locator('.empty', { hasText: t('No video tasks yet. Submitted tasks are kept with this workspace and resume after a reload.') }).waitFor();
+    await video
+      .locator('.empty', {
+        hasText: t('No video tasks yet. Submitted tasks are kept with this workspace and resume after a reload.'),
+      })
+      .waitFor();
     await shoot(page(), 'media-video.png');
 
     // A task the upstream's moderation fails: its words verbatim, after a Chinese sentence saying what happened.

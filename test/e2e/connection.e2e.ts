@@ -5,7 +5,18 @@ import { DEFAULT_GROUPS, DEFAULT_MODELS, DEMO_KEY, DISABLED_KEY } from '../gatew
 import { modelKind } from '../gateway/world';
 import { ui } from './context';
 import { REPO_ROOT } from './environment';
-import { buttonIn, checkConnection, clearApiKey, clearNotifications, masked, pageTextAndMarkup, setApiKey, statusBackground, statusItem, waitForStatus } from './workbench';
+import {
+  buttonIn,
+  checkConnection,
+  clearApiKey,
+  clearNotifications,
+  masked,
+  pageTextAndMarkup,
+  setApiKey,
+  statusBackground,
+  statusItem,
+  waitForStatus,
+} from './workbench';
 
 /** What the double's default group grants, counted by the double's own idea of each model's kind. */
 function expectedCounts(): string {
@@ -23,8 +34,20 @@ async function quickPickRows(page: import('playwright-core').Page): Promise<{ la
   const out: { label: string; detail: string }[] = [];
   for (let i = 0; i < (await rows.count()); i++) {
     const row = rows.nth(i);
-    const label = (await row.locator('.quick-input-list-label .label-name').first().innerText().catch(() => '')).trim();
-    const detail = (await row.locator('.quick-input-list-label-meta, .quick-input-list-detail').first().innerText().catch(() => '')).trim();
+    const label = (
+      await row
+        .locator('.quick-input-list-label .label-name')
+        .first()
+        .innerText()
+        .catch(() => '')
+    ).trim();
+    const detail = (
+      await row
+        .locator('.quick-input-list-label-meta, .quick-input-list-detail')
+        .first()
+        .innerText()
+        .catch(() => '')
+    ).trim();
     out.push({ label, detail });
   }
   return out;
@@ -40,7 +63,11 @@ describe('Check Connection', () => {
     const toast = await checkConnection(page, 'Key accepted');
     assert.equal(toast.severity, 'info');
     // One short sentence: the outcome; the facts are one click away.
-    assert.match(toast.text, new RegExp(`^Key accepted: ${masked(DEMO_KEY).replace(/[•]/g, '.')} may use \\d+ models\\.$`), toast.text);
+    assert.match(
+      toast.text,
+      new RegExp(`^Key accepted: ${masked(DEMO_KEY).replace(/[•]/g, '.')} may use \\d+ models\\.$`),
+      toast.text,
+    );
     await buttonIn(toast.locator, 'Show Report').click();
     const rows = await quickPickRows(page);
     mkdirSync(SHOTS, { recursive: true });

@@ -27,7 +27,9 @@ export function setUiContext(context: UiContext | undefined): void {
 
 export function ui(): UiContext {
   if (!current) {
-    throw new Error('The UI tests need a running workbench: run them with `npx tsx test/e2e/run.ts`, not with mocha directly.');
+    throw new Error(
+      'The UI tests need a running workbench: run them with `npx tsx test/e2e/run.ts`, not with mocha directly.',
+    );
   }
   return current;
 }

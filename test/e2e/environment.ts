@@ -12,7 +12,13 @@ import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { GatewayDouble } from '../gateway';
 import { launchBrowser, LIMITS, openWorkbench } from '../vscode/browser';
-import { ensureCodeServer, startCodeServer, workbenchUrl, type CodeServer, type CodeServerBuild } from '../vscode/codeServer';
+import {
+  ensureCodeServer,
+  startCodeServer,
+  workbenchUrl,
+  type CodeServer,
+  type CodeServerBuild,
+} from '../vscode/codeServer';
 
 const execFileAsync = promisify(execFile);
 
@@ -72,10 +78,14 @@ export async function packageExtension(outDir: string): Promise<string> {
   const vsix = path.join(outDir, 'model-gateway.vsix');
   await execFileAsync(process.execPath, ['esbuild.js', '--production'], { cwd: REPO_ROOT });
   // `npx` as the brief's recipe says; it resolves the repo's pinned devDependency without a download.
-  await execFileAsync('npx', ['--no-install', '@vscode/vsce', 'package', '--no-dependencies', '--no-rewrite-relative-links', '--out', vsix], {
-    cwd: REPO_ROOT,
-    maxBuffer: 16 * 1024 * 1024,
-  });
+  await execFileAsync(
+    'npx',
+    ['--no-install', '@vscode/vsce', 'package', '--no-dependencies', '--no-rewrite-relative-links', '--out', vsix],
+    {
+      cwd: REPO_ROOT,
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
   return vsix;
 }
 
@@ -96,15 +106,31 @@ export async function packageLanguagePack(locale: string, dir: string): Promise<
     license: 'MIT',
     engines: { vscode: '^1.100.0' },
     categories: ['Language Packs'],
-    contributes: { localizations: [{ languageId: locale, languageName: locale, localizedLanguageName: locale, translations: [{ id: 'vscode', path: './translations/main.i18n.json' }] }] },
+    contributes: {
+      localizations: [
+        {
+          languageId: locale,
+          languageName: locale,
+          localizedLanguageName: locale,
+          translations: [{ id: 'vscode', path: './translations/main.i18n.json' }],
+        },
+      ],
+    },
   };
   await fsp.writeFile(path.join(dir, 'package.json'), JSON.stringify(manifest, null, 2));
   await fsp.writeFile(path.join(dir, 'README.md'), '# Test language pack\n');
   // No translations: every VS Code string falls back to its English.
-  await fsp.writeFile(path.join(dir, 'translations', 'main.i18n.json'), JSON.stringify({ version: '1.0.0', contents: {} }));
+  await fsp.writeFile(
+    path.join(dir, 'translations', 'main.i18n.json'),
+    JSON.stringify({ version: '1.0.0', contents: {} }),
+  );
   const vsix = path.join(dir, `language-pack-${locale}.vsix`);
   // The repo's pinned vsce, run in the pack's folder (npx there would not find it).
-  await execFileAsync(path.join(REPO_ROOT, 'node_modules', '.bin', 'vsce'), ['package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', vsix], { cwd: dir, maxBuffer: 16 * 1024 * 1024 });
+  await execFileAsync(
+    path.join(REPO_ROOT, 'node_modules', '.bin', 'vsce'),
+    ['package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', vsix],
+    { cwd: dir, maxBuffer: 16 * 1024 * 1024 },
+  );
   return vsix;
 }
 
@@ -113,7 +139,10 @@ export async function packageLanguagePack(locale: string, dir: string): Promise<
  * pack of `--locale` when it serves the workbench. VS Code writes that file when it installs a pack
  * itself; a pack installed from the command line before the server starts is not listed yet.
  */
-export async function registerLanguagePack(locale: string, dirs: { userData: string; extensions: string }): Promise<void> {
+export async function registerLanguagePack(
+  locale: string,
+  dirs: { userData: string; extensions: string },
+): Promise<void> {
   const id = `model-gateway-tests.test-language-pack-${locale}`;
   const folder = (await fsp.readdir(dirs.extensions)).find((name) => name.startsWith(`${id}-`));
   if (!folder) throw new Error(`the language pack ${id} was not installed in ${dirs.extensions}`);
@@ -164,7 +193,10 @@ export async function startEnvironment(opts: EnvironmentOptions = {}): Promise<E
 
     const workspace = path.join(scratch, 'workspace');
     await fsp.mkdir(workspace);
-    await fsp.writeFile(path.join(workspace, 'README.md'), '# Scratch project\n\nA folder for trying the Model Gateway extension.\n');
+    await fsp.writeFile(
+      path.join(workspace, 'README.md'),
+      '# Scratch project\n\nA folder for trying the Model Gateway extension.\n',
+    );
     const gateway = double;
     // Only addresses: the key is typed into the UI like a user would, never written to settings.
     const settings = {
@@ -176,7 +208,13 @@ export async function startEnvironment(opts: EnvironmentOptions = {}): Promise<E
       ...opts.settings,
     };
     codeServer = await timed('code-server started', () =>
-      startCodeServer({ workspace, scratchDir: path.join(scratch, 'code-server'), vsixPaths: [vsix], settings, ...(opts.build && { build: opts.build }) }),
+      startCodeServer({
+        workspace,
+        scratchDir: path.join(scratch, 'code-server'),
+        vsixPaths: [vsix],
+        settings,
+        ...(opts.build && { build: opts.build }),
+      }),
     );
 
     browser = await launchBrowser();
@@ -191,7 +229,9 @@ export async function startEnvironment(opts: EnvironmentOptions = {}): Promise<E
       const folder = path.join(root, 'workspace');
       await fsp.mkdir(folder);
       await fsp.writeFile(path.join(folder, 'README.md'), '# Scratch project\n');
-      const pack = await timed(`language pack for ${locale} packaged`, () => packageLanguagePack(locale, path.join(root, 'language-pack')));
+      const pack = await timed(`language pack for ${locale} packaged`, () =>
+        packageLanguagePack(locale, path.join(root, 'language-pack')),
+      );
       const server = await timed(`code-server (--locale ${locale}) started`, () =>
         startCodeServer({
           workspace: folder,
@@ -205,8 +245,15 @@ export async function startEnvironment(opts: EnvironmentOptions = {}): Promise<E
       );
       let other: LocalisedWorkbench | undefined;
       try {
-        const nls = JSON.parse(await fsp.readFile(path.join(REPO_ROOT, `package.nls.${locale}.json`), 'utf8')) as Record<string, string>;
-        const page = await openWindow(context, workbenchUrl(server.url, folder), `window in ${locale}`, nls['viewsContainer.modelGateway.title']);
+        const nls = JSON.parse(
+          await fsp.readFile(path.join(REPO_ROOT, `package.nls.${locale}.json`), 'utf8'),
+        ) as Record<string, string>;
+        const page = await openWindow(
+          context,
+          workbenchUrl(server.url, folder),
+          `window in ${locale}`,
+          nls['viewsContainer.modelGateway.title'],
+        );
         let done = false;
         other = {
           page,
@@ -216,7 +263,9 @@ export async function startEnvironment(opts: EnvironmentOptions = {}): Promise<E
             done = true;
             localised.delete(other as LocalisedWorkbench);
             await page.close().catch(() => undefined);
-            await server.stop().catch((error: unknown) => log(`stopping code-server (--locale ${locale}): ${String(error)}`));
+            await server
+              .stop()
+              .catch((error: unknown) => log(`stopping code-server (--locale ${locale}): ${String(error)}`));
           },
         };
         localised.add(other);
@@ -226,7 +275,17 @@ export async function startEnvironment(opts: EnvironmentOptions = {}): Promise<E
         throw error;
       }
     };
-    return { page, browser, double, codeServer, workspace, scratch, stop, openWindow: () => openWindow(context, url, 'another window'), openInLanguage };
+    return {
+      page,
+      browser,
+      double,
+      codeServer,
+      workspace,
+      scratch,
+      stop,
+      openWindow: () => openWindow(context, url, 'another window'),
+      openInLanguage,
+    };
   } catch (error) {
     await stop();
     throw error;
@@ -237,14 +296,21 @@ export async function startEnvironment(opts: EnvironmentOptions = {}): Promise<E
  * A new page on the workbench, returned once the extension's contributions are registered in it
  * (its activity-bar entry, named `activityTitle` in the workbench's language, is there).
  */
-async function openWindow(context: BrowserContext, url: string, what: string, activityTitle = 'Model Gateway'): Promise<Page> {
+async function openWindow(
+  context: BrowserContext,
+  url: string,
+  what: string,
+  activityTitle = 'Model Gateway',
+): Promise<Page> {
   const page = await context.newPage();
   try {
     await timed(`${what}: workbench loaded`, () => openWorkbench(page, url));
     // The palette lists the extension's commands only once its contributions are registered,
     // which is also when its activity-bar entry appears.
     await timed(`${what}: extension contributions registered`, () =>
-      page.locator(`.part.activitybar .action-item a[aria-label^="${activityTitle}"]`).waitFor({ timeout: LIMITS.contributionsMs }),
+      page
+        .locator(`.part.activitybar .action-item a[aria-label^="${activityTitle}"]`)
+        .waitFor({ timeout: LIMITS.contributionsMs }),
     );
     return page;
   } catch (error) {

@@ -45,7 +45,9 @@ describe('Several API keys', () => {
     const name = page.locator(`${QUICK_INPUT} input[aria-label="Model Gateway: Add API Key"]`);
     await name.waitFor();
     await pasteInto(page, name, 'default');
-    await page.locator(`${QUICK_INPUT} .quick-input-message`, { hasText: 'There is already a key named "default".' }).waitFor();
+    await page
+      .locator(`${QUICK_INPUT} .quick-input-message`, { hasText: 'There is already a key named "default".' })
+      .waitFor();
     await pasteInto(page, name, 'team-claude');
     await page.keyboard.press('Enter');
     const secret = page.locator(`${QUICK_INPUT} input[type="password"]`);
@@ -67,7 +69,9 @@ describe('Several API keys', () => {
     await defaultNode.click();
     await page.keyboard.press('ArrowLeft');
     await page.locator(`.monaco-list-row[aria-level="3"][aria-label^="${VIP_ONLY_MODEL},"]`).waitFor();
-    await page.locator('.monaco-list-row[aria-level="3"][aria-label^="gpt-4o-mini,"]', { hasText: 'called with "default"' }).waitFor();
+    await page
+      .locator('.monaco-list-row[aria-level="3"][aria-label^="gpt-4o-mini,"]', { hasText: 'called with "default"' })
+      .waitFor();
     await page.screenshot({ path: path.join(SHOTS, 'models-by-key.png') });
 
     // The status bar tooltip gives each key's quota under its name.

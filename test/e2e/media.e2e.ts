@@ -5,7 +5,17 @@ import * as path from 'node:path';
 import { DEMO_KEY, imageSize } from '../gateway';
 import { ui } from './context';
 import { REPO_ROOT } from './environment';
-import { masked, mediaFrame, parkMouse, reloadWindow, replaceUserSettingsJson, runCommandFromPalette, setApiKey, statusHover, waitForStatus } from './workbench';
+import {
+  masked,
+  mediaFrame,
+  parkMouse,
+  reloadWindow,
+  replaceUserSettingsJson,
+  runCommandFromPalette,
+  setApiKey,
+  statusHover,
+  waitForStatus,
+} from './workbench';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -52,7 +62,11 @@ describe('Media Studio', () => {
     assert.ok(existsSync(file), file);
     assert.deepEqual(readFileSync(file).subarray(0, 8), PNG);
     const sent = double.log.find((e) => e.method === 'POST' && e.path === '/v1/images/generations');
-    assert.equal(JSON.parse(sent?.bodyText ?? '{}').size, '1024x1024', 'shown as 1024 × 1024, sent in the Images API form');
+    assert.equal(
+      JSON.parse(sent?.bodyText ?? '{}').size,
+      '1024x1024',
+      'shown as 1024 × 1024, sent in the Images API form',
+    );
     // The card reports the saved file's own size, read from its header.
     const real = imageSize(readFileSync(file));
     assert.ok(real, 'the saved file is an image');
@@ -69,7 +83,9 @@ describe('Media Studio', () => {
     await card.locator('.more-menu[role="menu"]').waitFor();
     await card.locator('button[data-act="reveal"]').click();
     const name = path.basename(relative);
-    await page.locator(`.part.sidebar .explorer-folders-view .monaco-list-row[role="treeitem"][aria-label="${name}"]`).waitFor();
+    await page
+      .locator(`.part.sidebar .explorer-folders-view .monaco-list-row[role="treeitem"][aria-label="${name}"]`)
+      .waitFor();
   });
 
   it('shows the billing before a video is submitted, and the task in the list once accepted', async () => {
@@ -79,7 +95,11 @@ describe('Media Studio', () => {
     const video = frame.locator('#panel-video');
     await video.waitFor();
     await video.locator('select.video-model-select option[value="wan2.5-t2v-preview"]').waitFor({ state: 'attached' });
-    assert.equal(await video.locator('input.size').inputValue(), '832 × 480', 'the verified default size, in the studio notation');
+    assert.equal(
+      await video.locator('input.size').inputValue(),
+      '832 × 480',
+      'the verified default size, in the studio notation',
+    );
     assert.equal(await video.locator('input[name="videoDuration"]').inputValue(), '5');
     await video.locator('textarea.prompt').fill('A fox runs through snow');
     await video.locator('.billing', { hasText: 'wan2.5-t2v-preview, 5 s, 832 × 480 (480P)' }).waitFor();
@@ -94,7 +114,7 @@ describe('Media Studio', () => {
     const row = video.locator('.tasks .task', { hasText: 'A fox runs through snow' }).first();
     await row.waitFor();
     await row.locator('.badge', { hasText: /^(Queued|Generating( \d+ %)?)$/ }).waitFor();
-    assert.match(await row.getAttribute('data-task-id') ?? '', /^task_/);
+    assert.match((await row.getAttribute('data-task-id')) ?? '', /^task_/);
     const submitted = double.log.find((e) => e.method === 'POST' && e.path === '/v1/video/generations');
     assert.equal(JSON.parse(submitted?.bodyText ?? '{}').size, '832*480', 'sent in the video endpoint form');
     await parkMouse(page);
@@ -124,7 +144,9 @@ describe('Media Studio', () => {
     frame = await mediaFrame(page);
     const restored = frame.locator('#panel-video');
     await restored.locator('textarea.prompt').waitFor();
-    await restored.locator('select.video-model-select option[value="wan2.5-t2v-preview"]').waitFor({ state: 'attached' });
+    await restored
+      .locator('select.video-model-select option[value="wan2.5-t2v-preview"]')
+      .waitFor({ state: 'attached' });
     assert.equal(await frame.locator('#tab-video').getAttribute('aria-selected'), 'true', 'the tab it was left on');
     assert.equal(await restored.locator('textarea.prompt').inputValue(), 'A heron at dawn, kept over a reload');
     assert.equal(await restored.locator('input.size').inputValue(), '480 × 832');
@@ -150,7 +172,9 @@ describe('Media Studio', () => {
       await runCommandFromPalette(page, 'Model Gateway: Generate Video');
       const frame = await mediaFrame(page);
       const video = frame.locator('#panel-video');
-      await video.locator('select.video-model-select option[value="wan2.5-t2v-preview"]').waitFor({ state: 'attached' });
+      await video
+        .locator('select.video-model-select option[value="wan2.5-t2v-preview"]')
+        .waitFor({ state: 'attached' });
       await video.locator('textarea.prompt').fill('[[fail]] A fox that will not be made');
       await video.locator('input.size').fill('832 × 480');
       await frame.locator('button[aria-label="Submit the video task (billed)"]').click();
@@ -167,15 +191,23 @@ describe('Media Studio', () => {
       const text = await row.innerText();
       const reason = await row.locator('.error-message').innerText();
       assert.match(reason, /^The gateway reports the task as failed: /);
-      const upstream = reason.replace(/^The gateway reports the task as failed: /, '').split(' It was not resubmitted')[0] ?? '';
+      const upstream =
+        reason.replace(/^The gateway reports the task as failed: /, '').split(' It was not resubmitted')[0] ?? '';
       assert.ok(upstream.length > 0);
       assert.equal(text.split(upstream).length - 1, 1, `the gateway's words appear more than once: ${text}`);
-      assert.equal(await page.locator('.notifications-toasts .notification-toast', { hasText: 'failed' }).count(), 0, 'the studio is on screen: no notification repeats the failure');
+      assert.equal(
+        await page.locator('.notifications-toasts .notification-toast', { hasText: 'failed' }).count(),
+        0,
+        'the studio is on screen: no notification repeats the failure',
+      );
       // An empty bar, never a full one.
       const bar = row.locator('progress');
       assert.equal(await bar.evaluate((el) => (el as unknown as { value: number }).value), 0);
       assert.match((await bar.getAttribute('class')) ?? '', /progress-failed/);
-      assert.match(await row.locator('.billing-note').innerText(), /^Billing: the gateway charged this task when it accepted it and may refund it/);
+      assert.match(
+        await row.locator('.billing-note').innerText(),
+        /^Billing: the gateway charged this task when it accepted it and may refund it/,
+      );
       // The figures say what they are.
       assert.match(await row.locator('.meta').innerText(), /video length 5 s · took \d/);
       // The session line leaves the failed task out of the billed videos (the heron's task, submitted too, is the one counted).
@@ -187,7 +219,11 @@ describe('Media Studio', () => {
       await frame.locator('#tab-images').click();
       const card = frame.locator('#panel-images .gallery .card').first();
       await card.waitFor();
-      assert.equal(await card.locator('.item-actions > button, .item-actions > .more > button').count(), 2, 'two buttons on a card');
+      assert.equal(
+        await card.locator('.item-actions > button, .item-actions > .more > button').count(),
+        2,
+        'two buttons on a card',
+      );
       const toggle = card.locator('button.more-toggle');
       await toggle.focus();
       await page.keyboard.press('Enter');
@@ -197,7 +233,11 @@ describe('Media Studio', () => {
       await page.keyboard.press('ArrowDown');
       await page.keyboard.press('Escape');
       await menu.waitFor({ state: 'hidden' });
-      assert.equal(await toggle.evaluate((el) => el === (el.ownerDocument as unknown as { activeElement: unknown }).activeElement), true, 'focus back on the menu button');
+      assert.equal(
+        await toggle.evaluate((el) => el === (el.ownerDocument as unknown as { activeElement: unknown }).activeElement),
+        true,
+        'focus back on the menu button',
+      );
 
       mkdirSync(path.join(REPO_ROOT, 'test-results', 'e2e-media'), { recursive: true });
       for (const theme of [
@@ -212,7 +252,9 @@ describe('Media Studio', () => {
         await badge.waitFor({ timeout: 120_000 });
         // Only the colours are read in the page (a function defined in there would need the test build's helpers).
         const colours = await badge.evaluate((el) => {
-          const view = el.ownerDocument.defaultView as unknown as { getComputedStyle(e: unknown): { color: string; backgroundColor: string } };
+          const view = el.ownerDocument.defaultView as unknown as {
+            getComputedStyle(e: unknown): { color: string; backgroundColor: string };
+          };
           const style = view.getComputedStyle(el);
           return [style.color, style.backgroundColor];
         });
@@ -220,7 +262,9 @@ describe('Media Studio', () => {
         const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
         assert.ok(ratio >= 4.5, `the Done badge's contrast in the ${theme.name} theme is ${ratio.toFixed(2)}:1`);
         await parkMouse(page);
-        await page.screenshot({ path: path.join(REPO_ROOT, 'test-results', 'e2e-media', `video-failed-${theme.name}.png`) });
+        await page.screenshot({
+          path: path.join(REPO_ROOT, 'test-results', 'e2e-media', `video-failed-${theme.name}.png`),
+        });
       }
     } finally {
       await writeSettings(original);

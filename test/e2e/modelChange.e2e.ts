@@ -1,7 +1,15 @@
 import * as assert from 'node:assert/strict';
 import { DEMO_KEY, VIP_KEY, VIP_ONLY_MODEL } from '../gateway';
 import { ui } from './context';
-import { clearNotifications, masked, openNewChat, runCommandFromPalette, sendChatMessage as send, setApiKey, waitForStatus } from './workbench';
+import {
+  clearNotifications,
+  masked,
+  openNewChat,
+  runCommandFromPalette,
+  sendChatMessage as send,
+  setApiKey,
+  waitForStatus,
+} from './workbench';
 
 /**
  * The key changes under a conversation and its model leaves the key's list: the conversation says
@@ -32,12 +40,18 @@ describe('Chat: a model the key can no longer use', () => {
     await runCommandFromPalette(page, 'Model Gateway: Refresh Models');
     const gone = frame.locator('.model-gone');
     await gone.waitFor();
-    assert.match(await gone.innerText(), new RegExp(`^${VIP_ONLY_MODEL} is not available with the new API key\\. Continue with:`));
+    assert.match(
+      await gone.innerText(),
+      new RegExp(`^${VIP_ONLY_MODEL} is not available with the new API key\\. Continue with:`),
+    );
     const input = frame.locator('textarea[aria-label="Message"]');
     await input.fill('Still there?');
     const sendButton = frame.locator('button[aria-label^="Send the message"]');
     assert.equal(await sendButton.isDisabled(), true, 'Send waits for a pick');
-    assert.match(await frame.locator('.composer-note').innerText(), new RegExp(`Pick the model to continue with: ${VIP_ONLY_MODEL} is not available`));
+    assert.match(
+      await frame.locator('.composer-note').innerText(),
+      new RegExp(`Pick the model to continue with: ${VIP_ONLY_MODEL} is not available`),
+    );
 
     // Picked by keyboard: the first choice gets focus, Enter picks it.
     const choice = gone.getByRole('group', { name: 'Continue with' }).getByRole('button').first();
@@ -46,7 +60,9 @@ describe('Chat: a model the key can no longer use', () => {
     await choice.focus();
     await page.keyboard.press('Enter');
     const line = frame.locator('.msg-notice').last();
-    await line.filter({ hasText: `${VIP_ONLY_MODEL} is not available with the new API key; continuing with ${picked}.` }).waitFor();
+    await line
+      .filter({ hasText: `${VIP_ONLY_MODEL} is not available with the new API key; continuing with ${picked}.` })
+      .waitFor();
     await gone.waitFor({ state: 'hidden' });
     assert.equal(await frame.locator('select.model-select').inputValue(), picked);
 

@@ -4,7 +4,20 @@ import * as path from 'node:path';
 import { DEMO_KEY } from '../gateway';
 import { ui } from './context';
 import { REPO_ROOT } from './environment';
-import { clearNotifications, expandGroup, masked, modelRow, notification, openModelsView, pageTextAndMarkup, parkMouse, readModelsTree, setApiKey, waitForStatus, type TreeRow } from './workbench';
+import {
+  clearNotifications,
+  expandGroup,
+  masked,
+  modelRow,
+  notification,
+  openModelsView,
+  pageTextAndMarkup,
+  parkMouse,
+  readModelsTree,
+  setApiKey,
+  waitForStatus,
+  type TreeRow,
+} from './workbench';
 
 function row(rows: TreeRow[], id: string): TreeRow {
   const found = rows.find((r) => r.level === 2 && r.label === id);
@@ -30,7 +43,11 @@ describe('Model Gateway sidebar', () => {
 
     const gpt5 = row(rows, 'gpt-5');
     assert.equal(gpt5.group, 'Chat');
-    assert.match(gpt5.description, /^Chat Completions · Responses — OpenAI$/, 'the provider by its name, not its channel id');
+    assert.match(
+      gpt5.description,
+      /^Chat Completions · Responses — OpenAI$/,
+      'the provider by its name, not its channel id',
+    );
     assert.equal(gpt5.ariaLabel, 'gpt-5, Chat model, available, Chat Completions · Responses');
 
     const qwenMax = row(rows, 'qwen-max');
@@ -60,7 +77,12 @@ describe('Model Gateway sidebar', () => {
 
     // Refresh says what it found.
     await clearNotifications(page);
-    await page.locator('.part.sidebar .pane-header[aria-label^="Models "] .actions a[aria-label="Refresh Models"], .part.sidebar .composite.title .actions a[aria-label="Refresh Models"]').first().click();
+    await page
+      .locator(
+        '.part.sidebar .pane-header[aria-label^="Models "] .actions a[aria-label="Refresh Models"], .part.sidebar .composite.title .actions a[aria-label="Refresh Models"]',
+      )
+      .first()
+      .click();
     const toast = await notification(page, /^Models refreshed/);
     assert.match(toast.text, /^Models refreshed: \d+ models are available to this key\.$/);
     await parkMouse(page);

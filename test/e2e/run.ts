@@ -42,7 +42,14 @@ export async function runUiSuite(opts: UiSuiteOptions = {}): Promise<UiSuiteResu
   let env: E2eEnvironment | undefined;
   try {
     env = await startEnvironment(opts.environment);
-    setUiContext({ page: env.page, double: env.double, codeServer: env.codeServer, workspace: env.workspace, openWindow: env.openWindow, openInLanguage: env.openInLanguage });
+    setUiContext({
+      page: env.page,
+      double: env.double,
+      codeServer: env.codeServer,
+      workspace: env.workspace,
+      openWindow: env.openWindow,
+      openInLanguage: env.openInLanguage,
+    });
     return await runMocha(files, opts.grep);
   } finally {
     setUiContext(undefined);
@@ -72,7 +79,10 @@ function runMocha(files: string[], grep: string | undefined): Promise<UiSuiteRes
           // scenario with the reason instead; the next one starts over from its own beforeEach.
           const test = this.currentTest;
           if (!test) throw error;
-          test.fn = () => Promise.reject(new Error(`preparing the workbench for this scenario failed: ${String(error)}`, { cause: error }));
+          test.fn = () =>
+            Promise.reject(
+              new Error(`preparing the workbench for this scenario failed: ${String(error)}`, { cause: error }),
+            );
         }
       },
       async afterEach(this: Mocha.Context) {
@@ -102,7 +112,10 @@ async function extensionLogs(codeServer: CodeServer): Promise<string[]> {
   const logsDir = path.join(codeServer.scratchDir, 'ud', 'logs');
   const entries = await fsp.readdir(logsDir, { recursive: true, withFileTypes: true }).catch(() => []);
   return entries
-    .filter((e) => e.isFile() && (e.name.includes('Model Gateway') || e.name === 'exthost.log' || e.name === 'remoteexthost.log'))
+    .filter(
+      (e) =>
+        e.isFile() && (e.name.includes('Model Gateway') || e.name === 'exthost.log' || e.name === 'remoteexthost.log'),
+    )
     .map((e) => path.join(e.parentPath, e.name));
 }
 

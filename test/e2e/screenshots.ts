@@ -62,7 +62,14 @@ async function shoot(page: Page, name: string): Promise<string> {
   const viewport = page.viewportSize();
   if (!sidebar || !viewport) throw new Error('the side bar is not on screen');
   const clip = { x: 0, y: 0, width: Math.ceil(sidebar.x + sidebar.width), height: viewport.height };
-  await page.screenshot({ path: file, type: 'jpeg', quality: JPEG_QUALITY, caret: 'hide', animations: 'disabled', clip });
+  await page.screenshot({
+    path: file,
+    type: 'jpeg',
+    quality: JPEG_QUALITY,
+    caret: 'hide',
+    animations: 'disabled',
+    clip,
+  });
   console.log(`wrote ${path.relative(REPO_ROOT, file)}`);
   return file;
 }

@@ -37,9 +37,22 @@ describe('Where the key goes', () => {
     for (const entry of gateway) {
       const authorization = entry.headers.authorization;
       // Exactly one "Bearer " and a whole key: no doubled prefix, no stray whitespace, no second key.
-      if (authorization !== undefined) assert.ok(keys.some((k) => authorization === `Bearer ${k}`), `${describeEntry(entry)}: unexpected Authorization header`);
-      const elsewhere = [entry.path, entry.bodyText ?? '', ...Object.entries(entry.headers).filter(([n]) => n !== 'authorization').map(([, v]) => v)];
-      assert.ok(!elsewhere.some((s) => keys.some((k) => s.includes(k))), `${describeEntry(entry)} carried a key outside Authorization`);
+      if (authorization !== undefined)
+        assert.ok(
+          keys.some((k) => authorization === `Bearer ${k}`),
+          `${describeEntry(entry)}: unexpected Authorization header`,
+        );
+      const elsewhere = [
+        entry.path,
+        entry.bodyText ?? '',
+        ...Object.entries(entry.headers)
+          .filter(([n]) => n !== 'authorization')
+          .map(([, v]) => v),
+      ];
+      assert.ok(
+        !elsewhere.some((s) => keys.some((k) => s.includes(k))),
+        `${describeEntry(entry)} carried a key outside Authorization`,
+      );
     }
   });
 

@@ -66,7 +66,8 @@ describe('Document and web tools in the workbench', () => {
     const { page, workspace } = ui();
     await ensureSampleWorkspace(workspace);
     // A saved result from an earlier run of this scenario in the same workspace would be kept.
-    for (const saved of ['quarterly-report.md', 'quarterly-report_2.md']) await fsp.rm(path.join(workspace, saved), { force: true });
+    for (const saved of ['quarterly-report.md', 'quarterly-report_2.md'])
+      await fsp.rm(path.join(workspace, saved), { force: true });
     // A new window is a new session: the billing notice is due before its first billed call,
     // whatever billed calls scenarios in other files made.
     await reloadWindow(page);
@@ -105,18 +106,30 @@ describe('Document and web tools in the workbench', () => {
     await editor.waitFor();
     // Markdown wraps long lines in a narrow editor; single words of the first page are enough.
     const shown = await editorText(editor);
-    for (const word of ['Harbor', 'Summary', 'Incidents']) assert.ok(shown.includes(word), `"${word}" in: ${shown.slice(0, 200)}`);
+    for (const word of ['Harbor', 'Summary', 'Incidents'])
+      assert.ok(shown.includes(word), `"${word}" in: ${shown.slice(0, 200)}`);
     await editorLanguage(page).filter({ hasText: 'Markdown' }).waitFor();
-    assert.equal(await page.locator('.part.editor .editor-group-container.empty').count(), 0, 'the result opened in the group the user works in: no empty group beside it');
+    assert.equal(
+      await page.locator('.part.editor .editor-group-container.empty').count(),
+      0,
+      'the result opened in the group the user works in: no empty group beside it',
+    );
 
-    const result = await notification(page, `Parsed ${sample.name}: ${readableText(sample.text).length.toLocaleString('en-US')} characters.`);
+    const result = await notification(
+      page,
+      `Parsed ${sample.name}: ${readableText(sample.text).length.toLocaleString('en-US')} characters.`,
+    );
     assert.equal(result.severity, 'info');
     await buttonIn(result.locator, 'Add to Chat').waitFor();
     await paceBeforeToasts(page);
     await buttonIn(result.locator, 'Save Next to File').click();
     await notification(page, 'Saved quarterly-report.md.');
     await explorerRow(page, 'quarterly-report.md').waitFor();
-    assert.equal(await fsp.readFile(path.join(workspace, 'quarterly-report.md'), 'utf8'), readableText(sample.text), 'saved as shown: pages apart, no control characters');
+    assert.equal(
+      await fsp.readFile(path.join(workspace, 'quarterly-report.md'), 'utf8'),
+      readableText(sample.text),
+      'saved as shown: pages apart, no control characters',
+    );
     assert.ok(existsSync(path.join(workspace, sample.name)), 'the PDF itself is untouched');
   });
 
@@ -151,12 +164,15 @@ describe('Document and web tools in the workbench', () => {
     assert.equal(await fsp.readFile(first, 'utf8'), kept, 'the earlier file is kept as it was');
   });
 
-  it('says a scanned PDF has no text and offers OCR, which opens the scan\'s text', async () => {
+  it("says a scanned PDF has no text and offers OCR, which opens the scan's text", async () => {
     const { page } = ui();
     const sample = sampleFile('scanned-letter.pdf');
     await explorerContextCommand(page, sample.name, 'Parse PDF');
     const warningText = `No text was found in ${sample.name}`;
-    await continuePastBillingNotice(page, page.locator('.notifications-toasts .notification-toast', { hasText: warningText }));
+    await continuePastBillingNotice(
+      page,
+      page.locator('.notifications-toasts .notification-toast', { hasText: warningText }),
+    );
 
     const warning = await notification(page, warningText);
     assert.equal(warning.severity, 'warning');
@@ -192,7 +208,11 @@ describe('Document and web tools in the workbench', () => {
     const rows = page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`);
     const top = rows.and(page.locator('[data-index="0"]'));
     await top.waitFor();
-    assert.equal(await top.getAttribute('aria-setsize'), '11', 'ten results and "Open all results as a Markdown document"');
+    assert.equal(
+      await top.getAttribute('aria-setsize'),
+      '11',
+      'ten results and "Open all results as a Markdown document"',
+    );
     assert.equal((await top.locator('.label-name').first().innerText()).trim(), first.title);
 
     // Pointing at the row shows its buttons, and after a moment its hover card, which opens at the
@@ -233,24 +253,39 @@ describe('Document and web tools in the workbench', () => {
       await page.keyboard.press('Enter');
 
       const blockedText = "Kimi's search is blocked upstream";
-      await continuePastBillingNotice(page, page.locator('.notifications-toasts .notification-toast', { hasText: blockedText }));
+      await continuePastBillingNotice(
+        page,
+        page.locator('.notifications-toasts .notification-toast', { hasText: blockedText }),
+      );
       const blocked = await notification(page, blockedText);
       assert.equal(blocked.severity, 'warning');
       assert.match(blocked.text, /HTTP 403/);
       await paceBeforeToasts(page);
       await buttonIn(blocked.locator, 'Search with GLM').click();
 
-      await eventually(() => double.log.slice(since).some((e) => e.path === `${GLM_ROOT}/web_search` && e.status === 200), "the first provider's search was called");
+      await eventually(
+        () => double.log.slice(since).some((e) => e.path === `${GLM_ROOT}/web_search` && e.status === 200),
+        "the first provider's search was called",
+      );
       assert.deepEqual(
-        double.log.slice(since).filter((e) => e.tool).map((e) => `${e.path} ${e.status} ${e.tool?.chargedQuota}`),
+        double.log
+          .slice(since)
+          .filter((e) => e.tool)
+          .map((e) => `${e.path} ${e.status} ${e.tool?.chargedQuota}`),
         [`${KIMI_ROOT}/tools/search 403 0`, `${GLM_ROOT}/web_search 200 ${DEFAULT_TOOL_PRICE_USD * QUOTA_PER_USD}`],
       );
       // The user paid for this search: its results must be shown as when searching the first provider directly.
       const picks = page.locator(`${QUICK_INPUT} .quick-input-title`, { hasText: `Results for "${query}"` });
       await picks.waitFor().catch(() => {
-        throw new Error(`after "Search with GLM" the search ran and was billed, but no results were shown (no quick pick "Results for \"${query}\"")`);
+        throw new Error(
+          `after "Search with GLM" the search ran and was billed, but no results were shown (no quick pick "Results for \"${query}\"")`,
+        );
       });
-      await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row[data-index="0"] .label-name`, { hasText: first.title }).waitFor();
+      await page
+        .locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row[data-index="0"] .label-name`, {
+          hasText: first.title,
+        })
+        .waitFor();
     } catch (error) {
       failure = error;
       throw error;
@@ -298,7 +333,10 @@ describe('Document and web tools in the workbench', () => {
     const progressToast = page.locator('.notifications-toasts .notification-toast', { hasText: `Reading ${url}` });
     await continuePastBillingNotice(page, progressToast);
     const progress = await notification(page, `Reading ${url}`);
-    await eventually(() => double.log.some((e) => e.path === `${GLM_ROOT}/reader` && e.status === 0), 'the reader request reached the double and hangs there');
+    await eventually(
+      () => double.log.some((e) => e.path === `${GLM_ROOT}/reader` && e.status === 0),
+      'the reader request reached the double and hangs there',
+    );
     await buttonIn(progress.locator, 'Cancel').click();
     await progress.locator.waitFor({ state: 'detached' });
 
@@ -310,6 +348,10 @@ describe('Document and web tools in the workbench', () => {
     const hover = await statusHover(page, before > 0 ? sessionLine(before) : 'Click to check the connection');
     if (before === 0) assert.doesNotMatch(await hover.innerText(), /This session/);
     assert.equal(await editorShowing(page, 'slow-page').count(), 0, 'no page was opened');
-    assert.equal(await page.locator('.notifications-toasts .notification-toast .codicon-error').count(), 0, 'a cancel is not an error');
+    assert.equal(
+      await page.locator('.notifications-toasts .notification-toast .codicon-error').count(),
+      0,
+      'a cancel is not an error',
+    );
   });
 });

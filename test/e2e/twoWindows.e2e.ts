@@ -79,7 +79,7 @@ describe('Two windows on one profile', () => {
     return windowB;
   }
 
-  it('a question asked in window A through the palette shows up in window B\'s chat history', async () => {
+  it("a question asked in window A through the palette shows up in window B's chat history", async () => {
     const { page } = ui();
     // A new conversation in A, so the question cannot land in one B already knows. The view is
     // shown (and has read the stored conversations) first: a New Chat that arrives while a window's
@@ -109,7 +109,9 @@ describe('Two windows on one profile', () => {
       const afterReload = (await (await openHistory(pageB())).filter({ hasText: question }).count()) > 0;
       throw new Error(
         `window B's chat history did not list the conversation window A created ("${question}") within ${OTHER_WINDOW_MS / 1000} s; ` +
-          (afterReload ? 'after reloading window B it does, so B did not follow the shared storage' : 'even a reloaded window B does not list it'),
+          (afterReload
+            ? 'after reloading window B it does, so B did not follow the shared storage'
+            : 'even a reloaded window B does not list it'),
         { cause: error },
       );
     } finally {
@@ -135,13 +137,16 @@ describe('Two windows on one profile', () => {
     try {
       await rows.filter({ hasText: renamed }).waitFor({ timeout: OTHER_WINDOW_MS });
     } catch (error) {
-      throw new Error(`window B's chat history did not show the title "${renamed}" given in window A within ${OTHER_WINDOW_MS / 1000} s`, { cause: error });
+      throw new Error(
+        `window B's chat history did not show the title "${renamed}" given in window A within ${OTHER_WINDOW_MS / 1000} s`,
+        { cause: error },
+      );
     } finally {
       await closeHistory(pageB()).catch(() => undefined);
     }
   });
 
-  it('a conversation deleted in window A leaves window B\'s chat history', async () => {
+  it("a conversation deleted in window A leaves window B's chat history", async () => {
     assert.ok(title, 'needs the conversation of the scenario before');
     const { page } = ui();
     // Only a list that showed the conversation can prove it was dropped; it follows changes while open.
@@ -151,7 +156,9 @@ describe('Two windows on one profile', () => {
         .filter({ hasText: title })
         .waitFor({ timeout: OTHER_WINDOW_MS })
         .catch((error: unknown) => {
-          throw new Error(`window B never showed the conversation ("${title}"), so its removal cannot be checked`, { cause: error });
+          throw new Error(`window B never showed the conversation ("${title}"), so its removal cannot be checked`, {
+            cause: error,
+          });
         });
 
       await showChat(page);
@@ -167,7 +174,10 @@ describe('Two windows on one profile', () => {
         .filter({ hasText: title })
         .waitFor({ state: 'detached', timeout: OTHER_WINDOW_MS })
         .catch((error: unknown) => {
-          throw new Error(`window B still lists the conversation window A deleted ("${title}") after ${OTHER_WINDOW_MS / 1000} s`, { cause: error });
+          throw new Error(
+            `window B still lists the conversation window A deleted ("${title}") after ${OTHER_WINDOW_MS / 1000} s`,
+            { cause: error },
+          );
         });
     } finally {
       await closeHistory(pageB()).catch(() => undefined);

@@ -75,7 +75,11 @@ export interface Toast {
 }
 
 /** A toast containing `text`, with its full message and its severity (from the icon VS Code draws). */
-export async function notification(page: Page, text: string | RegExp, timeoutMs: number = LIMITS.stepMs): Promise<Toast> {
+export async function notification(
+  page: Page,
+  text: string | RegExp,
+  timeoutMs: number = LIMITS.stepMs,
+): Promise<Toast> {
   const locator = page.locator('.notifications-toasts .notification-toast', { hasText: text }).first();
   await locator.waitFor({ timeout: timeoutMs });
   lastToastAt.set(page, Date.now());
@@ -137,7 +141,9 @@ export async function checkConnection(page: Page, expect: string | RegExp): Prom
   await paceToasts(page);
   await runCommandFromPalette(page, COMMANDS.checkConnection);
   const report = await notification(page, expect);
-  await page.locator('.notifications-toasts .notification-toast', { hasText: 'checking the connection' }).waitFor({ state: 'detached' });
+  await page
+    .locator('.notifications-toasts .notification-toast', { hasText: 'checking the connection' })
+    .waitFor({ state: 'detached' });
   return report;
 }
 
@@ -152,7 +158,12 @@ export interface StatusState {
 }
 
 /** Waits until the status bar item shows `text` (and `icon`, when given) and returns what it shows. */
-export async function waitForStatus(page: Page, text: string, icon?: string, timeoutMs: number = LIMITS.stepMs): Promise<StatusState> {
+export async function waitForStatus(
+  page: Page,
+  text: string,
+  icon?: string,
+  timeoutMs: number = LIMITS.stepMs,
+): Promise<StatusState> {
   const item = statusItem(page).filter({ hasText: text });
   await (icon ? item.filter({ has: page.locator(`.codicon-${icon}`) }) : item).first().waitFor({ timeout: timeoutMs });
   return readStatus(page);
@@ -161,7 +172,12 @@ export async function waitForStatus(page: Page, text: string, icon?: string, tim
 export async function readStatus(page: Page): Promise<StatusState> {
   const item = statusItem(page);
   const text = (await item.innerText()).trim();
-  const classes = (await item.locator('.codicon').first().getAttribute('class').catch(() => null)) ?? '';
+  const classes =
+    (await item
+      .locator('.codicon')
+      .first()
+      .getAttribute('class')
+      .catch(() => null)) ?? '';
   const icon = /codicon-([\w-]+)/.exec(classes.replace(/\bcodicon-modifier-[\w-]+/g, ''))?.[1];
   return { text, icon };
 }
@@ -185,7 +201,8 @@ export async function openModelsView(page: Page, firstGroup = 'Chat'): Promise<v
   const entry = activityEntry(page);
   await entry.waitFor();
   const tab = page.locator('.part.activitybar .action-item', { has: page.locator('a[aria-label^="Model Gateway"]') });
-  const showing = (await tab.getAttribute('aria-selected')) === 'true' && (await page.locator('.part.sidebar').isVisible());
+  const showing =
+    (await tab.getAttribute('aria-selected')) === 'true' && (await page.locator('.part.sidebar').isVisible());
   if (!showing) await entry.click();
   await page.locator('.part.sidebar .composite.title', { hasText: /Model Gateway/i }).waitFor();
   // The container holds other views too; the section header is hidden only while Models is alone.
@@ -315,7 +332,9 @@ export async function pageTextAndMarkup(page: Page): Promise<{ text: string; mar
 
 /** The status bar item's computed background (the tsconfig has no DOM types, hence a string expression). */
 export async function statusBackground(page: Page): Promise<string> {
-  return page.evaluate<string>(`getComputedStyle(document.querySelector(${JSON.stringify(STATUS_ITEM)})).backgroundColor`);
+  return page.evaluate<string>(
+    `getComputedStyle(document.querySelector(${JSON.stringify(STATUS_ITEM)})).backgroundColor`,
+  );
 }
 
 /**
@@ -426,7 +445,9 @@ export async function runExactCommandFromPalette(page: Page, label: string): Pro
  */
 export async function pickExactCommand(page: Page, label: string): Promise<void> {
   const exact = new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
-  await pickCommand(page, label, (rows) => rows.filter({ has: page.locator('.label-name', { hasText: exact }) }).first());
+  await pickCommand(page, label, (rows) =>
+    rows.filter({ has: page.locator('.label-name', { hasText: exact }) }).first(),
+  );
 }
 
 /** A file's row in the Explorer (its accessible label is the file name). */
@@ -453,7 +474,11 @@ export async function showExplorerWith(page: Page, names: readonly string[]): Pr
 export async function explorerContextCommand(page: Page, name: string, item: string): Promise<void> {
   const row = explorerRow(page, name);
   await row.click({ button: 'right' });
-  const entry = page.locator('.context-view .monaco-menu .action-item', { has: page.locator('.action-label', { hasText: new RegExp(`^${item}$`) }) }).first();
+  const entry = page
+    .locator('.context-view .monaco-menu .action-item', {
+      has: page.locator('.action-label', { hasText: new RegExp(`^${item}$`) }),
+    })
+    .first();
   await entry.hover();
   await page.locator('.context-view .monaco-menu .action-item.focused', { hasText: item }).waitFor();
   await page.keyboard.press('Enter');
@@ -467,7 +492,9 @@ export function modalDialog(page: Page, text: string | RegExp): Locator {
 
 /** A button of a dialog or toast, by its exact title ("Continue" is not "Continue and Don't Ask Again"). */
 export function buttonIn(container: Locator, title: string): Locator {
-  return container.locator('a.monaco-button', { hasText: new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) });
+  return container.locator('a.monaco-button', {
+    hasText: new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`),
+  });
 }
 
 /** The billing notice shown before the first billed tool call of a session. */
@@ -480,7 +507,11 @@ export function billingNotice(page: Page): Locator {
  * "Continue" if it came. Returns whether it was shown. (The notice is shown once per session, so a
  * scenario run on its own meets it where a full run does not.)
  */
-export async function continuePastBillingNotice(page: Page, next: Locator, timeoutMs: number = LIMITS.stepMs): Promise<boolean> {
+export async function continuePastBillingNotice(
+  page: Page,
+  next: Locator,
+  timeoutMs: number = LIMITS.stepMs,
+): Promise<boolean> {
   const notice = billingNotice(page);
   await notice.or(next).first().waitFor({ timeout: timeoutMs });
   if (!(await notice.isVisible())) return false;
@@ -554,7 +585,9 @@ export function activeEditorShowing(page: Page, text: string): Locator {
 
 /** The action button `label` (e.g. a command's title) in the title bar of the active editor. */
 export function editorTitleAction(page: Page, label: string): Locator {
-  return page.locator(`.part.editor .editor-group-container.active .title .editor-actions a.action-label[aria-label="${label}"]`);
+  return page.locator(
+    `.part.editor .editor-group-container.active .title .editor-actions a.action-label[aria-label="${label}"]`,
+  );
 }
 
 /**

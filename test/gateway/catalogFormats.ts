@@ -57,7 +57,11 @@ function entry(m: ModelSpec): Entry {
             ? 'openai-responses'
             : 'openai-completions';
   const npm =
-    api === 'anthropic-messages' ? '@ai-sdk/anthropic' : api === 'openai-responses' ? '@ai-sdk/openai' : '@ai-sdk/openai-compatible';
+    api === 'anthropic-messages'
+      ? '@ai-sdk/anthropic'
+      : api === 'openai-responses'
+        ? '@ai-sdk/openai'
+        : '@ai-sdk/openai-compatible';
   const output: Modality[] = kind === 'video' ? ['video'] : kind === 'image' ? ['image'] : ['text'];
   return {
     id: m.id,
@@ -128,10 +132,21 @@ function opencode(entries: Entry[], gatewayUrl: string) {
 /** Keyed by upstream vendor, every provider's `api` being the gateway. */
 function modelsDev(entries: Entry[], gatewayUrl: string) {
   const api = `${gatewayUrl}/v1`;
-  const out: Record<string, { id: string; name: string; env: string[]; npm: string; api: string; doc: string; models: Record<string, object> }> = {};
+  const out: Record<
+    string,
+    { id: string; name: string; env: string[]; npm: string; api: string; doc: string; models: Record<string, object> }
+  > = {};
   for (const e of entries) {
     const vendor = VENDORS[e.ownedBy] ?? { id: e.ownedBy, name: e.ownedBy };
-    const provider = (out[vendor.id] ??= { id: vendor.id, name: vendor.name, env: [], npm: e.npm, api, doc: gatewayUrl, models: {} });
+    const provider = (out[vendor.id] ??= {
+      id: vendor.id,
+      name: vendor.name,
+      env: [],
+      npm: e.npm,
+      api,
+      doc: gatewayUrl,
+      models: {},
+    });
     provider.models[e.id] = {
       id: e.id,
       ...modelFields(e),

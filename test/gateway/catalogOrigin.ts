@@ -59,7 +59,12 @@ export class CatalogFile {
 }
 
 /** RFC 9110 §13.2.2: If-None-Match wins over If-Modified-Since; ETags compare weakly. */
-function notModified(ifNoneMatch: string | undefined, ifModifiedSince: string | undefined, etag: string, lastModified: number): boolean {
+function notModified(
+  ifNoneMatch: string | undefined,
+  ifModifiedSince: string | undefined,
+  etag: string,
+  lastModified: number,
+): boolean {
   const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
   if (ifNoneMatch !== undefined) {
     return ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((tag) => opaque(tag) === opaque(etag));

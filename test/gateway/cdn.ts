@@ -108,7 +108,13 @@ export class CdnStore {
 
   readonly dispatch: Dispatch = (http) => {
     const requestId = ossRequestId();
-    const fail = (status: number, code: string, message: string, extra: Record<string, string> = {}, headers: Record<string, string> = {}) =>
+    const fail = (
+      status: number,
+      code: string,
+      message: string,
+      extra: Record<string, string> = {},
+      headers: Record<string, string> = {},
+    ) =>
       http.send(status, xmlError(code, message, requestId, extra), {
         'Content-Type': 'application/xml',
         Server: 'AliyunOSS',
@@ -117,14 +123,22 @@ export class CdnStore {
       });
 
     if (http.method !== 'GET' && http.method !== 'HEAD') {
-      return fail(405, 'MethodNotAllowed', 'The specified method is not allowed against this resource.', { Method: http.method, ResourceType: 'Object' });
+      return fail(405, 'MethodNotAllowed', 'The specified method is not allowed against this resource.', {
+        Method: http.method,
+        ResourceType: 'Object',
+      });
     }
     // A pre-signed link carries its credential in the query; a second one in a header is refused
     // (S3's "Only one auth mechanism allowed"; OSS answers such requests 400 as well).
     if (http.header('authorization') !== undefined) {
-      return fail(400, 'InvalidArgument', 'Only one auth mechanism allowed; only the Signature query parameter or the Authorization header should be specified.', {
-        ArgumentName: 'Authorization',
-      });
+      return fail(
+        400,
+        'InvalidArgument',
+        'Only one auth mechanism allowed; only the Signature query parameter or the Authorization header should be specified.',
+        {
+          ArgumentName: 'Authorization',
+        },
+      );
     }
     const object = this.objects.get(http.path);
     const query = http.url.searchParams;
@@ -135,7 +149,11 @@ export class CdnStore {
     }
     if (!object) return fail(404, 'NoSuchKey', 'The specified key does not exist.', { Key: http.path.slice(1) });
     if (signature !== this.sign(http.path, Number(expires))) {
-      return fail(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.');
+      return fail(
+        403,
+        'SignatureDoesNotMatch',
+        'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+      );
     }
     const now = Date.now();
     // The signed Expires (whole seconds) cannot be changed; the object keeps the exact moment.
@@ -159,9 +177,21 @@ export class CdnStore {
   };
 }
 
-type Fail = (status: number, code: string, message: string, extra?: Record<string, string>, headers?: Record<string, string>) => void;
+type Fail = (
+  status: number,
+  code: string,
+  message: string,
+  extra?: Record<string, string>,
+  headers?: Record<string, string>,
+) => void;
 
-async function serveFile(http: RequestContext, object: Stored, file: VirtualFile, requestId: string, fail: Fail): Promise<void> {
+async function serveFile(
+  http: RequestContext,
+  object: Stored,
+  file: VirtualFile,
+  requestId: string,
+  fail: Fail,
+): Promise<void> {
   const headers: Record<string, string | number> = {
     'Content-Type': object.contentType,
     'Accept-Ranges': 'bytes',
@@ -179,9 +209,15 @@ async function serveFile(http: RequestContext, object: Stored, file: VirtualFile
   if (range !== undefined) {
     const parsed = parseRange(range, file.size);
     if (parsed === 'unsatisfiable') {
-      return fail(416, 'InvalidRange', 'The requested range cannot be satisfied', { RangeRequested: range, ActualObjectSize: String(file.size) }, {
-        'Content-Range': `bytes */${file.size}`,
-      });
+      return fail(
+        416,
+        'InvalidRange',
+        'The requested range cannot be satisfied',
+        { RangeRequested: range, ActualObjectSize: String(file.size) },
+        {
+          'Content-Range': `bytes */${file.size}`,
+        },
+      );
     }
     if (parsed) {
       [start, end] = parsed;
@@ -194,7 +230,14 @@ async function serveFile(http: RequestContext, object: Stored, file: VirtualFile
 }
 
 /** Writes the head and bytes [start, end) of a file, waiting for the client to drain (backpressure). */
-export async function streamFile(http: RequestContext, status: number, headers: Record<string, string | number>, file: VirtualFile, start = 0, end = file.size): Promise<void> {
+export async function streamFile(
+  http: RequestContext,
+  status: number,
+  headers: Record<string, string | number>,
+  file: VirtualFile,
+  start = 0,
+  end = file.size,
+): Promise<void> {
   http.writeHead(status, headers);
   if (http.method === 'HEAD') {
     http.res.end();

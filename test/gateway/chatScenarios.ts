@@ -34,7 +34,11 @@ export const CHAT_SCENARIOS: readonly ChatScenario[] = [
       'Images in the last user message (Chat `image_url` data URLs, Responses `input_image`, Messages `image` blocks) are checked as the upstream checks them ' +
       'and described from their bytes after the echo, one line each: `image 1: PNG 48x48, 2107 bytes, sha256 <first 12 hex>`.',
   },
-  { marker: '[[reasoning]]', effect: 'Reasoning first, on any model: `reasoning_content` deltas / a thinking block with signature / a reasoning item with summary deltas.' },
+  {
+    marker: '[[reasoning]]',
+    effect:
+      'Reasoning first, on any model: `reasoning_content` deltas / a thinking block with signature / a reasoning item with summary deltas.',
+  },
   {
     marker: '[[tool]]',
     effect:
@@ -61,9 +65,19 @@ export const CHAT_SCENARIOS: readonly ChatScenario[] = [
       'A name matches an offered tool exactly, else one whose name ends with it when both are lower-cased without `_`/`-` (`read_file` finds `copilot_readFile`). ' +
       'A tool that is not offered ends the loop with an answer that says so.',
   },
-  { marker: '[[long:N]]', effect: 'The echo followed by N KB (1–4096) of markdown: headings, paragraphs, code fences, lists, tables. Streamed four words per chunk.' },
-  { marker: '[[slow:MS]]', effect: 'Waits MS ms (≤ 60000) before every streamed frame after the first; non-stream answers wait MS once.' },
-  { marker: '[[stall]]', effect: 'Stream: stops after three content chunks and keeps the connection open. Non-stream: never answers.' },
+  {
+    marker: '[[long:N]]',
+    effect:
+      'The echo followed by N KB (1–4096) of markdown: headings, paragraphs, code fences, lists, tables. Streamed four words per chunk.',
+  },
+  {
+    marker: '[[slow:MS]]',
+    effect: 'Waits MS ms (≤ 60000) before every streamed frame after the first; non-stream answers wait MS once.',
+  },
+  {
+    marker: '[[stall]]',
+    effect: 'Stream: stops after three content chunks and keeps the connection open. Non-stream: never answers.',
+  },
   {
     marker: '[[midstream-error]]',
     effect:
@@ -76,16 +90,32 @@ export const CHAT_SCENARIOS: readonly ChatScenario[] = [
       'HTTP 200 carrying only an error: Chat `data: {"error":…}` then `[DONE]`, Messages `event: error` (overloaded_error), Responses a nested `error` event; ' +
       'non-stream a 200 JSON error body (`{"error":…}`; Messages `{"type":"error","error":…}`). Nothing is charged.',
   },
-  { marker: '[[cut]]', effect: 'Stream: three content chunks, then the socket is destroyed (`[[cut:clean]]`: the HTTP body ends properly but without the protocol terminator). Non-stream: half the JSON body, then the socket is destroyed.' },
-  { marker: '[[xss]]', effect: 'The echo plus `<script>alert(1)</script>`, `<img src=x onerror=alert(1)>` and `[link](javascript:alert(1))`.' },
-  { marker: '[[ping]]', effect: 'Keep-alive frames between content chunks: `: PING` comments (Chat, Responses), `event: ping` (Messages, which always sends one ping after the first block start).' },
+  {
+    marker: '[[cut]]',
+    effect:
+      'Stream: three content chunks, then the socket is destroyed (`[[cut:clean]]`: the HTTP body ends properly but without the protocol terminator). Non-stream: half the JSON body, then the socket is destroyed.',
+  },
+  {
+    marker: '[[xss]]',
+    effect:
+      'The echo plus `<script>alert(1)</script>`, `<img src=x onerror=alert(1)>` and `[link](javascript:alert(1))`.',
+  },
+  {
+    marker: '[[ping]]',
+    effect:
+      'Keep-alive frames between content chunks: `: PING` comments (Chat, Responses), `event: ping` (Messages, which always sends one ping after the first block start).',
+  },
   {
     marker: '[[incomplete]]',
     effect:
       'The text stops halfway as if max tokens were hit: Chat finish_reason length, Messages stop_reason max_tokens, Responses `response.incomplete` (reason max_output_tokens). ' +
       'A real max_tokens / max_output_tokens smaller than the answer truncates the same way.',
   },
-  { marker: '[[failed]]', effect: 'Responses: three content chunks then `response.failed` (non-stream: a 200 Response with status failed). Other protocols: as [[midstream-error]].' },
+  {
+    marker: '[[failed]]',
+    effect:
+      'Responses: three content chunks then `response.failed` (non-stream: a 200 Response with status failed). Other protocols: as [[midstream-error]].',
+  },
 ];
 
 export type Ending = 'complete' | 'stall' | 'cut' | 'cutClean' | 'midstreamError' | 'errorIn200' | 'failed';
@@ -110,7 +140,21 @@ export interface Scenarios {
 }
 
 const MARKER = /\[\[([a-z0-9-]+)(?::([^\]\s]*))?\]\]/gi;
-const KNOWN = new Set(['reasoning', 'tool', 'tools', 'long', 'slow', 'stall', 'midstream-error', 'error-in-200', 'cut', 'xss', 'ping', 'incomplete', 'failed']);
+const KNOWN = new Set([
+  'reasoning',
+  'tool',
+  'tools',
+  'long',
+  'slow',
+  'stall',
+  'midstream-error',
+  'error-in-200',
+  'cut',
+  'xss',
+  'ping',
+  'incomplete',
+  'failed',
+]);
 
 /** Reads the markers of a prompt and returns them with the prompt they leave behind. */
 export function parseScenarios(prompt: string): { scenarios: Scenarios; prompt: string } {
@@ -255,13 +299,18 @@ export function alwaysReasons(model: ModelSpec): boolean {
 export function planAnswer(input: PlanInput): ChatPlan {
   const { scenarios, prompt } = parseScenarios(input.lastUser);
   const model = input.model;
-  const withReasoning = scenarios.reasoning || alwaysReasons(model) || (input.thinkingRequested && model.reasoning === true);
+  const withReasoning =
+    scenarios.reasoning || alwaysReasons(model) || (input.thinkingRequested && model.reasoning === true);
 
   let text: string;
   let toolCall: ToolCallPlan | undefined;
   const turns = input.toolTurns;
-  const asked = turns && turns.choice.mode !== 'none' && !turns.results.length ? askedTool(turns, scenarios.toolName, prompt) : undefined;
-  const chain = scenarios.toolChain && turns && turns.choice.mode !== 'none' ? chainStep(turns, scenarios.toolChain) : undefined;
+  const asked =
+    turns && turns.choice.mode !== 'none' && !turns.results.length
+      ? askedTool(turns, scenarios.toolName, prompt)
+      : undefined;
+  const chain =
+    scenarios.toolChain && turns && turns.choice.mode !== 'none' ? chainStep(turns, scenarios.toolChain) : undefined;
   if (chain?.tool) {
     text = `Round ${turns?.roundsSincePrompt ?? 0}: calling ${chain.tool.name}.`;
     toolCall = { name: chain.tool.name, arguments: JSON.stringify(argumentsFor(chain.tool, prompt)) };
@@ -282,7 +331,8 @@ export function planAnswer(input: PlanInput): ChatPlan {
     text = echoReply(model.id, prompt);
   }
   if (scenarios.xss) {
-    text += '\n\nSome markup that must stay inert: <script>alert(1)</script> and <img src=x onerror=alert(1)> and [link](javascript:alert(1)).';
+    text +=
+      '\n\nSome markup that must stay inert: <script>alert(1)</script> and <img src=x onerror=alert(1)> and [link](javascript:alert(1)).';
   }
   if (input.imageFacts?.length) text += '\n\n' + input.imageFacts.map((line) => `- ${line}`).join('\n');
   if (scenarios.longKb > 0) text += '\n\n' + longMarkdown(scenarios.longKb * 1024, prompt);
@@ -308,12 +358,12 @@ export function planAnswer(input: PlanInput): ChatPlan {
     reasoning = chain?.tool
       ? `Round ${turns?.roundsSincePrompt ?? 0} of the loop: the tool ${chain.tool.name} comes next, so I call it.`
       : turns?.results.length
-      ? `The tool answered, so I report what it said.`
-      : scenarios.tool
-        ? `The user wrote "${prompt}". They want the current weather, so I should call get_weather with the city and report back.`
-        : asked
-          ? `The user wrote "${prompt}". The tool ${asked.name} fits, so I call it.`
-          : `The user wrote "${prompt}". A short, direct reply is best here, so I will answer by echoing the message back.`;
+        ? `The tool answered, so I report what it said.`
+        : scenarios.tool
+          ? `The user wrote "${prompt}". They want the current weather, so I should call get_weather with the city and report back.`
+          : asked
+            ? `The user wrote "${prompt}". The tool ${asked.name} fits, so I call it.`
+            : `The user wrote "${prompt}". A short, direct reply is best here, so I will answer by echoing the message back.`;
   }
 
   let truncated = false;
@@ -404,7 +454,12 @@ function argumentsFor(tool: OfferedTool, prompt: string): Record<string, unknown
 
 /** Two made-up but stable sources for a query (the double never reaches the internet). */
 export function searchSources(query: string): Array<{ url: string; title: string }> {
-  const slug = query.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'query';
+  const slug =
+    query
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')
+      .slice(0, 40) || 'query';
   return [
     { url: `https://news.example.com/${slug}`, title: 'Example News' },
     { url: `https://encyclopedia.example.org/wiki/${slug}`, title: 'Example Encyclopedia' },

@@ -80,7 +80,13 @@ export function notImplementedError(): OpenAIErrorBody {
 
 /** GET /v1/models/{id} for an unknown id: sent with HTTP 200. */
 export function unknownModelError(modelId: string): OpenAIErrorBody {
-  return relayError(`The model '${modelId}' does not exist`, 'model_not_found', undefined, 'invalid_request_error', 'model');
+  return relayError(
+    `The model '${modelId}' does not exist`,
+    'model_not_found',
+    undefined,
+    'invalid_request_error',
+    'model',
+  );
 }
 
 /** Zhipu GLM: `code` is a string. */
@@ -111,7 +117,10 @@ export function kimiError(type: string, message: string): { error: { type: strin
  */
 export const KIMI_INSUFFICIENT_BALANCE = {
   status: 429,
-  body: kimiError('exceeded_current_quota_error', 'Your account is suspended, please check your plan and billing details'),
+  body: kimiError(
+    'exceeded_current_quota_error',
+    'Your account is suspended, please check your plan and billing details',
+  ),
 } as const;
 
 /** Kimi's search and search_pro entries: the upstream account is blocked (spec: Errors 3), so always 403. */
@@ -124,7 +133,10 @@ export const KIMI_SEARCH_BLOCKED = {
 } as const;
 
 /** songquanpeng/one-api middleware errors: no `code`, type one_api_error. */
-export function oneApiMiddlewareError(message: string, requestId: string): { error: { message: string; type: 'one_api_error' } } {
+export function oneApiMiddlewareError(
+  message: string,
+  requestId: string,
+): { error: { message: string; type: 'one_api_error' } } {
   return { error: { message: withRequestId(message, requestId), type: 'one_api_error' } };
 }
 
@@ -167,7 +179,12 @@ export function notJsonBody(): string {
 
 /** OpenAI's own 500 as new-api relays it (param null → ""); also what a mid-stream upstream failure carries. */
 export function upstreamServerError(): OpenAIErrorBody {
-  return relayError('The server had an error while processing your request. Sorry about that!', 'server_error', undefined, 'server_error');
+  return relayError(
+    'The server had an error while processing your request. Sorry about that!',
+    'server_error',
+    undefined,
+    'server_error',
+  );
 }
 
 /** Anthropic's overload error object, in-band (`event: error`) or as a relayed 529 body. */

@@ -33,7 +33,11 @@ export function gatewayDispatch(world: World, routes: Route[]): Dispatch {
   };
 }
 
-function findRoute(routes: Route[], method: string, path: string): { route: Route; params: Record<string, string> } | undefined {
+function findRoute(
+  routes: Route[],
+  method: string,
+  path: string,
+): { route: Route; params: Record<string, string> } | undefined {
   for (const route of routes) {
     const params = route.method === method ? matchPath(route.path, path) : undefined;
     if (params) return { route, params };

@@ -18,7 +18,11 @@ export type ImageFormat = 'png' | 'jpeg' | 'webp';
 
 export const CELL = 8;
 
-export const IMAGE_CONTENT_TYPES: Record<ImageFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
+export const IMAGE_CONTENT_TYPES: Record<ImageFormat, string> = {
+  png: 'image/png',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+};
 
 /** FNV-1a of the text, the same hash promptPng uses. */
 export function seedOf(text: string): number {
@@ -89,15 +93,20 @@ function cellsToPng(cells: Uint8Array, cols: number, width: number, height: numb
   return encodeFilteredRgbPng(width, height, raw);
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // JPEG: baseline, YCbCr 4:4:4, one 8×8 block per cell holding only its DC coefficient (every AC
 // coefficient zero, coded as an immediate end-of-block). DC values use the standard DC Huffman
 // tables of ITU T.81 Annex K; each AC table holds the single symbol EOB with the code `0`.
 // ---------------------------------------------------------------------------------------------
 
-const DC_LUMA = { bits: [0, 1, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0], values: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] };
-const DC_CHROMA = { bits: [0, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0], values: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] };
+const DC_LUMA = {
+  bits: [0, 1, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0],
+  values: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+};
+const DC_CHROMA = {
+  bits: [0, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0],
+  values: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+};
 const AC_EOB_ONLY = { bits: [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], values: [0] };
 /** DC quantiser 8 makes a block's quantised DC equal to its mean level − 128. */
 const DC_QUANT = 8;
@@ -165,7 +174,11 @@ function cellsToJpeg(cells: Uint8Array, cols: number, rows: number, width: numbe
     const g = cells[i * 3 + 1] ?? 0;
     const b = cells[i * 3 + 2] ?? 0;
     // JFIF full-range YCbCr.
-    const levels = [0.299 * r + 0.587 * g + 0.114 * b, 128 - 0.168736 * r - 0.331264 * g + 0.5 * b, 128 + 0.5 * r - 0.418688 * g - 0.081312 * b];
+    const levels = [
+      0.299 * r + 0.587 * g + 0.114 * b,
+      128 - 0.168736 * r - 0.331264 * g + 0.5 * b,
+      128 + 0.5 * r - 0.418688 * g - 0.081312 * b,
+    ];
     for (let c = 0; c < 3; c++) {
       const dc = Math.max(-128, Math.min(127, Math.round((levels[c] ?? 128) - 128)));
       const diff = dc - (previous[c] ?? 0);
@@ -195,7 +208,10 @@ function cellsToJpeg(cells: Uint8Array, cols: number, rows: number, width: numbe
     segment(0xe0, Buffer.from([0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0])), // JFIF 1.01, aspect 1:1
     segment(0xdb, quant),
     segment(0xc0, frame),
-    segment(0xc4, Buffer.concat([dht(0, 0, DC_LUMA), dht(0, 1, DC_CHROMA), dht(1, 0, AC_EOB_ONLY), dht(1, 1, AC_EOB_ONLY)])),
+    segment(
+      0xc4,
+      Buffer.concat([dht(0, 0, DC_LUMA), dht(0, 1, DC_CHROMA), dht(1, 0, AC_EOB_ONLY), dht(1, 1, AC_EOB_ONLY)]),
+    ),
     segment(0xda, scan),
     bits.finish(),
     Buffer.from([0xff, 0xd9]),
@@ -232,7 +248,8 @@ class LsbBits {
 }
 
 function cellsToWebp(cells: Uint8Array, cols: number, width: number, height: number): Buffer {
-  const lum = (i: number) => (cells[i * 3] ?? 0) * 0.299 + (cells[i * 3 + 1] ?? 0) * 0.587 + (cells[i * 3 + 2] ?? 0) * 0.114;
+  const lum = (i: number) =>
+    (cells[i * 3] ?? 0) * 0.299 + (cells[i * 3 + 1] ?? 0) * 0.587 + (cells[i * 3 + 2] ?? 0) * 0.114;
   const rows = Math.ceil(height / CELL);
   const all = Array.from({ length: cols * rows }, (_, i) => lum(i)).sort((a, b) => a - b);
   const median = all[Math.floor(all.length / 2)] ?? 128;
@@ -284,7 +301,12 @@ function cellsToWebp(cells: Uint8Array, cols: number, width: number, height: num
     for (let x = 0; x < width; x++) bits.put(lum(rowBase + Math.floor(x / CELL)) >= median ? 1 : 0, 1);
   }
   const data = bits.finish();
-  const chunk = Buffer.concat([Buffer.from('VP8L'), u32le(data.length), data, data.length % 2 ? Buffer.alloc(1) : Buffer.alloc(0)]);
+  const chunk = Buffer.concat([
+    Buffer.from('VP8L'),
+    u32le(data.length),
+    data,
+    data.length % 2 ? Buffer.alloc(1) : Buffer.alloc(0),
+  ]);
   return Buffer.concat([Buffer.from('RIFF'), u32le(4 + chunk.length), Buffer.from('WEBP'), chunk]);
 }
 

@@ -7,7 +7,15 @@ import { OriginServer, type Dispatch } from './originServer';
 import { gatewayRoutes } from './routes';
 import { quotaRoutes } from './routes/quota';
 import { toolState } from './toolState';
-import type { CatalogSpec, Fault, GatewayOptions, KeySpec, RequestLogEntry, StoredFileInfo, VideoQueryShape } from './types';
+import type {
+  CatalogSpec,
+  Fault,
+  GatewayOptions,
+  KeySpec,
+  RequestLogEntry,
+  StoredFileInfo,
+  VideoQueryShape,
+} from './types';
 import type { VideoStatus, VideoTaskInfo } from './videoTasks';
 import { QUOTA_PER_USD, usdToQuota, World } from './world';
 
@@ -22,7 +30,18 @@ export { boundaryOf, MultipartError, MultipartParser, parseMultipart, type FormP
 export { decodePng, pdfPageImages, recognise, type OcrPage } from './ocr';
 export { MEDIA_SCENARIOS, parseMediaMarkers, type MediaMarkers, type MediaScenario } from './mediaScenarios';
 export { drawImage, imageSize, sniffImage, type ImageFormat } from './imageCodecs';
-export { buildMp4, findMp4Box, materialize, mp4Boxes, mp4Summary, readRange, VIDEO_FPS, type Mp4Box, type Mp4Summary, type VirtualFile } from './mp4';
+export {
+  buildMp4,
+  findMp4Box,
+  materialize,
+  mp4Boxes,
+  mp4Summary,
+  readRange,
+  VIDEO_FPS,
+  type Mp4Box,
+  type Mp4Summary,
+  type VirtualFile,
+} from './mp4';
 export {
   DEFAULT_VIDEO_TIMING,
   RESULT_LINK_VALIDITY_MS,
@@ -55,7 +74,12 @@ export class GatewayDouble {
     const models = opts.models ?? DEFAULT_MODELS;
     this.world = new World(models, opts.groups ?? DEFAULT_GROUPS, keys, opts.language);
     this.demoKey = opts.keys ? (opts.keys[0]?.key ?? '') : DEMO_KEY;
-    this.catalog = new CatalogFile(opts.catalog ?? { format: 'opencode' }, opts.catalogPath ?? DEFAULT_CATALOG_PATH, models, () => this.url);
+    this.catalog = new CatalogFile(
+      opts.catalog ?? { format: 'opencode' },
+      opts.catalogPath ?? DEFAULT_CATALOG_PATH,
+      models,
+      () => this.url,
+    );
     const shared = { log: this.log, faults: this.faults };
     const routes = [...gatewayRoutes, ...quotaRoutes(opts.quotaEndpoints ?? 'newApi')];
     this.gateway = new OriginServer(
@@ -75,11 +99,15 @@ export class GatewayDouble {
       shared,
     );
     const media = mediaState(this.world);
-    for (const [model, types] of Object.entries(opts.refusedEndpoints ?? {})) for (const t of types) this.refuseEndpoint(model, t);
+    for (const [model, types] of Object.entries(opts.refusedEndpoints ?? {}))
+      for (const t of types) this.refuseEndpoint(model, t);
     media.configure(opts.videoTiming);
     media.videoQuery = opts.videoQuery ?? 'task';
     media.serverAddress = opts.videoServerAddress;
-    this.cdnOrigin = new OriginServer({ name: 'cdn', port: opts.cdnPort ?? 0, sendsRequestId: false, dispatch: media.cdn.dispatch }, shared);
+    this.cdnOrigin = new OriginServer(
+      { name: 'cdn', port: opts.cdnPort ?? 0, sendsRequestId: false, dispatch: media.cdn.dispatch },
+      shared,
+    );
     media.cdnOrigin = () => this.cdnOrigin.url;
     toolState(this.world).selfOrigins = () => [this.gateway.url, this.catalogOrigin.url, this.cdnOrigin.url];
   }
@@ -109,7 +137,16 @@ export class GatewayDouble {
     const state = this.world.state(key);
     return toolState(this.world)
       .filesOf(state)
-      .map(({ id, filename, bytes, createdAt, purpose, status, content, fileType }) => ({ id, filename, bytes, createdAt, purpose, status, content, fileType }));
+      .map(({ id, filename, bytes, createdAt, purpose, status, content, fileType }) => ({
+        id,
+        filename,
+        bytes,
+        createdAt,
+        purpose,
+        status,
+        content,
+        fileType,
+      }));
   }
 
   async start(): Promise<void> {

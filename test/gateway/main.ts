@@ -13,7 +13,9 @@ function port(flag: string | undefined, env: string | undefined, name: string): 
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { port: { type: 'string' }, 'catalog-port': { type: 'string' }, 'cdn-port': { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { port: { type: 'string' }, 'catalog-port': { type: 'string' }, 'cdn-port': { type: 'string' } },
+  });
   const double = new GatewayDouble({
     port: port(values.port, process.env.GATEWAY_PORT, '--port'),
     catalogPort: port(values['catalog-port'], process.env.CATALOG_PORT, '--catalog-port'),
@@ -25,8 +27,12 @@ async function main(): Promise<void> {
   catalog file     : ${double.catalogUrl}
   result CDN       : ${double.cdnUrl}
   demo key         : ${double.demoKey}
-  chat scenarios   : type into a prompt ${CHAT_SCENARIOS.filter((s) => s.marker.startsWith('[[')).map((s) => s.marker).join(' ')}
-  media scenarios  : type into an image/video prompt ${MEDIA_SCENARIOS.filter((s) => s.marker.startsWith('[[')).map((s) => s.marker).join(' ')}
+  chat scenarios   : type into a prompt ${CHAT_SCENARIOS.filter((s) => s.marker.startsWith('[['))
+    .map((s) => s.marker)
+    .join(' ')}
+  media scenarios  : type into an image/video prompt ${MEDIA_SCENARIOS.filter((s) => s.marker.startsWith('[['))
+    .map((s) => s.marker)
+    .join(' ')}
 Press Ctrl+C to stop.`);
 
   const shutdown = () => {

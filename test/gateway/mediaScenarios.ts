@@ -12,8 +12,16 @@ export interface MediaScenario {
 }
 
 export const MEDIA_SCENARIOS: readonly MediaScenario[] = [
-  { marker: '(none)', routes: 'images, video', effect: 'Real images / a real MP4 drawn from the prompt (and, for images, the index in `n`).' },
-  { marker: '[[slow:MS]]', routes: 'images', effect: 'The answer waits MS ms (≤ 600000): image generation can take minutes.' },
+  {
+    marker: '(none)',
+    routes: 'images, video',
+    effect: 'Real images / a real MP4 drawn from the prompt (and, for images, the index in `n`).',
+  },
+  {
+    marker: '[[slow:MS]]',
+    routes: 'images',
+    effect: 'The answer waits MS ms (≤ 600000): image generation can take minutes.',
+  },
   {
     marker: '[[moderation]]',
     routes: 'images, video',
@@ -21,13 +29,45 @@ export const MEDIA_SCENARIOS: readonly MediaScenario[] = [
       'Images, OpenAI model: 400 `moderation_blocked` (type image_generation_user_error) as observed through a new-api gateway. ' +
       'Images, Ali model, and video submit: DashScope `DataInspectionFailed` relayed (images `ali_error`, video task error `ali_api_error`), 400. Nothing is charged.',
   },
-  { marker: '[[fail]]', routes: 'video', effect: 'The task ends FAILURE with DashScope’s FAILED reason; the quota charged at submit is refunded.' },
-  { marker: '[[stuck]]', routes: 'video', effect: 'The task never leaves IN_PROGRESS (until the task timeout sweep, `videoTiming.timeoutMinutes`, fails and refunds it).' },
-  { marker: '[[expire:MS]]', routes: 'images, video', effect: 'The result link expires MS ms after it is made (default 24 h); then the CDN answers 403 with OSS’s XML `AccessDenied` / `Request has expired.`' },
-  { marker: '[[html]]', routes: 'video', effect: 'The result link answers 200 `text/html` with an HTML error page instead of the video.' },
-  { marker: '[[xml]]', routes: 'video', effect: 'The result link answers 200 `application/xml` with an S3-style `<Error><Code>AccessDenied</Code>…` body instead of the video.' },
-  { marker: '[[truncated]]', routes: 'video', effect: 'The result link serves `video/mp4` bytes of an MP4 without its moov box (ftyp + mdat only: not playable).' },
-  { marker: '[[big:MB]]', routes: 'video', effect: 'The MP4 is padded (H.264 filler NAL units) to MB megabytes (1–2048), streamed from the CDN with backpressure.' },
+  {
+    marker: '[[fail]]',
+    routes: 'video',
+    effect: 'The task ends FAILURE with DashScope’s FAILED reason; the quota charged at submit is refunded.',
+  },
+  {
+    marker: '[[stuck]]',
+    routes: 'video',
+    effect:
+      'The task never leaves IN_PROGRESS (until the task timeout sweep, `videoTiming.timeoutMinutes`, fails and refunds it).',
+  },
+  {
+    marker: '[[expire:MS]]',
+    routes: 'images, video',
+    effect:
+      'The result link expires MS ms after it is made (default 24 h); then the CDN answers 403 with OSS’s XML `AccessDenied` / `Request has expired.`',
+  },
+  {
+    marker: '[[html]]',
+    routes: 'video',
+    effect: 'The result link answers 200 `text/html` with an HTML error page instead of the video.',
+  },
+  {
+    marker: '[[xml]]',
+    routes: 'video',
+    effect:
+      'The result link answers 200 `application/xml` with an S3-style `<Error><Code>AccessDenied</Code>…` body instead of the video.',
+  },
+  {
+    marker: '[[truncated]]',
+    routes: 'video',
+    effect: 'The result link serves `video/mp4` bytes of an MP4 without its moov box (ftyp + mdat only: not playable).',
+  },
+  {
+    marker: '[[big:MB]]',
+    routes: 'video',
+    effect:
+      'The MP4 is padded (H.264 filler NAL units) to MB megabytes (1–2048), streamed from the CDN with backpressure.',
+  },
 ];
 
 export interface MediaMarkers {

@@ -76,7 +76,10 @@ export function concurrencyLimit(http: RequestContext, key: KeyState): boolean {
   if (!limit) return true;
   if (key.inFlight >= limit) {
     key.concurrencyRefusals += 1;
-    http.sendJson(429, middlewareError('token_concurrency_limit_reached', http.requestId, 'token_concurrency_limit_reached'));
+    http.sendJson(
+      429,
+      middlewareError('token_concurrency_limit_reached', http.requestId, 'token_concurrency_limit_reached'),
+    );
     return false;
   }
   key.inFlight += 1;
@@ -93,16 +96,28 @@ export function concurrencyLimit(http: RequestContext, key: KeyState): boolean {
  * A route that names its model (`fixedModel`, for bodies without a JSON model) skips the body.
  * Returns the model id, or undefined once it has answered.
  */
-export function distribute(http: RequestContext, world: World, key: KeyState, lang: Language, fixedModel?: string, formModel = false): string | undefined {
+export function distribute(
+  http: RequestContext,
+  world: World,
+  key: KeyState,
+  lang: Language,
+  fixedModel?: string,
+  formModel = false,
+): string | undefined {
   const fail = (status: number, message: string, code = ''): undefined => {
     http.sendJson(status, middlewareError(message, http.requestId, code));
     return undefined;
   };
 
   let model = fixedModel ?? (formModel ? formField(http, 'model')?.trim() : undefined) ?? '';
-  if (fixedModel === undefined && !(http.header('content-type') ?? '').includes('multipart/form-data') && http.body.length > 0) {
+  if (
+    fixedModel === undefined &&
+    !(http.header('content-type') ?? '').includes('multipart/form-data') &&
+    http.body.length > 0
+  ) {
     const parsed = http.json();
-    if (!parsed.ok) return fail(400, translate(lang, 'distributor.invalid_request', { Error: 'invalid JSON request body' }));
+    if (!parsed.ok)
+      return fail(400, translate(lang, 'distributor.invalid_request', { Error: 'invalid JSON request body' }));
     const value = isRecord(parsed.value) ? parsed.value.model : undefined;
     if (value !== undefined && value !== null && typeof value !== 'string') {
       return fail(400, translate(lang, 'distributor.invalid_request', { Error: 'field model must be a string' }));
@@ -118,7 +133,11 @@ export function distribute(http: RequestContext, world: World, key: KeyState, la
   if (!model) return fail(400, translate(lang, 'distributor.model_name_required'));
   const group = key.spec.group;
   if (!world.groupModels(group).includes(model)) {
-    return fail(503, translate(lang, 'distributor.no_available_channel', { Model: model, Group: group }), 'model_not_found');
+    return fail(
+      503,
+      translate(lang, 'distributor.no_available_channel', { Model: model, Group: group }),
+      'model_not_found',
+    );
   }
   return model;
 }

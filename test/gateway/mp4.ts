@@ -122,7 +122,13 @@ export function buildMp4(opts: Mp4Options): VirtualFile {
 
   // Padding goes into the P samples as filler NAL units: [len][0x0C][0xFF × k][0x80] (6 + k bytes).
   if (opts.targetBytes !== undefined && frames > 1) {
-    const overhead = ftyp.length + moovFor(0, samples.map(() => 0)).length + 8;
+    const overhead =
+      ftyp.length +
+      moovFor(
+        0,
+        samples.map(() => 0),
+      ).length +
+      8;
     let extra = opts.targetBytes - overhead - natural;
     const carriers = frames - 1;
     for (let i = 1; i <= carriers && extra >= 6; i++) {
@@ -144,9 +150,29 @@ export function buildMp4(opts: Mp4Options): VirtualFile {
   return fileOf(ftyp, moovFor(offset, sizes), mdatHeader, ...flat);
 }
 
-function moov(opts: Mp4Options, stream: ReturnType<typeof h264Still>, frames: number, sizes: number[], chunkOffset: number): Buffer {
+function moov(
+  opts: Mp4Options,
+  stream: ReturnType<typeof h264Still>,
+  frames: number,
+  sizes: number[],
+  chunkOffset: number,
+): Buffer {
   const movieMs = Math.round((frames * 1000) / VIDEO_FPS);
-  const mvhd = fullBox('mvhd', 0, 0, u32(0), u32(0), u32(1000), u32(movieMs), u32(0x00010000), u16(0x0100), Buffer.alloc(10), MATRIX, Buffer.alloc(24), u32(2));
+  const mvhd = fullBox(
+    'mvhd',
+    0,
+    0,
+    u32(0),
+    u32(0),
+    u32(1000),
+    u32(movieMs),
+    u32(0x00010000),
+    u16(0x0100),
+    Buffer.alloc(10),
+    MATRIX,
+    Buffer.alloc(24),
+    u32(2),
+  );
   const tkhd = fullBox(
     'tkhd',
     0,
@@ -165,8 +191,26 @@ function moov(opts: Mp4Options, stream: ReturnType<typeof h264Still>, frames: nu
     u32(opts.width * 0x10000),
     u32(opts.height * 0x10000),
   );
-  const mdhd = fullBox('mdhd', 0, 0, u32(0), u32(0), u32(TIMESCALE), u32(frames * FRAME_TICKS), u16(0x55c4 /* und */), u16(0));
-  const hdlr = fullBox('hdlr', 0, 0, u32(0), Buffer.from('vide', 'latin1'), Buffer.alloc(12), Buffer.from('VideoHandler\0', 'latin1'));
+  const mdhd = fullBox(
+    'mdhd',
+    0,
+    0,
+    u32(0),
+    u32(0),
+    u32(TIMESCALE),
+    u32(frames * FRAME_TICKS),
+    u16(0x55c4 /* und */),
+    u16(0),
+  );
+  const hdlr = fullBox(
+    'hdlr',
+    0,
+    0,
+    u32(0),
+    Buffer.from('vide', 'latin1'),
+    Buffer.alloc(12),
+    Buffer.from('VideoHandler\0', 'latin1'),
+  );
   const vmhd = fullBox('vmhd', 0, 1, u16(0), Buffer.alloc(6));
   const dinf = box('dinf', fullBox('dref', 0, 0, u32(1), fullBox('url ', 0, 1)));
   const avcC = box(
@@ -228,9 +272,31 @@ export interface Mp4Box {
   children?: Mp4Box[];
 }
 
-const CONTAINERS = new Set(['moov', 'trak', 'mdia', 'minf', 'stbl', 'dinf', 'edts', 'udta', 'mvex', 'moof', 'traf', 'mfra']);
+const CONTAINERS = new Set([
+  'moov',
+  'trak',
+  'mdia',
+  'minf',
+  'stbl',
+  'dinf',
+  'edts',
+  'udta',
+  'mvex',
+  'moof',
+  'traf',
+  'mfra',
+]);
 /** Boxes with fields before their child boxes: how many payload bytes to skip. */
-const SKIP_BEFORE_CHILDREN: Record<string, number> = { stsd: 8, dref: 8, avc1: 78, avc3: 78, hvc1: 78, hev1: 78, mp4v: 78, mp4a: 28 };
+const SKIP_BEFORE_CHILDREN: Record<string, number> = {
+  stsd: 8,
+  dref: 8,
+  avc1: 78,
+  avc3: 78,
+  hvc1: 78,
+  hev1: 78,
+  mp4v: 78,
+  mp4a: 28,
+};
 
 /**
  * The box tree of an ISO BMFF file. Throws on a box whose size runs past its parent (or the buffer),
@@ -251,10 +317,12 @@ export function mp4Boxes(buf: Buffer, start = 0, end = buf.length): Mp4Box[] {
     } else if (size === 0) {
       size = end - at;
     }
-    if (size < headerSize || at + size > end) throw new Error(`mp4: box ${type} at ${at} claims ${size} bytes, only ${end - at} left`);
+    if (size < headerSize || at + size > end)
+      throw new Error(`mp4: box ${type} at ${at} claims ${size} bytes, only ${end - at} left`);
     const found: Mp4Box = { type, offset: at, size, headerSize };
     const skip = SKIP_BEFORE_CHILDREN[type];
-    if (CONTAINERS.has(type) || skip !== undefined) found.children = mp4Boxes(buf, at + headerSize + (skip ?? 0), at + size);
+    if (CONTAINERS.has(type) || skip !== undefined)
+      found.children = mp4Boxes(buf, at + headerSize + (skip ?? 0), at + size);
     boxes.push(found);
     at += size;
   }
@@ -324,7 +392,9 @@ export function mp4Summary(buf: Buffer): Mp4Summary {
     const uniform = sz.readUInt32BE(4);
     const count = sz.readUInt32BE(8);
     summary.frames = count;
-    const total = uniform ? uniform * count : Array.from({ length: count }, (_, i) => sz.readUInt32BE(12 + i * 4)).reduce((a, b) => a + b, 0);
+    const total = uniform
+      ? uniform * count
+      : Array.from({ length: count }, (_, i) => sz.readUInt32BE(12 + i * 4)).reduce((a, b) => a + b, 0);
     const co = body(stco);
     const chunks = co.readUInt32BE(4);
     // The double writes one chunk; for other files check only that the first chunk starts inside.

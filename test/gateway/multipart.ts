@@ -150,7 +150,8 @@ export class MultipartParser {
       headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
     }
     const disposition = headers.get('content-disposition');
-    if (!disposition || !/^form-data\b/i.test(disposition)) throw new MultipartError('part without Content-Disposition: form-data');
+    if (!disposition || !/^form-data\b/i.test(disposition))
+      throw new MultipartError('part without Content-Disposition: form-data');
     const name = param(disposition, 'name');
     if (name === undefined) throw new MultipartError('part without a name');
     const filename = extendedParam(disposition, 'filename') ?? param(disposition, 'filename');
@@ -176,7 +177,8 @@ export class MultipartParser {
 function param(header: string, key: string): string | undefined {
   const m = new RegExp(`;\\s*${key}=(?:"((?:[^"\\\\]|\\\\.)*)"|([^;\\s]*))`, 'i').exec(header);
   if (!m) return undefined;
-  if (m[1] !== undefined) return m[1].replace(/\\(.)/g, '$1').replace(/%22/g, '"').replace(/%0A/gi, '\n').replace(/%0D/gi, '\r');
+  if (m[1] !== undefined)
+    return m[1].replace(/\\(.)/g, '$1').replace(/%22/g, '"').replace(/%0A/gi, '\n').replace(/%0D/gi, '\r');
   return m[2];
 }
 

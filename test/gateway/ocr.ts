@@ -53,7 +53,8 @@ export function decodePng(buf: Buffer): GrayImage {
   }
   const channels = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 }[colorType];
   if (!width || !height || channels === undefined) throw new OcrInputError('PNG without a usable IHDR');
-  if (!(depth === 8 || depth === 16) || (colorType === 3 && depth !== 8)) throw new OcrInputError(`PNG bit depth ${depth} is not supported`);
+  if (!(depth === 8 || depth === 16) || (colorType === 3 && depth !== 8))
+    throw new OcrInputError(`PNG bit depth ${depth} is not supported`);
   if (width * height > MAX_PIXELS) throw new OcrInputError('PNG picture too large');
   let raw: Buffer;
   try {
@@ -236,7 +237,10 @@ function pdfPages(objects: Map<number, RawObject>): RawObject[] {
   };
   if (catalog) walk(refIn(catalog.text, 'Pages'));
   if (pages.length > 0) return pages;
-  return [...objects.entries()].sort(([a], [b]) => a - b).map(([, o]) => o).filter((o) => /\/Type\s*\/Page\b/.test(o.text));
+  return [...objects.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([, o]) => o)
+    .filter((o) => /\/Type\s*\/Page\b/.test(o.text));
 }
 
 function decodeImage(entry: RawObject): GrayImage {
@@ -250,7 +254,8 @@ function decodeImage(entry: RawObject): GrayImage {
   const filters = [...(/\/Filter\s*(\[[^\]]*\]|\/\w+)/.exec(text)?.[1] ?? '').matchAll(/\/(\w+)/g)].map((f) => f[1]);
   let data = entry.stream ?? Buffer.alloc(0);
   for (const filter of filters) {
-    if (filter !== 'FlateDecode' && filter !== 'Fl') throw new OcrInputError(`PDF image filter ${filter ?? ''} is not supported by the double`);
+    if (filter !== 'FlateDecode' && filter !== 'Fl')
+      throw new OcrInputError(`PDF image filter ${filter ?? ''} is not supported by the double`);
     try {
       data = zlib.inflateSync(data);
     } catch {
@@ -258,12 +263,27 @@ function decodeImage(entry: RawObject): GrayImage {
     }
   }
   const channels = Math.round(data.length / (width * height));
-  if (channels !== 1 && channels !== 3 && channels !== 4) throw new OcrInputError('PDF image colour space is not supported');
+  if (channels !== 1 && channels !== 3 && channels !== 4)
+    throw new OcrInputError('PDF image colour space is not supported');
   const pixels = new Uint8Array(width * height);
   for (let i = 0; i < pixels.length; i++) {
     if (channels === 1) pixels[i] = data[i] ?? 255;
-    else if (channels === 3) pixels[i] = Math.round(0.299 * (data[i * 3] ?? 0) + 0.587 * (data[i * 3 + 1] ?? 0) + 0.114 * (data[i * 3 + 2] ?? 0));
-    else pixels[i] = 255 - Math.min(255, Math.round(0.3 * (data[i * 4] ?? 0) + 0.59 * (data[i * 4 + 1] ?? 0) + 0.11 * (data[i * 4 + 2] ?? 0) + (data[i * 4 + 3] ?? 0)));
+    else if (channels === 3)
+      pixels[i] = Math.round(
+        0.299 * (data[i * 3] ?? 0) + 0.587 * (data[i * 3 + 1] ?? 0) + 0.114 * (data[i * 3 + 2] ?? 0),
+      );
+    else
+      pixels[i] =
+        255 -
+        Math.min(
+          255,
+          Math.round(
+            0.3 * (data[i * 4] ?? 0) +
+              0.59 * (data[i * 4 + 1] ?? 0) +
+              0.11 * (data[i * 4 + 2] ?? 0) +
+              (data[i * 4 + 3] ?? 0),
+          ),
+        );
   }
   return { width, height, pixels };
 }
@@ -507,7 +527,8 @@ export function recognise(image: GrayImage): OcrPage {
     for (const gx of spread(xs.starts, 4)) {
       for (const gy of spread(ys.starts, 2 * scale + 2)) {
         const reading = readGrid(ink, scale, (gx + scale) % (ADVANCE * scale), (gy + 3 * scale) % (LINE * scale));
-        if (!best || reading.cost < best.cost || (reading.cost === best.cost && reading.scale > best.scale)) best = reading;
+        if (!best || reading.cost < best.cost || (reading.cost === best.cost && reading.scale > best.scale))
+          best = reading;
       }
     }
   }
@@ -534,7 +555,12 @@ export function recognise(image: GrayImage): OcrPage {
       page.blocks.push(block);
     } else {
       block.text += `\n${line}`;
-      block.box = { x1: Math.min(block.box.x1, box.x1), y1: block.box.y1, x2: Math.max(block.box.x2, box.x2), y2: box.y2 };
+      block.box = {
+        x1: Math.min(block.box.x1, box.x1),
+        y1: block.box.y1,
+        x2: Math.max(block.box.x2, box.x2),
+        y2: box.y2,
+      };
     }
   });
   return page;

@@ -53,7 +53,9 @@ export class OriginServer {
     private readonly shared: OriginShared,
   ) {
     const handler = (req: IncomingMessage, res: ServerResponse) => void this.handle(req, res);
-    this.server = config.tls ? createTlsServer({ key: config.tls.key, cert: config.tls.cert }, handler) : createServer(handler);
+    this.server = config.tls
+      ? createTlsServer({ key: config.tls.key, cert: config.tls.cert }, handler)
+      : createServer(handler);
     if (config.keepAliveTimeoutMs !== undefined) this.server.keepAliveTimeout = config.keepAliveTimeoutMs;
   }
 
@@ -96,7 +98,10 @@ export class OriginServer {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const time = Date.now();
-    const limit = this.config.bodyLimit?.(req.method ?? 'GET', new URL(req.url ?? '/', 'http://double.invalid').pathname);
+    const limit = this.config.bodyLimit?.(
+      req.method ?? 'GET',
+      new URL(req.url ?? '/', 'http://double.invalid').pathname,
+    );
     let read: BodyRead;
     try {
       read = await readBody(req, limit);

@@ -17,6 +17,10 @@ const API_TYPES: Record<string, string> = {
 /** Answers the refusal and returns true when the world says this model's upstream refuses `endpointType`. */
 export function upstreamRefuses(ctx: GatewayContext, endpointType: keyof typeof API_TYPES & string): boolean {
   if (!ctx.world.refusedEndpoints.get(ctx.model.id)?.has(endpointType)) return false;
-  ctx.relayError(400, 'bad_response_status_code', `Model ${ctx.model.id} does not support apiType:${API_TYPES[endpointType] ?? endpointType} parameter`);
+  ctx.relayError(
+    400,
+    'bad_response_status_code',
+    `Model ${ctx.model.id} does not support apiType:${API_TYPES[endpointType] ?? endpointType} parameter`,
+  );
   return true;
 }

@@ -42,7 +42,8 @@ export class RequestContext {
   json(): JsonBody {
     if (!this.parsed) {
       try {
-        this.parsed = this.body.length === 0 ? { ok: false } : { ok: true, value: JSON.parse(this.body.toString('utf8')) };
+        this.parsed =
+          this.body.length === 0 ? { ok: false } : { ok: true, value: JSON.parse(this.body.toString('utf8')) };
       } catch {
         this.parsed = { ok: false };
       }
@@ -72,7 +73,10 @@ export class RequestContext {
 
   /** gin's c.JSON: compact, utf-8, with Go's escaping of <, >, & and the JS line separators. */
   sendJson(status: number, value: unknown, headers: OutgoingHttpHeaders = {}): void {
-    const text = JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    const text = JSON.stringify(value).replace(
+      /[<>&\u2028\u2029]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
     this.send(status, text, { 'Content-Type': 'application/json; charset=utf-8', ...headers });
   }
 }

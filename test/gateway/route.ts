@@ -72,7 +72,9 @@ export class GatewayContext {
 
   /** The accepted model; one granted to a group but absent from the model list counts as new-api's "custom". */
   get model(): ModelSpec {
-    return this.world.models.get(this.modelId) ?? { id: this.modelId, owned_by: 'custom', supported_endpoint_types: [] };
+    return (
+      this.world.models.get(this.modelId) ?? { id: this.modelId, owned_by: 'custom', supported_endpoint_types: [] }
+    );
   }
 
   /**
@@ -107,9 +109,19 @@ export class GatewayContext {
     const form = (this.http.header('content-type') ?? '').toLowerCase().includes('multipart/form-data');
     switch (this.route.errorFormat) {
       case 'glm':
-        return this.relayError(413, '1214', `file 参数非法：请求体超过 ${mib} 上限${form ? '（含表单内容）' : ''}。`, close);
+        return this.relayError(
+          413,
+          '1214',
+          `file 参数非法：请求体超过 ${mib} 上限${form ? '（含表单内容）' : ''}。`,
+          close,
+        );
       case 'kimi':
-        return this.relayError(413, 'invalid_request_error', `Request too large: the request${form ? ', form content included,' : ''} exceeds the ${mib} limit`, close);
+        return this.relayError(
+          413,
+          'invalid_request_error',
+          `Request too large: the request${form ? ', form content included,' : ''} exceeds the ${mib} limit`,
+          close,
+        );
       default:
         // new-api's common.GetRequestBody → ErrRequestBodyTooLarge, reported as read_request_body_failed.
         return this.relayError(413, 'read_request_body_failed', 'request body too large', close);

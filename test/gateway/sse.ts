@@ -127,7 +127,8 @@ export interface PlayResult {
 export async function playStream(writer: SseWriter, steps: Step[], opts: PlayOptions): Promise<PlayResult> {
   writer.open();
   const contentSteps = steps.filter((s) => s.content !== undefined).length;
-  const faulty = opts.ending === 'stall' || opts.ending === 'cut' || opts.ending === 'cutClean' || opts.ending === 'midstreamError';
+  const faulty =
+    opts.ending === 'stall' || opts.ending === 'cut' || opts.ending === 'cutClean' || opts.ending === 'midstreamError';
   const stopAfter = faulty ? faultPoint(contentSteps) : Infinity;
   let seen = 0;
   let emitted = '';

@@ -18,7 +18,8 @@ import { isRecord } from './values';
  *   no temperature but 1 and no forced tool choice alongside it.
  */
 
-export type ThinkingCheck = { ok: true; thinking: boolean } | { ok: false; message: string; code: string; param: string };
+export type ThinkingCheck =
+  { ok: true; thinking: boolean } | { ok: false; message: string; code: string; param: string };
 
 /** What an OpenAI reasoning model takes as effort; undefined for a model that takes none. */
 function openAiEfforts(model: ModelSpec): string[] | undefined {
@@ -38,7 +39,13 @@ function listValues(values: string[]): string {
 function checkEffort(model: ModelSpec, effort: unknown, param: string): ThinkingCheck | undefined {
   if (effort === undefined || effort === null) return undefined;
   const efforts = openAiEfforts(model);
-  if (!efforts) return { ok: false, message: `Unsupported parameter: '${param}' is not supported with this model.`, code: 'unsupported_parameter', param };
+  if (!efforts)
+    return {
+      ok: false,
+      message: `Unsupported parameter: '${param}' is not supported with this model.`,
+      code: 'unsupported_parameter',
+      param,
+    };
   if (typeof effort !== 'string' || !efforts.includes(effort)) {
     return {
       ok: false,
@@ -54,7 +61,12 @@ export function completionsThinking(body: Record<string, unknown>, model: ModelS
   const owner = model.owned_by;
   if (owner === 'ali') {
     if (body.enable_thinking === true && !stream) {
-      return { ok: false, message: 'parameter.enable_thinking must be set to false for non-streaming calls', code: 'invalid_parameter_error', param: '' };
+      return {
+        ok: false,
+        message: 'parameter.enable_thinking must be set to false for non-streaming calls',
+        code: 'invalid_parameter_error',
+        param: '',
+      };
     }
     return { ok: true, thinking: body.enable_thinking === true };
   }
@@ -67,7 +79,10 @@ export function completionsThinking(body: Record<string, unknown>, model: ModelS
     return refused ?? { ok: true, thinking: false };
   }
   // Other upstreams: either switch asks for thinking (new-api forwards both fields).
-  return { ok: true, thinking: body.enable_thinking === true || (isRecord(body.thinking) && body.thinking.type === 'enabled') };
+  return {
+    ok: true,
+    thinking: body.enable_thinking === true || (isRecord(body.thinking) && body.thinking.type === 'enabled'),
+  };
 }
 
 export function responsesThinking(body: Record<string, unknown>, model: ModelSpec): ThinkingCheck {
@@ -91,7 +106,8 @@ export function messagesThinkingError(body: Record<string, unknown>): string | u
   if (thinking.type !== 'enabled') return undefined;
   const budget = thinking.budget_tokens;
   if (budget === undefined) return 'thinking.enabled.budget_tokens: Field required';
-  if (typeof budget !== 'number' || !Number.isInteger(budget)) return 'thinking.enabled.budget_tokens: Input should be a valid integer';
+  if (typeof budget !== 'number' || !Number.isInteger(budget))
+    return 'thinking.enabled.budget_tokens: Input should be a valid integer';
   if (budget < 1024) return 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
   if (typeof body.max_tokens === 'number' && budget >= body.max_tokens) {
     return '`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size';

@@ -32,7 +32,15 @@ import type { KeyState } from './world';
  * (`updateVideoSingleTask`: shouldRefund → RefundTaskQuota), and so does the timeout sweep.
  */
 
-export const VIDEO_STATUSES = ['NOT_START', 'SUBMITTED', 'QUEUED', 'IN_PROGRESS', 'SUCCESS', 'FAILURE', 'UNKNOWN'] as const;
+export const VIDEO_STATUSES = [
+  'NOT_START',
+  'SUBMITTED',
+  'QUEUED',
+  'IN_PROGRESS',
+  'SUCCESS',
+  'FAILURE',
+  'UNKNOWN',
+] as const;
 export type VideoStatus = (typeof VIDEO_STATUSES)[number];
 
 /** new-api's taskcommon progress strings. */
@@ -150,7 +158,22 @@ export class VideoBoard {
     return id;
   }
 
-  create(init: Omit<VideoTask, 'rowId' | 'status' | 'stage' | 'upstreamStage' | 'updatedMs' | 'startTime' | 'finishTime' | 'scheduledMs' | 'failReason' | 'refunded' | 'data'>): VideoTask {
+  create(
+    init: Omit<
+      VideoTask,
+      | 'rowId'
+      | 'status'
+      | 'stage'
+      | 'upstreamStage'
+      | 'updatedMs'
+      | 'startTime'
+      | 'finishTime'
+      | 'scheduledMs'
+      | 'failReason'
+      | 'refunded'
+      | 'data'
+    >,
+  ): VideoTask {
     const task: VideoTask = {
       ...init,
       rowId: this.nextRowId++,
@@ -179,7 +202,8 @@ export class VideoBoard {
   tick(): void {
     const now = Date.now();
     for (const task of this.tasks.values()) {
-      if (!isFinal(task.status)) task.upstreamStage = Math.min(this.upstreamStageAt(task, now) + 1, this.lastUpstreamStage(task));
+      if (!isFinal(task.status))
+        task.upstreamStage = Math.min(this.upstreamStageAt(task, now) + 1, this.lastUpstreamStage(task));
     }
     this.pollAll(now);
   }
@@ -192,7 +216,8 @@ export class VideoBoard {
     const task = this.tasks.get(taskId);
     if (!task) throw new Error(`gateway double: no video task ${taskId}`);
     const target = to ?? STAGE_STATUS[task.stage + 1] ?? (task.markers.fail ? 'FAILURE' : 'SUCCESS');
-    if (target === 'FAILURE' && !task.markers.fail && !isFinal(task.status)) task.markers = { ...task.markers, fail: true };
+    if (target === 'FAILURE' && !task.markers.fail && !isFinal(task.status))
+      task.markers = { ...task.markers, fail: true };
     for (let guard = 0; guard < 8 && task.status !== target; guard++) {
       if (isFinal(task.status)) break;
       const now = Date.now();
@@ -201,7 +226,8 @@ export class VideoBoard {
       this.poll(task, now);
       if (task.stage === before && !isFinal(task.status)) break; // cannot move (stuck)
     }
-    if (task.status !== target) throw new Error(`gateway double: video task ${taskId} is ${task.status} and cannot reach ${target}`);
+    if (task.status !== target)
+      throw new Error(`gateway double: video task ${taskId} is ${task.status} and cannot reach ${target}`);
     return task.status;
   }
 
@@ -232,7 +258,12 @@ export class VideoBoard {
     task.updatedMs = now;
     const output = (status: string, extra: Record<string, unknown> = {}) => ({
       request_id: randomUUID(),
-      output: { task_id: task.upstreamTaskId, task_status: status, submit_time: dashscopeTime(task.submitMs), ...extra },
+      output: {
+        task_id: task.upstreamTaskId,
+        task_status: status,
+        submit_time: dashscopeTime(task.submitMs),
+        ...extra,
+      },
     });
     if (stage >= 3) task.scheduledMs ||= now;
     const scheduled = dashscopeTime(task.scheduledMs);
@@ -252,7 +283,12 @@ export class VideoBoard {
     }
     task.startTime ||= unix(now);
     if (task.markers.fail) {
-      task.data = output('FAILED', { scheduled_time: scheduled, end_time: dashscopeTime(now), code: FAIL_CODE, message: FAIL_MESSAGE });
+      task.data = output('FAILED', {
+        scheduled_time: scheduled,
+        end_time: dashscopeTime(now),
+        code: FAIL_CODE,
+        message: FAIL_MESSAGE,
+      });
       // The Ali adaptor's ParseTaskResult: no top-level message, so "task failed, code: … , message: …".
       this.fail(task, now, `task failed, code: ${FAIL_CODE} , message: ${FAIL_MESSAGE}`);
       return;
@@ -338,10 +374,24 @@ export class VideoBoard {
    * `url`, `error` and `metadata` null even for a failed task.
    */
   shortDto(task: VideoTask, proxyUrl: string): Record<string, unknown> {
-    const status = task.status === 'SUCCESS' ? 'succeeded' : task.status === 'FAILURE' ? 'failed' : task.status === 'QUEUED' || task.status === 'SUBMITTED' ? 'queued' : 'processing';
+    const status =
+      task.status === 'SUCCESS'
+        ? 'succeeded'
+        : task.status === 'FAILURE'
+          ? 'failed'
+          : task.status === 'QUEUED' || task.status === 'SUBMITTED'
+            ? 'queued'
+            : 'processing';
     // Such channels' upstreams hand back the video itself, not a link: new-api then links its own
     // content route (taskcommon.BuildProxyURL), written with its configured server address.
-    return { error: null, format: 'mp4', metadata: null, status, task_id: task.taskId, url: task.status === 'SUCCESS' ? proxyUrl : '' };
+    return {
+      error: null,
+      format: 'mp4',
+      metadata: null,
+      status,
+      task_id: task.taskId,
+      url: task.status === 'SUCCESS' ? proxyUrl : '',
+    };
   }
 
   /**
@@ -351,7 +401,14 @@ export class VideoBoard {
    * only at `/v1/videos/{id}/content`.
    */
   openAIVideo(task: VideoTask, withLink: boolean): Record<string, unknown> {
-    const status = task.status === 'SUCCESS' ? 'completed' : task.status === 'FAILURE' ? 'failed' : task.status === 'IN_PROGRESS' ? 'in_progress' : 'queued';
+    const status =
+      task.status === 'SUCCESS'
+        ? 'completed'
+        : task.status === 'FAILURE'
+          ? 'failed'
+          : task.status === 'IN_PROGRESS'
+            ? 'in_progress'
+            : 'queued';
     return {
       id: task.taskId,
       task_id: task.taskId,

@@ -37,7 +37,18 @@ const SITES = [
   { host: 'forum.example.org', media: 'Example Forum' },
 ] as const;
 
-const ANGLES = ['overview', 'latest developments', 'explained', 'frequently asked questions', 'analysis', 'a practical guide', 'timeline', 'facts and figures', 'expert opinions', 'what changed this year'];
+const ANGLES = [
+  'overview',
+  'latest developments',
+  'explained',
+  'frequently asked questions',
+  'analysis',
+  'a practical guide',
+  'timeline',
+  'facts and figures',
+  'expert opinions',
+  'what changed this year',
+];
 
 /** The double's "today" for dates: the spec's last verification date, so answers do not drift. */
 const REFERENCE_DAY = Date.UTC(2026, 8, 21);
@@ -58,7 +69,25 @@ export function slugify(text: string): string {
 
 /** Words of a query worth calling keywords: no short function words, at most six. */
 export function keywordsOf(query: string): string[] {
-  const stop = new Set(['the', 'a', 'an', 'of', 'in', 'on', 'for', 'to', 'and', 'or', 'is', 'are', 'what', 'how', 'why', 'with', 'about']);
+  const stop = new Set([
+    'the',
+    'a',
+    'an',
+    'of',
+    'in',
+    'on',
+    'for',
+    'to',
+    'and',
+    'or',
+    'is',
+    'are',
+    'what',
+    'how',
+    'why',
+    'with',
+    'about',
+  ]);
   const words = query.split(/[\s,.;:!?，。；：！？、]+/u).filter((w) => w && !stop.has(w.toLowerCase()));
   return [...new Set(words)].slice(0, 6);
 }
@@ -130,14 +159,22 @@ export function readableUrl(raw: unknown): URL | undefined {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
   const host = url.hostname;
   const ipLike = /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.startsWith('[');
-  if (!ipLike && host !== 'localhost' && !/^[\p{Letter}\p{Number}-]+(\.[\p{Letter}\p{Number}-]+)*\.\p{Letter}{2,}$/u.test(host)) return undefined;
+  if (
+    !ipLike &&
+    host !== 'localhost' &&
+    !/^[\p{Letter}\p{Number}-]+(\.[\p{Letter}\p{Number}-]+)*\.\p{Letter}{2,}$/u.test(host)
+  )
+    return undefined;
   return url;
 }
 
 /** The page at `url`, made up from the URL: the same URL always reads the same. */
 export function pageFor(url: URL): Page {
   const random = seeded(`page:${url.href}`);
-  const segments = url.pathname.split('/').filter(Boolean).map((s) => decodeURIComponent(s).replace(/\.\w+$/, ''));
+  const segments = url.pathname
+    .split('/')
+    .filter(Boolean)
+    .map((s) => decodeURIComponent(s).replace(/\.\w+$/, ''));
   const topic = (segments[segments.length - 1] ?? '').replace(/[-_]+/g, ' ').trim();
   const host = url.hostname.replace(/^www\./, '');
   const title = topic ? `${titleCase(topic)} | ${host}` : `${host} home`;
@@ -187,7 +224,12 @@ export function markdownToText(markdown: string): string {
   return markdown
     .split('\n')
     .filter((line) => !/^!\[/.test(line))
-    .map((line) => line.replace(/^#+\s*/, '').replace(/^- /, '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1'))
+    .map((line) =>
+      line
+        .replace(/^#+\s*/, '')
+        .replace(/^- /, '')
+        .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1'),
+    )
     .join('\n')
     .replace(/\n{3,}/g, '\n\n');
 }

@@ -44,7 +44,10 @@ describe('Activation', function () {
     await run('showLog');
     assert.equal(ext()?.isActive, true);
     assert.equal(gw.log.length, 0, 'activation made no request');
-    assert.deepEqual(loadedDist(), ['extension.js', 'features.js'], 'the first command loaded dist/features.js (undici waits for a request)');
+    assert.deepEqual(
+      loadedDist(),
+      ['extension.js', 'features.js'],
+      'the first command loaded dist/features.js (undici waits for a request)',
+    );
   });
-
 });

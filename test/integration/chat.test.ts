@@ -51,9 +51,14 @@ describe('Chat in a real extension host', function () {
   beforeEach(() => gw.clearLog());
 
   it('"Chat with This Model" (the Models view) focuses the chat with that model chosen; an image model is refused', async () => {
-    assert.deepEqual(await run('chatWithModel', { model: { id: 'claude-sonnet-4-5' } }), { model: 'claude-sonnet-4-5' });
+    assert.deepEqual(await run('chatWithModel', { model: { id: 'claude-sonnet-4-5' } }), {
+      model: 'claude-sonnet-4-5',
+    });
     assert.deepEqual(await run('chatWithModel', 'gpt-4o-mini'), { model: 'gpt-4o-mini' });
-    await assert.rejects(Promise.resolve(vscode.commands.executeCommand('modelGateway.chatWithModel', 'gpt-image-1')), /gpt-image-1 is not a chat model this key may use/);
+    await assert.rejects(
+      Promise.resolve(vscode.commands.executeCommand('modelGateway.chatWithModel', 'gpt-image-1')),
+      /gpt-image-1 is not a chat model this key may use/,
+    );
   });
 
   const cases = [
@@ -63,7 +68,11 @@ describe('Chat in a real extension host', function () {
   ] as const;
   for (const c of cases) {
     it(`streams an answer over ${c.protocol}`, async () => {
-      const result = await run<AskResult>('ask', { prompt: `Hello over ${c.protocol}`, model: c.model, protocol: c.protocol });
+      const result = await run<AskResult>('ask', {
+        prompt: `Hello over ${c.protocol}`,
+        model: c.model,
+        protocol: c.protocol,
+      });
       assert.equal(result.status, 'done', JSON.stringify(result.error));
       assert.equal(result.text, `Echo from ${c.model}: Hello over ${c.protocol}`);
       assert.equal(result.protocol, c.protocol);
@@ -81,16 +90,32 @@ describe('Chat in a real extension host', function () {
   }
 
   it("uses the model's first protocol unless overridden, and refuses one it does not speak", async () => {
-    const result = await run<AskResult>('ask', { prompt: 'default protocol', model: 'claude-sonnet-4-5', conversationId: undefined });
+    const result = await run<AskResult>('ask', {
+      prompt: 'default protocol',
+      model: 'claude-sonnet-4-5',
+      conversationId: undefined,
+    });
     assert.ok(['messages', 'chatCompletions'].includes(result.protocol));
-    await assert.rejects(Promise.resolve(vscode.commands.executeCommand('modelGateway.ask', { prompt: 'x', model: 'claude-sonnet-4-5', protocol: 'responses' })), /does not speak the responses protocol/);
+    await assert.rejects(
+      Promise.resolve(
+        vscode.commands.executeCommand('modelGateway.ask', {
+          prompt: 'x',
+          model: 'claude-sonnet-4-5',
+          protocol: 'responses',
+        }),
+      ),
+      /does not speak the responses protocol/,
+    );
   });
 
   it('falls back once from a listed protocol the relay refuses, and keeps to the one that worked', async () => {
     // A model only this test uses: what the extension remembers about it touches no other test.
     const relayModel = 'relay-refuses-responses';
     const refusing = new GatewayDouble({
-      models: [...DEFAULT_MODELS, { id: relayModel, owned_by: 'openai', supported_endpoint_types: ['openai-response', 'openai'], ratio: 0.1 }],
+      models: [
+        ...DEFAULT_MODELS,
+        { id: relayModel, owned_by: 'openai', supported_endpoint_types: ['openai-response', 'openai'], ratio: 0.1 },
+      ],
       groups: { default: [...DEFAULT_MODELS.map((m) => m.id), relayModel] },
       refusedEndpoints: { [relayModel]: ['openai-response'] },
     });
@@ -112,7 +137,7 @@ describe('Chat in a real extension host', function () {
       // The user's explicit choice wins over what was remembered: the refused protocol is tried again.
       refusing.clearLog();
       await run<AskResult>('ask', { prompt: 'third try', model: relayModel, protocol: 'responses' });
-      assert.equal(posted()[0], '/v1/responses 400', "the explicit choice was overruled by the remembered refusal");
+      assert.equal(posted()[0], '/v1/responses 400', 'the explicit choice was overruled by the remembered refusal');
     } finally {
       await setSetting('baseUrl', gw.url);
       await run('refreshModels');
@@ -127,7 +152,8 @@ describe('Chat in a real extension host', function () {
   });
 
   it('thinking: a conversation starts from modelGateway.chat.thinking, keeps its own choice, and each upstream gets its own form', async () => {
-    const bodyOf = (p: string) => JSON.parse(gw.log.filter((e) => e.path === p).at(-1)?.bodyText ?? '{}') as Record<string, unknown>;
+    const bodyOf = (p: string) =>
+      JSON.parse(gw.log.filter((e) => e.path === p).at(-1)?.bodyText ?? '{}') as Record<string, unknown>;
     await setSetting('chat.thinking', 'off');
     try {
       await run('newChat');
@@ -139,7 +165,11 @@ describe('Chat in a real extension host', function () {
       await setSetting('chat.thinking', 'high');
       await run<AskResult>('ask', { prompt: 'and again', conversationId: first.conversationId });
       assert.equal(bodyOf('/v1/chat/completions').enable_thinking, false);
-      const on = await run<AskResult>('ask', { prompt: 'now think', conversationId: first.conversationId, thinking: 'high' });
+      const on = await run<AskResult>('ask', {
+        prompt: 'now think',
+        conversationId: first.conversationId,
+        thinking: 'high',
+      });
       assert.equal(bodyOf('/v1/chat/completions').enable_thinking, true);
       assert.equal(bodyOf('/v1/chat/completions').thinking_budget, 24576);
       assert.ok(on.reasoning.length > 0, 'the reasoning is kept apart from the answer');
@@ -148,7 +178,11 @@ describe('Chat in a real extension host', function () {
       await run<AskResult>('ask', { prompt: 'glm', model: 'glm-4.6' });
       assert.deepEqual(bodyOf('/v1/chat/completions').thinking, { type: 'enabled' });
       await run('newChat');
-      const claude = await run<AskResult>('ask', { prompt: 'claude', model: 'claude-sonnet-4-5', protocol: 'messages' });
+      const claude = await run<AskResult>('ask', {
+        prompt: 'claude',
+        model: 'claude-sonnet-4-5',
+        protocol: 'messages',
+      });
       assert.equal(claude.status, 'done', JSON.stringify(claude.error));
       assert.deepEqual(bodyOf('/v1/messages').thinking, { type: 'enabled', budget_tokens: 24576 });
     } finally {
@@ -225,7 +259,12 @@ describe('Chat in a real extension host', function () {
 
     for (const c of cases) {
       it(`"Ask About This Image" with a prompt sends the image over ${c.protocol} and gets the double's description of that exact image`, async () => {
-        const result = await run<AskResult>('askAboutImage', { uri: vscode.Uri.file(foxFile).toString(), prompt: `What is this? (${c.protocol})`, model: c.model, protocol: c.protocol });
+        const result = await run<AskResult>('askAboutImage', {
+          uri: vscode.Uri.file(foxFile).toString(),
+          prompt: `What is this? (${c.protocol})`,
+          model: c.model,
+          protocol: c.protocol,
+        });
         assert.equal(result.status, 'done', JSON.stringify(result.error));
         assert.equal(result.protocol, c.protocol);
         assert.ok(result.text.includes(fact(fox)), result.text);
@@ -236,7 +275,8 @@ describe('Chat in a real extension host', function () {
         const body = gw.log.find((e) => e.path === c.path)?.bodyText ?? '';
         const b64 = fox.toString('base64');
         if (c.protocol === 'messages') assert.ok(body.includes(`"media_type":"image/png","data":"${b64}"`));
-        else if (c.protocol === 'responses') assert.ok(body.includes(`"type":"input_image","image_url":"data:image/png;base64,${b64}"`));
+        else if (c.protocol === 'responses')
+          assert.ok(body.includes(`"type":"input_image","image_url":"data:image/png;base64,${b64}"`));
         else assert.ok(body.includes(`"image_url":{"url":"data:image/png;base64,${b64}"}`));
       });
     }
@@ -246,20 +286,37 @@ describe('Chat in a real extension host', function () {
       await run<AskResult>('ask', { prompt: 'pick a model first', model: 'gpt-4o-mini', protocol: 'chatCompletions' });
       await run('newChat');
       gw.clearLog();
-      const attached = await run<AttachImagesResult>('askAboutImage', vscode.Uri.file(foxFile), [vscode.Uri.file(foxFile), vscode.Uri.file(owlFile)]);
+      const attached = await run<AttachImagesResult>('askAboutImage', vscode.Uri.file(foxFile), [
+        vscode.Uri.file(foxFile),
+        vscode.Uri.file(owlFile),
+      ]);
       assert.deepEqual(
         attached.attached.map((i) => i.name),
         ['fox.png', 'owl.png'],
       );
-      assert.equal(gw.log.filter((e) => e.path.startsWith('/v1/chat') || e.path === '/v1/responses').length, 0, 'attaching sends nothing');
+      assert.equal(
+        gw.log.filter((e) => e.path.startsWith('/v1/chat') || e.path === '/v1/responses').length,
+        0,
+        'attaching sends nothing',
+      );
       const scripted = await run<AskResult>('ask', { prompt: 'a script asks first' });
       assert.deepEqual(scripted.images, [], "a scripted question does not take the user's attachments");
-      const first = await run<AskResult>('ask', { prompt: 'compare these two', withAttachments: true, conversationId: scripted.conversationId });
+      const first = await run<AskResult>('ask', {
+        prompt: 'compare these two',
+        withAttachments: true,
+        conversationId: scripted.conversationId,
+      });
       assert.ok(first.text.includes(fact(fox, 1)) && first.text.includes(fact(owl, 2)), first.text);
       gw.clearLog();
-      const second = await run<AskResult>('ask', { prompt: 'and now without new images', conversationId: first.conversationId });
+      const second = await run<AskResult>('ask', {
+        prompt: 'and now without new images',
+        conversationId: first.conversationId,
+      });
       assert.ok(!second.text.includes('image 1:'), 'the new question has no images of its own');
-      assert.ok((gw.log.at(-1)?.bodyText ?? '').includes(owl.toString('base64')), 'the earlier images go along as history, read back from storage');
+      assert.ok(
+        (gw.log.at(-1)?.bodyText ?? '').includes(owl.toString('base64')),
+        'the earlier images go along as history, read back from storage',
+      );
       const exported = await exportChat(first.conversationId);
       assert.match(exported.markdown, /> Image: fox\.png \(PNG 48×48, [\d.]+ KiB, sha256 [0-9a-f]{12}\)/);
       assert.ok(!exported.markdown.includes(fox.toString('base64').slice(0, 40)));
@@ -278,18 +335,32 @@ describe('Chat in a real extension host', function () {
       assert.ok(answer.text.includes(fact(fox)));
       // The switch is said in the conversation itself, before the question it was made for.
       const exported = await exportChat(answer.conversationId);
-      assert.match(exported.markdown, new RegExp(`_Model switched from qwen-plus to ${attached.model.replace(/[.-]/g, '\\$&')}: qwen-plus does not take images\\._\\n\\n## You\\n\\n> Image: fox\\.png [^\\n]*\\n\\nwhat is it\\?`));
+      assert.match(
+        exported.markdown,
+        new RegExp(
+          `_Model switched from qwen-plus to ${attached.model.replace(/[.-]/g, '\\$&')}: qwen-plus does not take images\\._\\n\\n## You\\n\\n> Image: fox\\.png [^\\n]*\\n\\nwhat is it\\?`,
+        ),
+      );
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     });
 
     it('refuses a model without image input, too large images and non-images, saying why and sending nothing', async () => {
       gw.clearLog();
       await assert.rejects(
-        Promise.resolve(vscode.commands.executeCommand('modelGateway.ask', { prompt: 'see this', model: 'qwen-plus', images: [foxFile] })),
+        Promise.resolve(
+          vscode.commands.executeCommand('modelGateway.ask', {
+            prompt: 'see this',
+            model: 'qwen-plus',
+            images: [foxFile],
+          }),
+        ),
         /qwen-plus does not take images/,
       );
       await setSetting('chat.imageMaxBytes', 100);
-      await assert.rejects(Promise.resolve(vscode.commands.executeCommand('modelGateway.askAboutImage', { uri: foxFile, prompt: 'big?' })), /fox\.png is [\d.]+ KiB .* over the 100 B limit/);
+      await assert.rejects(
+        Promise.resolve(vscode.commands.executeCommand('modelGateway.askAboutImage', { uri: foxFile, prompt: 'big?' })),
+        /fox\.png is [\d.]+ KiB .* over the 100 B limit/,
+      );
       await setSetting('chat.imageMaxBytes', undefined);
       const fake = path.join(dir, 'fake.png');
       writeFileSync(fake, 'BM not really an image');
@@ -305,9 +376,17 @@ describe('Chat in a real extension host', function () {
   describe('web search', () => {
     it('Responses: the switch adds the web_search tool; the numbered sources are kept and exported', async () => {
       await run('newChat');
-      const on = await run<AskResult>('ask', { prompt: 'who won the regatta', model: 'gpt-4o-mini', protocol: 'responses', enableSearch: true });
+      const on = await run<AskResult>('ask', {
+        prompt: 'who won the regatta',
+        model: 'gpt-4o-mini',
+        protocol: 'responses',
+        enableSearch: true,
+      });
       assert.equal(on.status, 'done', JSON.stringify(on.error));
-      const body = JSON.parse(gw.log.find((e) => e.path === '/v1/responses')?.bodyText ?? '{}') as { tools?: unknown; enable_search?: unknown };
+      const body = JSON.parse(gw.log.find((e) => e.path === '/v1/responses')?.bodyText ?? '{}') as {
+        tools?: unknown;
+        enable_search?: unknown;
+      };
       assert.deepEqual(body.tools, [{ type: 'web_search' }]);
       assert.equal(body.enable_search, undefined);
       assert.deepEqual(on.citations, [
@@ -316,26 +395,46 @@ describe('Chat in a real extension host', function () {
       ]);
       assert.deepEqual(on.searches, ['who won the regatta']);
       const exported = await exportChat(on.conversationId);
-      assert.match(exported.markdown, /\*\*Sources\*\*\n\n1\. \[Example News\]\(https:\/\/news\.example\.com\/who-won-the-regatta\)\n2\. \[Example Encyclopedia\]/);
+      assert.match(
+        exported.markdown,
+        /\*\*Sources\*\*\n\n1\. \[Example News\]\(https:\/\/news\.example\.com\/who-won-the-regatta\)\n2\. \[Example Encyclopedia\]/,
+      );
       assert.match(exported.markdown, /_Searched the web for: “who won the regatta”_/);
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
 
       gw.clearLog();
-      const off = await run<AskResult>('ask', { prompt: 'and without searching', conversationId: on.conversationId, enableSearch: false });
-      assert.equal((JSON.parse(gw.log.find((e) => e.path === '/v1/responses')?.bodyText ?? '{}') as { tools?: unknown }).tools, undefined);
+      const off = await run<AskResult>('ask', {
+        prompt: 'and without searching',
+        conversationId: on.conversationId,
+        enableSearch: false,
+      });
+      assert.equal(
+        (JSON.parse(gw.log.find((e) => e.path === '/v1/responses')?.bodyText ?? '{}') as { tools?: unknown }).tools,
+        undefined,
+      );
       assert.deepEqual(off.citations, []);
     });
 
     it('Chat Completions: enable_search for the third provider, nothing for others, and no tool', async () => {
       await run('newChat');
       const on = await run<AskResult>('ask', { prompt: 'weather news', model: 'qwen-plus', enableSearch: true });
-      const body = JSON.parse(gw.log.find((e) => e.path === '/v1/chat/completions')?.bodyText ?? '{}') as { enable_search?: unknown; tools?: unknown };
+      const body = JSON.parse(gw.log.find((e) => e.path === '/v1/chat/completions')?.bodyText ?? '{}') as {
+        enable_search?: unknown;
+        tools?: unknown;
+      };
       assert.equal(body.enable_search, true);
       assert.equal(body.tools, undefined);
       assert.match(on.text, /I searched the web for "weather news"/);
       gw.clearLog();
-      await run<AskResult>('ask', { prompt: 'gpt on chat completions', model: 'gpt-4o-mini', protocol: 'chatCompletions', enableSearch: true });
-      const other = JSON.parse(gw.log.find((e) => e.path === '/v1/chat/completions')?.bodyText ?? '{}') as { enable_search?: unknown };
+      await run<AskResult>('ask', {
+        prompt: 'gpt on chat completions',
+        model: 'gpt-4o-mini',
+        protocol: 'chatCompletions',
+        enableSearch: true,
+      });
+      const other = JSON.parse(gw.log.find((e) => e.path === '/v1/chat/completions')?.bodyText ?? '{}') as {
+        enable_search?: unknown;
+      };
       assert.equal(other.enable_search, undefined, 'gpt-4o-mini cannot search over Chat Completions');
     });
   });
@@ -354,7 +453,7 @@ describe('Chat in a real extension host', function () {
     assert.match(body, /remember this line/, 'the earlier messages are sent as history');
   });
 
-  it('a key that can no longer use the conversation\'s model: no silent switch; the pick is said in the conversation, kept out of history, and Send works', async () => {
+  it("a key that can no longer use the conversation's model: no silent switch; the pick is said in the conversation, kept out of history, and Send works", async () => {
     await run('setApiKey', VIP_KEY);
     await run('refreshModels');
     const first = await run<AskResult>('ask', { prompt: 'on the vip model', model: VIP_ONLY_MODEL });
@@ -365,20 +464,38 @@ describe('Chat in a real extension host', function () {
       await run('refreshModels');
       gw.clearLog();
       await assert.rejects(
-        Promise.resolve(vscode.commands.executeCommand('modelGateway.ask', { prompt: 'still there?', conversationId: first.conversationId })),
+        Promise.resolve(
+          vscode.commands.executeCommand('modelGateway.ask', {
+            prompt: 'still there?',
+            conversationId: first.conversationId,
+          }),
+        ),
         new RegExp(`Pick the model to continue with: ${VIP_ONLY_MODEL} is not available with this API key`),
       );
       assert.equal(gw.log.filter((e) => e.answer).length, 0, 'nothing went to another model');
-      const next = await run<AskResult>('ask', { prompt: 'go on', conversationId: first.conversationId, model: 'qwen-plus' });
+      const next = await run<AskResult>('ask', {
+        prompt: 'go on',
+        conversationId: first.conversationId,
+        model: 'qwen-plus',
+      });
       assert.equal(next.status, 'done', JSON.stringify(next.error));
       assert.equal(next.model, 'qwen-plus');
       const body = gw.log.filter((e) => e.answer).at(-1)?.bodyText ?? '';
       assert.match(body, /on the vip model/, 'the earlier messages go as history');
       assert.doesNotMatch(body, /not available|continuing with/, 'the notice does not');
       const exported = await exportChat(first.conversationId);
-      assert.match(exported.markdown, new RegExp(`on the vip model[\\s\\S]*\\n_${VIP_ONLY_MODEL} is not available with the new API key; continuing with qwen-plus\\._\\n[\\s\\S]*go on`));
+      assert.match(
+        exported.markdown,
+        new RegExp(
+          `on the vip model[\\s\\S]*\\n_${VIP_ONLY_MODEL} is not available with the new API key; continuing with qwen-plus\\._\\n[\\s\\S]*go on`,
+        ),
+      );
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
-      assert.equal((await run<AskResult>('ask', { prompt: 'and again', conversationId: first.conversationId })).model, 'qwen-plus', 'the conversation goes on with the pick');
+      assert.equal(
+        (await run<AskResult>('ask', { prompt: 'and again', conversationId: first.conversationId })).model,
+        'qwen-plus',
+        'the conversation goes on with the pick',
+      );
     } finally {
       await run('setApiKey', DEMO_KEY);
     }
@@ -387,7 +504,10 @@ describe('Chat in a real extension host', function () {
   it('two asks racing into one conversation: exactly one request reaches the gateway, the other is refused', async () => {
     const first = await run<AskResult>('ask', { prompt: 'a conversation to race in', model: 'gpt-4o-mini' });
     gw.clearLog();
-    const a = run<AskResult>('ask', { prompt: '[[slow:40]] [[long:1]] first of two', conversationId: first.conversationId });
+    const a = run<AskResult>('ask', {
+      prompt: '[[slow:40]] [[long:1]] first of two',
+      conversationId: first.conversationId,
+    });
     const b = run<AskResult>('ask', { prompt: 'second of two', conversationId: first.conversationId });
     const [ra, rb] = await Promise.allSettled([a, b]);
     const done = [ra, rb].filter((r) => r.status === 'fulfilled');
@@ -395,6 +515,10 @@ describe('Chat in a real extension host', function () {
     assert.equal(done.length, 1, 'one ask ran');
     assert.equal(refused.length, 1, 'one ask was refused');
     assert.match(String(refused[0]?.reason), /still being written in this conversation/);
-    assert.equal(gw.log.filter((e) => e.path === '/v1/chat/completions').length, 1, 'exactly one request reached the gateway');
+    assert.equal(
+      gw.log.filter((e) => e.path === '/v1/chat/completions').length,
+      1,
+      'exactly one request reached the gateway',
+    );
   });
 });

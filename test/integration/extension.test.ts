@@ -56,7 +56,10 @@ describe('Model Gateway in a real extension host', function () {
     const toCatalog = gw.log.filter((e) => e.origin === 'catalog');
     assert.ok(toGateway.length > 0 && toGateway.every((e) => e.headers.authorization === `Bearer ${DEMO_KEY}`));
     assert.ok(toCatalog.length > 0 && toCatalog.every((e) => e.headers.authorization === undefined));
-    assert.ok(gw.log.every((e) => e.method === 'GET'), 'the check calls no billed endpoint');
+    assert.ok(
+      gw.log.every((e) => e.method === 'GET'),
+      'the check calls no billed endpoint',
+    );
   });
 
   it('returns the merged model list with kinds, protocols and availability', async () => {
@@ -74,7 +77,10 @@ describe('Model Gateway in a real extension host', function () {
     const report = await run<ConnectionReport>('checkConnection', { silent: true });
     assert.equal(report.base, gw.url);
     assert.match(report.baseChanges.join(), /\/v1/);
-    assert.ok(gw.log.some((e) => e.path === '/v1/models'), 'no /v1/v1 path');
+    assert.ok(
+      gw.log.some((e) => e.path === '/v1/models'),
+      'no /v1/v1 path',
+    );
     await setSetting('baseUrl', 'http://127.0.0.1:1');
     const down = await run<ConnectionReport>('checkConnection', { silent: true });
     assert.equal(down.reachable, false);
@@ -88,7 +94,10 @@ describe('Model Gateway in a real extension host', function () {
       await setSetting('proxy', proxy.url, 'http');
       const report = await run<ConnectionReport>('checkConnection', { silent: true });
       assert.equal(report.keyAccepted, true);
-      assert.ok(proxy.records.some((r) => r.target === new URL(gw.url).host), 'the gateway was reached through the proxy');
+      assert.ok(
+        proxy.records.some((r) => r.target === new URL(gw.url).host),
+        'the gateway was reached through the proxy',
+      );
       await setSetting('proxy', 'off');
       proxy.records.length = 0;
       await run<ConnectionReport>('checkConnection', { silent: true });

@@ -32,7 +32,11 @@ describe('Keybindings', () => {
     const defaults = parse(doc.getText()) as Binding[];
     assert.ok(defaults.length > 200, `the defaults were read (${defaults.length})`);
     // The document lists the extensions' keybindings too; ours are what is being checked.
-    const taken = new Map(defaults.filter((d) => !d.command.startsWith('modelGateway.')).map((d) => [normalise(d.key.toLowerCase()), d.command]));
+    const taken = new Map(
+      defaults
+        .filter((d) => !d.command.startsWith('modelGateway.'))
+        .map((d) => [normalise(d.key.toLowerCase()), d.command]),
+    );
     // Sanity: the comparison finds a real default (Ctrl+Shift+P / Cmd+Shift+P opens the palette).
     assert.ok(taken.has(normalise(process.platform === 'darwin' ? 'shift+cmd+p' : 'ctrl+shift+p')));
     for (const b of ours) {

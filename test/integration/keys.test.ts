@@ -14,8 +14,10 @@ import { run, setSetting } from './support';
 describe('Several API keys in a real extension host', function () {
   let gw: GatewayDouble;
   const WAIT_MS = 30_000;
-  const who = (auth: string | undefined) => (auth === `Bearer ${TEAM_KEY}` ? 'team' : auth === `Bearer ${DEMO_KEY}` ? 'default' : 'none');
-  const chatKeys = () => gw.log.filter((e) => e.path === '/v1/chat/completions').map((e) => who(e.headers.authorization));
+  const who = (auth: string | undefined) =>
+    auth === `Bearer ${TEAM_KEY}` ? 'team' : auth === `Bearer ${DEMO_KEY}` ? 'default' : 'none';
+  const chatKeys = () =>
+    gw.log.filter((e) => e.path === '/v1/chat/completions').map((e) => who(e.headers.authorization));
 
   before(async () => {
     gw = new GatewayDouble({ videoTiming: { manual: true } });
@@ -25,7 +27,11 @@ describe('Several API keys in a real extension host', function () {
     await setSetting('video.pollSeconds', 1);
     await run('clearApiKey');
     await run('setApiKey', DEMO_KEY);
-    assert.deepEqual(await run('addApiKey', { name: 'team-claude', key: TEAM_KEY }), { added: true, name: 'team-claude', masked: `••••${TEAM_KEY.slice(-4)}` });
+    assert.deepEqual(await run('addApiKey', { name: 'team-claude', key: TEAM_KEY }), {
+      added: true,
+      name: 'team-claude',
+      masked: `••••${TEAM_KEY.slice(-4)}`,
+    });
     await run('refreshModels');
   });
   after(async () => {
@@ -42,9 +48,15 @@ describe('Several API keys in a real extension host', function () {
     assert.equal(both.status, 'done', JSON.stringify(both.error));
     assert.deepEqual(chatKeys(), ['team', 'default'], 'a model both keys list goes with the first key');
 
-    assert.deepEqual(await run('useKeyForModel', { model: 'gpt-4o-mini', key: 'team-claude' }), { model: 'gpt-4o-mini', key: 'team-claude' });
+    assert.deepEqual(await run('useKeyForModel', { model: 'gpt-4o-mini', key: 'team-claude' }), {
+      model: 'gpt-4o-mini',
+      key: 'team-claude',
+    });
     gw.clearLog();
-    assert.equal((await run<AskResult>('ask', { prompt: 'now with the team key', model: 'gpt-4o-mini' })).status, 'done');
+    assert.equal(
+      (await run<AskResult>('ask', { prompt: 'now with the team key', model: 'gpt-4o-mini' })).status,
+      'done',
+    );
     assert.deepEqual(chatKeys(), ['team']);
     await run('useKeyForModel', { model: 'gpt-4o-mini', key: null });
     await run('refreshModels');
@@ -74,10 +86,13 @@ describe('Several API keys in a real extension host', function () {
 
   it('Check Connection reports each key by name, masked, with its own list and quota', async () => {
     const report = await run<ConnectionReport>('checkConnection', { silent: true });
-    assert.deepEqual(report.keys?.map((k) => [k.name, k.masked, k.accepted]), [
-      ['default', `••••${DEMO_KEY.slice(-4)}`, true],
-      ['team-claude', `••••${TEAM_KEY.slice(-4)}`, true],
-    ]);
+    assert.deepEqual(
+      report.keys?.map((k) => [k.name, k.masked, k.accepted]),
+      [
+        ['default', `••••${DEMO_KEY.slice(-4)}`, true],
+        ['team-claude', `••••${TEAM_KEY.slice(-4)}`, true],
+      ],
+    );
     assert.equal(report.keys?.[1]?.models, 4);
     assert.ok(!JSON.stringify(report).includes(TEAM_KEY));
   });
@@ -89,7 +104,12 @@ describe('Several API keys in a real extension host', function () {
     await run('refreshModels');
     gw.clearLog();
     await assert.rejects(
-      Promise.resolve(vscode.commands.executeCommand('modelGateway.ask', { prompt: 'still there?', conversationId: first.conversationId })),
+      Promise.resolve(
+        vscode.commands.executeCommand('modelGateway.ask', {
+          prompt: 'still there?',
+          conversationId: first.conversationId,
+        }),
+      ),
       new RegExp(`Pick the model to continue with: ${VIP_ONLY_MODEL} is not available with this API key`),
     );
     assert.deepEqual(chatKeys(), [], 'nothing went with another key');

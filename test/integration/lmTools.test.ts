@@ -4,7 +4,15 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ensureSampleWorkspace, sampleFile } from '../fixtures/samples';
-import { DEFAULT_TOOL_PRICE_USD, DEMO_KEY, GatewayDouble, GLM_NO_BALANCE_KEY, GLM_ROOT, KIMI_ROOT, type RequestLogEntry } from '../gateway';
+import {
+  DEFAULT_TOOL_PRICE_USD,
+  DEMO_KEY,
+  GatewayDouble,
+  GLM_NO_BALANCE_KEY,
+  GLM_ROOT,
+  KIMI_ROOT,
+  type RequestLogEntry,
+} from '../gateway';
 import { run, setSetting } from './support';
 
 /**
@@ -48,7 +56,9 @@ describe("The gateway's tools as agent tools (vscode.lm.invokeTool)", function (
     await setSetting('baseUrl', gw.url);
     await setSetting('catalogUrl', gw.catalogUrl);
     // As a user who chose "Continue and Don't Ask Again": no confirmation stands in the way.
-    confirmBefore = vscode.workspace.getConfiguration('modelGateway.tools').inspect<boolean>('confirmBilledCalls')?.globalValue;
+    confirmBefore = vscode.workspace
+      .getConfiguration('modelGateway.tools')
+      .inspect<boolean>('confirmBilledCalls')?.globalValue;
     await setSetting('tools.confirmBilledCalls', false);
     await run('setApiKey', DEMO_KEY);
   });
@@ -66,7 +76,13 @@ describe("The gateway's tools as agent tools (vscode.lm.invokeTool)", function (
 
   it('contributes the five tools with their input schemas', () => {
     const ours = vscode.lm.tools.filter((t) => t.name.startsWith('modelGateway_'));
-    assert.deepEqual(ours.map((t) => t.name).sort(), ['modelGateway_generateImage', 'modelGateway_ocr', 'modelGateway_parsePdf', 'modelGateway_readWebPage', 'modelGateway_searchWeb']);
+    assert.deepEqual(ours.map((t) => t.name).sort(), [
+      'modelGateway_generateImage',
+      'modelGateway_ocr',
+      'modelGateway_parsePdf',
+      'modelGateway_readWebPage',
+      'modelGateway_searchWeb',
+    ]);
     for (const tool of ours) {
       assert.ok(tool.description.length > 40, `${tool.name} tells the model what it does`);
       assert.equal((tool.inputSchema as { type?: string } | undefined)?.type, 'object');
@@ -79,9 +95,15 @@ describe("The gateway's tools as agent tools (vscode.lm.invokeTool)", function (
     assert.match(text, /^Web results for "container shipping rates"/);
     const urls = text.match(/URL: (\S+)/g) ?? [];
     assert.equal(urls.length, 3, text);
-    assert.deepEqual(toolCalls().map((e) => `${e.method} ${e.path} ${e.status}`), [`POST ${GLM_ROOT}/web_search 200`]);
+    assert.deepEqual(
+      toolCalls().map((e) => `${e.method} ${e.path} ${e.status}`),
+      [`POST ${GLM_ROOT}/web_search 200`],
+    );
     assert.equal(JSON.parse(toolCalls()[0]?.bodyText ?? '{}').count, 3);
-    assert.ok(Math.abs(quotaBefore - (gw.quota(DEMO_KEY).userUsd ?? NaN) - DEFAULT_TOOL_PRICE_USD) < 1e-9, 'one call was billed');
+    assert.ok(
+      Math.abs(quotaBefore - (gw.quota(DEMO_KEY).userUsd ?? NaN) - DEFAULT_TOOL_PRICE_USD) < 1e-9,
+      'one call was billed',
+    );
   });
 
   it("falls back to the first provider when the second provider's search answers 403, and says so", async () => {
@@ -97,7 +119,10 @@ describe("The gateway's tools as agent tools (vscode.lm.invokeTool)", function (
   it('reads a web page as Markdown with its title and URL, cut to maxChars', async () => {
     const url = 'https://docs.example.net/guides/port-operations';
     const text = await invoke('modelGateway_readWebPage', { url });
-    assert.match(text, /^Title: Port Operations \| docs\.example\.net\nURL: https:\/\/docs\.example\.net\/guides\/port-operations\n\n# Port Operations\n/);
+    assert.match(
+      text,
+      /^Title: Port Operations \| docs\.example\.net\nURL: https:\/\/docs\.example\.net\/guides\/port-operations\n\n# Port Operations\n/,
+    );
     const short = await invoke('modelGateway_readWebPage', { url, maxChars: 40 });
     assert.match(short, /\[Cut at 40 of [\d,]+ characters; ask again with a larger maxChars for more\.\]$/);
   });
@@ -106,7 +131,10 @@ describe("The gateway's tools as agent tools (vscode.lm.invokeTool)", function (
     const sample = sampleFile('quarterly-report.pdf');
     const text = await invoke('modelGateway_parsePdf', { path: `${SAMPLES}/${sample.name}` });
     assert.equal(text, `Text of ${SAMPLES}/${sample.name}:\n\n${sample.text}`);
-    assert.deepEqual(toolCalls().map((e) => `${e.method} ${e.path} ${e.status}`), [`POST ${GLM_ROOT}/files/parser/sync 200`]);
+    assert.deepEqual(
+      toolCalls().map((e) => `${e.method} ${e.path} ${e.status}`),
+      [`POST ${GLM_ROOT}/files/parser/sync 200`],
+    );
   });
 
   it('says a scanned PDF has no text and points to OCR, which reads it', async () => {
@@ -129,17 +157,33 @@ describe("The gateway's tools as agent tools (vscode.lm.invokeTool)", function (
 
   it('refuses links that lead outside the workspace (a file, a folder) and files whose bytes are not the format, before sending anything', async () => {
     const outside = await fs.mkdtemp(path.join(path.dirname(workspace()), 'lm-tools-outside-'));
-    const links = [path.join(samples, 'leaked.pdf'), path.join(samples, 'leaked-folder'), path.join(samples, 'key.pdf')];
+    const links = [
+      path.join(samples, 'leaked.pdf'),
+      path.join(samples, 'leaked-folder'),
+      path.join(samples, 'key.pdf'),
+    ];
     try {
       await fs.copyFile(path.join(samples, 'quarterly-report.pdf'), path.join(outside, 'private.pdf'));
       await fs.symlink(path.join(outside, 'private.pdf'), links[0] as string);
       await fs.symlink(outside, links[1] as string);
       await fs.writeFile(links[2] as string, 'API_KEY=not-a-pdf\n');
       since = gw.log.length;
-      assert.match((await invokeFails('modelGateway_parsePdf', { path: `${SAMPLES}/leaked.pdf` })).message, /symbolic link .*outside the open workspace folders/);
-      assert.match((await invokeFails('modelGateway_parsePdf', { path: `${SAMPLES}/leaked-folder/private.pdf` })).message, /symbolic link/);
-      assert.match((await invokeFails('modelGateway_parsePdf', { path: `${SAMPLES}/key.pdf` })).message, /key\.pdf was not sent: the PDF parser takes PDF files/);
-      assert.match((await invokeFails('modelGateway_ocr', { path: `${SAMPLES}/missing.png` })).message, /does not exist/);
+      assert.match(
+        (await invokeFails('modelGateway_parsePdf', { path: `${SAMPLES}/leaked.pdf` })).message,
+        /symbolic link .*outside the open workspace folders/,
+      );
+      assert.match(
+        (await invokeFails('modelGateway_parsePdf', { path: `${SAMPLES}/leaked-folder/private.pdf` })).message,
+        /symbolic link/,
+      );
+      assert.match(
+        (await invokeFails('modelGateway_parsePdf', { path: `${SAMPLES}/key.pdf` })).message,
+        /key\.pdf was not sent: the PDF parser takes PDF files/,
+      );
+      assert.match(
+        (await invokeFails('modelGateway_ocr', { path: `${SAMPLES}/missing.png` })).message,
+        /does not exist/,
+      );
       assert.equal(toolCalls().length, 0);
     } finally {
       for (const link of links) await fs.rm(link, { force: true });
@@ -160,7 +204,11 @@ describe("The gateway's tools as agent tools (vscode.lm.invokeTool)", function (
 
   it('generates an image into the workspace and returns its workspace path', async () => {
     await run('refreshModels');
-    const text = await invoke('modelGateway_generateImage', { prompt: 'A lighthouse at dusk', model: 'gpt-image-1', size: '1024x1024' });
+    const text = await invoke('modelGateway_generateImage', {
+      prompt: 'A lighthouse at dusk',
+      model: 'gpt-image-1',
+      size: '1024x1024',
+    });
     const match = /^- (generated\/images\/\S+\.png)$/m.exec(text);
     assert.ok(match?.[1], text);
     const file = path.join(workspace(), match[1]);

@@ -40,10 +40,16 @@ describe('Media Studio in a real extension host', function () {
   });
 
   /** Polls the task list until `check` holds for the task. */
-  async function until(taskId: string, check: (t: VideoTaskSummary) => boolean, what: string): Promise<VideoTaskSummary> {
+  async function until(
+    taskId: string,
+    check: (t: VideoTaskSummary) => boolean,
+    what: string,
+  ): Promise<VideoTaskSummary> {
     const end = Date.now() + WAIT_MS;
     for (;;) {
-      const task = (await run<VideoTaskSummary[]>('listVideoTasks')).find((t) => t.taskId === taskId || t.localId === taskId);
+      const task = (await run<VideoTaskSummary[]>('listVideoTasks')).find(
+        (t) => t.taskId === taskId || t.localId === taskId,
+      );
       if (task && check(task)) return task;
       if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(task)}`);
       await new Promise((r) => setTimeout(r, 100));
@@ -51,7 +57,12 @@ describe('Media Studio in a real extension host', function () {
   }
 
   it('generates an image over the Images API and saves it in the workspace', async () => {
-    const result = await run<GenerateImageResult>('generateImage', { prompt: 'A red fox in the snow', model: 'gpt-image-1', size: '1024x1024', n: 2 });
+    const result = await run<GenerateImageResult>('generateImage', {
+      prompt: 'A red fox in the snow',
+      model: 'gpt-image-1',
+      size: '1024x1024',
+      n: 2,
+    });
     assert.equal(result.route, 'images');
     assert.equal(result.files.length, 2);
     for (const [i, p] of result.paths.entries()) {
@@ -61,11 +72,23 @@ describe('Media Studio in a real extension host', function () {
       assert.equal(result.files[i], vscode.Uri.file(p).toString());
     }
     const body = JSON.parse(posts('/v1/images/generations')[0]?.bodyText ?? '{}');
-    assert.deepEqual(body, { model: 'gpt-image-1', prompt: 'A red fox in the snow', n: 2, size: '1024x1024', response_format: 'b64_json' });
+    assert.deepEqual(body, {
+      model: 'gpt-image-1',
+      prompt: 'A red fox in the snow',
+      n: 2,
+      size: '1024x1024',
+      response_format: 'b64_json',
+    });
   });
 
   it('generates an image through the Responses protocol with the image tool, streamed', async () => {
-    const result = await run<GenerateImageResult>('generateImage', { prompt: 'A lighthouse at dusk', route: 'responses', model: 'gpt-image-1', outerModel: 'gpt-5', stream: true });
+    const result = await run<GenerateImageResult>('generateImage', {
+      prompt: 'A lighthouse at dusk',
+      route: 'responses',
+      model: 'gpt-image-1',
+      outerModel: 'gpt-5',
+      stream: true,
+    });
     assert.equal(result.route, 'responses');
     assert.equal(result.outerModel, 'gpt-5');
     assert.equal(result.paths.length, 1);
@@ -79,28 +102,60 @@ describe('Media Studio in a real extension host', function () {
   });
 
   it('"Generate with This Model" (the Models view) opens the studio on the model\'s tab with it chosen; a chat model is refused', async () => {
-    assert.deepEqual(await run('generateWithModel', { model: { id: 'wan2.5-t2v-preview' } }), { opened: true, tab: 'video', model: 'wan2.5-t2v-preview' });
-    assert.deepEqual(await run('generateWithModel', 'gpt-image-1'), { opened: true, tab: 'images', model: 'gpt-image-1' });
+    assert.deepEqual(await run('generateWithModel', { model: { id: 'wan2.5-t2v-preview' } }), {
+      opened: true,
+      tab: 'video',
+      model: 'wan2.5-t2v-preview',
+    });
+    assert.deepEqual(await run('generateWithModel', 'gpt-image-1'), {
+      opened: true,
+      tab: 'images',
+      model: 'gpt-image-1',
+    });
     // The studio offers the chosen model next: a generation without a model uses it.
     const result = await run<GenerateImageResult>('generateImage', { prompt: 'A kite over the sea' });
     assert.equal(result.model, 'gpt-image-1');
-    await assert.rejects(Promise.resolve(vscode.commands.executeCommand('modelGateway.generateWithModel', 'gpt-4o-mini')), /gpt-4o-mini is not an image or video model this key may use/);
+    await assert.rejects(
+      Promise.resolve(vscode.commands.executeCommand('modelGateway.generateWithModel', 'gpt-4o-mini')),
+      /gpt-4o-mini is not an image or video model this key may use/,
+    );
   });
 
   it('refuses an image model as the outer model and an abbreviated id before sending', async () => {
     await assert.rejects(
-      Promise.resolve(vscode.commands.executeCommand('modelGateway.generateImage', { prompt: 'x', route: 'responses', model: 'gpt-image-1', outerModel: 'gpt-image-1' })),
+      Promise.resolve(
+        vscode.commands.executeCommand('modelGateway.generateImage', {
+          prompt: 'x',
+          route: 'responses',
+          model: 'gpt-image-1',
+          outerModel: 'gpt-image-1',
+        }),
+      ),
       /image model and cannot be the outer model/,
     );
-    await assert.rejects(Promise.resolve(vscode.commands.executeCommand('modelGateway.generateImage', { prompt: 'x', model: 'gpt-image' })), /Did you mean gpt-image-1/);
+    await assert.rejects(
+      Promise.resolve(
+        vscode.commands.executeCommand('modelGateway.generateImage', { prompt: 'x', model: 'gpt-image' }),
+      ),
+      /Did you mean gpt-image-1/,
+    );
     assert.equal(gw.log.filter((e) => e.method === 'POST').length, 0, 'nothing was sent');
   });
 
   it('runs a video task to a saved, playable file, with no key sent to the CDN', async () => {
     const submitted = await run<VideoTaskSummary>('generateVideo', { prompt: 'A fox runs through snow' });
     assert.match(submitted.taskId ?? '', /^task_/);
-    assert.deepEqual([submitted.model, submitted.size, submitted.duration], ['wan2.5-t2v-preview', '832*480', 5], 'the verified Wan defaults');
-    assert.deepEqual(JSON.parse(posts('/v1/video/generations')[0]?.bodyText ?? '{}'), { model: 'wan2.5-t2v-preview', prompt: 'A fox runs through snow', size: '832*480', duration: 5 });
+    assert.deepEqual(
+      [submitted.model, submitted.size, submitted.duration],
+      ['wan2.5-t2v-preview', '832*480', 5],
+      'the verified Wan defaults',
+    );
+    assert.deepEqual(JSON.parse(posts('/v1/video/generations')[0]?.bodyText ?? '{}'), {
+      model: 'wan2.5-t2v-preview',
+      prompt: 'A fox runs through snow',
+      size: '832*480',
+      duration: 5,
+    });
     const id = submitted.taskId ?? '';
     gw.advanceVideo(id, 'QUEUED');
     const queued = await until(id, (t) => t.remoteStatus === 'QUEUED', 'QUEUED');
@@ -109,7 +164,12 @@ describe('Media Studio in a real extension host', function () {
     const done = await until(id, (t) => t.phase === 'succeeded' || t.phase === 'failed', 'the end');
     assert.equal(done.phase, 'succeeded', JSON.stringify(done.error));
     assert.ok(done.path?.startsWith(path.join(workspace(), 'generated', 'videos')), done.path);
-    assert.equal(readFileSync(done.path ?? '').subarray(4, 8).toString('latin1'), 'ftyp');
+    assert.equal(
+      readFileSync(done.path ?? '')
+        .subarray(4, 8)
+        .toString('latin1'),
+      'ftyp',
+    );
     assert.ok(gw.cdnLog.length > 0 && gw.cdnLog.every((e) => e.headers.authorization === undefined));
   });
 
@@ -124,12 +184,21 @@ describe('Media Studio in a real extension host', function () {
         gw.advanceVideo(id, 'SUCCESS');
         const done = await until(id, (t) => t.phase === 'succeeded' || t.phase === 'failed', 'the end');
         assert.equal(done.phase, 'succeeded', JSON.stringify(done.error));
-        assert.equal(readFileSync(done.path ?? '').subarray(4, 8).toString('latin1'), 'ftyp');
+        assert.equal(
+          readFileSync(done.path ?? '')
+            .subarray(4, 8)
+            .toString('latin1'),
+          'ftyp',
+        );
         const content = gw.log.filter((e) => e.path === `/v1/videos/${id}/content`);
         assert.equal(content.length, 1);
         assert.equal(content[0]?.headers.authorization, `Bearer ${DEMO_KEY}`);
         assert.equal(gw.cdnLog.length, 0, 'no upstream link was used');
-        if (shape === 'openai') assert.ok(gw.log.some((e) => e.path === `/v1/videos/${id}` && e.status === 200), "queried on OpenAI's route");
+        if (shape === 'openai')
+          assert.ok(
+            gw.log.some((e) => e.path === `/v1/videos/${id}` && e.status === 200),
+            "queried on OpenAI's route",
+          );
       } finally {
         gw.setVideoQuery('task');
       }
@@ -153,7 +222,9 @@ describe('Media Studio in a real extension host', function () {
     const laterId = await firstTaskId((t) => t.taskId !== id);
     gw.advanceVideo(laterId, 'SUCCESS');
     assert.equal((await later).phase, 'succeeded');
-    const prompts = posts('/v1/video/generations').map((e) => (JSON.parse(e.bodyText ?? '{}') as { prompt?: string }).prompt);
+    const prompts = posts('/v1/video/generations').map(
+      (e) => (JSON.parse(e.bodyText ?? '{}') as { prompt?: string }).prompt,
+    );
     assert.deepEqual(prompts, ['[[fail]] A storm', 'A calm lake'], 'the failed task was never resubmitted');
   });
 
@@ -167,7 +238,12 @@ describe('Media Studio in a real extension host', function () {
   });
 
   it('reports a size the model rejects, naming it, without trying another size', async () => {
-    await assert.rejects(Promise.resolve(vscode.commands.executeCommand('modelGateway.generateVideo', { prompt: 'wide', size: '1280*720' })), /does not accept the size 1280 × 720/);
+    await assert.rejects(
+      Promise.resolve(
+        vscode.commands.executeCommand('modelGateway.generateVideo', { prompt: 'wide', size: '1280*720' }),
+      ),
+      /does not accept the size 1280 × 720/,
+    );
     assert.equal(posts('/v1/video/generations').length, 1);
   });
 
@@ -193,7 +269,10 @@ describe('Media Studio in a real extension host', function () {
     assert.ok(tasks.some((t) => t.phase === 'succeeded') && tasks.some((t) => t.phase === 'failed'));
     const failed = tasks.find((t) => t.phase === 'failed');
     assert.deepEqual(await run('forgetVideoTask', { taskId: failed?.localId }), { forgotten: true });
-    assert.equal((await run<VideoTaskSummary[]>('listVideoTasks')).some((t) => t.localId === failed?.localId), false);
+    assert.equal(
+      (await run<VideoTaskSummary[]>('listVideoTasks')).some((t) => t.localId === failed?.localId),
+      false,
+    );
   });
 
   /** The gateway's id of the task submitted last (from the double's request log), if it passes `accept`. */
@@ -202,7 +281,8 @@ describe('Media Studio in a real extension host', function () {
     for (;;) {
       const tasks = await run<VideoTaskSummary[]>('listVideoTasks');
       const newest = tasks[0];
-      if (newest?.taskId && posts('/v1/video/generations').length > 0 && newest.phase === 'running' && accept(newest)) return newest.taskId;
+      if (newest?.taskId && posts('/v1/video/generations').length > 0 && newest.phase === 'running' && accept(newest))
+        return newest.taskId;
       if (Date.now() > end) throw new Error('no task was accepted');
       await new Promise((r) => setTimeout(r, 50));
     }

@@ -58,10 +58,21 @@ describe("The key's quota in a real extension host", function () {
   it('Check Connection reports what is left and what was used, read with the key from the gateway', async () => {
     const report = await run<ConnectionReport>('checkConnection', { silent: true });
     assert.equal(report.keyAccepted, true);
-    assert.deepEqual(report.quota && { ...report.quota, checkedAt: 0 }, { source: 'dashboard', unit: 'usd', unlimited: false, remaining: 20, used: 0, checkedAt: 0 });
+    assert.deepEqual(report.quota && { ...report.quota, checkedAt: 0 }, {
+      source: 'dashboard',
+      unit: 'usd',
+      unlimited: false,
+      remaining: 20,
+      used: 0,
+      checkedAt: 0,
+    });
     const reads = quotaReads(gw.log);
     assert.ok(reads.length >= 2, 'the billing pair was read');
-    assert.ok(reads.every((e) => e.method === 'GET' && e.origin === 'gateway' && e.headers.authorization === `Bearer ${DEMO_KEY}`));
+    assert.ok(
+      reads.every(
+        (e) => e.method === 'GET' && e.origin === 'gateway' && e.headers.authorization === `Bearer ${DEMO_KEY}`,
+      ),
+    );
   });
 
   it('the status bar tooltip and the Models view header show it; the status bar text only when asked to', async () => {
@@ -84,11 +95,16 @@ describe("The key's quota in a real extension host", function () {
     clearLog();
     const answer = await run<AskResult>('ask', { prompt: 'a billed question', model: 'gpt-4o-mini' });
     assert.equal(answer.status, 'done', JSON.stringify(answer.error));
-    await until('the quota to be read again after the answer', () => gw.log.some((e) => e.path === '/v1/dashboard/billing/usage'));
+    await until('the quota to be read again after the answer', () =>
+      gw.log.some((e) => e.path === '/v1/dashboard/billing/usage'),
+    );
     const chat = gw.log.findIndex((e) => e.path === '/v1/chat/completions');
     const reread = gw.log.findIndex((e) => e.path === '/v1/dashboard/billing/usage');
     assert.ok(chat >= 0 && reread > chat, 'read after the billed call');
-    await until('the figure to change', () => gw.log.filter((e) => e.path === '/v1/dashboard/billing/usage' && e.status === 200).length > 0);
+    await until(
+      'the figure to change',
+      () => gw.log.filter((e) => e.path === '/v1/dashboard/billing/usage' && e.status === 200).length > 0,
+    );
     const left = gw.quota(DEMO_KEY).tokenUsd ?? NaN;
     assert.ok(left < 20, 'the chat was charged to the key');
     let shown: QuotaCommandResult | undefined;
@@ -97,7 +113,10 @@ describe("The key's quota in a real extension host", function () {
       if (shown.quota && Math.abs((shown.quota.remaining ?? NaN) - left) < 1e-6) break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    assert.ok(shown?.quota && Math.abs((shown.quota.remaining ?? NaN) - left) < 1e-6, `shown ${shown?.quota?.remaining}, left ${left}`);
+    assert.ok(
+      shown?.quota && Math.abs((shown.quota.remaining ?? NaN) - left) < 1e-6,
+      `shown ${shown?.quota?.remaining}, left ${left}`,
+    );
     assert.ok((shown.quota.used ?? 0) > 0);
   });
 
@@ -105,7 +124,11 @@ describe("The key's quota in a real extension host", function () {
     gw.setTokenQuota(DEMO_KEY, 0.0005);
     try {
       // US$0.0005 is 250 units, below what the gateway reserves for this model (≥ 500 tokens × 1.5).
-      const refused = await run<AskResult>('ask', { prompt: 'too expensive', model: 'claude-sonnet-4-5', protocol: 'chatCompletions' });
+      const refused = await run<AskResult>('ask', {
+        prompt: 'too expensive',
+        model: 'claude-sonnet-4-5',
+        protocol: 'chatCompletions',
+      });
       assert.equal(refused.error?.kind, 'quota');
       assert.match(refused.error?.message ?? '', /Left on this key: US\$0\.0005\./);
     } finally {
@@ -163,7 +186,10 @@ describe("The key's quota in a real extension host", function () {
   it('sent the key to the gateway origins only', () => {
     clearLog();
     const all = [...seen, ...others.flatMap((o) => o.log)];
-    assert.ok(all.some((e) => e.origin === 'catalog'), 'the catalog origin was called too');
+    assert.ok(
+      all.some((e) => e.origin === 'catalog'),
+      'the catalog origin was called too',
+    );
     for (const e of all) {
       if (e.origin !== 'gateway') assert.equal(e.headers.authorization, undefined, `${e.origin} ${e.path} got no key`);
     }

@@ -71,7 +71,9 @@ export function readCounts(resultsFile: string, exitCode: number): SuiteCounts {
   const counts: SuiteCounts = { passed: written.passed, failed: written.failed, skipped: written.skipped };
   if (written.done === false) {
     const notRun = Math.max(0, (written.total ?? 0) - counts.passed - counts.failed - counts.skipped);
-    console.error(`The run in the extension host ended early (exit code ${exitCode}); ${notRun} test(s) never ran and count as failed, plus one for the interruption.`);
+    console.error(
+      `The run in the extension host ended early (exit code ${exitCode}); ${notRun} test(s) never ran and count as failed, plus one for the interruption.`,
+    );
     counts.failed += notRun + 1;
   }
   return counts;

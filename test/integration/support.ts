@@ -21,7 +21,10 @@ export function documentByUri(uri: string | undefined): vscode.TextDocument | un
  * "save changes?" prompt nobody would answer here.
  */
 export async function closeEditorsDiscarding(max = 50): Promise<void> {
-  const ours = () => vscode.window.visibleTextEditors.filter((e) => ['untitled', 'file', 'model-gateway-result'].includes(e.document.uri.scheme));
+  const ours = () =>
+    vscode.window.visibleTextEditors.filter((e) =>
+      ['untitled', 'file', 'model-gateway-result'].includes(e.document.uri.scheme),
+    );
   for (let i = 0; i < max; i++) {
     const editor = ours()[0];
     if (!editor) return;

@@ -5,7 +5,17 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ensureSampleWorkspace, sampleFile } from '../fixtures/samples';
-import { DEFAULT_TOOL_PRICE_USD, DEMO_KEY, GatewayDouble, GLM_NO_BALANCE_KEY, GLM_ROOT, KIMI_ROOT, TOOL_LIMIT_BYTES, VIP_KEY, type RequestLogEntry } from '../gateway';
+import {
+  DEFAULT_TOOL_PRICE_USD,
+  DEMO_KEY,
+  GatewayDouble,
+  GLM_NO_BALANCE_KEY,
+  GLM_ROOT,
+  KIMI_ROOT,
+  TOOL_LIMIT_BYTES,
+  VIP_KEY,
+  type RequestLogEntry,
+} from '../gateway';
 import { QUOTA_PER_USD } from '../gateway/world';
 import { closeEditorsDiscarding, documentByUri, run, setSetting, settleWhileClosingQuickInput } from './support';
 
@@ -88,7 +98,9 @@ describe('Document and web tools in a real extension host', function () {
     await setSetting('baseUrl', gw.url);
     await setSetting('catalogUrl', gw.catalogUrl);
     // As a user who chose "Continue and Don't Ask Again": no modal notice stands in the way.
-    confirmBefore = vscode.workspace.getConfiguration('modelGateway.tools').inspect<boolean>('confirmBilledCalls')?.globalValue;
+    confirmBefore = vscode.workspace
+      .getConfiguration('modelGateway.tools')
+      .inspect<boolean>('confirmBilledCalls')?.globalValue;
     await setSetting('tools.confirmBilledCalls', false);
     await run('setApiKey', DEMO_KEY);
   });
@@ -132,7 +144,10 @@ describe('Document and web tools in a real extension host', function () {
   it('reads the scanned image and the scanned PDF with OCR (layout parsing)', async () => {
     for (const name of ['scan.png', 'scanned-letter.pdf']) {
       const result = ok(await run<OcrResult | Failure>('ocrFile', file(name)), `ocrFile ${name}`);
-      assert.ok(result.markdown.includes(marker(name)), `the OCR of ${name} holds ${marker(name)}: ${result.markdown.slice(0, 200)}`);
+      assert.ok(
+        result.markdown.includes(marker(name)),
+        `the OCR of ${name} holds ${marker(name)}: ${result.markdown.slice(0, 200)}`,
+      );
       assert.equal(result.pages, 1);
       assert.ok(result.document);
       assert.equal(documentByUri(result.document)?.getText(), readableText(result.markdown));
@@ -158,7 +173,9 @@ describe('Document and web tools in a real extension host', function () {
     assert.equal(mine.filename, sample.name);
     assert.equal(mine.purpose, 'file-extract');
     assert.ok(!gw.kimiFiles(VIP_KEY).some((f) => f.id === result.id));
-    const other = await fetch(`${gw.url}${KIMI_ROOT}/files/${result.id}/content`, { headers: { authorization: `Bearer ${VIP_KEY}` } });
+    const other = await fetch(`${gw.url}${KIMI_ROOT}/files/${result.id}/content`, {
+      headers: { authorization: `Bearer ${VIP_KEY}` },
+    });
     assert.equal(other.status, 404, 'another key cannot read the file');
     await other.body?.cancel();
 
@@ -169,7 +186,7 @@ describe('Document and web tools in a real extension host', function () {
     );
   });
 
-  it('remembers the extracted files per key: the list is this key\'s, another key has none', async () => {
+  it("remembers the extracted files per key: the list is this key's, another key has none", async () => {
     const extracted = ok(await run<ExtractResult | Failure>('extractFile', file('notes.md')), 'extractFile notes.md');
     assert.ok(extracted.content.includes(marker('notes.md')));
     // Without a pick the command shows its quick pick and returns the list once it is closed.
@@ -230,14 +247,21 @@ describe('Document and web tools in a real extension host', function () {
       const preview = `Preview ${path.posix.basename(vscode.Uri.parse(uri).path)}`;
       return vscode.window.tabGroups.all
         .flatMap((g) => g.tabs)
-        .filter((tab) => (tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === uri) || (tab.input instanceof vscode.TabInputWebview && tab.label === preview)).length;
+        .filter(
+          (tab) =>
+            (tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === uri) ||
+            (tab.input instanceof vscode.TabInputWebview && tab.label === preview),
+        ).length;
     };
     // Untitled documents with text (a result shown as an unsaved buffer); the empty one VS Code may
     // open itself once every editor is closed is not a result.
     const untitled = () => vscode.workspace.textDocuments.filter((d) => d.isUntitled && d.getText().length > 0).length;
     const openTabs = () =>
       vscode.window.tabGroups.all
-        .map((g) => `${g.viewColumn}: ${g.tabs.map((t) => `${t.label}${t.input instanceof vscode.TabInputText ? ` <${t.input.uri.toString()}>` : ''}`).join(', ')}`)
+        .map(
+          (g) =>
+            `${g.viewColumn}: ${g.tabs.map((t) => `${t.label}${t.input instanceof vscode.TabInputText ? ` <${t.input.uri.toString()}>` : ''}`).join(', ')}`,
+        )
         .join(' | ');
 
     it('shows each source in one read-only tab: the same source reuses it, another source gets its own, nothing untitled', async () => {
@@ -270,19 +294,45 @@ describe('Document and web tools in a real extension host', function () {
       assert.equal(pageAgain.document, page.document);
       assert.equal(resultTabs(page.document), 1);
 
-      const search = ok(await run<SearchResult | Failure>('searchWeb', { query: 'harbor cranes', action: 'document' }), 'searchWeb');
-      const searchAgain = ok(await run<SearchResult | Failure>('searchWeb', { query: 'harbor cranes', action: 'document' }), 'searchWeb again');
-      const otherSearch = ok(await run<SearchResult | Failure>('searchWeb', { query: 'harbor tides', action: 'document' }), 'searchWeb other');
+      const search = ok(
+        await run<SearchResult | Failure>('searchWeb', { query: 'harbor cranes', action: 'document' }),
+        'searchWeb',
+      );
+      const searchAgain = ok(
+        await run<SearchResult | Failure>('searchWeb', { query: 'harbor cranes', action: 'document' }),
+        'searchWeb again',
+      );
+      const otherSearch = ok(
+        await run<SearchResult | Failure>('searchWeb', { query: 'harbor tides', action: 'document' }),
+        'searchWeb other',
+      );
       assert.ok(search.document && otherSearch.document);
       assert.equal(searchAgain.document, search.document);
       assert.notEqual(otherSearch.document, search.document);
       assert.ok(documentByUri(otherSearch.document)?.getText().startsWith('# Search: harbor tides'));
-      for (const shown of [first.document, ocr.document, otherScan.document, page.document]) assert.equal(resultTabs(shown), 1, `${shown}; open tabs: ${openTabs()}`);
+      for (const shown of [first.document, ocr.document, otherScan.document, page.document])
+        assert.equal(resultTabs(shown), 1, `${shown}; open tabs: ${openTabs()}`);
       // Search results show in Markdown's preview, which VS Code keeps as one tab that follows the latest document.
-      const previews = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((tab) => tab.input instanceof vscode.TabInputWebview && tab.label.startsWith('Preview Search harbor'));
+      const previews = vscode.window.tabGroups.all
+        .flatMap((g) => g.tabs)
+        .filter((tab) => tab.input instanceof vscode.TabInputWebview && tab.label.startsWith('Preview Search harbor'));
       assert.equal(previews.length, 1, `one preview for the searches; open tabs: ${openTabs()}`);
-      for (const shown of [search.document, otherSearch.document]) assert.equal(vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === shown).length, 0, 'a search result is not also open as text');
-      assert.equal(untitled(), untitledBefore, `no untitled document was opened: ${vscode.workspace.textDocuments.filter((d) => d.isUntitled).map((d) => `${d.uri.toString()} (${d.languageId}, ${d.getText().slice(0, 40)})`).join('; ')}`);
+      for (const shown of [search.document, otherSearch.document])
+        assert.equal(
+          vscode.window.tabGroups.all
+            .flatMap((g) => g.tabs)
+            .filter((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === shown).length,
+          0,
+          'a search result is not also open as text',
+        );
+      assert.equal(
+        untitled(),
+        untitledBefore,
+        `no untitled document was opened: ${vscode.workspace.textDocuments
+          .filter((d) => d.isUntitled)
+          .map((d) => `${d.uri.toString()} (${d.languageId}, ${d.getText().slice(0, 40)})`)
+          .join('; ')}`,
+      );
     });
 
     it('saves a result next to its source as <name>.md, never over an existing file', async () => {
@@ -293,7 +343,10 @@ describe('Document and web tools in a real extension host', function () {
       // A file of the user's where the result would go: it must be kept as it is.
       await fs.writeFile(mine, '# My own notes\n');
       const before = new Set(await fs.readdir(dir));
-      const saved = ok(await run<{ saved: string } | Failure>('saveResult', vscode.Uri.parse(result.document)), 'saveResult');
+      const saved = ok(
+        await run<{ saved: string } | Failure>('saveResult', vscode.Uri.parse(result.document)),
+        'saveResult',
+      );
       const savedPath = vscode.Uri.parse(saved.saved).fsPath;
       assert.equal(path.dirname(savedPath), dir, 'saved beside the PDF');
       assert.match(path.basename(savedPath), /^quarterly-report_\d+\.md$/);
@@ -311,22 +364,37 @@ describe('Document and web tools in a real extension host', function () {
     it('refuses Save and Add to Chat with a clear error when no result is open', async () => {
       await closeEditorsDiscarding();
       assert.match(failed(await run('saveResult'), 'saveResult').error, /No tool result is open/);
-      assert.match(failed(await run('addResultToChat', vscode.Uri.file(path.join(dir, 'notes.md'))), 'addResultToChat').error, /No tool result is open/);
+      assert.match(
+        failed(await run('addResultToChat', vscode.Uri.file(path.join(dir, 'notes.md'))), 'addResultToChat').error,
+        /No tool result is open/,
+      );
     });
 
     it('adds a result to the chat as context: the next message carries it', async () => {
       const sample = sampleFile('quarterly-report.pdf');
       const result = ok(await run<ParseResult | Failure>('parsePdf', file(sample.name)), 'parsePdf');
       assert.ok(result.document);
-      const added = ok(await run<{ label: string; chars: number } | Failure>('addResultToChat'), 'addResultToChat from the active editor');
+      const added = ok(
+        await run<{ label: string; chars: number } | Failure>('addResultToChat'),
+        'addResultToChat from the active editor',
+      );
       assert.equal(added.label, `Parsed ${sample.name}`);
       assert.equal(added.chars, readableText(sample.text).length);
       await run('refreshModels');
       since = gw.log.length;
       await run('ask', { prompt: 'What is in the report?', withAttachments: true });
       const chatCalls = requests().filter((e) => /^\/v1\/(chat\/completions|responses|messages)\b/.test(e.path));
-      assert.equal(chatCalls.length, 1, `one chat request was sent: ${requests().map((e) => e.path).join(', ')}`);
-      assert.ok(chatCalls[0]?.bodyText?.includes(sample.marker), `the message carries the parsed text: ${chatCalls[0]?.bodyText?.slice(0, 600)}`);
+      assert.equal(
+        chatCalls.length,
+        1,
+        `one chat request was sent: ${requests()
+          .map((e) => e.path)
+          .join(', ')}`,
+      );
+      assert.ok(
+        chatCalls[0]?.bodyText?.includes(sample.marker),
+        `the message carries the parsed text: ${chatCalls[0]?.bodyText?.slice(0, 600)}`,
+      );
     });
   });
 
@@ -343,7 +411,10 @@ describe('Document and web tools in a real extension host', function () {
     assert.ok(text.startsWith(`# Search: ${query}`), text.slice(0, 80));
     for (const r of result.results) assert.ok(text.includes(`(${r.url})`), `the document links ${r.url}`);
     const calls = toolCalls();
-    assert.deepEqual(calls.map((e) => `${e.method} ${e.path} ${e.status}`), [`POST ${GLM_ROOT}/web_search 200`]);
+    assert.deepEqual(
+      calls.map((e) => `${e.method} ${e.path} ${e.status}`),
+      [`POST ${GLM_ROOT}/web_search 200`],
+    );
     const body = JSON.parse(calls[0]?.bodyText ?? '{}');
     assert.equal(body.search_query, query);
     assert.equal(body.search_engine, 'search_std');
@@ -366,7 +437,10 @@ describe('Document and web tools in a real extension host', function () {
     const editor = await vscode.window.showTextDocument(doc, { preview: false });
     const end = doc.positionAt(doc.getText().length);
     editor.selection = new vscode.Selection(end, end);
-    const result = ok(await run<SearchResult | Failure>('searchWeb', { query: 'rotterdam port dwell time', action: 'insert' }), 'searchWeb insert');
+    const result = ok(
+      await run<SearchResult | Failure>('searchWeb', { query: 'rotterdam port dwell time', action: 'insert' }),
+      'searchWeb insert',
+    );
     const first = result.results[0];
     assert.ok(first && result.inserted);
     const meta = [first.site, first.date].filter(Boolean).join(', ');
@@ -382,7 +456,10 @@ describe('Document and web tools in a real extension host', function () {
     assert.equal(result.title, 'Port Operations | docs.example.net');
     assert.equal(documentByUri(result.document)?.getText(), readableText(result.markdown));
     const calls = toolCalls();
-    assert.deepEqual(calls.map((e) => `${e.method} ${e.path} ${e.status}`), [`POST ${GLM_ROOT}/reader 200`]);
+    assert.deepEqual(
+      calls.map((e) => `${e.method} ${e.path} ${e.status}`),
+      [`POST ${GLM_ROOT}/reader 200`],
+    );
     assert.deepEqual(JSON.parse(calls[0]?.bodyText ?? '{}'), { url, return_format: 'markdown' });
   });
 
@@ -397,7 +474,7 @@ describe('Document and web tools in a real extension host', function () {
     );
   });
 
-  it('maps the first provider\'s balance error (1113 as HTTP 429) to upstreamBalance, without retrying', async () => {
+  it("maps the first provider's balance error (1113 as HTTP 429) to upstreamBalance, without retrying", async () => {
     await run('setApiKey', GLM_NO_BALANCE_KEY);
     try {
       const result = failed(await run('parsePdf', file('quarterly-report.pdf')), 'parsePdf without balance');
@@ -419,7 +496,11 @@ describe('Document and web tools in a real extension host', function () {
     gw.inject({
       match: { path: `${GLM_ROOT}/files/parser/sync` },
       times: 1,
-      action: { type: 'status', status: 413, body: JSON.stringify({ error: { code: '1214', message: 'file too large' } }) },
+      action: {
+        type: 'status',
+        status: 413,
+        body: JSON.stringify({ error: { code: '1214', message: 'file too large' } }),
+      },
     });
     const tooLarge = failed(await run('parsePdf', file('quarterly-report.pdf')), 'parsePdf with a 413');
     assert.equal(tooLarge.kind, 'tooLarge');
@@ -452,7 +533,11 @@ describe('Document and web tools in a real extension host', function () {
     ok(await run('extractFile', file('quarterly-report.pdf')), 'extractFile');
     const billed = 5;
     const after = gw.quota(DEMO_KEY).userUsd ?? NaN;
-    assert.equal(Math.round((before - after) * QUOTA_PER_USD), billed * PRICE_QUOTA, `charged ${before - after} USD for ${billed} calls`);
+    assert.equal(
+      Math.round((before - after) * QUOTA_PER_USD),
+      billed * PRICE_QUOTA,
+      `charged ${before - after} USD for ${billed} calls`,
+    );
     const charges = toolCalls().map((e) => `${e.tool?.tool} ${e.tool?.chargedQuota}`);
     assert.deepEqual(charges, [
       `files/parser/sync ${PRICE_QUOTA}`,
@@ -467,14 +552,30 @@ describe('Document and web tools in a real extension host', function () {
   it('sent the key only as "Authorization: Bearer <key>" and only to the gateway', () => {
     // The whole run's log: every tool call above counts.
     const gateway = gw.log.filter((e) => e.origin === 'gateway' && e.headers.authorization !== undefined);
-    assert.ok(gateway.some((e) => e.path.startsWith('/providers/glm/')) && gateway.some((e) => e.path.startsWith('/providers/kimi/')));
+    assert.ok(
+      gateway.some((e) => e.path.startsWith('/providers/glm/')) &&
+        gateway.some((e) => e.path.startsWith('/providers/kimi/')),
+    );
     const keys = [DEMO_KEY, VIP_KEY, GLM_NO_BALANCE_KEY];
     for (const e of gw.log) {
       const where = `${e.origin} ${e.method} ${e.path}`;
       if (e.origin === 'catalog') assert.equal(e.headers.authorization, undefined, `${where} carried a key`);
-      else assert.ok(e.headers.authorization === undefined || keys.some((k) => e.headers.authorization === `Bearer ${k}`), `${where}: ${e.headers.authorization?.slice(0, 12)}…`);
-      const elsewhere = [e.path, e.bodyText ?? '', ...Object.entries(e.headers).filter(([n]) => n !== 'authorization').map(([, v]) => v)];
-      assert.ok(!elsewhere.some((s) => keys.some((k) => s.includes(k))), `${where} carried a key outside Authorization`);
+      else
+        assert.ok(
+          e.headers.authorization === undefined || keys.some((k) => e.headers.authorization === `Bearer ${k}`),
+          `${where}: ${e.headers.authorization?.slice(0, 12)}…`,
+        );
+      const elsewhere = [
+        e.path,
+        e.bodyText ?? '',
+        ...Object.entries(e.headers)
+          .filter(([n]) => n !== 'authorization')
+          .map(([, v]) => v),
+      ];
+      assert.ok(
+        !elsewhere.some((s) => keys.some((k) => s.includes(k))),
+        `${where} carried a key outside Authorization`,
+      );
     }
   });
 });

@@ -28,7 +28,10 @@ describe('Settings a repository cannot turn against the user', function () {
 
   async function writeWorkspaceSettings(values: Record<string, unknown>): Promise<void> {
     await vscode.workspace.fs.createDirectory(dotVscode());
-    await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(dotVscode(), 'settings.json'), Buffer.from(`// written by the trust test\n${JSON.stringify(values, null, 2)}\n`));
+    await vscode.workspace.fs.writeFile(
+      vscode.Uri.joinPath(dotVscode(), 'settings.json'),
+      Buffer.from(`// written by the trust test\n${JSON.stringify(values, null, 2)}\n`),
+    );
   }
 
   /** Waits until VS Code has read the workspace file, seen through a setting a workspace may set. */
@@ -52,7 +55,9 @@ describe('Settings a repository cannot turn against the user', function () {
   });
 
   after(async () => {
-    await vscode.workspace.fs.delete(dotVscode(), { recursive: true, useTrash: false }).then(undefined, () => undefined);
+    await vscode.workspace.fs
+      .delete(dotVscode(), { recursive: true, useTrash: false })
+      .then(undefined, () => undefined);
     await setSetting('baseUrl', undefined);
     await setSetting('catalogUrl', undefined);
     await setSetting('outputFolder', undefined);
@@ -76,7 +81,11 @@ describe('Settings a repository cannot turn against the user', function () {
 
     await run('refreshModels');
     const first = await run<ConnectionReport>('checkConnection', { silent: true });
-    const answer = await run<AskResult>('ask', { prompt: 'Where does my key go?', model: 'gpt-4o-mini', protocol: 'chatCompletions' });
+    const answer = await run<AskResult>('ask', {
+      prompt: 'Where does my key go?',
+      model: 'gpt-4o-mini',
+      protocol: 'chatCompletions',
+    });
     const second = await run<ConnectionReport>('checkConnection', { silent: true });
 
     assert.deepEqual(theirs.log, [], "the workspace's gateway received no request at all");
@@ -85,17 +94,27 @@ describe('Settings a repository cannot turn against the user', function () {
     assert.equal(answer.status, 'done', JSON.stringify(answer.error));
     assert.ok(answer.text.includes('Where does my key go?'));
     const keyed = mine.log.filter((e) => e.headers.authorization === `Bearer ${DEMO_KEY}`).map((e) => e.path);
-    assert.ok(keyed.includes('/v1/models') && keyed.includes('/v1/chat/completions'), `the user's gateway got the key: ${keyed.join(', ')}`);
+    assert.ok(
+      keyed.includes('/v1/models') && keyed.includes('/v1/chat/completions'),
+      `the user's gateway got the key: ${keyed.join(', ')}`,
+    );
 
     const notices = second.ignoredSettings ?? [];
     const about = (key: string) => notices.filter((n) => n.startsWith(`Ignored "modelGateway.${key}"`));
     assert.equal(about('baseUrl').length, 1, notices.join('\n'));
-    assert.ok(about('baseUrl')[0]!.includes(theirs.url) && /Only your user settings decide where the API key is sent/.test(about('baseUrl')[0]!));
+    assert.ok(
+      about('baseUrl')[0]!.includes(theirs.url) &&
+        /Only your user settings decide where the API key is sent/.test(about('baseUrl')[0]!),
+    );
     assert.equal(about('catalogUrl').length, 1, notices.join('\n'));
     assert.equal(about('outputFolder').length, 1, notices.join('\n'));
     assert.equal(notices.length, 3, `nothing else was announced, and nothing twice:\n${notices.join('\n')}`);
     assert.deepEqual(first.ignoredSettings, notices, 'all were known before the first report');
-    assert.equal(notices.filter((n) => n.includes('chat.maxTokens')).length, 0, 'settings a workspace may set are not announced');
+    assert.equal(
+      notices.filter((n) => n.includes('chat.maxTokens')).length,
+      0,
+      'settings a workspace may set are not announced',
+    );
   });
 
   it('announces a new workspace value once more, and still never uses it', async () => {
@@ -112,9 +131,18 @@ describe('Settings a repository cannot turn against the user', function () {
   it('never writes into a folder the workspace named, and refuses a user folder that leaves the workspace before any request', async () => {
     await setSetting('outputFolder', '../outside-the-workspace');
     mine.clearLog();
-    await assert.rejects(Promise.resolve(vscode.commands.executeCommand('modelGateway.generateImage', { prompt: 'A fox', model: 'gpt-image-1' })), /outside the workspace/);
+    await assert.rejects(
+      Promise.resolve(
+        vscode.commands.executeCommand('modelGateway.generateImage', { prompt: 'A fox', model: 'gpt-image-1' }),
+      ),
+      /outside the workspace/,
+    );
     assert.equal(mine.log.filter((e) => e.path.startsWith('/v1/images')).length, 0, 'no image was requested');
-    assert.equal(existsSync(path.join(elsewhere, 'images')), false, 'nothing was written to the folder the workspace named');
+    assert.equal(
+      existsSync(path.join(elsewhere, 'images')),
+      false,
+      'nothing was written to the folder the workspace named',
+    );
     await setSetting('outputFolder', undefined);
   });
 
@@ -122,13 +150,20 @@ describe('Settings a repository cannot turn against the user', function () {
     // This machine's own name usually resolves to a loopback address, so a request that slipped
     // through would reach the double; the refusal must come from the address's text alone.
     const name = os.hostname();
-    const resolvesHere = await dns.lookup(name).then((a) => a.address.startsWith('127.'), () => false);
+    const resolvesHere = await dns.lookup(name).then(
+      (a) => a.address.startsWith('127.'),
+      () => false,
+    );
     const port = new URL(theirs.url).port;
     await setSetting('baseUrl', `http://${name}:${port}`);
     theirs.clearLog();
     const report = await run<{ error?: string }>('checkConnection', { silent: true });
     assert.match(report.error ?? '', /plain http:\/\/ to a computer other than this one/);
-    const outcome = await run<AskResult>('ask', { prompt: 'hello', model: 'gpt-4o-mini', protocol: 'chatCompletions' }).then(
+    const outcome = await run<AskResult>('ask', {
+      prompt: 'hello',
+      model: 'gpt-4o-mini',
+      protocol: 'chatCompletions',
+    }).then(
       (a) => `${a.status}: ${a.error?.message ?? ''}`,
       (err: unknown) => `refused: ${String(err)}`,
     );
@@ -162,7 +197,9 @@ describe('A certificate authority only the user settings can add', function () {
   });
 
   after(async () => {
-    await vscode.workspace.fs.delete(dotVscode(), { recursive: true, useTrash: false }).then(undefined, () => undefined);
+    await vscode.workspace.fs
+      .delete(dotVscode(), { recursive: true, useTrash: false })
+      .then(undefined, () => undefined);
     await setSetting('extraCaCertificates', undefined);
     await setSetting('baseUrl', undefined);
     await setSetting('catalogUrl', undefined);
@@ -175,7 +212,10 @@ describe('A certificate authority only the user settings can add', function () {
     const canary = 779;
     await vscode.workspace.fs.createDirectory(dotVscode());
     const values = { 'modelGateway.extraCaCertificates': ca.caFile, 'modelGateway.chat.maxTokens': canary };
-    await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(dotVscode(), 'settings.json'), Buffer.from(JSON.stringify(values, null, 2)));
+    await vscode.workspace.fs.writeFile(
+      vscode.Uri.joinPath(dotVscode(), 'settings.json'),
+      Buffer.from(JSON.stringify(values, null, 2)),
+    );
     const deadline = Date.now() + 30_000;
     while (vscode.workspace.getConfiguration('modelGateway').inspect('chat.maxTokens')?.workspaceValue !== canary) {
       if (Date.now() > deadline) throw new Error('VS Code did not pick up the workspace settings within 30 s');
@@ -186,9 +226,19 @@ describe('A certificate authority only the user settings can add', function () {
     const refused = await run<ConnectionReport>('checkConnection', { silent: true });
     assert.equal(refused.reachable, false);
     assert.equal(refused.error?.kind, 'network');
-    assert.match(refused.error?.message ?? '', /does not trust.*"modelGateway\.extraCaCertificates"/, refused.error?.message);
-    assert.deepEqual(gw.log.filter((e) => e.origin === 'gateway'), [], 'nothing reached the gateway without the authority');
-    const notice = (refused.ignoredSettings ?? []).filter((n) => n.startsWith('Ignored "modelGateway.extraCaCertificates"'));
+    assert.match(
+      refused.error?.message ?? '',
+      /does not trust.*"modelGateway\.extraCaCertificates"/,
+      refused.error?.message,
+    );
+    assert.deepEqual(
+      gw.log.filter((e) => e.origin === 'gateway'),
+      [],
+      'nothing reached the gateway without the authority',
+    );
+    const notice = (refused.ignoredSettings ?? []).filter((n) =>
+      n.startsWith('Ignored "modelGateway.extraCaCertificates"'),
+    );
     assert.equal(notice.length, 1, (refused.ignoredSettings ?? []).join('\n'));
     assert.ok(notice[0]!.includes(JSON.stringify(ca.caFile)), notice[0]);
 
@@ -199,4 +249,3 @@ describe('A certificate authority only the user settings can add', function () {
     assert.ok(keyed.length > 0, 'the key reached the gateway over TLS once the user trusted its authority');
   });
 });
-

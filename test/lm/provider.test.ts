@@ -1,7 +1,15 @@
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
-import { DEFAULT_GROUPS, DEFAULT_MODELS, DEMO_KEY, GatewayDouble, promptPng, type ModelSpec, type RequestLogEntry } from '../gateway';
+import {
+  DEFAULT_GROUPS,
+  DEFAULT_MODELS,
+  DEMO_KEY,
+  GatewayDouble,
+  promptPng,
+  type ModelSpec,
+  type RequestLogEntry,
+} from '../gateway';
 import { run, setSetting } from '../integration/support';
 
 /**
@@ -23,11 +31,29 @@ const RESPONSES_MODEL: ModelSpec = {
 };
 
 /** The chat models the demo key's group may use; the image, video and tool entries and qwen-max (vip only) are not. */
-const EXPECTED_CHAT = ['claude-sonnet-4-5', 'deepseek-r1', 'glm-4.6', 'gpt-4o-mini', 'gpt-5', 'gpt-5-codex', 'kimi-k2-0905-preview', 'kimi-k2-thinking', 'qwen-plus'];
-const NOT_CHAT = ['gpt-image-1', 'wanx2.1-t2i-turbo', 'wan2.5-t2v-preview', 'glm-file-parser', 'kimi-file-extract', 'qwen-max'];
+const EXPECTED_CHAT = [
+  'claude-sonnet-4-5',
+  'deepseek-r1',
+  'glm-4.6',
+  'gpt-4o-mini',
+  'gpt-5',
+  'gpt-5-codex',
+  'kimi-k2-0905-preview',
+  'kimi-k2-thinking',
+  'qwen-plus',
+];
+const NOT_CHAT = [
+  'gpt-image-1',
+  'wanx2.1-t2i-turbo',
+  'wan2.5-t2v-preview',
+  'glm-file-parser',
+  'kimi-file-extract',
+  'qwen-max',
+];
 
 /** `vscode.LanguageModelDataPart` is stable from 1.104; the tests are typed against 1.100. */
-const DataPart = (vscode as unknown as { LanguageModelDataPart: { image(data: Uint8Array, mime: string): unknown } }).LanguageModelDataPart;
+const DataPart = (vscode as unknown as { LanguageModelDataPart: { image(data: Uint8Array, mime: string): unknown } })
+  .LanguageModelDataPart;
 
 /** A user message whose content mixes text and data parts (1.100 typings know only text and tool results). */
 function userMessage(parts: unknown[]): vscode.LanguageModelChatMessage {
@@ -58,7 +84,11 @@ async function model(id: string): Promise<vscode.LanguageModelChat> {
 }
 
 /** The whole streamed text of a request, or the error it ended with. */
-async function ask(chat: vscode.LanguageModelChat, messages: vscode.LanguageModelChatMessage[], token?: vscode.CancellationToken): Promise<string> {
+async function ask(
+  chat: vscode.LanguageModelChat,
+  messages: vscode.LanguageModelChatMessage[],
+  token?: vscode.CancellationToken,
+): Promise<string> {
   const response = await chat.sendRequest(messages, {}, token);
   let text = '';
   for await (const fragment of response.text) text += fragment;
@@ -69,11 +99,17 @@ async function ask(chat: vscode.LanguageModelChat, messages: vscode.LanguageMode
 const WEATHER: vscode.LanguageModelChatTool = {
   name: 'get_forecast',
   description: 'The weather forecast for a city.',
-  inputSchema: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city'] },
+  inputSchema: {
+    type: 'object',
+    properties: { city: { type: 'string' }, days: { type: 'integer' } },
+    required: ['city'],
+  },
 };
 
 /** The text and tool calls of a response, read from its part stream. */
-async function parts(response: vscode.LanguageModelChatResponse): Promise<{ text: string; calls: vscode.LanguageModelToolCallPart[] }> {
+async function parts(
+  response: vscode.LanguageModelChatResponse,
+): Promise<{ text: string; calls: vscode.LanguageModelToolCallPart[] }> {
   let text = '';
   const calls: vscode.LanguageModelToolCallPart[] = [];
   for await (const part of response.stream) {
@@ -107,7 +143,9 @@ describe("The gateway's models in VS Code's own chat (VS Code 1.139)", function 
   before(async () => {
     gw = new GatewayDouble({
       models: [...DEFAULT_MODELS, RESPONSES_MODEL],
-      groups: Object.fromEntries(Object.entries(DEFAULT_GROUPS).map(([group, ids]) => [group, [...ids, RESPONSES_MODEL.id]])),
+      groups: Object.fromEntries(
+        Object.entries(DEFAULT_GROUPS).map(([group, ids]) => [group, [...ids, RESPONSES_MODEL.id]]),
+      ),
     });
     await gw.start();
     await setSetting('baseUrl', gw.url);
@@ -168,19 +206,29 @@ describe("The gateway's models in VS Code's own chat (VS Code 1.139)", function 
     it(`sends an image part in the ${c.protocol} form and the model sees that exact image`, async () => {
       const chat = await model(c.model);
       const png = promptPng(`a lighthouse over ${c.protocol}`);
-      const text = await ask(chat, [userMessage([new vscode.LanguageModelTextPart('What is this?'), DataPart.image(png, 'image/png')])]);
+      const text = await ask(chat, [
+        userMessage([new vscode.LanguageModelTextPart('What is this?'), DataPart.image(png, 'image/png')]),
+      ]);
       assert.ok(text.includes(fact(png)), text);
       const body = chatRequests().at(-1)?.bodyText ?? '';
       const b64 = png.toString('base64');
-      if (c.protocol === 'messages') assert.ok(body.includes(`"media_type":"image/png","data":"${b64}"`), 'a Messages image block');
-      else if (c.protocol === 'responses') assert.ok(body.includes(`"type":"input_image","image_url":"data:image/png;base64,${b64}"`), 'a Responses input_image');
-      else assert.ok(body.includes(`"image_url":{"url":"data:image/png;base64,${b64}"}`), 'a Chat Completions image_url');
+      if (c.protocol === 'messages')
+        assert.ok(body.includes(`"media_type":"image/png","data":"${b64}"`), 'a Messages image block');
+      else if (c.protocol === 'responses')
+        assert.ok(
+          body.includes(`"type":"input_image","image_url":"data:image/png;base64,${b64}"`),
+          'a Responses input_image',
+        );
+      else
+        assert.ok(body.includes(`"image_url":{"url":"data:image/png;base64,${b64}"}`), 'a Chat Completions image_url');
     });
   }
 
   it('refuses an image for a model the catalog says takes none, sending nothing', async () => {
     const chat = await model('qwen-plus');
-    const err = await failure(ask(chat, [userMessage([new vscode.LanguageModelTextPart('see'), DataPart.image(promptPng('x'), 'image/png')])]));
+    const err = await failure(
+      ask(chat, [userMessage([new vscode.LanguageModelTextPart('see'), DataPart.image(promptPng('x'), 'image/png')])]),
+    );
     assert.match(err.message, /qwen-plus does not take images|Images are not offered for qwen-plus/);
     assert.equal(chatRequests().length, 0);
   });
@@ -191,7 +239,11 @@ describe("The gateway's models in VS Code's own chat (VS Code 1.139)", function 
     const chat = await model('gpt-4o-mini');
     const source = new vscode.CancellationTokenSource();
     // A long answer with 500 ms between frames: without the cut it would stream for minutes.
-    const response = await chat.sendRequest([vscode.LanguageModelChatMessage.User('[[slow:500]] [[long:8]] a long answer')], {}, source.token);
+    const response = await chat.sendRequest(
+      [vscode.LanguageModelChatMessage.User('[[slow:500]] [[long:8]] a long answer')],
+      {},
+      source.token,
+    );
     let received = '';
     const reading = (async () => {
       for await (const fragment of response.text) {
@@ -209,10 +261,16 @@ describe("The gateway's models in VS Code's own chat (VS Code 1.139)", function 
     });
     const planned = entry.answer?.text ?? '';
     assert.ok(received.length > 0, 'the first text arrived before the cancel');
-    assert.ok(received.length < planned.length / 10, `only the start of the answer arrived (${received.length} of ${planned.length} characters)`);
+    assert.ok(
+      received.length < planned.length / 10,
+      `only the start of the answer arrived (${received.length} of ${planned.length} characters)`,
+    );
   });
 
-  for (const c of [...protocols, { model: 'kimi-k2-thinking', path: '/v1/chat/completions', protocol: 'chatCompletions (a thinking model)' }]) {
+  for (const c of [
+    ...protocols,
+    { model: 'kimi-k2-thinking', path: '/v1/chat/completions', protocol: 'chatCompletions (a thinking model)' },
+  ]) {
     it(`runs a tool round trip over ${c.protocol} (${c.model}): call, result, answer`, async () => {
       const chat = await model(c.model);
       const question = vscode.LanguageModelChatMessage.User('call the tool get_forecast city=Oslo days=3');
@@ -230,7 +288,11 @@ describe("The gateway's models in VS Code's own chat (VS Code 1.139)", function 
           [
             question,
             vscode.LanguageModelChatMessage.Assistant([new vscode.LanguageModelTextPart(first.text), call]),
-            vscode.LanguageModelChatMessage.User([new vscode.LanguageModelToolResultPart(call.callId, [new vscode.LanguageModelTextPart('Oslo: 3 days of snow')])]),
+            vscode.LanguageModelChatMessage.User([
+              new vscode.LanguageModelToolResultPart(call.callId, [
+                new vscode.LanguageModelTextPart('Oslo: 3 days of snow'),
+              ]),
+            ]),
           ],
           { tools: [WEATHER] },
         ),
@@ -243,7 +305,12 @@ describe("The gateway's models in VS Code's own chat (VS Code 1.139)", function 
 
   it('calls a tool without being asked when the caller requires one', async () => {
     const chat = await model('gpt-4o-mini');
-    const result = await parts(await chat.sendRequest([vscode.LanguageModelChatMessage.User('What is it like in Bergen?')], { tools: [WEATHER], toolMode: vscode.LanguageModelChatToolMode.Required }));
+    const result = await parts(
+      await chat.sendRequest([vscode.LanguageModelChatMessage.User('What is it like in Bergen?')], {
+        tools: [WEATHER],
+        toolMode: vscode.LanguageModelChatToolMode.Required,
+      }),
+    );
     assert.equal(result.calls[0]?.name, 'get_forecast');
     assert.deepEqual(result.calls[0]?.input, { city: 'Bergen' });
     assert.equal(result.text, '');
@@ -278,7 +345,11 @@ describe("The gateway's models in VS Code's own chat (VS Code 1.139)", function 
   for (const e of errors) {
     it(`reports the gateway's ${e.name} error with the same clear message`, async () => {
       const chat = await model('gpt-4o-mini');
-      gw.inject({ match: { origin: 'gateway', path: '/v1/chat/completions' }, times: 1, action: { type: 'status', status: e.status, body: e.body } });
+      gw.inject({
+        match: { origin: 'gateway', path: '/v1/chat/completions' },
+        times: 1,
+        action: { type: 'status', status: e.status, body: e.body },
+      });
       const err = await failure(ask(chat, [vscode.LanguageModelChatMessage.User(`provoke ${e.name}`)]));
       assert.match(err.message, e.message);
     });
@@ -315,9 +386,13 @@ describe("The gateway's models in VS Code's own chat (VS Code 1.139)", function 
 
   it('sent the key to the gateway only', () => {
     for (const entry of gw.log) {
-      const carries = Object.values(entry.headers).some((v) => v.includes(DEMO_KEY)) || (entry.bodyText ?? '').includes(DEMO_KEY);
+      const carries =
+        Object.values(entry.headers).some((v) => v.includes(DEMO_KEY)) || (entry.bodyText ?? '').includes(DEMO_KEY);
       if (carries) assert.equal(entry.origin, 'gateway', `${entry.origin} ${entry.method} ${entry.path} got the key`);
     }
-    assert.ok(gw.log.some((e) => e.origin === 'catalog'), 'the catalog was read (without the key)');
+    assert.ok(
+      gw.log.some((e) => e.origin === 'catalog'),
+      'the catalog was read (without the key)',
+    );
   });
 });

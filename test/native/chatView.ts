@@ -46,8 +46,13 @@ export async function pickModel(page: Page, modelName: string): Promise<void> {
   const picker = page.locator(`${INPUT_PART} [aria-label^="Models,"]`).first();
   if ((await picker.getAttribute('aria-label')) === `Models, ${modelName}`) return;
   await chooseFromDropdown(page, picker, async () => {
-    await page.locator('.action-list-filter-input[placeholder="Search models"]').fill(modelName, { timeout: ATTEMPT_MS });
-    await page.locator('.chat-model-picker-dropdown .monaco-list-row', { hasText: modelName }).first().click({ timeout: ATTEMPT_MS });
+    await page
+      .locator('.action-list-filter-input[placeholder="Search models"]')
+      .fill(modelName, { timeout: ATTEMPT_MS });
+    await page
+      .locator('.chat-model-picker-dropdown .monaco-list-row', { hasText: modelName })
+      .first()
+      .click({ timeout: ATTEMPT_MS });
     await page.locator(`${INPUT_PART} [aria-label="Models, ${modelName}"]`).first().waitFor({ timeout: ATTEMPT_MS });
   });
 }
@@ -103,33 +108,56 @@ export function lastResponse(page: Page): Locator {
 }
 
 /** The response row once it has finished (no longer loading) and shows `text`. */
-export async function waitForAnswer(page: Page, text: string | RegExp, timeoutMs: number = LIMITS.stepMs * 2): Promise<Locator> {
+export async function waitForAnswer(
+  page: Page,
+  text: string | RegExp,
+  timeoutMs: number = LIMITS.stepMs * 2,
+): Promise<Locator> {
   const row = lastResponse(page);
-  await row.locator('.interactive-response:not(.chat-response-loading)').filter({ hasText: text }).waitFor({ timeout: timeoutMs });
+  await row
+    .locator('.interactive-response:not(.chat-response-loading)')
+    .filter({ hasText: text })
+    .waitFor({ timeout: timeoutMs });
   return row;
 }
 
 /** The confirmation a tool asks for (the visible one: the list keeps a hidden copy), with its title. */
 export function toolConfirmation(page: Page, title: string | RegExp): Locator {
-  return page.locator('.chat-confirmation-widget:visible, .chat-confirmation-widget2:visible').filter({ hasText: title }).first();
+  return page
+    .locator('.chat-confirmation-widget:visible, .chat-confirmation-widget2:visible')
+    .filter({ hasText: title })
+    .first();
 }
 
 /** Clicks the confirmation's first Allow button (allow this call, or for the session, whichever VS Code offers first). */
 export async function allowTool(page: Page, confirmation: Locator): Promise<void> {
-  await confirmation.locator('.chat-confirmation-widget-buttons a.monaco-text-button:visible', { hasText: 'Allow' }).first().click();
+  await confirmation
+    .locator('.chat-confirmation-widget-buttons a.monaco-text-button:visible', { hasText: 'Allow' })
+    .first()
+    .click();
   await confirmation.waitFor({ state: 'hidden' });
 }
 
 /** Stop: the send button turns into Cancel while a request runs. */
 export async function stopRequest(page: Page): Promise<void> {
-  await page.locator(`${INPUT_PART} a.action-label[aria-label^="Cancel"]:visible, ${INPUT_PART} a.action-label[aria-label^="Stop"]:visible`).first().click();
+  await page
+    .locator(
+      `${INPUT_PART} a.action-label[aria-label^="Cancel"]:visible, ${INPUT_PART} a.action-label[aria-label^="Stop"]:visible`,
+    )
+    .first()
+    .click();
 }
 
 /** The context indicator's tooltip text ("… / … tokens"), read by hovering it as a user does. */
 export async function contextUsage(page: Page): Promise<{ used: number; window: number; text: string }> {
-  const widget = page.locator(`${INPUT_PART} .chat-context-usage-widget, .part.auxiliarybar .chat-context-usage-widget`).first();
+  const widget = page
+    .locator(`${INPUT_PART} .chat-context-usage-widget, .part.auxiliarybar .chat-context-usage-widget`)
+    .first();
   await widget.hover();
-  const card = page.locator('.monaco-hover, .context-view').filter({ hasText: /tokens/ }).last();
+  const card = page
+    .locator('.monaco-hover, .context-view')
+    .filter({ hasText: /tokens/ })
+    .last();
   await card.waitFor();
   const text = await card.innerText();
   // The card stays while the pointer is over it and would cover the message box.
@@ -165,7 +193,11 @@ export async function setTheme(page: Page, settingsFile: string, theme: 'light' 
  * "Preferences: Open User Settings (JSON)" opens a modal editor in 1.139 (no tab): the whole text is
  * replaced, saved, and the editor closed once the file on disk holds it.
  */
-export async function editUserSettings(page: Page, settingsFile: string, settings: Record<string, unknown>): Promise<void> {
+export async function editUserSettings(
+  page: Page,
+  settingsFile: string,
+  settings: Record<string, unknown>,
+): Promise<void> {
   // One line: the editor indents every new line it is given after the previous one.
   const json = JSON.stringify(settings);
   await runFromPalette(page, 'Preferences: Open User Settings (JSON)');
@@ -178,7 +210,11 @@ export async function editUserSettings(page: Page, settingsFile: string, setting
   await page.keyboard.press('Shift+ControlOrMeta+End');
   await page.keyboard.press('Delete');
   await page.keyboard.press('ControlOrMeta+S');
-  await until(async () => (await fsp.readFile(settingsFile, 'utf8')).trim() === json, 'the edited user settings on disk', LIMITS.stepMs);
+  await until(
+    async () => (await fsp.readFile(settingsFile, 'utf8')).trim() === json,
+    'the edited user settings on disk',
+    LIMITS.stepMs,
+  );
   await close.click();
   await close.waitFor({ state: 'hidden' });
 }

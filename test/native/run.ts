@@ -13,8 +13,7 @@ const OPTIONS: Omit<UiSuiteOptions, 'grep'> = {
   dir: __dirname,
   environment: {
     build: VSCODE_1_139,
-    settings: {
-    },
+    settings: {},
   },
 };
 

@@ -7,12 +7,28 @@ import { BillingMeter } from '../../src/core/tools/billing';
 import type { Services } from '../../src/host/services';
 
 /** One chat model as the registry holds it (ModelInfo-shaped). */
-export const CHAT_MODEL = { id: 'gpt-4o-mini', name: 'GPT-4o mini', provider: 'openai', ownedBy: 'openai', kind: 'chat', protocols: ['chatCompletions'], protocolSource: 'gateway', available: true, inCatalog: false };
+export const CHAT_MODEL = {
+  id: 'gpt-4o-mini',
+  name: 'GPT-4o mini',
+  provider: 'openai',
+  ownedBy: 'openai',
+  kind: 'chat',
+  protocols: ['chatCompletions'],
+  protocolSource: 'gateway',
+  available: true,
+  inCatalog: false,
+};
 
 export const NO_EVENT = (): { dispose(): void } => ({ dispose: () => undefined });
 
 /** A log that says nothing. */
-export const QUIET_LOG = { warn: () => undefined, info: () => undefined, error: () => undefined, debug: () => undefined, trace: () => undefined };
+export const QUIET_LOG = {
+  warn: () => undefined,
+  info: () => undefined,
+  error: () => undefined,
+  debug: () => undefined,
+  trace: () => undefined,
+};
 
 export interface ChatServicesOptions {
   /** The global storage folder (conversations, images). */
@@ -29,8 +45,16 @@ export interface ChatServicesOptions {
 
 export function chatServices(opts: ChatServicesOptions): Services {
   const services = {
-    context: { globalState: { get: () => undefined, update: async () => undefined }, globalStorageUri: { fsPath: opts.storageDir, scheme: 'file' }, extensionUri: {} },
-    registry: opts.registry ?? { snapshot: { updatedAt: Date.now(), models: [CHAT_MODEL] }, onDidChange: NO_EVENT, refresh: async () => undefined },
+    context: {
+      globalState: { get: () => undefined, update: async () => undefined },
+      globalStorageUri: { fsPath: opts.storageDir, scheme: 'file' },
+      extensionUri: {},
+    },
+    registry: opts.registry ?? {
+      snapshot: { updatedAt: Date.now(), models: [CHAT_MODEL] },
+      onDidChange: NO_EVENT,
+      refresh: async () => undefined,
+    },
     keys: opts.keys ?? { onDidChange: NO_EVENT, has: async () => true },
     onDidChangeSettings: NO_EVENT,
     settings: () => ({ baseUrl: opts.baseUrl, catalogUrl: '' }),

@@ -7,12 +7,24 @@ import type { TrustSettings } from '../../src/core/tls';
 import { DEMO_KEY, GatewayDouble, type GatewayOptions } from '../gateway';
 
 export const TEST_TIMEOUTS: Timeouts = { connectMs: 2000, firstByteMs: 2000, idleMs: 2000, longMs: 4000 };
-export const DIRECT: ProxySettings = { mode: 'off', support: 'override', proxyUrl: '', authorization: '', strictSSL: true, noProxy: [], env: {} };
+export const DIRECT: ProxySettings = {
+  mode: 'off',
+  support: 'override',
+  proxyUrl: '',
+  authorization: '',
+  strictSSL: true,
+  noProxy: [],
+  env: {},
+};
 /** Node's default store alone: no system store, no extra file, no NODE_EXTRA_CA_CERTS. */
 export const DEFAULT_TRUST: TrustSettings = { systemCertificates: false, extraCaFile: '', env: {} };
 
 /** A core HTTP client pointed at a gateway double, with a mutable key and a captured log. */
-export function clientFor(base: string, key: string | undefined, overrides: Partial<HttpClientOptions> = {}): { http: HttpClient; lines: string[]; setKey(k: string | undefined): void } {
+export function clientFor(
+  base: string,
+  key: string | undefined,
+  overrides: Partial<HttpClientOptions> = {},
+): { http: HttpClient; lines: string[]; setKey(k: string | undefined): void } {
   const lines: string[] = [];
   let current = key;
   const http = new HttpClient({
@@ -32,7 +44,10 @@ export function clientFor(base: string, key: string | undefined, overrides: Part
  * Mocha hooks for a describe block that talks to one gateway double through a core client with the
  * demo key: started before, stopped after, its request log cleared before each test.
  */
-export function useDoubleClient(opts?: GatewayOptions, client: Partial<HttpClientOptions> = {}): { readonly gw: GatewayDouble; readonly http: HttpClient } {
+export function useDoubleClient(
+  opts?: GatewayOptions,
+  client: Partial<HttpClientOptions> = {},
+): { readonly gw: GatewayDouble; readonly http: HttpClient } {
   const ctx = {} as { gw: GatewayDouble; http: HttpClient };
   before(async () => {
     ctx.gw = new GatewayDouble(opts);
@@ -58,7 +73,12 @@ export interface TestKey {
  * A core HTTP client with several named keys, choosing the key of each request as the extension
  * does (core/keys.ts keyForRequest); `modelKey` says which key a model is called with.
  */
-export function clientForKeys(base: string, keys: () => TestKey[], modelKey: (model: string) => string | undefined = () => undefined, overrides: Partial<HttpClientOptions> = {}): HttpClient {
+export function clientForKeys(
+  base: string,
+  keys: () => TestKey[],
+  modelKey: (model: string) => string | undefined = () => undefined,
+  overrides: Partial<HttpClientOptions> = {},
+): HttpClient {
   return new HttpClient({
     endpoints: new Endpoints(base),
     getKey: async (req) => {

@@ -25,7 +25,9 @@ export class ConnectProxy {
   private readonly sockets = new Set<net.Socket>();
 
   constructor(private readonly options: { requireAuth?: string } = {}) {
-    this.server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => this.tunnel(req, client, head));
+    this.server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) =>
+      this.tunnel(req, client, head),
+    );
     this.server.on('connection', (s: net.Socket) => this.track(s));
   }
 
@@ -35,7 +37,11 @@ export class ConnectProxy {
 
   /** Everything the proxy saw, as one text to search for a secret. */
   seen(): string {
-    return [JSON.stringify(this.records), JSON.stringify(this.plainRequests), Buffer.concat(this.tunnelled).toString('latin1')].join('\n');
+    return [
+      JSON.stringify(this.records),
+      JSON.stringify(this.plainRequests),
+      Buffer.concat(this.tunnelled).toString('latin1'),
+    ].join('\n');
   }
 
   clear(): void {

@@ -12,7 +12,10 @@ export interface DiskFull {
   restore(): void;
 }
 
-export async function failWrites(dir: string, fails: (bytes: Buffer, failedSoFar: number) => boolean): Promise<DiskFull> {
+export async function failWrites(
+  dir: string,
+  fails: (bytes: Buffer, failedSoFar: number) => boolean,
+): Promise<DiskFull> {
   const probe = await fsp.open(path.join(dir, 'probe'), 'w');
   const proto = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<unknown> };
   await probe.close();

@@ -10,7 +10,8 @@ export async function findLeaks(dir: string, secrets: string[]): Promise<string[
     const file = path.join(entry.parentPath, entry.name);
     const content = await fs.readFile(file).catch(() => Buffer.alloc(0));
     for (const secret of secrets) {
-      if (content.includes(secret) || content.includes(Buffer.from(secret, 'utf16le'))) leaks.push(`${path.relative(dir, file)}: ${secret.slice(0, 6)}…`);
+      if (content.includes(secret) || content.includes(Buffer.from(secret, 'utf16le')))
+        leaks.push(`${path.relative(dir, file)}: ${secret.slice(0, 6)}…`);
     }
   }
   return leaks;

@@ -27,21 +27,70 @@ export function createTestCa(): TestCa {
     const caKey = writeKey(dir, 'ca.key');
     const serverKey = writeKey(dir, 'server.key');
     const caFile = path.join(dir, 'ca.pem');
-    openssl(['req', '-x509', '-new', '-key', caKey, '-out', caFile, '-days', '2', '-subj', '/CN=Model Gateway Test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+    openssl([
+      'req',
+      '-x509',
+      '-new',
+      '-key',
+      caKey,
+      '-out',
+      caFile,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=Model Gateway Test CA',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ]);
     const csr = path.join(dir, 'server.csr');
     openssl(['req', '-new', '-key', serverKey, '-out', csr, '-subj', '/CN=127.0.0.1']);
     const ext = path.join(dir, 'server.ext');
-    writeFileSync(ext, 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n');
+    writeFileSync(
+      ext,
+      'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n',
+    );
     const serverCert = path.join(dir, 'server.pem');
-    openssl(['x509', '-req', '-in', csr, '-CA', caFile, '-CAkey', caKey, '-set_serial', '0x' + Date.now().toString(16), '-days', '2', '-extfile', ext, '-out', serverCert]);
+    openssl([
+      'x509',
+      '-req',
+      '-in',
+      csr,
+      '-CA',
+      caFile,
+      '-CAkey',
+      caKey,
+      '-set_serial',
+      '0x' + Date.now().toString(16),
+      '-days',
+      '2',
+      '-extfile',
+      ext,
+      '-out',
+      serverCert,
+    ]);
     const otherKey = writeKey(dir, 'other.key');
     const otherFile = path.join(dir, 'other.pem');
-    openssl(['req', '-x509', '-new', '-key', otherKey, '-out', otherFile, '-days', '2', '-subj', '/CN=Unrelated Test CA']);
+    openssl([
+      'req',
+      '-x509',
+      '-new',
+      '-key',
+      otherKey,
+      '-out',
+      otherFile,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=Unrelated Test CA',
+    ]);
 
     const caPem = readFileSync(caFile, 'utf8');
     const cert = readFileSync(serverCert, 'utf8');
     // A sanity check of the tool's output, so a broken openssl fails here and not as a TLS mystery.
-    if (!new X509Certificate(cert).checkIssued(new X509Certificate(caPem))) throw new Error('openssl did not sign the server certificate with the test CA');
+    if (!new X509Certificate(cert).checkIssued(new X509Certificate(caPem)))
+      throw new Error('openssl did not sign the server certificate with the test CA');
     const bundleFile = path.join(dir, 'bundle.pem');
     writeFileSync(bundleFile, `# an unrelated authority first\n${readFileSync(otherFile, 'utf8')}\n${caPem}`);
     return {
@@ -69,7 +118,10 @@ function openssl(args: string[]): void {
     execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   } catch (err) {
     const e = err as { code?: string; stderr?: Buffer };
-    if (e.code === 'ENOENT') throw new Error('These tests need the openssl command to sign their throw-away test certificates; install openssl.');
+    if (e.code === 'ENOENT')
+      throw new Error(
+        'These tests need the openssl command to sign their throw-away test certificates; install openssl.',
+      );
     throw new Error(`openssl ${args[0]} failed: ${e.stderr?.toString() ?? String(err)}`);
   }
 }

@@ -90,13 +90,18 @@ describe('catalog sync against the double', function () {
     gw.setCatalog({ format: 'unknown' });
     const state = await syncCatalog(http, gw.catalogUrl, store);
     assert.equal(state.source, 'cache');
-    assert.ok(isGatewayError(state.problem, 'protocol') && /shape the extension does not know/.test(state.problem.message));
+    assert.ok(
+      isGatewayError(state.problem, 'protocol') && /shape the extension does not know/.test(state.problem.message),
+    );
     assert.equal(store.cache?.body, before, 'the good cache was not overwritten');
   });
 
   it('throws a clear error for an unknown shape when there is no cache', async () => {
     gw.setCatalog({ format: 'unknown' });
-    await assert.rejects(syncCatalog(clientFor(gw.url, DEMO_KEY).http, gw.catalogUrl, new MemoryStore()), (e: unknown) => isGatewayError(e, 'protocol'));
+    await assert.rejects(
+      syncCatalog(clientFor(gw.url, DEMO_KEY).http, gw.catalogUrl, new MemoryStore()),
+      (e: unknown) => isGatewayError(e, 'protocol'),
+    );
   });
 
   it('keeps the cache in a file, written atomically', async () => {
@@ -124,7 +129,13 @@ describe('model registry and connection report', function () {
 
   function registry(key: string | undefined, base = gw.url) {
     const { http } = clientFor(base, key);
-    return new ModelRegistry({ http: () => http, catalogUrl: () => gw.catalogUrl, store: new MemoryStore(), keys: async () => (key !== undefined ? [{ id: 'legacy', name: 'default' }] : []), modelChoices: async () => ({}) });
+    return new ModelRegistry({
+      http: () => http,
+      catalogUrl: () => gw.catalogUrl,
+      store: new MemoryStore(),
+      keys: async () => (key !== undefined ? [{ id: 'legacy', name: 'default' }] : []),
+      modelChoices: async () => ({}),
+    });
   }
 
   it('merges the key list and the catalog into kinds and availability', async () => {
@@ -156,7 +167,10 @@ describe('model registry and connection report', function () {
     assert.equal(report.modelsPerKind.video, withType('openai-video'));
     assert.ok(report.modelsPerKind.chat >= 5 && report.modelsPerKind.tool === 2, JSON.stringify(report.modelsPerKind));
     assert.ok(report.catalog && report.catalog.ageSeconds <= 1);
-    assert.ok(gw.log.every((e) => e.method === 'GET'), 'only GETs were sent');
+    assert.ok(
+      gw.log.every((e) => e.method === 'GET'),
+      'only GETs were sent',
+    );
     assert.match(formatReport(report), /Key accepted/);
   });
 
@@ -165,7 +179,10 @@ describe('model registry and connection report', function () {
     const report = buildReport(normaliseBaseUrl(gw.url), true, '••••xxxx', snap);
     assert.equal(report.keyAccepted, false);
     assert.equal(report.reachable, true);
-    assert.ok(snap.models.every((m) => !m.available), 'catalog models are shown, none callable');
+    assert.ok(
+      snap.models.every((m) => !m.available),
+      'catalog models are shown, none callable',
+    );
   });
 
   it('reports an unreachable gateway', async () => {
@@ -195,7 +212,13 @@ describe('model registry freshness', () => {
   it('does not hand a refresh started before a key change to a caller after it', async () => {
     let key: string | undefined = undefined;
     const { http, setKey } = clientFor(gw.url, undefined);
-    const registry = new ModelRegistry({ http: () => http, catalogUrl: () => '', store: new MemoryStore(), keys: async () => (key !== undefined ? [{ id: 'legacy', name: 'default' }] : []), modelChoices: async () => ({}) });
+    const registry = new ModelRegistry({
+      http: () => http,
+      catalogUrl: () => '',
+      store: new MemoryStore(),
+      keys: async () => (key !== undefined ? [{ id: 'legacy', name: 'default' }] : []),
+      modelChoices: async () => ({}),
+    });
     const early = registry.refresh();
     key = DEMO_KEY;
     setKey(DEMO_KEY);

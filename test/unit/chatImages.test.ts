@@ -26,7 +26,16 @@ export const TINY = {
 };
 
 function model(extra: Partial<ModelInfo> & { id: string }): ModelInfo {
-  return { name: extra.id, provider: 'openai', kind: 'chat', protocols: ['chatCompletions'], protocolSource: 'gateway', available: true, inCatalog: true, ...extra };
+  return {
+    name: extra.id,
+    provider: 'openai',
+    kind: 'chat',
+    protocols: ['chatCompletions'],
+    protocolSource: 'gateway',
+    available: true,
+    inCatalog: true,
+    ...extra,
+  };
 }
 
 /** What the double says it saw: "image N: PNG 48x48, <bytes> bytes, sha256 <12 hex>". */
@@ -47,13 +56,24 @@ describe('chat images: formats, limits and storage', () => {
 
   it('refuses other formats by name, empty files, and files over the limit with their size and the limit', () => {
     const bmp = Buffer.concat([Buffer.from('BM'), Buffer.alloc(60)]);
-    assert.throws(() => checkImage(bmp, 'scan.bmp', 1024), (err: unknown) => isGatewayError(err, 'badRequest') && /scan\.bmp is a BMP file.*PNG, JPEG, GIF and WebP/.test(err.message));
-    assert.throws(() => checkImage(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), 'logo.svg', 1024), /a SVG file/);
+    assert.throws(
+      () => checkImage(bmp, 'scan.bmp', 1024),
+      (err: unknown) =>
+        isGatewayError(err, 'badRequest') && /scan\.bmp is a BMP file.*PNG, JPEG, GIF and WebP/.test(err.message),
+    );
+    assert.throws(
+      () => checkImage(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), 'logo.svg', 1024),
+      /a SVG file/,
+    );
     assert.throws(() => checkImage(Buffer.alloc(0), 'empty.png', 1024), /empty/);
     const png = promptPng('too big');
     assert.throws(
       () => checkImage(png, 'big.png', 100),
-      (err: unknown) => isGatewayError(err, 'tooLarge') && err.message.includes(`${png.length.toLocaleString('en-US')} bytes`) && /over the 100 B limit/.test(err.message) && /imageMaxBytes/.test(err.message),
+      (err: unknown) =>
+        isGatewayError(err, 'tooLarge') &&
+        err.message.includes(`${png.length.toLocaleString('en-US')} bytes`) &&
+        /over the 100 B limit/.test(err.message) &&
+        /imageMaxBytes/.test(err.message),
     );
   });
 
@@ -86,15 +106,33 @@ describe('chat images: formats, limits and storage', () => {
       const id = await store.images.put(png, 'image/png');
       const image = { id, name: 'fox.png', mediaType: 'image/png' as const, bytes: png.length, width: 48, height: 48 };
       const c = await store.create({ title: 'With an image' });
-      await store.append(c.id, { id: 'u1', role: 'user', text: 'what is this?', status: 'done', createdAt: 1, images: [{ ...image, src: 'https://file+.vscode-resource/x.png' }] });
-      await store.append(c.id, { id: 'a1', role: 'assistant', text: 'A fox.', status: 'done', createdAt: 2, citations: [{ url: 'https://example.com/fox', title: 'Foxes [wild]' }], searches: ['fox'] });
+      await store.append(c.id, {
+        id: 'u1',
+        role: 'user',
+        text: 'what is this?',
+        status: 'done',
+        createdAt: 1,
+        images: [{ ...image, src: 'https://file+.vscode-resource/x.png' }],
+      });
+      await store.append(c.id, {
+        id: 'a1',
+        role: 'assistant',
+        text: 'A fox.',
+        status: 'done',
+        createdAt: 2,
+        citations: [{ url: 'https://example.com/fox', title: 'Foxes [wild]' }],
+        searches: ['fox'],
+      });
       const saved = readFileSync(path.join(dir, `${c.id}.log`), 'utf8');
       assert.ok(!saved.includes(png.toString('base64').slice(0, 40)), 'no inline base64');
       assert.ok(!saved.includes('vscode-resource'), 'no webview address saved');
       assert.ok(saved.includes(id));
       const loaded = await new ConversationStore(dir).load(c.id);
       assert.deepEqual(loaded?.messages[0]?.images, [image]);
-      assert.equal(toView(loaded!.messages[0]!, (i) => `data:${i.mediaType};base64,AAAA`).images?.[0]?.src, 'data:image/png;base64,AAAA');
+      assert.equal(
+        toView(loaded!.messages[0]!, (i) => `data:${i.mediaType};base64,AAAA`).images?.[0]?.src,
+        'data:image/png;base64,AAAA',
+      );
 
       const md = toMarkdown(loaded!);
       assert.match(md, /> Image: fox\.png \(PNG 48×48, [\d.]+ KiB, sha256 [0-9a-f]{12}\)/);
@@ -119,7 +157,11 @@ describe('chat model capabilities', () => {
     const attachment = model({ id: 'x', catalog: { id: 'x', attachment: true } as ModelInfo['catalog'] });
     assert.equal(imageSupport(attachment).supported, true);
     const textOnly = model({ id: 'qwen-plus', catalog: { id: 'qwen-plus', inputModalities: ['text'] } });
-    assert.deepEqual(imageSupport(textOnly), { supported: false, reason: 'qwen-plus does not take images: the model catalog lists only text input for it. Pick a model that takes images.' });
+    assert.deepEqual(imageSupport(textOnly), {
+      supported: false,
+      reason:
+        'qwen-plus does not take images: the model catalog lists only text input for it. Pick a model that takes images.',
+    });
     const unknown = model({ id: 'qwen-vl-max' });
     assert.equal(imageSupport(unknown).supported, false);
     assert.match(imageSupport(unknown).reason, /says nothing.*imageInputModels/);
@@ -136,7 +178,11 @@ describe('chat model capabilities', () => {
     assert.deepEqual(searchProtocols(claude), []);
     assert.equal(isSearchable(gpt, effectiveProtocol(gpt, undefined)), false, 'gpt-4o-mini starts on Chat Completions');
     assert.equal(isSearchable(gpt, effectiveProtocol(gpt, 'responses')), true);
-    assert.equal(effectiveProtocol(qwen, 'responses'), 'chatCompletions', 'an override the model does not speak is ignored');
+    assert.equal(
+      effectiveProtocol(qwen, 'responses'),
+      'chatCompletions',
+      'an override the model does not speak is ignored',
+    );
   });
 });
 
@@ -145,16 +191,32 @@ describe('chat images over each protocol against the gateway double', function (
   const png = promptPng('the picture under test');
   const pngImage: ChatImage = { mediaType: 'image/png', base64: png.toString('base64') };
 
-
-  function ask(protocol: ChatProtocol, stream: boolean, images: ChatImage[], extra: Partial<ChatRequest> = {}): Promise<ChatResult> {
-    return collectChat(streamChat(double.http, { model: 'gpt-4o-mini', protocol, stream, messages: [{ role: 'user', content: 'What is in this picture?', images }], ...extra }));
+  function ask(
+    protocol: ChatProtocol,
+    stream: boolean,
+    images: ChatImage[],
+    extra: Partial<ChatRequest> = {},
+  ): Promise<ChatResult> {
+    return collectChat(
+      streamChat(double.http, {
+        model: 'gpt-4o-mini',
+        protocol,
+        stream,
+        messages: [{ role: 'user', content: 'What is in this picture?', images }],
+        ...extra,
+      }),
+    );
   }
 
   const PROTOCOLS: ChatProtocol[] = ['chatCompletions', 'responses', 'messages'];
   for (const protocol of PROTOCOLS) {
     for (const stream of [true, false]) {
       it(`${protocol}, ${stream ? 'streamed' : 'not streamed'}: the double describes exactly the images that were sent`, async () => {
-        const images: ChatImage[] = [pngImage, { mediaType: 'image/jpeg', base64: TINY.jpeg.toString('base64') }, { mediaType: 'image/webp', base64: TINY.webp.toString('base64') }];
+        const images: ChatImage[] = [
+          pngImage,
+          { mediaType: 'image/jpeg', base64: TINY.jpeg.toString('base64') },
+          { mediaType: 'image/webp', base64: TINY.webp.toString('base64') },
+        ];
         const r = await ask(protocol, stream, images, protocol === 'messages' ? { model: 'claude-sonnet-4-5' } : {});
         assert.equal(r.error, undefined, r.error?.message);
         assert.ok(r.text.includes(factOf(png, 1, 'PNG', '48x48')), r.text);
@@ -173,13 +235,31 @@ describe('chat images over each protocol against the gateway double', function (
     }
     const url = `data:image/png;base64,${pngImage.base64}`;
     assert.deepEqual((bodies.chatCompletions as { messages: unknown[] }).messages, [
-      { role: 'user', content: [{ type: 'text', text: 'What is in this picture?' }, { type: 'image_url', image_url: { url } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is in this picture?' },
+          { type: 'image_url', image_url: { url } },
+        ],
+      },
     ]);
     assert.deepEqual((bodies.responses as { input: unknown[] }).input, [
-      { role: 'user', content: [{ type: 'input_text', text: 'What is in this picture?' }, { type: 'input_image', image_url: url, detail: 'auto' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'input_text', text: 'What is in this picture?' },
+          { type: 'input_image', image_url: url, detail: 'auto' },
+        ],
+      },
     ]);
     assert.deepEqual((bodies.messages as { messages: unknown[] }).messages, [
-      { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: pngImage.base64 } }, { type: 'text', text: 'What is in this picture?' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: pngImage.base64 } },
+          { type: 'text', text: 'What is in this picture?' },
+        ],
+      },
     ]);
   });
 
@@ -207,60 +287,130 @@ describe('chat images over each protocol against the gateway double', function (
       {
         protocol: 'chatCompletions',
         path: '/v1/chat/completions',
-        body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }, { type: 'image_url', image_url: { url: pngImage.base64 } }] }] },
-        expect: /Invalid image URL: 'messages\[0\]\.content\[1\]\.image_url\.url'\. Expected a base64-encoded data URL .* without the 'data:' prefix/,
+        body: {
+          model: 'gpt-4o-mini',
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'x' },
+                { type: 'image_url', image_url: { url: pngImage.base64 } },
+              ],
+            },
+          ],
+        },
+        expect:
+          /Invalid image URL: 'messages\[0\]\.content\[1\]\.image_url\.url'\. Expected a base64-encoded data URL .* without the 'data:' prefix/,
       },
       {
         protocol: 'chatCompletions',
         path: '/v1/chat/completions',
-        body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: [{ type: 'input_image', image_url: 'data:image/png;base64,AAAA' }] }] },
+        body: {
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content: [{ type: 'input_image', image_url: 'data:image/png;base64,AAAA' }] }],
+        },
         expect: /Invalid value: 'input_image'\. Supported values are: 'text', 'image_url'/,
       },
       {
         protocol: 'chatCompletions',
         path: '/v1/chat/completions',
-        body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,QUJDRA==' } }] }] },
+        body: {
+          model: 'gpt-4o-mini',
+          messages: [
+            { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,QUJDRA==' } }] },
+          ],
+        },
         expect: /You uploaded an unsupported image/,
       },
       {
         protocol: 'chatCompletions',
         path: '/v1/chat/completions',
-        body: { model: 'qwen-plus', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${pngImage.base64}` } }] }] },
+        body: {
+          model: 'qwen-plus',
+          messages: [
+            {
+              role: 'user',
+              content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${pngImage.base64}` } }],
+            },
+          ],
+        },
         expect: /image_url is only supported by certain models/,
       },
       {
         protocol: 'responses',
         path: '/v1/responses',
-        body: { model: 'gpt-4o-mini', input: [{ role: 'user', content: [{ type: 'input_image', image_url: { url: `data:image/png;base64,${pngImage.base64}` } }] }] },
+        body: {
+          model: 'gpt-4o-mini',
+          input: [
+            {
+              role: 'user',
+              content: [{ type: 'input_image', image_url: { url: `data:image/png;base64,${pngImage.base64}` } }],
+            },
+          ],
+        },
         expect: /Invalid type for 'input\[0\]\.content\[0\]\.image_url': expected a string, but got an object instead/,
       },
       {
         protocol: 'responses',
         path: '/v1/responses',
-        body: { model: 'gpt-4o-mini', input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'data:image/png;base64,', detail: 'auto' }] }] },
+        body: {
+          model: 'gpt-4o-mini',
+          input: [
+            { role: 'user', content: [{ type: 'input_image', image_url: 'data:image/png;base64,', detail: 'auto' }] },
+          ],
+        },
         expect: /Invalid 'input\[0\]\.content\[0\]\.image_url'\. .* but got empty base64-encoded bytes/,
       },
       {
         protocol: 'messages',
         path: '/v1/messages',
-        body: { model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: pngImage.base64 } }] }] },
-        expect: /messages\.0\.content\.0\.image\.source\.base64: The image was specified using the image\/jpeg media type, but the image appears to be a image\/png image/,
+        body: {
+          model: 'claude-sonnet-4-5',
+          max_tokens: 64,
+          messages: [
+            {
+              role: 'user',
+              content: [{ type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: pngImage.base64 } }],
+            },
+          ],
+        },
+        expect:
+          /messages\.0\.content\.0\.image\.source\.base64: The image was specified using the image\/jpeg media type, but the image appears to be a image\/png image/,
       },
       {
         protocol: 'messages',
         path: '/v1/messages',
-        body: { model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/bmp', data: pngImage.base64 } }] }] },
+        body: {
+          model: 'claude-sonnet-4-5',
+          max_tokens: 64,
+          messages: [
+            {
+              role: 'user',
+              content: [{ type: 'image', source: { type: 'base64', media_type: 'image/bmp', data: pngImage.base64 } }],
+            },
+          ],
+        },
         expect: /media_type: Input should be 'image\/jpeg', 'image\/png', 'image\/gif' or 'image\/webp'/,
       },
       {
         protocol: 'messages',
         path: '/v1/messages',
-        body: { model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] }] },
+        body: {
+          model: 'claude-sonnet-4-5',
+          max_tokens: 64,
+          messages: [
+            { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] },
+          ],
+        },
         expect: /Input tag 'image_url' found using 'type' does not match any of the expected tags/,
       },
     ];
     for (const c of cases) {
-      const res = await fetch(`${double.gw.url}${c.path}`, { method: 'POST', headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(c.body) });
+      const res = await fetch(`${double.gw.url}${c.path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify(c.body),
+      });
       const text = await res.text();
       assert.equal(res.status, 400, `${c.protocol}: ${text}`);
       const json = JSON.parse(text) as { type?: string; error: { type: string; message: string }; request_id?: string };
@@ -271,7 +421,10 @@ describe('chat images over each protocol against the gateway double', function (
         assert.match(json.request_id ?? '', /^req_/);
       }
     }
-    assert.ok(double.gw.log.every((e) => !e.answer), 'nothing was answered (or charged)');
+    assert.ok(
+      double.gw.log.every((e) => !e.answer),
+      'nothing was answered (or charged)',
+    );
   });
 
   it('our adapters surface such an error as a bad request with the upstream’s words', async () => {
@@ -279,7 +432,9 @@ describe('chat images over each protocol against the gateway double', function (
     assert.equal(r.error?.kind, 'badRequest');
     assert.equal(r.error?.status, 400);
     assert.match(r.error?.message ?? '', /image_url is only supported by certain models/);
-    const m = await ask('messages', true, [{ mediaType: 'image/gif', base64: pngImage.base64 }], { model: 'claude-sonnet-4-5' });
+    const m = await ask('messages', true, [{ mediaType: 'image/gif', base64: pngImage.base64 }], {
+      model: 'claude-sonnet-4-5',
+    });
     assert.equal(m.error?.kind, 'badRequest');
     assert.match(m.error?.message ?? '', /appears to be a image\/png image/);
   });
@@ -296,6 +451,10 @@ describe('chat images over each protocol against the gateway double', function (
     }
     double.gw.clearLog();
     await ask('chatCompletions', false, [pngImage]);
-    assert.equal((JSON.parse(double.gw.log.at(-1)?.bodyText ?? '{}') as { stream?: boolean }).stream, false, 'otherwise as asked');
+    assert.equal(
+      (JSON.parse(double.gw.log.at(-1)?.bodyText ?? '{}') as { stream?: boolean }).stream,
+      false,
+      'otherwise as asked',
+    );
   });
 });

@@ -12,14 +12,26 @@ const PROMPT = 'Who won the regatta?';
 describe('web search on every protocol against the gateway double', function () {
   const double = useDoubleClient();
 
-
-  async function chat(protocol: ChatProtocol, stream: boolean, extra: Partial<ChatRequest> = {}, extras?: ResponsesExtras): Promise<{ result: ChatResult; events: ChatEvent[]; body: Record<string, unknown> }> {
+  async function chat(
+    protocol: ChatProtocol,
+    stream: boolean,
+    extra: Partial<ChatRequest> = {},
+    extras?: ResponsesExtras,
+  ): Promise<{ result: ChatResult; events: ChatEvent[]; body: Record<string, unknown> }> {
     const events: ChatEvent[] = [];
-    const request: ChatRequest = { model: 'gpt-4o-mini', protocol, stream, messages: [{ role: 'user', content: PROMPT }], ...extra };
+    const request: ChatRequest = {
+      model: 'gpt-4o-mini',
+      protocol,
+      stream,
+      messages: [{ role: 'user', content: PROMPT }],
+      ...extra,
+    };
     for await (const e of streamChat(double.http, request, extras)) events.push(e);
-    const result = await collectChat((async function* () {
-      yield* events;
-    })());
+    const result = await collectChat(
+      (async function* () {
+        yield* events;
+      })(),
+    );
     return { result, events, body: JSON.parse(double.gw.log.at(-1)?.bodyText ?? '{}') as Record<string, unknown> };
   }
 
@@ -30,7 +42,10 @@ describe('web search on every protocol against the gateway double', function () 
       assert.deepEqual(body.tools, [{ type: 'web_search' }]);
       assert.equal(body.enable_search, undefined, 'not the Chat Completions switch');
       const expected = searchSources(PROMPT);
-      assert.deepEqual(result.citations, expected.map((s) => ({ url: s.url, title: s.title })));
+      assert.deepEqual(
+        result.citations,
+        expected.map((s) => ({ url: s.url, title: s.title })),
+      );
       assert.deepEqual(result.searches, [{ queries: [PROMPT], sources: [] }]);
       for (const s of expected) assert.ok(result.text.includes(s.title), s.title);
       assert.ok(result.text.startsWith(`Echo from gpt-4o-mini: ${PROMPT}`));
@@ -43,7 +58,13 @@ describe('web search on every protocol against the gateway double', function () 
     const res = await fetch(`${double.gw.url}/v1/responses`, {
       method: 'POST',
       headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'gpt-4o-mini', input: PROMPT, stream: true, tools: [{ type: 'web_search' }], include: ['web_search_call.action.sources'] }),
+      body: JSON.stringify({
+        model: 'gpt-4o-mini',
+        input: PROMPT,
+        stream: true,
+        tools: [{ type: 'web_search' }],
+        include: ['web_search_call.action.sources'],
+      }),
     });
     const events = (await res.text())
       .split('\n\n')
@@ -54,7 +75,9 @@ describe('web search on every protocol against the gateway double', function () 
     assert.ok(at('response.web_search_call.in_progress') > at('response.output_item.added'));
     assert.ok(at('response.web_search_call.searching') > at('response.web_search_call.in_progress'));
     assert.ok(at('response.web_search_call.completed') > at('response.web_search_call.searching'));
-    const searchDone = events.find((e) => e.type === 'response.output_item.done' && (e.item as { type?: string }).type === 'web_search_call');
+    const searchDone = events.find(
+      (e) => e.type === 'response.output_item.done' && (e.item as { type?: string }).type === 'web_search_call',
+    );
     assert.deepEqual((searchDone?.item as { action?: unknown }).action, {
       type: 'search',
       query: PROMPT,
@@ -62,7 +85,9 @@ describe('web search on every protocol against the gateway double', function () 
       sources: searchSources(PROMPT).map((s) => ({ type: 'url', url: s.url })),
     });
     const done = events.find((e) => e.type === 'response.output_text.done') as { text: string };
-    const annotations = events.filter((e) => e.type === 'response.output_text.annotation.added').map((e) => e.annotation as { start_index: number; end_index: number; title: string; type: string });
+    const annotations = events
+      .filter((e) => e.type === 'response.output_text.annotation.added')
+      .map((e) => e.annotation as { start_index: number; end_index: number; title: string; type: string });
     assert.equal(annotations.length, 2);
     for (const a of annotations) {
       assert.equal(a.type, 'url_citation');
@@ -90,14 +115,23 @@ describe('web search on every protocol against the gateway double', function () 
     );
     const result = await r;
     assert.deepEqual(result.searches, [{ queries: ['a', 'b'], sources: ['https://x.example/1'] }]);
-    assert.deepEqual(result.citations, [{ url: 'https://x.example/1', title: 'X' }], 'annotations only in the finished item are read, once');
+    assert.deepEqual(
+      result.citations,
+      [{ url: 'https://x.example/1', title: 'X' }],
+      'annotations only in the finished item are read, once',
+    );
   });
 
   it('Responses: the search tool goes next to other tools (image generation), once', async () => {
     const image = { type: 'image_generation', action: 'generate', model: 'gpt-image-1' };
     const { body } = await chat('responses', true, { enableSearch: true }, { tools: [image] });
     assert.deepEqual(body.tools, [image, { type: 'web_search' }]);
-    const { body: again } = await chat('responses', true, { enableSearch: true }, { tools: [{ type: 'web_search_preview' }] });
+    const { body: again } = await chat(
+      'responses',
+      true,
+      { enableSearch: true },
+      { tools: [{ type: 'web_search_preview' }] },
+    );
     assert.deepEqual(again.tools, [{ type: 'web_search_preview' }]);
   });
 
@@ -128,9 +162,15 @@ describe('web search on every protocol against the gateway double', function () 
   });
 
   it('reads url_citation annotations on Chat Completions and web search citations on Messages, merged by URL', async () => {
-    const decode = async (protocol: ChatProtocol, text: string) => collectChat(eventsFromBytes(protocol, (async function* () {
-      yield new TextEncoder().encode(text);
-    })()));
+    const decode = async (protocol: ChatProtocol, text: string) =>
+      collectChat(
+        eventsFromBytes(
+          protocol,
+          (async function* () {
+            yield new TextEncoder().encode(text);
+          })(),
+        ),
+      );
     const cc = await decode(
       'chatCompletions',
       'data: {"choices":[{"index":0,"delta":{"content":"Per [a]."}}]}\n\n' +

@@ -49,7 +49,12 @@ describe('chat adapters against the gateway double', function () {
     return client;
   }
 
-  function request(protocol: ChatProtocol, stream: boolean, prompt: string, extra: Partial<ChatRequest> = {}): ChatRequest {
+  function request(
+    protocol: ChatProtocol,
+    stream: boolean,
+    prompt: string,
+    extra: Partial<ChatRequest> = {},
+  ): ChatRequest {
     return { model: MODEL, protocol, stream, messages: [{ role: 'user', content: prompt }], ...extra };
   }
 
@@ -60,7 +65,8 @@ describe('chat adapters against the gateway double', function () {
     opts: { extra?: Partial<ChatRequest>; client?: HttpClient; extras?: ResponsesExtras } = {},
   ): Promise<{ result: ChatResult; events: ChatEvent[]; answer?: ChatAnswerRecord }> {
     const events: ChatEvent[] = [];
-    for await (const e of streamChat(opts.client ?? http, request(protocol, stream, prompt, opts.extra), opts.extras)) events.push(e);
+    for await (const e of streamChat(opts.client ?? http, request(protocol, stream, prompt, opts.extra), opts.extras))
+      events.push(e);
     const result = await collectChat(toAsync(events));
     return { result, events, answer: lastAnswer() };
   }
@@ -87,7 +93,10 @@ describe('chat adapters against the gateway double', function () {
   function assertPartial(result: ChatResult, answer: ChatAnswerRecord | undefined): void {
     assert.ok(answer);
     assert.ok(result.text.length > 0, 'some text arrived before the failure');
-    assert.ok(answer.text.startsWith(result.text), `partial text is a prefix of the answer: ${JSON.stringify(result.text)}`);
+    assert.ok(
+      answer.text.startsWith(result.text),
+      `partial text is a prefix of the answer: ${JSON.stringify(result.text)}`,
+    );
     assert.ok(result.text.length < answer.text.length, 'the answer did not arrive whole');
   }
 
@@ -139,13 +148,18 @@ describe('chat adapters against the gateway double', function () {
           assert.ok(answer);
           assert.equal(result.text, answer.text);
           assert.ok(result.text.length >= 4 * 1024);
-          for (const needle of ['```ts', '| key | value | note |', '- first point', '1. step one', '## Section']) assert.ok(result.text.includes(needle), needle);
+          for (const needle of ['```ts', '| key | value | note |', '- first point', '1. step one', '## Section'])
+            assert.ok(result.text.includes(needle), needle);
           assertUsage(protocol, result, answer);
         });
 
         it('passes the [[xss]] payloads through as plain text', async () => {
           const { result } = await chat(protocol, stream, '[[xss]] show me markup');
-          for (const payload of ['<script>alert(1)</script>', '<img src=x onerror=alert(1)>', '[link](javascript:alert(1))']) {
+          for (const payload of [
+            '<script>alert(1)</script>',
+            '<img src=x onerror=alert(1)>',
+            '[link](javascript:alert(1))',
+          ]) {
             assert.ok(result.text.includes(payload), payload);
           }
         });
@@ -170,14 +184,17 @@ describe('chat adapters against the gateway double', function () {
           assert.ok(limited.result.text.length <= 16 && limited.result.text.length > 0);
         });
 
-        it('ends with a server error for [[midstream-error]]' + (stream ? ', keeping the text that came first' : ''), async () => {
-          const { result, events, answer } = await chat(protocol, stream, `[[midstream-error]] ${PROMPT}`);
-          assert.equal(events.at(-1)?.type, 'error');
-          assert.equal(result.error?.kind, 'server');
-          assert.equal(result.finishReason, undefined);
-          if (stream) assertPartial(result, answer);
-          else assert.equal(result.text, '');
-        });
+        it(
+          'ends with a server error for [[midstream-error]]' + (stream ? ', keeping the text that came first' : ''),
+          async () => {
+            const { result, events, answer } = await chat(protocol, stream, `[[midstream-error]] ${PROMPT}`);
+            assert.equal(events.at(-1)?.type, 'error');
+            assert.equal(result.error?.kind, 'server');
+            assert.equal(result.finishReason, undefined);
+            if (stream) assertPartial(result, answer);
+            else assert.equal(result.text, '');
+          },
+        );
 
         it('treats [[failed]] as a failure', async () => {
           const { result, answer } = await chat(protocol, stream, `[[failed]] ${PROMPT}`);
@@ -213,7 +230,10 @@ describe('chat adapters against the gateway double', function () {
           it('keeps the partial text when cancelled', async () => {
             const controller = new AbortController();
             const events: ChatEvent[] = [];
-            for await (const e of streamChat(http, request(protocol, true, `[[stall]] ${PROMPT}`, { signal: controller.signal }))) {
+            for await (const e of streamChat(
+              http,
+              request(protocol, true, `[[stall]] ${PROMPT}`, { signal: controller.signal }),
+            )) {
               events.push(e);
               if (e.type === 'textDelta' && !controller.signal.aborted) controller.abort();
             }
@@ -335,25 +355,43 @@ describe('chat adapters against the gateway double', function () {
       const { result } = await chat('messages', false, PROMPT, { extra: { messages, maxTokens: 321 } });
       assert.equal(result.error, undefined, 'the double (as strict as Anthropic) accepted the request');
       const entry = [...gw.log].reverse().find((e) => e.path === '/v1/messages');
-      const body = JSON.parse(entry?.bodyText ?? '{}') as { max_tokens?: number; messages?: Array<{ role: string; content: unknown }> };
+      const body = JSON.parse(entry?.bodyText ?? '{}') as {
+        max_tokens?: number;
+        messages?: Array<{ role: string; content: unknown }>;
+      };
       assert.equal(body.max_tokens, 321);
-      assert.deepEqual(body.messages?.map((m) => m.role), ['user']);
-      assert.deepEqual(body.messages?.[0]?.content, [{ type: 'text', text: 'first question' }, { type: 'text', text: PROMPT }]);
+      assert.deepEqual(
+        body.messages?.map((m) => m.role),
+        ['user'],
+      );
+      assert.deepEqual(body.messages?.[0]?.content, [
+        { type: 'text', text: 'first question' },
+        { type: 'text', text: PROMPT },
+      ]);
     });
 
     it('applies the rate limit to chat routes with the middleware error', async () => {
       const limited = track(clientFor(gw.url, RATE_LIMITED_KEY).http);
-      for (let i = 0; i < 2; i++) assert.equal((await chat('messages', true, PROMPT, { client: limited })).result.error, undefined);
+      for (let i = 0; i < 2; i++)
+        assert.equal((await chat('messages', true, PROMPT, { client: limited })).result.error, undefined);
       const third = await chat('messages', true, PROMPT, { client: limited });
       assert.equal(third.result.error?.kind, 'rateLimited');
     });
 
     it('respects injected faults on the streaming routes', async () => {
-      gw.inject({ match: { path: '/v1/responses' }, times: 1, action: { type: 'status', status: 502, body: htmlErrorPage(502), fromProxy: true } });
+      gw.inject({
+        match: { path: '/v1/responses' },
+        times: 1,
+        action: { type: 'status', status: 502, body: htmlErrorPage(502), fromProxy: true },
+      });
       const proxied = await chat('responses', true, PROMPT);
       assert.equal(proxied.result.error?.status, 502);
 
-      gw.inject({ match: { path: '/v1/chat/completions' }, times: 1, action: { type: 'stallAfterHeaders', firstChunk: ': PING\n\n' } });
+      gw.inject({
+        match: { path: '/v1/chat/completions' },
+        times: 1,
+        action: { type: 'stallAfterHeaders', firstChunk: ': PING\n\n' },
+      });
       const client = track(clientFor(gw.url, DEMO_KEY, { timeouts: SHORT_TIMEOUTS }).http);
       const stalled = await chat('chatCompletions', true, PROMPT, { client });
       assert.equal(stalled.result.error?.kind, 'timeout');
@@ -364,11 +402,15 @@ describe('chat adapters against the gateway double', function () {
   });
 
   describe('Responses image generation', () => {
-    const tool = (extra: Record<string, unknown> = {}) => ({ tools: [{ type: 'image_generation', action: 'generate', model: 'gpt-image-1', ...extra }] });
+    const tool = (extra: Record<string, unknown> = {}) => ({
+      tools: [{ type: 'image_generation', action: 'generate', model: 'gpt-image-1', ...extra }],
+    });
 
     it('streams partial images, then the final PNG drawn from the prompt', async () => {
       const before = quotaUnits();
-      const { result, events, answer } = await chat('responses', true, 'a red fox in the snow', { extras: tool({ partial_images: 2 }) });
+      const { result, events, answer } = await chat('responses', true, 'a red fox in the snow', {
+        extras: tool({ partial_images: 2 }),
+      });
       assert.ok(answer?.image);
       assert.equal(result.error, undefined);
       const partials = events.filter((e) => e.type === 'image' && e.partial);
@@ -408,7 +450,11 @@ describe('chat adapters against the gateway double', function () {
   });
 
   describe('the double’s wire format', () => {
-    async function raw(path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; type: string; text: string }> {
+    async function raw(
+      path: string,
+      body: unknown,
+      headers: Record<string, string> = {},
+    ): Promise<{ status: number; type: string; text: string }> {
       const res = await fetch(gw.url + path, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${DEMO_KEY}`, ...headers },
@@ -418,23 +464,46 @@ describe('chat adapters against the gateway double', function () {
     }
 
     it('Chat Completions: data-only frames, a choices:[] usage chunk without stream_options, then [DONE]', async () => {
-      const { type, text } = await raw('/v1/chat/completions', { model: MODEL, stream: true, messages: [{ role: 'user', content: '[[ping]] hi' }] });
+      const { type, text } = await raw('/v1/chat/completions', {
+        model: MODEL,
+        stream: true,
+        messages: [{ role: 'user', content: '[[ping]] hi' }],
+      });
       assert.equal(type, 'text/event-stream');
       const frames = text.split('\n\n').filter(Boolean);
-      assert.ok(frames.every((f) => f.startsWith('data: ') || f === ': PING'), 'only data: lines and comments');
+      assert.ok(
+        frames.every((f) => f.startsWith('data: ') || f === ': PING'),
+        'only data: lines and comments',
+      );
       assert.ok(frames.includes(': PING'));
       assert.equal(frames.at(-1), 'data: [DONE]');
-      const usage = JSON.parse((frames.at(-2) ?? '').slice(6)) as { choices: unknown[]; usage: Record<string, unknown> };
+      const usage = JSON.parse((frames.at(-2) ?? '').slice(6)) as {
+        choices: unknown[];
+        usage: Record<string, unknown>;
+      };
       assert.deepEqual(usage.choices, []);
-      assert.equal(usage.usage.total_tokens, (usage.usage.prompt_tokens as number) + (usage.usage.completion_tokens as number));
+      assert.equal(
+        usage.usage.total_tokens,
+        (usage.usage.prompt_tokens as number) + (usage.usage.completion_tokens as number),
+      );
       assert.ok('claude_cache_creation_5_m_tokens' in usage.usage, 'new-api’s own Usage struct');
 
-      const opted = await raw('/v1/chat/completions', { model: MODEL, stream: true, stream_options: { include_usage: false }, messages: [{ role: 'user', content: 'hi' }] });
+      const opted = await raw('/v1/chat/completions', {
+        model: MODEL,
+        stream: true,
+        stream_options: { include_usage: false },
+        messages: [{ role: 'user', content: 'hi' }],
+      });
       assert.ok(!opted.text.includes('"choices":[]'), 'no usage chunk when the client opted out');
     });
 
     it('Responses: event lines equal to the JSON type and sequence numbers from 0', async () => {
-      const { text } = await raw('/v1/responses', { model: 'gpt-5', stream: true, input: '[[reasoning]] [[tool]] hi', tools: [{ type: 'image_generation', partial_images: 1 }] });
+      const { text } = await raw('/v1/responses', {
+        model: 'gpt-5',
+        stream: true,
+        input: '[[reasoning]] [[tool]] hi',
+        tools: [{ type: 'image_generation', partial_images: 1 }],
+      });
       const events = parseSse(text);
       events.forEach((e, i) => {
         assert.equal(e.event, e.json.type);
@@ -443,28 +512,57 @@ describe('chat adapters against the gateway double', function () {
       const types = events.map((e) => String(e.json.type));
       assert.equal(types[0], 'response.created');
       assert.equal(types.at(-1), 'response.completed');
-      const added = events.filter((e) => e.json.type === 'response.output_item.added').map((e) => (e.json.item as { type: string }).type);
+      const added = events
+        .filter((e) => e.json.type === 'response.output_item.added')
+        .map((e) => (e.json.item as { type: string }).type);
       assert.deepEqual(added, ['reasoning', 'image_generation_call', 'message', 'function_call']);
       const image = types.filter((t) => t.startsWith('response.image_generation_call.'));
-      assert.deepEqual(image, ['response.image_generation_call.in_progress', 'response.image_generation_call.generating', 'response.image_generation_call.partial_image', 'response.image_generation_call.completed']);
+      assert.deepEqual(image, [
+        'response.image_generation_call.in_progress',
+        'response.image_generation_call.generating',
+        'response.image_generation_call.partial_image',
+        'response.image_generation_call.completed',
+      ]);
     });
 
     it('Responses: both error event shapes, failed and incomplete', async () => {
-      const flat = parseSse((await raw('/v1/responses', { model: MODEL, stream: true, input: '[[midstream-error]] one two three four' })).text).at(-1);
+      const flat = parseSse(
+        (await raw('/v1/responses', { model: MODEL, stream: true, input: '[[midstream-error]] one two three four' }))
+          .text,
+      ).at(-1);
       assert.deepEqual(Object.keys(flat?.json ?? {}).sort(), ['code', 'message', 'param', 'sequence_number', 'type']);
-      const nested = parseSse((await raw('/v1/responses', { model: MODEL, stream: true, input: '[[midstream-error:nested]] one two three four' })).text).at(-1);
+      const nested = parseSse(
+        (
+          await raw('/v1/responses', {
+            model: MODEL,
+            stream: true,
+            input: '[[midstream-error:nested]] one two three four',
+          })
+        ).text,
+      ).at(-1);
       assert.equal((nested?.json.error as { code: string }).code, 'server_error');
-      const failed = parseSse((await raw('/v1/responses', { model: MODEL, stream: true, input: '[[failed]] one two three four' })).text).at(-1);
+      const failed = parseSse(
+        (await raw('/v1/responses', { model: MODEL, stream: true, input: '[[failed]] one two three four' })).text,
+      ).at(-1);
       assert.equal(failed?.json.type, 'response.failed');
       assert.equal((failed?.json.response as { status: string }).status, 'failed');
-      const incomplete = parseSse((await raw('/v1/responses', { model: MODEL, stream: true, input: '[[incomplete]] one two three four' })).text).at(-1);
-      assert.deepEqual((incomplete?.json.response as { incomplete_details: unknown }).incomplete_details, { reason: 'max_output_tokens' });
+      const incomplete = parseSse(
+        (await raw('/v1/responses', { model: MODEL, stream: true, input: '[[incomplete]] one two three four' })).text,
+      ).at(-1);
+      assert.deepEqual((incomplete?.json.response as { incomplete_details: unknown }).incomplete_details, {
+        reason: 'max_output_tokens',
+      });
     });
 
     it('Messages: event names equal to the JSON type, a ping, cumulative output_tokens; x-api-key works without anthropic-version', async () => {
       const { status, text } = await raw(
         '/v1/messages',
-        { model: 'claude-sonnet-4-5', max_tokens: 512, stream: true, messages: [{ role: 'user', content: '[[reasoning]] hi' }] },
+        {
+          model: 'claude-sonnet-4-5',
+          max_tokens: 512,
+          stream: true,
+          messages: [{ role: 'user', content: '[[reasoning]] hi' }],
+        },
         { authorization: '', 'x-api-key': DEMO_KEY },
       );
       assert.equal(status, 200);
@@ -473,16 +571,36 @@ describe('chat adapters against the gateway double', function () {
       const names = events.map((e) => e.event);
       assert.deepEqual(names.slice(0, 3), ['message_start', 'content_block_start', 'ping']);
       assert.deepEqual(names.slice(-2), ['message_delta', 'message_stop']);
-      const deltas = events.filter((e) => e.event === 'content_block_delta').map((e) => (e.json.delta as { type: string }).type);
-      assert.ok(deltas.includes('thinking_delta') && deltas.includes('signature_delta') && deltas.includes('text_delta'));
+      const deltas = events
+        .filter((e) => e.event === 'content_block_delta')
+        .map((e) => (e.json.delta as { type: string }).type);
+      assert.ok(
+        deltas.includes('thinking_delta') && deltas.includes('signature_delta') && deltas.includes('text_delta'),
+      );
       const answer = gw.log.at(-1)?.answer;
-      assert.equal((events.at(-2)?.json.usage as { output_tokens: number }).output_tokens, answer?.usage.completionTokens);
+      assert.equal(
+        (events.at(-2)?.json.usage as { output_tokens: number }).output_tokens,
+        answer?.usage.completionTokens,
+      );
       assert.equal(answer?.anthropicVersion, undefined);
     });
 
     it('documents every scenario marker in one table', () => {
       const markers = CHAT_SCENARIOS.map((s) => s.marker);
-      for (const m of ['[[reasoning]]', '[[tool]]', '[[long:N]]', '[[slow:MS]]', '[[stall]]', '[[midstream-error]]', '[[error-in-200]]', '[[cut]]', '[[xss]]', '[[ping]]', '[[incomplete]]', '[[failed]]']) {
+      for (const m of [
+        '[[reasoning]]',
+        '[[tool]]',
+        '[[long:N]]',
+        '[[slow:MS]]',
+        '[[stall]]',
+        '[[midstream-error]]',
+        '[[error-in-200]]',
+        '[[cut]]',
+        '[[xss]]',
+        '[[ping]]',
+        '[[incomplete]]',
+        '[[failed]]',
+      ]) {
         assert.ok(markers.includes(m), m);
       }
     });

@@ -22,8 +22,16 @@ import { DEFAULT_MODELS, DEMO_KEY } from '../gateway';
 import { useDoubleClient } from '../support/client';
 
 /** A model as the registry would see it: the gateway's owner and endpoint types, and a catalog entry. */
-function model(id: string, ownedBy: string | undefined, catalog: Partial<CatalogEntry> = {}, endpointTypes = ['openai']): ModelInfo {
-  const [info] = mergeModels([{ id, ...(ownedBy ? { ownedBy } : {}), endpointTypes }], Object.keys(catalog).length ? [{ id, ...catalog }] : []);
+function model(
+  id: string,
+  ownedBy: string | undefined,
+  catalog: Partial<CatalogEntry> = {},
+  endpointTypes = ['openai'],
+): ModelInfo {
+  const [info] = mergeModels(
+    [{ id, ...(ownedBy ? { ownedBy } : {}), endpointTypes }],
+    Object.keys(catalog).length ? [{ id, ...catalog }] : [],
+  );
   assert.ok(info);
   return info;
 }
@@ -32,16 +40,29 @@ function model(id: string, ownedBy: string | undefined, catalog: Partial<Catalog
 function doubleModel(id: string): ModelInfo {
   const spec = DEFAULT_MODELS.find((m) => m.id === id);
   assert.ok(spec, id);
-  return model(id, spec.owned_by, { reasoning: spec.reasoning ?? false, ...(spec.limit ? { maxOutput: spec.limit.output } : {}) }, spec.supported_endpoint_types);
+  return model(
+    id,
+    spec.owned_by,
+    { reasoning: spec.reasoning ?? false, ...(spec.limit ? { maxOutput: spec.limit.output } : {}) },
+    spec.supported_endpoint_types,
+  );
 }
 
 describe('thinking controls: which models think, in which form', () => {
   it('knows the families by the gateway owner first, then by the id', () => {
     assert.equal(thinkingFamily({ id: 'glm-4.6', ownedBy: 'zhipu_4v' }), 'zhipu');
-    assert.equal(thinkingFamily({ id: 'kimi-k2.5', ownedBy: 'ali' }), 'bailian', 'the channel decides the form, not the model name');
+    assert.equal(
+      thinkingFamily({ id: 'kimi-k2.5', ownedBy: 'ali' }),
+      'bailian',
+      'the channel decides the form, not the model name',
+    );
     assert.equal(thinkingFamily({ id: 'glm-4.5' }), 'zhipu');
     assert.equal(thinkingFamily({ id: 'claude-opus-4-1' }), 'anthropic');
-    assert.equal(thinkingFamily({ id: 'glm-4.6', ownedBy: 'siliconflow' }), undefined, 'an unknown channel gets no guessed form');
+    assert.equal(
+      thinkingFamily({ id: 'glm-4.6', ownedBy: 'siliconflow' }),
+      undefined,
+      'an unknown channel gets no guessed form',
+    );
   });
 
   const cases: Array<[string, string, ChatProtocol, string | undefined]> = [
@@ -70,24 +91,56 @@ describe('thinking controls: which models think, in which form', () => {
   for (const [id, owner, protocol, expected] of cases) {
     it(`${id} (${owner}) over ${protocol}: ${expected ?? 'no control'}`, () => {
       const c = thinkingControl(model(id, owner), protocol);
-      const got = !c ? undefined : c.kind === 'always' ? 'always' : `${c.kind}/${c.wire ?? ''}/${c.canTurnOff ? 'off' : 'no-off'}`;
+      const got = !c
+        ? undefined
+        : c.kind === 'always'
+          ? 'always'
+          : `${c.kind}/${c.wire ?? ''}/${c.canTurnOff ? 'off' : 'no-off'}`;
       assert.equal(got, expected);
     });
   }
 
   it('takes the catalog’s word on whether a model thinks, and its effort values', () => {
-    assert.equal(thinkingControl(model('glm-4.6', 'zhipu', { reasoning: false }), 'chatCompletions'), undefined, 'the catalog says it does not think');
-    assert.equal(thinkingControl(model('kimi-k2.5', 'ali', { reasoning: true }), 'chatCompletions')?.wire, 'qwenEnable', 'a Bailian model the table does not name');
+    assert.equal(
+      thinkingControl(model('glm-4.6', 'zhipu', { reasoning: false }), 'chatCompletions'),
+      undefined,
+      'the catalog says it does not think',
+    );
+    assert.equal(
+      thinkingControl(model('kimi-k2.5', 'ali', { reasoning: true }), 'chatCompletions')?.wire,
+      'qwenEnable',
+      'a Bailian model the table does not name',
+    );
     assert.equal(thinkingControl(model('kimi-k2.5', 'ali'), 'chatCompletions'), undefined, 'nothing says it thinks');
-    assert.equal(thinkingControl(model('magistral', 'mistral', { reasoning: true }), 'chatCompletions'), undefined, 'thinks, but no known form');
-    assert.equal(thinkingControl(model('glm-4.6', 'openai', { reasoning: true }), 'chatCompletions'), undefined, 'another maker’s model on an OpenAI-type channel');
-    assert.equal(thinkingControl(model('glm-4.6', 'ali', { reasoning: true }), 'chatCompletions')?.wire, 'qwenEnable', 'Bailian hosts other makers’ models');
+    assert.equal(
+      thinkingControl(model('magistral', 'mistral', { reasoning: true }), 'chatCompletions'),
+      undefined,
+      'thinks, but no known form',
+    );
+    assert.equal(
+      thinkingControl(model('glm-4.6', 'openai', { reasoning: true }), 'chatCompletions'),
+      undefined,
+      'another maker’s model on an OpenAI-type channel',
+    );
+    assert.equal(
+      thinkingControl(model('glm-4.6', 'ali', { reasoning: true }), 'chatCompletions')?.wire,
+      'qwenEnable',
+      'Bailian hosts other makers’ models',
+    );
     const catalog = parseCatalog({
-      gw: { name: 'GW', models: { 'gpt-5-custom': { reasoning: true, reasoning_options: [{ type: 'effort', values: ['none', 'low', 'high'] }] } } },
+      gw: {
+        name: 'GW',
+        models: {
+          'gpt-5-custom': { reasoning: true, reasoning_options: [{ type: 'effort', values: ['none', 'low', 'high'] }] },
+        },
+      },
     });
     const [entry] = catalog.entries;
     assert.deepEqual(entry?.reasoningEfforts, ['none', 'low', 'high']);
-    const [info] = mergeModels([{ id: 'gpt-5-custom', ownedBy: 'openai', endpointTypes: ['openai-response'] }], catalog.entries);
+    const [info] = mergeModels(
+      [{ id: 'gpt-5-custom', ownedBy: 'openai', endpointTypes: ['openai-response'] }],
+      catalog.entries,
+    );
     assert.ok(info);
     assert.equal(thinkingControl(info, 'responses')?.canTurnOff, true, 'the catalog lists effort none');
   });
@@ -107,22 +160,46 @@ describe('thinking controls: which models think, in which form', () => {
   });
 
   it('writes each wire form', () => {
-    assert.deepEqual(completionsThinkingFields({ wire: 'qwenEnable', level: 'low' }, true), { enable_thinking: true, thinking_budget: 2048 });
+    assert.deepEqual(completionsThinkingFields({ wire: 'qwenEnable', level: 'low' }, true), {
+      enable_thinking: true,
+      thinking_budget: 2048,
+    });
     assert.deepEqual(completionsThinkingFields({ wire: 'qwenEnable', level: 'on' }, true), { enable_thinking: true });
-    assert.deepEqual(completionsThinkingFields({ wire: 'qwenEnable', level: 'high' }, false), { enable_thinking: false }, 'never true on a non-streamed call');
-    assert.deepEqual(completionsThinkingFields({ wire: 'glmThinking', level: 'off' }, false), { thinking: { type: 'disabled' } });
-    assert.deepEqual(completionsThinkingFields({ wire: 'openaiEffort', level: 'medium' }, true), { reasoning_effort: 'medium' });
-    assert.deepEqual(completionsThinkingFields({ wire: 'anthropicBudget', level: 'medium' }, true), {}, 'another protocol’s form');
+    assert.deepEqual(
+      completionsThinkingFields({ wire: 'qwenEnable', level: 'high' }, false),
+      { enable_thinking: false },
+      'never true on a non-streamed call',
+    );
+    assert.deepEqual(completionsThinkingFields({ wire: 'glmThinking', level: 'off' }, false), {
+      thinking: { type: 'disabled' },
+    });
+    assert.deepEqual(completionsThinkingFields({ wire: 'openaiEffort', level: 'medium' }, true), {
+      reasoning_effort: 'medium',
+    });
+    assert.deepEqual(
+      completionsThinkingFields({ wire: 'anthropicBudget', level: 'medium' }, true),
+      {},
+      'another protocol’s form',
+    );
     assert.deepEqual(responsesReasoning({ wire: 'openaiEffort', level: 'high' }), { effort: 'high', summary: 'auto' });
     assert.deepEqual(responsesReasoning({ wire: 'openaiEffort', level: 'off' }), { effort: 'none' });
     assert.equal(responsesReasoning({ wire: 'glmThinking', level: 'on' }), undefined);
   });
 
   it('keeps the Anthropic budget at least 1024 and below max_tokens, leaving the answer its room', () => {
-    assert.deepEqual(messagesThinking({ wire: 'anthropicBudget', level: 'low' }, 4096), { thinking: { type: 'enabled', budget_tokens: 2048 }, maxTokens: 6144 });
-    assert.deepEqual(messagesThinking({ wire: 'anthropicBudget', level: 'on' }, 4096, 64_000), { thinking: { type: 'enabled', budget_tokens: 8192 }, maxTokens: 12288 });
+    assert.deepEqual(messagesThinking({ wire: 'anthropicBudget', level: 'low' }, 4096), {
+      thinking: { type: 'enabled', budget_tokens: 2048 },
+      maxTokens: 6144,
+    });
+    assert.deepEqual(messagesThinking({ wire: 'anthropicBudget', level: 'on' }, 4096, 64_000), {
+      thinking: { type: 'enabled', budget_tokens: 8192 },
+      maxTokens: 12288,
+    });
     // The model's limit cuts in: half for the answer, the rest for thinking.
-    assert.deepEqual(messagesThinking({ wire: 'anthropicBudget', level: 'high' }, 4096, 5000), { thinking: { type: 'enabled', budget_tokens: 2500 }, maxTokens: 5000 });
+    assert.deepEqual(messagesThinking({ wire: 'anthropicBudget', level: 'high' }, 4096, 5000), {
+      thinking: { type: 'enabled', budget_tokens: 2500 },
+      maxTokens: 5000,
+    });
     // No room for the minimum: thinking stays off rather than being refused.
     assert.deepEqual(messagesThinking({ wire: 'anthropicBudget', level: 'medium' }, 1500, 2000), { maxTokens: 1500 });
     assert.deepEqual(messagesThinking({ wire: 'anthropicBudget', level: 'off' }, 4096), { maxTokens: 4096 });
@@ -160,8 +237,12 @@ describe('thinking parameters against the gateway double', function () {
   const double = useDoubleClient();
   const PROMPT = 'Why is the sky blue?';
 
-
-  async function ask(id: string, protocol: ChatProtocol, choice: ThinkingChoice, extra: Partial<ChatRequest> = {}): Promise<{ result: ChatResult; body: Record<string, unknown> }> {
+  async function ask(
+    id: string,
+    protocol: ChatProtocol,
+    choice: ThinkingChoice,
+    extra: Partial<ChatRequest> = {},
+  ): Promise<{ result: ChatResult; body: Record<string, unknown> }> {
     const info = doubleModel(id);
     const thinking = thinkingRequest(thinkingControl(info, protocol), choice);
     const request: ChatRequest = {
@@ -178,8 +259,15 @@ describe('thinking parameters against the gateway double', function () {
     return { result, body: JSON.parse(double.gw.log.at(-1)?.bodyText ?? '{}') as Record<string, unknown> };
   }
 
-  async function raw(path: string, body: Record<string, unknown>): Promise<{ status: number; json: Record<string, unknown> }> {
-    const res = await fetch(`${double.gw.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  async function raw(
+    path: string,
+    body: Record<string, unknown>,
+  ): Promise<{ status: number; json: Record<string, unknown> }> {
+    const res = await fetch(`${double.gw.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, json: (await res.json()) as Record<string, unknown> };
   }
 
@@ -209,9 +297,18 @@ describe('thinking parameters against the gateway double', function () {
     });
 
     it('the double refuses enable_thinking true on a non-streamed call as Bailian does', async () => {
-      const { status, json } = await raw('/v1/chat/completions', { model: 'qwen-plus', messages: [{ role: 'user', content: PROMPT }], enable_thinking: true });
+      const { status, json } = await raw('/v1/chat/completions', {
+        model: 'qwen-plus',
+        messages: [{ role: 'user', content: PROMPT }],
+        enable_thinking: true,
+      });
       assert.equal(status, 400);
-      assert.deepEqual(json.error, { message: 'parameter.enable_thinking must be set to false for non-streaming calls', type: 'invalid_request_error', param: '', code: 'invalid_parameter_error' });
+      assert.deepEqual(json.error, {
+        message: 'parameter.enable_thinking must be set to false for non-streaming calls',
+        type: 'invalid_request_error',
+        param: '',
+        code: 'invalid_parameter_error',
+      });
     });
   });
 
@@ -231,8 +328,12 @@ describe('thinking parameters against the gateway double', function () {
       assert.equal(auto.body.thinking, undefined);
       assert.ok(auto.result.reasoning.length > 0, 'GLM-4.5 and newer think unless told not to');
       const unstreamed = await ask('glm-4.6', 'chatCompletions', 'auto', { stream: false });
-      assert.ok(unstreamed.result.reasoning.length > 0, "unstreamed too");
-      const { status, json } = await raw('/v1/chat/completions', { model: 'glm-4.6', messages: [{ role: 'user', content: PROMPT }], enable_thinking: false });
+      assert.ok(unstreamed.result.reasoning.length > 0, 'unstreamed too');
+      const { status, json } = await raw('/v1/chat/completions', {
+        model: 'glm-4.6',
+        messages: [{ role: 'user', content: PROMPT }],
+        enable_thinking: false,
+      });
       assert.equal(status, 200);
       const choice = (json.choices as Array<{ message: { reasoning_content?: string } }>)[0];
       assert.ok(choice?.message.reasoning_content, 'enable_thinking is ignored by Zhipu');
@@ -258,24 +359,49 @@ describe('thinking parameters against the gateway double', function () {
     });
 
     it('a forced tool choice goes without thinking, which Anthropic refuses with it', async () => {
-      const tools = [{ name: 'get_weather', inputSchema: { type: 'object', properties: { city: { type: 'string' } } } }];
+      const tools = [
+        { name: 'get_weather', inputSchema: { type: 'object', properties: { city: { type: 'string' } } } },
+      ];
       const { result, body } = await ask('claude-sonnet-4-5', 'messages', 'high', { tools, toolMode: 'required' });
       assert.equal(result.error, undefined, result.error?.message);
       assert.equal(body.thinking, undefined);
-      const { status, json } = await raw('/v1/messages', { ...body, thinking: { type: 'enabled', budget_tokens: 2048 }, max_tokens: 8192 });
+      const { status, json } = await raw('/v1/messages', {
+        ...body,
+        thinking: { type: 'enabled', budget_tokens: 2048 },
+        max_tokens: 8192,
+      });
       assert.equal(status, 400);
       assert.match(String((json.error as { message?: string }).message), /tool_choice forces tool use/);
     });
 
     it('the double refuses a budget under 1024 or not below max_tokens, and another temperature, as Anthropic does', async () => {
       const base = { model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: PROMPT }] };
-      const small = await raw('/v1/messages', { ...base, max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 512 } });
+      const small = await raw('/v1/messages', {
+        ...base,
+        max_tokens: 4096,
+        thinking: { type: 'enabled', budget_tokens: 512 },
+      });
       assert.equal(small.status, 400);
-      assert.equal((small.json.error as { message?: string }).message, 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024');
-      const over = await raw('/v1/messages', { ...base, max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 2048 } });
+      assert.equal(
+        (small.json.error as { message?: string }).message,
+        'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024',
+      );
+      const over = await raw('/v1/messages', {
+        ...base,
+        max_tokens: 2048,
+        thinking: { type: 'enabled', budget_tokens: 2048 },
+      });
       assert.equal(over.status, 400);
-      assert.match(String((over.json.error as { message?: string }).message), /^`max_tokens` must be greater than `thinking.budget_tokens`/);
-      const warm = await raw('/v1/messages', { ...base, max_tokens: 4096, temperature: 0.5, thinking: { type: 'enabled', budget_tokens: 2048 } });
+      assert.match(
+        String((over.json.error as { message?: string }).message),
+        /^`max_tokens` must be greater than `thinking.budget_tokens`/,
+      );
+      const warm = await raw('/v1/messages', {
+        ...base,
+        max_tokens: 4096,
+        temperature: 0.5,
+        thinking: { type: 'enabled', budget_tokens: 2048 },
+      });
       assert.equal(warm.status, 400);
       assert.match(String((warm.json.error as { message?: string }).message), /temperature` may only be set to 1/);
     });
@@ -305,12 +431,17 @@ describe('thinking parameters against the gateway double', function () {
       const none = await raw('/v1/responses', { model: 'gpt-5', input: PROMPT, reasoning: { effort: 'none' } });
       assert.equal(none.status, 400);
       assert.deepEqual(none.json.error, {
-        message: "Unsupported value: 'reasoning.effort' does not support 'none' with this model. Supported values are: 'minimal', 'low', 'medium', and 'high'.",
+        message:
+          "Unsupported value: 'reasoning.effort' does not support 'none' with this model. Supported values are: 'minimal', 'low', 'medium', and 'high'.",
         type: 'invalid_request_error',
         param: 'reasoning.effort',
         code: 'unsupported_value',
       });
-      const mini = await raw('/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: PROMPT }], reasoning_effort: 'low' });
+      const mini = await raw('/v1/chat/completions', {
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: PROMPT }],
+        reasoning_effort: 'low',
+      });
       assert.equal(mini.status, 400);
       assert.equal((mini.json.error as { code?: string }).code, 'unsupported_parameter');
     });

@@ -40,7 +40,12 @@ describe('Chinese UI words', () => {
     const tooltip = Object.entries(zh).find(([en]) => en.startsWith('Let the model search the web'));
     assert.ok(tooltip, 'the search switch tooltip');
     assert.doesNotMatch(tooltip[1], /enable_search/);
-    const spaced = Object.entries(zh).filter(([, text]) => /^ [\u3400-\u9fff]|[。）！？](\{\d\})? [\u3400-\u9fff“（]/.test(text));
-    assert.deepEqual(spaced.map(([en]) => en), []);
+    const spaced = Object.entries(zh).filter(([, text]) =>
+      /^ [\u3400-\u9fff]|[。）！？](\{\d\})? [\u3400-\u9fff“（]/.test(text),
+    );
+    assert.deepEqual(
+      spaced.map(([en]) => en),
+      [],
+    );
   });
 });

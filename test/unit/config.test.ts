@@ -40,7 +40,11 @@ describe('base address rule', () => {
 
   it('refuses what cannot be a base address', () => {
     for (const bad of ['', '   ', 'ftp://gw.example.com', 'https://user:pw@gw.example.com', 'https://']) {
-      assert.throws(() => normaliseBaseUrl(bad), (e: unknown) => isGatewayError(e, 'badRequest'), bad);
+      assert.throws(
+        () => normaliseBaseUrl(bad),
+        (e: unknown) => isGatewayError(e, 'badRequest'),
+        bad,
+      );
     }
   });
 });
@@ -92,8 +96,16 @@ describe('plain http:// only to this computer', () => {
   }
 
   it('refuses user info in the address, which could disguise the host', () => {
-    for (const url of ['http://localhost@gw.example.com', 'http://user@127.0.0.1:8080', 'https://127.0.0.1:x@gw.example.com']) {
-      assert.throws(() => normaliseBaseUrl(url), (e: unknown) => isGatewayError(e, 'badRequest'), url);
+    for (const url of [
+      'http://localhost@gw.example.com',
+      'http://user@127.0.0.1:8080',
+      'https://127.0.0.1:x@gw.example.com',
+    ]) {
+      assert.throws(
+        () => normaliseBaseUrl(url),
+        (e: unknown) => isGatewayError(e, 'badRequest'),
+        url,
+      );
     }
     // The host after "@" decides where the request goes: never treated as loopback.
     assert.throws(() => normaliseBaseUrl('http://localhost@gw.example.com'), /plain http|user name/);

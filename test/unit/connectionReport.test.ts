@@ -24,7 +24,15 @@ function sentences(text: string): string[] {
 
 describe('Check Connection: the outcome and the report', () => {
   it('with no key says so once, and does not repeat the registry\'s "No API key is set" as a problem', () => {
-    const r: ConnectionReport = { ...base, keySet: false, reachable: false, error: { kind: 'auth', message: 'No API key is set. Run "Model Gateway: Set API Key" to see the models this key may use.' } };
+    const r: ConnectionReport = {
+      ...base,
+      keySet: false,
+      reachable: false,
+      error: {
+        kind: 'auth',
+        message: 'No API key is set. Run "Model Gateway: Set API Key" to see the models this key may use.',
+      },
+    };
     const text = summariseReport(r);
     assert.equal((text.match(/No API key is set/g) ?? []).length, 1, text);
     const all = sentences(text);
@@ -58,12 +66,24 @@ describe('Check Connection: the outcome and the report', () => {
     assert.equal(reportFacts(r)[1]?.detail, 'Normalised: removed the trailing /v1');
   });
 
-  it('a refused key: the gateway\'s words once, with the request id in the report only', () => {
-    const r: ConnectionReport = { ...base, keySet: true, maskedKey: 'sk-…dead', keyAccepted: false, reachable: true, error: { kind: 'auth', message: 'Invalid token.', requestId: 'req-1' } };
+  it("a refused key: the gateway's words once, with the request id in the report only", () => {
+    const r: ConnectionReport = {
+      ...base,
+      keySet: true,
+      maskedKey: 'sk-…dead',
+      keyAccepted: false,
+      reachable: true,
+      error: { kind: 'auth', message: 'Invalid token.', requestId: 'req-1' },
+    };
     const text = summariseReport(r);
     assert.equal(text, 'Key refused by the gateway (sk-…dead): Invalid token.');
     const problem = reportFacts(r).find((f) => f.label === 'Problem');
-    assert.deepEqual(problem, { label: 'Problem', value: 'Invalid token.', detail: 'Request id: req-1', state: 'problem' });
+    assert.deepEqual(problem, {
+      label: 'Problem',
+      value: 'Invalid token.',
+      detail: 'Request id: req-1',
+      state: 'problem',
+    });
   });
 });
 
@@ -71,7 +91,14 @@ describe('The status bar item', () => {
   it('with no key offers Set API Key; with a key it checks the connection', async () => {
     const { services } = hostServices(clientFor('http://127.0.0.1:9', 'unused').http);
     let hasKey = false;
-    const keyed = { ...services, keys: { onDidChange: () => ({ dispose: () => undefined }), has: async () => hasKey, masked: async () => (hasKey ? 'sk-…demo' : undefined) } } as unknown as Services;
+    const keyed = {
+      ...services,
+      keys: {
+        onDidChange: () => ({ dispose: () => undefined }),
+        has: async () => hasKey,
+        masked: async () => (hasKey ? 'sk-…demo' : undefined),
+      },
+    } as unknown as Services;
     const bar = new GatewayStatusBar(keyed);
     try {
       const item = statusItems.at(-1) as unknown as { text: string; command: string; tooltip: { value: string } };

@@ -1,18 +1,42 @@
 import * as assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { titleFrom, toMarkdown, toView } from '../../src/core/chat/conversationForms';
 import { ConversationStore, type StoredMessage, type StoreProblem } from '../../src/core/chat/conversationStore';
 import { writeFileAtomic } from '../../src/core/atomicFile';
 
-const user = (id: string, text = `text of ${id}`): StoredMessage => ({ id, role: 'user', text, status: 'done', createdAt: 1 });
-const answer = (id: string, text: string, status: StoredMessage['status'] = 'done'): StoredMessage => ({ id, role: 'assistant', text, status, createdAt: 2 });
+const user = (id: string, text = `text of ${id}`): StoredMessage => ({
+  id,
+  role: 'user',
+  text,
+  status: 'done',
+  createdAt: 1,
+});
+const answer = (id: string, text: string, status: StoredMessage['status'] = 'done'): StoredMessage => ({
+  id,
+  role: 'assistant',
+  text,
+  status,
+  createdAt: 2,
+});
 
 /** A conversation in the format before logs (one JSON file each plus index.json), written as that code did. */
 function writeOldFormat(dir: string, id: string, title: string, messages: StoredMessage[], updatedAt = 1000): void {
-  writeFileSync(path.join(dir, `${id}.json`), JSON.stringify({ id, title, createdAt: 1, updatedAt, model: 'gpt-5', messages }));
+  writeFileSync(
+    path.join(dir, `${id}.json`),
+    JSON.stringify({ id, title, createdAt: 1, updatedAt, model: 'gpt-5', messages }),
+  );
 }
 
 /** Until the clock has passed `after` (a time taken from Date.now, as the store stamps records). */
@@ -21,7 +45,9 @@ async function clockPast(after: number): Promise<void> {
 }
 
 function manyMessages(count: number): StoredMessage[] {
-  return Array.from({ length: count }, (_, i) => (i % 2 ? answer(`m${i}`, `Answer number ${i}: ${'lorem ipsum '.repeat(8)}`) : user(`m${i}`, `Question number ${i}?`)));
+  return Array.from({ length: count }, (_, i) =>
+    i % 2 ? answer(`m${i}`, `Answer number ${i}: ${'lorem ipsum '.repeat(8)}`) : user(`m${i}`, `Question number ${i}?`),
+  );
 }
 
 describe('conversation store', () => {
@@ -37,9 +63,18 @@ describe('conversation store', () => {
     assert.equal(await store.append(a.id, user('u1', 'hi')), true);
     const b = await store.create({ title: 'Second' });
     await store.setMeta(b.id, { updatedAt: a.updatedAt + 10_000 });
-    assert.deepEqual((await store.list()).map((c) => [c.title, c.messageCount]), [['Second', 0], ['First', 1]]);
+    assert.deepEqual(
+      (await store.list()).map((c) => [c.title, c.messageCount]),
+      [
+        ['Second', 0],
+        ['First', 1],
+      ],
+    );
     const page = await store.open(a.id);
-    assert.deepEqual(page?.messages.map((m) => m.text), ['hi']);
+    assert.deepEqual(
+      page?.messages.map((m) => m.text),
+      ['hi'],
+    );
     assert.equal(page?.total, 1);
     assert.equal(page?.meta.model, 'gpt-5');
     assert.equal(await store.setMeta(a.id, { title: 'Renamed', protocolOverride: 'messages' }), true);
@@ -49,7 +84,10 @@ describe('conversation store', () => {
     await fresh.setMeta(a.id, { protocolOverride: undefined });
     assert.equal((await store.open(a.id))?.meta.protocolOverride, undefined, 'a key given as undefined is cleared');
     await fresh.delete(b.id);
-    assert.deepEqual((await store.list()).map((c) => c.title), ['Renamed']);
+    assert.deepEqual(
+      (await store.list()).map((c) => c.title),
+      ['Renamed'],
+    );
     assert.equal(await store.open(b.id), undefined);
     assert.equal(await store.load(b.id), undefined);
   });
@@ -60,7 +98,11 @@ describe('conversation store', () => {
     const stamp = async () => (await store.open(c.id))!.meta.updatedAt;
     const tick = clockPast;
     let last = await stamp();
-    for (const step of [() => store.append(c.id, answer('a', '', 'streaming')), () => store.update(c.id, answer('a', 'done')), () => store.setMeta(c.id, { title: 'x' })]) {
+    for (const step of [
+      () => store.append(c.id, answer('a', '', 'streaming')),
+      () => store.update(c.id, answer('a', 'done')),
+      () => store.setMeta(c.id, { title: 'x' }),
+    ]) {
       await tick(last);
       await step();
       const now = await stamp();
@@ -82,11 +124,19 @@ describe('conversation store', () => {
     await store.checkpoint(c.id, 'a', {});
     let m = (await store.open(c.id))!.messages[1]!;
     assert.deepEqual([m.text, m.reasoning, m.status], ['Hello', 'thinking more', 'streaming']);
-    await store.update(c.id, { ...answer('a', 'Hello, world.'), reasoning: 'thinking more', usage: { outputTokens: 3 } });
+    await store.update(c.id, {
+      ...answer('a', 'Hello, world.'),
+      reasoning: 'thinking more',
+      usage: { outputTokens: 3 },
+    });
     await store.checkpoint(c.id, 'other', { text: 'ignored: no such message' });
     m = (await new ConversationStore(dir).load(c.id))!.messages[1]!;
     assert.deepEqual([m.text, m.status, m.usage?.outputTokens], ['Hello, world.', 'done', 3]);
-    assert.equal(await store.update(c.id, answer('nope', 'x')), false, 'updating a message that is not there writes nothing');
+    assert.equal(
+      await store.update(c.id, answer('nope', 'x')),
+      false,
+      'updating a message that is not there writes nothing',
+    );
   });
 
   it('a failed checkpoint leaves no hole: later pieces are refused until the answer is written whole', async () => {
@@ -102,7 +152,8 @@ describe('conversation store', () => {
     const write = proto.write;
     let failed = 0;
     proto.write = function (this: unknown, ...args: unknown[]) {
-      if (Buffer.isBuffer(args[0]) && args[0].includes('"k":"c"') && !failed++) return Promise.reject(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }));
+      if (Buffer.isBuffer(args[0]) && args[0].includes('"k":"c"') && !failed++)
+        return Promise.reject(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }));
       return write.apply(this, args);
     };
     try {
@@ -149,7 +200,10 @@ describe('conversation store', () => {
     const expected = long + Array.from({ length: 300 }, (_, i) => `${i % 10}`.repeat(500)).join('');
     const fresh = new ConversationStore(dir);
     assert.equal((await fresh.open(c.id, { limit: 2 }))?.messages[0]?.text, expected);
-    assert.deepEqual((await fresh.open(c.id, { limit: 1 }))?.messages.map((m) => m.text), ['after']);
+    assert.deepEqual(
+      (await fresh.open(c.id, { limit: 1 }))?.messages.map((m) => m.text),
+      ['after'],
+    );
   });
 
   it('truncates from a message (regenerate) and appends after it', async () => {
@@ -161,7 +215,10 @@ describe('conversation store', () => {
     await store.checkpoint(c.id, 'a2', { text: 'a late delta for the removed answer' });
     assert.equal(await store.truncateFrom(c.id, 'a2'), false, 'already removed');
     const loaded = await new ConversationStore(dir).load(c.id);
-    assert.deepEqual(loaded?.messages.map((m) => m.text), ['text of u1', 'one', 'text of u2', 'two again']);
+    assert.deepEqual(
+      loaded?.messages.map((m) => m.text),
+      ['text of u1', 'one', 'text of u2', 'two again'],
+    );
     assert.equal((await store.list())[0]?.messageCount, 4);
     await store.truncateFrom(c.id, 'u1');
     assert.deepEqual((await store.open(c.id))?.messages, []);
@@ -189,26 +246,46 @@ describe('conversation store', () => {
   it('replaces messages from one on (retry, edit) in one write, which counts whole or not at all', async () => {
     const store = new ConversationStore(dir);
     const c = await store.create();
-    for (const m of [user('u1'), answer('a1', 'one'), { ...user('n1', 'a notice'), role: 'notice' as const }]) await store.append(c.id, m);
+    for (const m of [user('u1'), answer('a1', 'one'), { ...user('n1', 'a notice'), role: 'notice' as const }])
+      await store.append(c.id, m);
     const before = await store.load(c.id);
     // The write of the replacement fails after some of its bytes reached the disk.
     const fault = await failWriteOnce('edited question', 40);
     try {
-      await assert.rejects(store.replaceFrom(c.id, 'u1', [user('u1b', 'edited question'), answer('a1b', '', 'streaming')]), /ENOSPC/);
+      await assert.rejects(
+        store.replaceFrom(c.id, 'u1', [user('u1b', 'edited question'), answer('a1b', '', 'streaming')]),
+        /ENOSPC/,
+      );
     } finally {
       fault.restore();
     }
     assert.equal(fault.failed(), 1);
     assert.deepEqual(await new ConversationStore(dir).load(c.id), before, 'the old messages are all still there');
     // Replacing works afterwards, and a notice kept after the replaced answer stays.
-    assert.equal(await store.replaceFrom(c.id, 'a1', [{ ...user('n1', 'a notice'), role: 'notice' }, answer('a1c', 'again', 'streaming')]), true);
+    assert.equal(
+      await store.replaceFrom(c.id, 'a1', [
+        { ...user('n1', 'a notice'), role: 'notice' },
+        answer('a1c', 'again', 'streaming'),
+      ]),
+      true,
+    );
     assert.equal(await store.checkpoint(c.id, 'a1c', { text: '!' }), true);
     const loaded = await new ConversationStore(dir).load(c.id);
-    assert.deepEqual(loaded?.messages.map((m) => m.text), ['text of u1', 'a notice', 'again!']);
+    assert.deepEqual(
+      loaded?.messages.map((m) => m.text),
+      ['text of u1', 'a notice', 'again!'],
+    );
     assert.equal((await new ConversationStore(dir).list())[0]?.messageCount, 3);
-    assert.equal(await store.replaceFrom(c.id, 'a1', [answer('x', 'x')]), false, 'a message that is gone is not replaced');
+    assert.equal(
+      await store.replaceFrom(c.id, 'a1', [answer('x', 'x')]),
+      false,
+      'a message that is gone is not replaced',
+    );
     assert.equal(await store.append(c.id, user('u2')), true);
-    assert.deepEqual((await new ConversationStore(dir).load(c.id))?.messages.map((m) => m.id), ['u1', 'n1', 'a1c', 'u2']);
+    assert.deepEqual(
+      (await new ConversationStore(dir).load(c.id))?.messages.map((m) => m.id),
+      ['u1', 'n1', 'a1c', 'u2'],
+    );
   });
 
   it('a replacement cut short by a crash counts for nothing, for readers and later writers', async () => {
@@ -221,11 +298,17 @@ describe('conversation store', () => {
     // The crash: the batch's first line reached the file, its last did not (nor the torn end of it).
     writeFileSync(file, `${lines.slice(0, -1).join('\n')}\n${(lines.at(-1) ?? '').slice(0, 20)}`);
     const expected = ['text of u1', 'one'];
-    assert.deepEqual((await new ConversationStore(dir).load(c.id))?.messages.map((m) => m.text), expected);
+    assert.deepEqual(
+      (await new ConversationStore(dir).load(c.id))?.messages.map((m) => m.text),
+      expected,
+    );
     assert.equal((await new ConversationStore(dir).list())[0]?.messageCount, 2);
     // A later write (which cuts the torn end off) leaves the unfinished batch out too.
     assert.equal(await store.append(c.id, user('u2')), true);
-    assert.deepEqual((await new ConversationStore(dir).load(c.id))?.messages.map((m) => m.text), [...expected, 'text of u2']);
+    assert.deepEqual(
+      (await new ConversationStore(dir).load(c.id))?.messages.map((m) => m.text),
+      [...expected, 'text of u2'],
+    );
   });
 
   it('writes the rest of a record the disk took only part of', async () => {
@@ -239,7 +322,8 @@ describe('conversation store', () => {
     proto.write = function (this: unknown, ...args: unknown[]) {
       const [buffer, offset, length, position] = args as [Buffer, number, number, number];
       // A short write: the disk takes 10 bytes of the record, the rest must follow.
-      if (Buffer.isBuffer(buffer) && buffer.includes('a short one') && offset === 0 && length > 10 && !short++) return write.apply(this, [buffer, offset, 10, position]);
+      if (Buffer.isBuffer(buffer) && buffer.includes('a short one') && offset === 0 && length > 10 && !short++)
+        return write.apply(this, [buffer, offset, 10, position]);
       return write.apply(this, args);
     };
     try {
@@ -248,14 +332,18 @@ describe('conversation store', () => {
       proto.write = write;
     }
     assert.equal(short, 1);
-    assert.deepEqual((await new ConversationStore(dir).load(c.id))?.messages.map((m) => m.text), ['a short one']);
+    assert.deepEqual(
+      (await new ConversationStore(dir).load(c.id))?.messages.map((m) => m.text),
+      ['a short one'],
+    );
   });
 
   it('replays a log from its end: newest record per position, removals hide older records, checkpoints join their message', async () => {
     const store = new ConversationStore(dir);
     const c = await store.create({ title: 'Replay' });
     const line = (r: object) => `${JSON.stringify({ at: 1, ...r })}\n`;
-    const a = (i: number, id: string, text: string, status = 'done') => line({ k: 'a', i, m: { id, role: 'assistant', text, status, createdAt: 1 } });
+    const a = (i: number, id: string, text: string, status = 'done') =>
+      line({ k: 'a', i, m: { id, role: 'assistant', text, status, createdAt: 1 } });
     appendFileSync(
       path.join(dir, `${c.id}.log`),
       [
@@ -313,7 +401,10 @@ describe('conversation store', () => {
     const page = await store.open('long', { limit: 20 });
     const read = store.io.bytesRead - before;
     assert.equal(page?.total, 2000);
-    assert.deepEqual(page?.messages.map((m) => m.id), Array.from({ length: 20 }, (_, i) => `m${1980 + i}`));
+    assert.deepEqual(
+      page?.messages.map((m) => m.id),
+      Array.from({ length: 20 }, (_, i) => `m${1980 + i}`),
+    );
     // One read chunk of 64 KiB at most for 20 short messages, against a log of ~400 KB.
     assert.ok(logBytes > 300_000, `log is ${logBytes} bytes`);
     assert.ok(read <= 64 * 1024, `read ${read} bytes of ${logBytes}`);
@@ -334,7 +425,11 @@ describe('conversation store', () => {
       await store.append(id, answer('new', '', 'streaming'));
       await store.checkpoint(id, 'new', { text: 'twelve chars' });
       await store.checkpoint(id, 'new', { text: 'twelve chars' });
-      return { written: store.io.bytesWritten - w0, read: store.io.bytesRead - r0, growth: statSync(path.join(dir, `${id}.log`)).size - size0 };
+      return {
+        written: store.io.bytesWritten - w0,
+        read: store.io.bytesRead - r0,
+        growth: statSync(path.join(dir, `${id}.log`)).size - size0,
+      };
     };
     const short = await cost('short');
     const long = await cost('long');
@@ -357,9 +452,15 @@ describe('conversation store', () => {
     appendFileSync(path.join(dir, `${c.id}.log`), '{"k":"a","at":1,"i":1,"m":{"id":"u2","role":"us');
     const problems: StoreProblem[] = [];
     const fresh = new ConversationStore(dir, { onProblem: (p) => problems.push(p) });
-    assert.deepEqual((await fresh.open(c.id))?.messages.map((m) => m.id), ['u1']);
+    assert.deepEqual(
+      (await fresh.open(c.id))?.messages.map((m) => m.id),
+      ['u1'],
+    );
     assert.equal(await fresh.append(c.id, user('u3')), true);
-    assert.deepEqual((await fresh.load(c.id))?.messages.map((m) => m.id), ['u1', 'u3']);
+    assert.deepEqual(
+      (await fresh.load(c.id))?.messages.map((m) => m.id),
+      ['u1', 'u3'],
+    );
     assert.deepEqual(problems, []);
   });
 
@@ -389,12 +490,21 @@ describe('conversation store', () => {
     const aside = problems[0]?.setAsideAs ?? '';
     assert.ok(existsSync(path.join(dir, aside)), 'the damaged file is kept');
     assert.ok(readFileSync(path.join(dir, aside), 'utf8').includes('this is no log'));
-    assert.deepEqual((await store.list()).map((c) => c.title), ['Good']);
+    assert.deepEqual(
+      (await store.list()).map((c) => c.title),
+      ['Good'],
+    );
     assert.equal(await store.append(bad.id, user('u2')), false);
     assert.equal(await store.append(good.id, user('g2')), true);
     const reloaded = new ConversationStore(dir, { onProblem: (p) => problems.push(p) });
-    assert.deepEqual((await reloaded.list()).map((c) => c.title), ['Good']);
-    assert.deepEqual((await reloaded.load(good.id))?.messages.map((m) => m.id), ['g1', 'g2']);
+    assert.deepEqual(
+      (await reloaded.list()).map((c) => c.title),
+      ['Good'],
+    );
+    assert.deepEqual(
+      (await reloaded.load(good.id))?.messages.map((m) => m.id),
+      ['g1', 'g2'],
+    );
     assert.equal(problems.length, 1, 'reported once');
   });
 
@@ -407,24 +517,45 @@ describe('conversation store', () => {
     const future = [
       // A status, a role and a record kind a newer version added; a field value it added to an enum;
       // a record that is not JSON; a record of a known kind with a bad field (a bug).
-      { k: 'a', at: 5, i: 1, m: { id: 'a1', role: 'assistant', text: 'an answer', status: 'queued', finishReason: 'pondered', createdAt: 2 } },
+      {
+        k: 'a',
+        at: 5,
+        i: 1,
+        m: { id: 'a1', role: 'assistant', text: 'an answer', status: 'queued', finishReason: 'pondered', createdAt: 2 },
+      },
       { k: 'a', at: 6, i: 2, m: { id: 't1', role: 'tool', text: 'a tool result', status: 'done', createdAt: 3 } },
       { k: 'pin', at: 7, id: 'a1' },
-      { k: 'm', at: 8, meta: { id: c.id, title: 'From the future', createdAt: 1, updatedAt: 8, protocolOverride: 'quantum' } },
+      {
+        k: 'm',
+        at: 8,
+        meta: { id: c.id, title: 'From the future', createdAt: 1, updatedAt: 8, protocolOverride: 'quantum' },
+      },
       { k: 'x', at: 9, i: 'three' },
     ].map((r) => JSON.stringify(r));
     appendFileSync(log, `${future.slice(0, 3).join('\n')}\nnot json at all\n${future.slice(3).join('\n')}\n`);
     const fresh = new ConversationStore(dir, { onProblem: (p) => problems.push(p) });
-    assert.deepEqual((await fresh.list()).map((s) => s.title), ['From the future']);
+    assert.deepEqual(
+      (await fresh.list()).map((s) => s.title),
+      ['From the future'],
+    );
     const page = await fresh.open(c.id);
     assert.ok(page, 'the conversation is still there');
-    assert.deepEqual(page.messages.map((m) => [m.id, m.status, m.finishReason]), [['u1', 'done', undefined], ['a1', 'unknown', undefined]]);
+    assert.deepEqual(
+      page.messages.map((m) => [m.id, m.status, m.finishReason]),
+      [
+        ['u1', 'done', undefined],
+        ['a1', 'unknown', undefined],
+      ],
+    );
     assert.equal(page.total, 3, 'the message this version cannot show still holds its place');
     assert.equal(problems.length, 1, 'said once');
     assert.match(problems[0]?.message ?? '', /newer version .* kept in its file/);
     // Writing goes on after them, and leaves them as they are.
     assert.equal(await fresh.append(c.id, user('u2')), true);
-    assert.deepEqual((await fresh.open(c.id))?.messages.map((m) => m.id), ['u1', 'a1', 'u2']);
+    assert.deepEqual(
+      (await fresh.open(c.id))?.messages.map((m) => m.id),
+      ['u1', 'a1', 'u2'],
+    );
     const text = readFileSync(log, 'utf8');
     for (const line of [...future, 'not json at all']) assert.ok(text.includes(`${line}\n`), `kept: ${line}`);
     await fresh.open(c.id);
@@ -439,7 +570,10 @@ describe('conversation store', () => {
     const meta = JSON.parse(readFileSync(file, 'utf8')) as { meta: Record<string, unknown> };
     meta.meta.protocolOverride = 'quantum';
     writeFileSync(file, JSON.stringify(meta));
-    assert.deepEqual((await new ConversationStore(dir, { onProblem: (p) => problems.push(p) }).list()).map((s) => s.title), ['Newer']);
+    assert.deepEqual(
+      (await new ConversationStore(dir, { onProblem: (p) => problems.push(p) }).list()).map((s) => s.title),
+      ['Newer'],
+    );
     assert.deepEqual(problems, []);
     assert.ok(readFileSync(file, 'utf8').includes('quantum'), 'not rewritten');
   });
@@ -457,9 +591,15 @@ describe('conversation store', () => {
     ] as unknown as StoredMessage[];
     for (const m of bad) await assert.rejects(store.append(c.id, m), /refused before anything was saved/);
     await assert.rejects(store.update(c.id, { ...user('u1'), status: 'unknown' }), /status this version does not know/);
-    await assert.rejects(store.setMeta(c.id, { protocolOverride: 'quantum' as never }), /refused before anything was saved/);
+    await assert.rejects(
+      store.setMeta(c.id, { protocolOverride: 'quantum' as never }),
+      /refused before anything was saved/,
+    );
     assert.deepEqual(readFileSync(log), before);
-    assert.deepEqual((await store.load(c.id))?.messages.map((m) => m.id), ['u1']);
+    assert.deepEqual(
+      (await store.load(c.id))?.messages.map((m) => m.id),
+      ['u1'],
+    );
     const files = readdirSync(dir).sort();
     await assert.rejects(store.create({ protocolOverride: 'quantum' as never }), /refused before anything was saved/);
     assert.deepEqual(readdirSync(dir).sort(), files, 'no conversation made');
@@ -471,7 +611,9 @@ describe('conversation store', () => {
     await store.create({ title: 'B' });
     const listed = await store.list();
     const file = path.join(dir, '.index', 'summaries.json');
-    const cache = JSON.parse(readFileSync(file, 'utf8')) as { entries: Array<Record<string, unknown> & { summary: Record<string, unknown> }> };
+    const cache = JSON.parse(readFileSync(file, 'utf8')) as {
+      entries: Array<Record<string, unknown> & { summary: Record<string, unknown> }>;
+    };
     for (const e of cache.entries) {
       Object.assign(e, { extra: 1 });
       Object.assign(e.summary, { extra: true });
@@ -496,10 +638,16 @@ describe('conversation store', () => {
     // Changed after the cache was written, by another window: the cache entry no longer matches.
     await new ConversationStore(dir).setMeta(a.id, { title: 'A renamed' });
     await new ConversationStore(dir).append(b.id, user('u'));
-    assert.deepEqual((await new ConversationStore(dir).list()).map((c) => [c.title, c.messageCount]).sort(), [['A renamed', 0], ['B', 1]]);
+    assert.deepEqual((await new ConversationStore(dir).list()).map((c) => [c.title, c.messageCount]).sort(), [
+      ['A renamed', 0],
+      ['B', 1],
+    ]);
     // A cache that claims what the files do not say is not believed.
     const cache = readFileSync(path.join(dir, '.index', 'summaries.json'), 'utf8');
-    writeFileSync(path.join(dir, '.index', 'summaries.json'), cache.replaceAll('A renamed', 'Forged').replace(/"stamp":"[^"]*"/g, '"stamp":"0:0:0"'));
+    writeFileSync(
+      path.join(dir, '.index', 'summaries.json'),
+      cache.replaceAll('A renamed', 'Forged').replace(/"stamp":"[^"]*"/g, '"stamp":"0:0:0"'),
+    );
     assert.deepEqual((await new ConversationStore(dir).list()).map((c) => c.title).sort(), ['A renamed', 'B']);
     writeFileSync(path.join(dir, '.index', 'summaries.json'), '{broken');
     assert.deepEqual((await new ConversationStore(dir).list()).map((c) => c.title).sort(), ['A renamed', 'B']);
@@ -521,39 +669,60 @@ describe('conversation store', () => {
     await wait();
     // A reloaded window checks every file once (the folder had settled), and says so in the cache.
     const first = new ConversationStore(dir, settle);
-    assert.deepEqual(await rows(first), [['A', 1], ['B', 0]]);
+    assert.deepEqual(await rows(first), [
+      ['A', 1],
+      ['B', 0],
+    ]);
     assert.equal(first.io.metaChecks, 2);
     // The next one trusts the unchanged folder: no file is looked at.
     const reader = new ConversationStore(dir, settle);
-    assert.deepEqual(await rows(reader), [['A', 1], ['B', 0]]);
+    assert.deepEqual(await rows(reader), [
+      ['A', 1],
+      ['B', 0],
+    ]);
     assert.equal(reader.io.metaChecks, 0);
     // Another window appends, renames, deletes and creates: each shows at once in the next list.
     const other = new ConversationStore(dir, settle);
     await other.append(b.id, user('b1'));
-    assert.deepEqual(await rows(reader), [['A', 1], ['B', 1]]);
+    assert.deepEqual(await rows(reader), [
+      ['A', 1],
+      ['B', 1],
+    ]);
     await wait();
     await reader.list(); // settled again
     const checks = reader.io.metaChecks;
     await reader.list();
     assert.equal(reader.io.metaChecks, checks, 'trusted again once settled');
     await other.setMeta(a.id, { title: 'A renamed' });
-    assert.deepEqual(await rows(reader), [['A renamed', 1], ['B', 1]]);
+    assert.deepEqual(await rows(reader), [
+      ['A renamed', 1],
+      ['B', 1],
+    ]);
     await wait();
     await reader.list();
     await other.delete(a.id);
     await other.create({ title: 'C' });
-    assert.deepEqual(await rows(reader), [['B', 1], ['C', 0]]);
+    assert.deepEqual(await rows(reader), [
+      ['B', 1],
+      ['C', 0],
+    ]);
     // A folder changed while it was checked is not trusted: the next list checks again.
     await wait();
     const racing = new ConversationStore(dir, settle);
     const listing = racing.list();
     await other.append(b.id, user('b2'));
     await listing;
-    assert.deepEqual(await rows(racing), [['B', 2], ['C', 0]]);
+    assert.deepEqual(await rows(racing), [
+      ['B', 2],
+      ['C', 0],
+    ]);
     // A damaged cache costs checks, never a wrong list.
     writeFileSync(path.join(dir, '.index', 'summaries.json'), '{broken');
     const fresh = new ConversationStore(dir, settle);
-    assert.deepEqual(await rows(fresh), [['B', 2], ['C', 0]]);
+    assert.deepEqual(await rows(fresh), [
+      ['B', 2],
+      ['C', 0],
+    ]);
     assert.equal(fresh.io.metaChecks, 2);
   });
 
@@ -566,7 +735,10 @@ describe('conversation store', () => {
     await store.append(c.id, user('u2'));
     writeFileSync(path.join(dir, `${c.id}.meta.json`), 'garbage');
     const fresh = new ConversationStore(dir, { onProblem: (p) => problems.push(p) });
-    assert.deepEqual((await fresh.list()).map((s) => [s.title, s.messageCount]), [['Kept, renamed', 2]]);
+    assert.deepEqual(
+      (await fresh.list()).map((s) => [s.title, s.messageCount]),
+      [['Kept, renamed', 2]],
+    );
     assert.equal(problems.length, 1);
     assert.match(problems[0]?.message ?? '', /rebuilt/);
     rmSync(path.join(dir, `${c.id}.meta.json`));
@@ -590,13 +762,24 @@ describe('conversation store', () => {
       const fresh = new ConversationStore(dir);
       assert.deepEqual((await fresh.list())[0], truth, `${what}: the list`);
       const page = await fresh.open(c.id);
-      assert.deepEqual([page?.meta.title, page?.meta.model, page?.meta.updatedAt, page?.total], ['New title', 'new-model', truth?.updatedAt, 3], `${what}: the conversation`);
+      assert.deepEqual(
+        [page?.meta.title, page?.meta.model, page?.meta.updatedAt, page?.total],
+        ['New title', 'new-model', truth?.updatedAt, 3],
+        `${what}: the conversation`,
+      );
     };
     // As if the window died between writing the log and its metadata file.
     writeFileSync(file, behind);
     await expect('a metadata file behind its log');
     // A metadata file of an older version (no log size) that says something else.
-    writeFileSync(file, JSON.stringify({ v: 1, meta: { id: c.id, title: 'Wrong', model: 'wrong-model', createdAt: 1, updatedAt: 5 }, messageCount: 99 }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        v: 1,
+        meta: { id: c.id, title: 'Wrong', model: 'wrong-model', createdAt: 1, updatedAt: 5 },
+        messageCount: 99,
+      }),
+    );
     await expect('a metadata file that does not say when it was written');
     // Writes start from the log too: a rename keeps the log's model, and the count goes on from 3.
     writeFileSync(file, behind);
@@ -615,34 +798,64 @@ describe('conversation store', () => {
     // No index.json: it may have been lost; the files alone count.
     const problems: StoreProblem[] = [];
     const store = new ConversationStore(dir, { onProblem: (p) => problems.push(p) });
-    assert.deepEqual((await store.list()).map((c) => [c.id, c.title, c.messageCount]), [['c2', 'Two', 1], ['c1', 'One', 2]]);
+    assert.deepEqual(
+      (await store.list()).map((c) => [c.id, c.title, c.messageCount]),
+      [
+        ['c2', 'Two', 1],
+        ['c1', 'One', 2],
+      ],
+    );
     const one = await store.load('c1');
-    assert.deepEqual(one?.messages.map((m) => m.text), ['hello', 'half']);
+    assert.deepEqual(
+      one?.messages.map((m) => m.text),
+      ['hello', 'half'],
+    );
     assert.equal(one?.messages[1]?.status, 'cut', 'an answer streaming in the old file was interrupted long ago');
     assert.equal(one?.model, 'gpt-5');
     assert.equal(problems.length, 1);
     assert.equal(problems[0]?.kind, 'damaged');
     assert.ok(existsSync(path.join(dir, problems[0]?.setAsideAs ?? '')));
     const names = readdirSync(dir);
-    assert.ok(!names.includes('c1.json') && !names.includes('c2.json') && !names.includes('index.json'), names.join(', '));
+    assert.ok(
+      !names.includes('c1.json') && !names.includes('c2.json') && !names.includes('index.json'),
+      names.join(', '),
+    );
   });
 
   it('finishes a migration cut short (new log written, old file still there) without duplicating', async () => {
     writeOldFormat(dir, 'c1', 'One', [user('u1')]);
-    writeFileSync(path.join(dir, 'index.json'), JSON.stringify({ version: 1, conversations: [{ id: 'c1', title: 'One', updatedAt: 1000, messageCount: 1 }] }));
+    writeFileSync(
+      path.join(dir, 'index.json'),
+      JSON.stringify({ version: 1, conversations: [{ id: 'c1', title: 'One', updatedAt: 1000, messageCount: 1 }] }),
+    );
     const first = new ConversationStore(dir);
     await first.list();
     await first.append('c1', user('u2'));
     // As if the process died after writing the log but before removing the old file.
     writeOldFormat(dir, 'c1', 'One', [user('u1')]);
     const store = new ConversationStore(dir);
-    assert.deepEqual((await store.list()).map((c) => c.messageCount), [2], 'the newer log and metadata win');
-    assert.deepEqual((await store.load('c1'))?.messages.map((m) => m.id), ['u1', 'u2']);
+    assert.deepEqual(
+      (await store.list()).map((c) => c.messageCount),
+      [2],
+      'the newer log and metadata win',
+    );
+    assert.deepEqual(
+      (await store.load('c1'))?.messages.map((m) => m.id),
+      ['u1', 'u2'],
+    );
     // And with the metadata file lost too, it is rebuilt from the log.
     writeOldFormat(dir, 'c1', 'One', [user('u1')]);
     rmSync(path.join(dir, 'c1.meta.json'));
-    assert.deepEqual((await new ConversationStore(dir).list()).map((c) => c.messageCount), [2]);
-    assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith('c1')).sort(), ['c1.log', 'c1.meta.json']);
+    assert.deepEqual(
+      (await new ConversationStore(dir).list()).map((c) => c.messageCount),
+      [2],
+    );
+    assert.deepEqual(
+      readdirSync(dir)
+        .filter((n) => n.startsWith('c1'))
+        .sort(),
+      ['c1.log', 'c1.meta.json'],
+    );
   });
 
   it('compacts a log whose dead records dominate, keeping every message', async () => {
@@ -660,10 +873,16 @@ describe('conversation store', () => {
     const log = path.join(dir, `${c.id}.log`);
     const before = statSync(log).size;
     assert.ok(before > 1024 * 1024);
-    assert.deepEqual((await store.load(c.id))?.messages.map((m) => m.text), ['text of u', 'final 11']);
+    assert.deepEqual(
+      (await store.load(c.id))?.messages.map((m) => m.text),
+      ['text of u', 'final 11'],
+    );
     const after = statSync(log).size;
     assert.ok(after < 2000, `compacted from ${before} to ${after} bytes`);
-    assert.deepEqual((await new ConversationStore(dir).load(c.id))?.messages.map((m) => m.text), ['text of u', 'final 11']);
+    assert.deepEqual(
+      (await new ConversationStore(dir).load(c.id))?.messages.map((m) => m.text),
+      ['text of u', 'final 11'],
+    );
     await store.append(c.id, user('u2'));
     assert.equal((await store.open(c.id))?.total, 3);
   });
@@ -683,7 +902,10 @@ describe('conversation store', () => {
       await store.update(c.id, answer('a', `final ${round}`));
     }
     const before = statSync(log).size;
-    assert.deepEqual((await store.load(c.id))?.messages.map((m) => m.text), ['text of u', 'final 11']);
+    assert.deepEqual(
+      (await store.load(c.id))?.messages.map((m) => m.text),
+      ['text of u', 'final 11'],
+    );
     assert.equal(statSync(log).size, before, 'not rewritten');
     assert.ok(readFileSync(log, 'utf8').includes(future));
   });
@@ -712,8 +934,25 @@ describe('conversation store', () => {
       createdAt: 0,
       updatedAt: 0,
       messages: [
-        { id: 'u', role: 'user', text: 'Plan it', status: 'done', createdAt: 0, attachments: [{ label: 'notes.md', chars: 10, truncated: true }], context: 'secret context' },
-        { id: 'a', role: 'assistant', text: 'Day 1…', reasoning: 'think', status: 'cut', model: 'gpt-5', error: { kind: 'timeout', message: 'idle' }, createdAt: 0 },
+        {
+          id: 'u',
+          role: 'user',
+          text: 'Plan it',
+          status: 'done',
+          createdAt: 0,
+          attachments: [{ label: 'notes.md', chars: 10, truncated: true }],
+          context: 'secret context',
+        },
+        {
+          id: 'a',
+          role: 'assistant',
+          text: 'Day 1…',
+          reasoning: 'think',
+          status: 'cut',
+          model: 'gpt-5',
+          error: { kind: 'timeout', message: 'idle' },
+          createdAt: 0,
+        },
       ],
     });
     assert.match(md, /^# Trip/);
@@ -721,7 +960,12 @@ describe('conversation store', () => {
     assert.match(md, /## gpt-5/);
     assert.match(md, /<summary>Thinking<\/summary>/);
     assert.match(md, /_\(cut off: idle\)_/);
-    assert.equal(toView({ id: 'u', role: 'user', text: 't', status: 'done', createdAt: 0, context: 'c' }).hasOwnProperty('context'), false);
+    assert.equal(
+      toView({ id: 'u', role: 'user', text: 't', status: 'done', createdAt: 0, context: 'c' }).hasOwnProperty(
+        'context',
+      ),
+      false,
+    );
   });
 
   it('makes titles from the first line', () => {

@@ -1,7 +1,17 @@
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { constants, promises as fsp } from 'node:fs';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ConversationStore, type StoredMessage } from '../../src/core/chat/conversationStore';
@@ -11,16 +21,37 @@ import { until } from '../support/until';
 import type { SoakResult } from './fixtures/storeSoakWorker';
 
 /** Two instances on one folder stand for two VS Code windows of one profile. */
-const user = (id: string, text = `text of ${id}`, images?: StoredMessage['images']): StoredMessage => ({ id, role: 'user', text, status: 'done', createdAt: 1, ...(images ? { images } : {}) });
+const user = (id: string, text = `text of ${id}`, images?: StoredMessage['images']): StoredMessage => ({
+  id,
+  role: 'user',
+  text,
+  status: 'done',
+  createdAt: 1,
+  ...(images ? { images } : {}),
+});
 
-function runWorker(dir: string, name: string, rounds: number, shared: string): Promise<{ kept: Array<{ id: string; title: string; texts: string[] }>; deleted: string[]; sharedIds: string[]; heard: number }> {
+function runWorker(
+  dir: string,
+  name: string,
+  rounds: number,
+  shared: string,
+): Promise<{
+  kept: Array<{ id: string; title: string; texts: string[] }>;
+  deleted: string[];
+  sharedIds: string[];
+  heard: number;
+}> {
   return runFixture('storeWorker.ts', dir, name, rounds, shared);
 }
 
 /** Runs a fixture script in a process of its own and returns what its last line says (JSON). */
 function runFixture<T>(script: string, dir: string, name: string, rounds: number, shared: string): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'fixtures', script), dir, name, String(rounds), shared], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(__dirname, 'fixtures', script), dir, name, String(rounds), shared],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -28,7 +59,8 @@ function runFixture<T>(script: string, dir: string, name: string, rounds: number
     child.on('error', reject);
     child.on('close', (code) => {
       const last = out.trim().split('\n').pop() ?? '';
-      if (code !== 0 || !last.startsWith('{')) reject(new Error(`worker ${name} failed (exit ${code}): ${err.slice(-2000)}`));
+      if (code !== 0 || !last.startsWith('{'))
+        reject(new Error(`worker ${name} failed (exit ${code}): ${err.slice(-2000)}`));
       else resolve(JSON.parse(last) as T);
     });
   });
@@ -87,8 +119,14 @@ describe('conversation store shared by windows', function () {
     assert.deepEqual((await b.list()).map((c) => c.title).sort(), expected);
     const messages = (await b.load(shared.id))!.messages.map((m) => m.id);
     assert.equal(messages.length, 30);
-    assert.deepEqual(messages.filter((id) => id.startsWith('a-')), Array.from({ length: 15 }, (_, i) => `a-s${i}`));
-    assert.deepEqual(messages.filter((id) => id.startsWith('b-')), Array.from({ length: 15 }, (_, i) => `b-s${i}`));
+    assert.deepEqual(
+      messages.filter((id) => id.startsWith('a-')),
+      Array.from({ length: 15 }, (_, i) => `a-s${i}`),
+    );
+    assert.deepEqual(
+      messages.filter((id) => id.startsWith('b-')),
+      Array.from({ length: 15 }, (_, i) => `b-s${i}`),
+    );
     assert.equal((await a.list()).find((c) => c.id === shared.id)?.messageCount, 30);
   });
 
@@ -96,23 +134,38 @@ describe('conversation store shared by windows', function () {
     const setup = open();
     const shared = await setup.create({ title: 'Shared' });
     const rounds = 12;
-    const [one, two] = await Promise.all([runWorker(dir, 'one', rounds, shared.id), runWorker(dir, 'two', rounds, shared.id)]);
+    const [one, two] = await Promise.all([
+      runWorker(dir, 'one', rounds, shared.id),
+      runWorker(dir, 'two', rounds, shared.id),
+    ]);
     const store = open();
     const list = await store.list();
     const byId = new Map(list.map((c) => [c.id, c]));
     for (const kept of [...one.kept, ...two.kept]) {
       assert.equal(byId.get(kept.id)?.title, kept.title);
-      assert.deepEqual((await store.load(kept.id))?.messages.map((m) => m.text), kept.texts);
+      assert.deepEqual(
+        (await store.load(kept.id))?.messages.map((m) => m.text),
+        kept.texts,
+      );
     }
     for (const id of [...one.deleted, ...two.deleted]) assert.equal(byId.has(id), false, `deleted ${id} is not listed`);
     assert.equal(list.length, one.kept.length + two.kept.length + 1);
     const sharedMessages = (await store.load(shared.id))!.messages.map((m) => m.id);
-    assert.deepEqual(sharedMessages.filter((id) => id.startsWith('one-')), one.sharedIds);
-    assert.deepEqual(sharedMessages.filter((id) => id.startsWith('two-')), two.sharedIds);
+    assert.deepEqual(
+      sharedMessages.filter((id) => id.startsWith('one-')),
+      one.sharedIds,
+    );
+    assert.deepEqual(
+      sharedMessages.filter((id) => id.startsWith('two-')),
+      two.sharedIds,
+    );
     assert.equal(sharedMessages.length, 2 * rounds);
     // Each worker also listened (and exited all the same: the watcher keeps no process alive).
     assert.ok(one.heard > 0 && two.heard > 0, `heard ${one.heard} and ${two.heard} changes`);
-    assert.ok(readdirSync(dir).every((n) => !n.endsWith('.tmp') && !n.includes('.lock')), readdirSync(dir).join(', '));
+    assert.ok(
+      readdirSync(dir).every((n) => !n.endsWith('.tmp') && !n.includes('.lock')),
+      readdirSync(dir).join(', '),
+    );
   });
 
   it('soak: three processes writing, deleting, pruning and writing records of a future shape lose nothing and resurrect nothing', async () => {
@@ -120,7 +173,9 @@ describe('conversation store shared by windows', function () {
     const shared = await setup.create({ title: 'Shared' });
     const rounds = 6;
     const names = ['one', 'two', 'three'];
-    const results = await Promise.all(names.map((name) => runFixture<SoakResult>('storeSoakWorker.ts', dir, name, rounds, shared.id)));
+    const results = await Promise.all(
+      names.map((name) => runFixture<SoakResult>('storeSoakWorker.ts', dir, name, rounds, shared.id)),
+    );
     const problems: string[] = [];
     const store = open({ imageGraceMs: 60 * 60 * 1000, onProblem: (p) => problems.push(p.message) });
     const list = await store.list();
@@ -130,8 +185,12 @@ describe('conversation store shared by windows', function () {
     for (const result of results) {
       for (const kept of result.kept) {
         assert.equal(byId.get(kept.id)?.title, kept.title);
-        assert.deepEqual((await store.load(kept.id))?.messages.map((m) => m.text), kept.texts);
-        for (const n of kept.future) assert.ok(logText(kept.id).includes(note(n)), `the future record ${n} is still on disk`);
+        assert.deepEqual(
+          (await store.load(kept.id))?.messages.map((m) => m.text),
+          kept.texts,
+        );
+        for (const n of kept.future)
+          assert.ok(logText(kept.id).includes(note(n)), `the future record ${n} is still on disk`);
       }
       for (const id of result.deleted) {
         assert.equal(byId.has(id), false, `deleted ${id} is not listed`);
@@ -141,15 +200,28 @@ describe('conversation store shared by windows', function () {
     assert.equal(list.length, results.reduce((n, r) => n + r.kept.length, 0) + 1);
     const sharedMessages = (await store.load(shared.id))!.messages.map((m) => m.id);
     for (const [i, result] of results.entries()) {
-      assert.deepEqual(sharedMessages.filter((id) => id.startsWith(`${names[i]}-`)), result.sharedIds);
-      for (const n of result.sharedFuture) assert.ok(logText(shared.id).includes(note(n)), `the future record ${n} is still in the shared log`);
+      assert.deepEqual(
+        sharedMessages.filter((id) => id.startsWith(`${names[i]}-`)),
+        result.sharedIds,
+      );
+      for (const n of result.sharedFuture)
+        assert.ok(logText(shared.id).includes(note(n)), `the future record ${n} is still in the shared log`);
     }
     assert.equal(sharedMessages.length, names.length * rounds);
     // Every image a kept conversation refers to is there; every other one (old by now) goes with one more prune.
     await store.pruneImages();
-    assert.deepEqual(readdirSync(path.join(dir, 'images')).sort(), results.flatMap((r) => r.images.map((id) => `${id}.png`)).sort());
-    assert.ok(readdirSync(dir).every((n) => !n.endsWith('.tmp') && !n.includes('.lock') && !n.includes('.damaged')), readdirSync(dir).join(', '));
-    assert.ok(problems.every((p) => /newer version/.test(p)), problems.join('\n'));
+    assert.deepEqual(
+      readdirSync(path.join(dir, 'images')).sort(),
+      results.flatMap((r) => r.images.map((id) => `${id}.png`)).sort(),
+    );
+    assert.ok(
+      readdirSync(dir).every((n) => !n.endsWith('.tmp') && !n.includes('.lock') && !n.includes('.damaged')),
+      readdirSync(dir).join(', '),
+    );
+    assert.ok(
+      problems.every((p) => /newer version/.test(p)),
+      problems.join('\n'),
+    );
   });
 
   it('tells each instance of the other one’s changes', async () => {
@@ -172,7 +244,10 @@ describe('conversation store shared by windows', function () {
     seen.length = 0;
     await b.delete(c.id);
     await until(() => seen.includes(c.id), 'a to hear of b’s delete');
-    assert.deepEqual((await a.list()).map((s) => s.title), ['warm-up']);
+    assert.deepEqual(
+      (await a.list()).map((s) => s.title),
+      ['warm-up'],
+    );
     subscription.dispose();
   });
 
@@ -200,7 +275,10 @@ describe('conversation store shared by windows', function () {
     for (const store of [a, b]) {
       assert.equal(await store.append(c.id, user('late')), false);
       assert.equal(await store.checkpoint(c.id, 'ans', { text: 'late text' }), false);
-      assert.equal(await store.update(c.id, { id: 'ans', role: 'assistant', text: 'final', status: 'done', createdAt: 1 }), false);
+      assert.equal(
+        await store.update(c.id, { id: 'ans', role: 'assistant', text: 'final', status: 'done', createdAt: 1 }),
+        false,
+      );
       assert.equal(await store.setMeta(c.id, { title: 'Back from the dead' }), false);
       assert.equal(await store.truncateFrom(c.id, 'ans'), false);
     }
@@ -319,9 +397,15 @@ describe('conversation store shared by windows', function () {
     writeFileSync(file, `${gone} ${os.hostname()} ${Date.now()} dead`);
     const recent = new Date(Date.now() - 5_000);
     utimesSync(file, recent, recent);
-    assert.equal(await new FileLock(file, { staleMs: 10 * 60_000, timeoutMs: 60_000 }).run(async () => 'taken'), 'taken');
+    assert.equal(
+      await new FileLock(file, { staleMs: 10 * 60_000, timeoutMs: 60_000 }).run(async () => 'taken'),
+      'taken',
+    );
     // A live owner's lock is respected: waiting for it times out.
     writeFileSync(file, `${process.pid} ${os.hostname()} ${Date.now()} alive`);
-    await assert.rejects(new FileLock(file, { staleMs: 10 * 60_000, timeoutMs: 300 }).run(async () => 'stolen'), /held the chat history lock/);
+    await assert.rejects(
+      new FileLock(file, { staleMs: 10 * 60_000, timeoutMs: 300 }).run(async () => 'stolen'),
+      /held the chat history lock/,
+    );
   });
 });

@@ -12,7 +12,12 @@ import { clientFor, DEFAULT_TRUST, DIRECT } from '../support/client';
 import { ConnectProxy } from '../support/connectProxy';
 import { createTestCa, type TestCa } from '../support/testCa';
 
-const viaProxy = (url: string, more: Partial<ProxySettings> = {}): ProxySettings => ({ ...DIRECT, mode: 'inherit', proxyUrl: url, ...more });
+const viaProxy = (url: string, more: Partial<ProxySettings> = {}): ProxySettings => ({
+  ...DIRECT,
+  mode: 'inherit',
+  proxyUrl: url,
+  ...more,
+});
 const trusting = (more: Partial<TrustSettings>): TrustSettings => ({ ...DEFAULT_TRUST, ...more });
 const BASIC = `Basic ${Buffer.from('alice:s3cret').toString('base64')}`;
 
@@ -37,7 +42,11 @@ describe('Corporate networks: certificate authorities and proxies', function () 
       const { http } = clientFor(gw.url, DEMO_KEY);
       await assert.rejects(
         fetchKeyModels(http),
-        (e: unknown) => isGatewayError(e, 'network') && e.code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' && e.message.includes('"modelGateway.extraCaCertificates"') && !e.message.includes('proxyStrictSSL'),
+        (e: unknown) =>
+          isGatewayError(e, 'network') &&
+          e.code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' &&
+          e.message.includes('"modelGateway.extraCaCertificates"') &&
+          !e.message.includes('proxyStrictSSL'),
       );
       assert.equal(gw.log.length, 0, 'no request reached the gateway');
     });
@@ -46,7 +55,10 @@ describe('Corporate networks: certificate authorities and proxies', function () 
       const { http, lines } = clientFor(gw.url, DEMO_KEY, { trust: trusting({ extraCaFile: ca.bundleFile }) });
       assert.ok((await fetchKeyModels(http)).length > 0);
       assert.equal(gw.log[0]?.headers.authorization, `Bearer ${DEMO_KEY}`);
-      assert.ok(lines.some((l) => /trusting 2 certificate\(s\) from modelGateway\.extraCaCertificates/.test(l)), lines.join('\n'));
+      assert.ok(
+        lines.some((l) => /trusting 2 certificate\(s\) from modelGateway\.extraCaCertificates/.test(l)),
+        lines.join('\n'),
+      );
     });
 
     it('is trusted through NODE_EXTRA_CA_CERTS, which Node would drop once an explicit list is given', async () => {
@@ -73,12 +85,27 @@ describe('Corporate networks: certificate authorities and proxies', function () 
       const withSystem = loadTrust(trusting({ systemCertificates: true }), node22);
       assert.deepEqual(asked, ['system', 'default']);
       assert.ok(withSystem.tls, 'the system store is added');
-      assert.equal(await handshake(gw.url, withSystem.tls.secureContext), true, 'the built context trusts the system store');
+      assert.equal(
+        await handshake(gw.url, withSystem.tls.secureContext),
+        true,
+        'the built context trusts the system store',
+      );
 
-      assert.equal(loadTrust(trusting({ systemCertificates: false }), node22).tls, undefined, 'off: Node’s default store alone');
+      assert.equal(
+        loadTrust(trusting({ systemCertificates: false }), node22).tls,
+        undefined,
+        'off: Node’s default store alone',
+      );
       const node20 = loadTrust(trusting({ systemCertificates: true }), { rootCertificates: tls.rootCertificates });
       assert.equal(node20.tls, undefined);
-      assert.ok(node20.notes.some((n) => /cannot read the operating system's certificate store/.test(n) && n.includes('modelGateway.extraCaCertificates')), node20.notes.join('\n'));
+      assert.ok(
+        node20.notes.some(
+          (n) =>
+            /cannot read the operating system's certificate store/.test(n) &&
+            n.includes('modelGateway.extraCaCertificates'),
+        ),
+        node20.notes.join('\n'),
+      );
     });
 
     it('explains a file it cannot use, before anything is sent', async () => {
@@ -95,7 +122,13 @@ describe('Corporate networks: certificate authorities and proxies', function () 
       ];
       for (const [file, why] of cases) {
         const { http } = clientFor(gw.url, DEMO_KEY, { trust: trusting({ extraCaFile: file }) });
-        await assert.rejects(fetchKeyModels(http), (e: unknown) => isGatewayError(e, 'badRequest') && why.test(e.message) && e.message.includes('modelGateway.extraCaCertificates'));
+        await assert.rejects(
+          fetchKeyModels(http),
+          (e: unknown) =>
+            isGatewayError(e, 'badRequest') &&
+            why.test(e.message) &&
+            e.message.includes('modelGateway.extraCaCertificates'),
+        );
       }
       assert.equal(gw.log.length, 0);
     });
@@ -103,7 +136,10 @@ describe('Corporate networks: certificate authorities and proxies', function () 
     it('expands ~ to the home folder', () => {
       const home = os.homedir();
       if (!ca.caFile.startsWith(`${home}${path.sep}`)) {
-        assert.throws(() => loadTrust(trusting({ extraCaFile: '~/surely-not-here/ca.pem' })), (e: unknown) => e instanceof GatewayError && e.message.includes(path.join(home, 'surely-not-here/ca.pem')));
+        assert.throws(
+          () => loadTrust(trusting({ extraCaFile: '~/surely-not-here/ca.pem' })),
+          (e: unknown) => e instanceof GatewayError && e.message.includes(path.join(home, 'surely-not-here/ca.pem')),
+        );
         return;
       }
       assert.ok(loadTrust(trusting({ extraCaFile: `~${ca.caFile.slice(home.length)}` })).tls);
@@ -128,7 +164,10 @@ describe('Corporate networks: certificate authorities and proxies', function () 
     });
 
     it('never shows the key to the proxy: only a CONNECT, and the request inside the TLS tunnel', async () => {
-      const { http } = clientFor(gw.url, DEMO_KEY, { proxy: viaProxy(proxy.url), trust: trusting({ extraCaFile: ca.caFile }) });
+      const { http } = clientFor(gw.url, DEMO_KEY, {
+        proxy: viaProxy(proxy.url),
+        trust: trusting({ extraCaFile: ca.caFile }),
+      });
       assert.ok((await fetchKeyModels(http)).length > 0);
       assert.equal(gw.log[0]?.headers.authorization, `Bearer ${DEMO_KEY}`, 'the gateway got the key');
       assert.equal(proxy.records.length, 1);
@@ -154,15 +193,35 @@ describe('Corporate networks: certificate authorities and proxies', function () 
     });
 
     it('answers a 407 with an error naming http.proxyAuthorization, and passes with it', async () => {
-      const without = clientFor(gw.url, DEMO_KEY, { proxy: viaProxy(authProxy.url), trust: trusting({ extraCaFile: ca.caFile }) });
-      await assert.rejects(fetchKeyModels(without.http), (e: unknown) => isGatewayError(e, 'network') && e.code === 'proxy_407' && /asks for credentials \(407/.test(e.message) && e.message.includes('"http.proxyAuthorization"'));
+      const without = clientFor(gw.url, DEMO_KEY, {
+        proxy: viaProxy(authProxy.url),
+        trust: trusting({ extraCaFile: ca.caFile }),
+      });
+      await assert.rejects(
+        fetchKeyModels(without.http),
+        (e: unknown) =>
+          isGatewayError(e, 'network') &&
+          e.code === 'proxy_407' &&
+          /asks for credentials \(407/.test(e.message) &&
+          e.message.includes('"http.proxyAuthorization"'),
+      );
       assert.equal(gw.log.length, 0);
 
-      const wrong = clientFor(gw.url, DEMO_KEY, { proxy: viaProxy(authProxy.url, { authorization: 'Basic d3Jvbmc6d3Jvbmc=' }), trust: trusting({ extraCaFile: ca.caFile }) });
-      await assert.rejects(fetchKeyModels(wrong.http), (e: unknown) => isGatewayError(e, 'network') && /refused the credentials in "http\.proxyAuthorization"/.test(e.message));
+      const wrong = clientFor(gw.url, DEMO_KEY, {
+        proxy: viaProxy(authProxy.url, { authorization: 'Basic d3Jvbmc6d3Jvbmc=' }),
+        trust: trusting({ extraCaFile: ca.caFile }),
+      });
+      await assert.rejects(
+        fetchKeyModels(wrong.http),
+        (e: unknown) =>
+          isGatewayError(e, 'network') && /refused the credentials in "http\.proxyAuthorization"/.test(e.message),
+      );
 
       authProxy.clear();
-      const right = clientFor(gw.url, DEMO_KEY, { proxy: viaProxy(authProxy.url, { authorization: BASIC }), trust: trusting({ extraCaFile: ca.caFile }) });
+      const right = clientFor(gw.url, DEMO_KEY, {
+        proxy: viaProxy(authProxy.url, { authorization: BASIC }),
+        trust: trusting({ extraCaFile: ca.caFile }),
+      });
       assert.ok((await fetchKeyModels(right.http)).length > 0);
       assert.equal(authProxy.records.length, 1);
       assert.equal(authProxy.records[0]?.headers['proxy-authorization'], BASIC, 'sent to the proxy, on the CONNECT');
@@ -171,7 +230,10 @@ describe('Corporate networks: certificate authorities and proxies', function () 
     });
 
     it('uses no proxy at all when http.proxySupport is off, neither http.proxy nor the environment', async () => {
-      const settings = viaProxy(proxy.url, { support: 'off', env: { HTTPS_PROXY: proxy.url, HTTP_PROXY: proxy.url, ALL_PROXY: proxy.url } });
+      const settings = viaProxy(proxy.url, {
+        support: 'off',
+        env: { HTTPS_PROXY: proxy.url, HTTP_PROXY: proxy.url, ALL_PROXY: proxy.url },
+      });
       const { http } = clientFor(gw.url, DEMO_KEY, { proxy: settings, trust: trusting({ extraCaFile: ca.caFile }) });
       assert.ok((await fetchKeyModels(http)).length > 0);
       assert.equal(proxy.records.length, 0);
@@ -180,7 +242,13 @@ describe('Corporate networks: certificate authorities and proxies', function () 
 
     it('http.proxyStrictSSL false accepts the certificate on proxied connections only', async () => {
       const proxiedStrict = clientFor(gw.url, DEMO_KEY, { proxy: viaProxy(proxy.url) });
-      await assert.rejects(fetchKeyModels(proxiedStrict.http), (e: unknown) => isGatewayError(e, 'network') && e.message.includes('"modelGateway.extraCaCertificates"') && e.message.includes('"http.proxyStrictSSL"'));
+      await assert.rejects(
+        fetchKeyModels(proxiedStrict.http),
+        (e: unknown) =>
+          isGatewayError(e, 'network') &&
+          e.message.includes('"modelGateway.extraCaCertificates"') &&
+          e.message.includes('"http.proxyStrictSSL"'),
+      );
 
       assert.equal(gw.log.length, 0);
       proxy.clear();
@@ -190,8 +258,13 @@ describe('Corporate networks: certificate authorities and proxies', function () 
       assert.equal(proxy.records.length, 1);
 
       // Same settings, but this host bypasses the proxy: the direct connection still checks.
-      const direct = clientFor(gw.url, DEMO_KEY, { proxy: viaProxy(proxy.url, { strictSSL: false, noProxy: ['127.0.0.1'] }) });
-      await assert.rejects(fetchKeyModels(direct.http), (e: unknown) => isGatewayError(e, 'network') && e.code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE');
+      const direct = clientFor(gw.url, DEMO_KEY, {
+        proxy: viaProxy(proxy.url, { strictSSL: false, noProxy: ['127.0.0.1'] }),
+      });
+      await assert.rejects(
+        fetchKeyModels(direct.http),
+        (e: unknown) => isGatewayError(e, 'network') && e.code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+      );
       assert.equal(proxy.records.length, 1, 'the last request did not use the proxy');
       assert.equal(gw.log.length, 1, 'only the proxied, loose request reached the gateway');
     });

@@ -9,7 +9,10 @@ describe('npm start in Chinese', () => {
     assert.equal(demoLocale(['node', 'start.ts'], { LOCALE: 'zh-cn' }), 'zh-cn');
     assert.equal(demoLocale(['node', 'start.ts'], {}), undefined);
     assert.equal(demoLocale(['node', 'start.ts', '--locale', 'en'], {}), undefined);
-    assert.throws(() => demoLocale(['node', 'start.ts', '--locale', 'fr'], {}), /no words for the language "fr"; choose one of en, zh-cn/);
+    assert.throws(
+      () => demoLocale(['node', 'start.ts', '--locale', 'fr'], {}),
+      /no words for the language "fr"; choose one of en, zh-cn/,
+    );
   });
 
   it('the demo passes the language to code-server and the READMEs tell how', () => {

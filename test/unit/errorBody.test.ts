@@ -206,7 +206,13 @@ const cases: Case[] = [
 describe('error bodies', () => {
   for (const c of cases) {
     it(c.name, () => {
-      const err = errorFromResponse({ status: c.status, body: c.body, route: c.route, requestIdHeader: c.header, retryAfterHeader: c.retryAfter });
+      const err = errorFromResponse({
+        status: c.status,
+        body: c.body,
+        route: c.route,
+        requestIdHeader: c.header,
+        retryAfterHeader: c.retryAfter,
+      });
       assert.equal(err.kind, c.kind);
       assert.match(err.message, c.message);
       assert.ok(!/\(request id:/.test(err.detail ?? ''), 'the suffix is moved out of the message');
@@ -231,7 +237,10 @@ describe('error bodies', () => {
 
 describe('model errors by status', () => {
   it('a 400 model_not_found from the Responses API is a bad request with the image-tool hint', () => {
-    const err = errorFromResponse({ status: 400, body: '{"error":{"message":"The requested model \'gpt-image-1\' is not supported with the Responses API.","type":"invalid_request_error","param":"model","code":"model_not_found"}}' });
+    const err = errorFromResponse({
+      status: 400,
+      body: '{"error":{"message":"The requested model \'gpt-image-1\' is not supported with the Responses API.","type":"invalid_request_error","param":"model","code":"model_not_found"}}',
+    });
     assert.equal(err.kind, 'badRequest');
     assert.match(err.message, /image_generation tool/);
   });

@@ -13,10 +13,23 @@ const BUSY_KEY = 'sk-BusyKeyOfTheDoubleWithConcurrency2';
 const LIMIT = 2;
 
 /** new-api's refusal of a request past the key's concurrency limit. */
-const busyBody = (id: string) => JSON.stringify({ error: { code: 'token_concurrency_limit_reached', message: `token_concurrency_limit_reached (request id: ${id})`, type: 'new_api_error' } });
+const busyBody = (id: string) =>
+  JSON.stringify({
+    error: {
+      code: 'token_concurrency_limit_reached',
+      message: `token_concurrency_limit_reached (request id: ${id})`,
+      type: 'new_api_error',
+    },
+  });
 
 function chatRequest(prompt: string, signal?: AbortSignal): ChatRequest {
-  return { model: 'gpt-4o-mini', protocol: 'chatCompletions', messages: [{ role: 'user', content: prompt }], stream: true, ...(signal ? { signal } : {}) };
+  return {
+    model: 'gpt-4o-mini',
+    protocol: 'chatCompletions',
+    messages: [{ role: 'user', content: prompt }],
+    stream: true,
+    ...(signal ? { signal } : {}),
+  };
 }
 
 /** A client whose waits between attempts are recorded and take no time. */
@@ -44,7 +57,11 @@ describe('Limits the gateway enforces', () => {
 
   describe('429 and Retry-After', () => {
     it('waits the seconds Retry-After gives, then sends again', async () => {
-      gw.inject({ match: { path: '/v1/chat/completions' }, times: 1, action: { type: 'status', status: 429, body: busyBody, headers: { 'retry-after': '2' } } });
+      gw.inject({
+        match: { path: '/v1/chat/completions' },
+        times: 1,
+        action: { type: 'status', status: 429, body: busyBody, headers: { 'retry-after': '2' } },
+      });
       const { http, waits } = recordingClient(gw, DEMO_KEY);
       const result = await collectChat(streamChat(http, chatRequest('hello')));
       assert.equal(result.error, undefined);
@@ -55,7 +72,16 @@ describe('Limits the gateway enforces', () => {
 
     it('waits until the HTTP date Retry-After gives, measured on the injected clock', async () => {
       const now = Date.parse('2026-11-28T08:00:00Z');
-      gw.inject({ match: { path: '/v1/chat/completions' }, times: 1, action: { type: 'status', status: 429, body: '', headers: { 'retry-after': new Date(now + 3000).toUTCString() } } });
+      gw.inject({
+        match: { path: '/v1/chat/completions' },
+        times: 1,
+        action: {
+          type: 'status',
+          status: 429,
+          body: '',
+          headers: { 'retry-after': new Date(now + 3000).toUTCString() },
+        },
+      });
       const { http, waits } = recordingClient(gw, DEMO_KEY, { now: () => now });
       const result = await collectChat(streamChat(http, chatRequest('hello')));
       assert.equal(result.error, undefined);
@@ -73,7 +99,21 @@ describe('Limits the gateway enforces', () => {
     });
 
     it('does not retry a rate-limit 429 that gives no Retry-After (new-api counts refused requests too)', async () => {
-      gw.inject({ match: { path: '/v1/chat/completions' }, action: { type: 'status', status: 429, body: (id) => JSON.stringify({ error: { code: '', message: `您已达到总请求数限制：1分钟内最多请求2次 (request id: ${id})`, type: 'new_api_error' } }) } });
+      gw.inject({
+        match: { path: '/v1/chat/completions' },
+        action: {
+          type: 'status',
+          status: 429,
+          body: (id) =>
+            JSON.stringify({
+              error: {
+                code: '',
+                message: `您已达到总请求数限制：1分钟内最多请求2次 (request id: ${id})`,
+                type: 'new_api_error',
+              },
+            }),
+        },
+      });
       const { http, waits } = recordingClient(gw, DEMO_KEY);
       const result = await collectChat(streamChat(http, chatRequest('hello')));
       assert.ok(isGatewayError(result.error, 'rateLimited'));
@@ -86,7 +126,10 @@ describe('Limits the gateway enforces', () => {
         'data: {"id":"c1","object":"chat.completion.chunk","model":"gpt-4o-mini","choices":[{"index":0,"delta":{"role":"assistant","content":"Half an answer"}}]}\n\n' +
         'data: {"error":{"code":"token_concurrency_limit_reached","message":"token_concurrency_limit_reached","type":"new_api_error"}}\n\n' +
         'data: [DONE]\n\n';
-      gw.inject({ match: { path: '/v1/chat/completions' }, action: { type: 'status', status: 200, body: sse, headers: { 'content-type': 'text/event-stream' } } });
+      gw.inject({
+        match: { path: '/v1/chat/completions' },
+        action: { type: 'status', status: 200, body: sse, headers: { 'content-type': 'text/event-stream' } },
+      });
       const { http, waits } = recordingClient(gw, DEMO_KEY);
       const result = await collectChat(streamChat(http, chatRequest('hello')));
       assert.equal(result.text, 'Half an answer');
@@ -105,14 +148,19 @@ describe('Limits the gateway enforces', () => {
       try {
         // The sidebar (or VS Code's chat) asks three answers while an image tool runs twice.
         const answers = [1, 2, 3].map((i) => collectChat(streamChat(http, chatRequest(`answer ${i}`))));
-        const images = [1, 2].map((i) => generateImages(http, { model: 'gpt-image-1', prompt: `picture ${i}`, n: 1, size: '1024x1024' }));
+        const images = [1, 2].map((i) =>
+          generateImages(http, { model: 'gpt-image-1', prompt: `picture ${i}`, n: 1, size: '1024x1024' }),
+        );
         await until(() => queue.state().waiting === 3, 'the refused requests wait in the queue');
         assert.equal(gw.concurrency(BUSY_KEY).inFlight, LIMIT);
         assert.equal(queue.state().limit, LIMIT, 'learnt from what ran when the gateway refused');
         hold.release();
         const results = await Promise.all(answers);
         for (const r of results) assert.equal(r.error, undefined, String(r.error));
-        assert.deepEqual(results.map((r) => /answer (\d)/.exec(r.text)?.[1]), ['1', '2', '3']);
+        assert.deepEqual(
+          results.map((r) => /answer (\d)/.exec(r.text)?.[1]),
+          ['1', '2', '3'],
+        );
         for (const imgs of await Promise.all(images)) assert.equal(imgs.length, 1);
       } finally {
         hold.release();
@@ -150,22 +198,45 @@ describe('Limits the gateway enforces', () => {
   });
 
   describe("new-api's error codes", () => {
-    const refusal = (status: number, code: string, message: string) => (id: string) => JSON.stringify({ error: { message: `${message} (request id: ${id})`, type: 'new_api_error', param: '', code } });
+    const refusal = (status: number, code: string, message: string) => (id: string) =>
+      JSON.stringify({ error: { message: `${message} (request id: ${id})`, type: 'new_api_error', param: '', code } });
 
     it('token_concurrency_limit_reached: says the limit where the gateway states it', () => {
-      const stated = errorFromResponse({ status: 429, body: JSON.stringify({ error: { code: 'token_concurrency_limit_reached', message: 'token concurrency limit reached: max concurrency 3' } }) });
+      const stated = errorFromResponse({
+        status: 429,
+        body: JSON.stringify({
+          error: {
+            code: 'token_concurrency_limit_reached',
+            message: 'token concurrency limit reached: max concurrency 3',
+          },
+        }),
+      });
       assert.equal(stated.kind, 'rateLimited');
       assert.match(stated.message, /run 3 requests at once/);
       const unstated = errorFromResponse({ status: 429, body: busyBody('r1') });
       assert.match(unstated.message, /did not say the limit/);
-      const chinese = errorFromResponse({ status: 429, body: JSON.stringify({ error: { message: '当前令牌并发请求数已达上限 2' } }) });
+      const chinese = errorFromResponse({
+        status: 429,
+        body: JSON.stringify({ error: { message: '当前令牌并发请求数已达上限 2' } }),
+      });
       assert.match(chinese.message, /run 2 requests at once/);
     });
 
     it('insufficient_user_quota: the quota error with what is left on the key', async () => {
-      gw.inject({ match: { path: '/v1/chat/completions' }, times: 1, action: { type: 'status', status: 403, body: refusal(403, 'insufficient_user_quota', '用户额度不足, 剩余额度: ＄0.010000') } });
+      gw.inject({
+        match: { path: '/v1/chat/completions' },
+        times: 1,
+        action: {
+          type: 'status',
+          status: 403,
+          body: refusal(403, 'insufficient_user_quota', '用户额度不足, 剩余额度: ＄0.010000'),
+        },
+      });
       const waits: number[] = [];
-      const noted = clientFor(gw.url, DEMO_KEY, { wait: async (ms) => void waits.push(ms), quotaNote: async () => 'US$0.01 is left on this key.' }).http;
+      const noted = clientFor(gw.url, DEMO_KEY, {
+        wait: async (ms) => void waits.push(ms),
+        quotaNote: async () => 'US$0.01 is left on this key.',
+      }).http;
       const result = await collectChat(streamChat(noted, chatRequest('hello')));
       assert.ok(isGatewayError(result.error, 'quota'), String(result.error));
       assert.equal(result.error.code, 'insufficient_user_quota');
@@ -175,7 +246,19 @@ describe('Limits the gateway enforces', () => {
     });
 
     it('pre_consume_token_quota_failed: the same quota error, with what is left', async () => {
-      gw.inject({ match: { path: '/v1/chat/completions' }, times: 1, action: { type: 'status', status: 403, body: refusal(403, 'pre_consume_token_quota_failed', 'token quota is not enough, token remain quota: ＄0.000500, need quota: ＄0.002000') } });
+      gw.inject({
+        match: { path: '/v1/chat/completions' },
+        times: 1,
+        action: {
+          type: 'status',
+          status: 403,
+          body: refusal(
+            403,
+            'pre_consume_token_quota_failed',
+            'token quota is not enough, token remain quota: ＄0.000500, need quota: ＄0.002000',
+          ),
+        },
+      });
       const noted = clientFor(gw.url, DEMO_KEY, { quotaNote: async () => 'Nothing is left on this key.' }).http;
       const result = await collectChat(streamChat(noted, chatRequest('hello')));
       assert.ok(isGatewayError(result.error, 'quota'), String(result.error));
@@ -184,7 +267,19 @@ describe('Limits the gateway enforces', () => {
     });
 
     it('model_not_found: the model-unavailable error, which takes the model-gone path', async () => {
-      gw.inject({ match: { path: '/v1/chat/completions' }, times: 1, action: { type: 'status', status: 503, body: refusal(503, 'model_not_found', 'No available channel for model gpt-4o-mini under group default (distributor)') } });
+      gw.inject({
+        match: { path: '/v1/chat/completions' },
+        times: 1,
+        action: {
+          type: 'status',
+          status: 503,
+          body: refusal(
+            503,
+            'model_not_found',
+            'No available channel for model gpt-4o-mini under group default (distributor)',
+          ),
+        },
+      });
       const result = await collectChat(streamChat(clientFor(gw.url, DEMO_KEY).http, chatRequest('hello')));
       assert.ok(isGatewayError(result.error, 'modelUnavailable'), String(result.error));
       assert.match(result.error.message, /not granted to this key's group "default"/);
@@ -195,7 +290,10 @@ describe('Limits the gateway enforces', () => {
       ['sensitive_words_detected', '敏感词检测失败: 包含敏感词'],
     ] as const) {
       it(`${code}: "the gateway refused this content" with its words, not retried`, async () => {
-        gw.inject({ match: { path: '/v1/chat/completions' }, action: { type: 'status', status: 400, body: refusal(400, code, words), headers: { 'retry-after': '1' } } });
+        gw.inject({
+          match: { path: '/v1/chat/completions' },
+          action: { type: 'status', status: 400, body: refusal(400, code, words), headers: { 'retry-after': '1' } },
+        });
         const { http, waits } = recordingClient(gw, DEMO_KEY);
         const result = await collectChat(streamChat(http, chatRequest('hello')));
         assert.ok(isGatewayError(result.error, 'contentRefused'), String(result.error));
@@ -208,8 +306,12 @@ describe('Limits the gateway enforces', () => {
     }
 
     it('a content refusal inside a stream keeps its kind', async () => {
-      const sse = 'data: {"error":{"code":"sensitive_words_detected","message":"sensitive words detected","type":"new_api_error"}}\n\ndata: [DONE]\n\n';
-      gw.inject({ match: { path: '/v1/chat/completions' }, action: { type: 'status', status: 200, body: sse, headers: { 'content-type': 'text/event-stream' } } });
+      const sse =
+        'data: {"error":{"code":"sensitive_words_detected","message":"sensitive words detected","type":"new_api_error"}}\n\ndata: [DONE]\n\n';
+      gw.inject({
+        match: { path: '/v1/chat/completions' },
+        action: { type: 'status', status: 200, body: sse, headers: { 'content-type': 'text/event-stream' } },
+      });
       const result = await collectChat(streamChat(clientFor(gw.url, DEMO_KEY).http, chatRequest('hello')));
       assert.ok(isGatewayError(result.error, 'contentRefused'), String(result.error));
     });

@@ -47,7 +47,10 @@ describe('GenerationalLoad', () => {
 
   it('a failed load is not shared with the next caller', async () => {
     const loads = new GenerationalLoad<number>();
-    await assert.rejects(loads.run(() => Promise.reject(new Error('down'))), /down/);
+    await assert.rejects(
+      loads.run(() => Promise.reject(new Error('down'))),
+      /down/,
+    );
     assert.equal(await loads.run(() => Promise.resolve(1)), 1);
   });
 });

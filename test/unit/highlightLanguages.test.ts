@@ -14,8 +14,16 @@ describe('Chat highlighting languages', () => {
       registered.add(name);
       for (const alias of hljs.getLanguage(name)?.aliases ?? []) registered.add(alias.toLowerCase());
     }
-    assert.deepEqual([...registered].filter((name) => !HIGHLIGHT_LANGUAGES.has(name)), [], 'registered, not listed');
+    assert.deepEqual(
+      [...registered].filter((name) => !HIGHLIGHT_LANGUAGES.has(name)),
+      [],
+      'registered, not listed',
+    );
     // Aliases added with registerAliases are not listed by highlight.js: every listed name must resolve.
-    assert.deepEqual([...HIGHLIGHT_LANGUAGES].filter((name) => !hljs.getLanguage(name)), [], 'listed, not registered');
+    assert.deepEqual(
+      [...HIGHLIGHT_LANGUAGES].filter((name) => !hljs.getLanguage(name)),
+      [],
+      'listed, not registered',
+    );
   });
 });

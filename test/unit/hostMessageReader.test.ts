@@ -23,7 +23,14 @@ describe('chat view: reading host messages', () => {
   const posted = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
 
   it('reads a snapshot as the protocol does', () => {
-    const message = snapshotMessage(snapshot({ messages: [userMessage('u1', 'Hi'), assistantMessage('a1', 'Hello', { usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 } })] }));
+    const message = snapshotMessage(
+      snapshot({
+        messages: [
+          userMessage('u1', 'Hi'),
+          assistantMessage('a1', 'Hello', { usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 } }),
+        ],
+      }),
+    );
     const schema = hostMessageSchema.safeParse(posted(message));
     assert.ok(schema.success);
     assert.deepEqual(parsed(posted(message)), schema.data);
@@ -33,7 +40,11 @@ describe('chat view: reading host messages', () => {
     const kept = assistantMessage('a1', 'Hello');
     const old = userMessage('u1', 'Hi');
     held.set('a1', kept).set('u1', old);
-    const [u1, a1, a2] = messagesOf(posted(snapshotMessage(snapshot({ messages: [userMessage('u1', 'Hi, edited'), kept, assistantMessage('a2', 'New')] }))));
+    const [u1, a1, a2] = messagesOf(
+      posted(
+        snapshotMessage(snapshot({ messages: [userMessage('u1', 'Hi, edited'), kept, assistantMessage('a2', 'New')] })),
+      ),
+    );
     assert.equal(a1, kept, 'unchanged: the object the view holds');
     assert.notEqual(u1, old);
     assert.equal(u1?.text, 'Hi, edited');
@@ -42,22 +53,39 @@ describe('chat view: reading host messages', () => {
 
   it('refuses a snapshot with a message that does not fit, and says which', () => {
     held.set('a1', assistantMessage('a1', 'Hello'));
-    for (const bad of [{ id: 'x', role: 'robot', text: 'Hi', status: 'done', createdAt: 1 }, { ...assistantMessage('a1', 'Hello'), createdAt: 'yesterday' }, 'not a message']) {
-      const data = posted(snapshotMessage(snapshot({ messages: [userMessage('u1', 'Hi')] }))) as { state: { messages: unknown[] } };
+    for (const bad of [
+      { id: 'x', role: 'robot', text: 'Hi', status: 'done', createdAt: 1 },
+      { ...assistantMessage('a1', 'Hello'), createdAt: 'yesterday' },
+      'not a message',
+    ]) {
+      const data = posted(snapshotMessage(snapshot({ messages: [userMessage('u1', 'Hi')] }))) as {
+        state: { messages: unknown[] };
+      };
       data.state.messages.push(bad);
       const result = reader.safeParse(data);
       assert.equal(result.success, false, JSON.stringify(bad));
-      if (!result.success) assert.deepEqual((result.error.issues as Array<{ path: unknown[] }>)[0]?.path.slice(0, 3), ['state', 'messages', 1]);
+      if (!result.success)
+        assert.deepEqual((result.error.issues as Array<{ path: unknown[] }>)[0]?.path.slice(0, 3), [
+          'state',
+          'messages',
+          1,
+        ]);
     }
   });
 
   it('refuses a snapshot whose other parts do not fit, and reads every other message as the protocol does', () => {
-    const data = posted(snapshotMessage(snapshot({ messages: [userMessage('u1', 'Hi')] }))) as { state: Record<string, unknown> };
+    const data = posted(snapshotMessage(snapshot({ messages: [userMessage('u1', 'Hi')] }))) as {
+      state: Record<string, unknown>;
+    };
     delete data.state.conversations;
     assert.equal(reader.safeParse(data).success, false);
     assert.equal(reader.safeParse({ type: 'snapshot', state: 'none' }).success, false);
     assert.equal(reader.safeParse({ type: 'busy', conversationId: 'c1', busy: 'yes' }).success, false);
-    assert.deepEqual(parsed({ type: 'busy', conversationId: 'c1', busy: true }), { type: 'busy', conversationId: 'c1', busy: true });
+    assert.deepEqual(parsed({ type: 'busy', conversationId: 'c1', busy: true }), {
+      type: 'busy',
+      conversationId: 'c1',
+      busy: true,
+    });
   });
 });
 

@@ -9,7 +9,17 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { streamChat, collectChat } from '../../src/core/chat/chat';
 import { GatewayError } from '../../src/core/errors';
-import { emptyKeyList, freeKeyName, keyForModel, keyForRequest, keyNameProblem, moveKey, parseKeyList, withKey, withoutKey } from '../../src/core/keys';
+import {
+  emptyKeyList,
+  freeKeyName,
+  keyForModel,
+  keyForRequest,
+  keyNameProblem,
+  moveKey,
+  parseKeyList,
+  withKey,
+  withoutKey,
+} from '../../src/core/keys';
 import { VideoTaskManager, type TaskStore } from '../../src/core/media/videoTaskManager';
 import type { PollPolicy, VideoTask } from '../../src/core/media/videoTaskStates';
 import { fileContent, uploadForExtract } from '../../src/core/tools/kimi';
@@ -35,14 +45,38 @@ describe('Several keys: names and order', () => {
   });
 
   it('reads a list leniently: a bad or repeated entry is dropped, not the whole list', () => {
-    const list = parseKeyList({ keys: [{ id: 'a', name: 'default' }, { id: 'b', name: 'DEFAULT' }, { id: 'a', name: 'other' }, { id: 'c', name: '' }, { id: 'd', name: 'team' }], modelKeys: { m: 'd' } });
-    assert.deepEqual(list, { keys: [{ id: 'a', name: 'default' }, { id: 'd', name: 'team' }], modelKeys: { m: 'd' } });
+    const list = parseKeyList({
+      keys: [
+        { id: 'a', name: 'default' },
+        { id: 'b', name: 'DEFAULT' },
+        { id: 'a', name: 'other' },
+        { id: 'c', name: '' },
+        { id: 'd', name: 'team' },
+      ],
+      modelKeys: { m: 'd' },
+    });
+    assert.deepEqual(list, {
+      keys: [
+        { id: 'a', name: 'default' },
+        { id: 'd', name: 'team' },
+      ],
+      modelKeys: { m: 'd' },
+    });
     assert.deepEqual(parseKeyList({ keys: 'nonsense', modelKeys: 3 }), emptyKeyList());
   });
 
   it('reorders, and forgets the model choices of a removed key', () => {
-    const list = { keys: [{ id: 'a', name: 'a' }, { id: 'b', name: 'b' }], modelKeys: { m1: 'b', m2: 'a' } };
-    assert.deepEqual(moveKey(list, 'b', -1).keys.map((k) => k.id), ['b', 'a']);
+    const list = {
+      keys: [
+        { id: 'a', name: 'a' },
+        { id: 'b', name: 'b' },
+      ],
+      modelKeys: { m1: 'b', m2: 'a' },
+    };
+    assert.deepEqual(
+      moveKey(list, 'b', -1).keys.map((k) => k.id),
+      ['b', 'a'],
+    );
     assert.equal(moveKey(list, 'a', -1), list, 'the first key cannot move up');
     assert.deepEqual(withoutKey(list, 'b'), { keys: [{ id: 'a', name: 'a' }], modelKeys: { m2: 'a' } });
   });
@@ -51,7 +85,10 @@ describe('Several keys: names and order', () => {
     assert.equal(keyForModel(['a', 'b'], undefined), 'a');
     assert.equal(keyForModel(['a', 'b'], 'b'), 'b');
     assert.equal(keyForModel(['a'], 'b'), 'a');
-    assert.throws(() => keyForRequest([{ id: 'a', name: 'a' }], { key: 'gone' }, () => undefined), (e: unknown) => e instanceof GatewayError && e.kind === 'auth');
+    assert.throws(
+      () => keyForRequest([{ id: 'a', name: 'a' }], { key: 'gone' }, () => undefined),
+      (e: unknown) => e instanceof GatewayError && e.kind === 'auth',
+    );
   });
 });
 
@@ -70,8 +107,18 @@ describe('Several keys against the double', function () {
   });
 
   function setup(choices: Record<string, string> = {}) {
-    const http = clientForKeys(gw.url, () => keys, (model) => registry.find(model)?.keyId);
-    const registry: ModelRegistry = new ModelRegistry({ http: () => http, catalogUrl: () => '', store: { load: async () => undefined, save: async () => undefined }, keys: async () => keys, modelChoices: async () => choices });
+    const http = clientForKeys(
+      gw.url,
+      () => keys,
+      (model) => registry.find(model)?.keyId,
+    );
+    const registry: ModelRegistry = new ModelRegistry({
+      http: () => http,
+      catalogUrl: () => '',
+      store: { load: async () => undefined, save: async () => undefined },
+      keys: async () => keys,
+      modelChoices: async () => choices,
+    });
     return { http, registry };
   }
 
@@ -81,7 +128,13 @@ describe('Several keys against the double', function () {
     const { registry } = setup();
     const snap = await registry.refresh();
     assert.deepEqual(authOf('/v1/models').sort(), [`Bearer ${DEMO_KEY}`, `Bearer ${TEAM_KEY}`].sort());
-    assert.deepEqual(snap.keyLists?.map((l) => [l.key.name, l.models?.length]), [['default', DEFAULT_GROUPS.default?.length], ['team-claude', 4]]);
+    assert.deepEqual(
+      snap.keyLists?.map((l) => [l.key.name, l.models?.length]),
+      [
+        ['default', DEFAULT_GROUPS.default?.length],
+        ['team-claude', 4],
+      ],
+    );
     assert.deepEqual(registry.find(VIP_ONLY_MODEL)?.keyIds, ['k-team']);
     assert.equal(registry.find(VIP_ONLY_MODEL)?.keyId, 'k-team');
     assert.deepEqual(registry.find('gpt-4o-mini')?.keyIds, ['legacy', 'k-team']);
@@ -93,12 +146,24 @@ describe('Several keys against the double', function () {
     const { http, registry } = setup({ 'gpt-4o-mini': 'k-team' });
     await registry.refresh();
     gw.clearLog();
-    const ask = (model: string) => collectChat(streamChat(http, { model, protocol: 'chatCompletions', messages: [{ role: 'user', content: 'hi' }], stream: true }));
+    const ask = (model: string) =>
+      collectChat(
+        streamChat(http, {
+          model,
+          protocol: 'chatCompletions',
+          messages: [{ role: 'user', content: 'hi' }],
+          stream: true,
+        }),
+      );
     const vip = await ask(VIP_ONLY_MODEL);
     assert.ok(vip.text.length > 0);
     await ask('gpt-4o-mini');
     await ask('qwen-plus');
-    assert.deepEqual(authOf('/v1/chat/completions'), [`Bearer ${TEAM_KEY}`, `Bearer ${TEAM_KEY}`, `Bearer ${DEMO_KEY}`]);
+    assert.deepEqual(authOf('/v1/chat/completions'), [
+      `Bearer ${TEAM_KEY}`,
+      `Bearer ${TEAM_KEY}`,
+      `Bearer ${DEMO_KEY}`,
+    ]);
     registry.chooseKey('gpt-4o-mini', undefined);
     gw.clearLog();
     await ask('gpt-4o-mini');
@@ -120,7 +185,10 @@ describe('Several keys against the double', function () {
   it('names no key while there is only one', async () => {
     keys = [{ ...DEFAULT, secret: 'sk-not-a-key-of-this-gateway-000000000000000000000' }];
     const { http } = setup();
-    await assert.rejects(http.send({ method: 'GET', url: http.endpoints.models }), (e: unknown) => e instanceof GatewayError && !e.message.includes('default'));
+    await assert.rejects(
+      http.send({ method: 'GET', url: http.endpoints.models }),
+      (e: unknown) => e instanceof GatewayError && !e.message.includes('default'),
+    );
   });
 
   it('reads the quota of each key with that key', async () => {
@@ -129,14 +197,20 @@ describe('Several keys against the double', function () {
     const demo = await fetchKeyQuota(http, { key: 'legacy' });
     assert.ok(team.available && demo.available);
     assert.equal(team.quota.unlimited, false);
-    assert.equal(team.quota.remaining, gw.quota(TEAM_KEY).tokenUsd, "the team key's own US$5, less what its chats used");
+    assert.equal(
+      team.quota.remaining,
+      gw.quota(TEAM_KEY).tokenUsd,
+      "the team key's own US$5, less what its chats used",
+    );
     assert.equal(demo.quota.unlimited, true);
     assert.ok(authOf('/').every((a) => a === `Bearer ${TEAM_KEY}` || a === `Bearer ${DEMO_KEY}`));
   });
 
   it('never sends a key to another origin, whichever key a request names', async () => {
     const { http } = setup();
-    await http.send({ method: 'GET', url: `${gw.cdnUrl}/nothing`, key: 'k-team', acceptStatus: [404] }).catch(() => undefined);
+    await http
+      .send({ method: 'GET', url: `${gw.cdnUrl}/nothing`, key: 'k-team', acceptStatus: [404] })
+      .catch(() => undefined);
     assert.ok(gw.cdnLog.every((e) => e.headers.authorization === undefined));
   });
 });
@@ -168,14 +242,31 @@ describe('Several keys: resources stay with the key that made them', function ()
     }
   }
 
-  const gatewayAuth = () => gw.log.filter((e) => e.origin === 'gateway').map((e) => `${e.method} ${e.path.replace(/task_[\w-]+/, 'ID')} ${e.headers.authorization === `Bearer ${TEAM_KEY}` ? 'team' : e.headers.authorization === `Bearer ${DEMO_KEY}` ? 'default' : 'none'}`);
+  const gatewayAuth = () =>
+    gw.log
+      .filter((e) => e.origin === 'gateway')
+      .map(
+        (e) =>
+          `${e.method} ${e.path.replace(/task_[\w-]+/, 'ID')} ${e.headers.authorization === `Bearer ${TEAM_KEY}` ? 'team' : e.headers.authorization === `Bearer ${DEMO_KEY}` ? 'default' : 'none'}`,
+      );
 
   it('polls and downloads a video task with the key that submitted it, which its record names (never the key)', async () => {
     const http = clientForKeys(gw.url, () => keys);
     const store = new MemoryStore();
-    const manager = new VideoTaskManager({ http: () => http, store, policy: () => fast, keyOf: async () => ({ id: TEAM.id, name: TEAM.name }) });
+    const manager = new VideoTaskManager({
+      http: () => http,
+      store,
+      policy: () => fast,
+      keyOf: async () => ({ id: TEAM.id, name: TEAM.name }),
+    });
     await manager.start();
-    const task = await manager.submit({ model: 'wan2.5-t2v-preview', prompt: 'a fox', size: '832*480', duration: 5, outputDir: dir });
+    const task = await manager.submit({
+      model: 'wan2.5-t2v-preview',
+      prompt: 'a fox',
+      size: '832*480',
+      duration: 5,
+      outputDir: dir,
+    });
     assert.equal(task.keyId, 'k-team');
     assert.equal(task.keyName, 'team-claude');
     gw.advanceVideo(task.taskId ?? '', 'SUCCESS');
@@ -183,7 +274,10 @@ describe('Several keys: resources stay with the key that made them', function ()
     assert.equal(done.phase, 'succeeded', JSON.stringify(done.error));
     const sent = gatewayAuth();
     assert.ok(sent.length >= 2, sent.join('\n'));
-    assert.ok(sent.every((line) => line.endsWith(' team')), sent.join('\n'));
+    assert.ok(
+      sent.every((line) => line.endsWith(' team')),
+      sent.join('\n'),
+    );
     assert.ok(!JSON.stringify(store.value).includes(TEAM_KEY));
     await manager.dispose();
   });
@@ -192,11 +286,20 @@ describe('Several keys: resources stay with the key that made them', function ()
     const http = clientForKeys(gw.url, () => keys);
     const first = new VideoTaskManager({ http: () => http, store: new MemoryStore(), policy: () => fast });
     await first.start();
-    const task = await first.submit({ model: 'wan2.5-t2v-preview', prompt: 'a cat', size: '832*480', duration: 5, outputDir: dir });
+    const task = await first.submit({
+      model: 'wan2.5-t2v-preview',
+      prompt: 'a cat',
+      size: '832*480',
+      duration: 5,
+      outputDir: dir,
+    });
     assert.equal(task.keyId, undefined);
     gw.advanceVideo(task.taskId ?? '', 'SUCCESS');
     assert.equal((await first.wait(task.localId)).phase, 'succeeded');
-    assert.ok(gatewayAuth().every((line) => line.endsWith(' default')), gatewayAuth().join('\n'));
+    assert.ok(
+      gatewayAuth().every((line) => line.endsWith(' default')),
+      gatewayAuth().join('\n'),
+    );
     await first.dispose();
   });
 

@@ -14,7 +14,8 @@ import { findFiles } from '../runAll';
  */
 const root = path.resolve(__dirname, '../..');
 const sources = findFiles(path.join(root, 'src'), '.ts').filter((f) => !f.endsWith('.d.ts'));
-const readJson = (file: string): Record<string, unknown> => JSON.parse(readFileSync(path.join(root, file), 'utf8')) as Record<string, unknown>;
+const readJson = (file: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(path.join(root, file), 'utf8')) as Record<string, unknown>;
 
 /** `{0}`, `{name}`: what a translation must keep. */
 const placeholders = (text: string): string => (text.match(/\{[^{}\s]+\}/g) ?? []).sort().join(' ');
@@ -22,7 +23,8 @@ const placeholders = (text: string): string => (text.match(/\{[^{}\s]+\}/g) ?? [
 /** The message of a bundle entry (a string, or `{message, comment}`). */
 function messageOf(entry: unknown): string {
   if (typeof entry === 'string') return entry;
-  if (entry && typeof entry === 'object' && typeof (entry as { message?: unknown }).message === 'string') return (entry as { message: string }).message;
+  if (entry && typeof entry === 'object' && typeof (entry as { message?: unknown }).message === 'string')
+    return (entry as { message: string }).message;
   throw new Error(`unexpected bundle entry ${JSON.stringify(entry)}`);
 }
 
@@ -33,7 +35,11 @@ const hasEnglish = (text: string): boolean => (text.match(ENGLISH_WORD) ?? []).s
 /** Whether an expression can be, or contain, a literal English text (an `l10n.t(…)` call cannot). */
 function literalEnglish(node: ts.Expression): boolean {
   if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return hasEnglish(node.text);
-  if (ts.isTemplateExpression(node)) return hasEnglish([node.head.text, ...node.templateSpans.map((span) => span.literal.text)].join(' ')) || node.templateSpans.some((span) => literalEnglish(span.expression));
+  if (ts.isTemplateExpression(node))
+    return (
+      hasEnglish([node.head.text, ...node.templateSpans.map((span) => span.literal.text)].join(' ')) ||
+      node.templateSpans.some((span) => literalEnglish(span.expression))
+    );
   if (ts.isConditionalExpression(node)) return literalEnglish(node.whenTrue) || literalEnglish(node.whenFalse);
   if (ts.isBinaryExpression(node)) return literalEnglish(node.left) || literalEnglish(node.right);
   if (ts.isParenthesizedExpression(node) || ts.isAsExpression(node)) return literalEnglish(node.expression);
@@ -41,29 +47,68 @@ function literalEnglish(node: ts.Expression): boolean {
 }
 
 /** Properties and attributes whose value the user reads or hears. */
-const SHOWN_PROPERTIES = new Set(['textContent', 'innerText', 'title', 'placeholder', 'alt', 'ariaLabel', 'text', 'label', 'aria-label']);
+const SHOWN_PROPERTIES = new Set([
+  'textContent',
+  'innerText',
+  'title',
+  'placeholder',
+  'alt',
+  'ariaLabel',
+  'text',
+  'label',
+  'aria-label',
+]);
 const SHOWN_ATTRIBUTES = new Set(['title', 'aria-label', 'placeholder', 'alt', 'label']);
 /** Webview helpers that put an argument on screen, and which arguments (from this index on). */
-const SHOWING_CALLS: Record<string, number> = { button: 0, field: 0, labelled: 0, showNote: 0, setText: 1, fillModels: 4, h: 2, append: 0, prepend: 0, after: 0, before: 0, replaceChildren: 0 };
+const SHOWING_CALLS: Record<string, number> = {
+  button: 0,
+  field: 0,
+  labelled: 0,
+  showNote: 0,
+  setText: 1,
+  fillModels: 4,
+  h: 2,
+  append: 0,
+  prepend: 0,
+  after: 0,
+  before: 0,
+  replaceChildren: 0,
+};
 
 /** `file:line: text` for every literal English text the webview code puts on screen without l10n.t. */
 export function unlocalisedWebviewText(file: string, text: string): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found: string[] = [];
   const report = (node: ts.Expression): void => {
-    if (literalEnglish(node)) found.push(`${path.relative(root, file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${node.getText(source)}`);
+    if (literalEnglish(node))
+      found.push(
+        `${path.relative(root, file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${node.getText(source)}`,
+      );
   };
-  const nameOf = (name: ts.PropertyName | ts.MemberName): string => (ts.isIdentifier(name) || ts.isStringLiteral(name) ? name.text : '');
+  const nameOf = (name: ts.PropertyName | ts.MemberName): string =>
+    ts.isIdentifier(name) || ts.isStringLiteral(name) ? name.text : '';
   const visit = (node: ts.Node): void => {
-    if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(node.left) && SHOWN_PROPERTIES.has(node.left.name.text)) report(node.right);
+    if (
+      ts.isBinaryExpression(node) &&
+      node.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+      ts.isPropertyAccessExpression(node.left) &&
+      SHOWN_PROPERTIES.has(node.left.name.text)
+    )
+      report(node.right);
     else if (ts.isPropertyAssignment(node) && SHOWN_PROPERTIES.has(nameOf(node.name))) report(node.initializer);
     else if (ts.isCallExpression(node)) {
       const callee = node.expression;
-      const name = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : '';
+      const name = ts.isIdentifier(callee)
+        ? callee.text
+        : ts.isPropertyAccessExpression(callee)
+          ? callee.name.text
+          : '';
       const [first, second] = node.arguments;
-      if (name === 'setAttribute' && first && second && ts.isStringLiteral(first) && SHOWN_ATTRIBUTES.has(first.text)) report(second);
+      if (name === 'setAttribute' && first && second && ts.isStringLiteral(first) && SHOWN_ATTRIBUTES.has(first.text))
+        report(second);
       const from = SHOWING_CALLS[name];
-      if (from !== undefined) node.arguments.slice(from).forEach((arg) => report(ts.isSpreadElement(arg) ? arg.expression : arg));
+      if (from !== undefined)
+        node.arguments.slice(from).forEach((arg) => report(ts.isSpreadElement(arg) ? arg.expression : arg));
     }
     ts.forEachChild(node, visit);
   };
@@ -77,43 +122,77 @@ describe('localisation of the code', function () {
   const chinese = readJson('l10n/bundle.l10n.zh-cn.json');
 
   it('has every string the code uses in the English bundle, and nothing the code no longer uses', async () => {
-    const extracted = await getL10nJson(sources.map((file) => ({ contents: readFileSync(file, 'utf8'), extension: path.extname(file) })));
+    const extracted = await getL10nJson(
+      sources.map((file) => ({ contents: readFileSync(file, 'utf8'), extension: path.extname(file) })),
+    );
     const used = Object.keys(extracted).sort();
     const bundled = Object.keys(english).sort();
     assert.ok(used.length > 20, `only ${used.length} localised strings found in src`);
-    assert.deepEqual(used.filter((k) => !bundled.includes(k)), [], 'in the code but not in l10n/bundle.l10n.json: run `npm run l10n`');
-    assert.deepEqual(bundled.filter((k) => !used.includes(k)), [], 'in l10n/bundle.l10n.json but no longer in the code: run `npm run l10n`');
+    assert.deepEqual(
+      used.filter((k) => !bundled.includes(k)),
+      [],
+      'in the code but not in l10n/bundle.l10n.json: run `npm run l10n`',
+    );
+    assert.deepEqual(
+      bundled.filter((k) => !used.includes(k)),
+      [],
+      'in l10n/bundle.l10n.json but no longer in the code: run `npm run l10n`',
+    );
   });
 
   it('has a Chinese translation of every string, with the same placeholders', () => {
-    const missing = Object.keys(english).filter((key) => typeof chinese[key] !== 'string' || (chinese[key] as string).trim() === '');
+    const missing = Object.keys(english).filter(
+      (key) => typeof chinese[key] !== 'string' || (chinese[key] as string).trim() === '',
+    );
     assert.deepEqual(missing, [], 'no translation in l10n/bundle.l10n.zh-cn.json');
     const differ = Object.entries(english)
-      .filter(([key, entry]) => typeof chinese[key] === 'string' && placeholders(messageOf(entry)) !== placeholders(chinese[key] as string))
+      .filter(
+        ([key, entry]) =>
+          typeof chinese[key] === 'string' && placeholders(messageOf(entry)) !== placeholders(chinese[key] as string),
+      )
       .map(([key]) => key);
     assert.deepEqual(differ, [], 'a translation whose placeholders differ from its English');
-    assert.deepEqual(Object.keys(chinese).filter((key) => !(key in english)), [], 'translations of strings the code no longer has');
+    assert.deepEqual(
+      Object.keys(chinese).filter((key) => !(key in english)),
+      [],
+      'translations of strings the code no longer has',
+    );
   });
 
   it("speaks the display language in core's messages, and shows the gateway's own words as they came", () => {
     try {
       l10n.config({ contents: chinese as Record<string, string> });
-      const error = errorFromResponse({ status: 401, body: JSON.stringify({ error: { message: '无效的令牌', type: 'new_api_error' } }), route: 'gateway' });
+      const error = errorFromResponse({
+        status: 401,
+        body: JSON.stringify({ error: { message: '无效的令牌', type: 'new_api_error' } }),
+        route: 'gateway',
+      });
       // Chinese sentences follow each other with no space between them (no "）。 网关返回").
       assert.match(error.message, /^API 密钥未被接受（HTTP 401）。网关返回：无效的令牌。请在控制台/);
     } finally {
       l10n.config({ contents: {} });
     }
-    const english = errorFromResponse({ status: 401, body: JSON.stringify({ error: { message: 'invalid token', type: 'new_api_error' } }), route: 'gateway' });
+    const english = errorFromResponse({
+      status: 401,
+      body: JSON.stringify({ error: { message: 'invalid token', type: 'new_api_error' } }),
+      route: 'gateway',
+    });
     assert.match(english.message, /^The API key was not accepted \(HTTP 401\)\. The gateway said: invalid token\./);
   });
 
   it('passes no bare English to a VS Code UI API in host code, nor to a GatewayError anywhere', () => {
     const host = sources.filter((f) => /[\\/]src[\\/](host[\\/]|extension\.ts$)/.test(f));
     const core = sources.filter((f) => /[\\/]src[\\/]core[\\/]/.test(f));
-    const found = [...host.flatMap((f) => unlocalisedText(f, 'host')), ...core.flatMap((f) => unlocalisedText(f, 'core'))];
+    const found = [
+      ...host.flatMap((f) => unlocalisedText(f, 'host')),
+      ...core.flatMap((f) => unlocalisedText(f, 'core')),
+    ];
     assert.ok(host.length > 20 && core.length > 20, 'the scan found the sources');
-    assert.deepEqual(found, [], 'text shown to the user without l10n: wrap it in vscode.l10n.t (host) or l10n.t (core)');
+    assert.deepEqual(
+      found,
+      [],
+      'text shown to the user without l10n: wrap it in vscode.l10n.t (host) or l10n.t (core)',
+    );
   });
 
   it('catches bare text in each kind of place the scan looks at', () => {
@@ -132,34 +211,42 @@ describe('localisation of the code', function () {
       "vscode.window.showInputBox({ prompt: 'What to search for' });",
       "vscode.window.showOpenDialog({ openLabel: 'Attach' });",
       "vscode.window.showOpenDialog({ filters: { Images: ['png'] } });",
-      "qp.title = `Results for ${query}`;",
+      'qp.title = `Results for ${query}`;',
       "item.tooltip = 'Click to check the connection.';",
-      "status.text = `$(key) Gateway ${masked}`;",
+      'status.text = `$(key) Gateway ${masked}`;',
       "new vscode.TreeItem('Chat models');",
       "new vscode.MarkdownString('**Model Gateway**');",
-      "tooltip.appendMarkdown(`Key ${masked} is set.`);",
+      'tooltip.appendMarkdown(`Key ${masked} is set.`);',
       "throw new GatewayError('badRequest', 'The task is gone.');",
-      "const x = { invocationMessage: (i) => `Reading ${i.url}` };",
+      'const x = { invocationMessage: (i) => `Reading ${i.url}` };',
       "vscode.window.showErrorMessage(ok ? vscode.l10n.t('Fine') : 'Not fine');",
     ];
     for (const line of bad) assert.equal(unlocalisedText('example.ts', 'host', line).length, 1, line);
     const good = [
       "vscode.window.showInformationMessage(vscode.l10n.t('Saved {0}.', name), open);",
       "status.text = `$(key) ${vscode.l10n.t('Gateway {0}', masked)}`;",
-      "qp.items = items; item.tooltip = tooltip; status.text = `$(check) ${masked}`;",
+      'qp.items = items; item.tooltip = tooltip; status.text = `$(check) ${masked}`;',
       "throw new GatewayError('badRequest', l10n.t('The task is gone.'), { code: 'EEXIST' });",
-      "vscode.window.showQuickPick(models.map((m) => ({ label: m.id, description: m.provider })), { title: what });",
+      'vscode.window.showQuickPick(models.map((m) => ({ label: m.id, description: m.provider })), { title: what });',
     ];
     for (const line of good) assert.deepEqual(unlocalisedText('example.ts', 'host', line), [], line);
     // Core has no VS Code UI; only its errors are checked there.
     assert.deepEqual(unlocalisedText('example.ts', 'core', "item.tooltip = 'x y z';"), []);
-    assert.equal(unlocalisedText('example.ts', 'core', "throw new GatewayError('protocol', `Bad ${what} answer`);").length, 1);
+    assert.equal(
+      unlocalisedText('example.ts', 'core', "throw new GatewayError('protocol', `Bad ${what} answer`);").length,
+      1,
+    );
   });
 
   it('puts no literal English on screen in the webviews: texts, titles, accessible names and placeholders go through l10n.t', () => {
-    const webview = sources.filter((file) => path.relative(root, file).split(path.sep).slice(0, 2).join('/') === 'src/webview');
+    const webview = sources.filter(
+      (file) => path.relative(root, file).split(path.sep).slice(0, 2).join('/') === 'src/webview',
+    );
     assert.ok(webview.length > 20, `only ${webview.length} webview files found`);
-    assert.deepEqual(webview.flatMap((file) => unlocalisedWebviewText(file, readFileSync(file, 'utf8'))), []);
+    assert.deepEqual(
+      webview.flatMap((file) => unlocalisedWebviewText(file, readFileSync(file, 'utf8'))),
+      [],
+    );
   });
 
   it('recognises each way webview code puts a literal on screen (the scan above can fail)', () => {
@@ -190,8 +277,13 @@ describe('localisation of the code', function () {
       const visit = (node: ts.Node): void => {
         if (ts.isCallExpression(node) && /(^|\.)l10n\.t$/.test(node.expression.getText(source))) {
           const first = node.arguments[0];
-          const literal = first && (ts.isStringLiteral(first) || ts.isNoSubstitutionTemplateLiteral(first) || ts.isObjectLiteralExpression(first));
-          if (!literal) bad.push(`${path.relative(root, file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`);
+          const literal =
+            first &&
+            (ts.isStringLiteral(first) ||
+              ts.isNoSubstitutionTemplateLiteral(first) ||
+              ts.isObjectLiteralExpression(first));
+          if (!literal)
+            bad.push(`${path.relative(root, file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`);
         }
         ts.forEachChild(node, visit);
       };
@@ -202,11 +294,27 @@ describe('localisation of the code', function () {
 });
 
 /** VS Code UI calls whose string arguments (all but option objects) are shown as they are. */
-const MESSAGE_CALLS = /(^|\.)(showInformationMessage|showWarningMessage|showErrorMessage|setStatusBarMessage|appendMarkdown)$/;
+const MESSAGE_CALLS =
+  /(^|\.)(showInformationMessage|showWarningMessage|showErrorMessage|setStatusBarMessage|appendMarkdown)$/;
 /** UI calls taking an options object (or quick pick items) whose text properties are shown. */
-const OPTION_CALLS = /(^|\.)(withProgress|showQuickPick|showInputBox|showOpenDialog|showSaveDialog|showInformationMessage|showWarningMessage|showErrorMessage|report|createWebviewPanel)$/;
+const OPTION_CALLS =
+  /(^|\.)(withProgress|showQuickPick|showInputBox|showOpenDialog|showSaveDialog|showInformationMessage|showWarningMessage|showErrorMessage|report|createWebviewPanel)$/;
 /** Properties of those objects, of quick pick items and of tree/status bar items, that people read. */
-const TEXT_PROPERTIES = new Set(['title', 'prompt', 'placeHolder', 'placeholder', 'detail', 'openLabel', 'saveLabel', 'label', 'description', 'tooltip', 'message', 'text', 'invocationMessage']);
+const TEXT_PROPERTIES = new Set([
+  'title',
+  'prompt',
+  'placeHolder',
+  'placeholder',
+  'detail',
+  'openLabel',
+  'saveLabel',
+  'label',
+  'description',
+  'tooltip',
+  'message',
+  'text',
+  'invocationMessage',
+]);
 /** Assignments to these properties set what a quick pick, input box, tree item or status bar item shows. */
 const ASSIGNED_PROPERTIES = new Set(['title', 'placeholder', 'prompt', 'tooltip', 'text', 'label', 'description']);
 /** Constructors whose first argument is shown. */
@@ -221,7 +329,9 @@ function unlocalisedText(file: string, where: 'host' | 'core', text = readFileSy
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found: string[] = [];
   const report = (node: ts.Node): void => {
-    found.push(`${path.relative(root, file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${node.getText(source).slice(0, 100)}`);
+    found.push(
+      `${path.relative(root, file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${node.getText(source).slice(0, 100)}`,
+    );
   };
   /** Reports each literal with words that `node` may evaluate to (through ?:, ??, || and parentheses). */
   const check = (node: ts.Expression | undefined): void => {
@@ -232,15 +342,21 @@ function unlocalisedText(file: string, where: 'host' | 'core', text = readFileSy
       check(node.whenFalse);
       return;
     }
-    if (ts.isBinaryExpression(node) && [ts.SyntaxKind.QuestionQuestionToken, ts.SyntaxKind.BarBarToken].includes(node.operatorToken.kind)) return check(node.right);
+    if (
+      ts.isBinaryExpression(node) &&
+      [ts.SyntaxKind.QuestionQuestionToken, ts.SyntaxKind.BarBarToken].includes(node.operatorToken.kind)
+    )
+      return check(node.right);
     if (ts.isArrowFunction(node) && !ts.isBlock(node.body)) return check(node.body);
-    const literalText = ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)
-      ? node.text
-      : ts.isTemplateExpression(node)
-        ? [node.head.text, ...node.templateSpans.map((s) => s.literal.text)].join(' ')
-        : undefined;
+    const literalText =
+      ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)
+        ? node.text
+        : ts.isTemplateExpression(node)
+          ? [node.head.text, ...node.templateSpans.map((s) => s.literal.text)].join(' ')
+          : undefined;
     // Codicons (`$(key)`) and example addresses are not words to translate.
-    if (literalText !== undefined && /[A-Za-z]{2,}/.test(literalText.replace(/\$\([\w~-]+\)|\b[a-z]+:\/\/\S*/g, ''))) report(node);
+    if (literalText !== undefined && /[A-Za-z]{2,}/.test(literalText.replace(/\$\([\w~-]+\)|\b[a-z]+:\/\/\S*/g, '')))
+      report(node);
   };
   /** The text properties of an object literal (and of the object literals in an array literal). */
   const checkProperties = (node: ts.Expression): void => {
@@ -271,18 +387,34 @@ function unlocalisedText(file: string, where: 'host' | 'core', text = readFileSy
         if (MESSAGE_CALLS.test(callee)) for (const a of node.arguments) if (!ts.isObjectLiteralExpression(a)) check(a);
         if (OPTION_CALLS.test(callee)) for (const a of node.arguments) checkProperties(a);
         if (/(^|\.)createWebviewPanel$/.test(callee)) check(node.arguments[1]);
-        if (/(^|\.)showQuickPick$/.test(callee) && node.arguments[0] && ts.isArrayLiteralExpression(node.arguments[0])) {
+        if (
+          /(^|\.)showQuickPick$/.test(callee) &&
+          node.arguments[0] &&
+          ts.isArrayLiteralExpression(node.arguments[0])
+        ) {
           for (const element of node.arguments[0].elements) if (!ts.isObjectLiteralExpression(element)) check(element);
         }
       }
-      if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(node.left) && ASSIGNED_PROPERTIES.has(node.left.name.text)) {
+      if (
+        ts.isBinaryExpression(node) &&
+        node.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+        ts.isPropertyAccessExpression(node.left) &&
+        ASSIGNED_PROPERTIES.has(node.left.name.text)
+      ) {
         check(node.right);
       }
       if (ts.isPropertyAssignment(node) && node.name.getText(source) === 'invocationMessage') check(node.initializer);
-      if (ts.isCallExpression(node) && /(^|\.)map$/.test(node.expression.getText(source)) && node.parent && ts.isCallExpression(node.parent) && /(^|\.)showQuickPick$/.test(node.parent.expression.getText(source))) {
+      if (
+        ts.isCallExpression(node) &&
+        /(^|\.)map$/.test(node.expression.getText(source)) &&
+        node.parent &&
+        ts.isCallExpression(node.parent) &&
+        /(^|\.)showQuickPick$/.test(node.parent.expression.getText(source))
+      ) {
         // Quick pick items built with `.map(m => ({ label, description }))`.
         const fn = node.arguments[0];
-        if (fn && ts.isArrowFunction(fn) && !ts.isBlock(fn.body)) checkProperties(ts.isParenthesizedExpression(fn.body) ? fn.body.expression : fn.body);
+        if (fn && ts.isArrowFunction(fn) && !ts.isBlock(fn.body))
+          checkProperties(ts.isParenthesizedExpression(fn.body) ? fn.body.expression : fn.body);
       }
     }
     ts.forEachChild(node, visit);

@@ -50,7 +50,10 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const BODY = pseudoRandom(5 * MIB + 12_345, 0x9e3779b9);
 
 /** The bytes read so far and the error that ended the reading (undefined when it ended normally). */
-async function readUntilError(chunks: AsyncIterable<Uint8Array>, onChunk?: (n: number) => void): Promise<{ bytes: Buffer; error: unknown }> {
+async function readUntilError(
+  chunks: AsyncIterable<Uint8Array>,
+  onChunk?: (n: number) => void,
+): Promise<{ bytes: Buffer; error: unknown }> {
   const parts: Buffer[] = [];
   try {
     for await (const chunk of chunks) {
@@ -140,7 +143,8 @@ class RawServer {
 }
 
 const head200 = (headers: string) => `HTTP/1.1 200 OK\r\n${headers}\r\n`;
-const withLength = (body: Buffer, extra = '') => head200(`content-length: ${body.length}\r\ncontent-type: application/octet-stream\r\n${extra}`);
+const withLength = (body: Buffer, extra = '') =>
+  head200(`content-length: ${body.length}\r\ncontent-type: application/octet-stream\r\n${extra}`);
 
 /** A 200 for a 20 MiB body of which 2 MiB are sent; then it stalls, so only the client can end the connection. */
 const stallingAnswer =
@@ -279,7 +283,10 @@ describe('HttpClient.getLarge over undici: framing, limits, failures', function 
         parts.push(Buffer.from(chunk));
         if (parts.length === 1) {
           // Wait until the server's writes queue up behind a client that does not read.
-          await until(() => (serverSocket?.writableLength ?? 0) > 8 * MIB, 'the server to be held back by the paused client');
+          await until(
+            () => (serverSocket?.writableLength ?? 0) > 8 * MIB,
+            'the server to be held back by the paused client',
+          );
           backedUp = true;
           await sleep(600); // longer than the idle limit, with the client paused
         }
@@ -322,8 +329,16 @@ describe('HttpClient.getLarge over undici: framing, limits, failures', function 
         socket.write(head200('content-type: video/mp4\r\n'));
         socket.end(body);
       };
-      assertSameBytes(await readAll((await client().getLarge({ url: `${raw.url}/close` })).chunks), body, 'close-delimited');
-      assertSameBytes(await readAll((await client().getLarge({ url: `${raw.url}/close` })).chunks, 5), body, 'close-delimited, slow');
+      assertSameBytes(
+        await readAll((await client().getLarge({ url: `${raw.url}/close` })).chunks),
+        body,
+        'close-delimited',
+      );
+      assertSameBytes(
+        await readAll((await client().getLarge({ url: `${raw.url}/close` })).chunks, 5),
+        body,
+        'close-delimited, slow',
+      );
     });
 
     it('reads an empty body (Content-Length: 0) without waiting for the connection to close', async () => {
@@ -333,11 +348,17 @@ describe('HttpClient.getLarge over undici: framing, limits, failures', function 
 
     it('sends one GET with the path and query as given, and the Host of the address whatever the caller passed', async () => {
       raw.answer = (socket) => socket.end(head200('content-length: 2\r\n') + 'ok');
-      const response = await client().getLarge({ url: `${raw.url}/files/a%20b.mp4?sig=x%2By&n=1`, headers: { accept: 'video/mp4' } });
+      const response = await client().getLarge({
+        url: `${raw.url}/files/a%20b.mp4?sig=x%2By&n=1`,
+        headers: { accept: 'video/mp4' },
+      });
       await readAll(response.chunks);
       const lines = (raw.heads[0] ?? '').split('\r\n');
       assert.equal(lines[0], 'GET /files/a%20b.mp4?sig=x%2By&n=1 HTTP/1.1');
-      assert.deepEqual(lines.filter((l) => /^host:/i.test(l)).map((l) => l.toLowerCase()), [`host: ${new URL(raw.url).host}`]);
+      assert.deepEqual(
+        lines.filter((l) => /^host:/i.test(l)).map((l) => l.toLowerCase()),
+        [`host: ${new URL(raw.url).host}`],
+      );
       assert.ok(lines.includes('accept: video/mp4'));
     });
   });
@@ -354,7 +375,8 @@ describe('HttpClient.getLarge over undici: framing, limits, failures', function 
     const HELD = BODY.subarray(0, 64 * 1024);
 
     it('hands on a whole Content-Length body with Connection: close', async () => {
-      raw.answer = (socket) => socket.end(Buffer.concat([Buffer.from(withLength(HELD, 'connection: close\r\n')), HELD]));
+      raw.answer = (socket) =>
+        socket.end(Buffer.concat([Buffer.from(withLength(HELD, 'connection: close\r\n')), HELD]));
       const large = await client().getLarge({ url: `${raw.url}/held-length` });
       await raw.closed[0];
       assertSameBytes(await readAll(large.chunks), HELD, 'Content-Length, closed while held back');
@@ -369,7 +391,8 @@ describe('HttpClient.getLarge over undici: framing, limits, failures', function 
 
     it('still fails a Content-Length body cut short, after handing on what arrived', async () => {
       const whole = BODY.subarray(0, 2 * HELD.length);
-      raw.answer = (socket) => socket.end(Buffer.concat([Buffer.from(withLength(whole, 'connection: close\r\n')), HELD]));
+      raw.answer = (socket) =>
+        socket.end(Buffer.concat([Buffer.from(withLength(whole, 'connection: close\r\n')), HELD]));
       const large = await client().getLarge({ url: `${raw.url}/held-cut` });
       await raw.closed[0];
       const { bytes, error } = await readUntilError(large.chunks);
@@ -404,7 +427,9 @@ describe('HttpClient.getLarge over undici: framing, limits, failures', function 
       };
       const dir = mkdtempSync(path.join(os.tmpdir(), 'large-get-'));
       try {
-        await assert.rejects(downloadVideo(client(), `${raw.url}/video.mp4`, { dir, baseName: 'v' }), (e: unknown) => isGatewayError(e, 'network'));
+        await assert.rejects(downloadVideo(client(), `${raw.url}/video.mp4`, { dir, baseName: 'v' }), (e: unknown) =>
+          isGatewayError(e, 'network'),
+        );
         assert.deepEqual(readdirSync(dir), [], 'nothing half-written is left');
       } finally {
         rmSync(dir, { recursive: true, force: true });
@@ -412,7 +437,8 @@ describe('HttpClient.getLarge over undici: framing, limits, failures', function 
     });
 
     it('fails a malformed chunk size with a protocol error while reading', async () => {
-      raw.answer = (socket) => socket.end(`${head200('transfer-encoding: chunked\r\n')}5\r\nhello\r\nzz\r\nmore\r\n0\r\n\r\n`);
+      raw.answer = (socket) =>
+        socket.end(`${head200('transfer-encoding: chunked\r\n')}5\r\nhello\r\nzz\r\nmore\r\n0\r\n\r\n`);
       const large = await client().getLarge({ url: `${raw.url}/bad-chunk` });
       const { error } = await readUntilError(large.chunks);
       assert.ok(isGatewayError(error, 'protocol'), String(error));
@@ -428,7 +454,11 @@ describe('HttpClient.getLarge over undici: framing, limits, failures', function 
       for (const answer of answers) {
         raw.reset();
         raw.answer = (socket) => socket.end(answer);
-        await assert.rejects(client().getLarge({ url: `${raw.url}/odd` }), (e: unknown) => isGatewayError(e, 'protocol') && /not valid HTTP/.test(e.message), answer.slice(0, 40));
+        await assert.rejects(
+          client().getLarge({ url: `${raw.url}/odd` }),
+          (e: unknown) => isGatewayError(e, 'protocol') && /not valid HTTP/.test(e.message),
+          answer.slice(0, 40),
+        );
         assert.equal(raw.heads.length, 1, `not sent again: ${answer.slice(0, 40)}`);
       }
     });
@@ -436,16 +466,26 @@ describe('HttpClient.getLarge over undici: framing, limits, failures', function 
     it('refuses a response head that goes on past the limit without ending', async () => {
       // The connection stays open: only the limit can end the wait.
       raw.answer = (socket) => socket.write(`HTTP/1.1 200 OK\r\nx-big: ${'a'.repeat(70 * 1024)}`);
-      await assert.rejects(client().getLarge({ url: `${raw.url}/big-head` }), (e: unknown) => isGatewayError(e, 'protocol'));
+      await assert.rejects(client().getLarge({ url: `${raw.url}/big-head` }), (e: unknown) =>
+        isGatewayError(e, 'protocol'),
+      );
     });
 
     it('does not follow a redirect, so the key never goes where a Location points', async () => {
       const other = await new RawServer().start();
       try {
-        raw.answer = (socket) => socket.end(`HTTP/1.1 302 Found\r\nlocation: ${other.url}/stolen\r\ncontent-length: 0\r\n\r\n`);
-        await assert.rejects(client().getLarge({ url: `${raw.url}/moved` }), (e: unknown) => e instanceof GatewayError && e.status === 302);
+        raw.answer = (socket) =>
+          socket.end(`HTTP/1.1 302 Found\r\nlocation: ${other.url}/stolen\r\ncontent-length: 0\r\n\r\n`);
+        await assert.rejects(
+          client().getLarge({ url: `${raw.url}/moved` }),
+          (e: unknown) => e instanceof GatewayError && e.status === 302,
+        );
         assert.equal(other.connections, 0, 'the other origin was never contacted');
-        assert.match(raw.heads[0] ?? '', new RegExp(`authorization: Bearer ${KEY}`, 'i'), 'the gateway origin itself got the key');
+        assert.match(
+          raw.heads[0] ?? '',
+          new RegExp(`authorization: Bearer ${KEY}`, 'i'),
+          'the gateway origin itself got the key',
+        );
       } finally {
         await other.stop();
       }
@@ -453,7 +493,10 @@ describe('HttpClient.getLarge over undici: framing, limits, failures', function 
 
     it('times out when the server accepts but never answers: a timeout GatewayError, not retried', async () => {
       raw.answer = () => undefined;
-      await assert.rejects(client(FAST).getLarge({ url: `${raw.url}/silent` }), (e: unknown) => isGatewayError(e, 'timeout') && /sent no answer/.test(e.message));
+      await assert.rejects(
+        client(FAST).getLarge({ url: `${raw.url}/silent` }),
+        (e: unknown) => isGatewayError(e, 'timeout') && /sent no answer/.test(e.message),
+      );
       assert.equal(raw.heads.length, 1, 'a request that may have arrived is not sent again after a timeout');
     });
 
@@ -495,7 +538,9 @@ describe('HttpClient.getLarge over undici: framing, limits, failures', function 
     it('refuses at once, without connecting, when the signal is already aborted', async () => {
       const controller = new AbortController();
       controller.abort();
-      await assert.rejects(client().getLarge({ url: `${raw.url}/x`, signal: controller.signal }), (e: unknown) => isGatewayError(e, 'cancelled'));
+      await assert.rejects(client().getLarge({ url: `${raw.url}/x`, signal: controller.signal }), (e: unknown) =>
+        isGatewayError(e, 'cancelled'),
+      );
       assert.equal(raw.connections, 0);
     });
 
@@ -526,7 +571,12 @@ describe('HttpClient.getLarge over undici: framing, limits, failures', function 
         const notAFolder = path.join(dir, 'file');
         writeFileSync(notAFolder, 'x');
         // Long limits: an idle timeout must not be what closes the connection.
-        await assert.rejects(downloadVideo(client({ ...TEST_TIMEOUTS, idleMs: 600_000 }), `${raw.url}/video.mp4`, { dir: notAFolder, baseName: 'v' }));
+        await assert.rejects(
+          downloadVideo(client({ ...TEST_TIMEOUTS, idleMs: 600_000 }), `${raw.url}/video.mp4`, {
+            dir: notAFolder,
+            baseName: 'v',
+          }),
+        );
         await raw.closed[0]; // resolves only when the client closed it
       } finally {
         rmSync(dir, { recursive: true, force: true });
@@ -535,7 +585,11 @@ describe('HttpClient.getLarge over undici: framing, limits, failures', function 
 
     it('refuses a header value with a line break before connecting, and does not retry it', async () => {
       for (const value of ['a\r\nx-injected: 1', 'a\nb', 'a\rb']) {
-        await assert.rejects(client().getLarge({ url: `${raw.url}/x`, headers: { 'X-Note': value } }), (e: unknown) => isGatewayError(e, 'badRequest'), JSON.stringify(value));
+        await assert.rejects(
+          client().getLarge({ url: `${raw.url}/x`, headers: { 'X-Note': value } }),
+          (e: unknown) => isGatewayError(e, 'badRequest'),
+          JSON.stringify(value),
+        );
       }
       assert.equal(raw.connections, 0, 'nothing was connected');
     });
@@ -586,7 +640,11 @@ describe('HttpClient.getLarge: statuses and the key', () => {
     const { http: client } = clientFor(url, KEY);
     await assert.rejects(
       client.getLarge({ url: `${url}/v/1.mp4` }),
-      (e: unknown) => isGatewayError(e, 'badRequest') && e.status === 404 && e.detail === 'no such video' && e.message.includes('no such video'),
+      (e: unknown) =>
+        isGatewayError(e, 'badRequest') &&
+        e.status === 404 &&
+        e.detail === 'no such video' &&
+        e.message.includes('no such video'),
     );
     assert.equal(seen.length, 1, 'a 404 is not retried');
   });
@@ -621,7 +679,11 @@ describe('HttpClient.getLarge: statuses and the key', () => {
 
   it('sends the key to the gateway origin only: not when anonymous, never to another origin', async () => {
     const { http: client } = clientFor(url, KEY);
-    for (const req of [{ url: `${url}/v/a.mp4?x=1` }, { url: `${url}/v/b.mp4`, anonymous: true }, { url: `${otherUrl}/c.mp4`, headers: { Authorization: `Bearer ${KEY}`, 'X-Api-Key': KEY } }]) {
+    for (const req of [
+      { url: `${url}/v/a.mp4?x=1` },
+      { url: `${url}/v/b.mp4`, anonymous: true },
+      { url: `${otherUrl}/c.mp4`, headers: { Authorization: `Bearer ${KEY}`, 'X-Api-Key': KEY } },
+    ]) {
       const response = await client.getLarge(req);
       await readAll(response.chunks);
     }
@@ -663,14 +725,22 @@ describe('HttpClient.getLarge over TLS', () => {
   it('reads a body byte for byte with the authority trusted, also with a slow consumer', async () => {
     const { http: client } = clientFor(raw.url, KEY, { trust: trusting });
     assertSameBytes(await readAll((await client.getLarge({ url: `${raw.url}/video.mp4` })).chunks), body, 'tls');
-    assertSameBytes(await readAll((await client.getLarge({ url: `${raw.url}/video.mp4` })).chunks, 5), body, 'tls slow');
+    assertSameBytes(
+      await readAll((await client.getLarge({ url: `${raw.url}/video.mp4` })).chunks, 5),
+      body,
+      'tls slow',
+    );
   });
 
   it('refuses a certificate from an authority that is not trusted, naming the problem and the setting', async () => {
     const { http: client } = clientFor(raw.url, KEY);
     await assert.rejects(
       client.getLarge({ url: `${raw.url}/video.mp4` }),
-      (e: unknown) => isGatewayError(e, 'network') && e.code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' && /not trust/.test(e.message) && e.message.includes('modelGateway.extraCaCertificates'),
+      (e: unknown) =>
+        isGatewayError(e, 'network') &&
+        e.code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' &&
+        /not trust/.test(e.message) &&
+        e.message.includes('modelGateway.extraCaCertificates'),
     );
     assert.equal(raw.heads.length, 0, 'no request was sent over the refused connection');
     assert.equal(raw.tcpConnections, 1, 'a refused certificate is not tried again');

@@ -2,12 +2,26 @@ import * as assert from 'node:assert/strict';
 import type { ModelInfo } from '../../src/core/models/types';
 import { listedLimits } from '../../src/core/models/keyModels';
 import { mergeModels } from '../../src/core/models/classify';
-import { chatModelsForVsCode, DEFAULT_INPUT_TOKENS, DEFAULT_OUTPUT_TOKENS, toChatInformation } from '../../src/host/lm/modelInfo';
+import {
+  chatModelsForVsCode,
+  DEFAULT_INPUT_TOKENS,
+  DEFAULT_OUTPUT_TOKENS,
+  toChatInformation,
+} from '../../src/host/lm/modelInfo';
 import { anthropicImageTokens, estimateTokens, imageTokens, openAiImageTokens } from '../../src/host/lm/tokenCount';
 import { encodePng } from '../gateway/png';
 
 function model(partial: Partial<ModelInfo> & { id: string }): ModelInfo {
-  return { name: partial.id, provider: 'openai', kind: 'chat', protocols: ['chatCompletions'], protocolSource: 'gateway', available: true, inCatalog: true, ...partial };
+  return {
+    name: partial.id,
+    provider: 'openai',
+    kind: 'chat',
+    protocols: ['chatCompletions'],
+    protocolSource: 'gateway',
+    available: true,
+    inCatalog: true,
+    ...partial,
+  };
 }
 
 const SETTINGS = { maxTokens: 4096, imageInputModels: [], toolCalling: true };
@@ -21,11 +35,22 @@ describe("models as VS Code's chat sees them", () => {
       model({ id: 'glm-file-parser', kind: 'tool', protocols: [] }),
       model({ id: 'qwen-max', available: false }),
     ];
-    assert.deepEqual(chatModelsForVsCode(models).map((m) => m.id), ['gpt-4o-mini']);
+    assert.deepEqual(
+      chatModelsForVsCode(models).map((m) => m.id),
+      ['gpt-4o-mini'],
+    );
   });
 
   it('takes the window and answer limit from the catalog: the input budget is what the answer leaves', () => {
-    const info = toChatInformation(model({ id: 'gpt-4o-mini', name: 'GPT-4o mini', catalog: { id: 'gpt-4o-mini', contextWindow: 128_000, maxOutput: 16_384, inputModalities: ['text', 'image'] } }), 'chatCompletions', SETTINGS);
+    const info = toChatInformation(
+      model({
+        id: 'gpt-4o-mini',
+        name: 'GPT-4o mini',
+        catalog: { id: 'gpt-4o-mini', contextWindow: 128_000, maxOutput: 16_384, inputModalities: ['text', 'image'] },
+      }),
+      'chatCompletions',
+      SETTINGS,
+    );
     assert.equal(info.name, 'GPT-4o mini');
     assert.equal(info.family, 'gpt');
     assert.equal(info.maxOutputTokens, 16_384);
@@ -36,31 +61,59 @@ describe("models as VS Code's chat sees them", () => {
   });
 
   it('assumes a small window when nothing is known (32K in, 4K out, never 128K) and says so in the detail and tooltip', () => {
-    const info = toChatInformation(model({ id: 'mystery-1', provider: 'custom' }), 'messages', { ...SETTINGS, maxTokens: 16_000 });
+    const info = toChatInformation(model({ id: 'mystery-1', provider: 'custom' }), 'messages', {
+      ...SETTINGS,
+      maxTokens: 16_000,
+    });
     assert.equal(DEFAULT_INPUT_TOKENS, 32_768);
     assert.equal(info.maxInputTokens, DEFAULT_INPUT_TOKENS);
-    assert.equal(info.maxOutputTokens, DEFAULT_OUTPUT_TOKENS, 'a larger answer setting does not raise an unknown limit');
-    assert.match(info.tooltip ?? '', /Context window unknown; assuming 32,768 tokens of input and answers up to 4,096 tokens\./);
+    assert.equal(
+      info.maxOutputTokens,
+      DEFAULT_OUTPUT_TOKENS,
+      'a larger answer setting does not raise an unknown limit',
+    );
+    assert.match(
+      info.tooltip ?? '',
+      /Context window unknown; assuming 32,768 tokens of input and answers up to 4,096 tokens\./,
+    );
     assert.equal(info.capabilities.imageInput, false, 'nothing known about images: not offered');
     assert.equal(info.detail, 'custom · Messages · context unknown');
     // A smaller answer setting is kept.
-    assert.equal(toChatInformation(model({ id: 'mystery-1' }), 'messages', { ...SETTINGS, maxTokens: 1000 }).maxOutputTokens, 1000);
+    assert.equal(
+      toChatInformation(model({ id: 'mystery-1' }), 'messages', { ...SETTINGS, maxTokens: 1000 }).maxOutputTokens,
+      1000,
+    );
   });
 
   it("takes the limits the key's model list gives when the catalog has none; the catalog's win", () => {
-    const [listed] = mergeModels([{ id: 'or-model', limits: listedLimits({ context_length: 65_536, top_provider: { max_completion_tokens: 8192 } }) }], undefined);
+    const [listed] = mergeModels(
+      [
+        {
+          id: 'or-model',
+          limits: listedLimits({ context_length: 65_536, top_provider: { max_completion_tokens: 8192 } }),
+        },
+      ],
+      undefined,
+    );
     assert.ok(listed);
     const info = toChatInformation(listed, 'chatCompletions', SETTINGS);
     assert.equal(info.maxOutputTokens, 8192);
     assert.equal(info.maxInputTokens, 65_536 - 8192);
     assert.match(info.tooltip ?? '', /Context 65,536 tokens, answers up to 8,192 tokens\./);
     assert.doesNotMatch(info.detail ?? '', /unknown/);
-    const both = toChatInformation({ ...listed, catalog: { id: 'or-model', contextWindow: 200_000, maxOutput: 32_000 } }, 'chatCompletions', SETTINGS);
+    const both = toChatInformation(
+      { ...listed, catalog: { id: 'or-model', contextWindow: 200_000, maxOutput: 32_000 } },
+      'chatCompletions',
+      SETTINGS,
+    );
     assert.equal(both.maxInputTokens, 200_000 - 32_000);
   });
 
   it('reads the list limits leniently: other types and non-positive figures are no figures', () => {
-    assert.deepEqual(listedLimits({ context_window: 32_000, max_output_tokens: 2048 }), { contextWindow: 32_000, maxOutput: 2048 });
+    assert.deepEqual(listedLimits({ context_window: 32_000, max_output_tokens: 2048 }), {
+      contextWindow: 32_000,
+      maxOutput: 2048,
+    });
     assert.deepEqual(listedLimits({ max_completion_tokens: 1024.7 }), { maxOutput: 1024 });
     assert.equal(listedLimits({ context_length: '128k', max_output_tokens: -1, top_provider: null }), undefined);
     assert.equal(listedLimits({}), undefined);
@@ -69,11 +122,18 @@ describe("models as VS Code's chat sees them", () => {
   it('believes a catalog that says the model takes no tools, and offers none when told the core carries none', () => {
     const noTools = model({ id: 'deepseek-r1', catalog: { id: 'deepseek-r1', toolCall: false } });
     assert.equal(toChatInformation(noTools, 'chatCompletions', SETTINGS).capabilities.toolCalling, false);
-    assert.equal(toChatInformation(model({ id: 'gpt-5' }), 'responses', { ...SETTINGS, toolCalling: false }).capabilities.toolCalling, false);
+    assert.equal(
+      toChatInformation(model({ id: 'gpt-5' }), 'responses', { ...SETTINGS, toolCalling: false }).capabilities
+        .toolCalling,
+      false,
+    );
   });
 
   it('offers images for models listed in the setting', () => {
-    const info = toChatInformation(model({ id: 'qwen-vl-plus' }), 'chatCompletions', { ...SETTINGS, imageInputModels: ['qwen-vl-*'] });
+    const info = toChatInformation(model({ id: 'qwen-vl-plus' }), 'chatCompletions', {
+      ...SETTINGS,
+      imageInputModels: ['qwen-vl-*'],
+    });
     assert.equal(info.capabilities.imageInput, true);
   });
 });

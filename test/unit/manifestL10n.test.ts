@@ -15,9 +15,22 @@ const chinese = readJson('package.nls.zh-cn.json') as Record<string, string>;
 
 /** Property names whose values a user reads in VS Code's UI. */
 const USER_FACING = new Set([
-  'title', 'shortTitle', 'category', 'name', 'contextualTitle', 'contents', 'description', 'markdownDescription',
-  'enumDescriptions', 'markdownEnumDescriptions', 'deprecationMessage', 'markdownDeprecationMessage',
-  'displayName', 'userDescription', 'label', 'placeholder',
+  'title',
+  'shortTitle',
+  'category',
+  'name',
+  'contextualTitle',
+  'contents',
+  'description',
+  'markdownDescription',
+  'enumDescriptions',
+  'markdownEnumDescriptions',
+  'deprecationMessage',
+  'markdownDeprecationMessage',
+  'displayName',
+  'userDescription',
+  'label',
+  'placeholder',
 ]);
 
 /**
@@ -31,11 +44,19 @@ function exempt(pathParts: string[]): boolean {
   const joined = pathParts.join('.');
   if (/^contributes\.languageModelTools\.\d+\.(name|modelDescription)$/.test(joined)) return true;
   if (/^contributes\.languageModelTools\.\d+\.inputSchema\./.test(joined)) return true;
-  if (joined === 'name' || joined === 'displayName' || /^contributes\.languageModelChatProviders\.\d+\.displayName$/.test(joined)) return true;
+  if (
+    joined === 'name' ||
+    joined === 'displayName' ||
+    /^contributes\.languageModelChatProviders\.\d+\.displayName$/.test(joined)
+  )
+    return true;
   return false;
 }
 
-interface Found { where: string; value: string }
+interface Found {
+  where: string;
+  value: string;
+}
 
 function walk(value: unknown, at: string[], out: Found[]): void {
   if (typeof value === 'string') {
@@ -71,8 +92,14 @@ describe('manifest localisation', () => {
 
   it('has no unused keys and the same keys in both languages', () => {
     const used = new Set(refs.map((r) => r.value.slice(1, -1)));
-    assert.deepEqual(Object.keys(english).filter((k) => !used.has(k)), []);
-    assert.deepEqual(Object.keys(chinese).filter((k) => !(k in english)), []);
+    assert.deepEqual(
+      Object.keys(english).filter((k) => !used.has(k)),
+      [],
+    );
+    assert.deepEqual(
+      Object.keys(chinese).filter((k) => !(k in english)),
+      [],
+    );
   });
 
   it('keeps placeholders, command links and setting references in each translation', () => {
@@ -80,7 +107,8 @@ describe('manifest localisation', () => {
     for (const [key, en] of Object.entries(english)) {
       const zh = chinese[key] ?? '';
       const links = (s: string): string[] => (s.match(/\((command:[^)]+)\)|#[\w.]+#/g) ?? []).sort();
-      if (placeholders(en).join() !== placeholders(zh).join() || links(en).join() !== links(zh).join()) differ.push(key);
+      if (placeholders(en).join() !== placeholders(zh).join() || links(en).join() !== links(zh).join())
+        differ.push(key);
       if (zh.trim() === '') differ.push(key);
     }
     assert.deepEqual(differ, []);

@@ -32,7 +32,10 @@ describe("the session's cost line counts generated images and videos", () => {
     meter.recordImages('m', 0);
     meter.recordVideo('v', '1920 × 1080', 5);
     assert.deepEqual(meter.media, { images: 1, videos: 1, videoSeconds: { '1080P': 5 }, failedVideos: 0 });
-    assert.deepEqual(sessionFigures(meter), ['1 image generated (priced per model; not in the amount)', '1 video task, 5 s at 1080P (billed per model by duration and resolution; no price is known here, so not in the amount)']);
+    assert.deepEqual(sessionFigures(meter), [
+      '1 image generated (priced per model; not in the amount)',
+      '1 video task, 5 s at 1080P (billed per model by duration and resolution; no price is known here, so not in the amount)',
+    ]);
   });
 
   it('leaves a failed video task out of the billed figures and says it failed', () => {

@@ -5,7 +5,15 @@ import * as path from 'node:path';
 import { isGatewayError } from '../../src/core/errors';
 import { decodeBase64, validateImageSize } from '../../src/core/media/images';
 import { streamToFileUnique, writeFileUnique } from '../../src/core/atomicFile';
-import { checkMp4File, describeBytes, detectImageFormat, mediaBaseName, readPixelSize, slugify, timestampForName } from '../../src/core/media/mediaFiles';
+import {
+  checkMp4File,
+  describeBytes,
+  detectImageFormat,
+  mediaBaseName,
+  readPixelSize,
+  slugify,
+  timestampForName,
+} from '../../src/core/media/mediaFiles';
 import { drawImage, materialize, buildMp4 } from '../gateway';
 
 /** A box: 32-bit size, 4-character type, body. */
@@ -36,7 +44,10 @@ describe('media files: names, atomic unique writes, formats and the MP4 check', 
     it('names files from the date, a slug of the prompt and an index', () => {
       const date = new Date(2026, 8, 21, 14, 30, 5);
       assert.equal(timestampForName(date), '20260921-143005');
-      assert.equal(mediaBaseName('A red fox, in the SNOW!', 2, date, 'image'), '20260921-143005-a-red-fox-in-the-snow-2');
+      assert.equal(
+        mediaBaseName('A red fox, in the SNOW!', 2, date, 'image'),
+        '20260921-143005-a-red-fox-in-the-snow-2',
+      );
     });
 
     it('keeps letters of any script, drops accents and marks, cuts long prompts at a word', () => {
@@ -55,14 +66,27 @@ describe('media files: names, atomic unique writes, formats and the MP4 check', 
       const second = await writeFileUnique(dir, 'pic-1', 'png', Buffer.from('second'));
       writeFileSync(path.join(dir, 'pic-1_3.png'), 'someone else');
       const third = await writeFileUnique(dir, 'pic-1', 'png', Buffer.from('third'));
-      assert.deepEqual([first, second, third].map((p) => path.basename(p)), ['pic-1.png', 'pic-1_2.png', 'pic-1_4.png']);
+      assert.deepEqual(
+        [first, second, third].map((p) => path.basename(p)),
+        ['pic-1.png', 'pic-1_2.png', 'pic-1_4.png'],
+      );
       assert.equal(readFileSync(first, 'utf8'), 'first');
-      assert.equal(readFileSync(path.join(dir, 'pic-1_3.png'), 'utf8'), 'someone else', 'an existing file is untouched');
-      assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('.')), [], 'no temporary file is left');
+      assert.equal(
+        readFileSync(path.join(dir, 'pic-1_3.png'), 'utf8'),
+        'someone else',
+        'an existing file is untouched',
+      );
+      assert.deepEqual(
+        readdirSync(dir).filter((f) => f.startsWith('.')),
+        [],
+        'no temporary file is left',
+      );
     });
 
     it('gives concurrent writers of the same name different files', async () => {
-      const paths = await Promise.all(Array.from({ length: 8 }, (_, i) => writeFileUnique(dir, 'same', 'png', Buffer.from(String(i)))));
+      const paths = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => writeFileUnique(dir, 'same', 'png', Buffer.from(String(i)))),
+      );
       assert.equal(new Set(paths).size, 8);
       const contents = paths.map((p) => readFileSync(p, 'utf8')).sort();
       assert.deepEqual(contents, ['0', '1', '2', '3', '4', '5', '6', '7']);
@@ -120,7 +144,10 @@ describe('media files: names, atomic unique writes, formats and the MP4 check', 
         }
       }
       const file = await streamToFileUnique(dir, 'atomic', 'bin', slow());
-      assert.ok(seen.every((names) => names.length === 0), 'nothing under a final name while writing');
+      assert.ok(
+        seen.every((names) => names.length === 0),
+        'nothing under a final name while writing',
+      );
       assert.equal(readFileSync(file).length, 5000);
     });
   });
@@ -136,10 +163,23 @@ describe('media files: names, atomic unique writes, formats and the MP4 check', 
     });
 
     it('describes what arrived instead', () => {
-      assert.match(describeBytes(Buffer.from('<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head></html>')), /HTML page .*"502 Bad Gateway"/);
-      assert.match(describeBytes(Buffer.from('<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Request has expired.</Message></Error>')), /XML document .*AccessDenied: Request has expired\./);
+      assert.match(
+        describeBytes(Buffer.from('<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head></html>')),
+        /HTML page .*"502 Bad Gateway"/,
+      );
+      assert.match(
+        describeBytes(
+          Buffer.from(
+            '<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Request has expired.</Message></Error>',
+          ),
+        ),
+        /XML document .*AccessDenied: Request has expired\./,
+      );
       assert.match(describeBytes(Buffer.from('{"error":{"message":"nope"}}')), /JSON body .*"nope"/);
-      assert.match(describeBytes(Buffer.from([0, 1, 2, 3, 250, 251])), /binary data \(6 B\) starting with 00 01 02 03 fa fb/);
+      assert.match(
+        describeBytes(Buffer.from([0, 1, 2, 3, 250, 251])),
+        /binary data \(6 B\) starting with 00 01 02 03 fa fb/,
+      );
       assert.equal(describeBytes(Buffer.alloc(0)), 'an empty body');
     });
 
@@ -148,7 +188,10 @@ describe('media files: names, atomic unique writes, formats and the MP4 check', 
       assert.deepEqual(decodeBase64(png.toString('base64'), 'x'), png);
       assert.deepEqual(decodeBase64(png.toString('base64url'), 'x'), png);
       assert.deepEqual(decodeBase64(`data:image/png;base64,${png.toString('base64')}`, 'x'), png);
-      assert.throws(() => decodeBase64('not base64 at all!', 'The image'), (e: unknown) => isGatewayError(e, 'protocol') && /not valid Base64/.test(e.message));
+      assert.throws(
+        () => decodeBase64('not base64 at all!', 'The image'),
+        (e: unknown) => isGatewayError(e, 'protocol') && /not valid Base64/.test(e.message),
+      );
       assert.throws(() => decodeBase64('', 'The image'), /not valid Base64/);
     });
 
@@ -182,7 +225,11 @@ describe('media files: names, atomic unique writes, formats and the MP4 check', 
         assert.deepEqual(await readPixelSize(file, 'image'), { width: 48, height: 36 }, format);
       }
       // GIF: logical screen width and height, little-endian, right after the signature.
-      const gif = Buffer.concat([Buffer.from('GIF89a', 'latin1'), Buffer.from([0x40, 0x01, 0xf0, 0x00]), Buffer.alloc(8)]);
+      const gif = Buffer.concat([
+        Buffer.from('GIF89a', 'latin1'),
+        Buffer.from([0x40, 0x01, 0xf0, 0x00]),
+        Buffer.alloc(8),
+      ]);
       assert.deepEqual(await readPixelSize(write('a.gif', gif), 'image'), { width: 320, height: 240 });
     });
 
@@ -190,12 +237,26 @@ describe('media files: names, atomic unique writes, formats and the MP4 check', 
       const real = materialize(buildMp4({ seedText: 'fox', width: 832, height: 480, durationSec: 1 }));
       assert.deepEqual(await readPixelSize(write('real.mp4', real), 'video'), { width: 832, height: 480 });
       const audio = box('trak', tkhd(0, 0, 0));
-      const v1 = Buffer.concat([ftyp, mdat, box('moov', box('mvhd', Buffer.alloc(100)), audio, box('trak', tkhd(1, 1280, 720)))]);
-      assert.deepEqual(await readPixelSize(write('v1.mp4', v1), 'video'), { width: 1280, height: 720 }, 'the audio track (0 × 0) is passed over; moov after mdat is found');
+      const v1 = Buffer.concat([
+        ftyp,
+        mdat,
+        box('moov', box('mvhd', Buffer.alloc(100)), audio, box('trak', tkhd(1, 1280, 720))),
+      ]);
+      assert.deepEqual(
+        await readPixelSize(write('v1.mp4', v1), 'video'),
+        { width: 1280, height: 720 },
+        'the audio track (0 × 0) is passed over; moov after mdat is found',
+      );
     });
 
     it('says nothing rather than guess: no header size, an audio-only MP4, a missing file', async () => {
-      assert.equal(await readPixelSize(write('audio.mp4', Buffer.concat([ftyp, box('moov', box('trak', tkhd(0, 0, 0))), mdat])), 'video'), undefined);
+      assert.equal(
+        await readPixelSize(
+          write('audio.mp4', Buffer.concat([ftyp, box('moov', box('trak', tkhd(0, 0, 0))), mdat])),
+          'video',
+        ),
+        undefined,
+      );
       assert.equal(await readPixelSize(write('page.png', Buffer.from('<html>expired</html>')), 'image'), undefined);
       assert.equal(await readPixelSize(write('empty.mp4', Buffer.alloc(0)), 'video'), undefined);
       assert.equal(await readPixelSize(path.join(dir, 'gone.png'), 'image'), undefined);
@@ -210,7 +271,11 @@ describe('media files: names, atomic unique writes, formats and the MP4 check', 
     };
 
     it('accepts an MP4 with ftyp, moov (with a track) and media data, in either order', async () => {
-      assert.deepEqual(await checkMp4File(write('a.mp4', Buffer.concat([ftyp, moov, mdat]))), { ok: true, boxes: ['ftyp', 'moov', 'mdat'], size: ftyp.length + moov.length + mdat.length });
+      assert.deepEqual(await checkMp4File(write('a.mp4', Buffer.concat([ftyp, moov, mdat]))), {
+        ok: true,
+        boxes: ['ftyp', 'moov', 'mdat'],
+        size: ftyp.length + moov.length + mdat.length,
+      });
       assert.equal((await checkMp4File(write('b.mp4', Buffer.concat([ftyp, mdat, moov])))).ok, true);
       const real = materialize(buildMp4({ seedText: 'fox', width: 832, height: 480, durationSec: 1 }));
       const check = await checkMp4File(write('real.mp4', real));
@@ -228,12 +293,26 @@ describe('media files: names, atomic unique writes, formats and the MP4 check', 
     });
 
     it('refuses an HTML error page, an XML error and JSON, saying what they were', async () => {
-      const html = await checkMp4File(write('h.mp4', Buffer.from('<!DOCTYPE html><html><head><title>Link expired</title></head><body>expired</body></html>')));
+      const html = await checkMp4File(
+        write(
+          'h.mp4',
+          Buffer.from('<!DOCTYPE html><html><head><title>Link expired</title></head><body>expired</body></html>'),
+        ),
+      );
       assert.equal(html.ok, false);
       assert.match(html.reason ?? '', /not an MP4 video: the download was an HTML page .*"Link expired"/);
-      const xml = await checkMp4File(write('x.mp4', Buffer.from('<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Request has expired.</Message></Error>')));
+      const xml = await checkMp4File(
+        write(
+          'x.mp4',
+          Buffer.from(
+            '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Request has expired.</Message></Error>',
+          ),
+        ),
+      );
       assert.match(xml.reason ?? '', /XML document .*AccessDenied/);
-      const json = await checkMp4File(write('j.mp4', Buffer.from('{"code":"task_not_exist","message":"task_not_exist"}')));
+      const json = await checkMp4File(
+        write('j.mp4', Buffer.from('{"code":"task_not_exist","message":"task_not_exist"}')),
+      );
       assert.match(json.reason ?? '', /JSON body/);
       assert.match((await checkMp4File(write('e.mp4', Buffer.alloc(0)))).reason ?? '', /empty body/);
     });
@@ -242,11 +321,30 @@ describe('media files: names, atomic unique writes, formats and the MP4 check', 
       const all = Buffer.concat([ftyp, moov, mdat]);
       const cut = await checkMp4File(write('cut.mp4', all.subarray(0, all.length - 100)));
       assert.match(cut.reason ?? '', /cut off: the "mdat" box needs/);
-      const noMoov = await checkMp4File(write('nomoov.mp4', materialize(buildMp4({ seedText: 'fox', width: 832, height: 480, durationSec: 1, withoutMoov: true }))));
+      const noMoov = await checkMp4File(
+        write(
+          'nomoov.mp4',
+          materialize(buildMp4({ seedText: 'fox', width: 832, height: 480, durationSec: 1, withoutMoov: true })),
+        ),
+      );
       assert.match(noMoov.reason ?? '', /no "moov" box/);
-      assert.match((await checkMp4File(write('nodata.mp4', Buffer.concat([ftyp, moov, box('mdat')])))).reason ?? '', /no media data/);
-      assert.match((await checkMp4File(write('notrak.mp4', Buffer.concat([ftyp, box('moov', box('mvhd', Buffer.alloc(100))), mdat])))).reason ?? '', /no tracks/);
-      assert.match((await checkMp4File(write('stray.mp4', Buffer.concat([ftyp, moov, mdat, Buffer.from([1, 2, 3])])))).reason ?? '', /cut off: 3 stray bytes/);
+      assert.match(
+        (await checkMp4File(write('nodata.mp4', Buffer.concat([ftyp, moov, box('mdat')])))).reason ?? '',
+        /no media data/,
+      );
+      assert.match(
+        (
+          await checkMp4File(
+            write('notrak.mp4', Buffer.concat([ftyp, box('moov', box('mvhd', Buffer.alloc(100))), mdat])),
+          )
+        ).reason ?? '',
+        /no tracks/,
+      );
+      assert.match(
+        (await checkMp4File(write('stray.mp4', Buffer.concat([ftyp, moov, mdat, Buffer.from([1, 2, 3])])))).reason ??
+          '',
+        /cut off: 3 stray bytes/,
+      );
     });
   });
 });

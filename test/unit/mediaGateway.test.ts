@@ -55,16 +55,34 @@ describe('media against the double', function () {
       }
       assert.notDeepEqual(images[0]?.bytes, images[1]?.bytes);
       const [request] = posted('/v1/images/generations');
-      assert.deepEqual(JSON.parse(request?.bodyText ?? '{}'), { model: 'gpt-image-1', prompt: 'a red fox', n: 2, size: '1024x1024', response_format: 'b64_json' });
+      assert.deepEqual(JSON.parse(request?.bodyText ?? '{}'), {
+        model: 'gpt-image-1',
+        prompt: 'a red fox',
+        n: 2,
+        size: '1024x1024',
+        response_format: 'b64_json',
+      });
       assert.equal(request?.headers.authorization, `Bearer ${DEMO_KEY}`);
     });
 
     it('saves JPEG and WebP answers as what they are, whatever was asked', async () => {
       const jpeg = drawImage('j', 32, 32, 'jpeg').toString('base64');
       const webp = drawImage('w', 32, 32, 'webp').toString('base64');
-      gw.inject({ match: { path: '/v1/images/generations' }, times: 1, action: { type: 'status', status: 200, body: JSON.stringify({ data: [{ b64_json: jpeg }, { b64_json: webp }] }), headers: { 'content-type': 'application/json' } } });
+      gw.inject({
+        match: { path: '/v1/images/generations' },
+        times: 1,
+        action: {
+          type: 'status',
+          status: 200,
+          body: JSON.stringify({ data: [{ b64_json: jpeg }, { b64_json: webp }] }),
+          headers: { 'content-type': 'application/json' },
+        },
+      });
       const images = await generateImages(http, { model: 'gpt-image-1', prompt: 'formats', n: 2, size: '1024x1024' });
-      assert.deepEqual(images.map((i) => i.format), ['jpeg', 'webp']);
+      assert.deepEqual(
+        images.map((i) => i.format),
+        ['jpeg', 'webp'],
+      );
     });
 
     it('downloads an item that carries a url instead, without the key, and checks what arrived', async () => {
@@ -72,7 +90,12 @@ describe('media against the double', function () {
       gw.inject({
         match: { path: '/v1/images/generations' },
         times: 1,
-        action: { type: 'status', status: 200, body: JSON.stringify({ created: 1, data: [{ url, b64_json: '', revised_prompt: '' }] }), headers: { 'content-type': 'application/json' } },
+        action: {
+          type: 'status',
+          status: 200,
+          body: JSON.stringify({ created: 1, data: [{ url, b64_json: '', revised_prompt: '' }] }),
+          headers: { 'content-type': 'application/json' },
+        },
       });
       const [image] = await generateImages(http, { model: 'gpt-image-1', prompt: 'fox', n: 1, size: '1024x1024' });
       assert.equal(image?.format, 'webp');
@@ -81,18 +104,41 @@ describe('media against the double', function () {
       assert.ok(fetched, 'the link was fetched');
       assert.equal(fetched.headers.authorization, undefined, 'no key to the storage host');
 
-      const page = gw.hostFile('/results/expired.png', '<html><head><title>Link expired</title></head></html>', 'text/html');
-      gw.inject({ match: { path: '/v1/images/generations' }, times: 1, action: { type: 'status', status: 200, body: JSON.stringify({ data: [{ url: page }] }) } });
-      await assert.rejects(generateImages(http, { model: 'gpt-image-1', prompt: 'fox', n: 1, size: '1024x1024' }), (e: unknown) => isGatewayError(e, 'protocol') && /not a PNG, JPEG or WebP image: it is an HTML page .*Link expired/.test(e.message));
+      const page = gw.hostFile(
+        '/results/expired.png',
+        '<html><head><title>Link expired</title></head></html>',
+        'text/html',
+      );
+      gw.inject({
+        match: { path: '/v1/images/generations' },
+        times: 1,
+        action: { type: 'status', status: 200, body: JSON.stringify({ data: [{ url: page }] }) },
+      });
+      await assert.rejects(
+        generateImages(http, { model: 'gpt-image-1', prompt: 'fox', n: 1, size: '1024x1024' }),
+        (e: unknown) =>
+          isGatewayError(e, 'protocol') &&
+          /not a PNG, JPEG or WebP image: it is an HTML page .*Link expired/.test(e.message),
+      );
     });
 
     it('refuses an abbreviated model id before sending, suggesting the real one', () => {
       assert.throws(
         () => requireListedModel('gpt-image', models, 'image'),
-        (e: unknown) => isGatewayError(e, 'badRequest') && /"gpt-image" is not a model id listed for this key/.test(e.message) && /abbreviated/.test(e.message) && /Did you mean gpt-image-1/.test(e.message),
+        (e: unknown) =>
+          isGatewayError(e, 'badRequest') &&
+          /"gpt-image" is not a model id listed for this key/.test(e.message) &&
+          /abbreviated/.test(e.message) &&
+          /Did you mean gpt-image-1/.test(e.message),
       );
-      assert.throws(() => requireListedModel('GPT-Image-1', models, 'image'), /case-sensitive: did you mean gpt-image-1/);
-      assert.throws(() => requireListedModel('gpt-5', models, 'image'), /gpt-5 is a language \(chat\) model, not a image model/);
+      assert.throws(
+        () => requireListedModel('GPT-Image-1', models, 'image'),
+        /case-sensitive: did you mean gpt-image-1/,
+      );
+      assert.throws(
+        () => requireListedModel('gpt-5', models, 'image'),
+        /gpt-5 is a language \(chat\) model, not a image model/,
+      );
       assert.equal(requireListedModel('gpt-image-1', models, 'image').id, 'gpt-image-1');
       assert.equal(gw.log.length, 0, 'nothing was sent');
     });
@@ -104,28 +150,56 @@ describe('media against the double', function () {
     });
 
     it('refuses a size that is not a width and a height before sending, and reports the gateway refusing one', async () => {
-      await assert.rejects(generateImages(http, { model: 'gpt-image-1', prompt: 'x', n: 1, size: 'square' }), /not a width and a height/);
+      await assert.rejects(
+        generateImages(http, { model: 'gpt-image-1', prompt: 'x', n: 1, size: 'square' }),
+        /not a width and a height/,
+      );
       assert.equal(gw.log.length, 0);
-      await assert.rejects(generateImages(http, { model: 'gpt-image-1', prompt: 'x', n: 1, size: '640x480' }), (e: unknown) => isGatewayError(e, 'badRequest') && /640x480/.test(e.message));
+      await assert.rejects(
+        generateImages(http, { model: 'gpt-image-1', prompt: 'x', n: 1, size: '640x480' }),
+        (e: unknown) => isGatewayError(e, 'badRequest') && /640x480/.test(e.message),
+      );
     });
 
     it('reports a moderation block as the gateway words it', async () => {
-      await assert.rejects(generateImages(http, { model: 'gpt-image-1', prompt: '[[moderation]] a fight', n: 1, size: '1024x1024' }), (e: unknown) => isGatewayError(e, 'badRequest') && /safety system/.test(e.message));
+      await assert.rejects(
+        generateImages(http, { model: 'gpt-image-1', prompt: '[[moderation]] a fight', n: 1, size: '1024x1024' }),
+        (e: unknown) => isGatewayError(e, 'badRequest') && /safety system/.test(e.message),
+      );
     });
 
     it('waits for slow image generation as long as the long timeout allows, and can be cancelled', async () => {
       assert.ok(TEST_TIMEOUTS.firstByteMs < 2500 && TEST_TIMEOUTS.longMs > 2500);
-      const [image] = await generateImages(http, { model: 'gpt-image-1', prompt: '[[slow:2500]] patience', n: 1, size: '1024x1024' });
+      const [image] = await generateImages(http, {
+        model: 'gpt-image-1',
+        prompt: '[[slow:2500]] patience',
+        n: 1,
+        size: '1024x1024',
+      });
       assert.equal(image?.format, 'png', 'longer than the first-byte limit, within the long one');
       const abort = new AbortController();
       setTimeout(() => abort.abort(), 200);
-      await assert.rejects(generateImages(http, { model: 'gpt-image-1', prompt: '[[slow:5000]] never mind', n: 1, size: '1024x1024', signal: abort.signal }), (e: unknown) => isGatewayError(e, 'cancelled'));
+      await assert.rejects(
+        generateImages(http, {
+          model: 'gpt-image-1',
+          prompt: '[[slow:5000]] never mind',
+          n: 1,
+          size: '1024x1024',
+          signal: abort.signal,
+        }),
+        (e: unknown) => isGatewayError(e, 'cancelled'),
+      );
     });
   });
 
   describe('Responses with the image tool', () => {
     it('sends a language model outside and the image model in the tool, and decodes the result', async () => {
-      const result = await generateImageViaResponses(http, { outerModel: 'gpt-5', imageModel: 'gpt-image-1', prompt: 'draw a lighthouse', stream: false });
+      const result = await generateImageViaResponses(http, {
+        outerModel: 'gpt-5',
+        imageModel: 'gpt-image-1',
+        prompt: 'draw a lighthouse',
+        stream: false,
+      });
       assert.equal(result.images.length, 1);
       assert.equal(result.images[0]?.format, 'png');
       const body = JSON.parse(posted('/v1/responses')[0]?.bodyText ?? '{}');
@@ -138,18 +212,30 @@ describe('media against the double', function () {
 
     it('streams partial images as they arrive, then the final result', async () => {
       const partials: number[] = [];
-      const result = await generateImageViaResponses(http, { outerModel: 'gpt-5', imageModel: 'gpt-image-1', prompt: 'a streamed lighthouse', stream: true, partialImages: 2, onPartial: (p) => partials.push(p.index) });
+      const result = await generateImageViaResponses(http, {
+        outerModel: 'gpt-5',
+        imageModel: 'gpt-image-1',
+        prompt: 'a streamed lighthouse',
+        stream: true,
+        partialImages: 2,
+        onPartial: (p) => partials.push(p.index),
+      });
       assert.deepEqual(partials, [0, 1]);
       assert.equal(result.images[0]?.format, 'png');
       const body = JSON.parse(posted('/v1/responses')[0]?.bodyText ?? '{}');
       assert.equal(body.stream, true);
-      assert.deepEqual(body.tools, [{ type: 'image_generation', action: 'generate', model: 'gpt-image-1', partial_images: 2 }]);
+      assert.deepEqual(body.tools, [
+        { type: 'image_generation', action: 'generate', model: 'gpt-image-1', partial_images: 2 },
+      ]);
     });
 
     it('refuses an image model as the outer model with the explanation, and a model without the Responses protocol', () => {
       assert.throws(
         () => requireOuterModel('gpt-image-1', models),
-        (e: unknown) => isGatewayError(e, 'badRequest') && /gpt-image-1 is an image model and cannot be the outer model/.test(e.message) && /image_generation tool/.test(e.message),
+        (e: unknown) =>
+          isGatewayError(e, 'badRequest') &&
+          /gpt-image-1 is an image model and cannot be the outer model/.test(e.message) &&
+          /image_generation tool/.test(e.message),
       );
       assert.throws(() => requireOuterModel('claude-sonnet-4-5', models), /does not speak the Responses protocol/);
       assert.equal(requireOuterModel('gpt-5', models).id, 'gpt-5');
@@ -185,7 +271,9 @@ describe('media against the double', function () {
       assert.equal((await checkMp4File(file)).ok, true);
       assert.ok(gw.cdnLog.length > 0);
       for (const e of gw.cdnLog) assert.equal(e.headers.authorization, undefined, 'no Authorization to the CDN');
-      assert.ok(gw.log.filter((e) => e.origin === 'gateway').every((e) => e.headers.authorization === `Bearer ${DEMO_KEY}`));
+      assert.ok(
+        gw.log.filter((e) => e.origin === 'gateway').every((e) => e.headers.authorization === `Bearer ${DEMO_KEY}`),
+      );
     });
 
     it('sends a size written as people write it (832 × 480) in the video endpoint form, 832*480', async () => {
@@ -195,14 +283,24 @@ describe('media against the double', function () {
     });
 
     it('reports a size the model rejects, naming it, and never tries another', async () => {
-      await assert.rejects(submitVideo(http, { ...wan, size: '1280*720' }), (e: unknown) => isGatewayError(e, 'badRequest') && /does not accept the size 1280 × 720/.test(e.message) && /Nothing was retried/.test(e.message));
+      await assert.rejects(
+        submitVideo(http, { ...wan, size: '1280*720' }),
+        (e: unknown) =>
+          isGatewayError(e, 'badRequest') &&
+          /does not accept the size 1280 × 720/.test(e.message) &&
+          /Nothing was retried/.test(e.message),
+      );
       assert.equal(posted('/v1/video/generations').length, 1, 'one submit, no retry with other sizes');
       await assert.rejects(submitVideo(http, { ...wan, size: '832 by 480' }), /not a width and a height/);
       assert.equal(posted('/v1/video/generations').length, 1, 'a malformed size is refused before sending');
     });
 
     const run = async (prompt: string, advance = true) => {
-      const manager = new VideoTaskManager({ http: () => http, store: memoryStore(), policy: (): PollPolicy => ({ baseMs: 20, maxPollMs: 0, maxErrors: 3 }) });
+      const manager = new VideoTaskManager({
+        http: () => http,
+        store: memoryStore(),
+        policy: (): PollPolicy => ({ baseMs: 20, maxPollMs: 0, maxErrors: 3 }),
+      });
       await manager.start();
       const task = await manager.submit({ ...wan, prompt, outputDir: dir });
       if (advance) gw.advanceVideo(task.taskId ?? '', prompt.includes('[[fail]]') ? 'FAILURE' : 'SUCCESS');
@@ -232,7 +330,10 @@ describe('media against the double', function () {
       assert.equal(done.error?.stage, 'download');
       assert.match(done.error?.message ?? '', /HTTP 403/);
       assert.match(done.error?.message ?? '', /expired/);
-      assert.deepEqual(readdirSync(dir).filter((f) => !f.startsWith('.')), []);
+      assert.deepEqual(
+        readdirSync(dir).filter((f) => !f.startsWith('.')),
+        [],
+      );
       assert.ok(gw.cdnLog.every((e) => e.headers.authorization === undefined));
     });
 
@@ -251,7 +352,11 @@ describe('media against the double', function () {
     }
 
     it('retries the download of a task whose link failed, without resubmitting it', async () => {
-      const manager = new VideoTaskManager({ http: () => http, store: memoryStore(), policy: () => ({ baseMs: 20, maxPollMs: 0, maxErrors: 3 }) });
+      const manager = new VideoTaskManager({
+        http: () => http,
+        store: memoryStore(),
+        policy: () => ({ baseMs: 20, maxPollMs: 0, maxErrors: 3 }),
+      });
       await manager.start();
       const task = await manager.submit({ ...wan, outputDir: dir });
       gw.advanceVideo(task.taskId ?? '', 'SUCCESS');
@@ -291,7 +396,11 @@ describe('video task queries in each shape a gateway answers', function () {
   });
 
   const run = async (prompt: string, to: 'SUCCESS' | 'FAILURE' = 'SUCCESS') => {
-    const manager = new VideoTaskManager({ http: () => http, store: memoryStore(), policy: (): PollPolicy => ({ baseMs: 20, maxPollMs: 0, maxErrors: 3 }) });
+    const manager = new VideoTaskManager({
+      http: () => http,
+      store: memoryStore(),
+      policy: (): PollPolicy => ({ baseMs: 20, maxPollMs: 0, maxErrors: 3 }),
+    });
     await manager.start();
     const task = await manager.submit({ ...wan, prompt, outputDir: dir });
     gw.advanceVideo(task.taskId ?? '', to);
@@ -299,7 +408,8 @@ describe('video task queries in each shape a gateway answers', function () {
     await manager.dispose();
     return done;
   };
-  const gets = (prefix: string) => gw.log.filter((e) => e.origin === 'gateway' && e.method === 'GET' && e.path.startsWith(prefix));
+  const gets = (prefix: string) =>
+    gw.log.filter((e) => e.origin === 'gateway' && e.method === 'GET' && e.path.startsWith(prefix));
 
   it('short shape: reads queued/processing/succeeded and fetches the gateway-served video with the key', async () => {
     gw.setVideoQuery('short');
@@ -317,7 +427,11 @@ describe('video task queries in each shape a gateway answers', function () {
     const file = await downloadVideo(http, status.videoUrl ?? '', { dir, baseName: 'boat' });
     assert.equal((await checkMp4File(file)).ok, true);
     const [content] = gets(`/v1/videos/${id}/content`);
-    assert.equal(content?.headers.authorization, `Bearer ${DEMO_KEY}`, 'the gateway-served video is fetched with the key');
+    assert.equal(
+      content?.headers.authorization,
+      `Bearer ${DEMO_KEY}`,
+      'the gateway-served video is fetched with the key',
+    );
     assert.equal(gw.cdnLog.length, 0, 'the client never went to the upstream link');
   });
 
@@ -343,7 +457,10 @@ describe('video task queries in each shape a gateway answers', function () {
     gw.setVideoQuery('openai');
     const id = await submitVideo(http, { ...wan, prompt: 'a lighthouse' });
     const first = await queryVideo(http, id);
-    assert.deepEqual({ status: first.status, progress: first.progress, route: first.route }, { status: 'QUEUED', progress: 0, route: 'videos' });
+    assert.deepEqual(
+      { status: first.status, progress: first.progress, route: first.route },
+      { status: 'QUEUED', progress: 0, route: 'videos' },
+    );
     gw.advanceVideo(id, 'IN_PROGRESS');
     const running = await queryVideo(http, id, undefined, 'videos');
     assert.deepEqual([running.rawStatus, running.progress], ['in_progress', 30]);
@@ -352,7 +469,11 @@ describe('video task queries in each shape a gateway answers', function () {
     assert.equal(done.queryRoute, 'videos');
     assert.equal(done.videoUrl, `${gw.url}/v1/videos/${done.taskId}/content`);
     assert.equal((await checkMp4File(done.file ?? '')).ok, true);
-    assert.equal(gets(`/v1/video/generations/${done.taskId}`).length, 1, 'the spec route is asked once, then never again');
+    assert.equal(
+      gets(`/v1/video/generations/${done.taskId}`).length,
+      1,
+      'the spec route is asked once, then never again',
+    );
     assert.ok(gets(`/v1/videos/${done.taskId}`).every((e) => e.headers.authorization === `Bearer ${DEMO_KEY}`));
     assert.equal(gw.cdnLog.length, 0);
   });
@@ -378,8 +499,14 @@ describe('video task queries in each shape a gateway answers', function () {
 
   it("the gateway's content route refuses an unfinished task in OpenAI's error shape", async () => {
     const id = await submitVideo(http, { ...wan, prompt: 'a cloud' });
-    await assert.rejects(downloadVideo(http, `${gw.url}/v1/videos/${id}/content`, { dir, baseName: 'cloud' }), (e: unknown) => isGatewayError(e) && /HTTP 400/.test(e.message));
-    assert.deepEqual(readdirSync(dir).filter((f) => !f.startsWith('.')), []);
+    await assert.rejects(
+      downloadVideo(http, `${gw.url}/v1/videos/${id}/content`, { dir, baseName: 'cloud' }),
+      (e: unknown) => isGatewayError(e) && /HTTP 400/.test(e.message),
+    );
+    assert.deepEqual(
+      readdirSync(dir).filter((f) => !f.startsWith('.')),
+      [],
+    );
   });
 });
 
@@ -396,12 +523,22 @@ describe('a video task on compressed gateway timing', function () {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'media-timed-'));
     try {
       const statuses: string[] = [];
-      const manager = new VideoTaskManager({ http: () => clientFor(gw.url, DEMO_KEY).http, store: memoryStore(), policy: () => ({ baseMs: 50, maxPollMs: 0, maxErrors: 3 }) });
+      const manager = new VideoTaskManager({
+        http: () => clientFor(gw.url, DEMO_KEY).http,
+        store: memoryStore(),
+        policy: () => ({ baseMs: 50, maxPollMs: 0, maxErrors: 3 }),
+      });
       manager.onDidChange((t) => {
         if (t?.remoteStatus && statuses.at(-1) !== t.remoteStatus) statuses.push(t.remoteStatus);
       });
       await manager.start();
-      const task = await manager.submit({ model: 'wan2.5-t2v-preview', prompt: 'time-lapse of clouds', size: '832*480', duration: 5, outputDir: dir });
+      const task = await manager.submit({
+        model: 'wan2.5-t2v-preview',
+        prompt: 'time-lapse of clouds',
+        size: '832*480',
+        duration: 5,
+        outputDir: dir,
+      });
       const done = await manager.wait(task.localId);
       assert.equal(done.phase, 'succeeded', JSON.stringify(done.error));
       assert.equal(statuses.at(-1), 'SUCCESS');
@@ -413,7 +550,14 @@ describe('a video task on compressed gateway timing', function () {
   });
 
   it('does not accept an error as an id', async () => {
-    await assert.rejects(submitVideo(clientFor(gw.url, DEMO_KEY).http, { model: 'wan2.5-t2v-preview', prompt: '', size: '832*480', duration: 5 }), (e: unknown) => e instanceof GatewayError && /prompt is empty/.test(e.message));
+    await assert.rejects(
+      submitVideo(clientFor(gw.url, DEMO_KEY).http, {
+        model: 'wan2.5-t2v-preview',
+        prompt: '',
+        size: '832*480',
+        duration: 5,
+      }),
+      (e: unknown) => e instanceof GatewayError && /prompt is empty/.test(e.message),
+    );
   });
 });
-

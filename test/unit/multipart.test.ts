@@ -55,12 +55,23 @@ describe('multipart upload body', function () {
     const lines: string[] = [];
     for (let i = 0; i < 200_000; i++) lines.push(`${String(i).padStart(15, '0')}\n`);
     writeFileSync(file, lines.join(''));
-    const form = await multipartFromFile({ purpose: 'file-extract' }, { name: 'file', path: file, contentType: 'text/plain' });
+    const form = await multipartFromFile(
+      { purpose: 'file-extract' },
+      { name: 'file', path: file, contentType: 'text/plain' },
+    );
     const expected = createHash('sha256');
     for await (const chunk of form.chunks()) expected.update(chunk);
-    const client = clientFor('http://127.0.0.1:1', undefined, { timeouts: { connectMs: 5000, firstByteMs: 30_000, idleMs: 30_000, longMs: 30_000 } }).http;
+    const client = clientFor('http://127.0.0.1:1', undefined, {
+      timeouts: { connectMs: 5000, firstByteMs: 30_000, idleMs: 30_000, longMs: 30_000 },
+    }).http;
     try {
-      const response = await client.send({ method: 'POST', url, anonymous: true, body: form.chunks(), headers: { 'content-type': form.contentType, 'content-length': String(form.length) } });
+      const response = await client.send({
+        method: 'POST',
+        url,
+        anonymous: true,
+        body: form.chunks(),
+        headers: { 'content-type': form.contentType, 'content-length': String(form.length) },
+      });
       const answer = JSON.parse(await response.text()) as { bytes: number; sha256: string };
       assert.deepEqual(answer, { bytes: form.length, sha256: expected.digest('hex') });
     } finally {
@@ -88,6 +99,10 @@ describe('multipart upload body', function () {
     const readAll = async () => {
       for await (const c of form.chunks()) void c;
     };
-    await assert.rejects(readAll(), (e: unknown) => isGatewayError(e, 'badRequest') && /shrinking\.txt changed while it was being sent/.test(e.message));
+    await assert.rejects(
+      readAll(),
+      (e: unknown) =>
+        isGatewayError(e, 'badRequest') && /shrinking\.txt changed while it was being sent/.test(e.message),
+    );
   });
 });

@@ -14,7 +14,14 @@ import { DEFAULT_GROUPS, DEFAULT_MODELS, DEMO_KEY, drawImage, GatewayDouble, typ
 import { clientFor, TEST_TIMEOUTS } from '../support/client';
 
 /** An OpenAI-style video model, as new-api lists a Sora channel's models: `openai-video` only. */
-const SORA: ModelSpec = { id: 'sora-2', owned_by: 'openai', supported_endpoint_types: ['openai-video'], priceUsd: 0.1, name: 'Sora 2', video: { sizes: ['1280x720'], durations: [4, 8] } };
+const SORA: ModelSpec = {
+  id: 'sora-2',
+  owned_by: 'openai',
+  supported_endpoint_types: ['openai-video'],
+  priceUsd: 0.1,
+  name: 'Sora 2',
+  video: { sizes: ['1280x720'], durations: [4, 8] },
+};
 
 const memoryStore = (): TaskStore => {
   let value: unknown;
@@ -29,7 +36,11 @@ describe("OpenAI's video API (openai-video models)", () => {
   let dir: string;
 
   before(async () => {
-    gw = new GatewayDouble({ videoTiming: { manual: true }, models: [...DEFAULT_MODELS, SORA], groups: { ...DEFAULT_GROUPS, default: [...(DEFAULT_GROUPS.default ?? []), SORA.id] } });
+    gw = new GatewayDouble({
+      videoTiming: { manual: true },
+      models: [...DEFAULT_MODELS, SORA],
+      groups: { ...DEFAULT_GROUPS, default: [...(DEFAULT_GROUPS.default ?? []), SORA.id] },
+    });
     await gw.start();
     // The double builds its first MP4 on demand, which a busy machine may take longer than the test default for.
     http = clientFor(gw.url, DEMO_KEY, { timeouts: { ...TEST_TIMEOUTS, firstByteMs: 20_000, idleMs: 20_000 } }).http;
@@ -46,7 +57,15 @@ describe("OpenAI's video API (openai-video models)", () => {
   const run = async (prompt: string, to: 'SUCCESS' | 'FAILURE', extra: { inputReference?: string } = {}) => {
     const manager = new VideoTaskManager({ http: () => http, store: memoryStore(), policy: POLICY });
     await manager.start();
-    const task = await manager.submit({ model: SORA.id, prompt, size: '1280*720', duration: 4, api: 'openai', outputDir: dir, ...extra });
+    const task = await manager.submit({
+      model: SORA.id,
+      prompt,
+      size: '1280*720',
+      duration: 4,
+      api: 'openai',
+      outputDir: dir,
+      ...extra,
+    });
     gw.advanceVideo(task.taskId ?? '', to);
     const done = await manager.wait(task.localId);
     await manager.dispose();
@@ -56,7 +75,11 @@ describe("OpenAI's video API (openai-video models)", () => {
   it('goes by the endpoint type the key’s list gives: openai-video models on /v1/videos, the Wan-type model on the task route', async () => {
     const models = mergeModels(await fetchKeyModels(http), undefined);
     assert.equal(videoApiFor(models.find((m) => m.id === SORA.id)), 'openai');
-    assert.equal(videoApiFor(models.find((m) => m.id === 'wan2.5-t2v-preview')), 'task', 'the spec verified the Wan-type model on /v1/video/generations');
+    assert.equal(
+      videoApiFor(models.find((m) => m.id === 'wan2.5-t2v-preview')),
+      'task',
+      'the spec verified the Wan-type model on /v1/video/generations',
+    );
     assert.equal(videoApiFor({ id: 'some-video', endpointTypes: ['openai'] }), 'task');
   });
 
@@ -66,7 +89,12 @@ describe("OpenAI's video API (openai-video models)", () => {
     assert.equal((await checkMp4File(done.file ?? '')).ok, true);
     const [submit] = posts('/v1/videos');
     assert.match(String(submit?.headers['content-type']), /^multipart\/form-data; boundary=/);
-    assert.deepEqual(submit?.media?.form, { model: SORA.id, prompt: 'a calico cat playing the piano', seconds: '4', size: '1280x720' });
+    assert.deepEqual(submit?.media?.form, {
+      model: SORA.id,
+      prompt: 'a calico cat playing the piano',
+      seconds: '4',
+      size: '1280x720',
+    });
     assert.equal(posts('/v1/video/generations').length, 0);
     assert.ok(gets(`/v1/videos/${done.taskId}`).length >= 1, 'polled on OpenAI’s route');
     assert.equal(gets(`/v1/video/generations/${done.taskId}`).length, 0, 'never on the task route');
@@ -96,14 +124,37 @@ describe("OpenAI's video API (openai-video models)", () => {
     const done = await run('the scene comes alive', 'SUCCESS', { inputReference: image });
     assert.equal(done.phase, 'succeeded', JSON.stringify(done.error));
     const [submit] = posts('/v1/videos');
-    assert.deepEqual(submit?.media?.inputReference, { filename: 'start.png', contentType: 'image/png', bytes: drawImage('reference', 64, 36, 'png').length });
+    assert.deepEqual(submit?.media?.inputReference, {
+      filename: 'start.png',
+      contentType: 'image/png',
+      bytes: drawImage('reference', 64, 36, 'png').length,
+    });
   });
 
   it('refuses a reference image that is not one before anything is sent', async () => {
     const notImage = path.join(dir, 'notes.png');
     writeFileSync(notImage, 'just some text');
-    await assert.rejects(submitVideo(http, { model: SORA.id, prompt: 'x', size: '1280*720', duration: 4, api: 'openai', inputReference: notImage }), (e: unknown) => isGatewayError(e, 'badRequest') && /notes\.png was not sent/.test(e.message));
-    await assert.rejects(submitVideo(http, { model: 'wan2.5-t2v-preview', prompt: 'x', size: '832*480', duration: 5, inputReference: notImage }), (e: unknown) => isGatewayError(e, 'badRequest') && /takes no reference image/.test(e.message));
+    await assert.rejects(
+      submitVideo(http, {
+        model: SORA.id,
+        prompt: 'x',
+        size: '1280*720',
+        duration: 4,
+        api: 'openai',
+        inputReference: notImage,
+      }),
+      (e: unknown) => isGatewayError(e, 'badRequest') && /notes\.png was not sent/.test(e.message),
+    );
+    await assert.rejects(
+      submitVideo(http, {
+        model: 'wan2.5-t2v-preview',
+        prompt: 'x',
+        size: '832*480',
+        duration: 5,
+        inputReference: notImage,
+      }),
+      (e: unknown) => isGatewayError(e, 'badRequest') && /takes no reference image/.test(e.message),
+    );
     assert.equal(posts('/v1/videos').length + posts('/v1/video/generations').length, 0);
   });
 
@@ -122,7 +173,15 @@ describe("OpenAI's video API (openai-video models)", () => {
     writeFileSync(image, drawImage('again', 32, 32, 'png'));
     const manager = new VideoTaskManager({ http: () => http, store: memoryStore(), policy: POLICY });
     await manager.start();
-    const first = await manager.submit({ model: SORA.id, prompt: 'a second try', size: '1280*720', duration: 4, api: 'openai', inputReference: image, outputDir: dir });
+    const first = await manager.submit({
+      model: SORA.id,
+      prompt: 'a second try',
+      size: '1280*720',
+      duration: 4,
+      api: 'openai',
+      inputReference: image,
+      outputDir: dir,
+    });
     manager.cancel(first.localId);
     const again = await manager.resubmit(first.localId);
     await manager.dispose();

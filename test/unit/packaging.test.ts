@@ -36,7 +36,9 @@ describe('the packaged extension', () => {
     // The runtime strings' translation; the English bundle is only the translators' source.
     assert.ok(files.has('l10n/bundle.l10n.zh-cn.json'), 'l10n/bundle.l10n.zh-cn.json is not packaged');
     assert.ok(!files.has('l10n/bundle.l10n.json'), 'l10n/bundle.l10n.json is packaged, though VS Code never reads it');
-    const unwanted = [...files].filter((f) => /^(src|test|node_modules)\//.test(f) || f.endsWith('.map') || f.endsWith('.ts'));
+    const unwanted = [...files].filter(
+      (f) => /^(src|test|node_modules)\//.test(f) || f.endsWith('.map') || f.endsWith('.ts'),
+    );
     assert.deepEqual(unwanted, []);
   });
 });

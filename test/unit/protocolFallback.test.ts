@@ -12,7 +12,12 @@ import type { HttpClient } from '../../src/core/http';
 import { mergeModels } from '../../src/core/models/classify';
 import { fetchKeyModels } from '../../src/core/models/keyModels';
 import { ModelRegistry } from '../../src/core/models/modelRegistry';
-import { isProtocolRejection, withoutRefused, withProtocolFallback, type ProtocolSwitch } from '../../src/core/models/protocolFallback';
+import {
+  isProtocolRejection,
+  withoutRefused,
+  withProtocolFallback,
+  type ProtocolSwitch,
+} from '../../src/core/models/protocolFallback';
 import { REFUSAL_TTL_MS, RefusalMemory } from '../../src/core/models/refusalMemory';
 import type { ChatProtocol, ModelInfo } from '../../src/core/models/types';
 import { DEFAULT_MODELS, DEMO_KEY, GatewayDouble } from '../gateway';
@@ -23,15 +28,30 @@ describe('a protocol the relay refuses although the gateway lists it', function 
 
   it('recognises the refusals new-api sends, and nothing else', () => {
     const refusals = [
-      { status: 400, body: '{"error":{"message":"Model gpt-5 does not support apiType:openai.responses parameter (request id: 1)","type":"bad_response_status_code","param":"","code":"bad_response_status_code"}}' },
-      { status: 500, body: '{"error":{"message":"not implemented (request id: 2)","type":"new_api_error","param":"","code":"convert_request_failed"}}' },
-      { status: 404, body: '{"error":{"message":"Invalid URL (POST /v1/responses)","type":"invalid_request_error","param":"","code":""}}' },
+      {
+        status: 400,
+        body: '{"error":{"message":"Model gpt-5 does not support apiType:openai.responses parameter (request id: 1)","type":"bad_response_status_code","param":"","code":"bad_response_status_code"}}',
+      },
+      {
+        status: 500,
+        body: '{"error":{"message":"not implemented (request id: 2)","type":"new_api_error","param":"","code":"convert_request_failed"}}',
+      },
+      {
+        status: 404,
+        body: '{"error":{"message":"Invalid URL (POST /v1/responses)","type":"invalid_request_error","param":"","code":""}}',
+      },
     ];
     for (const r of refusals) assert.equal(isProtocolRejection(errorFromResponse(r)), true, r.body);
     const others = [
       { status: 400, body: '{"error":{"message":"max_tokens is too large","type":"invalid_request_error","code":""}}' },
-      { status: 403, body: '{"error":{"message":"用户额度不足","type":"new_api_error","code":"insufficient_user_quota"}}' },
-      { status: 404, body: '{"error":{"message":"Invalid URL (GET /v1/foo)","type":"invalid_request_error","code":""}}' },
+      {
+        status: 403,
+        body: '{"error":{"message":"用户额度不足","type":"new_api_error","code":"insufficient_user_quota"}}',
+      },
+      {
+        status: 404,
+        body: '{"error":{"message":"Invalid URL (GET /v1/foo)","type":"invalid_request_error","code":""}}',
+      },
       { status: 500, body: '{"error":{"message":"upstream error","type":"upstream_error","code":"server_error"}}' },
     ];
     for (const r of others) assert.equal(isProtocolRejection(errorFromResponse(r)), false, r.body);
@@ -45,14 +65,30 @@ describe('a protocol the relay refuses although the gateway lists it', function 
       { status: 400, body: 'Model gpt-5 does not support apiType:openai.responses parameter' },
     ];
     for (const r of proxies) assert.equal(isProtocolRejection(errorFromResponse(r)), false, `${r.status} ${r.body}`);
-    assert.equal(isProtocolRejection(errorFromResponse({ status: 501, body: '{"error":{"message":"not implemented","type":"new_api_error","code":"api_not_implemented"}}' })), true, "new-api's own 501");
+    assert.equal(
+      isProtocolRejection(
+        errorFromResponse({
+          status: 501,
+          body: '{"error":{"message":"not implemented","type":"new_api_error","code":"api_not_implemented"}}',
+        }),
+      ),
+      true,
+      "new-api's own 501",
+    );
     const refused = errorFromResponse(refusals[0] ?? { status: 0, body: '' });
     assert.equal(refused.kind, 'notImplemented');
     assert.match(refused.message, /does not support the requested protocol/);
   });
 
   it('takes refused protocols out of a chat model, never all of them', () => {
-    const models = mergeModels([{ id: 'gpt-5', endpointTypes: ['openai', 'openai-response'] }, { id: 'glm', endpointTypes: ['openai'] }, { id: 'img', endpointTypes: ['image-generation'] }], undefined);
+    const models = mergeModels(
+      [
+        { id: 'gpt-5', endpointTypes: ['openai', 'openai-response'] },
+        { id: 'glm', endpointTypes: ['openai'] },
+        { id: 'img', endpointTypes: ['image-generation'] },
+      ],
+      undefined,
+    );
     const out = withoutRefused(models, { 'gpt-5': ['chatCompletions'], glm: ['chatCompletions'], img: ['responses'] });
     assert.deepEqual(
       out.map((m) => [m.id, m.protocols]),
@@ -80,15 +116,28 @@ describe('a protocol the relay refuses although the gateway lists it', function 
 
     const model = (id: string) => models.find((m) => m.id === id) as ModelInfo;
     const ask = (over: ChatProtocol, text = 'hello there') =>
-      streamChat(http, { model: 'gpt-5', protocol: over, messages: [{ role: 'user', content: text }], stream: true, maxTokens: 256 });
+      streamChat(http, {
+        model: 'gpt-5',
+        protocol: over,
+        messages: [{ role: 'user', content: text }],
+        stream: true,
+        maxTokens: 256,
+      });
     const posts = () => gw.log.filter((e) => e.method === 'POST').map((e) => `${e.path} ${e.status}`);
 
     it('the double lists the protocol yet refuses it the way new-api relays the upstream refusal', async () => {
       assert.deepEqual(model('gpt-5').protocols, ['chatCompletions', 'responses'], 'advertised');
-      const res = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-5', messages: [{ role: 'user', content: 'hi' }] }) });
+      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-5', messages: [{ role: 'user', content: 'hi' }] }),
+      });
       assert.equal(res.status, 400);
       const body = (await res.json()) as { error: Record<string, string> };
-      assert.match(body.error.message ?? '', /^Model gpt-5 does not support apiType:openai\.chat parameter \(request id: \w+\)$/);
+      assert.match(
+        body.error.message ?? '',
+        /^Model gpt-5 does not support apiType:openai\.chat parameter \(request id: \w+\)$/,
+      );
       assert.equal(body.error.code, 'bad_response_status_code');
       const before = gw.quota(DEMO_KEY).userUsd;
       await collectChat(ask('chatCompletions'));
@@ -97,7 +146,16 @@ describe('a protocol the relay refuses although the gateway lists it', function 
 
     it('falls back once to the next listed protocol, tells the caller, and the answer arrives', async () => {
       const switches: ProtocolSwitch[] = [];
-      const result = await collectChat(eachEvent(withProtocolFallback(model('gpt-5'), 'chatCompletions', (over) => ask(over).batches(), (s) => void switches.push(s))));
+      const result = await collectChat(
+        eachEvent(
+          withProtocolFallback(
+            model('gpt-5'),
+            'chatCompletions',
+            (over) => ask(over).batches(),
+            (s) => void switches.push(s),
+          ),
+        ),
+      );
       assert.equal(result.error, undefined, result.error?.message);
       assert.match(result.text, /hello there/);
       assert.deepEqual(
@@ -111,8 +169,24 @@ describe('a protocol the relay refuses although the gateway lists it', function 
       gw.refuseEndpoint('gpt-4o-mini', 'openai');
       gw.refuseEndpoint('gpt-4o-mini', 'openai-response');
       const switches: ProtocolSwitch[] = [];
-      const mini = (over: ChatProtocol) => streamChat(http, { model: 'gpt-4o-mini', protocol: over, messages: [{ role: 'user', content: 'hi' }], stream: true, maxTokens: 64 });
-      const result = await collectChat(eachEvent(withProtocolFallback(model('gpt-4o-mini'), 'chatCompletions', (over) => mini(over).batches(), (s) => void switches.push(s))));
+      const mini = (over: ChatProtocol) =>
+        streamChat(http, {
+          model: 'gpt-4o-mini',
+          protocol: over,
+          messages: [{ role: 'user', content: 'hi' }],
+          stream: true,
+          maxTokens: 64,
+        });
+      const result = await collectChat(
+        eachEvent(
+          withProtocolFallback(
+            model('gpt-4o-mini'),
+            'chatCompletions',
+            (over) => mini(over).batches(),
+            (s) => void switches.push(s),
+          ),
+        ),
+      );
       assert.equal(switches.length, 1);
       assert.match(result.error?.detail ?? '', /apiType:openai\.responses/);
       assert.deepEqual(posts(), ['/v1/chat/completions 400', '/v1/responses 400']);
@@ -120,40 +194,90 @@ describe('a protocol the relay refuses although the gateway lists it', function 
 
     it('does not fall back from an error after the answer began, nor from other errors', async () => {
       const switches: ProtocolSwitch[] = [];
-      const cut = await collectChat(eachEvent(withProtocolFallback(model('gpt-5'), 'responses', () => ask('responses', '[[midstream-error]] hello').batches(), (s) => void switches.push(s))));
+      const cut = await collectChat(
+        eachEvent(
+          withProtocolFallback(
+            model('gpt-5'),
+            'responses',
+            () => ask('responses', '[[midstream-error]] hello').batches(),
+            (s) => void switches.push(s),
+          ),
+        ),
+      );
       assert.ok(cut.error);
       assert.ok(cut.text.length > 0, 'the text that arrived is kept');
       const quota = async function* (): AsyncGenerator<ChatEvent[]> {
         yield [{ type: 'error', error: new GatewayError('quota', 'no quota') }];
       };
-      const refused = await collectChat(eachEvent(withProtocolFallback(model('gpt-5'), 'chatCompletions', quota, (s) => void switches.push(s))));
+      const refused = await collectChat(
+        eachEvent(withProtocolFallback(model('gpt-5'), 'chatCompletions', quota, (s) => void switches.push(s))),
+      );
       assert.equal(refused.error?.kind, 'quota');
       assert.equal(switches.length, 0);
     });
 
     it('on the Messages route the refusal comes in the Messages error shape, and Chat Completions takes over', async () => {
       gw.refuseEndpoint('claude-sonnet-4-5', 'anthropic');
-      const res = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': DEMO_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }) });
+      const res = await fetch(`${gw.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': DEMO_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'claude-sonnet-4-5',
+          max_tokens: 64,
+          messages: [{ role: 'user', content: 'hi' }],
+        }),
+      });
       assert.equal(res.status, 400);
       const body = (await res.json()) as { type: string; error: { message: string } };
       assert.equal(body.type, 'error');
-      assert.match(body.error.message, /^Model claude-sonnet-4-5 does not support apiType:anthropic\.messages parameter/);
+      assert.match(
+        body.error.message,
+        /^Model claude-sonnet-4-5 does not support apiType:anthropic\.messages parameter/,
+      );
       gw.clearLog();
       const claude = model('claude-sonnet-4-5');
       assert.deepEqual(claude.protocols, ['messages', 'chatCompletions']);
       const switches: ProtocolSwitch[] = [];
-      const run = (over: ChatProtocol) => streamChat(http, { model: claude.id, protocol: over, messages: [{ role: 'user', content: 'hi claude' }], stream: true, maxTokens: 64 });
-      const result = await collectChat(eachEvent(withProtocolFallback(claude, 'messages', (over) => run(over).batches(), (s) => void switches.push(s))));
+      const run = (over: ChatProtocol) =>
+        streamChat(http, {
+          model: claude.id,
+          protocol: over,
+          messages: [{ role: 'user', content: 'hi claude' }],
+          stream: true,
+          maxTokens: 64,
+        });
+      const result = await collectChat(
+        eachEvent(
+          withProtocolFallback(
+            claude,
+            'messages',
+            (over) => run(over).batches(),
+            (s) => void switches.push(s),
+          ),
+        ),
+      );
       assert.equal(result.error, undefined, result.error?.message);
       assert.match(result.text, /hi claude/);
-      assert.deepEqual(switches.map((s) => [s.from, s.to]), [['messages', 'chatCompletions']]);
+      assert.deepEqual(
+        switches.map((s) => [s.from, s.to]),
+        [['messages', 'chatCompletions']],
+      );
       assert.deepEqual(posts(), ['/v1/messages 400', '/v1/chat/completions 200']);
     });
 
     it('a model listing one protocol has nothing to fall back to: the refusal is shown as it is', async () => {
       const only = { ...model('gpt-5'), protocols: ['chatCompletions'] as ChatProtocol[] };
       const switches: ProtocolSwitch[] = [];
-      const result = await collectChat(eachEvent(withProtocolFallback(only, 'chatCompletions', (over) => ask(over).batches(), (s) => void switches.push(s))));
+      const result = await collectChat(
+        eachEvent(
+          withProtocolFallback(
+            only,
+            'chatCompletions',
+            (over) => ask(over).batches(),
+            (s) => void switches.push(s),
+          ),
+        ),
+      );
       assert.equal(result.error?.kind, 'notImplemented');
       assert.equal(switches.length, 0);
       assert.deepEqual(posts(), ['/v1/chat/completions 400']);
@@ -188,9 +312,17 @@ describe('a protocol the relay refuses although the gateway lists it', function 
         assert.equal(notified, 1, 'views and VS Code learn of the change');
         const next = registryAt(http);
         await next.refresh();
-        assert.deepEqual(next.find('gpt-5')?.protocols, ['responses'], 'remembered in the next session (or another window)');
+        assert.deepEqual(
+          next.find('gpt-5')?.protocols,
+          ['responses'],
+          'remembered in the next session (or another window)',
+        );
         assert.deepEqual(next.find('gpt-5')?.protocolSource, 'gateway');
-        assert.deepEqual(next.find('gpt-4o-mini')?.protocols, model('gpt-4o-mini').protocols, 'other models keep theirs');
+        assert.deepEqual(
+          next.find('gpt-4o-mini')?.protocols,
+          model('gpt-4o-mini').protocols,
+          'other models keep theirs',
+        );
       });
 
       it('not for another gateway', async () => {
@@ -234,7 +366,11 @@ describe('a protocol the relay refuses although the gateway lists it', function 
         const gpt5 = registry.find('gpt-5') as ModelInfo;
         assert.equal(effectiveProtocol(gpt5, undefined), 'responses');
         assert.equal(effectiveProtocol(gpt5, 'chatCompletions'), 'chatCompletions');
-        assert.deepEqual(offeredProtocols(gpt5), ['responses', 'chatCompletions'], 'still offered, after the working one');
+        assert.deepEqual(
+          offeredProtocols(gpt5),
+          ['responses', 'chatCompletions'],
+          'still offered, after the working one',
+        );
         assert.equal(effectiveProtocol(gpt5, 'messages'), 'responses', 'a protocol the gateway never listed is not');
       });
     });
@@ -245,7 +381,10 @@ describe('a protocol the relay refuses although the gateway lists it', function 
       { id: 'text-embedding-3-small', owned_by: 'openai', supported_endpoint_types: ['embeddings'] },
       { id: 'jina-reranker-v2-base-multilingual', owned_by: 'jina', supported_endpoint_types: ['jina-rerank'] },
     ];
-    const gw = new GatewayDouble({ models: [...DEFAULT_MODELS, ...extra], groups: { default: [...DEFAULT_MODELS.map((m) => m.id), ...extra.map((m) => m.id)] } });
+    const gw = new GatewayDouble({
+      models: [...DEFAULT_MODELS, ...extra],
+      groups: { default: [...DEFAULT_MODELS.map((m) => m.id), ...extra.map((m) => m.id)] },
+    });
     await gw.start();
     try {
       const listed = mergeModels(await fetchKeyModels(clientFor(gw.url, DEMO_KEY).http), undefined);

@@ -18,7 +18,9 @@ describe('provider names in the Models view', () => {
   });
 
   it('gives "Chat with This Model" an icon of its own, not the chat rows\' icon', () => {
-    const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { contributes: { commands: { command: string; icon?: string }[] } };
+    const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as {
+      contributes: { commands: { command: string; icon?: string }[] };
+    };
     const icon = manifest.contributes.commands.find((c) => c.command === 'modelGateway.chatWithModel')?.icon;
     const modelsView = readFileSync('src/host/views/modelsView.ts', 'utf8');
     const rowIcon = /chat: '([a-z-]+)'/.exec(modelsView)?.[1];

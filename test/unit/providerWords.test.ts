@@ -10,7 +10,13 @@ import * as path from 'node:path';
 const ORDINAL = /\b(first|second|third)[- ]provider|第[一二三](个)?(服务商|提供方|供应商)/i;
 
 function userTexts(): { file: string; text: string }[] {
-  const files = ['package.nls.json', 'package.nls.zh-cn.json', 'README.md', 'README.zh-CN.md', ...readdirSync('l10n').map((f) => path.join('l10n', f))];
+  const files = [
+    'package.nls.json',
+    'package.nls.zh-cn.json',
+    'README.md',
+    'README.zh-CN.md',
+    ...readdirSync('l10n').map((f) => path.join('l10n', f)),
+  ];
   const out: { file: string; text: string }[] = [];
   for (const file of files) {
     const content = readFileSync(file, 'utf8');

@@ -1,25 +1,51 @@
 import * as assert from 'node:assert/strict';
 import { bypasses, redactProxy, resolveProxy, routeFor, type ProxySettings } from '../../src/core/proxy';
 
-const base: ProxySettings = { mode: 'inherit', support: 'override', authorization: '', proxyUrl: '', strictSSL: true, noProxy: [], env: {} };
+const base: ProxySettings = {
+  mode: 'inherit',
+  support: 'override',
+  authorization: '',
+  proxyUrl: '',
+  strictSSL: true,
+  noProxy: [],
+  env: {},
+};
 const u = (s: string) => new URL(s);
 
 describe('proxy resolution', () => {
   it('prefers VS Code http.proxy over the environment', () => {
-    assert.equal(resolveProxy(u('https://gw.example.com'), { ...base, proxyUrl: 'http://vs:3128', env: { HTTPS_PROXY: 'http://env:1' } }), 'http://vs:3128');
+    assert.equal(
+      resolveProxy(u('https://gw.example.com'), {
+        ...base,
+        proxyUrl: 'http://vs:3128',
+        env: { HTTPS_PROXY: 'http://env:1' },
+      }),
+      'http://vs:3128',
+    );
   });
   it('uses HTTPS_PROXY for https and HTTP_PROXY for http, with scheme added', () => {
     const env = { HTTPS_PROXY: 'secure:8443', HTTP_PROXY: 'http://plain:8080' };
     assert.equal(resolveProxy(u('https://gw.example.com'), { ...base, env }), 'http://secure:8443');
     assert.equal(resolveProxy(u('http://gw.example.com'), { ...base, env }), 'http://plain:8080');
-    assert.equal(resolveProxy(u('https://gw.example.com'), { ...base, env: { http_proxy: 'http://lower:1' } }), 'http://lower:1');
+    assert.equal(
+      resolveProxy(u('https://gw.example.com'), { ...base, env: { http_proxy: 'http://lower:1' } }),
+      'http://lower:1',
+    );
   });
   it('connects directly when mode is off or nothing is configured', () => {
-    assert.equal(resolveProxy(u('https://gw.example.com'), { ...base, mode: 'off', proxyUrl: 'http://vs:3128' }), undefined);
+    assert.equal(
+      resolveProxy(u('https://gw.example.com'), { ...base, mode: 'off', proxyUrl: 'http://vs:3128' }),
+      undefined,
+    );
     assert.equal(resolveProxy(u('https://gw.example.com'), base), undefined);
   });
   it('honours http.noProxy and NO_PROXY', () => {
-    const s = { ...base, proxyUrl: 'http://vs:3128', noProxy: ['.internal.example'], env: { NO_PROXY: 'localhost,127.0.0.1,gw.example.com:8443' } };
+    const s = {
+      ...base,
+      proxyUrl: 'http://vs:3128',
+      noProxy: ['.internal.example'],
+      env: { NO_PROXY: 'localhost,127.0.0.1,gw.example.com:8443' },
+    };
     assert.equal(resolveProxy(u('https://a.internal.example'), s), undefined);
     assert.equal(resolveProxy(u('http://127.0.0.1:9000'), s), undefined);
     assert.equal(resolveProxy(u('https://gw.example.com:8443'), s), undefined);
@@ -34,11 +60,15 @@ describe('proxy resolution', () => {
     assert.ok(bypasses(u('http://[::1]:8080'), ['[::1]:8080']));
     assert.ok(!bypasses(u('https://example.com'), ['example.com:8443']));
   });
-  it('uses no proxy at all when VS Code\'s http.proxySupport is off', () => {
+  it("uses no proxy at all when VS Code's http.proxySupport is off", () => {
     const env = { HTTPS_PROXY: 'http://env:1', ALL_PROXY: 'http://all:2' };
-    assert.equal(resolveProxy(u('https://gw.example.com'), { ...base, support: 'off', proxyUrl: 'http://vs:3128', env }), undefined);
+    assert.equal(
+      resolveProxy(u('https://gw.example.com'), { ...base, support: 'off', proxyUrl: 'http://vs:3128', env }),
+      undefined,
+    );
     assert.equal(resolveProxy(u('https://gw.example.com'), { ...base, support: 'off', env }), undefined);
-    for (const support of ['on', 'fallback', 'override'] as const) assert.equal(resolveProxy(u('https://gw.example.com'), { ...base, support, env }), 'http://env:1');
+    for (const support of ['on', 'fallback', 'override'] as const)
+      assert.equal(resolveProxy(u('https://gw.example.com'), { ...base, support, env }), 'http://env:1');
   });
 });
 
@@ -55,7 +85,12 @@ describe('connection routes', () => {
   it('applies http.proxyStrictSSL to both TLS legs of a proxied connection', () => {
     for (const strictSSL of [true, false]) {
       const route = routeFor(target, { ...base, proxyUrl: 'http://vs:3128', strictSSL }, noTrust, 1000);
-      const o = route.options as { uri: string; requestTls: { rejectUnauthorized: boolean }; proxyTls: { rejectUnauthorized: boolean }; token?: string };
+      const o = route.options as {
+        uri: string;
+        requestTls: { rejectUnauthorized: boolean };
+        proxyTls: { rejectUnauthorized: boolean };
+        token?: string;
+      };
       assert.equal(o.uri, 'http://vs:3128');
       assert.equal(o.requestTls.rejectUnauthorized, strictSSL);
       assert.equal(o.proxyTls.rejectUnauthorized, strictSSL);
@@ -64,9 +99,17 @@ describe('connection routes', () => {
   });
 
   it('sends http.proxyAuthorization as the proxy token only', () => {
-    const route = routeFor(target, { ...base, proxyUrl: 'http://vs:3128', authorization: ' Basic YTpi ' }, noTrust, 1000);
+    const route = routeFor(
+      target,
+      { ...base, proxyUrl: 'http://vs:3128', authorization: ' Basic YTpi ' },
+      noTrust,
+      1000,
+    );
     assert.equal((route.options as { token?: string }).token, 'Basic YTpi');
-    assert.ok(!('token' in routeFor(target, { ...base, authorization: 'Basic YTpi' }, noTrust, 1000).options), 'nothing without a proxy');
+    assert.ok(
+      !('token' in routeFor(target, { ...base, authorization: 'Basic YTpi' }, noTrust, 1000).options),
+      'nothing without a proxy',
+    );
   });
 
   it('hides proxy credentials in what it logs', () => {

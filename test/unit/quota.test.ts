@@ -1,6 +1,14 @@
 import * as assert from 'node:assert/strict';
 import { isGatewayError } from '../../src/core/errors';
-import { DEFAULT_UNITS_PER_USD, fetchKeyQuota, quotaLine, quotaRefusalNote, quotaShort, type KeyQuota, type QuotaResult } from '../../src/core/quota';
+import {
+  DEFAULT_UNITS_PER_USD,
+  fetchKeyQuota,
+  quotaLine,
+  quotaRefusalNote,
+  quotaShort,
+  type KeyQuota,
+  type QuotaResult,
+} from '../../src/core/quota';
 import { DEMO_KEY, GatewayDouble, LOW_TOKEN_QUOTA_KEY, type KeySpec, type QuotaEndpoints } from '../gateway';
 import { QUOTA_PER_USD } from '../gateway/world';
 import { clientFor } from '../support/client';
@@ -15,7 +23,11 @@ function figures(result: QuotaResult): KeyQuota {
 
 async function billedChat(url: string, key: string): Promise<void> {
   const { http } = clientFor(url, key);
-  const response = await http.send({ method: 'POST', url: `${url}/v1/chat/completions`, json: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'a billed question' }] } });
+  const response = await http.send({
+    method: 'POST',
+    url: `${url}/v1/chat/completions`,
+    json: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'a billed question' }] },
+  });
   await response.text();
 }
 
@@ -33,7 +45,14 @@ describe("The key's quota (core/quota.ts) against the gateway double", function 
     const gw = await gateway('newApi');
     const { http } = clientFor(gw.url, DEMO_KEY);
     const first = figures(await fetchKeyQuota(http, { now: () => 1234 }));
-    assert.deepEqual(first, { source: 'dashboard', unit: 'usd', unlimited: false, remaining: 20, used: 0, checkedAt: 1234 });
+    assert.deepEqual(first, {
+      source: 'dashboard',
+      unit: 'usd',
+      unlimited: false,
+      remaining: 20,
+      used: 0,
+      checkedAt: 1234,
+    });
     assert.deepEqual(
       gw.log.map((e) => `${e.method} ${e.path} ${e.status}`),
       ['GET /v1/dashboard/billing/subscription 200', 'GET /v1/dashboard/billing/usage 200'],
@@ -45,7 +64,10 @@ describe("The key's quota (core/quota.ts) against the gateway double", function 
     assert.ok(spent.usedUsd > 0, 'the chat was billed');
     const after = figures(await fetchKeyQuota(http));
     assert.ok(Math.abs((after.used ?? NaN) - spent.usedUsd) < 1e-6, `used ${after.used} = ${spent.usedUsd}`);
-    assert.ok(Math.abs((after.remaining ?? NaN) - (spent.tokenUsd ?? NaN)) < 1e-6, `left ${after.remaining} = ${spent.tokenUsd}`);
+    assert.ok(
+      Math.abs((after.remaining ?? NaN) - (spent.tokenUsd ?? NaN)) < 1e-6,
+      `left ${after.remaining} = ${spent.tokenUsd}`,
+    );
   });
 
   it('an unlimited key reads "unlimited", with what it used', async () => {
@@ -66,7 +88,7 @@ describe("The key's quota (core/quota.ts) against the gateway double", function 
     assert.equal(q.remaining, 20);
   });
 
-  it('only new-api\'s /api/usage/token: raw quota units, after the billing pair answered 404', async () => {
+  it("only new-api's /api/usage/token: raw quota units, after the billing pair answered 404", async () => {
     const gw = await gateway('tokenUsage');
     await billedChat(gw.url, DEMO_KEY);
     gw.clearLog();
@@ -88,7 +110,10 @@ describe("The key's quota (core/quota.ts) against the gateway double", function 
   it('asks the source that answered last time first', async () => {
     const gw = await gateway('tokenUsage');
     figures(await fetchKeyQuota(clientFor(gw.url, DEMO_KEY).http, { prefer: 'tokenUsage' }));
-    assert.deepEqual(gw.log.map((e) => e.path), ['/api/usage/token']);
+    assert.deepEqual(
+      gw.log.map((e) => e.path),
+      ['/api/usage/token'],
+    );
   });
 
   for (const variant of ['none', 'errorBody'] as const) {
@@ -96,7 +121,10 @@ describe("The key's quota (core/quota.ts) against the gateway double", function 
       const gw = await gateway(variant);
       const result = await fetchKeyQuota(clientFor(gw.url, DEMO_KEY).http);
       assert.equal(result.available, false);
-      assert.match(result.available ? '' : result.reason, variant === 'none' ? /dashboard: .*tokenUsage: /s : /record not found.*failed to get token info/s);
+      assert.match(
+        result.available ? '' : result.reason,
+        variant === 'none' ? /dashboard: .*tokenUsage: /s : /record not found.*failed to get token info/s,
+      );
       assert.ok(gw.log.every((e) => e.method === 'GET' && e.origin === 'gateway'));
     });
   }
@@ -104,10 +132,16 @@ describe("The key's quota (core/quota.ts) against the gateway double", function 
   it('an unparsable answer is unavailable too, and a shape that does not fit falls through to the next source', async () => {
     const gw = await gateway('newApi');
     const { http } = clientFor(gw.url, DEMO_KEY);
-    gw.inject({ match: { path: '/v1/dashboard/billing/subscription' }, action: { type: 'status', status: 200, body: '<html>maintenance</html>' } });
+    gw.inject({
+      match: { path: '/v1/dashboard/billing/subscription' },
+      action: { type: 'status', status: 200, body: '<html>maintenance</html>' },
+    });
     const fallback = figures(await fetchKeyQuota(http));
     assert.equal(fallback.source, 'tokenUsage', 'the next source answered');
-    gw.inject({ match: { path: '/api/usage/token' }, action: { type: 'status', status: 200, body: '{"code":true,"data":{"total_available":"lots"}}' } });
+    gw.inject({
+      match: { path: '/api/usage/token' },
+      action: { type: 'status', status: 200, body: '{"code":true,"data":{"total_available":"lots"}}' },
+    });
     const none = await fetchKeyQuota(http);
     assert.equal(none.available, false);
     assert.match(none.available ? '' : none.reason, /not valid JSON.*did not have the expected shape/s);
@@ -128,8 +162,14 @@ describe("The key's quota (core/quota.ts) against the gateway double", function 
     assert.equal(quotaLine({ ...base, remaining: 12.3456, used: 7.5 }), 'Key quota: US$12.35 left, US$7.50 used.');
     assert.equal(quotaShort({ ...base, remaining: 0.0005 }), 'US$0.0005 left');
     assert.equal(quotaRefusalNote({ ...base, remaining: 0.0005 }), 'Left on this key: US$0.0005.');
-    assert.match(quotaRefusalNote({ ...base, unlimited: true }), /unlimited quota: the account's balance is what is short/);
-    assert.match(quotaLine({ ...base, remaining: 1, used: 0, expiresAt: Date.UTC(2030, 0, 2, 12) }), /The key expires .*2030/);
+    assert.match(
+      quotaRefusalNote({ ...base, unlimited: true }),
+      /unlimited quota: the account's balance is what is short/,
+    );
+    assert.match(
+      quotaLine({ ...base, remaining: 1, used: 0, expiresAt: Date.UTC(2030, 0, 2, 12) }),
+      /The key expires .*2030/,
+    );
   });
 
   describe('the HTTP client around billable calls', () => {
@@ -139,7 +179,11 @@ describe("The key's quota (core/quota.ts) against the gateway double", function 
       const { http } = clientFor(gw.url, DEMO_KEY, { afterBillableCall: () => calls++ });
       await fetchKeyQuota(http);
       assert.equal(calls, 0, 'reading the quota is not billable');
-      const response = await http.send({ method: 'POST', url: `${gw.url}/v1/chat/completions`, json: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] } });
+      const response = await http.send({
+        method: 'POST',
+        url: `${gw.url}/v1/chat/completions`,
+        json: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] },
+      });
       assert.equal(calls, 0, 'not before the answer was read');
       await response.text();
       await new Promise((r) => setImmediate(r));
@@ -147,7 +191,9 @@ describe("The key's quota (core/quota.ts) against the gateway double", function 
     });
 
     it('a refusal for quota says what is left on the key', async () => {
-      const gw = await gateway('newApi', [{ key: LOW_TOKEN_QUOTA_KEY, group: 'default', quotaUsd: 100, tokenQuotaUsd: 0.0005 }]);
+      const gw = await gateway('newApi', [
+        { key: LOW_TOKEN_QUOTA_KEY, group: 'default', quotaUsd: 100, tokenQuotaUsd: 0.0005 },
+      ]);
       let calls = 0;
       const client = clientFor(gw.url, LOW_TOKEN_QUOTA_KEY, {
         afterBillableCall: () => calls++,
@@ -157,13 +203,23 @@ describe("The key's quota (core/quota.ts) against the gateway double", function 
         },
       });
       // Its US$0.0005 (250 units) is below what the gateway reserves for this model (≥ 500 tokens × 1.5).
-      const refused = client.http.send({ method: 'POST', url: `${gw.url}/v1/chat/completions`, json: { model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'hello' }] } });
-      await assert.rejects(refused, (e: unknown) => isGatewayError(e, 'quota') && / Left on this key: US\$0\.0005\.$/.test(e.message) && e.status === 403);
+      const refused = client.http.send({
+        method: 'POST',
+        url: `${gw.url}/v1/chat/completions`,
+        json: { model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'hello' }] },
+      });
+      await assert.rejects(
+        refused,
+        (e: unknown) =>
+          isGatewayError(e, 'quota') && / Left on this key: US\$0\.0005\.$/.test(e.message) && e.status === 403,
+      );
       assert.equal(calls, 1, 'the refusal counts as a finished call');
     });
 
     it('without a figure the refusal is unchanged', async () => {
-      const gw = await gateway('none', [{ key: LOW_TOKEN_QUOTA_KEY, group: 'default', quotaUsd: 100, tokenQuotaUsd: 0.0005 }]);
+      const gw = await gateway('none', [
+        { key: LOW_TOKEN_QUOTA_KEY, group: 'default', quotaUsd: 100, tokenQuotaUsd: 0.0005 },
+      ]);
       const client = clientFor(gw.url, LOW_TOKEN_QUOTA_KEY, {
         quotaNote: async () => {
           const result = await fetchKeyQuota(client.http);
@@ -171,7 +227,11 @@ describe("The key's quota (core/quota.ts) against the gateway double", function 
         },
       });
       await assert.rejects(
-        client.http.send({ method: 'POST', url: `${gw.url}/v1/chat/completions`, json: { model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'hello' }] } }),
+        client.http.send({
+          method: 'POST',
+          url: `${gw.url}/v1/chat/completions`,
+          json: { model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'hello' }] },
+        }),
         (e: unknown) => isGatewayError(e, 'quota') && !/Left on this key/.test(e.message),
       );
     });

@@ -3,7 +3,10 @@ import { readableText } from '../../src/core/tools/readableText';
 
 describe('extracted text as a person reads it', () => {
   it('turns form feeds (page ends) into Markdown rules between pages', () => {
-    assert.equal(readableText('Page one.\fPage two.\n\f\nPage three.'), 'Page one.\n\n---\n\nPage two.\n\n---\n\nPage three.');
+    assert.equal(
+      readableText('Page one.\fPage two.\n\f\nPage three.'),
+      'Page one.\n\n---\n\nPage two.\n\n---\n\nPage three.',
+    );
   });
 
   it('drops control characters but keeps tabs, line breaks and every other character', () => {

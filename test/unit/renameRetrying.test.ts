@@ -6,12 +6,16 @@ import * as path from 'node:path';
 import { renameRetrying } from '../../src/core/atomicFile';
 
 /** A rename that fails with `code` the first `failures` times, then does the real rename. */
-function flakyRename(code: string, failures: number): { rename: (from: string, to: string) => Promise<void>; calls: () => number } {
+function flakyRename(
+  code: string,
+  failures: number,
+): { rename: (from: string, to: string) => Promise<void>; calls: () => number } {
   let calls = 0;
   return {
     rename: async (from, to) => {
       calls++;
-      if (calls <= failures) throw Object.assign(new Error(`${code}: operation not permitted, rename '${from}' -> '${to}'`), { code });
+      if (calls <= failures)
+        throw Object.assign(new Error(`${code}: operation not permitted, rename '${from}' -> '${to}'`), { code });
       await fs.rename(from, to);
     },
     calls: () => calls,
@@ -59,7 +63,10 @@ describe('renameRetrying: a rename Windows refuses while another window reads th
     const { from, to } = files();
     // Each wait really passes, 100 ms at a time at most, so the bound is met in well under a minute.
     const failing = flakyRename('EPERM', Number.POSITIVE_INFINITY);
-    await assert.rejects(renameRetrying(from, to, { rename: failing.rename, platform: 'win32' }), (e: unknown) => (e as NodeJS.ErrnoException).code === 'EPERM');
+    await assert.rejects(
+      renameRetrying(from, to, { rename: failing.rename, platform: 'win32' }),
+      (e: unknown) => (e as NodeJS.ErrnoException).code === 'EPERM',
+    );
     assert.ok(failing.calls() > 5, `${failing.calls()} tries`);
     assert.equal(readFileSync(to, 'utf8'), 'old', 'the old file is left as it was');
   });
@@ -67,11 +74,17 @@ describe('renameRetrying: a rename Windows refuses while another window reads th
   it('does not retry other failures, nor these codes where they are not transient (Linux, macOS)', async () => {
     const { from, to } = files();
     const missing = flakyRename('ENOENT', 1);
-    await assert.rejects(renameRetrying(from, to, { rename: missing.rename, platform: 'win32', sleep }), (e: unknown) => (e as NodeJS.ErrnoException).code === 'ENOENT');
+    await assert.rejects(
+      renameRetrying(from, to, { rename: missing.rename, platform: 'win32', sleep }),
+      (e: unknown) => (e as NodeJS.ErrnoException).code === 'ENOENT',
+    );
     assert.equal(missing.calls(), 1);
     for (const platform of ['linux', 'darwin'] as const) {
       const denied = flakyRename('EACCES', 1);
-      await assert.rejects(renameRetrying(from, to, { rename: denied.rename, platform, sleep }), (e: unknown) => (e as NodeJS.ErrnoException).code === 'EACCES');
+      await assert.rejects(
+        renameRetrying(from, to, { rename: denied.rename, platform, sleep }),
+        (e: unknown) => (e as NodeJS.ErrnoException).code === 'EACCES',
+      );
       assert.equal(denied.calls(), 1, platform);
     }
     assert.deepEqual(waits, []);

@@ -10,7 +10,9 @@ import { SseReader, type SseMessage } from '../../src/core/chat/sse';
 /** The reference: the chunks through one streaming decoder (which keeps split characters whole), then parsed. */
 function reference(chunks: Uint8Array[]): SseMessage[] {
   const out: SseMessage[] = [];
-  const parser = createParser({ onEvent: (m: EventSourceMessage) => out.push({ ...(m.event ? { event: m.event } : {}), data: m.data }) });
+  const parser = createParser({
+    onEvent: (m: EventSourceMessage) => out.push({ ...(m.event ? { event: m.event } : {}), data: m.data }),
+  });
   const decoder = new TextDecoder();
   for (const c of chunks) parser.feed(decoder.decode(c, { stream: true }));
   parser.feed(decoder.decode());
@@ -41,13 +43,28 @@ describe('SseReader: chunks decoded one by one', () => {
   it('characters of two, three and four bytes split at every byte give the same messages', () => {
     const body = encode('event: delta\ndata: {"t":"é中😀"}\n\ndata: ü€𝄞 and \uFEFF inside\n\n');
     const expected = reference([body]);
-    assert.deepEqual(expected.map((m) => m.data), ['{"t":"é中😀"}', 'ü€𝄞 and \uFEFF inside']);
+    assert.deepEqual(
+      expected.map((m) => m.data),
+      ['{"t":"é中😀"}', 'ü€𝄞 and \uFEFF inside'],
+    );
     for (let i = 1; i < body.length; i++) assert.deepEqual(read(splitAt(body, [i])), expected, `split at ${i}`);
-    assert.deepEqual(read(splitAt(body, Array.from({ length: body.length }, (_, i) => i))), expected, 'one byte per chunk');
+    assert.deepEqual(
+      read(
+        splitAt(
+          body,
+          Array.from({ length: body.length }, (_, i) => i),
+        ),
+      ),
+      expected,
+      'one byte per chunk',
+    );
   });
 
   it('any text, split anywhere, reads as one decode of the whole body', () => {
-    const message = fc.record({ event: fc.option(fc.stringMatching(/^[a-z_.]{1,12}$/), { nil: undefined }), data: fc.string({ unit: 'grapheme', maxLength: 30 }).map((s) => s.replace(/[\r\n]/g, ' ')) });
+    const message = fc.record({
+      event: fc.option(fc.stringMatching(/^[a-z_.]{1,12}$/), { nil: undefined }),
+      data: fc.string({ unit: 'grapheme', maxLength: 30 }).map((s) => s.replace(/[\r\n]/g, ' ')),
+    });
     fc.assert(
       fc.property(fc.array(message, { maxLength: 6 }), fc.array(fc.nat(400), { maxLength: 12 }), (messages, cuts) => {
         const body = encode(messages.map((m) => `${m.event ? `event: ${m.event}\n` : ''}data: ${m.data}\n\n`).join(''));
@@ -61,14 +78,20 @@ describe('SseReader: chunks decoded one by one', () => {
     const first = encode('data: a\n\n');
     const body = new Uint8Array([...bom, ...first, ...encode('data: \uFEFFb\n\n')]);
     assert.deepEqual(read(splitAt(body, [1, 2, bom.length + first.length + 6])), [{ data: 'a' }, { data: '\uFEFFb' }]);
-    assert.deepEqual(read([encode('data: \uFEFFc\n\n')]), [{ data: '\uFEFFc' }], 'a U+FEFF that is not at the start of the stream');
+    assert.deepEqual(
+      read([encode('data: \uFEFFc\n\n')]),
+      [{ data: '\uFEFFc' }],
+      'a U+FEFF that is not at the start of the stream',
+    );
   });
 
   it('any bytes, valid UTF-8 or not, split anywhere, read as through a streaming decoder', () => {
     // Mostly text around lead and continuation bytes, so that cut characters and invalid sequences meet chunk ends.
     const piece = fc.oneof(
       fc.constantFrom('data: ', 'event: e\n', '\n', '\n\n', 'é', '中', '😀', '\uFEFF').map((t) => [...encode(t)]),
-      fc.array(fc.constantFrom(0x61, 0x80, 0x9f, 0xbf, 0xc0, 0xc3, 0xe0, 0xe4, 0xed, 0xf0, 0xf4, 0xf8, 0xff), { maxLength: 4 }),
+      fc.array(fc.constantFrom(0x61, 0x80, 0x9f, 0xbf, 0xc0, 0xc3, 0xe0, 0xe4, 0xed, 0xf0, 0xf4, 0xf8, 0xff), {
+        maxLength: 4,
+      }),
     );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 20 }), fc.array(fc.nat(80), { maxLength: 10 }), (pieces, cuts) => {

@@ -19,9 +19,22 @@ import { TOOL_STREAMS } from './fixtures/toolStreams';
 type Json = Record<string, unknown>;
 
 /** A value of the wrong JSON type for any field. */
-const wrong = fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant([]), fc.constant({}), fc.string().map((s) => [s]), fc.string().map((s) => ({ s })));
+const wrong = fc.oneof(
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.boolean(),
+  fc.constant([]),
+  fc.constant({}),
+  fc.string().map((s) => [s]),
+  fc.string().map((s) => ({ s })),
+);
 /** Mostly the right value, sometimes null, sometimes the wrong type (absent comes from `record`). */
-const field = <T>(valid: fc.Arbitrary<T>): fc.Arbitrary<unknown> => fc.oneof({ weight: 6, arbitrary: valid }, { weight: 1, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: wrong });
+const field = <T>(valid: fc.Arbitrary<T>): fc.Arbitrary<unknown> =>
+  fc.oneof(
+    { weight: 6, arbitrary: valid },
+    { weight: 1, arbitrary: fc.constant(null) },
+    { weight: 1, arbitrary: wrong },
+  );
 const text = field(fc.string({ maxLength: 12 }));
 const count = field(fc.nat(1000));
 /** Any keys optional; through JSON, as a stream delivers it (no `undefined`, no -0). */
@@ -29,8 +42,16 @@ const record = <T extends Record<string, fc.Arbitrary<unknown>>>(model: T): fc.A
   fc.record(model, { requiredKeys: [] }).map((r) => JSON.parse(JSON.stringify(r)) as Json);
 
 const completionsChunk = (() => {
-  const toolCall = record({ index: count, id: text, type: fc.constant('function'), function: field(record({ name: text, arguments: text })) });
-  const annotation = record({ type: field(fc.constantFrom('url_citation', 'file_citation')), url_citation: field(record({ url: text, title: text })) });
+  const toolCall = record({
+    index: count,
+    id: text,
+    type: fc.constant('function'),
+    function: field(record({ name: text, arguments: text })),
+  });
+  const annotation = record({
+    type: field(fc.constantFrom('url_citation', 'file_citation')),
+    url_citation: field(record({ url: text, title: text })),
+  });
   const delta = record({
     role: fc.constant('assistant'),
     content: text,
@@ -39,21 +60,65 @@ const completionsChunk = (() => {
     tool_calls: field(fc.array(toolCall, { maxLength: 2 })),
     annotations: field(fc.array(annotation, { maxLength: 2 })),
   });
-  const choice = record({ index: fc.nat(2), delta: field(delta), finish_reason: field(fc.constantFrom('stop', 'length', 'tool_calls', 'content_filter', 'other')), logprobs: fc.constant(null) });
-  const usage = record({ prompt_tokens: count, completion_tokens: count, total_tokens: count, completion_tokens_details: field(record({ reasoning_tokens: count })) });
+  const choice = record({
+    index: fc.nat(2),
+    delta: field(delta),
+    finish_reason: field(fc.constantFrom('stop', 'length', 'tool_calls', 'content_filter', 'other')),
+    logprobs: fc.constant(null),
+  });
+  const usage = record({
+    prompt_tokens: count,
+    completion_tokens: count,
+    total_tokens: count,
+    completion_tokens_details: field(record({ reasoning_tokens: count })),
+  });
   // The common chunks (text and reasoning deltas, a finish) as often as any other shape.
-  const commonDelta = record({ role: fc.constant('assistant'), content: text, reasoning_content: text, reasoning: text });
-  const commonChoice = record({ index: fc.nat(2), delta: field(commonDelta), finish_reason: field(fc.constantFrom('stop', 'length')), logprobs: fc.constant(null) });
-  const common = record({ id: fc.string({ maxLength: 8 }), object: fc.constant('chat.completion.chunk'), choices: fc.array(commonChoice, { minLength: 1, maxLength: 2 }) });
-  const any = record({ id: fc.string({ maxLength: 8 }), object: fc.constant('chat.completion.chunk'), choices: field(fc.array(choice, { maxLength: 2 })), usage: field(usage) });
+  const commonDelta = record({
+    role: fc.constant('assistant'),
+    content: text,
+    reasoning_content: text,
+    reasoning: text,
+  });
+  const commonChoice = record({
+    index: fc.nat(2),
+    delta: field(commonDelta),
+    finish_reason: field(fc.constantFrom('stop', 'length')),
+    logprobs: fc.constant(null),
+  });
+  const common = record({
+    id: fc.string({ maxLength: 8 }),
+    object: fc.constant('chat.completion.chunk'),
+    choices: fc.array(commonChoice, { minLength: 1, maxLength: 2 }),
+  });
+  const any = record({
+    id: fc.string({ maxLength: 8 }),
+    object: fc.constant('chat.completion.chunk'),
+    choices: field(fc.array(choice, { maxLength: 2 })),
+    usage: field(usage),
+  });
   return fc.oneof(common, any);
 })();
 
-const MESSAGES_TYPES = ['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop', 'ping', 'other'] as const;
+const MESSAGES_TYPES = [
+  'message_start',
+  'content_block_start',
+  'content_block_delta',
+  'content_block_stop',
+  'message_delta',
+  'message_stop',
+  'ping',
+  'other',
+] as const;
 const messagesEvent = (() => {
-  const citation = record({ type: field(fc.constantFrom('web_search_result_location', 'char_location')), url: text, title: text });
+  const citation = record({
+    type: field(fc.constantFrom('web_search_result_location', 'char_location')),
+    url: text,
+    title: text,
+  });
   const delta = record({
-    type: field(fc.constantFrom('text_delta', 'thinking_delta', 'signature_delta', 'input_json_delta', 'citations_delta')),
+    type: field(
+      fc.constantFrom('text_delta', 'thinking_delta', 'signature_delta', 'input_json_delta', 'citations_delta'),
+    ),
     text,
     thinking: text,
     signature: text,
@@ -74,7 +139,11 @@ const messagesEvent = (() => {
   });
   const usage = record({ input_tokens: count, output_tokens: count });
   // The common events (deltas and stops) as often as any other shape.
-  const common = record({ type: field(fc.constantFrom('content_block_delta', 'content_block_stop', 'message_stop')), index: count, delta: field(delta) });
+  const common = record({
+    type: field(fc.constantFrom('content_block_delta', 'content_block_stop', 'message_stop')),
+    index: count,
+    delta: field(delta),
+  });
   const any = record({
     type: field(fc.constantFrom(...MESSAGES_TYPES)),
     index: count,
@@ -112,11 +181,32 @@ const responsesEvent = (() => {
     arguments: field(fc.constantFrom('', '{}', '{"a":1}', '[1]', 'not json')),
     result: text,
     output_format: text,
-    action: field(record({ type: text, query: text, queries: field(fc.array(fc.string({ maxLength: 6 }), { maxLength: 2 })), sources: field(fc.array(record({ type: text, url: text }), { maxLength: 2 })) })),
-    content: field(fc.array(record({ type: field(fc.constant('output_text')), text, annotations: field(fc.array(annotation, { maxLength: 2 })) }), { maxLength: 2 })),
+    action: field(
+      record({
+        type: text,
+        query: text,
+        queries: field(fc.array(fc.string({ maxLength: 6 }), { maxLength: 2 })),
+        sources: field(fc.array(record({ type: text, url: text }), { maxLength: 2 })),
+      }),
+    ),
+    content: field(
+      fc.array(
+        record({
+          type: field(fc.constant('output_text')),
+          text,
+          annotations: field(fc.array(annotation, { maxLength: 2 })),
+        }),
+        { maxLength: 2 },
+      ),
+    ),
     summary: field(fc.array(record({ text }), { maxLength: 2 })),
   });
-  const usage = record({ input_tokens: count, output_tokens: count, total_tokens: count, output_tokens_details: field(record({ reasoning_tokens: count })) });
+  const usage = record({
+    input_tokens: count,
+    output_tokens: count,
+    total_tokens: count,
+    output_tokens_details: field(record({ reasoning_tokens: count })),
+  });
   const response = record({
     status: field(fc.constantFrom('completed', 'incomplete', 'failed', 'in_progress')),
     output: field(fc.array(item, { maxLength: 2 })),
@@ -126,7 +216,11 @@ const responsesEvent = (() => {
   });
   // The common events (deltas) as often as any other shape.
   const common = record({
-    type: field(fc.constantFrom(...RESPONSES_TYPES.filter((t) => t.endsWith('.delta') || t.endsWith('.done') || t.endsWith('.partial_image')))),
+    type: field(
+      fc.constantFrom(
+        ...RESPONSES_TYPES.filter((t) => t.endsWith('.delta') || t.endsWith('.done') || t.endsWith('.partial_image')),
+      ),
+    ),
     sequence_number: fc.nat(100),
     item_id: text,
     output_index: fc.nat(3),
@@ -213,7 +307,8 @@ async function decoded(text: string, decoder: () => StreamDecoder): Promise<unkn
     yield new TextEncoder().encode(text);
   }
   const out: unknown[] = [];
-  for await (const e of decodeStream(body(), decoder)) out.push(e.type === 'error' ? { type: 'error', kind: e.error.kind, message: e.error.message } : e);
+  for await (const e of decodeStream(body(), decoder))
+    out.push(e.type === 'error' ? { type: 'error', kind: e.error.kind, message: e.error.message } : e);
   return out;
 }
 
@@ -228,7 +323,10 @@ describe('streamed-event fast paths agree with the schemas', () => {
             runs++;
             if (!a.isPlain(json)) return;
             plain++;
-            assert.deepEqual(outcome(() => a.schema(json)), { data: json });
+            assert.deepEqual(
+              outcome(() => a.schema(json)),
+              { data: json },
+            );
           }),
           { numRuns: 2000 },
         );
@@ -242,7 +340,10 @@ describe('streamed-event fast paths agree with the schemas', () => {
           fc.property(a.arbitrary, (json) => {
             const expected = outcome(() => a.schema(json));
             if ('error' in expected) failed++;
-            assert.deepEqual(outcome(() => a.read(json)), expected);
+            assert.deepEqual(
+              outcome(() => a.read(json)),
+              expected,
+            );
           }),
           { numRuns: 2000 },
         );
@@ -262,7 +363,8 @@ describe('streamed-event fast paths agree with the schemas', () => {
   }
 
   it('takes the fast path for every delta of the recorded streams', () => {
-    const deltas = /^(response\.(output_text|refusal|reasoning_summary_text|reasoning_text|function_call_arguments)\.delta|content_block_delta|content_block_stop|message_stop)$/;
+    const deltas =
+      /^(response\.(output_text|refusal|reasoning_summary_text|reasoning_text|function_call_arguments)\.delta|content_block_delta|content_block_stop|message_stop)$/;
     let checked = 0;
     for (const { protocol, stream } of [...RECORDED, ...TOOL_STREAMS]) {
       const adapter = ADAPTERS.find((a) => a.protocol === protocol) as Adapter;
@@ -270,7 +372,10 @@ describe('streamed-event fast paths agree with the schemas', () => {
         if (!line.startsWith('data: {')) continue;
         const json = JSON.parse(line.slice(6)) as Json;
         const choices = json.choices as Array<{ delta?: Json }> | undefined;
-        const common = protocol === 'chatCompletions' ? !choices?.some((c) => c.delta?.annotations) : deltas.test(String(json.type)) && !(json.delta as Json | undefined)?.citation;
+        const common =
+          protocol === 'chatCompletions'
+            ? !choices?.some((c) => c.delta?.annotations)
+            : deltas.test(String(json.type)) && !(json.delta as Json | undefined)?.citation;
         if (!common) continue;
         checked++;
         assert.ok(adapter.isPlain(json), `${protocol}: ${line} was left to the schema`);
@@ -281,9 +386,18 @@ describe('streamed-event fast paths agree with the schemas', () => {
 
   it('still rejects a malformed delta with a clear protocol error after the text before it', async () => {
     const cases: Array<[Adapter['protocol'], string]> = [
-      ['chatCompletions', 'data: {"choices":[{"delta":{"content":"Hi"}}]}\n\ndata: {"choices":[{"delta":{"content":5}}]}\n\n'],
-      ['messages', 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}\n\nevent: content_block_delta\ndata: {"type":"content_block_delta","index":"0","delta":{"type":"text_delta","text":"x"}}\n\n'],
-      ['responses', 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"Hi"}\n\nevent: response.output_text.delta\ndata: {"type":"response.output_text.delta","item_id":7,"delta":"x"}\n\n'],
+      [
+        'chatCompletions',
+        'data: {"choices":[{"delta":{"content":"Hi"}}]}\n\ndata: {"choices":[{"delta":{"content":5}}]}\n\n',
+      ],
+      [
+        'messages',
+        'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}\n\nevent: content_block_delta\ndata: {"type":"content_block_delta","index":"0","delta":{"type":"text_delta","text":"x"}}\n\n',
+      ],
+      [
+        'responses',
+        'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"Hi"}\n\nevent: response.output_text.delta\ndata: {"type":"response.output_text.delta","item_id":7,"delta":"x"}\n\n',
+      ],
     ];
     for (const [protocol, text] of cases) {
       const adapter = ADAPTERS.find((a) => a.protocol === protocol) as Adapter;

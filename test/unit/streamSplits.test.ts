@@ -13,7 +13,8 @@ async function* from(chunks: Uint8Array[]): AsyncGenerator<Uint8Array> {
 
 async function events(protocol: ChatProtocol, chunks: Uint8Array[]): Promise<unknown[]> {
   const out: unknown[] = [];
-  for await (const e of eventsFromBytes(protocol, from(chunks))) out.push(e.type === 'error' ? { type: 'error', kind: e.error.kind, message: e.error.message } : e);
+  for await (const e of eventsFromBytes(protocol, from(chunks)))
+    out.push(e.type === 'error' ? { type: 'error', kind: e.error.kind, message: e.error.message } : e);
   return out;
 }
 
@@ -30,7 +31,10 @@ function splitAt(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
 }
 
 describe('streams split at any byte boundary', () => {
-  const streams = [...RECORDED.map((r) => ({ ...r, kind: 'answer' })), ...TOOL_STREAMS.map((r) => ({ ...r, kind: 'tool calls' }))];
+  const streams = [
+    ...RECORDED.map((r) => ({ ...r, kind: 'answer' })),
+    ...TOOL_STREAMS.map((r) => ({ ...r, kind: 'tool calls' })),
+  ];
   for (const { protocol, stream, kind } of streams) {
     for (const [variant, text] of [
       ['LF', stream],
@@ -70,26 +74,61 @@ describe('the gateway double’s tool-call streams split at any byte boundary', 
   });
   after(async () => gw.stop());
 
-  const schema = { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city'] };
+  const schema = {
+    type: 'object',
+    properties: { city: { type: 'string' }, days: { type: 'integer' } },
+    required: ['city'],
+  };
   const prompt = 'Please call the tool get_weather for Zürich days=4';
   const requests: Array<{ protocol: ChatProtocol; model: string; path: string; body: Record<string, unknown> }> = [
     // A Kimi model: fragments without index, ids like get_weather:0, reasoning first.
-    { protocol: 'chatCompletions', model: 'kimi-k2-thinking', path: '/v1/chat/completions', body: { messages: [{ role: 'user', content: prompt }], tools: [{ type: 'function', function: { name: 'get_weather', parameters: schema } }] } },
-    { protocol: 'responses', model: 'gpt-4o-mini', path: '/v1/responses', body: { input: `[[reasoning]] ${prompt}`, tools: [{ type: 'function', name: 'get_weather', parameters: schema }] } },
-    { protocol: 'messages', model: 'gpt-4o-mini', path: '/v1/messages', body: { max_tokens: 1024, messages: [{ role: 'user', content: `[[reasoning]] ${prompt}` }], tools: [{ name: 'get_weather', input_schema: schema }] } },
+    {
+      protocol: 'chatCompletions',
+      model: 'kimi-k2-thinking',
+      path: '/v1/chat/completions',
+      body: {
+        messages: [{ role: 'user', content: prompt }],
+        tools: [{ type: 'function', function: { name: 'get_weather', parameters: schema } }],
+      },
+    },
+    {
+      protocol: 'responses',
+      model: 'gpt-4o-mini',
+      path: '/v1/responses',
+      body: {
+        input: `[[reasoning]] ${prompt}`,
+        tools: [{ type: 'function', name: 'get_weather', parameters: schema }],
+      },
+    },
+    {
+      protocol: 'messages',
+      model: 'gpt-4o-mini',
+      path: '/v1/messages',
+      body: {
+        max_tokens: 1024,
+        messages: [{ role: 'user', content: `[[reasoning]] ${prompt}` }],
+        tools: [{ name: 'get_weather', input_schema: schema }],
+      },
+    },
   ];
 
   for (const { protocol, model, path, body } of requests) {
     it(`${protocol} (${model}): random splits of the double's stream give the same events, one call with its parsed input`, async () => {
       const res = await fetch(`${gw.url}${path}`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+        headers: {
+          authorization: `Bearer ${DEMO_KEY}`,
+          'content-type': 'application/json',
+          'anthropic-version': '2023-06-01',
+        },
         body: JSON.stringify({ model, stream: true, ...body }),
       });
       assert.equal(res.status, 200);
       const bytes = new Uint8Array(await res.arrayBuffer());
       const whole = await events(protocol, [bytes]);
-      const calls = whole.filter((e) => (e as ChatEvent).type === 'toolCall') as Array<Extract<ChatEvent, { type: 'toolCall' }>>;
+      const calls = whole.filter((e) => (e as ChatEvent).type === 'toolCall') as Array<
+        Extract<ChatEvent, { type: 'toolCall' }>
+      >;
       assert.equal(calls.length, 1);
       assert.deepEqual(calls[0]?.input, { city: 'Zürich', days: 4 });
       assert.equal(calls[0]?.id, gw.log.at(-1)?.answer?.toolCalls[0]?.id);
@@ -104,13 +143,16 @@ describe('the gateway double’s tool-call streams split at any byte boundary', 
 });
 
 describe('recorded streams decode to the right content', () => {
-  const decode = async (protocol: ChatProtocol, text: string) => collectChat(eventsFromBytes(protocol, from([new TextEncoder().encode(text)])));
+  const decode = async (protocol: ChatProtocol, text: string) =>
+    collectChat(eventsFromBytes(protocol, from([new TextEncoder().encode(text)])));
 
   it('Chat Completions: reasoning, text, tool call fragments, usage chunk with choices []', async () => {
     const r = await decode('chatCompletions', RECORDED[0]!.stream);
     assert.equal(r.reasoning, 'Denke über «Größe» nach… ');
     assert.equal(r.text, 'Héllo, 世界! Emoji 🎉 done.');
-    assert.deepEqual(r.toolCalls, [{ id: 'call_abc', name: 'get_weather', input: { city: 'Zürich' }, arguments: '{"city":"Zürich"}' }]);
+    assert.deepEqual(r.toolCalls, [
+      { id: 'call_abc', name: 'get_weather', input: { city: 'Zürich' }, arguments: '{"city":"Zürich"}' },
+    ]);
     assert.deepEqual(r.usage, { inputTokens: 9, outputTokens: 12, totalTokens: 21, reasoningTokens: 5 });
     assert.equal(r.finishReason, 'toolCalls');
     assert.equal(r.error, undefined);
@@ -130,7 +172,9 @@ describe('recorded streams decode to the right content', () => {
     const r = await decode('messages', RECORDED[2]!.stream);
     assert.equal(r.reasoning, 'Ich überlege… ');
     assert.equal(r.text, 'Bonjour, ça va? 日本語 ✓');
-    assert.deepEqual(r.toolCalls, [{ id: 'toolu_01', name: 'get_weather', input: { city: 'Paris' }, arguments: '{"city": "Paris"}' }]);
+    assert.deepEqual(r.toolCalls, [
+      { id: 'toolu_01', name: 'get_weather', input: { city: 'Paris' }, arguments: '{"city": "Paris"}' },
+    ]);
     assert.deepEqual(r.usage, { inputTokens: 25, outputTokens: 42, totalTokens: 67 });
     assert.equal(r.finishReason, 'toolCalls');
   });
@@ -182,15 +226,40 @@ describe('recorded streams decode to the right content', () => {
 
   it('Responses tool calls without output_item.done: read from the streamed events, or from the final response', async () => {
     const ev = (type: string, rest: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...rest })}\n\n`;
-    const added = ev('response.output_item.added', { output_index: 0, item: { id: 'fc_9', type: 'function_call', call_id: 'call_9', name: 'lookup', arguments: '' } });
-    const deltas = ev('response.function_call_arguments.delta', { item_id: 'fc_9', delta: '{"q":"ti' }) + ev('response.function_call_arguments.delta', { item_id: 'fc_9', delta: 'des"}' });
+    const added = ev('response.output_item.added', {
+      output_index: 0,
+      item: { id: 'fc_9', type: 'function_call', call_id: 'call_9', name: 'lookup', arguments: '' },
+    });
+    const deltas =
+      ev('response.function_call_arguments.delta', { item_id: 'fc_9', delta: '{"q":"ti' }) +
+      ev('response.function_call_arguments.delta', { item_id: 'fc_9', delta: 'des"}' });
     const completed = (output: object[]) => ev('response.completed', { response: { status: 'completed', output } });
     const streamedOnly = await decode('responses', added + deltas + completed([]));
-    assert.deepEqual(streamedOnly.toolCalls.map(({ id, name, input }) => ({ id, name, input })), [{ id: 'call_9', name: 'lookup', input: { q: 'tides' } }]);
+    assert.deepEqual(
+      streamedOnly.toolCalls.map(({ id, name, input }) => ({ id, name, input })),
+      [{ id: 'call_9', name: 'lookup', input: { q: 'tides' } }],
+    );
     assert.equal(streamedOnly.finishReason, 'toolCalls');
-    const listedOnly = await decode('responses', completed([{ id: 'fc_9', type: 'function_call', call_id: 'call_9', name: 'lookup', arguments: '{"q":"moon"}' }]));
-    assert.deepEqual(listedOnly.toolCalls.map(({ id, input }) => ({ id, input })), [{ id: 'call_9', input: { q: 'moon' } }]);
-    const normal = await decode('responses', added + deltas + ev('response.output_item.done', { output_index: 0, item: { id: 'fc_9', type: 'function_call', call_id: 'call_9', name: 'lookup', arguments: '{"q":"tides"}' } }) + completed([{ id: 'fc_9', type: 'function_call', call_id: 'call_9', name: 'lookup', arguments: '{"q":"tides"}' }]));
+    const listedOnly = await decode(
+      'responses',
+      completed([{ id: 'fc_9', type: 'function_call', call_id: 'call_9', name: 'lookup', arguments: '{"q":"moon"}' }]),
+    );
+    assert.deepEqual(
+      listedOnly.toolCalls.map(({ id, input }) => ({ id, input })),
+      [{ id: 'call_9', input: { q: 'moon' } }],
+    );
+    const normal = await decode(
+      'responses',
+      added +
+        deltas +
+        ev('response.output_item.done', {
+          output_index: 0,
+          item: { id: 'fc_9', type: 'function_call', call_id: 'call_9', name: 'lookup', arguments: '{"q":"tides"}' },
+        }) +
+        completed([
+          { id: 'fc_9', type: 'function_call', call_id: 'call_9', name: 'lookup', arguments: '{"q":"tides"}' },
+        ]),
+    );
     assert.equal(normal.toolCalls.length, 1, 'a call listed again in the final response is one call');
   });
 
@@ -205,7 +274,8 @@ describe('recorded streams decode to the right content', () => {
     assert.equal(c.error?.kind, 'protocol');
     assert.match(c.error?.message ?? '', /"get_weather".*not valid JSON/);
 
-    const notObject = 'event: response.output_item.done\ndata: {"type":"response.output_item.done","output_index":0,"item":{"type":"function_call","call_id":"c1","name":"lookup","arguments":"[1,2]"}}\n\n';
+    const notObject =
+      'event: response.output_item.done\ndata: {"type":"response.output_item.done","output_index":0,"item":{"type":"function_call","call_id":"c1","name":"lookup","arguments":"[1,2]"}}\n\n';
     const r = await decode('responses', notObject);
     assert.equal(r.error?.kind, 'protocol');
     assert.match(r.error?.message ?? '', /"lookup".*not a JSON object/);
@@ -218,7 +288,8 @@ describe('recorded streams decode to the right content', () => {
     assert.equal(m.error?.kind, 'protocol');
     assert.match(m.error?.message ?? '', /"search".*not valid JSON/);
 
-    const nameless = 'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_7","function":{"arguments":"{}"}}]}}]}\n\ndata: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\ndata: [DONE]\n\n';
+    const nameless =
+      'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_7","function":{"arguments":"{}"}}]}}]}\n\ndata: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\ndata: [DONE]\n\n';
     const n = await decode('chatCompletions', nameless);
     assert.equal(n.error?.kind, 'protocol');
     assert.match(n.error?.message ?? '', /call_7.*names no tool/);
@@ -235,13 +306,16 @@ describe('recorded streams decode to the right content', () => {
   });
 
   it('errors inside the stream become error events with their kind', async () => {
-    const completions = 'data: {"choices":[{"index":0,"delta":{"content":"partial "}}]}\n\ndata: {"error":{"message":"Rate limit reached","type":"rate_limit_error","code":"rate_limit_exceeded"}}\n\n';
+    const completions =
+      'data: {"choices":[{"index":0,"delta":{"content":"partial "}}]}\n\ndata: {"error":{"message":"Rate limit reached","type":"rate_limit_error","code":"rate_limit_exceeded"}}\n\n';
     const c = await decode('chatCompletions', completions);
     assert.equal(c.text, 'partial ');
     assert.equal(c.error?.kind, 'rateLimited');
 
-    const flat = 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"so far"}\n\nevent: error\ndata: {"type":"error","sequence_number":2,"code":"server_error","message":"boom","param":null}\n\n';
-    const nested = 'event: error\ndata: {"type":"error","sequence_number":1,"error":{"type":"invalid_request_error","code":"rate_limit_exceeded","message":"slow down","param":"input"}}\n\n';
+    const flat =
+      'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"so far"}\n\nevent: error\ndata: {"type":"error","sequence_number":2,"code":"server_error","message":"boom","param":null}\n\n';
+    const nested =
+      'event: error\ndata: {"type":"error","sequence_number":1,"error":{"type":"invalid_request_error","code":"rate_limit_exceeded","message":"slow down","param":"input"}}\n\n';
     const f = await decode('responses', flat);
     assert.equal(f.text, 'so far');
     assert.equal(f.error?.kind, 'server');
@@ -250,15 +324,18 @@ describe('recorded streams decode to the right content', () => {
     assert.equal(n.error?.kind, 'badRequest');
     assert.match(n.error?.message ?? '', /slow down/);
 
-    const failed = 'event: response.failed\ndata: {"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"The server had an error while processing your request."},"output":[]}}\n\n';
+    const failed =
+      'event: response.failed\ndata: {"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"The server had an error while processing your request."},"output":[]}}\n\n';
     assert.match((await decode('responses', failed)).error?.message ?? '', /server had an error/);
 
-    const incomplete = 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"long"}\n\nevent: response.incomplete\ndata: {"type":"response.incomplete","response":{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[]}}\n\n';
+    const incomplete =
+      'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"long"}\n\nevent: response.incomplete\ndata: {"type":"response.incomplete","response":{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[]}}\n\n';
     const i = await decode('responses', incomplete);
     assert.equal(i.finishReason, 'length');
     assert.equal(i.text, 'long');
 
-    const overloaded = 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}\n\nevent: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n';
+    const overloaded =
+      'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}\n\nevent: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n';
     const o = await decode('messages', overloaded);
     assert.equal(o.text, 'Hi');
     assert.equal(o.error?.kind, 'server');
@@ -266,7 +343,10 @@ describe('recorded streams decode to the right content', () => {
   });
 
   it('an unreadable event is a protocol error naming the event, not a crash', async () => {
-    const r = await decode('chatCompletions', 'data: {"choices":[{"index":0,"delta":{"content":"ok "}}]}\n\ndata: {not json\n\n');
+    const r = await decode(
+      'chatCompletions',
+      'data: {"choices":[{"index":0,"delta":{"content":"ok "}}]}\n\ndata: {not json\n\n',
+    );
     assert.equal(r.text, 'ok ');
     assert.equal(r.error?.kind, 'protocol');
   });

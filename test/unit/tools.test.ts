@@ -63,8 +63,16 @@ describe('document and web tools against the double', function () {
     truncateSync(big, UPLOAD_LIMIT_BYTES - 100);
     const form = await multipartFromFile({ tool_type: 'prime-sync', file_type: 'PDF' }, { name: 'file', path: big });
     assert.ok(form.length > UPLOAD_LIMIT_BYTES, 'the form pushes it over');
-    await assert.rejects(parsePdf(clientFor(gw.url, DEMO_KEY).http, big), (e: unknown) => isGatewayError(e, 'tooLarge') && /would be 20 MiB \(20,97\d,\d{3} bytes/.test(e.message) && /limit is 20 MiB \(20,971,520 bytes\)/.test(e.message));
-    await assert.rejects(uploadForExtract(clientFor(gw.url, DEMO_KEY).http, big), (e: unknown) => isGatewayError(e, 'tooLarge'));
+    await assert.rejects(
+      parsePdf(clientFor(gw.url, DEMO_KEY).http, big),
+      (e: unknown) =>
+        isGatewayError(e, 'tooLarge') &&
+        /would be 20 MiB \(20,97\d,\d{3} bytes/.test(e.message) &&
+        /limit is 20 MiB \(20,971,520 bytes\)/.test(e.message),
+    );
+    await assert.rejects(uploadForExtract(clientFor(gw.url, DEMO_KEY).http, big), (e: unknown) =>
+      isGatewayError(e, 'tooLarge'),
+    );
     assert.equal(gw.log.length, 0, 'nothing was sent');
     rmSync(big);
   });
@@ -83,27 +91,48 @@ describe('document and web tools against the double', function () {
     const file = await uploadForExtract(http, path.join(dir, pdf.name));
     assert.equal(file.filename, pdf.name);
     assert.ok((await fileContent(http, file.id)).includes(pdf.marker));
-    await assert.rejects(fileContent(clientFor(gw.url, VIP_KEY).http, file.id), (e: unknown) => isGatewayError(e) && e.status === 404);
+    await assert.rejects(
+      fileContent(clientFor(gw.url, VIP_KEY).http, file.id),
+      (e: unknown) => isGatewayError(e) && e.status === 404,
+    );
   });
 
   it('refuses images for extraction with a pointer to chat image input, sending nothing', async () => {
-    await assert.rejects(uploadForExtract(clientFor(gw.url, DEMO_KEY).http, path.join(dir, 'scan.png')), (e: unknown) => isGatewayError(e, 'badRequest') && /Ask about this image/.test(e.message));
+    await assert.rejects(
+      uploadForExtract(clientFor(gw.url, DEMO_KEY).http, path.join(dir, 'scan.png')),
+      (e: unknown) => isGatewayError(e, 'badRequest') && /Ask about this image/.test(e.message),
+    );
     assert.equal(gw.log.length, 0);
   });
 
   it('searches with the first provider and shapes results and citations', async () => {
-    const results = await webSearch(clientFor(gw.url, DEMO_KEY).http, 'vs code extensions', { engine: 'search_std', count: 3, intent: false });
+    const results = await webSearch(clientFor(gw.url, DEMO_KEY).http, 'vs code extensions', {
+      engine: 'search_std',
+      count: 3,
+      intent: false,
+    });
     assert.equal(results.length, 3);
     assert.ok(results.every((r) => r.title && r.url.startsWith('https://')));
     const body = JSON.parse(gw.log[0]?.bodyText ?? '{}');
-    assert.deepEqual(body, { search_query: 'vs code extensions', search_engine: 'search_std', search_intent: false, count: 3 });
+    assert.deepEqual(body, {
+      search_query: 'vs code extensions',
+      search_engine: 'search_std',
+      search_intent: false,
+      count: 3,
+    });
     assert.match(citation(results[0]!), /^\[[^\]]+\]\(https:\/\/[^)]+\)/);
     assert.match(resultsMarkdown('vs code extensions', 'the first provider', results), /^# Search: vs code extensions/);
-    await assert.rejects(webSearch(clientFor(gw.url, DEMO_KEY).http, 'x'.repeat(71), { engine: 'search_std', count: 3, intent: false }), /at most 70 characters/);
+    await assert.rejects(
+      webSearch(clientFor(gw.url, DEMO_KEY).http, 'x'.repeat(71), { engine: 'search_std', count: 3, intent: false }),
+      /at most 70 characters/,
+    );
   });
 
   it("reports the second provider's blocked search as upstreamBlocked", async () => {
-    await assert.rejects(kimiSearch(clientFor(gw.url, DEMO_KEY).http, 'news', 5, false), (e: unknown) => isGatewayError(e, 'upstreamBlocked') && /blocked/.test(e.message));
+    await assert.rejects(
+      kimiSearch(clientFor(gw.url, DEMO_KEY).http, 'news', 5, false),
+      (e: unknown) => isGatewayError(e, 'upstreamBlocked') && /blocked/.test(e.message),
+    );
   });
 
   it('reads a page with the reader and with fetch', async () => {
@@ -116,14 +145,20 @@ describe('document and web tools against the double', function () {
   });
 
   it('maps the first provider balance error (1113, HTTP 429) to upstreamBalance', async () => {
-    await assert.rejects(parsePdf(clientFor(gw.url, GLM_NO_BALANCE_KEY).http, path.join(dir, 'quarterly-report.pdf')), (e: unknown) => isGatewayError(e, 'upstreamBalance') && e.status === 429 && e.code === '1113');
+    await assert.rejects(
+      parsePdf(clientFor(gw.url, GLM_NO_BALANCE_KEY).http, path.join(dir, 'quarterly-report.pdf')),
+      (e: unknown) => isGatewayError(e, 'upstreamBalance') && e.status === 429 && e.code === '1113',
+    );
   });
 
   it('aborts an upload at once when cancelled', async () => {
     gw.inject({ match: { path: /files\/parser\/sync/ }, action: { type: 'stall' } });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    await assert.rejects(parsePdf(clientFor(gw.url, DEMO_KEY).http, path.join(dir, 'quarterly-report.pdf'), controller.signal), (e: unknown) => isGatewayError(e, 'cancelled'));
+    await assert.rejects(
+      parsePdf(clientFor(gw.url, DEMO_KEY).http, path.join(dir, 'quarterly-report.pdf'), controller.signal),
+      (e: unknown) => isGatewayError(e, 'cancelled'),
+    );
     gw.clearFaults();
   });
 });

@@ -4,21 +4,36 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { resolveOutputFolder } from '../../src/core/outputFolder';
 import { existingReal, isBelow, isInside, realPathOf } from '../../src/core/workspacePaths';
-import { OverrideAnnouncer, overrideNotice, parseJsonc, USER_ONLY_KEYS, userOnlyValues } from '../../src/core/userOnlySettings';
+import {
+  OverrideAnnouncer,
+  overrideNotice,
+  parseJsonc,
+  USER_ONLY_KEYS,
+  userOnlyValues,
+} from '../../src/core/userOnlySettings';
 
 describe('output folder rules', () => {
   const ws = '/home/u/project';
   const posix = path.posix;
 
   it('resolves a relative folder inside the workspace', () => {
-    assert.deepEqual(resolveOutputFolder('generated', 'workspace', ws, posix), { ok: true, folder: '/home/u/project/generated' });
-    assert.deepEqual(resolveOutputFolder('out/media/', 'user', ws, posix), { ok: true, folder: '/home/u/project/out/media' });
+    assert.deepEqual(resolveOutputFolder('generated', 'workspace', ws, posix), {
+      ok: true,
+      folder: '/home/u/project/generated',
+    });
+    assert.deepEqual(resolveOutputFolder('out/media/', 'user', ws, posix), {
+      ok: true,
+      folder: '/home/u/project/out/media',
+    });
     assert.deepEqual(resolveOutputFolder('a/../b', 'workspace', ws, posix), { ok: true, folder: '/home/u/project/b' });
     assert.deepEqual(resolveOutputFolder('.', 'workspace', ws, posix), { ok: true, folder: ws });
   });
 
   it('uses "generated" for an empty setting', () => {
-    assert.deepEqual(resolveOutputFolder('  ', 'workspace', ws, posix), { ok: true, folder: '/home/u/project/generated' });
+    assert.deepEqual(resolveOutputFolder('  ', 'workspace', ws, posix), {
+      ok: true,
+      folder: '/home/u/project/generated',
+    });
   });
 
   it('refuses a relative folder that climbs out of the workspace, from any settings', () => {
@@ -42,9 +57,13 @@ describe('output folder rules', () => {
   it('applies the Windows forms: drive paths, UNC paths, other drives', () => {
     const win = path.win32;
     const wws = 'C:\\work\\project';
-    assert.deepEqual(resolveOutputFolder('generated', 'workspace', wws, win), { ok: true, folder: 'C:\\work\\project\\generated' });
+    assert.deepEqual(resolveOutputFolder('generated', 'workspace', wws, win), {
+      ok: true,
+      folder: 'C:\\work\\project\\generated',
+    });
     assert.deepEqual(resolveOutputFolder('D:\\media', 'user', wws, win), { ok: true, folder: 'D:\\media' });
-    for (const bad of ['D:\\media', '\\\\server\\share\\x', 'C:\\Windows']) assert.equal(resolveOutputFolder(bad, 'workspace', wws, win).ok, false, bad);
+    for (const bad of ['D:\\media', '\\\\server\\share\\x', 'C:\\Windows'])
+      assert.equal(resolveOutputFolder(bad, 'workspace', wws, win).ok, false, bad);
     // "D:media" is relative to drive D's current folder: neither inside the workspace nor a full path.
     assert.equal(resolveOutputFolder('D:media', 'user', wws, win).ok, false);
     assert.equal(resolveOutputFolder('..\\x', 'user', wws, win).ok, false);
@@ -55,8 +74,13 @@ describe('output folder rules', () => {
   });
 
   it('refuses "~", which nothing would expand', () => {
-    for (const bad of ['~', '~/media', '~\\media']) assert.equal(resolveOutputFolder(bad, 'user', ws, posix).ok, false, bad);
-    assert.equal(resolveOutputFolder('~media', 'user', ws, posix).ok, true, 'a folder merely starting with ~ is an ordinary name');
+    for (const bad of ['~', '~/media', '~\\media'])
+      assert.equal(resolveOutputFolder(bad, 'user', ws, posix).ok, false, bad);
+    assert.equal(
+      resolveOutputFolder('~media', 'user', ws, posix).ok,
+      true,
+      'a folder merely starting with ~ is an ordinary name',
+    );
   });
 
   it('knows what lies inside a folder', () => {
@@ -83,7 +107,10 @@ describe('output folder rules', () => {
       const below = await existingReal(path.join(ws, 'out', 'images', 'new'));
       assert.deepEqual(below, { existing: path.join(ws, 'out'), real: elsewhere });
       assert.equal(isInside(below.real, ws), false);
-      assert.deepEqual(await existingReal(path.join(ws, 'plain', 'images')), { existing: path.join(ws, 'plain'), real: path.join(ws, 'plain') });
+      assert.deepEqual(await existingReal(path.join(ws, 'plain', 'images')), {
+        existing: path.join(ws, 'plain'),
+        real: path.join(ws, 'plain'),
+      });
       assert.equal(await realPathOf(path.join(ws, 'out', 'a', 'b.png')), path.join(elsewhere, 'a', 'b.png'));
       assert.equal(await realPathOf(path.join(ws, 'plain', '..', 'file')), path.join(ws, 'file'));
       // Below a file nothing can exist: the file is the deepest existing part.
@@ -102,7 +129,11 @@ describe('user-only settings from a workspace', () => {
       "url": "http://x//not-a-comment",
       "list": [1, 2,],
     }`;
-    assert.deepEqual(parseJsonc(text), { 'modelGateway.baseUrl': 'https://evil.example/v1', url: 'http://x//not-a-comment', list: [1, 2] });
+    assert.deepEqual(parseJsonc(text), {
+      'modelGateway.baseUrl': 'https://evil.example/v1',
+      url: 'http://x//not-a-comment',
+      list: [1, 2],
+    });
     assert.deepEqual(parseJsonc('{"a": "quote \\" , }"}'), { a: 'quote " , }' });
     assert.equal(parseJsonc('{"a": '), undefined);
     assert.equal(parseJsonc('{"a": "open'), undefined);
@@ -113,7 +144,11 @@ describe('user-only settings from a workspace', () => {
     const found = userOnlyValues(
       {
         'modelGateway.baseUrl': 'https://a.example',
-        modelGateway: { catalogUrl: 'https://b.example/c.json', tools: { confirmBilledCalls: false }, chat: { maxTokens: 5 } },
+        modelGateway: {
+          catalogUrl: 'https://b.example/c.json',
+          tools: { confirmBilledCalls: false },
+          chat: { maxTokens: 5 },
+        },
         'modelGateway.outputFolder': '/tmp/x',
         'modelGateway.chat.systemPrompt': 'hi',
         '[markdown]': { 'modelGateway.proxy': 'off' },
@@ -130,14 +165,18 @@ describe('user-only settings from a workspace', () => {
         ['tools.confirmBilledCalls', false],
       ],
     );
-    assert.deepEqual(userOnlyValues({ modelGateway: { 'tools.confirmBilledCalls': false } }, 'modelGateway', 'w'), [{ key: 'tools.confirmBilledCalls', value: false, where: 'w' }]);
+    assert.deepEqual(userOnlyValues({ modelGateway: { 'tools.confirmBilledCalls': false } }, 'modelGateway', 'w'), [
+      { key: 'tools.confirmBilledCalls', value: false, where: 'w' },
+    ]);
     assert.deepEqual(userOnlyValues(undefined, 'modelGateway', 'w'), []);
     assert.deepEqual(userOnlyValues([1], 'modelGateway', 'w'), []);
     assert.ok(USER_ONLY_KEYS.includes('proxy'));
   });
 
   it('declares every user-only setting application-scoped, so VS Code drops workspace values too', () => {
-    const manifest = JSON.parse(readFileSync(path.join(__dirname, '../../package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, { scope?: string }> } } };
+    const manifest = JSON.parse(readFileSync(path.join(__dirname, '../../package.json'), 'utf8')) as {
+      contributes: { configuration: { properties: Record<string, { scope?: string }> } };
+    };
     const properties = manifest.contributes.configuration.properties;
     assert.ok(USER_ONLY_KEYS.includes('extraCaCertificates'));
     for (const key of USER_ONLY_KEYS) assert.equal(properties[`modelGateway.${key}`]?.scope, 'application', key);
@@ -151,7 +190,11 @@ describe('user-only settings from a workspace', () => {
     assert.match(first[0]!, /"modelGateway\.baseUrl": "https:\/\/evil\.example" from repo\/\.vscode\/settings\.json/);
     assert.match(first[0]!, /Only your user settings decide where the API key is sent/);
     assert.deepEqual(a.fresh('modelGateway', [base]), []);
-    assert.equal(a.fresh('modelGateway', [{ ...base, value: 'https://other.example' }]).length, 1, 'a new value is a new notice');
+    assert.equal(
+      a.fresh('modelGateway', [{ ...base, value: 'https://other.example' }]).length,
+      1,
+      'a new value is a new notice',
+    );
     assert.equal(a.notices.length, 2);
   });
 

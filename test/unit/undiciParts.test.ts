@@ -10,7 +10,12 @@ import * as path from 'node:path';
  */
 /* eslint-disable @typescript-eslint/no-require-imports -- the point is to compare undici's files with its public index */
 describe('undiciParts: the undici files it relies on', () => {
-  const files = ['undici/lib/dispatcher/dispatcher.js', 'undici/lib/api/index.js', 'undici/lib/dispatcher/agent.js', 'undici/lib/dispatcher/proxy-agent.js'];
+  const files = [
+    'undici/lib/dispatcher/dispatcher.js',
+    'undici/lib/api/index.js',
+    'undici/lib/dispatcher/agent.js',
+    'undici/lib/dispatcher/proxy-agent.js',
+  ];
 
   it('are where it requires them', () => {
     for (const file of files) assert.ok(fs.existsSync(require.resolve(file)), file);

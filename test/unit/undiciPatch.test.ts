@@ -17,13 +17,17 @@ const patchesDir = path.join(__dirname, '..', '..', 'patches');
 function installedFinish(): string {
   const source = fs.readFileSync(path.join(undiciDir, 'lib', 'dispatcher', 'client-h1.js'), 'utf8');
   const start = source.indexOf('\n  finish () {\n');
-  assert.ok(start >= 0, 'undici/lib/dispatcher/client-h1.js has no `finish ()` method any more: check whether patches/ still fits this undici');
+  assert.ok(
+    start >= 0,
+    'undici/lib/dispatcher/client-h1.js has no `finish ()` method any more: check whether patches/ still fits this undici',
+  );
   const end = source.indexOf('\n  }\n', start);
   return source.slice(start, end);
 }
 
 describe('undici patch: a paused HTTP/1 parser completes when the server closes', () => {
-  const version = (JSON.parse(fs.readFileSync(path.join(undiciDir, 'package.json'), 'utf8')) as { version: string }).version;
+  const version = (JSON.parse(fs.readFileSync(path.join(undiciDir, 'package.json'), 'utf8')) as { version: string })
+    .version;
   const patches = fs.readdirSync(patchesDir).filter((name) => name.startsWith('undici+'));
 
   it('has a patch for the installed undici', () => {
@@ -44,6 +48,10 @@ describe('undici patch: a paused HTTP/1 parser completes when the server closes'
       'node_modules/undici is not patched (the `postinstall` script did not run: `npm ci --ignore-scripts` or ' +
       '`--omit=dev`?). Run `npx patch-package` before building or testing.';
     assert.ok(!finish.includes('assert(!this.paused)'), `finish() still asserts the parser is not paused. ${hint}`);
-    assert.match(finish, /if \(this\.paused\) \{[\s\S]*llhttp\.llhttp_resume\(this\.ptr\)/, `finish() does not resume a paused parser. ${hint}`);
+    assert.match(
+      finish,
+      /if \(this\.paused\) \{[\s\S]*llhttp\.llhttp_resume\(this\.ptr\)/,
+      `finish() does not resume a paused parser. ${hint}`,
+    );
   });
 });

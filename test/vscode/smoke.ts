@@ -55,7 +55,10 @@ async function main(): Promise<number> {
     await step('extension tests that pass (exit 0)', async () => {
       const { exitCode, log } = await runExtensionTests({ devPath: DEV_PATH, testsPath: TESTS_PATH, workspace });
       expect(exitCode === 0, `exit code ${exitCode}, expected 0`);
-      expect(log.some((line) => line.includes('1 passing')), 'no "1 passing" in the extension-host output');
+      expect(
+        log.some((line) => line.includes('1 passing')),
+        'no "1 passing" in the extension-host output',
+      );
     });
 
     await step('extension tests with SMOKE_FAIL=1 (exit 1)', async () => {
@@ -66,7 +69,10 @@ async function main(): Promise<number> {
         env: { SMOKE_FAIL: '1' },
       });
       expect(exitCode === 1, `exit code ${exitCode}, expected 1`);
-      expect(log.some((line) => line.includes('1 failing')), 'no "1 failing" in the extension-host output');
+      expect(
+        log.some((line) => line.includes('1 failing')),
+        'no "1 failing" in the extension-host output',
+      );
     });
 
     await step('test-electron entry point with the code-server shim (exit 0)', async () => {
@@ -106,7 +112,8 @@ async function main(): Promise<number> {
   }
 
   console.log('\n=== timings');
-  for (const { step: name, seconds, ok } of timings) console.log(`${ok ? 'ok  ' : 'FAIL'} ${seconds.toFixed(1).padStart(6)} s  ${name}`);
+  for (const { step: name, seconds, ok } of timings)
+    console.log(`${ok ? 'ok  ' : 'FAIL'} ${seconds.toFixed(1).padStart(6)} s  ${name}`);
   return timings.every((t) => t.ok) ? 0 : 1;
 }
 

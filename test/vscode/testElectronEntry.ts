@@ -35,7 +35,9 @@ export async function runWithTestElectron(opts: {
 if (require.main === module) {
   const [devPath, testsPath, workspace] = process.argv.slice(2);
   if (!devPath || !testsPath || !workspace) {
-    console.error('usage: tsx test/vscode/testElectronEntry.ts <extensionDevelopmentPath> <extensionTestsPath> <workspace>');
+    console.error(
+      'usage: tsx test/vscode/testElectronEntry.ts <extensionDevelopmentPath> <extensionTestsPath> <workspace>',
+    );
     process.exit(2);
   }
   runWithTestElectron({ devPath, testsPath, workspace }).then(

@@ -6,13 +6,22 @@ export function userMessage(id: string, text: string, extra: Partial<ChatMessage
 }
 
 export function assistantMessage(id: string, text: string, extra: Partial<ChatMessageView> = {}): ChatMessageView {
-  return { id, role: 'assistant', text, status: 'done', model: 'gpt-4.1', protocol: 'responses', createdAt: 1_700_000_001_000, ...extra };
+  return {
+    id,
+    role: 'assistant',
+    text,
+    status: 'done',
+    model: 'gpt-4.1',
+    protocol: 'responses',
+    createdAt: 1_700_000_001_000,
+    ...extra,
+  };
 }
 
 export function snapshot(extra: Partial<Snapshot> = {}): Snapshot {
   return {
     // The view names the conversation by its key: the id of a stored one (`extra` may set another).
-    key: extra.conversationId ?? (('conversationId' in extra) ? 'draft:new' : 'c1'),
+    key: extra.conversationId ?? ('conversationId' in extra ? 'draft:new' : 'c1'),
     conversations: [
       { id: 'c1', title: 'Sorting in TypeScript', updatedAt: 1_700_000_000_000, messageCount: 2 },
       { id: 'c2', title: 'Rust lifetimes', updatedAt: 1_699_000_000_000, messageCount: 6 },
@@ -78,15 +87,20 @@ That is all &copy; 2025.
 `;
 
 const SECTION_TEMPLATES: ((i: number) => string)[] = [
-  (i) => `## Section ${i}: notes\n\nParagraph ${i} has *emphasis*, **strong text**, \`inline code\`, an entity &amp; a link to [docs ${i}](https://example.com/docs/${i}) and a bare one: https://example.org/p/${i}.\nIt continues on a second line with ~~strikethrough~~ and &nbsp;non-breaking space.\n\n`,
+  (i) =>
+    `## Section ${i}: notes\n\nParagraph ${i} has *emphasis*, **strong text**, \`inline code\`, an entity &amp; a link to [docs ${i}](https://example.com/docs/${i}) and a bare one: https://example.org/p/${i}.\nIt continues on a second line with ~~strikethrough~~ and &nbsp;non-breaking space.\n\n`,
   (i) => `- item ${i}.1\n- item ${i}.2 with \`code\`\n  - nested ${i}.2.1\n  - nested ${i}.2.2\n- item ${i}.3\n\n`,
-  (i) => `1. first step ${i}\n\n2. second step ${i}, a loose list\n\n   with a continuation paragraph\n\n3. third step\n\n`,
-  (i) => `\`\`\`ts\n// example ${i}\nexport function f${i}(x: number): number {\n  const y = x * ${i};\n\n  return y + 1; // blank line above stays in the fence\n}\n\`\`\`\n\n`,
-  (i) => `\`\`\`python\ndef g${i}(items):\n    """Docstring ${i}."""\n\n    return [x * 2 for x in items if x > ${i}]\n\`\`\`\n\n`,
+  (i) =>
+    `1. first step ${i}\n\n2. second step ${i}, a loose list\n\n   with a continuation paragraph\n\n3. third step\n\n`,
+  (i) =>
+    `\`\`\`ts\n// example ${i}\nexport function f${i}(x: number): number {\n  const y = x * ${i};\n\n  return y + 1; // blank line above stays in the fence\n}\n\`\`\`\n\n`,
+  (i) =>
+    `\`\`\`python\ndef g${i}(items):\n    """Docstring ${i}."""\n\n    return [x * 2 for x in items if x > ${i}]\n\`\`\`\n\n`,
   (i) => `> Quote ${i}, first paragraph.\n>\n> Second paragraph of quote ${i}.\n\n`,
   (i) => `| Name | Value ${i} | Note |\n| :--- | ---: | :---: |\n| a | ${i} | left |\n| b | ${i * 2} | right |\n\n`,
   (i) => `~~~json\n{ "id": ${i}, "tags": ["a", "b"], "ok": true }\n~~~\n\n`,
-  (i) => `Setext heading ${i}\n-----------------\n\nText after it &lt;not a tag&gt; and <b>raw html</b> shown as text.\n\n`,
+  (i) =>
+    `Setext heading ${i}\n-----------------\n\nText after it &lt;not a tag&gt; and <b>raw html</b> shown as text.\n\n`,
   (i) => `\`\`\`\nplain fence ${i}\n\nwith a blank line\n\`\`\`\n\n***\n\n`,
 ];
 
@@ -102,6 +116,7 @@ export function longAnswer(targetChars: number): string {
 /** One code fence of about `targetChars` characters (the single-huge-block case). */
 export function longCodeFence(targetChars: number): string {
   let body = '';
-  for (let i = 0; body.length < targetChars; i++) body += `const value${i} = compute(${i}, "text ${i}"); // line ${i}\n`;
+  for (let i = 0; body.length < targetChars; i++)
+    body += `const value${i} = compute(${i}, "text ${i}"); // line ${i}\n`;
   return `Here is the file:\n\n\`\`\`ts\n${body}\`\`\`\n\nDone.\n`;
 }

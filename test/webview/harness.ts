@@ -27,7 +27,6 @@ const { workerText } = require('../../esbuild.js') as { workerText: esbuild.Plug
 /** The https host the remote-image tests use. */
 export const REMOTE_IMAGE_HOST = 'images.example.test';
 
-
 export type WebviewApp = 'chat' | 'media';
 
 /** The chat bundle: built now from src (default), or the file `node esbuild.js` wrote. */
@@ -45,7 +44,9 @@ async function appBundle(app: WebviewApp): Promise<string> {
     platform: 'browser',
     format: 'iife',
     target: 'es2022',
-    ...(app === 'chat' ? { alias: { entities: path.join(ROOT, 'src/webview/chat/entities.ts') }, plugins: [workerText] } : {}),
+    ...(app === 'chat'
+      ? { alias: { entities: path.join(ROOT, 'src/webview/chat/entities.ts') }, plugins: [workerText] }
+      : {}),
     minify: true,
     legalComments: 'none',
     write: false,
@@ -102,7 +103,12 @@ export class ChatPage {
   async push(...messages: (HostMessage | Record<string, unknown>)[]): Promise<void> {
     // As a JSON string argument: Playwright sends a string as it is, where an object (or a script
     // with the message in it) costs the page a long parse that VS Code's delivery does not have.
-    for (const message of messages) await this.page.evaluate((json) => (window as unknown as { __probe: { push(m: unknown): Promise<void> } }).__probe.push(JSON.parse(json)), JSON.stringify(message));
+    for (const message of messages)
+      await this.page.evaluate(
+        (json) =>
+          (window as unknown as { __probe: { push(m: unknown): Promise<void> } }).__probe.push(JSON.parse(json)),
+        JSON.stringify(message),
+      );
     await this.frames();
   }
 
@@ -127,7 +133,10 @@ export class ChatPage {
   }
 
   /** Waits until a message of `type` was posted and returns the last one. */
-  async waitForPosted<T extends WebviewMessage['type']>(type: T, timeoutMs = 5000): Promise<Extract<WebviewMessage, { type: T }>> {
+  async waitForPosted<T extends WebviewMessage['type']>(
+    type: T,
+    timeoutMs = 5000,
+  ): Promise<Extract<WebviewMessage, { type: T }>> {
     await this.waitFor(`window.__probe.posted.some((m) => m.type === ${JSON.stringify(type)})`, timeoutMs);
     const posted = await this.posted();
     return posted.filter((m) => m.type === type).pop() as Extract<WebviewMessage, { type: T }>;
@@ -231,7 +240,8 @@ export class WebviewHarness {
     const consoleLines: string[] = [];
     const dialogs: string[] = [];
     page.on('console', (message) => {
-      if (message.type() === 'warning' || message.type() === 'error') consoleLines.push(`${message.type()}: ${message.text()}`);
+      if (message.type() === 'warning' || message.type() === 'error')
+        consoleLines.push(`${message.type()}: ${message.text()}`);
     });
     page.on('dialog', (dialog) => {
       dialogs.push(`${dialog.type()}: ${dialog.message()}`);
@@ -239,7 +249,11 @@ export class WebviewHarness {
     });
     const seed = JSON.stringify({ uiState: options.uiState });
     await page.addInitScript({ content: `const __PROBE_SEED__ = ${seed};\n${WebviewHarness.probeSource}` });
-    const query = new URLSearchParams({ theme: options.theme ?? 'dark', remote: options.remoteImagesInCsp === false ? '0' : '1', lang: options.language ?? 'en' });
+    const query = new URLSearchParams({
+      theme: options.theme ?? 'dark',
+      remote: options.remoteImagesInCsp === false ? '0' : '1',
+      lang: options.language ?? 'en',
+    });
     await page.goto(`${this.origin}/${options.app ?? 'chat'}.html?${query}`);
     await pollPage(page, `window.__probe.posted.some((m) => m.type === 'ready')`, 10_000);
     return new ChatPage(page, context, consoleLines, dialogs);
@@ -272,9 +286,19 @@ function pageHtml(origin: string, params: URLSearchParams, app: WebviewApp = 'ch
     styleUris: [`${origin}/media/common.css`, `${origin}/media/${app}.css`],
     title: app === 'chat' ? 'Chat' : 'Media Studio',
     language: params.get('lang') ?? 'en',
-    ...(params.get('lang') === 'zh-cn' ? { bundle: JSON.parse(readFileSync(path.join(ROOT, 'l10n/bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string> } : {}),
+    ...(params.get('lang') === 'zh-cn'
+      ? {
+          bundle: JSON.parse(readFileSync(path.join(ROOT, 'l10n/bundle.l10n.zh-cn.json'), 'utf8')) as Record<
+            string,
+            string
+          >,
+        }
+      : {}),
     imageHosts: params.get('remote') === '0' ? [] : [REMOTE_IMAGE_HOST],
     blobWorkers: app === 'chat',
   });
-  return html.replace('<link rel="stylesheet"', `<link rel="stylesheet" href="${origin}/test/theme-${theme}.css">\n<link rel="stylesheet"`);
+  return html.replace(
+    '<link rel="stylesheet"',
+    `<link rel="stylesheet" href="${origin}/test/theme-${theme}.css">\n<link rel="stylesheet"`,
+  );
 }

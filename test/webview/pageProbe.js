@@ -68,8 +68,11 @@
    */
   probe.shownWords = () => {
     const out = [];
-    const isContent = (el) => Boolean(el.closest('.md, .user-text')) && !el.closest('.code-toolbar button, .remote-image, .image-alt');
-    const where = (el) => el.tagName.toLowerCase() + (typeof el.className === 'string' && el.className.trim() ? `.${el.className.trim().split(/\s+/).join('.')}` : '');
+    const isContent = (el) =>
+      Boolean(el.closest('.md, .user-text')) && !el.closest('.code-toolbar button, .remote-image, .image-alt');
+    const where = (el) =>
+      el.tagName.toLowerCase() +
+      (typeof el.className === 'string' && el.className.trim() ? `.${el.className.trim().split(/\s+/).join('.')}` : '');
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const el = node.parentElement;
@@ -81,7 +84,8 @@
       if (isContent(el)) continue;
       for (const name of ['title', 'aria-label', 'placeholder', 'alt', 'label']) {
         const value = (el.getAttribute(name) || '').trim();
-        if (value && (name !== 'label' || el.tagName === 'OPTGROUP')) out.push({ where: `${where(el)}[${name}]`, text: value });
+        if (value && (name !== 'label' || el.tagName === 'OPTGROUP'))
+          out.push({ where: `${where(el)}[${name}]`, text: value });
       }
     }
     return out;
@@ -129,7 +133,8 @@
     }).observe(el, { subtree: true, childList: true, characterData: true, attributes: true });
     return true;
   };
-  probe.watchedStillFirst = (selector) => probe.watched !== undefined && probe.watched.isConnected && document.querySelector(selector) === probe.watched;
+  probe.watchedStillFirst = (selector) =>
+    probe.watched !== undefined && probe.watched.isConnected && document.querySelector(selector) === probe.watched;
 
   /**
    * Streams `markdown` into message `messageId` as `deltaSize`-character appends, one host message
@@ -160,7 +165,11 @@
       channel.port1.onmessage = () => {
         const text = markdown.slice(offset, offset + deltaSize);
         // In this task (one per delta): what VS Code's delivery would do in a task of its own.
-        window.dispatchEvent(new MessageEvent('message', { data: { type: 'append', messageId, textFrom: offset, text, reasoningFrom: 0, reasoning: '' } }));
+        window.dispatchEvent(
+          new MessageEvent('message', {
+            data: { type: 'append', messageId, textFrom: offset, text, reasoningFrom: 0, reasoning: '' },
+          }),
+        );
         offset += text.length;
         deltas++;
         if (offset < markdown.length) {

@@ -34,17 +34,35 @@ let counter = 0;
  * Starts a new streaming answer on `page` (a harness page), delivers `markdown` as `deltaSize`-character
  * `append` messages, one per task, then the final `message`, and returns what it cost.
  */
-export async function measureStreaming(page: ChatPage, markdown: string, deltaSize: number): Promise<StreamingMeasurement> {
+export async function measureStreaming(
+  page: ChatPage,
+  markdown: string,
+  deltaSize: number,
+): Promise<StreamingMeasurement> {
   const messageId = `stream-${++counter}`;
   await page.push({
     type: 'snapshot',
     state: snapshot({
-      messages: [userMessage(`q-${messageId}`, 'Write a long answer.'), assistantMessage(messageId, '', { status: 'streaming' })],
+      messages: [
+        userMessage(`q-${messageId}`, 'Write a long answer.'),
+        assistantMessage(messageId, '', { status: 'streaming' }),
+      ],
       busy: true,
     }),
   });
-  const measured = await page.probe<Omit<StreamingMeasurement, 'messageId'>>('stream', { messageId, markdown, deltaSize });
-  await page.push({ type: 'message', conversationId: 'c1', message: assistantMessage(messageId, markdown, { usage: { inputTokens: 12, outputTokens: 34_567 } }) }, { type: 'busy', conversationId: 'c1', busy: false });
+  const measured = await page.probe<Omit<StreamingMeasurement, 'messageId'>>('stream', {
+    messageId,
+    markdown,
+    deltaSize,
+  });
+  await page.push(
+    {
+      type: 'message',
+      conversationId: 'c1',
+      message: assistantMessage(messageId, markdown, { usage: { inputTokens: 12, outputTokens: 34_567 } }),
+    },
+    { type: 'busy', conversationId: 'c1', busy: false },
+  );
   return { messageId, ...measured };
 }
 

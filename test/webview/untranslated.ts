@@ -18,12 +18,33 @@ export interface Shown {
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const readBundle = (file: string): Record<string, string> => {
-  const json = JSON.parse(readFileSync(path.join(ROOT, 'l10n', file), 'utf8')) as Record<string, string | { message: string }>;
-  return Object.fromEntries(Object.entries(json).map(([key, entry]) => [key, typeof entry === 'string' ? entry : entry.message]));
+  const json = JSON.parse(readFileSync(path.join(ROOT, 'l10n', file), 'utf8')) as Record<
+    string,
+    string | { message: string }
+  >;
+  return Object.fromEntries(
+    Object.entries(json).map(([key, entry]) => [key, typeof entry === 'string' ? entry : entry.message]),
+  );
 };
 
 /** Keys whose strings are protocol values (enums, addresses), never shown as words. */
-const NOT_SHOWN = new Set(['type', 'role', 'status', 'protocol', 'protocols', 'searchProtocols', 'kind', 'state', 'phase', 'mediaType', 'action', 'hintSource', 'route', 'stage', 'src']);
+const NOT_SHOWN = new Set([
+  'type',
+  'role',
+  'status',
+  'protocol',
+  'protocols',
+  'searchProtocols',
+  'kind',
+  'state',
+  'phase',
+  'mediaType',
+  'action',
+  'hintSource',
+  'route',
+  'stage',
+  'src',
+]);
 
 /** The strings the host handed the page (titles, model ids, file names, prompts, its own messages). */
 export function hostStrings(messages: unknown[]): string[] {
@@ -44,7 +65,35 @@ export function hostStrings(messages: unknown[]): string[] {
 
 /** Words a Chinese UI keeps: formats, units, keys, product and protocol names, loanwords. */
 const KEPT = new Set(
-  ['PNG', 'JPEG', 'GIF', 'WebP', 'MP4', 'API', 'ID', 'Token', 'Markdown', 'Enter', 'Shift', 'Ctrl', 'Esc', 'POST', 'KiB', 'MiB', 'GiB', 'min', 'Model', 'Gateway', 'Chat', 'Completions', 'Responses', 'Messages', 'Resp', 'Msg', 'CC'].map((w) => w.toLowerCase()),
+  [
+    'PNG',
+    'JPEG',
+    'GIF',
+    'WebP',
+    'MP4',
+    'API',
+    'ID',
+    'Token',
+    'Markdown',
+    'Enter',
+    'Shift',
+    'Ctrl',
+    'Esc',
+    'POST',
+    'KiB',
+    'MiB',
+    'GiB',
+    'min',
+    'Model',
+    'Gateway',
+    'Chat',
+    'Completions',
+    'Responses',
+    'Messages',
+    'Resp',
+    'Msg',
+    'CC',
+  ].map((w) => w.toLowerCase()),
 );
 
 /** Code, addresses, paths, setting names, sizes: anything with `.`, `_`, `/`, `:`, `*` or `=` inside. */
@@ -62,7 +111,15 @@ export class UntranslatedCheck {
       .map(([key, message]) => ({ english: message.trim(), translated: (chinese[key] ?? '').trim() }))
       // Only messages with words of their own (not "{0}: {1}"), and whose Chinese is not the same.
       .filter(({ english: e, translated }) => /[A-Za-z]{2,}/.test(e.replace(/\{\d+\}/g, '')) && translated !== e)
-      .map(({ english: e }) => ({ english: e, pattern: new RegExp(`^${e.split(/\{\d+\}/).map(escape).join('[\\s\\S]*?')}$`) }));
+      .map(({ english: e }) => ({
+        english: e,
+        pattern: new RegExp(
+          `^${e
+            .split(/\{\d+\}/)
+            .map(escape)
+            .join('[\\s\\S]*?')}$`,
+        ),
+      }));
   }
 
   /** `where: text (why)` for every shown text that is the app's English. */
@@ -77,7 +134,9 @@ export class UntranslatedCheck {
       }
       let rest = text;
       for (const data of fromHost) rest = rest.split(data).join(' ');
-      const words = (rest.replace(CODE, ' ').match(/[A-Za-z]*[a-z][A-Za-z]*/g) ?? []).filter((w) => w.length >= 2 && !KEPT.has(w.toLowerCase()));
+      const words = (rest.replace(CODE, ' ').match(/[A-Za-z]*[a-z][A-Za-z]*/g) ?? []).filter(
+        (w) => w.length >= 2 && !KEPT.has(w.toLowerCase()),
+      );
       if (words.length) problems.push(`${where}: "${text}" (English words: ${words.join(' ')})`);
     }
     return [...new Set(problems)];

@@ -24,25 +24,49 @@ export interface ImageSupport {
  */
 export function imageSupport(model: ModelInfo, listed: readonly string[] = []): ImageSupport {
   if (listed.some((pattern) => globMatch(pattern, model.id))) {
-    return { supported: true, reason: l10n.t('{0} takes images (listed in "modelGateway.chat.imageInputModels").', model.id) };
+    return {
+      supported: true,
+      reason: l10n.t('{0} takes images (listed in "modelGateway.chat.imageInputModels").', model.id),
+    };
   }
   const catalog = model.catalog;
   const inputs = catalog?.inputModalities;
-  if (inputs?.includes('image')) return { supported: true, reason: l10n.t('{0} takes images (the model catalog lists image input).', model.id) };
-  if (catalog?.attachment === true) return { supported: true, reason: l10n.t('{0} takes images (the model catalog marks it as taking attachments).', model.id) };
+  if (inputs?.includes('image'))
+    return { supported: true, reason: l10n.t('{0} takes images (the model catalog lists image input).', model.id) };
+  if (catalog?.attachment === true)
+    return {
+      supported: true,
+      reason: l10n.t('{0} takes images (the model catalog marks it as taking attachments).', model.id),
+    };
   if (inputs?.length) {
-    return { supported: false, reason: l10n.t('{0} does not take images: the model catalog lists only {1} input for it. Pick a model that takes images.', model.id, inputs.map(modalityName).join(', ')) };
+    return {
+      supported: false,
+      reason: l10n.t(
+        '{0} does not take images: the model catalog lists only {1} input for it. Pick a model that takes images.',
+        model.id,
+        inputs.map(modalityName).join(', '),
+      ),
+    };
   }
   return {
     supported: false,
-    reason: l10n.t('Images are not offered for {0}: the model catalog says nothing about its image input. If it does take images, add it to "modelGateway.chat.imageInputModels".', model.id),
+    reason: l10n.t(
+      'Images are not offered for {0}: the model catalog says nothing about its image input. If it does take images, add it to "modelGateway.chat.imageInputModels".',
+      model.id,
+    ),
   };
 }
 
 function globMatch(pattern: string, id: string): boolean {
   const p = pattern.trim();
   if (!p) return false;
-  const re = new RegExp(`^${p.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 'i');
+  const re = new RegExp(
+    `^${p
+      .split('*')
+      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+    'i',
+  );
   return re.test(id);
 }
 

@@ -28,7 +28,10 @@ export function streamChat(http: HttpClient, given: ChatRequest, extras?: Respon
 
 /** The events of a streamed answer's raw bytes, as the adapter for `protocol` reads them. */
 export function eventsFromBytes(protocol: ChatProtocol, chunks: AsyncIterable<Uint8Array>): ChatStream {
-  return decodeStream(chunks, { responses: responsesDecoder, messages: messagesDecoder, chatCompletions: completionsDecoder }[protocol]);
+  return decodeStream(
+    chunks,
+    { responses: responsesDecoder, messages: messagesDecoder, chatCompletions: completionsDecoder }[protocol],
+  );
 }
 
 /** What a finished answer adds up to; used by commands that return the whole result. */

@@ -20,20 +20,39 @@ const usage = z.optional(
       prompt_tokens: z.optional(z.number()),
       completion_tokens: z.optional(z.number()),
       total_tokens: z.optional(z.number()),
-      completion_tokens_details: z.optional(z.nullable(z.looseObject({ reasoning_tokens: z.optional(z.nullable(z.number())) }))),
+      completion_tokens_details: z.optional(
+        z.nullable(z.looseObject({ reasoning_tokens: z.optional(z.nullable(z.number())) })),
+      ),
     }),
   ),
 );
 /** OpenAI's `url_citation` annotation on a Chat Completions message (search-enabled models). */
 const annotations = z.optional(
-  z.nullable(z.array(z.looseObject({ type: z.optional(z.string()), url_citation: z.optional(z.nullable(z.looseObject({ url: text, title: text }))) }))),
+  z.nullable(
+    z.array(
+      z.looseObject({
+        type: z.optional(z.string()),
+        url_citation: z.optional(z.nullable(z.looseObject({ url: text, title: text }))),
+      }),
+    ),
+  ),
 );
 const chunkSchema = z.looseObject({
   choices: z.optional(
     z.nullable(
       z.array(
         z.looseObject({
-          delta: z.optional(z.nullable(z.looseObject({ content: text, reasoning_content: text, reasoning: text, tool_calls: z.optional(z.nullable(z.array(toolCallDelta))), annotations }))),
+          delta: z.optional(
+            z.nullable(
+              z.looseObject({
+                content: text,
+                reasoning_content: text,
+                reasoning: text,
+                tool_calls: z.optional(z.nullable(z.array(toolCallDelta))),
+                annotations,
+              }),
+            ),
+          ),
           finish_reason: text,
         }),
       ),
@@ -44,7 +63,13 @@ const chunkSchema = z.looseObject({
 const completionSchema = z.looseObject({
   choices: z.array(
     z.looseObject({
-      message: z.looseObject({ content: text, reasoning_content: text, reasoning: text, tool_calls: z.optional(z.nullable(z.array(toolCallDelta))), annotations }),
+      message: z.looseObject({
+        content: text,
+        reasoning_content: text,
+        reasoning: text,
+        tool_calls: z.optional(z.nullable(z.array(toolCallDelta))),
+        annotations,
+      }),
       finish_reason: text,
     }),
   ),
@@ -53,7 +78,10 @@ const completionSchema = z.looseObject({
 
 /** `POST /v1/chat/completions`, the chat entry every upstream provider of the gateway offers. */
 export function streamCompletions(http: HttpClient, request: ChatRequest): ChatStream {
-  const messages = [...(request.system ? [{ role: 'system', content: request.system }] : []), ...request.messages.flatMap(wireMessages)];
+  const messages = [
+    ...(request.system ? [{ role: 'system', content: request.system }] : []),
+    ...request.messages.flatMap(wireMessages),
+  ];
   const body: Record<string, unknown> = { model: request.model, messages, stream: request.stream };
   if (request.stream) body.stream_options = { include_usage: true };
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
@@ -69,7 +97,10 @@ export function streamCompletions(http: HttpClient, request: ChatRequest): ChatS
 
 /** A function tool in Chat Completions' nested form: `{type: "function", function: {name, description, parameters}}`. */
 function wireTool(t: ChatTool): Record<string, unknown> {
-  return { type: 'function', function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.inputSchema } };
+  return {
+    type: 'function',
+    function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.inputSchema },
+  };
 }
 
 /**
@@ -79,13 +110,21 @@ function wireTool(t: ChatTool): Record<string, unknown> {
  * and, for thinking models, the `reasoning_content` it produced.
  */
 function wireMessages(m: ChatMessage): Array<Record<string, unknown>> {
-  const out: Array<Record<string, unknown>> = (m.toolResults ?? []).map((r) => ({ role: 'tool', tool_call_id: r.callId, content: r.content }));
+  const out: Array<Record<string, unknown>> = (m.toolResults ?? []).map((r) => ({
+    role: 'tool',
+    tool_call_id: r.callId,
+    content: r.content,
+  }));
   const calls = callsOf(m);
   if (calls.length) {
     const message: Record<string, unknown> = {
       role: 'assistant',
       content: m.content || null,
-      tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input) } })),
+      tool_calls: calls.map((c) => ({
+        id: c.id,
+        type: 'function',
+        function: { name: c.name, arguments: JSON.stringify(c.input) },
+      })),
     };
     const reasoning = echoedReasoning(m);
     if (reasoning) message.reasoning_content = reasoning;
@@ -103,14 +142,17 @@ function wireMessages(m: ChatMessage): Array<Record<string, unknown>> {
 function wireMessage(m: ChatMessage): { role: string; content: string | Array<Record<string, unknown>> } {
   if (!m.images?.length) return { role: m.role, content: m.content };
   const parts: Array<Record<string, unknown>> = m.content ? [{ type: 'text', text: m.content }] : [];
-  for (const image of m.images) parts.push({ type: 'image_url', image_url: { url: `data:${image.mediaType};base64,${image.base64}` } });
+  for (const image of m.images)
+    parts.push({ type: 'image_url', image_url: { url: `data:${image.mediaType};base64,${image.base64}` } });
   return { role: m.role, content: parts };
 }
 
 function citations(list: z.infer<typeof annotations>): ChatEvent[] {
   return (list ?? []).flatMap((a): ChatEvent[] => {
     const c = a.url_citation;
-    return a.type === 'url_citation' && c?.url ? [{ type: 'citation', url: c.url, ...(c.title ? { title: c.title } : {}) }] : [];
+    return a.type === 'url_citation' && c?.url
+      ? [{ type: 'citation', url: c.url, ...(c.title ? { title: c.title } : {}) }]
+      : [];
   });
 }
 
@@ -125,7 +167,11 @@ interface PendingCall {
  * upstreams leave it out, and then a fragment with an id not seen yet starts a new call while one
  * without an id (or with a known one) continues the call it names or the last one.
  */
-function callIndex(calls: Map<number, PendingCall>, part: z.infer<typeof toolCallDelta>, last: number | undefined): number {
+function callIndex(
+  calls: Map<number, PendingCall>,
+  part: z.infer<typeof toolCallDelta>,
+  last: number | undefined,
+): number {
   if (part.index != null) return part.index;
   if (part.id) {
     let next = 0;
@@ -154,7 +200,8 @@ export function isPlainChunk(json: Record<string, unknown>): json is Chunk {
     if (!isRecord(choice) || !isText(choice.finish_reason)) return false;
     const delta = choice.delta;
     if (delta == null) continue;
-    if (!isRecord(delta) || !isText(delta.content) || !isText(delta.reasoning_content) || !isText(delta.reasoning)) return false;
+    if (!isRecord(delta) || !isText(delta.content) || !isText(delta.reasoning_content) || !isText(delta.reasoning))
+      return false;
     if (delta.annotations != null) return false;
     const calls = delta.tool_calls;
     if (calls != null && !(Array.isArray(calls) && (calls as unknown[]).every(isPlainToolCall))) return false;
@@ -171,7 +218,8 @@ function isPlainToolCall(call: unknown): boolean {
 
 /** What `usage` accepts, null and absent aside. */
 function isPlainUsage(u: unknown): boolean {
-  if (!isRecord(u) || !isNumber(u.prompt_tokens) || !isNumber(u.completion_tokens) || !isNumber(u.total_tokens)) return false;
+  if (!isRecord(u) || !isNumber(u.prompt_tokens) || !isNumber(u.completion_tokens) || !isNumber(u.total_tokens))
+    return false;
   const details = u.completion_tokens_details;
   return details == null || (isRecord(details) && isNumberOrNull(details.reasoning_tokens));
 }
@@ -275,6 +323,12 @@ function usageFrom(u: WireUsage): Usage {
 }
 
 function done(raw: string): ChatEvent {
-  const map: Record<string, FinishReason> = { stop: 'stop', length: 'length', tool_calls: 'toolCalls', function_call: 'toolCalls', content_filter: 'contentFilter' };
+  const map: Record<string, FinishReason> = {
+    stop: 'stop',
+    length: 'length',
+    tool_calls: 'toolCalls',
+    function_call: 'toolCalls',
+    content_filter: 'contentFilter',
+  };
   return { type: 'done', finishReason: map[raw] ?? 'other', raw };
 }

@@ -14,7 +14,11 @@ import type { StoredMessage } from './store/log';
  * at most 58 characters.
  */
 export function titleFrom(text: string): string {
-  const line = text.split('\n').map(plainLine).find((l) => l) ?? '';
+  const line =
+    text
+      .split('\n')
+      .map(plainLine)
+      .find((l) => l) ?? '';
   return line.length > 60 ? `${line.slice(0, 57)}…` : line || l10n.t('New chat');
 }
 
@@ -38,7 +42,11 @@ function plainLine(line: string): string {
  * the user gave is kept); undefined when the title stays. `page` holds the conversation's first
  * messages when `total` says they are all there.
  */
-export function titleAfterEdit(page: { meta: { title: string }; messages: readonly Pick<StoredMessage, 'id' | 'role'>[]; total: number }, edited: Pick<StoredMessage, 'id' | 'text'>, text: string): string | undefined {
+export function titleAfterEdit(
+  page: { meta: { title: string }; messages: readonly Pick<StoredMessage, 'id' | 'role'>[]; total: number },
+  edited: Pick<StoredMessage, 'id' | 'text'>,
+  text: string,
+): string | undefined {
   if (page.total > page.messages.length) return undefined;
   const first = page.messages.find((m) => m.role === 'user');
   if (first?.id !== edited.id || page.meta.title !== titleFrom(edited.text)) return undefined;
@@ -52,24 +60,35 @@ export function toMarkdown(c: Conversation): string {
   for (const m of c.messages) {
     if (m.role === 'user') {
       lines.push(`## ${l10n.t('You')}`, '');
-      for (const a of m.attachments ?? []) lines.push(`> ${a.truncated ? l10n.t('Attached: {0} (cut to fit)', a.label) : l10n.t('Attached: {0}', a.label)}`);
-      for (const image of m.images ?? []) lines.push(`> ${l10n.t('Image: {0} ({1}, sha256 {2})', image.name, describeImage(image), image.id.slice(0, 12))}`);
+      for (const a of m.attachments ?? [])
+        lines.push(
+          `> ${a.truncated ? l10n.t('Attached: {0} (cut to fit)', a.label) : l10n.t('Attached: {0}', a.label)}`,
+        );
+      for (const image of m.images ?? [])
+        lines.push(
+          `> ${l10n.t('Image: {0} ({1}, sha256 {2})', image.name, describeImage(image), image.id.slice(0, 12))}`,
+        );
       if (m.attachments?.length || m.images?.length) lines.push('');
       lines.push(m.text, '');
     } else if (m.role === 'notice') {
       if (m.notice) lines.push(`_${noticeText(m.notice)}_`, '');
     } else {
       lines.push(`## ${m.model ?? l10n.t('Assistant')}`, '');
-      if (m.reasoning) lines.push(`<details><summary>${l10n.t('Thinking')}</summary>`, '', m.reasoning, '', '</details>', '');
+      if (m.reasoning)
+        lines.push(`<details><summary>${l10n.t('Thinking')}</summary>`, '', m.reasoning, '', '</details>', '');
       lines.push(m.text, '');
-      if (m.searches?.length) lines.push(`_${l10n.t('Searched the web for: {0}', m.searches.map((q) => `“${q}”`).join(', '))}_`, '');
+      if (m.searches?.length)
+        lines.push(`_${l10n.t('Searched the web for: {0}', m.searches.map((q) => `“${q}”`).join(', '))}_`, '');
       if (m.citations?.length) {
         lines.push(`**${l10n.t('Sources')}**`, '');
-        m.citations.forEach((c, i) => lines.push(`${i + 1}. [${markdownLinkText(c.title || c.url)}](${markdownUrl(c.url)})`));
+        m.citations.forEach((c, i) =>
+          lines.push(`${i + 1}. [${markdownLinkText(c.title || c.url)}](${markdownUrl(c.url)})`),
+        );
         lines.push('');
       }
       if (m.status === 'stopped') lines.push(`_(${l10n.t('stopped')})_`, '');
-      if (m.status === 'cut') lines.push(`_(${l10n.t('cut off: {0}', m.error?.message ?? l10n.t('unknown reason'))})_`, '');
+      if (m.status === 'cut')
+        lines.push(`_(${l10n.t('cut off: {0}', m.error?.message ?? l10n.t('unknown reason'))})_`, '');
     }
   }
   return lines.join('\n');

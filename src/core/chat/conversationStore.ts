@@ -81,7 +81,13 @@ export class ConversationStore {
     if (!read) return undefined;
     if (read.compact) {
       // Compaction only saves reading time later: if it fails (a full disk), the log stays as it was.
-      await compact(this.core, id).catch((err: unknown) => this.core.report({ kind: 'io', id, message: l10n.t('A long conversation could not be compacted ({0}); it stays as it is.', describe(err)) }));
+      await compact(this.core, id).catch((err: unknown) =>
+        this.core.report({
+          kind: 'io',
+          id,
+          message: l10n.t('A long conversation could not be compacted ({0}); it stays as it is.', describe(err)),
+        }),
+      );
     }
     return read.page;
   }
@@ -153,21 +159,31 @@ export class ConversationStore {
     this.listeners.add(listener);
     if (!this.watcher && !this.disposed) {
       const core = this.core;
-      const watcher = new ChangeWatcher(core.dir, core.options.watchIntervalMs ?? 1000, (e) => {
-        for (const l of [...this.listeners]) {
-          try {
-            l(e);
-          } catch (err) {
-            // One failing listener must not keep the news from the others.
-            core.report({ kind: 'io', message: l10n.t('A listener to chat history changes failed: {0}', describe(err)) });
+      const watcher = new ChangeWatcher(
+        core.dir,
+        core.options.watchIntervalMs ?? 1000,
+        (e) => {
+          for (const l of [...this.listeners]) {
+            try {
+              l(e);
+            } catch (err) {
+              // One failing listener must not keep the news from the others.
+              core.report({
+                kind: 'io',
+                message: l10n.t('A listener to chat history changes failed: {0}', describe(err)),
+              });
+            }
           }
-        }
-      }, core.options.watch !== 'poll');
+        },
+        core.options.watch !== 'poll',
+      );
       this.watcher = watcher;
       void core
         .ready()
         .then(() => watcher.start())
-        .catch((err: unknown) => core.report({ kind: 'io', message: l10n.t('Changes from other windows will not show: {0}', describe(err)) }));
+        .catch((err: unknown) =>
+          core.report({ kind: 'io', message: l10n.t('Changes from other windows will not show: {0}', describe(err)) }),
+        );
     }
     return {
       dispose: () => {

@@ -5,7 +5,14 @@ import * as l10n from '@vscode/l10n';
 import { GatewayError } from '../errors';
 import { writeFileAtomic } from '../atomicFile';
 import { formatBytes, formatNumber } from '../../shared/format';
-import { FORMAT_NAMES, IMAGE_EXTENSIONS, otherFormat, sniffImage, type ImageInfo, type ImageMediaType } from '../imageBytes';
+import {
+  FORMAT_NAMES,
+  IMAGE_EXTENSIONS,
+  otherFormat,
+  sniffImage,
+  type ImageInfo,
+  type ImageMediaType,
+} from '../imageBytes';
 
 /**
  * Images sent with chat messages. All three protocols accept PNG, JPEG, GIF and WebP (Chat
@@ -26,7 +33,12 @@ export const DEFAULT_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
 export const MAX_IMAGES_PER_MESSAGE = 20;
 
 /** "PNG 48×48, 2.1 KB" */
-export function describeImage(info: { mediaType: ImageMediaType; bytes: number; width?: number; height?: number }): string {
+export function describeImage(info: {
+  mediaType: ImageMediaType;
+  bytes: number;
+  width?: number;
+  height?: number;
+}): string {
   const size = info.width && info.height ? ` ${info.width}×${info.height}` : '';
   return `${FORMAT_NAMES[info.mediaType]}${size}, ${formatBytes(info.bytes)}`;
 }
@@ -36,15 +48,23 @@ export function describeImage(info: { mediaType: ImageMediaType; bytes: number; 
  * Throws a GatewayError whose message names the file, what it is, its size and the limit.
  */
 export function checkImage(bytes: Uint8Array, name: string, maxBytes: number): ImageInfo {
-  if (bytes.length === 0) throw new GatewayError('badRequest', l10n.t('{0} is empty; there is no image to send.', name));
+  if (bytes.length === 0)
+    throw new GatewayError('badRequest', l10n.t('{0} is empty; there is no image to send.', name));
   const info = sniffImage(bytes);
   if (!info) {
     const other = otherFormat(bytes);
     throw new GatewayError(
       'badRequest',
       other
-        ? l10n.t('{0} is a {1} file. Models take PNG, JPEG, GIF and WebP images; convert it to one of those first.', name, other)
-        : l10n.t('{0} is not an image the chat protocols accept. Models take PNG, JPEG, GIF and WebP images; convert it to one of those first.', name),
+        ? l10n.t(
+            '{0} is a {1} file. Models take PNG, JPEG, GIF and WebP images; convert it to one of those first.',
+            name,
+            other,
+          )
+        : l10n.t(
+            '{0} is not an image the chat protocols accept. Models take PNG, JPEG, GIF and WebP images; convert it to one of those first.',
+            name,
+          ),
     );
   }
   if (bytes.length > maxBytes) {

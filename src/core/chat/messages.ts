@@ -13,7 +13,12 @@ const DEFAULT_MAX_TOKENS = 4096;
 
 const str = z.optional(z.nullable(z.string()));
 const usageSchema = z.optional(
-  z.nullable(z.looseObject({ input_tokens: z.optional(z.nullable(z.number())), output_tokens: z.optional(z.nullable(z.number())) })),
+  z.nullable(
+    z.looseObject({
+      input_tokens: z.optional(z.nullable(z.number())),
+      output_tokens: z.optional(z.nullable(z.number())),
+    }),
+  ),
 );
 const citation = z.looseObject({ type: str, url: str, title: str });
 const block = z.looseObject({
@@ -51,7 +56,11 @@ const messageSchema = z.looseObject({ content: z.array(block), stop_reason: str,
 export function streamMessages(http: HttpClient, request: ChatRequest): ChatStream {
   // Anthropic refuses thinking with a forced tool choice, so a `required` call goes without it.
   const forced = Boolean(request.tools?.length) && request.toolMode === 'required';
-  const thinking = messagesThinking(forced ? undefined : request.thinking, request.maxTokens ?? DEFAULT_MAX_TOKENS, request.modelMaxOutput);
+  const thinking = messagesThinking(
+    forced ? undefined : request.thinking,
+    request.maxTokens ?? DEFAULT_MAX_TOKENS,
+    request.modelMaxOutput,
+  );
   const body: Record<string, unknown> = {
     model: request.model,
     max_tokens: thinking.maxTokens,
@@ -66,7 +75,13 @@ export function streamMessages(http: HttpClient, request: ChatRequest): ChatStre
     body.tools = request.tools.map(wireTool);
     if (request.toolMode === 'required') body.tool_choice = { type: 'any' };
   }
-  return runChat(http, request, { url: http.endpoints.messages, body, headers: { 'anthropic-version': ANTHROPIC_VERSION }, streamDecoder, parseJson });
+  return runChat(http, request, {
+    url: http.endpoints.messages,
+    body,
+    headers: { 'anthropic-version': ANTHROPIC_VERSION },
+    streamDecoder,
+    parseJson,
+  });
 }
 
 type WireMessage = ReturnType<typeof wireMessage>;
@@ -118,7 +133,8 @@ function wireMessage(m: ChatMessage): { role: string; content: string | Array<Re
   }));
   const thinking = echoedReasoning(m);
   if (thinking && m.reasoning?.signature) blocks.push({ type: 'thinking', thinking, signature: m.reasoning.signature });
-  for (const image of m.images ?? []) blocks.push({ type: 'image', source: { type: 'base64', media_type: image.mediaType, data: image.base64 } });
+  for (const image of m.images ?? [])
+    blocks.push({ type: 'image', source: { type: 'base64', media_type: image.mediaType, data: image.base64 } });
   if (m.content) blocks.push({ type: 'text', text: m.content });
   for (const c of calls) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: c.input });
   return { role: m.role, content: blocks };
@@ -168,7 +184,9 @@ export function readEvent(json: Record<string, unknown>, name: string): StreamEv
 }
 
 /** Reads a streamed answer; `read` is replaceable so that tests can hold the fast path to the schema. */
-export function streamDecoder(read: (json: Record<string, unknown>, name: string) => StreamEvent = readEvent): StreamDecoder {
+export function streamDecoder(
+  read: (json: Record<string, unknown>, name: string) => StreamEvent = readEvent,
+): StreamDecoder {
   const tools = new Map<number, OpenTool>();
   const usage: Usage = {};
   let stop: string | undefined;
@@ -188,14 +206,17 @@ export function streamDecoder(read: (json: Record<string, unknown>, name: string
           if (e.message?.usage?.input_tokens != null) usage.inputTokens = e.message.usage.input_tokens;
           break;
         case 'content_block_start':
-          if (e.content_block?.type === 'tool_use') tools.set(e.index ?? 0, { id: e.content_block.id ?? '', name: e.content_block.name ?? '', json: '' });
-          else if (e.content_block?.type === 'text' && e.content_block.text) out.push({ type: 'textDelta', text: e.content_block.text });
+          if (e.content_block?.type === 'tool_use')
+            tools.set(e.index ?? 0, { id: e.content_block.id ?? '', name: e.content_block.name ?? '', json: '' });
+          else if (e.content_block?.type === 'text' && e.content_block.text)
+            out.push({ type: 'textDelta', text: e.content_block.text });
           break;
         case 'content_block_delta': {
           const d = e.delta;
           if (d?.type === 'text_delta' && d.text) out.push({ type: 'textDelta', text: d.text });
           else if (d?.type === 'thinking_delta' && d.thinking) out.push({ type: 'reasoningDelta', text: d.thinking });
-          else if (d?.type === 'signature_delta' && d.signature) out.push({ type: 'reasoningSignature', signature: d.signature });
+          else if (d?.type === 'signature_delta' && d.signature)
+            out.push({ type: 'reasoningSignature', signature: d.signature });
           else if (d?.type === 'citations_delta' && d.citation) out.push(...webCitations([d.citation]));
           else if (d?.type === 'input_json_delta' && d.partial_json) {
             const tool = tools.get(e.index ?? 0);
@@ -241,24 +262,42 @@ function parseJson(json: unknown): ChatEvent[] {
     } else if (b.type === 'text' && b.text) {
       events.push({ type: 'textDelta', text: b.text });
       events.push(...webCitations(b.citations));
-    }
-    else if (b.type === 'tool_use') events.push(parsedToolCallEvent(b.id ?? '', b.name ?? '', b.input));
+    } else if (b.type === 'tool_use') events.push(parsedToolCallEvent(b.id ?? '', b.name ?? '', b.input));
   }
-  if (m.usage) events.push({ type: 'usage', usage: withTotal({ inputTokens: m.usage.input_tokens ?? undefined, outputTokens: m.usage.output_tokens ?? undefined }) });
+  if (m.usage)
+    events.push({
+      type: 'usage',
+      usage: withTotal({
+        inputTokens: m.usage.input_tokens ?? undefined,
+        outputTokens: m.usage.output_tokens ?? undefined,
+      }),
+    });
   events.push(done(m.stop_reason ?? 'end_turn'));
   return events;
 }
 
 /** Web search result locations (url, title) among a text block's citations; document citations have no URL. */
 function webCitations(list: Array<z.infer<typeof citation>> | null | undefined): ChatEvent[] {
-  return (list ?? []).flatMap((c): ChatEvent[] => (c.type === 'web_search_result_location' && c.url ? [{ type: 'citation', url: c.url, ...(c.title ? { title: c.title } : {}) }] : []));
+  return (list ?? []).flatMap((c): ChatEvent[] =>
+    c.type === 'web_search_result_location' && c.url
+      ? [{ type: 'citation', url: c.url, ...(c.title ? { title: c.title } : {}) }]
+      : [],
+  );
 }
 
 function withTotal(u: Usage): Usage {
-  return u.inputTokens !== undefined && u.outputTokens !== undefined ? { ...u, totalTokens: u.inputTokens + u.outputTokens } : u;
+  return u.inputTokens !== undefined && u.outputTokens !== undefined
+    ? { ...u, totalTokens: u.inputTokens + u.outputTokens }
+    : u;
 }
 
 function done(raw: string): ChatEvent {
-  const map: Record<string, FinishReason> = { end_turn: 'stop', stop_sequence: 'stop', max_tokens: 'length', tool_use: 'toolCalls', refusal: 'contentFilter' };
+  const map: Record<string, FinishReason> = {
+    end_turn: 'stop',
+    stop_sequence: 'stop',
+    max_tokens: 'length',
+    tool_use: 'toolCalls',
+    refusal: 'contentFilter',
+  };
   return { type: 'done', finishReason: map[raw] ?? 'other', raw };
 }

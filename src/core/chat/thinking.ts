@@ -82,7 +82,8 @@ const FAMILIES: readonly FamilyRule[] = [
     owner: /^(openai|azure)/i,
     idFamily: /^(gpt-|o\d)/i,
     // o1 / o3 / o4-mini and the gpt-5 line think; the `-chat` variants of gpt-5 do not.
-    thinks: /^(o[134](-mini|-pro)?(-\d{4}-\d{2}-\d{2})?$|gpt-5(\.\d+)?(-(mini|nano|pro|codex(-mini)?))?(-\d{4}-\d{2}-\d{2})?$)/i,
+    thinks:
+      /^(o[134](-mini|-pro)?(-\d{4}-\d{2}-\d{2})?$|gpt-5(\.\d+)?(-(mini|nano|pro|codex(-mini)?))?(-\d{4}-\d{2}-\d{2})?$)/i,
     kind: 'levels',
     wires: { responses: 'openaiEffort', chatCompletions: 'openaiEffort' },
     // Effort `none` exists from gpt-5.1 on; gpt-5 and the o-series always reason at least a little.
@@ -165,7 +166,10 @@ export function thinkingChoices(control: ThinkingControl | undefined): ThinkingC
  * What to send for a choice: nothing for `auto`, for a model without a control, and for `off`
  * where the upstream cannot be told off; a level on a switch-only family means on.
  */
-export function thinkingRequest(control: ThinkingControl | undefined, choice: ThinkingChoice | undefined): ThinkingRequest | undefined {
+export function thinkingRequest(
+  control: ThinkingControl | undefined,
+  choice: ThinkingChoice | undefined,
+): ThinkingRequest | undefined {
   if (!control?.wire || !choice || choice === 'auto') return undefined;
   if (choice === 'off' && !control.canTurnOff) return undefined;
   const level: ThinkingLevel = control.kind === 'switch' && choice !== 'off' ? 'on' : choice;
@@ -178,7 +182,10 @@ export function thinkingNeedsStream(thinking: ThinkingRequest | undefined): bool
 }
 
 /** Chat Completions body fields for a thinking request (none when the wire is another protocol's). */
-export function completionsThinkingFields(thinking: ThinkingRequest | undefined, stream: boolean): Record<string, unknown> {
+export function completionsThinkingFields(
+  thinking: ThinkingRequest | undefined,
+  stream: boolean,
+): Record<string, unknown> {
   if (!thinking) return {};
   const on = thinking.level !== 'off';
   switch (thinking.wire) {
@@ -214,7 +221,11 @@ export function responsesReasoning(thinking: ThinkingRequest | undefined): Recor
  * budget added on top, up to the model's output limit when known; when the limit leaves no room
  * for the 1024-token minimum, thinking is not turned on.
  */
-export function messagesThinking(thinking: ThinkingRequest | undefined, maxTokens: number, modelMaxOutput?: number): { thinking?: Record<string, unknown>; maxTokens: number } {
+export function messagesThinking(
+  thinking: ThinkingRequest | undefined,
+  maxTokens: number,
+  modelMaxOutput?: number,
+): { thinking?: Record<string, unknown>; maxTokens: number } {
   if (thinking?.wire !== 'anthropicBudget' || thinking.level === 'off') return { maxTokens };
   const wanted = budgetOf(thinking.level) ?? THINKING_BUDGETS.medium;
   const ceiling = modelMaxOutput && modelMaxOutput > 0 ? modelMaxOutput : Number.POSITIVE_INFINITY;

@@ -38,14 +38,23 @@ export function parsedToolCallEvent(id: string, name: string, input: unknown): C
   requireName(id, name);
   if (input === undefined || input === null) return { type: 'toolCall', id, name, input: {}, arguments: '{}' };
   if (typeof input !== 'object' || Array.isArray(input)) {
-    throw new GatewayError('protocol', l10n.t('The arguments the model sent for the tool "{0}" were not a JSON object.', name));
+    throw new GatewayError(
+      'protocol',
+      l10n.t('The arguments the model sent for the tool "{0}" were not a JSON object.', name),
+    );
   }
   return { type: 'toolCall', id, name, input: input as Record<string, unknown>, arguments: JSON.stringify(input) };
 }
 
 /** A call without a tool name cannot be run or answered: a clear error rather than a call to nothing. */
 function requireName(id: string, name: string): void {
-  if (!name) throw new GatewayError('protocol', id ? l10n.t('The model sent a tool call ({0}) that names no tool.', id) : l10n.t('The model sent a tool call (without an id) that names no tool.'));
+  if (!name)
+    throw new GatewayError(
+      'protocol',
+      id
+        ? l10n.t('The model sent a tool call ({0}) that names no tool.', id)
+        : l10n.t('The model sent a tool call (without an id) that names no tool.'),
+    );
 }
 
 /** The calls an assistant turn made, when it made any. */

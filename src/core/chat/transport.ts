@@ -81,7 +81,8 @@ async function open(http: HttpClient, request: ChatRequest, call: ProtocolCall):
     idempotent: false,
     ...(request.timeout ? { timeout: request.timeout } : {}),
   });
-  if ((response.headers['content-type'] ?? '').includes('text/event-stream')) return { chunks: response.chunks(), complete: () => response.complete() };
+  if ((response.headers['content-type'] ?? '').includes('text/event-stream'))
+    return { chunks: response.chunks(), complete: () => response.complete() };
   // A server may answer a streaming request with one JSON document (or an error object in a 200).
   const json = parseJsonText(await response.text(), l10n.t('The chat answer'));
   const error = (json as { error?: unknown } | null)?.error;
@@ -96,7 +97,10 @@ async function open(http: HttpClient, request: ChatRequest, call: ProtocolCall):
  * item repeating it) is one citation, numbered where it first appeared. Whatever is thrown becomes
  * the last event, after the events that did arrive (those of the same chunk included).
  */
-async function* decodeAnswer(open: () => Promise<Body>, streamDecoder: () => StreamDecoder): AsyncGenerator<ChatEvent[]> {
+async function* decodeAnswer(
+  open: () => Promise<Body>,
+  streamDecoder: () => StreamDecoder,
+): AsyncGenerator<ChatEvent[]> {
   const cited = new Set<string>();
   /** The batch without citations already given. */
   const fresh = (events: ChatEvent[]): ChatEvent[] => {
@@ -153,7 +157,12 @@ async function* decodeAnswer(open: () => Promise<Body>, streamDecoder: () => Str
   } catch (err) {
     // The events decoded before the failure, then the failure.
     const events = fresh(out);
-    events.push({ type: 'error', error: isGatewayError(err) ? err : new GatewayError('protocol', err instanceof Error ? err.message : String(err), { cause: err }) });
+    events.push({
+      type: 'error',
+      error: isGatewayError(err)
+        ? err
+        : new GatewayError('protocol', err instanceof Error ? err.message : String(err), { cause: err }),
+    });
     yield events;
   }
 }
@@ -182,5 +191,8 @@ function eventLabel(message: SseMessage): string {
 }
 
 export function endedEarly(what: string): GatewayError {
-  return new GatewayError('protocol', l10n.t('The answer was cut off: the stream ended before {0}. The text received so far is kept.', what));
+  return new GatewayError(
+    'protocol',
+    l10n.t('The answer was cut off: the stream ended before {0}. The text received so far is kept.', what),
+  );
 }

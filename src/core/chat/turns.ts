@@ -21,7 +21,11 @@ export const CONTINUE_INSTRUCTION = 'Continue exactly where you stopped.';
  * afresh), so the partial answer stays as an assistant turn and a short user turn asks for the rest.
  * The instruction is sent to the model, not shown to the user, so it is not localised.
  */
-export function continuationMessages(history: ChatMessage[], protocol: ChatProtocol, thinking: (over: ChatProtocol) => ThinkingRequest | undefined): ChatMessage[] {
+export function continuationMessages(
+  history: ChatMessage[],
+  protocol: ChatProtocol,
+  thinking: (over: ChatProtocol) => ThinkingRequest | undefined,
+): ChatMessage[] {
   const last = history.at(-1);
   const thinks = thinking(protocol);
   if (protocol === 'messages' && last?.role === 'assistant' && (!thinks || thinks.level === 'off')) {

@@ -46,7 +46,9 @@ export class VideoDownloadGuard implements DownloadGuard {
         const done = await this.done(name);
         if (done) return { kind: 'done', file: done } as const;
         const file = await download();
-        await writeFileAtomic(path.join(this.dir, `${name}.done`), JSON.stringify({ file, at: this.now() }), { overwrite: true });
+        await writeFileAtomic(path.join(this.dir, `${name}.done`), JSON.stringify({ file, at: this.now() }), {
+          overwrite: true,
+        });
         return { kind: 'downloaded', file } as const;
       });
     } catch (err) {

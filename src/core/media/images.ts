@@ -38,15 +38,27 @@ const MAX_IMAGE_BYTES = 64 * 1024 * 1024;
  */
 export function validateImageSize(size: string): string {
   const parsed = parseSize(size);
-  if (!parsed) throw new GatewayError('badRequest', l10n.t('The image size "{0}" is not a width and a height in pixels, e.g. 1024 × 1024.', size));
+  if (!parsed)
+    throw new GatewayError(
+      'badRequest',
+      l10n.t('The image size "{0}" is not a width and a height in pixels, e.g. 1024 × 1024.', size),
+    );
   if (parsed.width < 1 || parsed.height < 1 || parsed.width > MAX_SIDE || parsed.height > MAX_SIDE) {
-    throw new GatewayError('badRequest', l10n.t('The image size {0} is out of range: each side must be between 1 and {1} pixels.', displaySize(parsed), formatNumber(MAX_SIDE)));
+    throw new GatewayError(
+      'badRequest',
+      l10n.t(
+        'The image size {0} is out of range: each side must be between 1 and {1} pixels.',
+        displaySize(parsed),
+        formatNumber(MAX_SIDE),
+      ),
+    );
   }
   return imageWireSize(parsed);
 }
 
 function validatePrompt(prompt: string): string {
-  if (!prompt.trim()) throw new GatewayError('badRequest', l10n.t('Describe the image to generate: the prompt is empty.'));
+  if (!prompt.trim())
+    throw new GatewayError('badRequest', l10n.t('Describe the image to generate: the prompt is empty.'));
   return prompt;
 }
 
@@ -66,7 +78,14 @@ export async function generateImages(http: HttpClient, req: ImagesApiRequest): P
   validatePrompt(req.prompt);
   const size = validateImageSize(req.size);
   if (!Number.isInteger(req.n) || req.n < 1 || req.n > MAX_IMAGES_PER_REQUEST) {
-    throw new GatewayError('badRequest', l10n.t('The number of images must be a whole number from 1 to {0}; {1} was given.', MAX_IMAGES_PER_REQUEST, req.n));
+    throw new GatewayError(
+      'badRequest',
+      l10n.t(
+        'The number of images must be a whole number from 1 to {0}; {1} was given.',
+        MAX_IMAGES_PER_REQUEST,
+        req.n,
+      ),
+    );
   }
   const response = await http.send({
     method: 'POST',
@@ -84,22 +103,45 @@ export async function generateImages(http: HttpClient, req: ImagesApiRequest): P
     const made = errorFromStreamPayload(error);
     // The stream's wording ("The answer stopped with an error. …") is replaced by the image's own.
     const streamLead = l10n.t('The answer stopped with an error. {0}', '');
-    const message = made.message.startsWith(streamLead) ? l10n.t('Image generation failed. {0}', made.message.slice(streamLead.length)) : made.message;
-    throw new GatewayError(made.kind, message, { code: made.code, detail: made.detail, requestId: response.requestId ?? made.requestId });
+    const message = made.message.startsWith(streamLead)
+      ? l10n.t('Image generation failed. {0}', made.message.slice(streamLead.length))
+      : made.message;
+    throw new GatewayError(made.kind, message, {
+      code: made.code,
+      detail: made.detail,
+      requestId: response.requestId ?? made.requestId,
+    });
   }
   const body = parseWith(imagesResponse, json, l10n.t('The image generation answer'));
-  if (body.data.length === 0) throw new GatewayError('protocol', l10n.t('The gateway answered the image request without any image (an empty "data" list).'), { requestId: response.requestId });
+  if (body.data.length === 0)
+    throw new GatewayError(
+      'protocol',
+      l10n.t('The gateway answered the image request without any image (an empty "data" list).'),
+      { requestId: response.requestId },
+    );
   const images: GeneratedImage[] = [];
   for (const [i, item] of body.data.entries()) {
     const revisedPrompt = item.revised_prompt || undefined;
     if (item.b64_json) {
       const bytes = decodeBase64(item.b64_json, l10n.t('Image {0} of the answer', i + 1));
-      images.push({ bytes, format: requireImageFormat(bytes, l10n.t('Image {0} of the answer', i + 1)), source: 'b64_json', ...(revisedPrompt ? { revisedPrompt } : {}) });
+      images.push({
+        bytes,
+        format: requireImageFormat(bytes, l10n.t('Image {0} of the answer', i + 1)),
+        source: 'b64_json',
+        ...(revisedPrompt ? { revisedPrompt } : {}),
+      });
     } else if (item.url) {
       const bytes = await downloadImage(http, item.url, req.signal);
-      images.push({ bytes, format: requireImageFormat(bytes, l10n.t('The image at {0}', redactUrl(item.url))), source: 'url', ...(revisedPrompt ? { revisedPrompt } : {}) });
+      images.push({
+        bytes,
+        format: requireImageFormat(bytes, l10n.t('The image at {0}', redactUrl(item.url))),
+        source: 'url',
+        ...(revisedPrompt ? { revisedPrompt } : {}),
+      });
     } else {
-      throw new GatewayError('protocol', l10n.t('Image {0} of the answer has neither "b64_json" nor "url".', i + 1), { requestId: response.requestId });
+      throw new GatewayError('protocol', l10n.t('Image {0} of the answer has neither "b64_json" nor "url".', i + 1), {
+        requestId: response.requestId,
+      });
     }
   }
   return images;
@@ -114,17 +156,34 @@ export async function downloadImage(http: HttpClient, url: string, signal?: Abor
   try {
     parsed = new URL(url);
   } catch {
-    throw new GatewayError('protocol', l10n.t('The answer\'s image link is not a valid address: "{0}".', url.slice(0, 120)));
+    throw new GatewayError(
+      'protocol',
+      l10n.t('The answer\'s image link is not a valid address: "{0}".', url.slice(0, 120)),
+    );
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new GatewayError('protocol', l10n.t('The answer\'s image link uses "{0}", which is not downloaded.', parsed.protocol));
-  const response = await http.send({ method: 'GET', url, anonymous: true, signal, timeout: 'long', acceptStatus: ERROR_STATUSES });
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+    throw new GatewayError(
+      'protocol',
+      l10n.t('The answer\'s image link uses "{0}", which is not downloaded.', parsed.protocol),
+    );
+  const response = await http.send({
+    method: 'GET',
+    url,
+    anonymous: true,
+    signal,
+    timeout: 'long',
+    acceptStatus: ERROR_STATUSES,
+  });
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of response.chunks()) {
     size += chunk.length;
     if (size > MAX_IMAGE_BYTES) {
       response.body.destroy();
-      throw new GatewayError('tooLarge', l10n.t('The image at {0} is larger than {1}; it was not saved.', redactUrl(url), formatBytes(MAX_IMAGE_BYTES)));
+      throw new GatewayError(
+        'tooLarge',
+        l10n.t('The image at {0} is larger than {1}; it was not saved.', redactUrl(url), formatBytes(MAX_IMAGE_BYTES)),
+      );
     }
     chunks.push(Buffer.from(chunk));
   }
@@ -132,7 +191,12 @@ export async function downloadImage(http: HttpClient, url: string, signal?: Abor
   if (response.status >= 400) {
     throw new GatewayError(
       response.status >= 500 ? 'server' : 'badRequest',
-      l10n.t('The image link {0} answered HTTP {1} with {2}. Such links expire; generate the image again.', redactUrl(url), response.status, describeBytes(bytes)),
+      l10n.t(
+        'The image link {0} answered HTTP {1} with {2}. Such links expire; generate the image again.',
+        redactUrl(url),
+        response.status,
+        describeBytes(bytes),
+      ),
       { status: response.status },
     );
   }
@@ -169,7 +233,10 @@ export interface ResponsesImageResult {
  * rides in `tools: [{type: image_generation, action: generate, model}]` with `tool_choice: auto`
  * (OpenAI's image generation tool). The final `image_generation_call.result` is decoded.
  */
-export async function generateImageViaResponses(http: HttpClient, req: ResponsesImageRequest): Promise<ResponsesImageResult> {
+export async function generateImageViaResponses(
+  http: HttpClient,
+  req: ResponsesImageRequest,
+): Promise<ResponsesImageResult> {
   validatePrompt(req.prompt);
   const size = req.size ? validateImageSize(req.size) : undefined;
   const partials = req.stream ? Math.max(0, Math.min(3, Math.floor(req.partialImages ?? 0))) : 0;
@@ -178,24 +245,52 @@ export async function generateImageViaResponses(http: HttpClient, req: Responses
   if (partials) tool.partial_images = partials;
   const events = streamResponses(
     http,
-    { model: req.outerModel, protocol: 'responses', messages: [{ role: 'user', content: req.prompt }], stream: req.stream, signal: req.signal, timeout: 'long' },
+    {
+      model: req.outerModel,
+      protocol: 'responses',
+      messages: [{ role: 'user', content: req.prompt }],
+      stream: req.stream,
+      signal: req.signal,
+      timeout: 'long',
+    },
     { tools: [tool], toolChoice: 'auto' },
   );
   const images: GeneratedImage[] = [];
   let text = '';
   for await (const e of events) {
     if (e.type === 'textDelta') text += e.text;
-    else if (e.type === 'image' && e.partial) req.onPartial?.({ base64: e.base64, index: e.index, ...(e.format ? { format: e.format } : {}) });
+    else if (e.type === 'image' && e.partial)
+      req.onPartial?.({ base64: e.base64, index: e.index, ...(e.format ? { format: e.format } : {}) });
     else if (e.type === 'image') {
       const bytes = decodeBase64(e.base64, l10n.t('The generated image'));
-      images.push({ bytes, format: requireImageFormat(bytes, l10n.t('The generated image')), source: 'responses', ...(e.revisedPrompt ? { revisedPrompt: e.revisedPrompt } : {}) });
+      images.push({
+        bytes,
+        format: requireImageFormat(bytes, l10n.t('The generated image')),
+        source: 'responses',
+        ...(e.revisedPrompt ? { revisedPrompt: e.revisedPrompt } : {}),
+      });
     } else if (e.type === 'error') {
-      throw e.error.kind === 'cancelled' ? e.error : new GatewayError(e.error.kind, l10n.t('Image generation through {0} failed. {1}', req.outerModel, e.error.message), { status: e.error.status, code: e.error.code, requestId: e.error.requestId, detail: e.error.detail });
+      throw e.error.kind === 'cancelled'
+        ? e.error
+        : new GatewayError(
+            e.error.kind,
+            l10n.t('Image generation through {0} failed. {1}', req.outerModel, e.error.message),
+            { status: e.error.status, code: e.error.code, requestId: e.error.requestId, detail: e.error.detail },
+          );
     }
   }
   if (images.length === 0) {
-    const said = text.trim() ? l10n.t(' It answered: "{0}"', `${text.trim().slice(0, 200)}${text.length > 200 ? '…' : ''}`) : '';
-    throw new GatewayError('protocol', l10n.t('{0} finished without generating an image (no image_generation_call result).{1} Try a prompt that asks for a picture, or the Images API.', req.outerModel, said));
+    const said = text.trim()
+      ? l10n.t(' It answered: "{0}"', `${text.trim().slice(0, 200)}${text.length > 200 ? '…' : ''}`)
+      : '';
+    throw new GatewayError(
+      'protocol',
+      l10n.t(
+        '{0} finished without generating an image (no image_generation_call result).{1} Try a prompt that asks for a picture, or the Images API.',
+        req.outerModel,
+        said,
+      ),
+    );
   }
   return { images, text };
 }
@@ -205,14 +300,21 @@ export function decodeBase64(data: string, what: string): Buffer {
   const body = data.startsWith('data:') ? data.slice(data.indexOf(',') + 1) : data;
   const compact = body.replace(/\s+/g, '');
   if (!compact || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(compact)) {
-    throw new GatewayError('protocol', l10n.t('{0} is not valid Base64 ("{1}").', what, `${compact.slice(0, 40)}${compact.length > 40 ? '…' : ''}`));
+    throw new GatewayError(
+      'protocol',
+      l10n.t('{0} is not valid Base64 ("{1}").', what, `${compact.slice(0, 40)}${compact.length > 40 ? '…' : ''}`),
+    );
   }
   return Buffer.from(compact, 'base64');
 }
 
 function requireImageFormat(bytes: Buffer, what: string): ImageFormat {
   const format = detectImageFormat(bytes);
-  if (!format) throw new GatewayError('protocol', l10n.t('{0} is not a PNG, JPEG or WebP image: it is {1}. Nothing was saved.', what, describeBytes(bytes)));
+  if (!format)
+    throw new GatewayError(
+      'protocol',
+      l10n.t('{0} is not a PNG, JPEG or WebP image: it is {1}. Nothing was saved.', what, describeBytes(bytes)),
+    );
   return format;
 }
 

@@ -20,10 +20,14 @@ export function imageExtension(format: ImageFormat): string {
 /** The format a generated image really is (read from its bytes), whatever the server said. */
 export function detectImageFormat(bytes: Uint8Array): ImageFormat | undefined {
   switch (sniffImage(bytes)?.mediaType) {
-    case 'image/png': return 'png';
-    case 'image/jpeg': return 'jpeg';
-    case 'image/webp': return 'webp';
-    default: return undefined;
+    case 'image/png':
+      return 'png';
+    case 'image/jpeg':
+      return 'jpeg';
+    case 'image/webp':
+      return 'webp';
+    default:
+      return undefined;
   }
 }
 
@@ -31,27 +35,37 @@ export function detectImageFormat(bytes: Uint8Array): ImageFormat | undefined {
 export function describeBytes(bytes: Uint8Array, total = bytes.length): string {
   const size = formatBytes(total);
   if (total === 0) return l10n.t('an empty body');
-  const text = Buffer.from(bytes.subarray(0, 4096)).toString('utf8').replace(/^\uFEFF/, '').trim();
+  const text = Buffer.from(bytes.subarray(0, 4096))
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trim();
   if (text.startsWith('<')) {
     const isXml = /^<\?xml/i.test(text) && !/<html/i.test(text);
     const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
     const code = /<Code>([^<]*)<\/Code>/i.exec(text)?.[1]?.trim();
     const message = /<Message>([^<]*)<\/Message>/i.exec(text)?.[1]?.trim();
     const said = [code, message].filter(Boolean).join(': ') || title;
-    if (isXml) return said ? l10n.t('an XML document ({0}) saying "{1}"', size, clip(said, 160)) : l10n.t('an XML document ({0})', size);
+    if (isXml)
+      return said
+        ? l10n.t('an XML document ({0}) saying "{1}"', size, clip(said, 160))
+        : l10n.t('an XML document ({0})', size);
     return said ? l10n.t('an HTML page ({0}) saying "{1}"', size, clip(said, 160)) : l10n.t('an HTML page ({0})', size);
   }
   if (text.startsWith('{') || text.startsWith('[')) {
     try {
       const json = JSON.parse(text) as Record<string, unknown>;
       const err = json.error;
-      const message = typeof err === 'object' && err !== null ? (err as Record<string, unknown>).message : (json.message ?? err);
-      return typeof message === 'string' && message ? l10n.t('a JSON body ({0}) saying "{1}"', size, clip(message, 160)) : l10n.t('a JSON body ({0})', size);
+      const message =
+        typeof err === 'object' && err !== null ? (err as Record<string, unknown>).message : (json.message ?? err);
+      return typeof message === 'string' && message
+        ? l10n.t('a JSON body ({0}) saying "{1}"', size, clip(message, 160))
+        : l10n.t('a JSON body ({0})', size);
     } catch {
       return l10n.t('a JSON-like text ({0}): "{1}"', size, clip(text.replace(/\s+/g, ' '), 120));
     }
   }
-  if (/^[\x09\x0a\x0d\x20-\x7e]*$/.test(text.slice(0, 200))) return l10n.t('text ({0}): "{1}"', size, clip(text.replace(/\s+/g, ' '), 120));
+  if (/^[\x09\x0a\x0d\x20-\x7e]*$/.test(text.slice(0, 200)))
+    return l10n.t('text ({0}): "{1}"', size, clip(text.replace(/\s+/g, ' '), 120));
   const hex = Buffer.from(bytes.subarray(0, 8)).toString('hex').replace(/(..)/g, '$1 ').trim();
   return l10n.t('binary data ({0}) starting with {1}', size, hex);
 }
@@ -68,7 +82,9 @@ export interface Mp4Check {
 const HEAD_BYTES = 4096;
 
 /** The file's size, and a reader of `length` bytes at `position` (fewer at the file's end, none past it). */
-async function rangeReader(handle: fs.FileHandle): Promise<{ size: number; read(position: number, length: number): Promise<Buffer> }> {
+async function rangeReader(
+  handle: fs.FileHandle,
+): Promise<{ size: number; read(position: number, length: number): Promise<Buffer> }> {
   const size = (await handle.stat()).size;
   const read = async (position: number, length: number): Promise<Buffer> => {
     const buf = Buffer.alloc(Math.max(0, Math.min(length, size - position)));
@@ -98,10 +114,14 @@ export async function checkMp4File(file: string): Promise<Mp4Check> {
     let mediaBytes = 0;
     while (offset < size) {
       const header = await read(offset, 16);
-      if (header.length < 8) return fail(l10n.t('the file is cut off: {0} stray bytes after the last complete box', formatNumber(size - offset)));
+      if (header.length < 8)
+        return fail(
+          l10n.t('the file is cut off: {0} stray bytes after the last complete box', formatNumber(size - offset)),
+        );
       let boxSize = header.readUInt32BE(0);
       const type = ascii(header, 4, 8);
-      if (!/^[\x20-\x7e]{4}$/.test(type)) return fail(l10n.t('the file is damaged: unreadable box at byte {0}', formatNumber(offset)));
+      if (!/^[\x20-\x7e]{4}$/.test(type))
+        return fail(l10n.t('the file is damaged: unreadable box at byte {0}', formatNumber(offset)));
       let headerSize = 8;
       if (boxSize === 1) {
         if (header.length < 16) return fail(l10n.t('the file is cut off inside the "{0}" box header', type));
@@ -110,10 +130,20 @@ export async function checkMp4File(file: string): Promise<Mp4Check> {
       } else if (boxSize === 0) {
         boxSize = size - offset;
       }
-      if (boxSize < headerSize) return fail(l10n.t('the file is damaged: the "{0}" box at byte {1} has an impossible size', type, formatNumber(offset)));
+      if (boxSize < headerSize)
+        return fail(
+          l10n.t('the file is damaged: the "{0}" box at byte {1} has an impossible size', type, formatNumber(offset)),
+        );
       boxes.push(type);
       if (offset + boxSize > size) {
-        return fail(l10n.t('the file is cut off: the "{0}" box needs {1} but only {2} arrived', type, formatBytes(offset + boxSize), formatBytes(size)));
+        return fail(
+          l10n.t(
+            'the file is cut off: the "{0}" box needs {1} but only {2} arrived',
+            type,
+            formatBytes(offset + boxSize),
+            formatBytes(size),
+          ),
+        );
       }
       if (type === 'moov') moov = { start: offset, end: offset + boxSize, header: headerSize };
       if (type === 'mdat') mediaBytes += boxSize - headerSize;
@@ -170,7 +200,10 @@ export async function readPixelSize(file: string, kind: 'image' | 'video'): Prom
 }
 
 /** Walks the top-level boxes to `moov`, then its `trak` boxes for the first `tkhd` with a width and height. */
-async function mp4PixelSize(read: (position: number, length: number) => Promise<Buffer>, size: number): Promise<PixelSize | undefined> {
+async function mp4PixelSize(
+  read: (position: number, length: number) => Promise<Buffer>,
+  size: number,
+): Promise<PixelSize | undefined> {
   let offset = 0;
   while (offset + 8 <= size) {
     const header = await read(offset, 16);

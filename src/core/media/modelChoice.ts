@@ -4,7 +4,13 @@ import type { ModelInfo, ModelKind } from '../models/types';
 
 /** "a video model", "an image model": the kind of model a message asks for. */
 const kindModel = (kind: ModelKind): string =>
-  ({ chat: l10n.t('language (chat) model'), image: l10n.t('image model'), video: l10n.t('video model'), tool: l10n.t('tool model'), other: l10n.t('embedding or rerank model') })[kind];
+  ({
+    chat: l10n.t('language (chat) model'),
+    image: l10n.t('image model'),
+    video: l10n.t('video model'),
+    tool: l10n.t('tool model'),
+    other: l10n.t('embedding or rerank model'),
+  })[kind];
 
 /**
  * The model exactly as the key's list names it. The gateway refuses an abbreviated id, so a near miss is refused here, before anything is sent or billed,
@@ -18,16 +24,31 @@ export function requireListedModel(id: string, models: readonly ModelInfo[], kin
     if (!exact.available) {
       throw new GatewayError(
         'modelUnavailable',
-        l10n.t("The model {0} is in the catalog but not available to this key. An administrator must confirm the grant for the key's group; until then pick another {1}.", exact.id, kindModel(kind)),
+        l10n.t(
+          "The model {0} is in the catalog but not available to this key. An administrator must confirm the grant for the key's group; until then pick another {1}.",
+          exact.id,
+          kindModel(kind),
+        ),
       );
     }
     if (exact.kind !== kind) {
-      throw new GatewayError('badRequest', l10n.t('{0} is a {1}, not a {2}.{3}', exact.id, kindModel(exact.kind), kindModel(kind), suggestionText(wanted, models, kind)));
+      throw new GatewayError(
+        'badRequest',
+        l10n.t(
+          '{0} is a {1}, not a {2}.{3}',
+          exact.id,
+          kindModel(exact.kind),
+          kindModel(kind),
+          suggestionText(wanted, models, kind),
+        ),
+      );
     }
     return exact;
   }
   const caseOnly = models.find((m) => m.id.toLowerCase() === wanted.toLowerCase());
-  const hint = caseOnly ? l10n.t(' Model ids are case-sensitive: did you mean {0}?', caseOnly.id) : suggestionText(wanted, models, kind);
+  const hint = caseOnly
+    ? l10n.t(' Model ids are case-sensitive: did you mean {0}?', caseOnly.id)
+    : suggestionText(wanted, models, kind);
   throw new GatewayError(
     'badRequest',
     l10n.t(
@@ -57,7 +78,9 @@ export function requireOuterModel(id: string, models: readonly ModelInfo[]): Mod
   }
   const model = requireListedModel(id, models, 'chat');
   if (!responsesCapable(model)) {
-    const capable = models.filter((m) => m.kind === 'chat' && m.available && responsesCapable(m) && m.protocolSource !== 'fallback');
+    const capable = models.filter(
+      (m) => m.kind === 'chat' && m.available && responsesCapable(m) && m.protocolSource !== 'fallback',
+    );
     throw new GatewayError(
       'badRequest',
       l10n.t(
@@ -65,7 +88,13 @@ export function requireOuterModel(id: string, models: readonly ModelInfo[]): Mod
         model.id,
         model.protocols.join(', ') || l10n.t('no known protocol'),
         capable.length
-          ? l10n.t(' Models that do: {0}.', capable.slice(0, 5).map((m) => m.id).join(', '))
+          ? l10n.t(
+              ' Models that do: {0}.',
+              capable
+                .slice(0, 5)
+                .map((m) => m.id)
+                .join(', '),
+            )
           : '',
       ),
     );
@@ -78,8 +107,16 @@ function responsesCapable(m: ModelInfo): boolean {
   return m.protocols.includes('responses') || m.protocolSource === 'fallback';
 }
 
-function suggestionText(wanted: string, models: readonly ModelInfo[], kind: ModelKind, filter: (m: ModelInfo) => boolean = () => true): string {
-  const found = suggestModels(wanted, models.filter((m) => m.kind === kind && m.available && filter(m)));
+function suggestionText(
+  wanted: string,
+  models: readonly ModelInfo[],
+  kind: ModelKind,
+  filter: (m: ModelInfo) => boolean = () => true,
+): string {
+  const found = suggestModels(
+    wanted,
+    models.filter((m) => m.kind === kind && m.available && filter(m)),
+  );
   return found.length ? l10n.t(' Did you mean {0}?', found.map((m) => m.id).join(', ')) : '';
 }
 

@@ -12,7 +12,14 @@ import { displaySize, displaySizeText, parseSize, videoWireSize } from '../../sh
 import { parseVideoStatus, type VideoStatus } from './videoStatus';
 
 // The task's status and its download live beside this file; callers import them from here, with the submission.
-export { normaliseStatus, parseProgress, parseVideoStatus, REMOTE_STATUSES, type RemoteStatus, type VideoStatus } from './videoStatus';
+export {
+  normaliseStatus,
+  parseProgress,
+  parseVideoStatus,
+  REMOTE_STATUSES,
+  type RemoteStatus,
+  type VideoStatus,
+} from './videoStatus';
 export { downloadVideo, videoDownloadUrl, type DownloadOptions } from './videoDownload';
 
 /**
@@ -70,7 +77,13 @@ export function videoHints(model: ModelInfo | undefined): VideoHints {
     };
   }
   if (model && isWanType(model.id)) {
-    return { sizes: [VERIFIED_WAN.size], durations: [VERIFIED_WAN.duration], defaultSize: VERIFIED_WAN.size, defaultDuration: VERIFIED_WAN.duration, source: 'verified' };
+    return {
+      sizes: [VERIFIED_WAN.size],
+      durations: [VERIFIED_WAN.duration],
+      defaultSize: VERIFIED_WAN.size,
+      defaultDuration: VERIFIED_WAN.duration,
+      source: 'verified',
+    };
   }
   return { sizes: [], durations: [], source: 'none' };
 }
@@ -88,20 +101,36 @@ export function isWanType(id: string): boolean {
   return /^wanx?\d/i.test(id) || /(^|[-_/])wan[-_.]?\d/i.test(id);
 }
 
-
 export function validateVideoParams(p: VideoParams): VideoParams {
-  if (!p.prompt.trim()) throw new GatewayError('badRequest', l10n.t('Describe the video to generate: the prompt is empty.'));
+  if (!p.prompt.trim())
+    throw new GatewayError('badRequest', l10n.t('Describe the video to generate: the prompt is empty.'));
   const parsed = parseSize(p.size);
   if (!parsed || parsed.width < 1 || parsed.height < 1) {
-    throw new GatewayError('badRequest', l10n.t('The video size "{0}" is not a width and a height in pixels, e.g. {1}.', p.size, displaySize(VERIFIED_WAN_SIZE)));
+    throw new GatewayError(
+      'badRequest',
+      l10n.t(
+        'The video size "{0}" is not a width and a height in pixels, e.g. {1}.',
+        p.size,
+        displaySize(VERIFIED_WAN_SIZE),
+      ),
+    );
   }
   // The video task endpoint takes the asterisk form, whatever notation the size was written in.
   const size = videoWireSize(parsed);
   if (!Number.isInteger(p.duration) || p.duration < 1 || p.duration > 600) {
-    throw new GatewayError('badRequest', l10n.t('The video duration must be a whole number of seconds from 1 to 600; {0} was given.', p.duration));
+    throw new GatewayError(
+      'badRequest',
+      l10n.t('The video duration must be a whole number of seconds from 1 to 600; {0} was given.', p.duration),
+    );
   }
   if (p.inputReference !== undefined && p.api !== 'openai') {
-    throw new GatewayError('badRequest', l10n.t('The model {0} takes no reference image here: only models on OpenAI\'s video API (listed as "openai-video") do.', p.model));
+    throw new GatewayError(
+      'badRequest',
+      l10n.t(
+        'The model {0} takes no reference image here: only models on OpenAI\'s video API (listed as "openai-video") do.',
+        p.model,
+      ),
+    );
   }
   return { ...p, size };
 }
@@ -128,7 +157,12 @@ export async function submitVideo(http: HttpClient, params: VideoParams, signal?
   try {
     const response = await http.send({
       method: 'POST',
-      ...(form ? { url: http.endpoints.videos, body: form.body } : { url: http.endpoints.videoSubmit, json: { model: p.model, prompt: p.prompt, size: p.size, duration: p.duration } }),
+      ...(form
+        ? { url: http.endpoints.videos, body: form.body }
+        : {
+            url: http.endpoints.videoSubmit,
+            json: { model: p.model, prompt: p.prompt, size: p.size, duration: p.duration },
+          }),
       headers: { accept: 'application/json', ...form?.headers },
       signal,
       idempotent: false,
@@ -139,14 +173,27 @@ export async function submitVideo(http: HttpClient, params: VideoParams, signal?
   } catch (err) {
     throw explainSubmitError(err, p);
   }
-  const body = parseWith(submitSchema, parseJsonText(text, l10n.t('The video submit answer')), l10n.t('The video submit answer'));
+  const body = parseWith(
+    submitSchema,
+    parseJsonText(text, l10n.t('The video submit answer')),
+    l10n.t('The video submit answer'),
+  );
   const inner = body.data && typeof body.data === 'object' ? (body.data as Record<string, unknown>) : {};
-  const id = [body.id, body.task_id, inner.task_id, inner.id].find((v) => (typeof v === 'string' && v) || typeof v === 'number');
+  const id = [body.id, body.task_id, inner.task_id, inner.id].find(
+    (v) => (typeof v === 'string' && v) || typeof v === 'number',
+  );
   if (id === undefined) {
     if (body.code !== undefined && body.code !== null && body.code !== 'success') {
-      throw explainSubmitError(errorFromResponse({ status: 400, body: text, requestIdHeader: requestId, model: p.model }), p);
+      throw explainSubmitError(
+        errorFromResponse({ status: 400, body: text, requestIdHeader: requestId, model: p.model }),
+        p,
+      );
     }
-    throw new GatewayError('protocol', l10n.t('The gateway accepted the video request but sent no task id: {0}', text.slice(0, 200)), { requestId });
+    throw new GatewayError(
+      'protocol',
+      l10n.t('The gateway accepted the video request but sent no task id: {0}', text.slice(0, 200)),
+      { requestId },
+    );
   }
   return String(id);
 }
@@ -155,17 +202,38 @@ export async function submitVideo(http: HttpClient, params: VideoParams, signal?
  * OpenAI's video request: a multipart form with model, prompt, seconds (a string, as OpenAI's API
  * takes it), size in OpenAI's `1280x720` notation and the reference image, streamed from disk.
  */
-async function openAIVideoForm(p: VideoParams): Promise<{ body: AsyncIterable<Uint8Array>; headers: Record<string, string> }> {
+async function openAIVideoForm(
+  p: VideoParams,
+): Promise<{ body: AsyncIterable<Uint8Array>; headers: Record<string, string> }> {
   const parsed = parseSize(p.size);
-  const fields = { model: p.model, prompt: p.prompt, seconds: String(p.duration), ...(parsed ? { size: `${parsed.width}x${parsed.height}` } : {}) };
+  const fields = {
+    model: p.model,
+    prompt: p.prompt,
+    seconds: String(p.duration),
+    ...(parsed ? { size: `${parsed.width}x${parsed.height}` } : {}),
+  };
   let form: MultipartBody;
   try {
     const reference = p.inputReference;
-    const file = reference ? { name: 'input_reference', path: reference, contentType: await requireFormat(reference, REFERENCE_FORMATS, l10n.t('the video reference image')) } : undefined;
+    const file = reference
+      ? {
+          name: 'input_reference',
+          path: reference,
+          contentType: await requireFormat(reference, REFERENCE_FORMATS, l10n.t('the video reference image')),
+        }
+      : undefined;
     form = await multipartFromFile(fields, file);
   } catch (err) {
     if (err instanceof GatewayError) throw err;
-    throw new GatewayError('badRequest', l10n.t('The reference image {0} could not be read: {1}', p.inputReference ?? '', err instanceof Error ? err.message : String(err)), { cause: err });
+    throw new GatewayError(
+      'badRequest',
+      l10n.t(
+        'The reference image {0} could not be read: {1}',
+        p.inputReference ?? '',
+        err instanceof Error ? err.message : String(err),
+      ),
+      { cause: err },
+    );
   }
   return { body: form.chunks(), headers: { 'content-type': form.contentType, 'content-length': String(form.length) } };
 }
@@ -179,11 +247,26 @@ function explainSubmitError(err: unknown, p: VideoParams): unknown {
   const sizeWords = /size|resolution|分辨率|尺寸/i.test(err.detail ?? '') || err.code === 'invalid_size';
   const lead = sizeWords
     ? l10n.t('The model {0} does not accept the size {1}.', p.model, displaySizeText(p.size))
-    : l10n.t('The model {0} refused the video request (size {1}, {2}).', p.model, displaySizeText(p.size), formatDuration(p.duration * 1000));
+    : l10n.t(
+        'The model {0} refused the video request (size {1}, {2}).',
+        p.model,
+        displaySizeText(p.size),
+        formatDuration(p.duration * 1000),
+      );
   const advice = isWanType(p.model)
-    ? l10n.t(' Nothing was retried with other parameters: choose a size and duration this model supports (verified for the Wan-type model: {0}, {1}) and submit again.', displaySize(VERIFIED_WAN_SIZE), formatDuration(VERIFIED_WAN.duration * 1000))
-    : l10n.t(' Nothing was retried with other parameters: choose a size and duration this model supports and submit again.');
-  return new GatewayError('badRequest', `${lead}${said.endsWith('.') || said.endsWith('。') || !said ? said : `${said}.`}${advice}`, { status: err.status, code: err.code, requestId: err.requestId, detail: err.detail, cause: err });
+    ? l10n.t(
+        ' Nothing was retried with other parameters: choose a size and duration this model supports (verified for the Wan-type model: {0}, {1}) and submit again.',
+        displaySize(VERIFIED_WAN_SIZE),
+        formatDuration(VERIFIED_WAN.duration * 1000),
+      )
+    : l10n.t(
+        ' Nothing was retried with other parameters: choose a size and duration this model supports and submit again.',
+      );
+  return new GatewayError(
+    'badRequest',
+    `${lead}${said.endsWith('.') || said.endsWith('。') || !said ? said : `${said}.`}${advice}`,
+    { status: err.status, code: err.code, requestId: err.requestId, detail: err.detail, cause: err },
+  );
 }
 
 /**
@@ -198,7 +281,12 @@ export type VideoQueryRoute = 'generations' | 'videos';
  * 404) is asked once on OpenAI's route instead; the answer says which route worked, so the task
  * keeps using it. Nothing goes back the other way.
  */
-export async function queryVideo(http: HttpClient, taskId: string, signal?: AbortSignal, route: VideoQueryRoute = 'generations'): Promise<VideoStatus> {
+export async function queryVideo(
+  http: HttpClient,
+  taskId: string,
+  signal?: AbortSignal,
+  route: VideoQueryRoute = 'generations',
+): Promise<VideoStatus> {
   try {
     return await queryOn(http, taskId, route, signal);
   } catch (err) {
@@ -207,12 +295,19 @@ export async function queryVideo(http: HttpClient, taskId: string, signal?: Abor
   }
 }
 
-async function queryOn(http: HttpClient, taskId: string, route: VideoQueryRoute, signal?: AbortSignal): Promise<VideoStatus> {
+async function queryOn(
+  http: HttpClient,
+  taskId: string,
+  route: VideoQueryRoute,
+  signal?: AbortSignal,
+): Promise<VideoStatus> {
   const url = route === 'videos' ? http.endpoints.videoObject(taskId) : http.endpoints.videoTask(taskId);
   const response = await http.send({ method: 'GET', url, headers: { accept: 'application/json' }, signal });
   const text = await response.text();
   const status = parseVideoStatus(parseJsonText(text, l10n.t('The video task answer')), text, response.requestId);
   // A finished task with no link: the gateway serves the video itself, to the key's owner.
-  const videoUrl = status.videoUrl ?? (status.status === 'SUCCESS' && status.servedByGateway ? http.endpoints.videoContent(taskId) : undefined);
+  const videoUrl =
+    status.videoUrl ??
+    (status.status === 'SUCCESS' && status.servedByGateway ? http.endpoints.videoContent(taskId) : undefined);
   return { ...status, ...(videoUrl ? { videoUrl } : {}), ...(route === 'videos' ? { route } : {}) };
 }

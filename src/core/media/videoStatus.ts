@@ -7,7 +7,15 @@ import { parseWith } from '../validate';
 // What a video task's query says, in the shapes gateways send (video.ts asks, this reads the answer).
 
 /** `data.status` of a task query, in new-api's task envelope (upper case). */
-export const REMOTE_STATUSES = ['NOT_START', 'SUBMITTED', 'QUEUED', 'IN_PROGRESS', 'SUCCESS', 'FAILURE', 'UNKNOWN'] as const;
+export const REMOTE_STATUSES = [
+  'NOT_START',
+  'SUBMITTED',
+  'QUEUED',
+  'IN_PROGRESS',
+  'SUCCESS',
+  'FAILURE',
+  'UNKNOWN',
+] as const;
 
 export type RemoteStatus = (typeof REMOTE_STATUSES)[number];
 
@@ -88,7 +96,9 @@ export function parseVideoStatus(json: unknown, text = JSON.stringify(json), req
   const code = body.code === undefined || body.code === null ? undefined : String(body.code);
   if (!body.data) {
     if (code && code !== 'success') throw errorFromResponse({ status: 400, body: text, requestIdHeader: requestId });
-    throw new GatewayError('protocol', l10n.t('The video task answer has no "data": {0}', text.slice(0, 200)), { requestId });
+    throw new GatewayError('protocol', l10n.t('The video task answer has no "data": {0}', text.slice(0, 200)), {
+      requestId,
+    });
   }
   const d = body.data;
   const upstream = z.safeParse(upstreamSchema, d.data);
@@ -96,16 +106,21 @@ export function parseVideoStatus(json: unknown, text = JSON.stringify(json), req
   const rawStatus = d.status === undefined || d.status === null ? '' : String(d.status);
   const status = normaliseStatus(rawStatus);
   const failReason = d.fail_reason && !/^https?:\/\//i.test(d.fail_reason) ? d.fail_reason : undefined;
-  const upstreamReason = [output?.code, output?.message].filter(Boolean).join(': ') || (upstream.success ? upstream.data.message : undefined);
+  const upstreamReason =
+    [output?.code, output?.message].filter(Boolean).join(': ') ||
+    (upstream.success ? upstream.data.message : undefined);
   const errorMessage = messageOf(d.error);
-  // DashScope's task answer has data.data.output.video_url; result_url (and, in older gateways, fail_reason) carry the same link, as do `url` and `metadata.url` in the short shape.
+  // DashScope's task answer has data.data.output.video_url; result_url (and, in older gateways, fail_reason)
+  // carry the same link, as do `url` and `metadata.url` in the short shape.
   const link = firstLink([output?.video_url, d.result_url, d.video_url, d.url, linkOf(d.metadata), d.fail_reason]);
   const progress = parseProgress(d.progress);
   return {
     status,
     rawStatus,
     ...(progress !== undefined ? { progress } : {}),
-    ...(failReason || upstreamReason || errorMessage ? { failReason: failReason || upstreamReason || errorMessage } : {}),
+    ...(failReason || upstreamReason || errorMessage
+      ? { failReason: failReason || upstreamReason || errorMessage }
+      : {}),
     ...(link ? { videoUrl: link } : {}),
   };
 }
@@ -183,6 +198,7 @@ export function normaliseStatus(raw: string): RemoteStatus {
 
 /** `"30%"` → 30; numbers pass; anything else is unknown. */
 export function parseProgress(value: unknown): number | undefined {
-  const n = typeof value === 'number' ? value : typeof value === 'string' ? Number.parseFloat(value.replace('%', '')) : NaN;
+  const n =
+    typeof value === 'number' ? value : typeof value === 'string' ? Number.parseFloat(value.replace('%', '')) : NaN;
   return Number.isFinite(n) ? Math.max(0, Math.min(100, n)) : undefined;
 }

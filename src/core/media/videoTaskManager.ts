@@ -8,7 +8,14 @@ import type { HttpClient } from '../http';
 import type { DownloadGuard } from './downloadGuard';
 import { mediaBaseName } from './mediaFiles';
 import { withKey } from '../keys';
-import { downloadVideo, queryVideo, submitVideo, validateVideoParams, videoDownloadUrl, type VideoParams } from './video';
+import {
+  downloadVideo,
+  queryVideo,
+  submitVideo,
+  validateVideoParams,
+  videoDownloadUrl,
+  type VideoParams,
+} from './video';
 import * as T from './videoTaskStates';
 import type { PollPolicy, VideoTask } from './videoTaskStates';
 
@@ -71,7 +78,9 @@ export class VideoTaskManager {
     for (const item of items) {
       const parsed = z.safeParse(T.storedTasksSchema, [item]);
       if (!parsed.success || !parsed.data[0]) {
-        this.log(`Dropped a stored video task that does not fit the expected shape: ${JSON.stringify(item).slice(0, 200)}`);
+        this.log(
+          `Dropped a stored video task that does not fit the expected shape: ${JSON.stringify(item).slice(0, 200)}`,
+        );
         continue;
       }
       const task = T.restored(parsed.data[0], now);
@@ -106,11 +115,17 @@ export class VideoTaskManager {
    * Submits a task and resolves once the gateway accepted it (the task then runs on). A refusal
    * (a size the model rejects, quota…) is recorded as a failed task and thrown.
    */
-  async submit(params: VideoParams & { outputDir: string }, options: { signal?: AbortSignal; resubmittedFrom?: string } = {}): Promise<VideoTask> {
+  async submit(
+    params: VideoParams & { outputDir: string },
+    options: { signal?: AbortSignal; resubmittedFrom?: string } = {},
+  ): Promise<VideoTask> {
     this.assertOpen();
     const p = validateVideoParams(params);
     const key = await this.deps.keyOf?.(p.model);
-    let task: VideoTask = { ...T.createTask({ ...p, outputDir: params.outputDir }, this.newId(), this.now(), options.resubmittedFrom), ...(key ? { keyId: key.id, keyName: key.name } : {}) };
+    let task: VideoTask = {
+      ...T.createTask({ ...p, outputDir: params.outputDir }, this.newId(), this.now(), options.resubmittedFrom),
+      ...(key ? { keyId: key.id, keyName: key.name } : {}),
+    };
     this.set(task);
     try {
       const taskId = await submitVideo(withKey(this.deps.http(), task.keyId), p, options.signal);
@@ -129,8 +144,21 @@ export class VideoTaskManager {
   /** A new task with the same parameters, by the user's hand only. */
   resubmit(id: string, signal?: AbortSignal): Promise<VideoTask> {
     const old = this.require(id);
-    const api = old.api === 'openai' ? { api: old.api, ...(old.inputReference !== undefined ? { inputReference: old.inputReference } : {}) } : {};
-    return this.submit({ model: old.model, prompt: old.prompt, size: old.size, duration: old.duration, outputDir: old.outputDir, ...api }, { signal, resubmittedFrom: old.taskId ?? old.localId });
+    const api =
+      old.api === 'openai'
+        ? { api: old.api, ...(old.inputReference !== undefined ? { inputReference: old.inputReference } : {}) }
+        : {};
+    return this.submit(
+      {
+        model: old.model,
+        prompt: old.prompt,
+        size: old.size,
+        duration: old.duration,
+        outputDir: old.outputDir,
+        ...api,
+      },
+      { signal, resubmittedFrom: old.taskId ?? old.localId },
+    );
   }
 
   /** Stops polling (or a download in progress); the task can be resumed. */
@@ -146,7 +174,11 @@ export class VideoTaskManager {
   resume(id: string): VideoTask {
     const task = this.require(id);
     const next = T.resumed(task, this.now());
-    if (next === task) throw new GatewayError('badRequest', l10n.t('The task {0} is {1}; there is nothing to resume.', task.taskId ?? task.localId, T.describeTask(task)));
+    if (next === task)
+      throw new GatewayError(
+        'badRequest',
+        l10n.t('The task {0} is {1}; there is nothing to resume.', task.taskId ?? task.localId, T.describeTask(task)),
+      );
     this.set(next);
     this.schedule(next);
     return next;
@@ -176,11 +208,19 @@ export class VideoTaskManager {
       };
       const check = () => {
         const task = this.find(id);
-        if (!task) finish(() => reject(new GatewayError('badRequest', l10n.t('There is no video task {0} (it may have been forgotten).', id))));
+        if (!task)
+          finish(() =>
+            reject(
+              new GatewayError('badRequest', l10n.t('There is no video task {0} (it may have been forgotten).', id)),
+            ),
+          );
         else if (T.isFinal(task) || task.phase === 'stopped') finish(() => resolve(task));
       };
       const onClose = (err: GatewayError) => finish(() => reject(err));
-      const onAbort = () => finish(() => reject(new GatewayError('cancelled', l10n.t('Stopped waiting for the video task; it carries on.'))));
+      const onAbort = () =>
+        finish(() =>
+          reject(new GatewayError('cancelled', l10n.t('Stopped waiting for the video task; it carries on.'))),
+        );
       const sub = this.onDidChange(check);
       this.waiters.add(onClose);
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -207,9 +247,15 @@ export class VideoTaskManager {
     if (this.disposed) return;
     if (task.phase === 'running' && task.taskId) {
       const delay = Math.max(0, (task.nextPollAt ?? this.now()) - this.now());
-      this.timers.set(task.localId, setTimeout(() => void this.poll(task.localId), delay));
+      this.timers.set(
+        task.localId,
+        setTimeout(() => void this.poll(task.localId), delay),
+      );
     } else if (task.phase === 'downloading') {
-      this.timers.set(task.localId, setTimeout(() => void this.download(task.localId), 0));
+      this.timers.set(
+        task.localId,
+        setTimeout(() => void this.download(task.localId), 0),
+      );
     }
   }
 
@@ -221,11 +267,18 @@ export class VideoTaskManager {
     this.work.set(localId, ctl);
     let next: VideoTask;
     try {
-      const status = await queryVideo(withKey(this.deps.http(), task.keyId), task.taskId, ctl.signal, task.queryRoute ?? 'generations');
+      const status = await queryVideo(
+        withKey(this.deps.http(), task.keyId),
+        task.taskId,
+        ctl.signal,
+        task.queryRoute ?? 'generations',
+      );
       if (this.stale(localId, ctl)) return;
       next = T.observed(this.current(task), status, this.now(), this.deps.policy());
       if (next.remoteStatus !== task.remoteStatus || next.phase !== task.phase) {
-        this.log(`Video task ${task.taskId}: ${status.rawStatus || status.status}${status.progress !== undefined ? ` ${status.progress}%` : ''}`);
+        this.log(
+          `Video task ${task.taskId}: ${status.rawStatus || status.status}${status.progress !== undefined ? ` ${status.progress}%` : ''}`,
+        );
       }
     } catch (err) {
       if (this.stale(localId, ctl)) return;
@@ -252,7 +305,8 @@ export class VideoTaskManager {
     const fetch = async (): Promise<string> => {
       // Run only while no other download of this task can be running (the guard's lock): any
       // temporary file of the task is a crashed download's leftover.
-      if (owner) for (const part of await partFilesOf(task.outputDir, baseName, owner)) await fs.rm(part, { force: true });
+      if (owner)
+        for (const part of await partFilesOf(task.outputDir, baseName, owner)) await fs.rm(part, { force: true });
       const http = withKey(this.deps.http(), task.keyId);
       return downloadVideo(http, videoDownloadUrl(http, task.taskId, videoUrl), {
         dir: task.outputDir,
@@ -264,15 +318,24 @@ export class VideoTaskManager {
     };
     let next: VideoTask;
     try {
-      const outcome = this.deps.downloads ? await this.deps.downloads.run(localId, fetch) : { kind: 'downloaded' as const, file: await fetch() };
+      const outcome = this.deps.downloads
+        ? await this.deps.downloads.run(localId, fetch)
+        : { kind: 'downloaded' as const, file: await fetch() };
       if (outcome.kind === 'elsewhere') {
         // Another window is downloading it: look again later (it finishes, or its lock goes stale).
         if (this.stale(localId, ctl)) return;
         this.log(`Video task ${task.taskId ?? localId}: downloading in another window; checking again later.`);
-        this.timers.set(localId, setTimeout(() => void this.download(localId), this.deps.policy().baseMs));
+        this.timers.set(
+          localId,
+          setTimeout(() => void this.download(localId), this.deps.policy().baseMs),
+        );
         return;
       }
-      this.log(outcome.kind === 'done' ? `Video task ${task.taskId ?? localId}: already saved as ${outcome.file}` : `Video task ${task.taskId ?? localId}: saved ${outcome.file}`);
+      this.log(
+        outcome.kind === 'done'
+          ? `Video task ${task.taskId ?? localId}: already saved as ${outcome.file}`
+          : `Video task ${task.taskId ?? localId}: saved ${outcome.file}`,
+      );
       // The file exists now: record it even if the manager is closing, so it is not fetched twice.
       const current = this.tasks.get(localId);
       if (!current) return;
@@ -368,9 +431,16 @@ export class VideoTaskManager {
 }
 
 function closedError(): GatewayError {
-  return new GatewayError('cancelled', l10n.t('The video task list was closed (the window is reloading or the tasks were reloaded); the tasks carry on from storage.'));
+  return new GatewayError(
+    'cancelled',
+    l10n.t(
+      'The video task list was closed (the window is reloading or the tasks were reloaded); the tasks carry on from storage.',
+    ),
+  );
 }
 
 function asGatewayError(err: unknown): GatewayError {
-  return isGatewayError(err) ? err : new GatewayError('protocol', err instanceof Error ? err.message : String(err), { cause: err });
+  return isGatewayError(err)
+    ? err
+    : new GatewayError('protocol', err instanceof Error ? err.message : String(err), { cause: err });
 }

@@ -40,7 +40,16 @@ const taskSchema = z.object({
   nextPollAt: z.optional(z.number()),
   videoUrl: z.optional(z.string()),
   file: z.optional(z.string()),
-  error: z.optional(z.object({ kind: z.string(), message: z.string(), stage: z.enum(FAILURE_STAGES), requestId: z.optional(z.string()), /** The short reason a status line shows ("Failed: <reason>"); older stored tasks have none. */ reason: z.optional(z.string()) })),
+  error: z.optional(
+    z.object({
+      kind: z.string(),
+      message: z.string(),
+      stage: z.enum(FAILURE_STAGES),
+      requestId: z.optional(z.string()),
+      /** The short reason a status line shows ("Failed: <reason>"); older stored tasks have none. */ reason:
+        z.optional(z.string()),
+    }),
+  ),
   stoppedBy: z.optional(z.enum(['user', 'limit', 'errors'])),
   /** Submitted on OpenAI's video API (`openai`); absent for the task API. */
   api: z.optional(z.enum(['task', 'openai'])),
@@ -79,7 +88,12 @@ export function isActive(task: VideoTask): boolean {
   return task.phase === 'submitting' || task.phase === 'running' || task.phase === 'downloading';
 }
 
-export function createTask(params: VideoParams & { outputDir: string }, localId: string, now: number, resubmittedFrom?: string): VideoTask {
+export function createTask(
+  params: VideoParams & { outputDir: string },
+  localId: string,
+  now: number,
+  resubmittedFrom?: string,
+): VideoTask {
   return {
     localId,
     model: params.model,
@@ -100,7 +114,18 @@ export function createTask(params: VideoParams & { outputDir: string }, localId:
 
 export function accepted(task: VideoTask, taskId: string, now: number, policy: PollPolicy): VideoTask {
   // A task of OpenAI's video API is queried on its route from the start.
-  const next: VideoTask = { ...task, taskId, phase: 'running', remoteStatus: 'NOT_START', progress: 0, pollStartedAt: now, updatedAt: now, polls: 0, errorsInRow: 0, ...(task.api === 'openai' ? { queryRoute: 'videos' as const } : {}) };
+  const next: VideoTask = {
+    ...task,
+    taskId,
+    phase: 'running',
+    remoteStatus: 'NOT_START',
+    progress: 0,
+    pollStartedAt: now,
+    updatedAt: now,
+    polls: 0,
+    errorsInRow: 0,
+    ...(task.api === 'openai' ? { queryRoute: 'videos' as const } : {}),
+  };
   return { ...next, nextPollAt: now + pollDelay(next, now, policy) };
 }
 
@@ -123,14 +148,39 @@ export function observed(task: VideoTask, s: VideoStatus, now: number, policy: P
   };
   if (s.status === 'SUCCESS') {
     if (!s.videoUrl) {
-      return fail(base, 'task', { kind: 'protocol', message: l10n.t('The gateway reports the task as SUCCESS but sent no video link (data.data.output.video_url, data.result_url, data.url or metadata.url).'), reason: l10n.t('finished without a video link') }, now);
+      return fail(
+        base,
+        'task',
+        {
+          kind: 'protocol',
+          message: l10n.t(
+            'The gateway reports the task as SUCCESS but sent no video link (data.data.output.video_url, data.result_url, data.url or metadata.url).',
+          ),
+          reason: l10n.t('finished without a video link'),
+        },
+        now,
+      );
     }
     const { nextPollAt: _drop, ...rest } = base;
     return { ...rest, phase: 'downloading', progress: 100, videoUrl: s.videoUrl };
   }
   if (s.status === 'FAILURE') {
-    const reason = s.failReason ? l10n.t('The gateway reports the task as failed: {0}', s.failReason) : l10n.t('The gateway reports the task as failed without a reason.');
-    return fail(base, 'task', { kind: 'server', message: l10n.t('{0} It was not resubmitted; change the prompt or parameters and submit again if you want another try.', reason), reason: s.failReason ?? l10n.t('no reason given') }, now);
+    const reason = s.failReason
+      ? l10n.t('The gateway reports the task as failed: {0}', s.failReason)
+      : l10n.t('The gateway reports the task as failed without a reason.');
+    return fail(
+      base,
+      'task',
+      {
+        kind: 'server',
+        message: l10n.t(
+          '{0} It was not resubmitted; change the prompt or parameters and submit again if you want another try.',
+          reason,
+        ),
+        reason: s.failReason ?? l10n.t('no reason given'),
+      },
+      now,
+    );
   }
   if (policy.maxPollMs > 0 && now - (task.pollStartedAt ?? task.createdAt) >= policy.maxPollMs) {
     return stop(base, 'limit', now);
@@ -143,13 +193,38 @@ export function observed(task: VideoTask, s: VideoStatus, now: number, policy: P
  * the user resumes; anything else (network, 5xx, 429) is retried with a growing delay, a bounded
  * number of times.
  */
-export function pollFailed(task: VideoTask, error: Pick<GatewayError, 'kind' | 'message' | 'code' | 'requestId'>, now: number, policy: PollPolicy): VideoTask {
+export function pollFailed(
+  task: VideoTask,
+  error: Pick<GatewayError, 'kind' | 'message' | 'code' | 'requestId'>,
+  now: number,
+  policy: PollPolicy,
+): VideoTask {
   if (task.phase !== 'running') return task;
   if (error.code === 'task_not_exist') {
-    return fail(task, 'poll', { kind: error.kind, message: l10n.t('The gateway does not know the task {0}: {1}', task.taskId ?? '', error.message), requestId: error.requestId, reason: l10n.t('the gateway does not know this task') }, now);
+    return fail(
+      task,
+      'poll',
+      {
+        kind: error.kind,
+        message: l10n.t('The gateway does not know the task {0}: {1}', task.taskId ?? '', error.message),
+        requestId: error.requestId,
+        reason: l10n.t('the gateway does not know this task'),
+      },
+      now,
+    );
   }
   const errorsInRow = task.errorsInRow + 1;
-  const base: VideoTask = { ...task, errorsInRow, updatedAt: now, error: { kind: error.kind, message: error.message, stage: 'poll', ...(error.requestId ? { requestId: error.requestId } : {}) } };
+  const base: VideoTask = {
+    ...task,
+    errorsInRow,
+    updatedAt: now,
+    error: {
+      kind: error.kind,
+      message: error.message,
+      stage: 'poll',
+      ...(error.requestId ? { requestId: error.requestId } : {}),
+    },
+  };
   if (error.kind === 'auth' || error.kind === 'quota' || errorsInRow >= policy.maxErrors) {
     return stop(base, 'errors', now);
   }
@@ -161,7 +236,11 @@ export function downloaded(task: VideoTask, file: string, now: number): VideoTas
   return { ...rest, phase: 'succeeded', file, progress: 100, updatedAt: now, finishedAt: now };
 }
 
-export function downloadFailed(task: VideoTask, error: Pick<GatewayError, 'kind' | 'message' | 'requestId'>, now: number): VideoTask {
+export function downloadFailed(
+  task: VideoTask,
+  error: Pick<GatewayError, 'kind' | 'message' | 'requestId'>,
+  now: number,
+): VideoTask {
   return fail(task, error.kind === 'protocol' ? 'check' : 'download', error, now);
 }
 
@@ -177,7 +256,8 @@ export function stoppedByUser(task: VideoTask, now: number): VideoTask {
  * again at once (a fresh query also brings the link back). Nothing is resubmitted.
  */
 export function resumed(task: VideoTask, now: number): VideoTask {
-  const downloadFailure = task.phase === 'failed' && (task.error?.stage === 'download' || task.error?.stage === 'check');
+  const downloadFailure =
+    task.phase === 'failed' && (task.error?.stage === 'download' || task.error?.stage === 'check');
   if (!task.taskId || !(task.phase === 'stopped' || downloadFailure)) return task;
   const { error: _e, stoppedBy: _s, finishedAt: _f, ...rest } = task;
   return { ...rest, phase: 'running', pollStartedAt: now, errorsInRow: 0, nextPollAt: now, updatedAt: now };
@@ -196,7 +276,9 @@ export function restored(task: VideoTask, now: number): VideoTask {
         'submit',
         {
           kind: 'cancelled',
-          message: l10n.t('VS Code closed while this task was being submitted, so whether the gateway accepted it is unknown. It was not submitted again; check the console, or resubmit it yourself.'),
+          message: l10n.t(
+            'VS Code closed while this task was being submitted, so whether the gateway accepted it is unknown. It was not submitted again; check the console, or resubmit it yourself.',
+          ),
           reason: l10n.t('VS Code closed during the submission'),
         },
         now,
@@ -236,10 +318,27 @@ function stop(task: VideoTask, by: 'user' | 'limit' | 'errors', now: number): Vi
   return { ...rest, phase: 'stopped', stoppedBy: by, updatedAt: now };
 }
 
-function fail(task: VideoTask, stage: FailureStage, error: { kind: string; message: string; requestId?: string; reason?: string }, now: number): VideoTask {
+function fail(
+  task: VideoTask,
+  stage: FailureStage,
+  error: { kind: string; message: string; requestId?: string; reason?: string },
+  now: number,
+): VideoTask {
   const { nextPollAt: _n, stoppedBy: _s, ...rest } = task;
   const reason = error.reason ?? failedAt(stage);
-  return { ...rest, phase: 'failed', error: { kind: error.kind, message: error.message, stage, ...(error.requestId ? { requestId: error.requestId } : {}), reason }, updatedAt: now, finishedAt: now };
+  return {
+    ...rest,
+    phase: 'failed',
+    error: {
+      kind: error.kind,
+      message: error.message,
+      stage,
+      ...(error.requestId ? { requestId: error.requestId } : {}),
+      reason,
+    },
+    updatedAt: now,
+    finishedAt: now,
+  };
 }
 
 /**
@@ -259,7 +358,11 @@ export function describeTask(task: VideoTask): string {
     case 'failed':
       return l10n.t('Failed: {0}', task.error?.reason ?? failedAt(task.error?.stage));
     case 'stopped':
-      return task.stoppedBy === 'limit' ? l10n.t('Stopped (time limit)') : task.stoppedBy === 'errors' ? l10n.t('Stopped (queries failed)') : l10n.t('Stopped (by you)');
+      return task.stoppedBy === 'limit'
+        ? l10n.t('Stopped (time limit)')
+        : task.stoppedBy === 'errors'
+          ? l10n.t('Stopped (queries failed)')
+          : l10n.t('Stopped (by you)');
   }
 }
 
@@ -273,7 +376,9 @@ function describeRunning(task: VideoTask): string {
   if (status === 'NOT_START' || status === 'SUBMITTED' || status === 'QUEUED') return l10n.t('Queued');
   if (status === 'UNKNOWN') return l10n.t('Waiting for the gateway');
   const progress = task.progress;
-  return progress !== undefined && progress > 0 ? l10n.t('Generating {0} %', formatNumber(Math.round(progress))) : l10n.t('Generating');
+  return progress !== undefined && progress > 0
+    ? l10n.t('Generating {0} %', formatNumber(Math.round(progress)))
+    : l10n.t('Generating');
 }
 
 /** Where it failed, when the failure brought no reason of its own (older stored tasks). */

@@ -19,7 +19,9 @@ const modelMeta = lazySchema(() => {
     name: opt(z.string()),
     display_name: opt(z.string()),
     owned_by: opt(z.string()),
-    provider: opt(z.union([z.string(), z.looseObject({ npm: opt(z.string()), shape: opt(z.string()), api: opt(z.string()) })])),
+    provider: opt(
+      z.union([z.string(), z.looseObject({ npm: opt(z.string()), shape: opt(z.string()), api: opt(z.string()) })]),
+    ),
     kind: opt(z.string()),
     type: opt(z.string()),
     category: opt(z.string()),
@@ -65,18 +67,31 @@ const opencode = lazySchema(() => z.looseObject({ provider: z.record(z.string(),
 const modelsDev = lazySchema(() => z.record(z.string(), providerBlock()));
 const providersList = lazySchema(() =>
   z.looseObject({
-    providers: z.record(z.string(), z.looseObject({ name: opt(z.string()), api: opt(z.string()), models: z.array(withId()) })),
+    providers: z.record(
+      z.string(),
+      z.looseObject({ name: opt(z.string()), api: opt(z.string()), models: z.array(withId()) }),
+    ),
   }),
 );
 
 export function parseCatalog(json: unknown): ParsedCatalog {
-  if (Array.isArray(json)) return finish('models-list', parseWith(idList(), json, l10n.t('The model catalog')).map((m) => entryFrom(m.id, m)));
+  if (Array.isArray(json))
+    return finish(
+      'models-list',
+      parseWith(idList(), json, l10n.t('The model catalog')).map((m) => entryFrom(m.id, m)),
+    );
   if (!isRecord(json)) throw unknownShape(json);
   if (Array.isArray(json.data)) {
-    return finish('openai-list', parseWith(openAiList(), json, l10n.t('The model catalog')).data.map((m) => entryFrom(m.id, m)));
+    return finish(
+      'openai-list',
+      parseWith(openAiList(), json, l10n.t('The model catalog')).data.map((m) => entryFrom(m.id, m)),
+    );
   }
   if (Array.isArray(json.models)) {
-    return finish('models-list', parseWith(modelsList(), json, l10n.t('The model catalog')).models.map((m) => entryFrom(m.id, m)));
+    return finish(
+      'models-list',
+      parseWith(modelsList(), json, l10n.t('The model catalog')).models.map((m) => entryFrom(m.id, m)),
+    );
   }
   if (isRecord(json.provider)) {
     const parsed = parseWith(opencode(), json, l10n.t('The model catalog (opencode format)'));
@@ -168,7 +183,11 @@ function kindFrom(value: string | undefined): ModelKind | undefined {
   }
 }
 
-function protocolsFrom(m: ModelMeta, providerObj: { npm?: string; shape?: string; api?: string } | undefined, ctx: ProviderContext): ChatProtocol[] | undefined {
+function protocolsFrom(
+  m: ModelMeta,
+  providerObj: { npm?: string; shape?: string; api?: string } | undefined,
+  ctx: ProviderContext,
+): ChatProtocol[] | undefined {
   const endpointTypes = m.supported_endpoint_types ?? m.endpoints;
   if (endpointTypes?.length) {
     const fromTypes = protocolsFromEndpointTypes(endpointTypes);
@@ -190,7 +209,8 @@ function protocolFromName(name: string): ChatProtocol | undefined {
   if (!n) return undefined;
   if (n.includes('anthropic') || n.includes('messages')) return 'messages';
   if (n.includes('responses') || n === 'openai-response' || n === '@ai-sdk/openai') return 'responses';
-  if (n.includes('openai-compatible') || n.includes('completions') || n === 'openai' || n === 'chat') return 'chatCompletions';
+  if (n.includes('openai-compatible') || n.includes('completions') || n === 'openai' || n === 'chat')
+    return 'chatCompletions';
   return undefined;
 }
 
@@ -200,7 +220,13 @@ function unique<T>(items: T[]): T[] {
 
 function unknownShape(json: unknown): GatewayError {
   const seen = isRecord(json)
-    ? l10n.t('an object with the keys {0}', Object.keys(json).slice(0, 8).map((k) => `"${k}"`).join(', ') || l10n.t('(none)'))
+    ? l10n.t(
+        'an object with the keys {0}',
+        Object.keys(json)
+          .slice(0, 8)
+          .map((k) => `"${k}"`)
+          .join(', ') || l10n.t('(none)'),
+      )
     : l10n.t('a {0}', json === null ? 'null' : typeof json);
   return new GatewayError(
     'protocol',
@@ -215,4 +241,3 @@ function unknownShape(json: unknown): GatewayError {
     ),
   );
 }
-

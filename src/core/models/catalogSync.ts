@@ -41,7 +41,13 @@ export interface CatalogState {
  * Downloads the catalog with ETag / Last-Modified revalidation and falls back to the cached copy
  * when the server cannot be reached or sends something unusable. The key is never sent.
  */
-export async function syncCatalog(http: HttpClient, url: string, store: CatalogStore, signal?: AbortSignal, now = Date.now): Promise<CatalogState> {
+export async function syncCatalog(
+  http: HttpClient,
+  url: string,
+  store: CatalogStore,
+  signal?: AbortSignal,
+  now = Date.now,
+): Promise<CatalogState> {
   const cached = await store.load().catch(() => undefined);
   const usable = cached && cached.url === url ? cached : undefined;
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -76,7 +82,14 @@ export async function syncCatalog(http: HttpClient, url: string, store: CatalogS
 
 function stateFrom(cache: CatalogCache, source: CatalogState['source']): CatalogState {
   const parsed = parseCatalog(parseJsonText(cache.body, l10n.t('The model catalog')));
-  return { url: cache.url, format: parsed.format, entries: parsed.entries, fetchedAt: cache.fetchedAt, checkedAt: cache.checkedAt, source };
+  return {
+    url: cache.url,
+    format: parsed.format,
+    entries: parsed.entries,
+    fetchedAt: cache.fetchedAt,
+    checkedAt: cache.checkedAt,
+    source,
+  };
 }
 
 const cacheSchema = lazySchema(() =>

@@ -4,7 +4,14 @@ import type { CatalogEntry, ChatProtocol, KeyModel, ModelInfo, ModelKind } from 
 export function protocolsFromEndpointTypes(types: string[]): ChatProtocol[] {
   const out: ChatProtocol[] = [];
   for (const t of types) {
-    const p = t === 'openai' ? 'chatCompletions' : t === 'openai-response' ? 'responses' : t === 'anthropic' ? 'messages' : undefined;
+    const p =
+      t === 'openai'
+        ? 'chatCompletions'
+        : t === 'openai-response'
+          ? 'responses'
+          : t === 'anthropic'
+            ? 'messages'
+            : undefined;
     if (p && !out.includes(p)) out.push(p);
   }
   return out;
@@ -12,12 +19,14 @@ export function protocolsFromEndpointTypes(types: string[]): ChatProtocol[] {
 
 // Tool entries appear in /v1/models under permission and billing names; they are
 // never chat models. The names are not published, so these patterns are the documented fallback.
-const TOOL_PATTERN = /(file[-_ ]?(parser|parse|extract)|layout[-_]?pars|web[-_]?(search|reader)|search[-_]?(std|pro)|(^|[-_/])reader$|(^|[-_/])ocr($|[-_])|[-_]ocr$|^tool[-_/]|[-_/]tools?$)/i;
+const TOOL_PATTERN =
+  /(file[-_ ]?(parser|parse|extract)|layout[-_]?pars|web[-_]?(search|reader)|search[-_]?(std|pro)|(^|[-_/])reader$|(^|[-_/])ocr($|[-_])|[-_]ocr$|^tool[-_/]|[-_/]tools?$)/i;
 const VIDEO_PATTERN = /([-_.](t2v|i2v|kf2v|s2v)([-_.]|$)|video|sora|veo|kling|cogvideo|hailuo|seedance|vidu)/i;
 /** new-api's endpoint types of models that are not chat models: embeddings and (Jina-style) reranking. */
 const NOT_CHAT_TYPES = new Set(['embeddings', 'jina-rerank']);
 const OTHER_PATTERN = /(embed|rerank|(^|[-_/])bge[-_])/i;
-const IMAGE_PATTERN = /(gpt-image|dall-?e|[-_.]t2i([-_.]|$)|flux|seedream|cogview|imagen|qwen-image|wanx?[\d.]*-?image|stable-diffusion|sdxl|midjourney|(^|[-_])image($|[-_]))/i;
+const IMAGE_PATTERN =
+  /(gpt-image|dall-?e|[-_.]t2i([-_.]|$)|flux|seedream|cogview|imagen|qwen-image|wanx?[\d.]*-?image|stable-diffusion|sdxl|midjourney|(^|[-_])image($|[-_]))/i;
 
 /**
  * A model's kind: the gateway's endpoint types first, then the catalog's own words, then the
@@ -46,7 +55,10 @@ export function classifyKind(id: string, key?: KeyModel, catalog?: CatalogEntry)
  * metadata, then Chat Completions, which the gateway offers as the one chat entry for all
  * upstream providers and is therefore the safe fallback.
  */
-export function chooseProtocols(key?: KeyModel, catalog?: CatalogEntry): Pick<ModelInfo, 'protocols' | 'protocolSource'> {
+export function chooseProtocols(
+  key?: KeyModel,
+  catalog?: CatalogEntry,
+): Pick<ModelInfo, 'protocols' | 'protocolSource'> {
   const fromGateway = protocolsFromEndpointTypes(key?.endpointTypes ?? []);
   if (fromGateway.length) return { protocols: fromGateway, protocolSource: 'gateway' };
   if (catalog?.protocols?.length) return { protocols: catalog.protocols, protocolSource: 'catalog' };
@@ -61,7 +73,8 @@ export function mergeModels(keyModels: KeyModel[] | undefined, catalog: CatalogE
   const models: ModelInfo[] = [];
   for (const [id, { key, catalog: entry }] of byId) {
     const kind = classifyKind(id, key, entry);
-    const protocols = kind === 'chat' ? chooseProtocols(key, entry) : { protocols: [], protocolSource: 'none' as const };
+    const protocols =
+      kind === 'chat' ? chooseProtocols(key, entry) : { protocols: [], protocolSource: 'none' as const };
     const endpointTypes = key?.endpointTypes?.length ? key.endpointTypes : entry?.endpointTypes;
     models.push({
       id,
@@ -78,7 +91,12 @@ export function mergeModels(keyModels: KeyModel[] | undefined, catalog: CatalogE
       ...(endpointTypes?.length ? { endpointTypes } : {}),
     });
   }
-  return models.sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || a.provider.localeCompare(b.provider) || a.id.localeCompare(b.id));
+  return models.sort(
+    (a, b) =>
+      KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) ||
+      a.provider.localeCompare(b.provider) ||
+      a.id.localeCompare(b.id),
+  );
 }
 
 const KIND_ORDER: ModelKind[] = ['chat', 'image', 'video', 'tool', 'other'];

@@ -27,7 +27,11 @@ const openAiList = lazySchema(() =>
  * this key may call. Idempotent, so transient failures are retried by the client.
  */
 export async function fetchKeyModels(http: HttpClient, signal?: AbortSignal, key?: string): Promise<KeyModel[]> {
-  const body = await http.sendJson({ method: 'GET', url: http.endpoints.models, signal, key }, openAiList(), l10n.t("The gateway's model list"));
+  const body = await http.sendJson(
+    { method: 'GET', url: http.endpoints.models, signal, key },
+    openAiList(),
+    l10n.t("The gateway's model list"),
+  );
   return body.data.map((m) => {
     const limits = listedLimits(m);
     return {
@@ -46,9 +50,15 @@ export async function fetchKeyModels(http: HttpClient, signal?: AbortSignal, key
  */
 export function listedLimits(entry: Record<string, unknown>): ModelLimits | undefined {
   const top = isRecord(entry.top_provider) ? entry.top_provider : {};
-  const contextWindow = positiveCount(entry.context_length) ?? positiveCount(entry.context_window) ?? positiveCount(top.context_length);
-  const maxOutput = positiveCount(entry.max_output_tokens) ?? positiveCount(entry.max_completion_tokens) ?? positiveCount(top.max_completion_tokens);
+  const contextWindow =
+    positiveCount(entry.context_length) ?? positiveCount(entry.context_window) ?? positiveCount(top.context_length);
+  const maxOutput =
+    positiveCount(entry.max_output_tokens) ??
+    positiveCount(entry.max_completion_tokens) ??
+    positiveCount(top.max_completion_tokens);
   if (contextWindow === undefined && maxOutput === undefined) return undefined;
-  return { ...(contextWindow !== undefined ? { contextWindow } : {}), ...(maxOutput !== undefined ? { maxOutput } : {}) };
+  return {
+    ...(contextWindow !== undefined ? { contextWindow } : {}),
+    ...(maxOutput !== undefined ? { maxOutput } : {}),
+  };
 }
-

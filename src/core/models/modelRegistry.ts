@@ -84,7 +84,8 @@ export class ModelRegistry {
    * first, `keyId` undefined): the next requests of the model go with that key at once.
    */
   chooseKey(modelId: string, keyId: string | undefined): void {
-    const apply = (m: ModelInfo): ModelInfo => (m.id === modelId && m.keyIds ? { ...m, keyId: keyForModel(m.keyIds, keyId) } : m);
+    const apply = (m: ModelInfo): ModelInfo =>
+      m.id === modelId && m.keyIds ? { ...m, keyId: keyForModel(m.keyIds, keyId) } : m;
     this.merged = this.merged.map(apply);
     this.current = { ...this.current, models: this.current.models.map(apply) };
     for (const listener of this.listeners) listener(this.current);
@@ -123,9 +124,16 @@ export class ModelRegistry {
    */
   private async readKeyLists(http: HttpClient, signal?: AbortSignal): Promise<KeyLists> {
     const keys = await this.deps.keys();
-    if (!keys.length) throw new GatewayError('auth', l10n.t('No API key is set. Run "Model Gateway: Set API Key" to see the models this key may use.'));
+    if (!keys.length)
+      throw new GatewayError(
+        'auth',
+        l10n.t('No API key is set. Run "Model Gateway: Set API Key" to see the models this key may use.'),
+      );
     const results = await Promise.allSettled(keys.map((key) => fetchKeyModels(http, signal, key.id)));
-    const listings: KeyListing[] = results.map((r, i) => ({ key: keys[i] as KeyEntry, ...(r.status === 'fulfilled' ? { models: r.value } : { error: asGatewayError(r.reason) }) }));
+    const listings: KeyListing[] = results.map((r, i) => ({
+      key: keys[i] as KeyEntry,
+      ...(r.status === 'fulfilled' ? { models: r.value } : { error: asGatewayError(r.reason) }),
+    }));
     for (const r of results) if (r.status === 'rejected' && isGatewayError(r.reason, 'cancelled')) throw r.reason;
     if (!listings.some((l) => l.models)) throw listings[0]?.error;
     return { listings };
@@ -178,7 +186,11 @@ function unionOf(lists: KeyLists): KeyModel[] {
 }
 
 /** Each model with the keys that list it and the key it is called with. */
-function withKeys(models: ModelInfo[], listings: KeyListing[] | undefined, choices: Record<string, string>): ModelInfo[] {
+function withKeys(
+  models: ModelInfo[],
+  listings: KeyListing[] | undefined,
+  choices: Record<string, string>,
+): ModelInfo[] {
   if (!listings) return models;
   return models.map((m) => {
     const keyIds = listings.filter((l) => l.models?.some((k) => k.id === m.id)).map((l) => l.key.id);
@@ -187,5 +199,7 @@ function withKeys(models: ModelInfo[], listings: KeyListing[] | undefined, choic
 }
 
 function asGatewayError(err: unknown): GatewayError {
-  return isGatewayError(err) ? err : new GatewayError('protocol', err instanceof Error ? err.message : String(err), { cause: err });
+  return isGatewayError(err)
+    ? err
+    : new GatewayError('protocol', err instanceof Error ? err.message : String(err), { cause: err });
 }

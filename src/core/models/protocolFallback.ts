@@ -89,6 +89,8 @@ export function withoutRefused(models: ModelInfo[], refused: RefusedProtocols): 
     const out = refused[m.id];
     if (!out?.length || m.kind !== 'chat') return m;
     const left = m.protocols.filter((p) => !out.includes(p));
-    return left.length && left.length !== m.protocols.length ? { ...m, protocols: left, refused: m.protocols.filter((p) => out.includes(p)) } : m;
+    return left.length && left.length !== m.protocols.length
+      ? { ...m, protocols: left, refused: m.protocols.filter((p) => out.includes(p)) }
+      : m;
   });
 }

@@ -24,7 +24,9 @@ export interface RememberedRefusal {
 const fileSchema = lazySchema(() =>
   z.object({
     version: z.literal(1),
-    refusals: z.array(z.object({ origin: z.string(), model: z.string(), protocol: z.enum(WIRE_PROTOCOLS), at: z.number() })),
+    refusals: z.array(
+      z.object({ origin: z.string(), model: z.string(), protocol: z.enum(WIRE_PROTOCOLS), at: z.number() }),
+    ),
   }),
 );
 type RefusalFileShape = z.infer<ReturnType<typeof fileSchema>>;
@@ -45,7 +47,9 @@ export function refusedAt(refusals: readonly RememberedRefusal[], origin: string
 
 /** The list with this refusal recorded (or renewed) and the expired ones dropped. */
 export function withRefusal(refusals: readonly RememberedRefusal[], r: RememberedRefusal): RememberedRefusal[] {
-  const kept = refusals.filter((o) => r.at - o.at < REFUSAL_TTL_MS && !(o.origin === r.origin && o.model === r.model && o.protocol === r.protocol));
+  const kept = refusals.filter(
+    (o) => r.at - o.at < REFUSAL_TTL_MS && !(o.origin === r.origin && o.model === r.model && o.protocol === r.protocol),
+  );
   return [...kept, r];
 }
 
@@ -76,7 +80,10 @@ export class RefusalMemory implements RefusedProtocolStore {
 
   async add(origin: string, model: string, protocol: ChatProtocol): Promise<RefusedProtocols> {
     const at = this.now();
-    const next = await this.doc.update((d) => ({ version: 1, refusals: withRefusal(d.refusals, { origin, model, protocol, at }) }));
+    const next = await this.doc.update((d) => ({
+      version: 1,
+      refusals: withRefusal(d.refusals, { origin, model, protocol, at }),
+    }));
     return refusedAt(next.refusals, origin, at);
   }
 
@@ -93,7 +100,9 @@ export class RefusalMemory implements RefusedProtocolStore {
       const parsed = z.safeParse(legacySchema(), legacy);
       if (!parsed.success || !origin) return undefined;
       const at = this.now();
-      const refusals = Object.entries(parsed.data).flatMap(([model, protocols]) => protocols.map((protocol) => ({ origin, model, protocol, at })));
+      const refusals = Object.entries(parsed.data).flatMap(([model, protocols]) =>
+        protocols.map((protocol) => ({ origin, model, protocol, at })),
+      );
       return refusals.length ? { version: 1, refusals } : undefined;
     }, forget);
   }

@@ -49,7 +49,10 @@ export class BillingMeter {
    * One answer's usage, from VS Code's own chat or from the extension's sidebar chat; a figure the
    * gateway left out counts as 0 (the log says which were missing).
    */
-  recordChatTokens(usage: { inputTokens?: number; outputTokens?: number }, from: 'vscode' | 'sidebar' = 'vscode'): void {
+  recordChatTokens(
+    usage: { inputTokens?: number; outputTokens?: number },
+    from: 'vscode' | 'sidebar' = 'vscode',
+  ): void {
     const t = from === 'sidebar' ? this.sidebarTokens : this.tokens;
     t.answers += 1;
     t.inputTokens += countOf(usage.inputTokens);
@@ -81,7 +84,10 @@ export class BillingMeter {
     const parsed = parseSize(size);
     const tier = (parsed && resolutionTier(parsed)) ?? 'other';
     if (this.mediaFigures.videos > 0) this.mediaFigures.videos -= 1;
-    this.mediaFigures.videoSeconds[tier] = Math.max(0, (this.mediaFigures.videoSeconds[tier] ?? 0) - countOf(durationSec));
+    this.mediaFigures.videoSeconds[tier] = Math.max(
+      0,
+      (this.mediaFigures.videoSeconds[tier] ?? 0) - countOf(durationSec),
+    );
     this.mediaFigures.failedVideos += 1;
     this.changed();
   }
@@ -98,7 +104,10 @@ export class BillingMeter {
    * An answer of the sidebar chat, so the session's figures count it as they count VS Code chat's:
    * the tokens this stream used (the answer's usage less what it had before a Continue).
    */
-  recordSidebarAnswer(usage: { inputTokens?: number; outputTokens?: number } | undefined, before?: { inputTokens?: number; outputTokens?: number }): void {
+  recordSidebarAnswer(
+    usage: { inputTokens?: number; outputTokens?: number } | undefined,
+    before?: { inputTokens?: number; outputTokens?: number },
+  ): void {
     this.recordChatTokens(usageSince(before, usage), 'sidebar');
   }
 
@@ -130,7 +139,10 @@ function countOf(n: number | undefined): number {
 }
 
 /** What one stream used: the answer's usage less what it had before (a Continue adds to an answer). */
-export function usageSince(before: { inputTokens?: number; outputTokens?: number } | undefined, after: { inputTokens?: number; outputTokens?: number } | undefined): { inputTokens: number; outputTokens: number } {
+export function usageSince(
+  before: { inputTokens?: number; outputTokens?: number } | undefined,
+  after: { inputTokens?: number; outputTokens?: number } | undefined,
+): { inputTokens: number; outputTokens: number } {
   return {
     inputTokens: Math.max(0, countOf(after?.inputTokens) - countOf(before?.inputTokens)),
     outputTokens: Math.max(0, countOf(after?.outputTokens) - countOf(before?.outputTokens)),

@@ -31,7 +31,11 @@ function formatName(format: UploadFormat): string {
  * The file's format when it is one of `accepted`, else a `badRequest` naming what the bytes are.
  * `tool` names what refuses the file ("The parser", "OCR").
  */
-export async function requireFormat(file: string, accepted: readonly UploadFormat[], tool: string): Promise<UploadFormat> {
+export async function requireFormat(
+  file: string,
+  accepted: readonly UploadFormat[],
+  tool: string,
+): Promise<UploadFormat> {
   const handle = await fs.open(file, 'r');
   let head: Uint8Array;
   try {
@@ -43,9 +47,17 @@ export async function requireFormat(file: string, accepted: readonly UploadForma
   }
   const found = sniffUpload(head);
   if (found && accepted.includes(found)) return found;
-  const seen = found ? formatName(found) : (otherFormat(head) ?? (head.length ? l10n.t('not a format it knows') : l10n.t('empty')));
+  const seen = found
+    ? formatName(found)
+    : (otherFormat(head) ?? (head.length ? l10n.t('not a format it knows') : l10n.t('empty')));
   throw new GatewayError(
     'badRequest',
-    l10n.t('{0} was not sent: {1} takes {2} files, and by its bytes this file is {3}. Nothing was uploaded or charged.', path.basename(file), tool, accepted.map(formatName).join(', '), seen),
+    l10n.t(
+      '{0} was not sent: {1} takes {2} files, and by its bytes this file is {3}. Nothing was uploaded or charged.',
+      path.basename(file),
+      tool,
+      accepted.map(formatName).join(', '),
+      seen,
+    ),
   );
 }

@@ -29,13 +29,21 @@ export interface ParseResult {
 /** First provider's synchronous parser (`files/parser/sync`); the only parsing mode the gateway opens. */
 /** The form for a parse, checked against the limit: nothing is sent, so nothing is billed. */
 export async function pdfParseForm(file: string): Promise<MultipartBody> {
-  const form = await multipartFromFile({ tool_type: 'prime-sync', file_type: 'PDF' }, { name: 'file', path: file, contentType: 'application/pdf' });
+  const form = await multipartFromFile(
+    { tool_type: 'prime-sync', file_type: 'PDF' },
+    { name: 'file', path: file, contentType: 'application/pdf' },
+  );
   refuseOverLimit(form.length, form.fileBytes, path.basename(file));
   await requireFormat(file, ['application/pdf'], l10n.t('the PDF parser'));
   return form;
 }
 
-export async function parsePdf(http: HttpClient, file: string, signal?: AbortSignal, prepared?: MultipartBody): Promise<ParseResult> {
+export async function parsePdf(
+  http: HttpClient,
+  file: string,
+  signal?: AbortSignal,
+  prepared?: MultipartBody,
+): Promise<ParseResult> {
   const form = prepared ?? (await pdfParseForm(file));
   const answer = await http.sendJson(
     {
@@ -51,10 +59,16 @@ export async function parsePdf(http: HttpClient, file: string, signal?: AbortSig
     l10n.t("GLM's parse result"),
   );
   if (answer.status === 'failed') {
-    throw new GatewayError('badRequest', l10n.t('GLM could not parse {0}: {1}.', path.basename(file), answer.message ?? l10n.t('no reason given')));
+    throw new GatewayError(
+      'badRequest',
+      l10n.t('GLM could not parse {0}: {1}.', path.basename(file), answer.message ?? l10n.t('no reason given')),
+    );
   }
   if (answer.status !== 'succeeded') {
-    throw new GatewayError('protocol', l10n.t('The synchronous parser answered with status "{0}" instead of a result.', String(answer.status)));
+    throw new GatewayError(
+      'protocol',
+      l10n.t('The synchronous parser answered with status "{0}" instead of a result.', String(answer.status)),
+    );
   }
   const content = answer.content ?? '';
   return { content, empty: content.trim() === '', ...(answer.task_id ? { taskId: answer.task_id } : {}) };
@@ -86,7 +100,12 @@ export interface OcrResult {
   pages?: number;
 }
 
-const OCR_TYPES: Record<string, UploadFormat> = { '.pdf': 'application/pdf', '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg' };
+const OCR_TYPES: Record<string, UploadFormat> = {
+  '.pdf': 'application/pdf',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+};
 const OCR_FORMATS: readonly UploadFormat[] = ['application/pdf', 'image/png', 'image/jpeg'];
 
 /** First provider's layout parsing (OCR) for images and scanned PDFs. */
@@ -94,7 +113,13 @@ const OCR_FORMATS: readonly UploadFormat[] = ['application/pdf', 'image/png', 'i
 export async function checkOcrFile(file: string): Promise<UploadFormat> {
   const ext = path.extname(file).toLowerCase();
   const type = OCR_TYPES[ext];
-  if (!type) throw new GatewayError('badRequest', ext ? l10n.t('OCR takes PDF, PNG or JPEG files, not "{0}".', ext) : l10n.t('OCR takes PDF, PNG or JPEG files, not a file without an extension.'));
+  if (!type)
+    throw new GatewayError(
+      'badRequest',
+      ext
+        ? l10n.t('OCR takes PDF, PNG or JPEG files, not "{0}".', ext)
+        : l10n.t('OCR takes PDF, PNG or JPEG files, not a file without an extension.'),
+    );
   const size = (await fs.stat(file)).size;
   const limit = type === 'application/pdf' ? OCR_PDF_LIMIT : OCR_IMAGE_LIMIT;
   if (size > limit) {
@@ -115,16 +140,28 @@ export async function ocrFile(http: HttpClient, file: string, signal?: AbortSign
   // also tells the service the file type.
   const data = `data:${type};base64,${(await fs.readFile(file)).toString('base64')}`;
   const answer = await http.sendJson(
-    { method: 'POST', url: http.endpoints.glm('layout_parsing'), json: { model: 'glm-ocr', file: data }, signal, route: 'glm', timeout: 'long' },
+    {
+      method: 'POST',
+      url: http.endpoints.glm('layout_parsing'),
+      json: { model: 'glm-ocr', file: data },
+      signal,
+      route: 'glm',
+      timeout: 'long',
+    },
     ocrAnswer,
     l10n.t("GLM's OCR result"),
   );
-  return { markdown: answer.md_results ?? '', ...(answer.data_info?.num_pages !== undefined ? { pages: answer.data_info.num_pages } : {}) };
+  return {
+    markdown: answer.md_results ?? '',
+    ...(answer.data_info?.num_pages !== undefined ? { pages: answer.data_info.num_pages } : {}),
+  };
 }
 
 const searchAnswer = z.looseObject({
   search_result: z.optional(
-    z.nullable(z.array(z.looseObject({ title: str, content: str, link: str, media: str, publish_date: str, refer: str }))),
+    z.nullable(
+      z.array(z.looseObject({ title: str, content: str, link: str, media: str, publish_date: str, refer: str })),
+    ),
   ),
 });
 
@@ -134,17 +171,34 @@ export interface GlmSearchOptions {
   intent: boolean;
 }
 
-export async function webSearch(http: HttpClient, query: string, options: GlmSearchOptions, signal?: AbortSignal): Promise<SearchResult[]> {
+export async function webSearch(
+  http: HttpClient,
+  query: string,
+  options: GlmSearchOptions,
+  signal?: AbortSignal,
+): Promise<SearchResult[]> {
   const q = query.trim();
   if (!q) throw new GatewayError('badRequest', l10n.t('Type something to search for.'));
   if (q.length > SEARCH_QUERY_MAX) {
-    throw new GatewayError('badRequest', l10n.t("GLM's search takes at most {0} characters; this query has {1}. Shorten it.", formatNumber(SEARCH_QUERY_MAX), formatNumber(q.length)));
+    throw new GatewayError(
+      'badRequest',
+      l10n.t(
+        "GLM's search takes at most {0} characters; this query has {1}. Shorten it.",
+        formatNumber(SEARCH_QUERY_MAX),
+        formatNumber(q.length),
+      ),
+    );
   }
   const answer = await http.sendJson(
     {
       method: 'POST',
       url: http.endpoints.glm('web_search'),
-      json: { search_query: q, search_engine: options.engine, search_intent: options.intent, count: Math.min(50, Math.max(1, Math.round(options.count))) },
+      json: {
+        search_query: q,
+        search_engine: options.engine,
+        search_intent: options.intent,
+        count: Math.min(50, Math.max(1, Math.round(options.count))),
+      },
       signal,
       route: 'glm',
     },
@@ -173,7 +227,14 @@ export interface PageResult {
 export async function readPage(http: HttpClient, url: string, signal?: AbortSignal): Promise<PageResult> {
   const target = checkPublicUrl(url);
   const answer = await http.sendJson(
-    { method: 'POST', url: http.endpoints.glm('reader'), json: { url: target, return_format: 'markdown' }, signal, route: 'glm', timeout: 'long' },
+    {
+      method: 'POST',
+      url: http.endpoints.glm('reader'),
+      json: { url: target, return_format: 'markdown' },
+      signal,
+      route: 'glm',
+      timeout: 'long',
+    },
     readerAnswer,
     l10n.t("GLM's page reader"),
   );
@@ -186,8 +247,12 @@ export function checkPublicUrl(url: string): string {
   try {
     parsed = new URL(url.trim());
   } catch {
-    throw new GatewayError('badRequest', l10n.t('"{0}" is not a web address. Enter a full address such as https://example.com/page.', url));
+    throw new GatewayError(
+      'badRequest',
+      l10n.t('"{0}" is not a web address. Enter a full address such as https://example.com/page.', url),
+    );
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new GatewayError('badRequest', l10n.t('Only http and https pages can be read.'));
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+    throw new GatewayError('badRequest', l10n.t('Only http and https pages can be read.'));
   return parsed.toString();
 }

@@ -9,7 +9,14 @@ import { multipartFromFile, type MultipartBody } from './multipart';
 import type { SearchResult } from './searchResult';
 
 const str = z.optional(z.nullable(z.string()));
-const fileObject = z.looseObject({ id: z.string(), filename: str, bytes: z.optional(z.number()), status: str, status_details: str, created_at: z.optional(z.number()) });
+const fileObject = z.looseObject({
+  id: z.string(),
+  filename: str,
+  bytes: z.optional(z.number()),
+  status: str,
+  status_details: str,
+  created_at: z.optional(z.number()),
+});
 
 export interface KimiFile {
   id: string;
@@ -41,8 +48,15 @@ async function refuseImages(file: string): Promise<void> {
       throw new GatewayError(
         'badRequest',
         image
-          ? l10n.t('{0} is an image ({1}). Images are not file-extract documents: attach the image to a chat message with a model that takes image input ("Ask about this image") instead.', path.basename(file), image[0])
-          : l10n.t('{0} is an image (by its extension). Images are not file-extract documents: attach the image to a chat message with a model that takes image input ("Ask about this image") instead.', path.basename(file)),
+          ? l10n.t(
+              '{0} is an image ({1}). Images are not file-extract documents: attach the image to a chat message with a model that takes image input ("Ask about this image") instead.',
+              path.basename(file),
+              image[0],
+            )
+          : l10n.t(
+              '{0} is an image (by its extension). Images are not file-extract documents: attach the image to a chat message with a model that takes image input ("Ask about this image") instead.',
+              path.basename(file),
+            ),
         { code: IMAGE_REFUSED },
       );
     }
@@ -57,19 +71,46 @@ export async function extractForm(file: string): Promise<MultipartBody> {
   await refuseImages(file);
   const form = await multipartFromFile({ purpose: 'file-extract' }, { name: 'file', path: file });
   refuseOverLimit(form.length, form.fileBytes, path.basename(file));
-  if (form.fileBytes === 0) throw new GatewayError('badRequest', l10n.t('{0} is empty; there is nothing to extract.', path.basename(file)));
+  if (form.fileBytes === 0)
+    throw new GatewayError('badRequest', l10n.t('{0} is empty; there is nothing to extract.', path.basename(file)));
   return form;
 }
 
-export async function uploadForExtract(http: HttpClient, file: string, signal?: AbortSignal, prepared?: MultipartBody): Promise<KimiFile> {
+export async function uploadForExtract(
+  http: HttpClient,
+  file: string,
+  signal?: AbortSignal,
+  prepared?: MultipartBody,
+): Promise<KimiFile> {
   const form = prepared ?? (await extractForm(file));
   const answer = await http.sendJson(
-    { method: 'POST', url: http.endpoints.kimi('files'), body: form.chunks(), headers: { 'content-type': form.contentType, 'content-length': String(form.length) }, signal, route: 'kimi', timeout: 'long' },
+    {
+      method: 'POST',
+      url: http.endpoints.kimi('files'),
+      body: form.chunks(),
+      headers: { 'content-type': form.contentType, 'content-length': String(form.length) },
+      signal,
+      route: 'kimi',
+      timeout: 'long',
+    },
     fileObject,
     l10n.t("Kimi's file record"),
   );
-  if (answer.status === 'error') throw new GatewayError('badRequest', l10n.t('Kimi could not extract {0}: {1}.', path.basename(file), answer.status_details || l10n.t('no reason given')));
-  return { id: answer.id, filename: answer.filename ?? path.basename(file), ...(answer.bytes !== undefined ? { bytes: answer.bytes } : {}), createdAt: (answer.created_at ?? Math.floor(Date.now() / 1000)) * 1000 };
+  if (answer.status === 'error')
+    throw new GatewayError(
+      'badRequest',
+      l10n.t(
+        'Kimi could not extract {0}: {1}.',
+        path.basename(file),
+        answer.status_details || l10n.t('no reason given'),
+      ),
+    );
+  return {
+    id: answer.id,
+    filename: answer.filename ?? path.basename(file),
+    ...(answer.bytes !== undefined ? { bytes: answer.bytes } : {}),
+    createdAt: (answer.created_at ?? Math.floor(Date.now() / 1000)) * 1000,
+  };
 }
 
 /**
@@ -77,11 +118,17 @@ export async function uploadForExtract(http: HttpClient, file: string, signal?: 
  * `content` field: read that, and fall back to the raw text. Not billed.
  */
 export async function fileContent(http: HttpClient, id: string, signal?: AbortSignal): Promise<string> {
-  const response = await http.send({ method: 'GET', url: http.endpoints.kimi(`files/${encodeURIComponent(id)}/content`), signal, route: 'kimi' });
+  const response = await http.send({
+    method: 'GET',
+    url: http.endpoints.kimi(`files/${encodeURIComponent(id)}/content`),
+    signal,
+    route: 'kimi',
+  });
   const text = await response.text();
   try {
     const json: unknown = JSON.parse(text);
-    if (json && typeof json === 'object' && typeof (json as { content?: unknown }).content === 'string') return (json as { content: string }).content;
+    if (json && typeof json === 'object' && typeof (json as { content?: unknown }).content === 'string')
+      return (json as { content: string }).content;
   } catch {
     // Plain text, as the documentation describes.
   }
@@ -89,22 +136,50 @@ export async function fileContent(http: HttpClient, id: string, signal?: AbortSi
 }
 
 const searchAnswer = z.looseObject({
-  search_results: z.optional(z.nullable(z.array(z.looseObject({ site_name: str, title: str, url: str, snippet: str, date: str })))),
+  search_results: z.optional(
+    z.nullable(z.array(z.looseObject({ site_name: str, title: str, url: str, snippet: str, date: str }))),
+  ),
 });
 
 /** Second provider's search; it currently answers 403 (upstream account blocked), which callers handle. */
-export async function kimiSearch(http: HttpClient, query: string, limit: number, pro: boolean, signal?: AbortSignal): Promise<SearchResult[]> {
+export async function kimiSearch(
+  http: HttpClient,
+  query: string,
+  limit: number,
+  pro: boolean,
+  signal?: AbortSignal,
+): Promise<SearchResult[]> {
   const answer = await http.sendJson(
-    { method: 'POST', url: http.endpoints.kimi(pro ? 'tools/search_pro' : 'tools/search'), json: { text_query: query.trim(), limit: Math.min(20, Math.max(1, Math.round(limit))) }, signal, route: 'kimi' },
+    {
+      method: 'POST',
+      url: http.endpoints.kimi(pro ? 'tools/search_pro' : 'tools/search'),
+      json: { text_query: query.trim(), limit: Math.min(20, Math.max(1, Math.round(limit))) },
+      signal,
+      route: 'kimi',
+    },
     searchAnswer,
     l10n.t("Kimi's search results"),
   );
-  return (answer.search_results ?? []).map((r) => ({ title: r.title || r.url || 'Untitled', url: r.url ?? '', ...(r.site_name ? { site: r.site_name } : {}), ...(r.date ? { date: r.date } : {}), snippet: r.snippet ?? '' }));
+  return (answer.search_results ?? []).map((r) => ({
+    title: r.title || r.url || 'Untitled',
+    url: r.url ?? '',
+    ...(r.site_name ? { site: r.site_name } : {}),
+    ...(r.date ? { date: r.date } : {}),
+    snippet: r.snippet ?? '',
+  }));
 }
 
 /** Second provider's page fetch: a plain Markdown body. */
 export async function kimiFetch(http: HttpClient, url: string, signal?: AbortSignal): Promise<PageResult> {
   const target = checkPublicUrl(url);
-  const response = await http.send({ method: 'POST', url: http.endpoints.kimi('tools/fetch'), json: { url: target }, headers: { accept: 'text/markdown' }, signal, route: 'kimi', timeout: 'long' });
+  const response = await http.send({
+    method: 'POST',
+    url: http.endpoints.kimi('tools/fetch'),
+    json: { url: target },
+    headers: { accept: 'text/markdown' },
+    signal,
+    route: 'kimi',
+    timeout: 'long',
+  });
   return { url: target, markdown: await response.text() };
 }

@@ -55,7 +55,9 @@ export async function multipartFromFile(fields: Record<string, string>, file?: F
     Object.entries(fields)
       .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
       .join('') +
-      (file ? `--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${filename}"\r\nContent-Type: ${file.contentType ?? 'application/octet-stream'}\r\n\r\n` : ''),
+      (file
+        ? `--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${filename}"\r\nContent-Type: ${file.contentType ?? 'application/octet-stream'}\r\n\r\n`
+        : ''),
   );
   // Without a file the last field's own line break ends it.
   const tail = Buffer.from(`${file ? '\r\n' : ''}--${boundary}--\r\n`);
@@ -83,7 +85,8 @@ async function* readFileChunks(file: string, size: number): AsyncGenerator<Uint8
   let ahead: Promise<Uint8Array> | undefined;
   try {
     const buffers: Buffer[] = [];
-    for (let i = 0; i < READ_BUFFERS && i * READ_CHUNK < size; i++) buffers.push(Buffer.allocUnsafe(Math.min(READ_CHUNK, size)));
+    for (let i = 0; i < READ_BUFFERS && i * READ_CHUNK < size; i++)
+      buffers.push(Buffer.allocUnsafe(Math.min(READ_CHUNK, size)));
     let position = 0;
     let turn = 0;
     const readNext = async (): Promise<Uint8Array> => {
@@ -93,7 +96,13 @@ async function* readFileChunks(file: string, size: number): AsyncGenerator<Uint8
       position += length;
       const { bytesRead } = await handle.read(buffer, 0, length, at);
       if (bytesRead < length) {
-        throw new GatewayError('badRequest', l10n.t('{0} changed while it was being sent (it is now shorter than when the upload started). Try again.', path.basename(file)));
+        throw new GatewayError(
+          'badRequest',
+          l10n.t(
+            '{0} changed while it was being sent (it is now shorter than when the upload started). Try again.',
+            path.basename(file),
+          ),
+        );
       }
       return buffer.subarray(0, bytesRead);
     };

@@ -18,7 +18,12 @@ export function citation(r: SearchResult): string {
 
 /** All results as one Markdown document. */
 export function resultsMarkdown(query: string, provider: string, results: SearchResult[]): string {
-  const lines = [`# ${l10n.t('Search: {0}', query)}`, '', `_${l10n.t('{0} results from {1}, {2}', formatNumber(results.length), provider, formatDate(Date.now()))}_`, ''];
+  const lines = [
+    `# ${l10n.t('Search: {0}', query)}`,
+    '',
+    `_${l10n.t('{0} results from {1}, {2}', formatNumber(results.length), provider, formatDate(Date.now()))}_`,
+    '',
+  ];
   results.forEach((r, i) => {
     lines.push(`## ${i + 1}. [${r.title.replace(/[[\]]/g, '')}](${r.url})`, '');
     const meta = [r.site, r.date].filter(Boolean).join(' · ');

@@ -22,7 +22,17 @@ import type { PendingAttachment } from './attachments';
 import { chatSettings } from './chatSettings';
 import { buildHistory } from './history';
 import type { ModelChoice } from './modelChoice';
-import { ANSWERING_ELSEWHERE, ANSWERING_HERE, busyElsewhere, busyHere, gone, type AnswerSession, type ChatBase, type Sent, type Shown } from './sessions';
+import {
+  ANSWERING_ELSEWHERE,
+  ANSWERING_HERE,
+  busyElsewhere,
+  busyHere,
+  gone,
+  type AnswerSession,
+  type ChatBase,
+  type Sent,
+  type Shown,
+} from './sessions';
 import { inStep, type ViewLink } from './snapshot';
 import { protocolSwitchHandler } from '../protocolSwitch';
 import { streamAnswer } from './streaming';
@@ -94,7 +104,8 @@ export class AnswerRunner {
       if (images.length) {
         // Refused before anything is stored or sent; the images stay attached for another model.
         const support = imageSupport(model, chatSettings().imageInputModels);
-        if (!support.supported) throw new GatewayError('badRequest', support.reason ?? vscode.l10n.t('{0} does not take images.', model.id));
+        if (!support.supported)
+          throw new GatewayError('badRequest', support.reason ?? vscode.l10n.t('{0} does not take images.', model.id));
       }
       const texts = attachments.filter((a) => !a.image);
       const question: StoredMessage = {
@@ -103,7 +114,12 @@ export class AnswerRunner {
         text,
         status: 'done',
         createdAt: Date.now(),
-        ...(texts.length ? { attachments: texts.map(({ label, chars, truncated }) => ({ label, chars, truncated })), context: texts.map((a) => a.text).join('\n\n') } : {}),
+        ...(texts.length
+          ? {
+              attachments: texts.map(({ label, chars, truncated }) => ({ label, chars, truncated })),
+              context: texts.map((a) => a.text).join('\n\n'),
+            }
+          : {}),
         ...(images.length ? { images } : {}),
       };
       let id = shown.id;
@@ -128,7 +144,8 @@ export class AnswerRunner {
         shown.id = id;
         shown.meta = meta;
         // What the new chat recorded before it existed (a model switch) comes before the question.
-        for (const notice of shown.notices?.splice(0) ?? []) await host.sessions.track(id, host.store.append(id, notice));
+        for (const notice of shown.notices?.splice(0) ?? [])
+          await host.sessions.track(id, host.store.append(id, notice));
       } else if (shown.meta.title === 'New chat' || shown.meta.title === vscode.l10n.t('New chat')) {
         const page = await host.store.open(id, { limit: 0 });
         if (page && page.total === 0) await host.models.writeMeta(id, { title: titleFrom(text) });
@@ -147,7 +164,10 @@ export class AnswerRunner {
       shown,
       messageId,
       () => true,
-      () => vscode.l10n.t('That answer is no longer the last one in its conversation; only the last answer can be retried. Nothing was changed.'),
+      () =>
+        vscode.l10n.t(
+          'That answer is no longer the last one in its conversation; only the last answer can be retried. Nothing was changed.',
+        ),
       async (session, id, _last, after) => {
         // Everything that can refuse is asked before the old answer is removed: a refusal changes nothing.
         const model = await this.answerable(id);
@@ -168,7 +188,10 @@ export class AnswerRunner {
       shown,
       messageId,
       (last) => last.finishReason === 'length',
-      () => vscode.l10n.t('That answer is no longer the last one in its conversation or was not cut at the max tokens limit; only the last cut answer can be continued. Nothing was changed.'),
+      () =>
+        vscode.l10n.t(
+          'That answer is no longer the last one in its conversation or was not cut at the max tokens limit; only the last cut answer can be continued. Nothing was changed.',
+        ),
       async (session, id, last) => {
         const model = await this.answerable(id);
         return model ? this.answer(session, id, model, { continuing: last }) : undefined;
@@ -186,7 +209,12 @@ export class AnswerRunner {
     messageId: string,
     fits: (last: StoredMessage) => boolean,
     refusal: () => string,
-    act: (session: AnswerSession, id: string, last: StoredMessage, after: StoredMessage[]) => Promise<StoredMessage | undefined>,
+    act: (
+      session: AnswerSession,
+      id: string,
+      last: StoredMessage,
+      after: StoredMessage[],
+    ) => Promise<StoredMessage | undefined>,
   ): Promise<StoredMessage | undefined> {
     const host = this.host;
     if (!host.isLoaded) await host.ensureLoaded();
@@ -221,7 +249,11 @@ export class AnswerRunner {
       const spoken = messages.filter((m) => m.role !== 'notice');
       const user = spoken.at(-1)?.role === 'user' ? spoken.at(-1) : spoken.at(-2);
       if (!user || user.role !== 'user' || user.id !== messageId) {
-        void vscode.window.showWarningMessage(vscode.l10n.t('That message is no longer your last one in its conversation; only the last message can be edited and resent. Nothing was changed.'));
+        void vscode.window.showWarningMessage(
+          vscode.l10n.t(
+            'That message is no longer your last one in its conversation; only the last message can be edited and resent. Nothing was changed.',
+          ),
+        );
         await host.sendSnapshot();
         return undefined;
       }
@@ -229,10 +261,15 @@ export class AnswerRunner {
       if (!model) return undefined;
       const edited: StoredMessage = { ...user, id: randomUUID(), text, createdAt: Date.now() };
       const notices = messages.slice(messages.indexOf(user) + 1).filter((m) => m.role === 'notice');
-      const answer = await this.answer(session, id, model, { replace: { from: user.id, before: [edited, ...notices] } });
+      const answer = await this.answer(session, id, model, {
+        replace: { from: user.id, before: [edited, ...notices] },
+      });
       // The title made from the first question follows its edit, once the edit is stored; a title that cannot be written stays as it was.
       const title = page && titleAfterEdit(page, user, text);
-      if (title && (await host.store.open(id, { limit: NOTICE_SLACK + 2 }))?.messages.some((m) => m.id === edited.id)) await host.models.writeMeta(id, { title }).catch((err: unknown) => host.services.log.warn(`Retitling conversation ${id} failed: ${String(err)}`));
+      if (title && (await host.store.open(id, { limit: NOTICE_SLACK + 2 }))?.messages.some((m) => m.id === edited.id))
+        await host.models
+          .writeMeta(id, { title })
+          .catch((err: unknown) => host.services.log.warn(`Retitling conversation ${id} failed: ${String(err)}`));
       return answer;
     } finally {
       await this.end(session);
@@ -278,7 +315,8 @@ export class AnswerRunner {
   }
 
   private async claimInStore(session: AnswerSession, id: string): Promise<void> {
-    if (!(await this.host.claims.take(id))) throw new GatewayError('badRequest', busyElsewhere(), { code: ANSWERING_ELSEWHERE });
+    if (!(await this.host.claims.take(id)))
+      throw new GatewayError('badRequest', busyElsewhere(), { code: ANSWERING_ELSEWHERE });
     session.claimedInStore = true;
   }
 
@@ -300,7 +338,11 @@ export class AnswerRunner {
   private async end(session: AnswerSession): Promise<void> {
     const id = session.conversationId;
     if (session.claimedInStore && id) {
-      await this.host.claims.release(id).catch((err: unknown) => this.host.services.log.warn(`Giving back the claim on conversation ${id} failed: ${String(err)}`));
+      await this.host.claims
+        .release(id)
+        .catch((err: unknown) =>
+          this.host.services.log.warn(`Giving back the claim on conversation ${id} failed: ${String(err)}`),
+        );
     }
     this.host.sessions.release(session);
     this.postBusy(session);
@@ -312,7 +354,13 @@ export class AnswerRunner {
    * with the user told and nothing changed, when that write fails), then the history is read from
    * the store; posts go to the view only while it shows this conversation.
    */
-  private async answer(session: AnswerSession, id: string, info: ModelInfo, how: AnswerStart = {}): Promise<StoredMessage | undefined> {
+  // eslint-disable-next-line max-lines-per-function -- over the limit when it came in; to be split (issue 32)
+  private async answer(
+    session: AnswerSession,
+    id: string,
+    info: ModelInfo,
+    how: AnswerStart = {},
+  ): Promise<StoredMessage | undefined> {
     const host = this.host;
     const { system, continuing, replace } = how;
     const meta = (await host.store.open(id, { limit: 0 }))?.meta;
@@ -329,17 +377,34 @@ export class AnswerRunner {
       session.sentReasoning = session.savedReasoning = (message.reasoning ?? '').length;
       if (!(await host.sessions.track(id, host.store.update(id, message)))) throw gone();
     } else {
-      message = { id: randomUUID(), role: 'assistant', text: '', reasoning: '', status: 'streaming', model: info.id, protocol, createdAt: Date.now() };
+      message = {
+        id: randomUUID(),
+        role: 'assistant',
+        text: '',
+        reasoning: '',
+        status: 'streaming',
+        model: info.id,
+        protocol,
+        createdAt: Date.now(),
+      };
       if (replace) {
         let replaced: boolean;
         try {
-          replaced = await host.sessions.track(id, host.store.replaceFrom(id, replace.from, [...replace.before, message]));
+          replaced = await host.sessions.track(
+            id,
+            host.store.replaceFrom(id, replace.from, [...replace.before, message]),
+          );
         } catch (err) {
           // Nothing of the write counts (see replaceFrom): the old messages are still there.
           const reason = err instanceof Error ? err.message : String(err);
           host.services.log.warn(`Replacing messages in conversation ${id} failed: ${reason}`);
           void host.sendSnapshot();
-          void vscode.window.showWarningMessage(vscode.l10n.t('The chat history could not be saved ({0}). Nothing was changed: the previous messages are kept.', reason));
+          void vscode.window.showWarningMessage(
+            vscode.l10n.t(
+              'The chat history could not be saved ({0}). Nothing was changed: the previous messages are kept.',
+              reason,
+            ),
+          );
           return undefined;
         }
         if (!replaced) throw gone();
@@ -348,10 +413,14 @@ export class AnswerRunner {
     // Read once the placeholder is stored (a replacement has removed what it replaces by then),
     // when the request starts: a failure to read it ends the answer as cut, like a failed request.
     let history: Promise<ChatMessage[]> | undefined;
-    const readHistory = (): Promise<ChatMessage[]> => (history ??= buildHistory(host.store, id, info, settings, continuing ? undefined : message.id).then((read) => read ?? Promise.reject(gone())));
+    const readHistory = (): Promise<ChatMessage[]> =>
+      (history ??= buildHistory(host.store, id, info, settings, continuing ? undefined : message.id).then(
+        (read) => read ?? Promise.reject(gone()),
+      ));
     // The conversation remembers the key with the model: its own while that key lists the model, else the model's.
     const keyId = meta.keyId !== undefined && info.keyIds?.includes(meta.keyId) ? meta.keyId : info.keyId;
-    if (meta.model !== info.id || meta.keyId !== keyId) await host.models.writeMeta(id, { model: info.id, ...(keyId !== undefined ? { keyId } : {}) });
+    if (meta.model !== info.id || meta.keyId !== keyId)
+      await host.models.writeMeta(id, { model: info.id, ...(keyId !== undefined ? { keyId } : {}) });
     session.message = message;
     if (host.shown.id === id) {
       host.link.needsSnapshot = true;
@@ -363,7 +432,8 @@ export class AnswerRunner {
       this.postFinal(id, message);
       return message;
     }
-    const thinking = (over: ChatProtocol) => thinkingRequest(thinkingControl(info, over), meta.thinking ?? settings.thinking);
+    const thinking = (over: ChatProtocol) =>
+      thinkingRequest(thinkingControl(info, over), meta.thinking ?? settings.thinking);
     const run = async function* (over: ChatProtocol): AsyncGenerator<ChatEvent[]> {
       const sent = await readHistory();
       yield* streamChat(host.services.http(), {
@@ -387,13 +457,24 @@ export class AnswerRunner {
       message.protocol = change.to;
       await switched(change);
     });
-    const final = await streamAnswer(session, id, events, { store: host.store, sessions: host.sessions, ...(usageBefore ? { usageBefore } : {}), onProgress: (s) => this.postDelta(s), onUnsaved: (reason) => this.unsaved(id, reason), onCheckpointFailed: (reason) => this.checkpointFailed(id, reason) });
+    const final = await streamAnswer(session, id, events, {
+      store: host.store,
+      sessions: host.sessions,
+      ...(usageBefore ? { usageBefore } : {}),
+      onProgress: (s) => this.postDelta(s),
+      onUnsaved: (reason) => this.unsaved(id, reason),
+      onCheckpointFailed: (reason) => this.checkpointFailed(id, reason),
+    });
     this.postFinal(id, final);
     if (final.usage || final.text) host.services.billing.recordSidebarAnswer(final.usage, usageBefore);
-    if (final.error) host.services.log.warn(`Chat answer from ${info.id} over ${protocol} ended: ${final.error.message}`);
+    if (final.error)
+      host.services.log.warn(`Chat answer from ${info.id} over ${protocol} ended: ${final.error.message}`);
     // The gateway no longer serves the model to this key (`model_not_found`): reading the key's list
     // again lets the conversation take the model-gone path, where the user picks the model to go on with.
-    if (final.error?.kind === 'modelUnavailable') host.services.registry.refresh().catch((err: unknown) => host.services.log.warn(`Model refresh after a refusal failed: ${String(err)}`));
+    if (final.error?.kind === 'modelUnavailable')
+      host.services.registry
+        .refresh()
+        .catch((err: unknown) => host.services.log.warn(`Model refresh after a refusal failed: ${String(err)}`));
     return final;
   }
 
@@ -406,7 +487,12 @@ export class AnswerRunner {
   /** Part of the answer streamed so far was not stored: said once per answer (the next checkpoint stores it whole). */
   private checkpointFailed(id: string, reason: string): void {
     this.host.services.log.warn(`A checkpoint of the answer in conversation ${id} could not be saved: ${reason}`);
-    void vscode.window.showWarningMessage(vscode.l10n.t('Part of the answer being written could not be saved yet ({0}). It is saved whole at the next chance; until then a crash would lose it.', reason));
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t(
+        'Part of the answer being written could not be saved yet ({0}). It is saved whole at the next chance; until then a crash would lose it.',
+        reason,
+      ),
+    );
   }
 
   /** The text that arrived since the last post, to the view only while it shows that conversation. */
@@ -422,7 +508,15 @@ export class AnswerRunner {
     }
     const reasoning = m.reasoning ?? '';
     if (m.text.length === session.sentText && reasoning.length === session.sentReasoning) return;
-    link.port.post({ type: 'append', conversationId: id, messageId: m.id, textFrom: session.sentText, text: m.text.slice(session.sentText), reasoningFrom: session.sentReasoning, reasoning: reasoning.slice(session.sentReasoning) });
+    link.port.post({
+      type: 'append',
+      conversationId: id,
+      messageId: m.id,
+      textFrom: session.sentText,
+      text: m.text.slice(session.sentText),
+      reasoningFrom: session.sentReasoning,
+      reasoning: reasoning.slice(session.sentReasoning),
+    });
     session.sentText = m.text.length;
     session.sentReasoning = reasoning.length;
   }

@@ -74,12 +74,21 @@ export async function runAsk(host: AskHost, answers: AnswerRunner, args: AskArgs
   const target = args.conversationId ? await host.switchTo(args.conversationId) : host.shown;
   if (args.model) await host.selectModel(args.model, target);
   const own: PendingAttachment[] = [];
-  if (args.images?.length) await host.tray.attachImages(args.images.map(toUri), { switchModel: !args.model, into: own }, target);
+  if (args.images?.length)
+    await host.tray.attachImages(args.images.map(toUri), { switchModel: !args.model, into: own }, target);
   if (args.protocol) {
     const protocol = args.protocol;
     const model = host.models.modelFor(target.meta);
     if (model && !offeredProtocols(model).includes(protocol)) {
-      throw new GatewayError('badRequest', vscode.l10n.t('{0} does not speak the {1} protocol; it speaks {2}.', model.id, protocol, offeredProtocols(model).join(', ')));
+      throw new GatewayError(
+        'badRequest',
+        vscode.l10n.t(
+          '{0} does not speak the {1} protocol; it speaks {2}.',
+          model.id,
+          protocol,
+          offeredProtocols(model).join(', '),
+        ),
+      );
     }
     await host.updateConversation({ protocolOverride: protocol }, true, target);
   }
@@ -91,7 +100,11 @@ export async function runAsk(host: AskHost, answers: AnswerRunner, args: AskArgs
     { system: args.system, attachments: [...waiting, ...own], onAccepted: () => host.tray.drop(target.key, waiting) },
     target,
   );
-  if (!sent?.answer) throw new GatewayError('badRequest', vscode.l10n.t('Nothing was sent: the prompt was empty or no chat model is available.'));
+  if (!sent?.answer)
+    throw new GatewayError(
+      'badRequest',
+      vscode.l10n.t('Nothing was sent: the prompt was empty or no chat model is available.'),
+    );
   const answer = sent.answer;
   return {
     text: answer.text,
@@ -111,5 +124,7 @@ export async function runAsk(host: AskHost, answers: AnswerRunner, args: AskArgs
 /** A file URI from a vscode.Uri, a URI string (`file:///…`) or a plain path (Windows drive paths included). */
 export function toUri(value: string | vscode.Uri): vscode.Uri {
   if (value instanceof vscode.Uri) return value;
-  return /^[a-z][a-z0-9+.-]+:/i.test(value) && !/^[a-z]:[\\/]/i.test(value) ? vscode.Uri.parse(value, true) : vscode.Uri.file(value);
+  return /^[a-z][a-z0-9+.-]+:/i.test(value) && !/^[a-z]:[\\/]/i.test(value)
+    ? vscode.Uri.parse(value, true)
+    : vscode.Uri.file(value);
 }

@@ -55,11 +55,17 @@ export class AttachmentTray {
   /** These went with a message (they were stored with its question): they wait no more. */
   drop(key: string, sent: readonly PendingAttachment[]): void {
     const ids = new Set(sent.map((a) => a.id));
-    this.set(key, this.itemsFor(key).filter((a) => !ids.has(a.id)));
+    this.set(
+      key,
+      this.itemsFor(key).filter((a) => !ids.has(a.id)),
+    );
   }
 
   remove(key: string, id: string): void {
-    this.set(key, this.itemsFor(key).filter((a) => a.id !== id));
+    this.set(
+      key,
+      this.itemsFor(key).filter((a) => a.id !== id),
+    );
   }
 
   /** A new chat was stored under `id`: what waits for it goes with it. */
@@ -86,7 +92,11 @@ export class AttachmentTray {
    * take images (or a conversation whose own model the key can no longer use) moves to the first
    * chat model that takes images; the conversation records the switch and the caller is told.
    */
-  async attachImages(uris: vscode.Uri[], options: { switchModel?: boolean; into?: PendingAttachment[] }, target: Shown): Promise<AttachImagesResult> {
+  async attachImages(
+    uris: vscode.Uri[],
+    options: { switchModel?: boolean; into?: PendingAttachment[] },
+    target: Shown,
+  ): Promise<AttachImagesResult> {
     await this.host.ensureLoaded();
     if (!uris.length) throw new GatewayError('badRequest', vscode.l10n.t('No image was given.'));
     const settings = chatSettings();
@@ -96,13 +106,23 @@ export class AttachmentTray {
     if (options.switchModel && from && (!model || !imageSupport(model, settings.imageInputModels).supported)) {
       const capable = this.host.chatModels().find((m) => imageSupport(m, settings.imageInputModels).supported);
       if (!capable) {
-        const reason = model ? imageSupport(model, settings.imageInputModels).reason : vscode.l10n.t('{0} is not available with this API key.', from);
-        throw new GatewayError('modelUnavailable', vscode.l10n.t('None of the chat models this key may use takes images, by the model catalog. {0}', reason));
+        const reason = model
+          ? imageSupport(model, settings.imageInputModels).reason
+          : vscode.l10n.t('{0} is not available with this API key.', from);
+        throw new GatewayError(
+          'modelUnavailable',
+          vscode.l10n.t('None of the chat models this key may use takes images, by the model catalog. {0}', reason),
+        );
       }
       switchedFrom = from;
-      await this.host.selectModel(capable.id, target, { from, reason: model ? 'imageNeedsVision' : this.host.models.keyChanged ? 'keyChanged' : 'modelGone' });
+      await this.host.selectModel(capable.id, target, {
+        from,
+        reason: model ? 'imageNeedsVision' : this.host.models.keyChanged ? 'keyChanged' : 'modelGone',
+      });
       // The conversation says it too (a notice); this reaches a user whose chat view is hidden.
-      const why = model ? vscode.l10n.t('Chat model switched to {0}: {1} does not take images.', capable.id, from) : vscode.l10n.t('Chat model switched to {0}: {1} is not available with this API key.', capable.id, from);
+      const why = model
+        ? vscode.l10n.t('Chat model switched to {0}: {1} does not take images.', capable.id, from)
+        : vscode.l10n.t('Chat model switched to {0}: {1} is not available with this API key.', capable.id, from);
       void vscode.window.setStatusBarMessage(why, 5000);
       model = capable;
     }
@@ -124,17 +144,33 @@ export class AttachmentTray {
     const first = refused[0];
     if (first && !attached.length) throw first;
     for (const err of refused) void vscode.window.showWarningMessage(err.message);
-    return { attached, model: model?.id ?? '', ...(switchedFrom ? { switchedFrom } : {}), ...(refused.length ? { refused: refused.map((e) => e.message) } : {}) };
+    return {
+      attached,
+      model: model?.id ?? '',
+      ...(switchedFrom ? { switchedFrom } : {}),
+      ...(refused.length ? { refused: refused.map((e) => e.message) } : {}),
+    };
   }
 
   async attachFromEditor(target: Shown, what: 'file' | 'selection'): Promise<void> {
     const attachment = contextFromEditor(what, chatSettings().contextMaxChars);
     if (!attachment) {
-      void vscode.window.showInformationMessage(what === 'file' ? vscode.l10n.t('Open a file in the editor to attach it.') : vscode.l10n.t('Select some text in the editor to attach it.'));
+      void vscode.window.showInformationMessage(
+        what === 'file'
+          ? vscode.l10n.t('Open a file in the editor to attach it.')
+          : vscode.l10n.t('Select some text in the editor to attach it.'),
+      );
       return;
     }
     this.list(target.key).push(attachment);
-    if (attachment.truncated) void vscode.window.showWarningMessage(vscode.l10n.t('{0} was cut to {1} characters (setting "modelGateway.chat.contextMaxChars").', attachment.label, formatNumber(attachment.chars)));
+    if (attachment.truncated)
+      void vscode.window.showWarningMessage(
+        vscode.l10n.t(
+          '{0} was cut to {1} characters (setting "modelGateway.chat.contextMaxChars").',
+          attachment.label,
+          formatNumber(attachment.chars),
+        ),
+      );
     await this.host.sendSnapshot();
   }
 
@@ -162,7 +198,9 @@ export class AttachmentTray {
     const bytes = Buffer.from(base64, 'base64');
     await this.whenImagesAllowed(target, async () => {
       const max = chatSettings().imageMaxBytes;
-      await this.addImage(this.list(target.key), () => imageAttachment(this.host.store.images, bytes, name || vscode.l10n.t('pasted image'), max));
+      await this.addImage(this.list(target.key), () =>
+        imageAttachment(this.host.store.images, bytes, name || vscode.l10n.t('pasted image'), max),
+      );
     });
     await this.host.sendSnapshot();
   }
@@ -183,7 +221,9 @@ export class AttachmentTray {
       }
       const refusal = await this.host.imagePolicy.refusal(uri);
       if (refusal) {
-        this.host.services.log.warn(`Refused to read ${uri.toString(true).slice(0, 300)} for the chat view: outside the workspace and not picked by the user.`);
+        this.host.services.log.warn(
+          `Refused to read ${uri.toString(true).slice(0, 300)} for the chat view: outside the workspace and not picked by the user.`,
+        );
         void vscode.window.showWarningMessage(refusal);
       } else allowed.push(uri);
     }
@@ -224,21 +264,35 @@ export class AttachmentTray {
   }
 
   /** Adds one image attachment to `items` (the same image twice is attached once). */
-  private async addImage(items: PendingAttachment[], make: () => Promise<PendingAttachment>): Promise<PendingAttachment> {
+  private async addImage(
+    items: PendingAttachment[],
+    make: () => Promise<PendingAttachment>,
+  ): Promise<PendingAttachment> {
     const count = items.filter((a) => a.image).length;
-    if (count >= MAX_IMAGES_PER_MESSAGE) throw new GatewayError('badRequest', vscode.l10n.t('A message can carry at most {0} images.', formatNumber(MAX_IMAGES_PER_MESSAGE)));
+    if (count >= MAX_IMAGES_PER_MESSAGE)
+      throw new GatewayError(
+        'badRequest',
+        vscode.l10n.t('A message can carry at most {0} images.', formatNumber(MAX_IMAGES_PER_MESSAGE)),
+      );
     const attachment = await make();
     const same = items.find((a) => a.image && a.image.id === attachment.image?.id);
     if (same) return same;
     items.push(attachment);
-    if (attachment.image) this.host.services.log.info(`Attached image ${imageLabel(attachment.image)} to the next chat message.`);
+    if (attachment.image)
+      this.host.services.log.info(`Attached image ${imageLabel(attachment.image)} to the next chat message.`);
     return attachment;
   }
 
   /** Adds text produced elsewhere (e.g. a parsed document) as context for the next message. */
   async addContext(target: Shown, label: string, text: string): Promise<void> {
     const max = chatSettings().contextMaxChars;
-    this.list(target.key).push({ id: randomUUID(), label, text: text.slice(0, max), chars: Math.min(text.length, max), truncated: text.length > max });
+    this.list(target.key).push({
+      id: randomUUID(),
+      label,
+      text: text.slice(0, max),
+      chars: Math.min(text.length, max),
+      truncated: text.length > max,
+    });
     await this.host.sendSnapshot();
   }
 }

@@ -45,10 +45,22 @@ export function contextFromEditor(what: 'file' | 'selection', max: number): Pend
  * Checks image bytes (accepted format read from the bytes, size within `maxBytes`), stores them
  * once by their hash and returns the pending attachment.
  */
-export async function imageAttachment(store: ImageStore, bytes: Uint8Array, name: string, maxBytes: number): Promise<PendingAttachment> {
+export async function imageAttachment(
+  store: ImageStore,
+  bytes: Uint8Array,
+  name: string,
+  maxBytes: number,
+): Promise<PendingAttachment> {
   const info = checkImage(bytes, name, maxBytes);
   const id = await store.put(bytes, info.mediaType);
-  const image: ImageRef = { id, name, mediaType: info.mediaType, bytes: bytes.length, ...(info.width ? { width: info.width } : {}), ...(info.height ? { height: info.height } : {}) };
+  const image: ImageRef = {
+    id,
+    name,
+    mediaType: info.mediaType,
+    bytes: bytes.length,
+    ...(info.width ? { width: info.width } : {}),
+    ...(info.height ? { height: info.height } : {}),
+  };
   return { id: randomUUID(), label: name, text: '', chars: 0, truncated: false, image };
 }
 
@@ -60,15 +72,21 @@ export async function imageAttachment(store: ImageStore, bytes: Uint8Array, name
  */
 export async function readImageFile(given: vscode.Uri, maxBytes: number): Promise<{ bytes: Uint8Array; name: string }> {
   const name = path.basename(given.path) || given.toString();
-  const uri = given.scheme === 'file' ? vscode.Uri.file(await workspaceFile(given.fsPath, { outsideAllowed: true })) : given;
+  const uri =
+    given.scheme === 'file' ? vscode.Uri.file(await workspaceFile(given.fsPath, { outsideAllowed: true })) : given;
   let size: number;
   try {
     const stat = await vscode.workspace.fs.stat(uri);
-    if (stat.type & vscode.FileType.Directory) throw new GatewayError('badRequest', vscode.l10n.t('{0} is a folder, not an image.', name));
+    if (stat.type & vscode.FileType.Directory)
+      throw new GatewayError('badRequest', vscode.l10n.t('{0} is a folder, not an image.', name));
     size = stat.size;
   } catch (err) {
     if (err instanceof GatewayError) throw err;
-    throw new GatewayError('badRequest', vscode.l10n.t('{0} could not be read: {1}', name, err instanceof Error ? err.message : String(err)), { cause: err });
+    throw new GatewayError(
+      'badRequest',
+      vscode.l10n.t('{0} could not be read: {1}', name, err instanceof Error ? err.message : String(err)),
+      { cause: err },
+    );
   }
   if (size > maxBytes) {
     throw new GatewayError(

@@ -5,7 +5,14 @@ import { ConversationClaims, type ClaimOptions } from '../../core/chat/store/cla
 import { toView } from '../../core/chat/conversationForms';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import type { ModelInfo } from '../../core/models/types';
-import type { ChatMessageView, HostMessage, ImageRef, ModelChangeReason, Snapshot, WebviewMessage } from '../../shared/protocol';
+import type {
+  ChatMessageView,
+  HostMessage,
+  ImageRef,
+  ModelChangeReason,
+  Snapshot,
+  WebviewMessage,
+} from '../../shared/protocol';
 import type { Services } from '../services';
 import { AnswerRunner } from './answerRunner';
 import { ANSWERING_ELSEWHERE, ANSWERING_HERE } from './sessions';
@@ -87,7 +94,10 @@ export class ChatController implements vscode.Disposable {
     });
     this.drafts.set(this.current.key, this.current);
     this.models = new ModelChoice(this);
-    this.imagePolicy = new ImageReadPolicy(() => [services.context.globalStorageUri, ...(services.context.storageUri ? [services.context.storageUri] : [])]);
+    this.imagePolicy = new ImageReadPolicy(() => [
+      services.context.globalStorageUri,
+      ...(services.context.storageUri ? [services.context.storageUri] : []),
+    ]);
     this.actions = new ConversationActions(this);
     this.tray = new AttachmentTray(this);
     this.answers = new AnswerRunner(this);
@@ -137,7 +147,9 @@ export class ChatController implements vscode.Disposable {
     this.services.log.warn(`Conversation store: ${problem.message}`);
     if (this.reportedProblems.has(key)) return;
     this.reportedProblems.add(key);
-    const text = problem.setAsideAs ? vscode.l10n.t('A damaged conversation was set aside as {0}; the chat keeps working.', problem.setAsideAs) : problem.message;
+    const text = problem.setAsideAs
+      ? vscode.l10n.t('A damaged conversation was set aside as {0}; the chat keeps working.', problem.setAsideAs)
+      : problem.message;
     void vscode.window.showWarningMessage(text);
   }
 
@@ -188,7 +200,13 @@ export class ChatController implements vscode.Disposable {
     const target = this.current;
     const attachments = this.tray.itemsFor(target.key);
     try {
-      return (await this.answers.send(text, { ...options, attachments, onAccepted: () => this.tray.drop(target.key, attachments) }, target))?.answer;
+      return (
+        await this.answers.send(
+          text,
+          { ...options, attachments, onAccepted: () => this.tray.drop(target.key, attachments) },
+          target,
+        )
+      )?.answer;
     } catch (err) {
       if (isGatewayError(err) && (err.code === ANSWERING_HERE || err.code === ANSWERING_ELSEWHERE)) {
         void this.refused(err);
@@ -207,7 +225,11 @@ export class ChatController implements vscode.Disposable {
     const reply = (ok: boolean): void => this.link.port?.post({ type: 'sendResult', sendId, accepted: ok });
     try {
       const target = this.targetNow(key);
-      if (!target) throw new GatewayError('badRequest', vscode.l10n.t('That new chat is no longer open; your message was put back in the message box.'));
+      if (!target)
+        throw new GatewayError(
+          'badRequest',
+          vscode.l10n.t('That new chat is no longer open; your message was put back in the message box.'),
+        );
       const attachments = this.tray.itemsFor(target.key);
       const onAccepted = (): void => {
         accepted = true;
@@ -266,7 +288,10 @@ export class ChatController implements vscode.Disposable {
    * Attaches image files to the next message. With `switchModel`, a selected model that does not
    * take images is replaced by the first chat model that does (and the caller is told).
    */
-  async attachImages(uris: vscode.Uri[], options: { switchModel?: boolean; conversationId?: string; model?: string } = {}): Promise<AttachImagesResult> {
+  async attachImages(
+    uris: vscode.Uri[],
+    options: { switchModel?: boolean; conversationId?: string; model?: string } = {},
+  ): Promise<AttachImagesResult> {
     await this.ensureLoaded();
     // One conversation from here on, whatever the view shows while this awaits.
     let target = this.current;
@@ -314,7 +339,8 @@ export class ChatController implements vscode.Disposable {
     if (next.key.startsWith(DRAFT_PREFIX)) {
       this.drafts.set(next.key, next);
       // A few are enough: an intent is about a chat the view showed a moment ago.
-      for (const key of [...this.drafts.keys()].slice(0, Math.max(0, this.drafts.size - RECENT_DRAFTS))) this.drafts.delete(key);
+      for (const key of [...this.drafts.keys()].slice(0, Math.max(0, this.drafts.size - RECENT_DRAFTS)))
+        this.drafts.delete(key);
     }
     this.current = next;
     this.window = SNAPSHOT_WINDOW;
@@ -409,7 +435,11 @@ export class ChatController implements vscode.Disposable {
   }
 
   /** The user (or, with `switched`, the chat itself, saying why) picks the model of `target`. */
-  selectModel(id: string, target: Shown = this.current, switched?: { from: string; reason: ModelChangeReason }): Promise<void> {
+  selectModel(
+    id: string,
+    target: Shown = this.current,
+    switched?: { from: string; reason: ModelChangeReason },
+  ): Promise<void> {
     return this.models.select(id, target, switched);
   }
 
@@ -421,10 +451,16 @@ export class ChatController implements vscode.Disposable {
   async openImage(key: string, id: string): Promise<void> {
     const target = this.targetNow(key);
     if (!target) return;
-    const page = target.id ? await this.store.open(target.id, { limit: key === this.current.key ? this.window : Number.POSITIVE_INFINITY }) : undefined;
-    const ref = page?.messages.flatMap((m) => m.images ?? []).find((i) => i.id === id) ?? this.tray.itemsFor(target.key).find((a) => a.image?.id === id)?.image;
+    const page = target.id
+      ? await this.store.open(target.id, { limit: key === this.current.key ? this.window : Number.POSITIVE_INFINITY })
+      : undefined;
+    const ref =
+      page?.messages.flatMap((m) => m.images ?? []).find((i) => i.id === id) ??
+      this.tray.itemsFor(target.key).find((a) => a.image?.id === id)?.image;
     if (!ref) return;
-    await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(this.store.images.file(ref)), { preview: true });
+    await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(this.store.images.file(ref)), {
+      preview: true,
+    });
   }
 
   refreshView(): void {

@@ -12,7 +12,11 @@ export class ConversationActions {
   async rename(id: string): Promise<void> {
     const page = await this.chat.store.open(id, { limit: 0 });
     if (!page) return;
-    const title = await vscode.window.showInputBox({ title: vscode.l10n.t('Rename conversation'), value: page.meta.title, validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('A title cannot be empty.')) });
+    const title = await vscode.window.showInputBox({
+      title: vscode.l10n.t('Rename conversation'),
+      value: page.meta.title,
+      validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('A title cannot be empty.')),
+    });
     if (!title?.trim()) return;
     await this.chat.models.writeMeta(id, { title: title.trim() });
     await this.chat.sendSnapshot();
@@ -28,11 +32,19 @@ export class ConversationActions {
     const summary = (await chat.store.list()).find((c) => c.id === id);
     if (!summary) return;
     const remove = vscode.l10n.t('Delete');
-    const choice = await vscode.window.showWarningMessage(vscode.l10n.t('Delete the conversation "{0}"? This cannot be undone.', summary.title), { modal: true }, remove);
+    const choice = await vscode.window.showWarningMessage(
+      vscode.l10n.t('Delete the conversation "{0}"? This cannot be undone.', summary.title),
+      { modal: true },
+      remove,
+    );
     if (choice !== remove) return;
     await chat.sessions.whileDeleting(id, () => chat.store.delete(id));
     // A window answering in it learns at its next heartbeat that its claim is gone, and stops.
-    await chat.claims.forget(id).catch((err: unknown) => chat.services.log.warn(`Removing the claim on deleted conversation ${id} failed: ${String(err)}`));
+    await chat.claims
+      .forget(id)
+      .catch((err: unknown) =>
+        chat.services.log.warn(`Removing the claim on deleted conversation ${id} failed: ${String(err)}`),
+      );
     chat.forget(id);
     await chat.sendSnapshot();
     // Attached-but-unsent images are safe: the store keeps recently attached images (grace period).
@@ -49,7 +61,10 @@ export class ConversationActions {
    * the workspace), or at `to` when the caller names the file (scripts and tests). Then offers to
    * open it. Undefined when there is nothing to export or the user cancelled the dialog.
    */
-  async exportMarkdown(id: string | undefined, to?: vscode.Uri): Promise<{ uri: vscode.Uri; markdown: string } | undefined> {
+  async exportMarkdown(
+    id: string | undefined,
+    to?: vscode.Uri,
+  ): Promise<{ uri: vscode.Uri; markdown: string } | undefined> {
     await this.chat.ensureLoaded();
     const c = id ? await this.chat.store.load(id) : undefined;
     if (!c || !c.messages.length) {
@@ -74,9 +89,11 @@ export class ConversationActions {
     await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(markdown));
     if (!to) {
       const open = vscode.l10n.t('Open');
-      void vscode.window.showInformationMessage(vscode.l10n.t('Exported the conversation to {0}.', path.basename(target.path)), open).then(async (choice) => {
-        if (choice === open) await vscode.window.showTextDocument(target, { preview: false });
-      });
+      void vscode.window
+        .showInformationMessage(vscode.l10n.t('Exported the conversation to {0}.', path.basename(target.path)), open)
+        .then(async (choice) => {
+          if (choice === open) await vscode.window.showTextDocument(target, { preview: false });
+        });
     }
     return { uri: target, markdown };
   }

@@ -19,14 +19,30 @@ export interface HistoryOptions {
  * Notices (a model change recorded in the conversation) are the user's, never the model's.
  * Undefined when the conversation is gone.
  */
-export async function buildHistory(store: ConversationStore, conversationId: string, model: ModelInfo, options: HistoryOptions, answering?: string): Promise<ChatMessage[] | undefined> {
+export async function buildHistory(
+  store: ConversationStore,
+  conversationId: string,
+  model: ModelInfo,
+  options: HistoryOptions,
+  answering?: string,
+): Promise<ChatMessage[] | undefined> {
   // The answer being asked for (`answering`, already stored as the last message) is no part of it.
   const page = await store.open(conversationId, { limit: options.historyMessages + (answering === undefined ? 0 : 1) });
   if (!page) return undefined;
-  return toRequestMessages(store, answering === undefined ? page.messages : page.messages.filter((m) => m.id !== answering), model, options);
+  return toRequestMessages(
+    store,
+    answering === undefined ? page.messages : page.messages.filter((m) => m.id !== answering),
+    model,
+    options,
+  );
 }
 
-export async function toRequestMessages(store: Pick<ConversationStore, 'images'>, messages: StoredMessage[], model: ModelInfo, options: HistoryOptions): Promise<ChatMessage[]> {
+export async function toRequestMessages(
+  store: Pick<ConversationStore, 'images'>,
+  messages: StoredMessage[],
+  model: ModelInfo,
+  options: HistoryOptions,
+): Promise<ChatMessage[]> {
   const takesImages = imageSupport(model, options.imageInputModels).supported;
   const out: ChatMessage[] = [];
   for (const m of messages.filter(isSent).slice(-options.historyMessages)) {
@@ -36,7 +52,12 @@ export async function toRequestMessages(store: Pick<ConversationStore, 'images'>
     for (const ref of m.images ?? []) {
       const bytes = takesImages ? await store.images.read(ref) : undefined;
       if (bytes) images.push({ mediaType: ref.mediaType, base64: bytes.toString('base64') });
-      else notes.push(takesImages ? `[image ${ref.name} is no longer stored]` : `[image ${ref.name} not sent: ${model.id} does not take images]`);
+      else
+        notes.push(
+          takesImages
+            ? `[image ${ref.name} is no longer stored]`
+            : `[image ${ref.name} not sent: ${model.id} does not take images]`,
+        );
     }
     if (notes.length) content = [content, ...notes].filter(Boolean).join('\n');
     out.push({ role: m.role, content, ...(images.length ? { images } : {}) });

@@ -22,7 +22,10 @@ export class ImageReadPolicy {
   /** Undefined when the file may be read, else why not (a sentence for the user). */
   async refusal(uri: vscode.Uri): Promise<string | undefined> {
     const name = path.basename(uri.path) || uri.toString(true);
-    const refused = vscode.l10n.t('{0} was not attached: only images in the open workspace folders, or picked with "Image…", can be attached from the chat view.', name);
+    const refused = vscode.l10n.t(
+      '{0} was not attached: only images in the open workspace folders, or picked with "Image…", can be attached from the chat view.',
+      name,
+    );
     if (uri.scheme !== 'file') {
       // Files of a remote workspace (vscode-remote and the like) are allowed when inside a workspace folder.
       const folder = vscode.workspace.getWorkspaceFolder(uri);
@@ -34,7 +37,9 @@ export class ImageReadPolicy {
       .map((r) => r.fsPath);
     const located = await locateFile(uri.fsPath, { outsideAllowed: false, extraFolders: storage });
     if (located.ok) return undefined;
-    return located.why === 'outside' || located.why === 'linkOut' || located.why === 'noWorkspace' ? refused : located.message;
+    return located.why === 'outside' || located.why === 'linkOut' || located.why === 'noWorkspace'
+      ? refused
+      : located.message;
   }
 }
 

@@ -25,7 +25,9 @@ export interface ModelChoiceHost extends ChatBase {
   sendSnapshot(): Promise<void>;
 }
 
-export type ConversationPatch = Partial<Pick<ConversationMeta, 'model' | 'keyId' | 'protocolOverride' | 'enableSearch' | 'thinking'>>;
+export type ConversationPatch = Partial<
+  Pick<ConversationMeta, 'model' | 'keyId' | 'protocolOverride' | 'enableSearch' | 'thinking'>
+>;
 
 const LAST_MODEL_KEY = 'chat.model';
 
@@ -76,8 +78,12 @@ export class ModelChoice {
   suggestions(gone: string): string[] {
     const models = this.chatModels();
     const provider = this.host.services.registry.find(gone)?.provider;
-    const kin = (m: ModelInfo): number => (provider !== undefined && m.provider === provider ? 1000 : 0) + commonStart(m.id, gone);
-    const ranked = models.map((m, i) => ({ m, i, score: kin(m) })).sort((a, b) => b.score - a.score || a.i - b.i).map((r) => r.m.id);
+    const kin = (m: ModelInfo): number =>
+      (provider !== undefined && m.provider === provider ? 1000 : 0) + commonStart(m.id, gone);
+    const ranked = models
+      .map((m, i) => ({ m, i, score: kin(m) }))
+      .sort((a, b) => b.score - a.score || a.i - b.i)
+      .map((r) => r.m.id);
     const last = this.last !== gone && models.some((m) => m.id === this.last) ? this.last : undefined;
     return [...new Set([...(last ? [last] : []), ...ranked])].slice(0, SUGGESTIONS);
   }
@@ -88,12 +94,21 @@ export class ModelChoice {
    * conversation behind.
    */
   async blocker(model: ModelInfo | undefined, meta: Partial<ConversationMeta> = {}): Promise<GatewayError | undefined> {
-    if (!this.host.services.settings().baseUrl.trim()) return new GatewayError('badRequest', l10n.t('No gateway base address is set. Set "modelGateway.baseUrl" first.'));
+    if (!this.host.services.settings().baseUrl.trim())
+      return new GatewayError(
+        'badRequest',
+        l10n.t('No gateway base address is set. Set "modelGateway.baseUrl" first.'),
+      );
     // Without a key there are no models to blame either: say what is missing.
-    if (!(await this.host.services.keys.has())) return new GatewayError('auth', l10n.t('No API key is set. Set your API key to start chatting.'));
+    if (!(await this.host.services.keys.has()))
+      return new GatewayError('auth', l10n.t('No API key is set. Set your API key to start chatting.'));
     const gone = this.goneModel(meta);
     if (gone) return new GatewayError('modelUnavailable', modelGoneSendNote(gone));
-    if (!model) return new GatewayError('modelUnavailable', l10n.t('No chat model is available to this key. Refresh the models or check the key.'));
+    if (!model)
+      return new GatewayError(
+        'modelUnavailable',
+        l10n.t('No chat model is available to this key. Refresh the models or check the key.'),
+      );
     return undefined;
   }
 
@@ -104,23 +119,49 @@ export class ModelChoice {
   async select(id: string, target: Shown, switched?: { from: string; reason: ModelChangeReason }): Promise<void> {
     await this.host.ensureLoaded();
     const model = this.chatModels().find((m) => m.id === id);
-    if (!model) throw new GatewayError('modelUnavailable', l10n.t('The model {0} is not a chat model available to this key.', id));
+    if (!model)
+      throw new GatewayError(
+        'modelUnavailable',
+        l10n.t('The model {0} is not a chat model available to this key.', id),
+      );
     const gone = this.goneModel(target.meta);
     // The model that answered so far (a stored conversation's): a change of it is said in the conversation.
     const before = target.id && !gone ? this.modelFor(target.meta)?.id : undefined;
     this.last = id;
     await this.host.services.context.globalState.update(LAST_MODEL_KEY, id);
     const override = target.meta.protocolOverride;
-    await this.update({ model: id, keyId: model.keyId, ...(override && !offeredProtocols(model).includes(override) ? { protocolOverride: undefined } : {}) }, true, target);
-    if (switched) await this.recordNotice(target, { kind: 'modelChange', from: switched.from, to: id, reason: switched.reason });
-    else if (gone) await this.recordNotice(target, { kind: 'modelChange', from: gone, to: id, reason: this.keyChanged ? 'keyChanged' : 'modelGone' });
+    await this.update(
+      {
+        model: id,
+        keyId: model.keyId,
+        ...(override && !offeredProtocols(model).includes(override) ? { protocolOverride: undefined } : {}),
+      },
+      true,
+      target,
+    );
+    if (switched)
+      await this.recordNotice(target, { kind: 'modelChange', from: switched.from, to: id, reason: switched.reason });
+    else if (gone)
+      await this.recordNotice(target, {
+        kind: 'modelChange',
+        from: gone,
+        to: id,
+        reason: this.keyChanged ? 'keyChanged' : 'modelGone',
+      });
     else if (before && before !== id) await this.recordNotice(target, { kind: 'modelChange', from: before, to: id });
     await this.host.sendSnapshot();
   }
 
   /** Adds a notice to the conversation (to a new chat's pending ones, stored with its first message). */
   private async recordNotice(target: Shown, notice: NonNullable<StoredMessage['notice']>): Promise<void> {
-    const message: StoredMessage = { id: randomUUID(), role: 'notice', text: '', status: 'done', notice, createdAt: Date.now() };
+    const message: StoredMessage = {
+      id: randomUUID(),
+      role: 'notice',
+      text: '',
+      status: 'done',
+      notice,
+      createdAt: Date.now(),
+    };
     if (target.id) await this.host.sessions.track(target.id, this.host.store.append(target.id, message));
     else (target.notices ??= []).push(message);
   }

@@ -10,7 +10,8 @@ const KEY = 'remoteImageHosts';
 export const REMOTE_IMAGE_HOSTS_SETTING = `${SECTION}.${KEY}`;
 
 /** A host name as a CSP source may name it: letters, digits, dots, dashes and an optional port. */
-const HOST = /^(?=.{1,253}(?::\d{1,5})?$)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*(?::\d{1,5})?$/;
+const HOST =
+  /^(?=.{1,253}(?::\d{1,5})?$)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*(?::\d{1,5})?$/;
 
 /** The host in a canonical form, or undefined when it is not a plain host name (no wildcards, no paths). */
 export function normalizeImageHost(host: string): string | undefined {
@@ -22,7 +23,9 @@ export function normalizeImageHost(host: string): string | undefined {
 export function allowedImageHosts(): string[] {
   const value = vscode.workspace.getConfiguration(SECTION).inspect<unknown>(KEY)?.globalValue;
   if (!Array.isArray(value)) return [];
-  const hosts = value.flatMap((v) => (typeof v === 'string' ? [normalizeImageHost(v)] : [])).filter((h): h is string => h !== undefined);
+  const hosts = value
+    .flatMap((v) => (typeof v === 'string' ? [normalizeImageHost(v)] : []))
+    .filter((h): h is string => h !== undefined);
   return [...new Set(hosts)];
 }
 
@@ -30,15 +33,22 @@ export function allowedImageHosts(): string[] {
  * Asks the user whether images from `host` may load (a modal naming the host) and records a yes in
  * the user setting. Returns whether the host is allowed afterwards.
  */
-export async function askToAllowImageHost(rawHost: string, confirm: (host: string) => Promise<boolean> = confirmImageHost): Promise<boolean> {
+export async function askToAllowImageHost(
+  rawHost: string,
+  confirm: (host: string) => Promise<boolean> = confirmImageHost,
+): Promise<boolean> {
   const host = normalizeImageHost(rawHost);
   if (!host) {
-    void vscode.window.showWarningMessage(vscode.l10n.t('"{0}" is not a host images can be allowed from.', rawHost.slice(0, 100)));
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t('"{0}" is not a host images can be allowed from.', rawHost.slice(0, 100)),
+    );
     return false;
   }
   if (allowedImageHosts().includes(host)) return true;
   if (!(await confirm(host))) return false;
-  await vscode.workspace.getConfiguration(SECTION).update(KEY, [...allowedImageHosts().filter((h) => h !== host), host], vscode.ConfigurationTarget.Global);
+  await vscode.workspace
+    .getConfiguration(SECTION)
+    .update(KEY, [...allowedImageHosts().filter((h) => h !== host), host], vscode.ConfigurationTarget.Global);
   return true;
 }
 
@@ -49,7 +59,11 @@ async function confirmImageHost(host: string): Promise<boolean> {
     vscode.l10n.t('Load images from {0} in chat answers?', host),
     {
       modal: true,
-      detail: vscode.l10n.t('Images from {0} will load in every chat answer that shows one; the server learns when you view them. You can revoke this in the setting "{1}".', host, REMOTE_IMAGE_HOSTS_SETTING),
+      detail: vscode.l10n.t(
+        'Images from {0} will load in every chat answer that shows one; the server learns when you view them. You can revoke this in the setting "{1}".',
+        host,
+        REMOTE_IMAGE_HOSTS_SETTING,
+      ),
     },
     load,
   );

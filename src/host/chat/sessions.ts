@@ -26,13 +26,16 @@ export interface Sent {
 }
 
 /** Why a send is refused while its conversation is answering here, or in another window. */
-export const busyHere = (): string => l10n.t('An answer is still being written in this conversation. Stop it first or wait for it to finish.');
-export const busyElsewhere = (): string => l10n.t('An answer is being written in this conversation in another VS Code window. Wait for it to finish there, or start a new conversation.');
+export const busyHere = (): string =>
+  l10n.t('An answer is still being written in this conversation. Stop it first or wait for it to finish.');
+export const busyElsewhere = (): string =>
+  l10n.t(
+    'An answer is being written in this conversation in another VS Code window. Wait for it to finish there, or start a new conversation.',
+  );
 
 /** The `code` of the refusal when the conversation is answering in this window, or in another one. */
 export const ANSWERING_HERE = 'answeringHere';
 export const ANSWERING_ELSEWHERE = 'answeringElsewhere';
-
 
 export class AnswerSession {
   readonly abort = new AbortController();

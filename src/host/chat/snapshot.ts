@@ -4,7 +4,14 @@
  * its text only up to the last checkpoint).
  */
 import * as vscode from 'vscode';
-import { effectiveProtocol, imageSupport, offeredProtocols, isSearchable as searchableOver, isThirdProvider, searchProtocols } from '../../core/chat/capabilities';
+import {
+  effectiveProtocol,
+  imageSupport,
+  offeredProtocols,
+  isSearchable as searchableOver,
+  isThirdProvider,
+  searchProtocols,
+} from '../../core/chat/capabilities';
 import type { ConversationStore, StoredMessage } from '../../core/chat/conversationStore';
 import { thinkingChoices, thinkingControl } from '../../core/chat/thinking';
 import type { ChatProtocol, ModelInfo } from '../../core/models/types';
@@ -56,14 +63,21 @@ export function toModelView(m: ModelInfo, override: ChatProtocol | undefined, im
     protocols: offeredProtocols(m),
     searchable: searchableOver(m, protocol),
     searchProtocols: searchProtocols(m),
-    ...(thinking ? { thinking: thinking.kind === 'always' ? { always: true, choices: [] } : { choices: thinkingChoices(thinking) } } : {}),
+    ...(thinking
+      ? {
+          thinking: thinking.kind === 'always' ? { always: true, choices: [] } : { choices: thinkingChoices(thinking) },
+        }
+      : {}),
     imageInput: images.supported,
     imageNote: images.reason,
   };
 }
 
 /** Why chat cannot be used right now (no address, no key, no models…), with the action that fixes it. */
-export async function chatNotice(services: Services, chatModels: readonly ModelInfo[]): Promise<Pick<Snapshot, 'notice'>> {
+export async function chatNotice(
+  services: Services,
+  chatModels: readonly ModelInfo[],
+): Promise<Pick<Snapshot, 'notice'>> {
   const notice = await setupNotice(services, chatModels.length, {
     noBase: vscode.l10n.t('Set the gateway base address to start chatting.'),
     noKey: vscode.l10n.t('Set your API key to start chatting.'),
@@ -78,7 +92,10 @@ export function shownTitle(state: Snapshot): string | undefined {
 }
 
 /** The chips of what goes with the next message; images get the address the view loads them from. */
-export function attachmentViews(items: readonly PendingAttachment[], imageSrc: (image: ImageRef) => string | undefined): Snapshot['attachments'] {
+export function attachmentViews(
+  items: readonly PendingAttachment[],
+  imageSrc: (image: ImageRef) => string | undefined,
+): Snapshot['attachments'] {
   return items.map(({ id, label, chars, truncated, image }) => {
     const src = image ? imageSrc(image) : undefined;
     return { id, label, chars, truncated, ...(image ? { image: src ? { ...image, src } : image } : {}) };
@@ -137,7 +154,9 @@ export async function buildSnapshot(src: SnapshotSources, shown: Shown, window: 
     hasOlder: total > messages.length,
     models: models.map((m) => toModelView(m, override, settings.imageInputModels)),
     ...(selected ? { model: selected.id } : gone ? { model: gone } : {}),
-    ...(gone ? { modelGone: { model: gone, choices: src.models.suggestions(gone), keyChanged: src.models.keyChanged } } : {}),
+    ...(gone
+      ? { modelGone: { model: gone, choices: src.models.suggestions(gone), keyChanged: src.models.keyChanged } }
+      : {}),
     ...(override ? { protocolOverride: override } : {}),
     enableSearch: shown.meta.enableSearch ?? false,
     thinking: shown.meta.thinking ?? settings.thinking,

@@ -13,7 +13,11 @@ import { runSetupAction } from '../setup';
  * without an await before them, so the claim of the conversation's slot is decided in the order
  * the messages came.
  */
-export async function routeViewMessage(chat: ChatController, actions: ConversationActions, msg: WebviewMessage): Promise<void> {
+export async function routeViewMessage(
+  chat: ChatController,
+  actions: ConversationActions,
+  msg: WebviewMessage,
+): Promise<void> {
   switch (msg.type) {
     case 'ready':
     case 'needSnapshot':
@@ -34,11 +38,17 @@ export async function routeViewMessage(chat: ChatController, actions: Conversati
     case 'selectModel':
       return onTarget(chat, msg.conversationId, (target) => chat.selectModel(msg.model, target));
     case 'setProtocol':
-      return onTarget(chat, msg.conversationId, (target) => chat.updateConversation({ protocolOverride: msg.protocol }, false, target));
+      return onTarget(chat, msg.conversationId, (target) =>
+        chat.updateConversation({ protocolOverride: msg.protocol }, false, target),
+      );
     case 'setSearch':
-      return onTarget(chat, msg.conversationId, (target) => chat.updateConversation({ enableSearch: msg.enabled }, false, target));
+      return onTarget(chat, msg.conversationId, (target) =>
+        chat.updateConversation({ enableSearch: msg.enabled }, false, target),
+      );
     case 'setThinking':
-      return onTarget(chat, msg.conversationId, (target) => chat.updateConversation({ thinking: msg.choice }, false, target));
+      return onTarget(chat, msg.conversationId, (target) =>
+        chat.updateConversation({ thinking: msg.choice }, false, target),
+      );
     case 'newConversation':
       return chat.newConversation();
     case 'switchConversation':
@@ -55,7 +65,9 @@ export async function routeViewMessage(chat: ChatController, actions: Conversati
       return chat.loadOlder(msg.conversationId);
     case 'attach': {
       const what = msg.what;
-      return onTarget(chat, msg.conversationId, (target) => (what === 'image' ? chat.tray.pickImages(target) : chat.tray.attachFromEditor(target, what)));
+      return onTarget(chat, msg.conversationId, (target) =>
+        what === 'image' ? chat.tray.pickImages(target) : chat.tray.attachFromEditor(target, what),
+      );
     }
     case 'attachImage':
       return onTarget(chat, msg.conversationId, (target) => chat.tray.attachImageData(target, msg.name, msg.data));
@@ -90,7 +102,12 @@ async function onTarget(chat: ChatController, key: string, work: (target: Shown)
   chat.refreshView();
 }
 
-async function runAction(chat: ChatController, action: 'setKey' | 'openSettings' | 'refreshModels' | 'retry' | 'pickModel', messageId: string | undefined, key: string | undefined): Promise<void> {
+async function runAction(
+  chat: ChatController,
+  action: 'setKey' | 'openSettings' | 'refreshModels' | 'retry' | 'pickModel',
+  messageId: string | undefined,
+  key: string | undefined,
+): Promise<void> {
   switch (action) {
     case 'setKey':
     case 'openSettings':
@@ -98,7 +115,9 @@ async function runAction(chat: ChatController, action: 'setKey' | 'openSettings'
       return runSetupAction(action);
     case 'retry':
       if (!messageId) {
-        void vscode.window.showWarningMessage(vscode.l10n.t('Retry needs the answer it refers to; nothing was changed.'));
+        void vscode.window.showWarningMessage(
+          vscode.l10n.t('Retry needs the answer it refers to; nothing was changed.'),
+        );
         return;
       }
       await chat.regenerate(messageId, key);

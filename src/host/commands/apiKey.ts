@@ -29,7 +29,10 @@ export const setApiKey: CommandDef = {
     const keys = await ctx.services.keys.list();
     const named = typeof given === 'object' ? given.name : undefined;
     // With several keys, which one this replaces: the one named, else the one the user picks.
-    let target = named === undefined ? undefined : keys.find((k) => k.name.toLocaleLowerCase() === named.trim().toLocaleLowerCase());
+    let target =
+      named === undefined
+        ? undefined
+        : keys.find((k) => k.name.toLocaleLowerCase() === named.trim().toLocaleLowerCase());
     if (named !== undefined && !target) {
       const check = checkApiKey(raw ?? '');
       if (!check.ok) return { stored: false, reason: check.reason };
@@ -40,7 +43,10 @@ export const setApiKey: CommandDef = {
       const shown = await ctx.services.keys.shown();
       const pick = await vscode.window.showQuickPick(
         shown.map((k) => ({ label: k.name, description: k.masked, key: k })),
-        { title: vscode.l10n.t('Model Gateway: Set API Key'), placeHolder: vscode.l10n.t('Which key to replace (Add API Key adds another)') },
+        {
+          title: vscode.l10n.t('Model Gateway: Set API Key'),
+          placeHolder: vscode.l10n.t('Which key to replace (Add API Key adds another)'),
+        },
       );
       if (!pick) return { stored: false, reason: 'cancelled' };
       target = pick.key;
@@ -49,7 +55,9 @@ export const setApiKey: CommandDef = {
       raw ??
       (await vscode.window.showInputBox({
         title: vscode.l10n.t('Model Gateway: Set API Key'),
-        prompt: vscode.l10n.t("Paste the API key exactly as copied from the console's API Keys page. It is kept in VS Code's secret storage only."),
+        prompt: vscode.l10n.t(
+          "Paste the API key exactly as copied from the console's API Keys page. It is kept in VS Code's secret storage only.",
+        ),
         password: true,
         ignoreFocusOut: true,
         validateInput: (value) => {
@@ -68,7 +76,9 @@ export const setApiKey: CommandDef = {
     const masked = maskKey(check.key);
     ctx.services.log.info(`API key ${masked} stored${check.trimmed ? ' (surrounding whitespace removed)' : ''}.`);
     if (raw === undefined) {
-      const saved = check.trimmed ? vscode.l10n.t('API key {0} saved (spaces around it were removed).', masked) : vscode.l10n.t('API key {0} saved.', masked);
+      const saved = check.trimmed
+        ? vscode.l10n.t('API key {0} saved (spaces around it were removed).', masked)
+        : vscode.l10n.t('API key {0} saved.', masked);
       void announceKey(ctx.services, saved);
       void verifyKey(ctx.services);
     }
@@ -111,7 +121,9 @@ export const clearApiKey: CommandDef = {
     const had = await ctx.services.keys.has();
     await ctx.services.keys.clear();
     ctx.services.log.info('API keys cleared.');
-    void vscode.window.showInformationMessage(had ? vscode.l10n.t('The API key was removed from secret storage.') : vscode.l10n.t('No API key was stored.'));
+    void vscode.window.showInformationMessage(
+      had ? vscode.l10n.t('The API key was removed from secret storage.') : vscode.l10n.t('No API key was stored.'),
+    );
     return { cleared: had };
   },
 };

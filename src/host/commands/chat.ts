@@ -41,7 +41,8 @@ export const chatCommands: CommandDef[] = [
   {
     id: 'modelGateway.ask',
     async run(ctx: CommandContext, arg: unknown) {
-      const given = arg === undefined ? await promptFor() : parseWith(askArgs, arg, vscode.l10n.t('The argument of "Ask"'));
+      const given =
+        arg === undefined ? await promptFor() : parseWith(askArgs, arg, vscode.l10n.t('The argument of "Ask"'));
       if (!given) return undefined;
       try {
         return await ctx.chat.ask(given);
@@ -64,7 +65,12 @@ export const chatCommands: CommandDef[] = [
       let uris = request.uris;
       if (!uris.length) {
         uris =
-          (await vscode.window.showOpenDialog({ canSelectMany: true, openLabel: vscode.l10n.t('Ask About Image'), title: vscode.l10n.t('Choose images to ask about'), filters: { [vscode.l10n.t('Images')]: IMAGE_EXTENSIONS } })) ?? [];
+          (await vscode.window.showOpenDialog({
+            canSelectMany: true,
+            openLabel: vscode.l10n.t('Ask About Image'),
+            title: vscode.l10n.t('Choose images to ask about'),
+            filters: { [vscode.l10n.t('Images')]: IMAGE_EXTENSIONS },
+          })) ?? [];
         if (!uris.length) return undefined;
       }
       const { prompt, ...options } = request.options;
@@ -78,12 +84,22 @@ export const chatCommands: CommandDef[] = [
       }
       await vscode.commands.executeCommand('modelGateway.chat.focus');
       try {
-        const result = await ctx.chat.attachImages(uris, { switchModel: !options.model, ...(options.conversationId ? { conversationId: options.conversationId } : {}), ...(options.model ? { model: options.model } : {}) });
+        const result = await ctx.chat.attachImages(uris, {
+          switchModel: !options.model,
+          ...(options.conversationId ? { conversationId: options.conversationId } : {}),
+          ...(options.model ? { model: options.model } : {}),
+        });
         await ctx.chat.focusInput();
         return result;
       } catch (err) {
         showError(err, ctx.services.log);
-        return { attached: [], error: { kind: isGatewayError(err) ? err.kind : 'badRequest', message: err instanceof Error ? err.message : String(err) } };
+        return {
+          attached: [],
+          error: {
+            kind: isGatewayError(err) ? err.kind : 'badRequest',
+            message: err instanceof Error ? err.message : String(err),
+          },
+        };
       }
     },
   },
@@ -99,8 +115,15 @@ export const chatCommands: CommandDef[] = [
     id: 'modelGateway.exportChat',
     async run(ctx: CommandContext, arg: unknown) {
       // `uri` names the file to write without asking (scripts and tests); otherwise a save dialog asks.
-      const args = parseWith(z.optional(z.object({ conversationId: z.optional(z.string()), uri: z.optional(z.string()) })), arg, vscode.l10n.t('The argument of "Export Chat"'));
-      const exported = await ctx.chat.exportMarkdown(args?.conversationId, args?.uri ? vscode.Uri.parse(args.uri) : undefined);
+      const args = parseWith(
+        z.optional(z.object({ conversationId: z.optional(z.string()), uri: z.optional(z.string()) })),
+        arg,
+        vscode.l10n.t('The argument of "Export Chat"'),
+      );
+      const exported = await ctx.chat.exportMarkdown(
+        args?.conversationId,
+        args?.uri ? vscode.Uri.parse(args.uri) : undefined,
+      );
       return exported ? { uri: exported.uri.toString(), markdown: exported.markdown } : undefined;
     },
   },
@@ -126,7 +149,10 @@ export const chatCommands: CommandDef[] = [
   },
 ];
 
-function imageRequest(arg: unknown, selected: unknown): { uris: vscode.Uri[]; options: Omit<z.infer<typeof imageArgs>, 'uri' | 'uris'> } {
+function imageRequest(
+  arg: unknown,
+  selected: unknown,
+): { uris: vscode.Uri[]; options: Omit<z.infer<typeof imageArgs>, 'uri' | 'uris'> } {
   if (arg === undefined || arg === null) return { uris: [], options: {} };
   // From the explorer: the clicked file and the whole selection (which includes it).
   if (arg instanceof vscode.Uri) {
@@ -138,14 +164,24 @@ function imageRequest(arg: unknown, selected: unknown): { uris: vscode.Uri[]; op
   const list = [...(uri === undefined ? [] : [uri]), ...(uris ?? [])].map((u) => {
     if (u instanceof vscode.Uri) return u;
     if (typeof u === 'string') return toUri(u);
-    throw new GatewayError('badRequest', vscode.l10n.t('The argument of "Ask About This Image": `uri` must be a file URI (a string or a vscode.Uri).'));
+    throw new GatewayError(
+      'badRequest',
+      vscode.l10n.t('The argument of "Ask About This Image": `uri` must be a file URI (a string or a vscode.Uri).'),
+    );
   });
-  if (!list.length) throw new GatewayError('badRequest', vscode.l10n.t('The argument of "Ask About This Image" needs `uri` (or `uris`): the image file to ask about.'));
+  if (!list.length)
+    throw new GatewayError(
+      'badRequest',
+      vscode.l10n.t('The argument of "Ask About This Image" needs `uri` (or `uris`): the image file to ask about.'),
+    );
   return { uris: list, options };
 }
 
 async function promptFor(): Promise<{ prompt: string } | undefined> {
-  const prompt = await vscode.window.showInputBox({ title: vscode.l10n.t('Model Gateway: Ask'), prompt: vscode.l10n.t('The message to send in the chat view') });
+  const prompt = await vscode.window.showInputBox({
+    title: vscode.l10n.t('Model Gateway: Ask'),
+    prompt: vscode.l10n.t('The message to send in the chat view'),
+  });
   if (!prompt) return undefined;
   await vscode.commands.executeCommand('modelGateway.chat.focus');
   return { prompt };

@@ -1,6 +1,13 @@
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
-import { buildReport, formatReport, keyChecks, reportFacts, summariseReport, type ConnectionReport } from '../../core/connection';
+import {
+  buildReport,
+  formatReport,
+  keyChecks,
+  reportFacts,
+  summariseReport,
+  type ConnectionReport,
+} from '../../core/connection';
 import { isGatewayError } from '../../core/errors';
 import type { ChatProtocol, ModelKind } from '../../core/models/types';
 import { parseWith } from '../../core/validate';
@@ -21,7 +28,11 @@ export const checkConnection: CommandDef = {
       await ctx.services.checkOverrides();
       const base = ctx.services.base();
       const report = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Model Gateway: checking the connection…'), cancellable: true },
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: vscode.l10n.t('Model Gateway: checking the connection…'),
+          cancellable: true,
+        },
         async (_progress, token) => {
           const signal = abortSignalFor(token);
           const snap = await ctx.services.registry.refresh(signal);
@@ -30,13 +41,27 @@ export const checkConnection: CommandDef = {
           const quota = snap.keyModels ? await ctx.services.quota.refresh(signal) : undefined;
           // With several keys, each key is checked on its own: its list, its refusal, its quota.
           const masked = new Map((await ctx.services.keys.shown()).map((k) => [k.id, k.masked]));
-          const keys = (snap.keyLists?.length ?? 0) > 1 ? keyChecks(snap, (id) => masked.get(id) ?? '', (id) => ctx.services.quota.forKey(id)) : undefined;
-          return { ...report, ignoredSettings: [...ctx.services.overrides.notices], ...(quota?.available ? { quota: quota.quota } : {}), ...(keys ? { keys } : {}) };
+          const keys =
+            (snap.keyLists?.length ?? 0) > 1
+              ? keyChecks(
+                  snap,
+                  (id) => masked.get(id) ?? '',
+                  (id) => ctx.services.quota.forKey(id),
+                )
+              : undefined;
+          return {
+            ...report,
+            ignoredSettings: [...ctx.services.overrides.notices],
+            ...(quota?.available ? { quota: quota.quota } : {}),
+            ...(keys ? { keys } : {}),
+          };
         },
       );
       ctx.services.log.info(`Connection check:\n${formatReport(report)}`);
       if (!silent) {
-        void showReport(report, ctx.services).catch((err: unknown) => ctx.services.log.warn(`The connection report could not be shown: ${messageOf(err)}`));
+        void showReport(report, ctx.services).catch((err: unknown) =>
+          ctx.services.log.warn(`The connection report could not be shown: ${messageOf(err)}`),
+        );
       }
       return report;
     } catch (err) {
@@ -55,7 +80,10 @@ async function showReport(report: ConnectionReport, services: Services): Promise
   const details = vscode.l10n.t('Show Report');
   // With a working key, VS Code's own Chat view needs Manage Language Models run once (until it is).
   const manage = report.keyAccepted === true ? await manageModelsAction(services, false) : undefined;
-  const actions = report.keyAccepted === true ? [...(manage ? [manage.label] : []), details] : [...(report.keyAccepted === false || !report.keySet ? [setKey] : []), details];
+  const actions =
+    report.keyAccepted === true
+      ? [...(manage ? [manage.label] : []), details]
+      : [...(report.keyAccepted === false || !report.keySet ? [setKey] : []), details];
   const show = ok ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
   const choice = await show(summariseReport(report), ...actions);
   if (choice === setKey) await vscode.commands.executeCommand('modelGateway.setApiKey');
@@ -74,7 +102,12 @@ async function showFacts(report: ConnectionReport, services: Services): Promise<
     detail: f.detail ? `${f.value} (${f.detail})` : f.value,
   }));
   items.push({ label: '', kind: vscode.QuickPickItemKind.Separator }, { label: `$(output) ${showLog}`, log: true });
-  const picked = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Model Gateway: Connection Report'), placeHolder: summariseReport(report), matchOnDescription: true, matchOnDetail: true });
+  const picked = await vscode.window.showQuickPick(items, {
+    title: vscode.l10n.t('Model Gateway: Connection Report'),
+    placeHolder: summariseReport(report),
+    matchOnDescription: true,
+    matchOnDetail: true,
+  });
   if (picked?.log) services.log.show(true);
 }
 
@@ -93,14 +126,28 @@ export const refreshModels: CommandDef = {
     ctx.services.ensureCatalogTimer();
     try {
       // The Models view shows its progress bar while the lists load, then the result is said.
-      const snap = await vscode.window.withProgress({ location: { viewId: 'modelGateway.models' }, title: vscode.l10n.t('Refreshing the models…') }, () => ctx.services.registry.refresh());
+      const snap = await vscode.window.withProgress(
+        { location: { viewId: 'modelGateway.models' }, title: vscode.l10n.t('Refreshing the models…') },
+        () => ctx.services.registry.refresh(),
+      );
       if (snap.keyError && snap.keyError.kind !== 'cancelled') showError(snap.keyError, ctx.services.log);
       else if (snap.keyModels) {
         const available = snap.models.filter((m) => m.available).length;
-        void vscode.window.showInformationMessage(available === 1 ? vscode.l10n.t('Models refreshed: 1 model is available to this key.') : vscode.l10n.t('Models refreshed: {0} models are available to this key.', formatNumber(available)));
+        void vscode.window.showInformationMessage(
+          available === 1
+            ? vscode.l10n.t('Models refreshed: 1 model is available to this key.')
+            : vscode.l10n.t('Models refreshed: {0} models are available to this key.', formatNumber(available)),
+        );
       }
       if (snap.catalogError) showError(snap.catalogError, ctx.services.log);
-      return snap.models.map((m) => ({ id: m.id, name: m.name, provider: m.provider, kind: m.kind, protocols: m.protocols, available: m.available }));
+      return snap.models.map((m) => ({
+        id: m.id,
+        name: m.name,
+        provider: m.provider,
+        kind: m.kind,
+        protocols: m.protocols,
+        available: m.available,
+      }));
     } catch (err) {
       showError(err, ctx.services.log);
       return [];
@@ -114,7 +161,11 @@ export const resetProtocolRefusals: CommandDef = {
   async run(ctx: CommandContext) {
     try {
       await ctx.services.registry.resetRefusals();
-      void vscode.window.showInformationMessage(vscode.l10n.t('Remembered protocol refusals were reset: every model offers each protocol its gateway lists again.'));
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t(
+          'Remembered protocol refusals were reset: every model offers each protocol its gateway lists again.',
+        ),
+      );
       return { reset: true };
     } catch (err) {
       return { reset: false, error: showError(err, ctx.services.log) };
@@ -129,7 +180,11 @@ export const refreshCatalog: CommandDef = {
     try {
       const snap = await ctx.services.registry.refresh();
       if (!ctx.services.settings().catalogUrl) {
-        void vscode.window.showInformationMessage(vscode.l10n.t('No catalog address is set ("modelGateway.catalogUrl"); models come from the key\'s own list only.'));
+        void vscode.window.showInformationMessage(
+          vscode.l10n.t(
+            'No catalog address is set ("modelGateway.catalogUrl"); models come from the key\'s own list only.',
+          ),
+        );
         return { configured: false };
       }
       if (snap.catalogError) {
@@ -137,8 +192,19 @@ export const refreshCatalog: CommandDef = {
         return { configured: true, error: snap.catalogError.message };
       }
       const c = snap.catalog;
-      if (c?.problem) void vscode.window.showWarningMessage(vscode.l10n.t('Using the cached catalog: {0}', c.problem.message));
-      return c ? { configured: true, url: c.url, format: c.format, models: c.entries.length, source: c.source, fetchedAt: c.fetchedAt, problem: c.problem?.message } : { configured: true };
+      if (c?.problem)
+        void vscode.window.showWarningMessage(vscode.l10n.t('Using the cached catalog: {0}', c.problem.message));
+      return c
+        ? {
+            configured: true,
+            url: c.url,
+            format: c.format,
+            models: c.entries.length,
+            source: c.source,
+            fetchedAt: c.fetchedAt,
+            problem: c.problem?.message,
+          }
+        : { configured: true };
     } catch (err) {
       return { configured: true, error: showError(err, ctx.services.log) };
     }

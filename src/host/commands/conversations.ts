@@ -12,8 +12,13 @@ interface HistoryItem extends vscode.QuickPickItem {
 const idArg = z.optional(z.object({ conversationId: z.optional(z.string()) }));
 
 /** One history row: title, then when it last changed and how many messages it holds (searchable too). */
-function historyItem(c: ConversationSummary, current: string | undefined, buttons: vscode.QuickInputButton[]): HistoryItem {
-  const count = c.messageCount === 1 ? vscode.l10n.t('1 message') : vscode.l10n.t('{0} messages', formatNumber(c.messageCount));
+function historyItem(
+  c: ConversationSummary,
+  current: string | undefined,
+  buttons: vscode.QuickInputButton[],
+): HistoryItem {
+  const count =
+    c.messageCount === 1 ? vscode.l10n.t('1 message') : vscode.l10n.t('{0} messages', formatNumber(c.messageCount));
   return {
     id: c.id,
     label: c.title,
@@ -87,7 +92,12 @@ async function pickConversation(ctx: CommandContext): Promise<string | undefined
  * Rename or Delete Chat: the conversation named by `{conversationId}`, else the one shown, through
  * the same path as the view's own buttons (which ask for the title or confirm the delete).
  */
-function conversationAction(id: string, type: 'renameConversation' | 'deleteConversation', argName: () => string, none: () => string): CommandDef {
+function conversationAction(
+  id: string,
+  type: 'renameConversation' | 'deleteConversation',
+  argName: () => string,
+  none: () => string,
+): CommandDef {
   return {
     id,
     async run(ctx: CommandContext, arg: unknown) {
@@ -119,6 +129,16 @@ export const conversationCommands: CommandDef[] = [
       return { conversationId: id };
     },
   },
-  conversationAction('modelGateway.renameChat', 'renameConversation', () => vscode.l10n.t('The argument of "Rename Chat"'), () => vscode.l10n.t('There is no conversation to rename yet.')),
-  conversationAction('modelGateway.deleteChat', 'deleteConversation', () => vscode.l10n.t('The argument of "Delete Chat"'), () => vscode.l10n.t('There is no conversation to delete yet.')),
+  conversationAction(
+    'modelGateway.renameChat',
+    'renameConversation',
+    () => vscode.l10n.t('The argument of "Rename Chat"'),
+    () => vscode.l10n.t('There is no conversation to rename yet.'),
+  ),
+  conversationAction(
+    'modelGateway.deleteChat',
+    'deleteConversation',
+    () => vscode.l10n.t('The argument of "Delete Chat"'),
+    () => vscode.l10n.t('There is no conversation to delete yet.'),
+  ),
 ];

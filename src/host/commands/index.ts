@@ -1,7 +1,14 @@
 import { clearApiKey, setApiKey } from './apiKey';
 import { chatCommands } from './chat';
 import { conversationCommands } from './conversations';
-import { checkConnection, openSettings, refreshCatalog, refreshModels, resetProtocolRefusals, showLog } from './connection';
+import {
+  checkConnection,
+  openSettings,
+  refreshCatalog,
+  refreshModels,
+  resetProtocolRefusals,
+  showLog,
+} from './connection';
 import { keyCommands } from './keys';
 import { mediaCommands } from './media';
 import { setChatUtilityModel } from './nativeChat';

@@ -21,11 +21,16 @@ async function keyFor(services: Services, arg: unknown, what: string): Promise<K
   if (arg !== undefined) {
     const given = parseWith(z.optional(keyRef), arg, vscode.l10n.t('The argument of "{0}"', what));
     const ref = typeof given === 'string' ? given : typeof given?.key === 'string' ? given.key : given?.key.id;
-    const key = keys.find((k) => k.id === ref) ?? keys.find((k) => k.name.toLocaleLowerCase() === ref?.toLocaleLowerCase());
+    const key =
+      keys.find((k) => k.id === ref) ?? keys.find((k) => k.name.toLocaleLowerCase() === ref?.toLocaleLowerCase());
     if (!key) throw new GatewayError('badRequest', vscode.l10n.t('There is no key named "{0}".', ref ?? ''));
     return key;
   }
-  if (!keys.length) throw new GatewayError('auth', vscode.l10n.t('No API key is set. Run "Model Gateway: Set API Key" and paste the key from the console.'));
+  if (!keys.length)
+    throw new GatewayError(
+      'auth',
+      vscode.l10n.t('No API key is set. Run "Model Gateway: Set API Key" and paste the key from the console.'),
+    );
   const shown = await services.keys.shown();
   const pick = await vscode.window.showQuickPick(
     shown.map((k) => ({ label: k.name, description: k.masked, key: k as KeyEntry })),
@@ -34,10 +39,17 @@ async function keyFor(services: Services, arg: unknown, what: string): Promise<K
   return pick?.key;
 }
 
-function askName(title: string, keys: readonly KeyEntry[], value?: string, except?: string): Thenable<string | undefined> {
+function askName(
+  title: string,
+  keys: readonly KeyEntry[],
+  value?: string,
+  except?: string,
+): Thenable<string | undefined> {
   return vscode.window.showInputBox({
     title,
-    prompt: vscode.l10n.t('A name for the key, e.g. "default" or "team-claude". Only the name and the last four characters of the key are ever shown.'),
+    prompt: vscode.l10n.t(
+      'A name for the key, e.g. "default" or "team-claude". Only the name and the last four characters of the key are ever shown.',
+    ),
     value,
     ignoreFocusOut: true,
     validateInput: (v) => keyNameProblem(v, keys, except),
@@ -50,7 +62,13 @@ function askName(title: string, keys: readonly KeyEntry[], value?: string, excep
  */
 async function reloadModels(services: Services): Promise<void> {
   if (!services.settings().baseUrl.trim()) return;
-  await services.registry.refresh().catch((err: unknown) => services.log.warn(`Reading the models after a key change failed: ${err instanceof Error ? err.message : String(err)}`));
+  await services.registry
+    .refresh()
+    .catch((err: unknown) =>
+      services.log.warn(
+        `Reading the models after a key change failed: ${err instanceof Error ? err.message : String(err)}`,
+      ),
+    );
 }
 
 const addArgs = z.optional(z.object({ name: z.string(), key: z.string() }));
@@ -69,10 +87,14 @@ export const addApiKey: CommandDef = {
       given?.key ??
       (await vscode.window.showInputBox({
         title,
-        prompt: vscode.l10n.t('Paste the API key for "{0}" exactly as copied from the console. It is kept in VS Code\'s secret storage only.', name.trim()),
+        prompt: vscode.l10n.t(
+          'Paste the API key for "{0}" exactly as copied from the console. It is kept in VS Code\'s secret storage only.',
+          name.trim(),
+        ),
         password: true,
         ignoreFocusOut: true,
-        validateInput: (value) => (!value || checkApiKey(value).ok ? undefined : (checkApiKey(value) as { reason: string }).reason),
+        validateInput: (value) =>
+          !value || checkApiKey(value).ok ? undefined : (checkApiKey(value) as { reason: string }).reason,
       }));
     if (raw === undefined) return { added: false, reason: 'cancelled' };
     const check = checkApiKey(raw);
@@ -81,7 +103,14 @@ export const addApiKey: CommandDef = {
     const masked = maskKey(check.key);
     ctx.services.log.info(`API key "${entry.name}" (${masked}) added.`);
     await reloadModels(ctx.services);
-    if (!given) void vscode.window.showInformationMessage(vscode.l10n.t('API key "{0}" ({1}) added. Models it lists that no earlier key lists are called with it.', entry.name, masked));
+    if (!given)
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t(
+          'API key "{0}" ({1}) added. Models it lists that no earlier key lists are called with it.',
+          entry.name,
+          masked,
+        ),
+      );
     return { added: true, name: entry.name, masked };
   },
 };
@@ -95,7 +124,10 @@ export const renameApiKey: CommandDef = {
     const scripted = z.safeParse(renameArgs, arg);
     const key = await keyFor(ctx.services, scripted.success && scripted.data ? scripted.data.key : arg, title);
     if (!key) return { renamed: false };
-    const name = scripted.success && scripted.data ? scripted.data.name : await askName(title, await ctx.services.keys.list(), key.name, key.id);
+    const name =
+      scripted.success && scripted.data
+        ? scripted.data.name
+        : await askName(title, await ctx.services.keys.list(), key.name, key.id);
     if (name === undefined) return { renamed: false };
     await ctx.services.keys.rename(key.id, name);
     await reloadModels(ctx.services);
@@ -111,7 +143,10 @@ export const removeApiKey: CommandDef = {
     if (arg === undefined || typeof arg === 'object') {
       const remove = vscode.l10n.t('Remove');
       const choice = await vscode.window.showWarningMessage(
-        vscode.l10n.t('Remove the API key "{0}" from this computer? Conversations that use it ask for another model, and its video tasks and uploaded files can no longer be reached from here.', key.name),
+        vscode.l10n.t(
+          'Remove the API key "{0}" from this computer? Conversations that use it ask for another model, and its video tasks and uploaded files can no longer be reached from here.',
+          key.name,
+        ),
         { modal: true },
         remove,
       );
@@ -141,7 +176,10 @@ function moveCommand(id: string, delta: -1 | 1, title: () => string): CommandDef
 export const moveApiKeyUp = moveCommand('modelGateway.moveApiKeyUp', -1, () => vscode.l10n.t('Move Key Up'));
 export const moveApiKeyDown = moveCommand('modelGateway.moveApiKeyDown', 1, () => vscode.l10n.t('Move Key Down'));
 
-const useKeyArgs = z.union([z.string(), z.object({ model: z.union([z.string(), z.object({ id: z.string() })]), key: z.optional(z.nullable(z.string())) })]);
+const useKeyArgs = z.union([
+  z.string(),
+  z.object({ model: z.union([z.string(), z.object({ id: z.string() })]), key: z.optional(z.nullable(z.string())) }),
+]);
 
 /** Calls a model that several keys list with the key the user picks (or, `key: null`, the first in order again). */
 export const useKeyForModel: CommandDef = {
@@ -151,19 +189,29 @@ export const useKeyForModel: CommandDef = {
     const given = parseWith(useKeyArgs, arg, vscode.l10n.t('The argument of "{0}"', title));
     const modelId = typeof given === 'string' ? given : typeof given.model === 'string' ? given.model : given.model.id;
     const model = ctx.services.registry.find(modelId);
-    if (!model?.keyIds?.length) throw new GatewayError('modelUnavailable', vscode.l10n.t('{0} is not a model any of your keys may use.', modelId));
+    if (!model?.keyIds?.length)
+      throw new GatewayError(
+        'modelUnavailable',
+        vscode.l10n.t('{0} is not a model any of your keys may use.', modelId),
+      );
     const keys = (await ctx.services.keys.list()).filter((k) => model.keyIds?.includes(k.id));
     let chosen: string | null | undefined = typeof given === 'string' ? undefined : given.key;
     if (chosen === undefined) {
       const pick = await vscode.window.showQuickPick(
-        keys.map((k, i) => ({ label: k.name, description: i === 0 ? vscode.l10n.t('first in your order') : undefined, picked: k.id === model.keyId, id: k.id })),
+        keys.map((k, i) => ({
+          label: k.name,
+          description: i === 0 ? vscode.l10n.t('first in your order') : undefined,
+          picked: k.id === model.keyId,
+          id: k.id,
+        })),
         { title, placeHolder: vscode.l10n.t('Which key {0} is called with', modelId) },
       );
       if (!pick) return undefined;
       chosen = pick.id === keys[0]?.id ? null : pick.id;
     }
     const key = chosen === null ? undefined : keys.find((k) => k.id === chosen || k.name === chosen);
-    if (chosen !== null && !key) throw new GatewayError('badRequest', vscode.l10n.t('No key of yours named "{0}" lists {1}.', chosen, modelId));
+    if (chosen !== null && !key)
+      throw new GatewayError('badRequest', vscode.l10n.t('No key of yours named "{0}" lists {1}.', chosen, modelId));
     await ctx.services.keys.chooseForModel(modelId, key?.id);
     ctx.services.registry.chooseKey(modelId, key?.id);
     await reloadModels(ctx.services);
@@ -171,4 +219,11 @@ export const useKeyForModel: CommandDef = {
   },
 };
 
-export const keyCommands: readonly CommandDef[] = [addApiKey, renameApiKey, removeApiKey, moveApiKeyUp, moveApiKeyDown, useKeyForModel];
+export const keyCommands: readonly CommandDef[] = [
+  addApiKey,
+  renameApiKey,
+  removeApiKey,
+  moveApiKeyUp,
+  moveApiKeyDown,
+  useKeyForModel,
+];

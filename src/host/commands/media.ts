@@ -36,7 +36,11 @@ const taskArgs = z.union([z.string(), z.object({ taskId: z.string() })]);
 export type GenerateVideoResult = VideoTaskSummary;
 
 /** A command on one video task, given its id (or `{taskId}`). */
-const taskCommand = (id: string, title: () => string, act: (s: MediaStudio, taskId: string) => Promise<unknown>): CommandDef => ({
+const taskCommand = (
+  id: string,
+  title: () => string,
+  act: (s: MediaStudio, taskId: string) => Promise<unknown>,
+): CommandDef => ({
   id,
   async run(ctx: CommandContext, arg: unknown) {
     const given = parseWith(taskArgs, arg, vscode.l10n.t('The argument of "{0}"', title()));
@@ -103,16 +107,32 @@ export const mediaCommands: CommandDef[] = [
       return s.video.list().map((t) => s.videos.summary(t));
     },
   },
-  taskCommand('modelGateway.cancelVideoTask', () => vscode.l10n.t('Cancel Video Task Polling'), async (s, id) => s.videos.summary(required(await s.videos.taskAction('cancel', id)))),
-  taskCommand('modelGateway.resumeVideoTask', () => vscode.l10n.t('Resume Video Task'), async (s, id) => s.videos.summary(required(await s.videos.taskAction('resume', id)))),
-  taskCommand('modelGateway.resubmitVideoTask', () => vscode.l10n.t('Resubmit Video Task'), async (s, id) => {
-    const manager = await s.video.ready();
-    return s.videos.summary(await manager.resubmit(id));
-  }),
-  taskCommand('modelGateway.forgetVideoTask', () => vscode.l10n.t('Forget Video Task'), async (s, id) => {
-    await s.videos.taskAction('forget', id);
-    return { forgotten: true };
-  }),
+  taskCommand(
+    'modelGateway.cancelVideoTask',
+    () => vscode.l10n.t('Cancel Video Task Polling'),
+    async (s, id) => s.videos.summary(required(await s.videos.taskAction('cancel', id))),
+  ),
+  taskCommand(
+    'modelGateway.resumeVideoTask',
+    () => vscode.l10n.t('Resume Video Task'),
+    async (s, id) => s.videos.summary(required(await s.videos.taskAction('resume', id))),
+  ),
+  taskCommand(
+    'modelGateway.resubmitVideoTask',
+    () => vscode.l10n.t('Resubmit Video Task'),
+    async (s, id) => {
+      const manager = await s.video.ready();
+      return s.videos.summary(await manager.resubmit(id));
+    },
+  ),
+  taskCommand(
+    'modelGateway.forgetVideoTask',
+    () => vscode.l10n.t('Forget Video Task'),
+    async (s, id) => {
+      await s.videos.taskAction('forget', id);
+      return { forgotten: true };
+    },
+  ),
   {
     id: 'modelGateway.reloadVideoTasks',
     async run(ctx: CommandContext) {

@@ -6,7 +6,15 @@ import type { BilledTool } from '../../core/tools/billing';
 import { formatNumber, formatWhen } from '../../shared/format';
 import { checkOcrFile, ocrFile, parsePdf, pdfParseForm, readPage, webSearch } from '../../core/tools/glm';
 import { withKey } from '../../core/keys';
-import { extractForm, fileContent, IMAGE_REFUSED, kimiFetch, kimiSearch, uploadForExtract, type KimiFile } from '../../core/tools/kimi';
+import {
+  extractForm,
+  fileContent,
+  IMAGE_REFUSED,
+  kimiFetch,
+  kimiSearch,
+  uploadForExtract,
+  type KimiFile,
+} from '../../core/tools/kimi';
 import { citation, resultsMarkdown, type SearchResult } from '../../core/tools/searchResult';
 import { parseWith } from '../../core/validate';
 import { openExternalLink } from '../links';
@@ -21,12 +29,32 @@ import type { CommandContext, CommandDef } from './types';
 const PDF = { PDF: ['pdf'] };
 // Functions, not constants: the filter names are translated when a dialog opens, not at module load.
 const ocrFiles = () => ({ [vscode.l10n.t('Scans (PDF, PNG, JPEG)')]: ['pdf', 'png', 'jpg', 'jpeg'] });
-const documents = () => ({ [vscode.l10n.t('Documents')]: ['pdf', 'doc', 'docx', 'txt', 'md', 'ppt', 'pptx', 'xls', 'xlsx', 'csv', 'html', 'epub'] });
+const documents = () => ({
+  [vscode.l10n.t('Documents')]: [
+    'pdf',
+    'doc',
+    'docx',
+    'txt',
+    'md',
+    'ppt',
+    'pptx',
+    'xls',
+    'xlsx',
+    'csv',
+    'html',
+    'epub',
+  ],
+});
 
 type Failure = { error: string; kind?: string };
 
 /** Runs a billed tool call with the notice, progress, cancel and the session's meter. */
-async function billedCall<T>(services: Services, tool: BilledTool, title: string, work: (signal: AbortSignal) => Promise<T>): Promise<T | undefined> {
+async function billedCall<T>(
+  services: Services,
+  tool: BilledTool,
+  title: string,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T | undefined> {
   if (!(await confirmBilled(services, tool, true))) return undefined;
   const result = await withToolProgress(title, work);
   services.billing.record(tool);
@@ -43,14 +71,20 @@ function offerResultActions(result: ResultSource, doc: vscode.TextDocument, serv
   const save = typeof result.source === 'string' ? vscode.l10n.t('Save…') : vscode.l10n.t('Save Next to File');
   const addToChat = vscode.l10n.t('Add to Chat');
   // Counted as shown and as Add to Chat attaches it (readableText: page breaks become separators), so the chip says the same.
-  void vscode.window.showInformationMessage(vscode.l10n.t('{0}: {1} characters.', result.label, formatNumber(doc.getText().length)), save, addToChat).then(async (choice) => {
-    try {
-      if (choice === save) await vscode.commands.executeCommand('modelGateway.saveResult', doc.uri);
-      else if (choice === addToChat) await vscode.commands.executeCommand('modelGateway.addResultToChat', doc.uri);
-    } catch (err) {
-      showError(err, services.log);
-    }
-  });
+  void vscode.window
+    .showInformationMessage(
+      vscode.l10n.t('{0}: {1} characters.', result.label, formatNumber(doc.getText().length)),
+      save,
+      addToChat,
+    )
+    .then(async (choice) => {
+      try {
+        if (choice === save) await vscode.commands.executeCommand('modelGateway.saveResult', doc.uri);
+        else if (choice === addToChat) await vscode.commands.executeCommand('modelGateway.addResultToChat', doc.uri);
+      } catch (err) {
+        showError(err, services.log);
+      }
+    });
 }
 
 export const toolCommands: CommandDef[] = [
@@ -64,12 +98,22 @@ export const toolCommands: CommandDef[] = [
         // Local checks (size with the form) come first: a refused file never asks to be billed.
         const file = await targetFile(uri);
         const form = await pdfParseForm(file);
-        const result = await billedCall(ctx.services, 'parse', vscode.l10n.t('Parsing {0}…', name), (signal) => parsePdf(ctx.services.http(), file, signal, form));
+        const result = await billedCall(ctx.services, 'parse', vscode.l10n.t('Parsing {0}…', name), (signal) =>
+          parsePdf(ctx.services.http(), file, signal, form),
+        );
         if (!result) return undefined;
         if (result.empty) {
-          void vscode.window.showWarningMessage(vscode.l10n.t('No text was found in {0}. The upload worked, but scanned documents need OCR to get their text.', name), vscode.l10n.t('Run OCR')).then((choice) => {
-            if (choice) void vscode.commands.executeCommand('modelGateway.ocrFile', uri);
-          });
+          void vscode.window
+            .showWarningMessage(
+              vscode.l10n.t(
+                'No text was found in {0}. The upload worked, but scanned documents need OCR to get their text.',
+                name,
+              ),
+              vscode.l10n.t('Run OCR'),
+            )
+            .then((choice) => {
+              if (choice) void vscode.commands.executeCommand('modelGateway.ocrFile', uri);
+            });
           return { content: '', empty: true };
         }
         const shown: ResultSource = { tool: 'parse', source: uri, label: vscode.l10n.t('Parsed {0}', name) };
@@ -90,7 +134,12 @@ export const toolCommands: CommandDef[] = [
       try {
         const file = await targetFile(uri);
         await checkOcrFile(file);
-        const result = await billedCall(ctx.services, 'ocr', vscode.l10n.t('Reading the text of {0} (OCR)…', name), (signal) => ocrFile(ctx.services.http(), file, signal));
+        const result = await billedCall(
+          ctx.services,
+          'ocr',
+          vscode.l10n.t('Reading the text of {0} (OCR)…', name),
+          (signal) => ocrFile(ctx.services.http(), file, signal),
+        );
         if (!result) return undefined;
         if (!result.markdown.trim()) {
           void vscode.window.showWarningMessage(vscode.l10n.t('OCR found no text in {0}.', name));
@@ -108,7 +157,11 @@ export const toolCommands: CommandDef[] = [
   {
     id: 'modelGateway.extractFile',
     async run(ctx: CommandContext, arg) {
-      const uri = await resolveTarget(arg, documents(), vscode.l10n.t('Choose a document for Kimi to extract text from'));
+      const uri = await resolveTarget(
+        arg,
+        documents(),
+        vscode.l10n.t('Choose a document for Kimi to extract text from'),
+      );
       if (!uri) return undefined;
       const name = path.basename(uri.fsPath);
       try {
@@ -118,18 +171,41 @@ export const toolCommands: CommandDef[] = [
         const http = withKey(ctx.services.http(), owner?.id);
         const real = await targetFile(uri);
         const form = await extractForm(real);
-        const file = await billedCall(ctx.services, 'upload', vscode.l10n.t('Uploading {0} for extraction…', name), (signal) => uploadForExtract(http, real, signal, form));
+        const file = await billedCall(
+          ctx.services,
+          'upload',
+          vscode.l10n.t('Uploading {0} for extraction…', name),
+          (signal) => uploadForExtract(http, real, signal, form),
+        );
         if (!file) return undefined;
         // The list only saves reading the file again for free: not keeping it does not fail the extract.
-        if (key) await new KimiFileList(ctx.services.context).add(key, file).catch((err: unknown) => ctx.services.log.warn(`Could not keep ${file.id} in the list of extracted files: ${String(err)}`));
-        const content = await withToolProgress(vscode.l10n.t('Reading the text of {0}…', name), (signal) => fileContent(http, file.id, signal));
+        if (key)
+          await new KimiFileList(ctx.services.context)
+            .add(key, file)
+            .catch((err: unknown) =>
+              ctx.services.log.warn(`Could not keep ${file.id} in the list of extracted files: ${String(err)}`),
+            );
+        const content = await withToolProgress(vscode.l10n.t('Reading the text of {0}…', name), (signal) =>
+          fileContent(http, file.id, signal),
+        );
         const shown: ResultSource = { tool: 'extract', source: uri, label: vscode.l10n.t('Extracted {0}', name) };
         const doc = await showResult(shown, content);
         offerResultActions(shown, doc, ctx.services);
         return { id: file.id, content, document: doc.uri.toString() };
       } catch (err) {
         const isImage = isGatewayError(err, 'badRequest') && err.code === IMAGE_REFUSED;
-        return failure(err, ctx.services, isImage ? [{ title: vscode.l10n.t('Ask About This Image'), run: () => vscode.commands.executeCommand('modelGateway.askAboutImage', uri) }] : []);
+        return failure(
+          err,
+          ctx.services,
+          isImage
+            ? [
+                {
+                  title: vscode.l10n.t('Ask About This Image'),
+                  run: () => vscode.commands.executeCommand('modelGateway.askAboutImage', uri),
+                },
+              ]
+            : [],
+        );
       }
     },
   },
@@ -137,13 +213,18 @@ export const toolCommands: CommandDef[] = [
     id: 'modelGateway.showExtractedFiles',
     async run(ctx: CommandContext) {
       const keys = await ctx.services.keys.list();
-      if (!keys.length) return failure(new GatewayError('auth', vscode.l10n.t('No API key is set. Run "Model Gateway: Set API Key".')), ctx.services);
+      if (!keys.length)
+        return failure(
+          new GatewayError('auth', vscode.l10n.t('No API key is set. Run "Model Gateway: Set API Key".')),
+          ctx.services,
+        );
       // Each key's own files, each read with the key that uploaded it.
       const lists = new KimiFileList(ctx.services.context);
       const owned: Array<{ file: KimiFile; keyId: string; keyName: string; secret: string }> = [];
       for (const k of keys) {
         const secret = await ctx.services.keys.secret(k.id);
-        if (secret !== undefined) for (const file of await lists.list(secret)) owned.push({ file, keyId: k.id, keyName: k.name, secret });
+        if (secret !== undefined)
+          for (const file of await lists.list(secret)) owned.push({ file, keyId: k.id, keyName: k.name, secret });
       }
       const files = owned.map((o) => o.file);
       if (!files.length) {
@@ -151,14 +232,25 @@ export const toolCommands: CommandDef[] = [
         return [];
       }
       const pick = await vscode.window.showQuickPick(
-        owned.map((o) => ({ label: o.file.filename, description: keys.length > 1 ? `${formatWhen(o.file.createdAt)} · ${o.keyName}` : formatWhen(o.file.createdAt), detail: o.file.id, owned: o })),
+        owned.map((o) => ({
+          label: o.file.filename,
+          description:
+            keys.length > 1 ? `${formatWhen(o.file.createdAt)} · ${o.keyName}` : formatWhen(o.file.createdAt),
+          detail: o.file.id,
+          owned: o,
+        })),
         { title: vscode.l10n.t('Files extracted with this key (reading them again is not billed)') },
       );
       if (!pick) return files;
       const { file, keyId, secret } = pick.owned;
       try {
-        const content = await withToolProgress(vscode.l10n.t('Reading {0}…', file.filename), (signal) => fileContent(withKey(ctx.services.http(), keyId), file.id, signal));
-        await showResult({ tool: 'extract', source: file.id, label: vscode.l10n.t('Extracted {0}', file.filename) }, content);
+        const content = await withToolProgress(vscode.l10n.t('Reading {0}…', file.filename), (signal) =>
+          fileContent(withKey(ctx.services.http(), keyId), file.id, signal),
+        );
+        await showResult(
+          { tool: 'extract', source: file.id, label: vscode.l10n.t('Extracted {0}', file.filename) },
+          content,
+        );
       } catch (err) {
         if (isGatewayError(err) && err.status === 404) await lists.remove(secret, file.id);
         return failure(err, ctx.services);
@@ -170,24 +262,53 @@ export const toolCommands: CommandDef[] = [
     id: 'modelGateway.searchWeb',
     async run(ctx: CommandContext, arg) {
       const args = parseWith(searchArgs, arg, vscode.l10n.t('The argument of "Search the Web"')) ?? {};
-      const query = args.query ?? (await vscode.window.showInputBox({ title: vscode.l10n.t('Model Gateway: Search the Web'), prompt: vscode.l10n.t('Search query (billed per call)'), ignoreFocusOut: true }));
+      const query =
+        args.query ??
+        (await vscode.window.showInputBox({
+          title: vscode.l10n.t('Model Gateway: Search the Web'),
+          prompt: vscode.l10n.t('Search query (billed per call)'),
+          ignoreFocusOut: true,
+        }));
       if (!query?.trim()) return undefined;
       const config = vscode.workspace.getConfiguration('modelGateway.tools');
       const provider = args.provider ?? config.get<'glm' | 'kimi'>('searchProvider') ?? 'glm';
       const count = args.count ?? config.get<number>('searchCount') ?? 10;
       let results: SearchResult[] | undefined;
       try {
-        results = await billedCall(ctx.services, 'search', vscode.l10n.t('Searching the web for "{0}"…', query), (signal) =>
-          provider === 'kimi'
-            ? kimiSearch(ctx.services.http(), query, count, false, signal)
-            : webSearch(ctx.services.http(), query, { engine: config.get<string>('searchEngine') || 'search_std', count, intent: config.get<boolean>('searchIntent') ?? false }, signal),
+        results = await billedCall(
+          ctx.services,
+          'search',
+          vscode.l10n.t('Searching the web for "{0}"…', query),
+          (signal) =>
+            provider === 'kimi'
+              ? kimiSearch(ctx.services.http(), query, count, false, signal)
+              : webSearch(
+                  ctx.services.http(),
+                  query,
+                  {
+                    engine: config.get<string>('searchEngine') || 'search_std',
+                    count,
+                    intent: config.get<boolean>('searchIntent') ?? false,
+                  },
+                  signal,
+                ),
         );
       } catch (err) {
         if (provider === 'kimi' && isGatewayError(err, 'upstreamBlocked')) {
-          const message = vscode.l10n.t("Kimi's search is blocked upstream (its account is blocked, HTTP 403). Nothing was found.");
-          const choice = args.query ? undefined : await vscode.window.showWarningMessage(message, vscode.l10n.t('Search with GLM'));
+          const message = vscode.l10n.t(
+            "Kimi's search is blocked upstream (its account is blocked, HTTP 403). Nothing was found.",
+          );
+          const choice = args.query
+            ? undefined
+            : await vscode.window.showWarningMessage(message, vscode.l10n.t('Search with GLM'));
           // The user typed this query, so the first provider's results go to the same quick pick.
-          if (choice) return vscode.commands.executeCommand('modelGateway.searchWeb', { ...args, query, provider: 'glm', action: args.action ?? 'pick' });
+          if (choice)
+            return vscode.commands.executeCommand('modelGateway.searchWeb', {
+              ...args,
+              query,
+              provider: 'glm',
+              action: args.action ?? 'pick',
+            });
           return { error: message, kind: err.kind };
         }
         return failure(err, ctx.services);
@@ -195,7 +316,10 @@ export const toolCommands: CommandDef[] = [
       if (!results) return undefined;
       const action = args.action ?? (args.query ? 'none' : 'pick');
       if (action === 'document') {
-        const doc = await showResult(searchSource(query, provider), resultsMarkdown(query, providerName(provider), results));
+        const doc = await showResult(
+          searchSource(query, provider),
+          resultsMarkdown(query, providerName(provider), results),
+        );
         return { results, document: doc.uri.toString() };
       }
       if (action === 'insert' && results[0]) {
@@ -210,21 +334,44 @@ export const toolCommands: CommandDef[] = [
     id: 'modelGateway.readWebPage',
     async run(ctx: CommandContext, arg) {
       const args = parseWith(readArgs, arg, vscode.l10n.t('The argument of "Read a Web Page"')) ?? {};
-      const url = args.url ?? (await vscode.window.showInputBox({ title: vscode.l10n.t('Model Gateway: Read a Web Page'), prompt: vscode.l10n.t('Address of a public web page (billed per call)'), placeHolder: 'https://example.com/article', ignoreFocusOut: true }));
+      const url =
+        args.url ??
+        (await vscode.window.showInputBox({
+          title: vscode.l10n.t('Model Gateway: Read a Web Page'),
+          prompt: vscode.l10n.t('Address of a public web page (billed per call)'),
+          placeHolder: 'https://example.com/article',
+          ignoreFocusOut: true,
+        }));
       if (!url?.trim()) return undefined;
       const provider = args.provider ?? 'glm';
       try {
-        const page = await billedCall(ctx.services, 'read', vscode.l10n.t('Reading {0}…', url), (signal) => (provider === 'kimi' ? kimiFetch(ctx.services.http(), url, signal) : readPage(ctx.services.http(), url, signal)));
+        const page = await billedCall(ctx.services, 'read', vscode.l10n.t('Reading {0}…', url), (signal) =>
+          provider === 'kimi'
+            ? kimiFetch(ctx.services.http(), url, signal)
+            : readPage(ctx.services.http(), url, signal),
+        );
         if (!page) return undefined;
         const source = `_${vscode.l10n.t('Source: {0}', page.url)}_`;
-        const content = page.title && !page.markdown.startsWith('# ') ? `# ${page.title}\n\n${source}\n\n${page.markdown}` : `${page.markdown}\n\n${source}\n`;
-        const shown: ResultSource = { tool: 'page', source: url, label: vscode.l10n.t('Page {0}', page.title ?? page.url) };
+        const content =
+          page.title && !page.markdown.startsWith('# ')
+            ? `# ${page.title}\n\n${source}\n\n${page.markdown}`
+            : `${page.markdown}\n\n${source}\n`;
+        const shown: ResultSource = {
+          tool: 'page',
+          source: url,
+          label: vscode.l10n.t('Page {0}', page.title ?? page.url),
+        };
         const doc = await showResult(shown, content);
         offerResultActions(shown, doc, ctx.services);
         return { markdown: content, title: page.title, document: doc.uri.toString() };
       } catch (err) {
         const alternative = provider === 'glm' ? 'kimi' : 'glm';
-        return failure(err, ctx.services, [{ title: alternative === 'kimi' ? vscode.l10n.t('Try Kimi') : vscode.l10n.t('Try GLM'), run: () => vscode.commands.executeCommand('modelGateway.readWebPage', { url, provider: alternative }) }]);
+        return failure(err, ctx.services, [
+          {
+            title: alternative === 'kimi' ? vscode.l10n.t('Try Kimi') : vscode.l10n.t('Try GLM'),
+            run: () => vscode.commands.executeCommand('modelGateway.readWebPage', { url, provider: alternative }),
+          },
+        ]);
       }
     },
   },
@@ -274,13 +421,18 @@ async function pickResult(query: string, provider: string, results: SearchResult
     void vscode.window.showInformationMessage(vscode.l10n.t('No results for "{0}".', query));
     return;
   }
-  const openAll: vscode.QuickPickItem = { label: `$(book) ${vscode.l10n.t('Open all results as a Markdown document')}`, alwaysShow: true };
+  const openAll: vscode.QuickPickItem = {
+    label: `$(book) ${vscode.l10n.t('Open all results as a Markdown document')}`,
+    alwaysShow: true,
+  };
   const items = results.map((r) => ({
     label: r.title,
     description: [r.site, r.date].filter(Boolean).join(' · '),
     detail: r.snippet.slice(0, 200),
     result: r,
-    buttons: [{ iconPath: new vscode.ThemeIcon('quote'), tooltip: vscode.l10n.t('Insert a Markdown citation at the cursor') }],
+    buttons: [
+      { iconPath: new vscode.ThemeIcon('quote'), tooltip: vscode.l10n.t('Insert a Markdown citation at the cursor') },
+    ],
   }));
   const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { result?: SearchResult }>();
   qp.title = vscode.l10n.t('Results for "{0}" — Enter opens the page; the quote button inserts a citation', query);
@@ -294,7 +446,8 @@ async function pickResult(query: string, provider: string, results: SearchResult
     qp.onDidAccept(async () => {
       const item = qp.selectedItems[0];
       qp.hide();
-      if (item === openAll) await showResult(searchSource(query, provider), resultsMarkdown(query, providerName(provider), results));
+      if (item === openAll)
+        await showResult(searchSource(query, provider), resultsMarkdown(query, providerName(provider), results));
       else if (item?.result?.url) await openExternalLink(item.result.url);
     });
     qp.onDidHide(() => {

@@ -29,7 +29,13 @@ export const TOOL_NAMES = {
 } as const;
 
 const billedLabel = (tool: BilledTool): string =>
-  ({ parse: vscode.l10n.t('Parsing a PDF'), ocr: vscode.l10n.t('OCR'), upload: vscode.l10n.t('Uploading a file'), search: vscode.l10n.t('A web search'), read: vscode.l10n.t('Reading a web page') })[tool];
+  ({
+    parse: vscode.l10n.t('Parsing a PDF'),
+    ocr: vscode.l10n.t('OCR'),
+    upload: vscode.l10n.t('Uploading a file'),
+    search: vscode.l10n.t('A web search'),
+    read: vscode.l10n.t('Reading a web page'),
+  })[tool];
 
 const provider = z.optional(z.enum(['glm', 'kimi']));
 const maxChars = z.optional(z.number());
@@ -54,7 +60,10 @@ interface ToolDef<T> {
  * The agent tools by name. The extension's entry registers each tool package.json declares at
  * activation with a forwarder that reaches these on first use (src/extension.ts).
  */
-export function agentTools(services: Services, media: () => MediaStudio): Map<string, vscode.LanguageModelTool<unknown>> {
+export function agentTools(
+  services: Services,
+  media: () => MediaStudio,
+): Map<string, vscode.LanguageModelTool<unknown>> {
   const defs = [searchTool(), readTool(), parseTool(), ocrTool(), imageTool(media)] as ToolDef<unknown>[];
   return new Map(defs.map((def) => [def.name, toVsCodeTool(def, services)]));
 }
@@ -71,7 +80,10 @@ function toVsCodeTool<T>(def: ToolDef<T>, services: Services): vscode.LanguageMo
       const billed = def.billed?.(input);
       const asks = vscode.workspace.getConfiguration('modelGateway.tools').get<boolean>('confirmBilledCalls') !== false;
       const confirmation = billed ? billedConfirmation(billed) : def.confirmation?.(input);
-      return { invocationMessage: def.invocationMessage(input), ...(asks && confirmation ? { confirmationMessages: confirmation } : {}) };
+      return {
+        invocationMessage: def.invocationMessage(input),
+        ...(asks && confirmation ? { confirmationMessages: confirmation } : {}),
+      };
     },
     async invoke(options, token) {
       const input = parse(options.input);
@@ -81,7 +93,9 @@ function toVsCodeTool<T>(def: ToolDef<T>, services: Services): vscode.LanguageMo
         const text = await def.run(input, abort.signal, services);
         return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
       } catch (err) {
-        const error = isGatewayError(err) ? err : new GatewayError('protocol', err instanceof Error ? err.message : String(err), { cause: err });
+        const error = isGatewayError(err)
+          ? err
+          : new GatewayError('protocol', err instanceof Error ? err.message : String(err), { cause: err });
         if (error.kind !== 'cancelled') services.log.warn(`${def.name} failed: ${error.describe()}`);
         // The message goes to the model (and the user) as the tool's failure.
         throw new Error(error.describe());
@@ -125,7 +139,9 @@ const CONFIRM_SETTING = 'modelGateway.tools.confirmBilledCalls';
 function billedConfirmation(tool: BilledTool): Confirmation {
   return {
     title: vscode.l10n.t('{0} is billed', billedLabel(tool)),
-    message: confirmationText([vscode.l10n.t("Usually US${0} per call, from the key's quota.", formatAmount(DEFAULT_CALL_PRICE_USD))]),
+    message: confirmationText([
+      vscode.l10n.t("Usually US${0} per call, from the key's quota.", formatAmount(DEFAULT_CALL_PRICE_USD)),
+    ]),
   };
 }
 
@@ -157,10 +173,23 @@ function searchTool(): ToolDef<z.infer<typeof searchInput>> {
       const config = vscode.workspace.getConfiguration('modelGateway.tools');
       const count = Math.min(Math.max(Math.floor(input.count ?? config.get<number>('searchCount') ?? 10), 1), 50);
       const chosen = input.provider ?? config.get<'glm' | 'kimi'>('searchProvider') ?? 'glm';
-      const glm = () => webSearch(services.http(), input.query, { engine: config.get<string>('searchEngine') || 'search_std', count, intent: config.get<boolean>('searchIntent') ?? false }, signal);
+      const glm = () =>
+        webSearch(
+          services.http(),
+          input.query,
+          {
+            engine: config.get<string>('searchEngine') || 'search_std',
+            count,
+            intent: config.get<boolean>('searchIntent') ?? false,
+          },
+          signal,
+        );
       if (chosen === 'kimi') {
         try {
-          return resultsText(input.query, await countBilled(services, 'search', () => kimiSearch(services.http(), input.query, count, false, signal)));
+          return resultsText(
+            input.query,
+            await countBilled(services, 'search', () => kimiSearch(services.http(), input.query, count, false, signal)),
+          );
         } catch (err) {
           if (!isGatewayError(err, 'upstreamBlocked')) throw err;
           // The second provider's search answers 403 (its upstream account is blocked): the first
@@ -190,7 +219,11 @@ function readTool(): ToolDef<z.infer<typeof readInput>> {
     billed: () => 'read',
     invocationMessage: (i) => vscode.l10n.t('Reading {0}', i.url),
     async run(input, signal, services) {
-      const page = await countBilled(services, 'read', () => (input.provider === 'kimi' ? kimiFetch(services.http(), input.url, signal) : readPage(services.http(), input.url, signal)));
+      const page = await countBilled(services, 'read', () =>
+        input.provider === 'kimi'
+          ? kimiFetch(services.http(), input.url, signal)
+          : readPage(services.http(), input.url, signal),
+      );
       const head = `${page.title ? `Title: ${page.title}\n` : ''}URL: ${page.url}\n\n`;
       return head + limitText(page.markdown, input.maxChars);
     },
@@ -206,10 +239,19 @@ function parseTool(): ToolDef<z.infer<typeof fileInput>> {
     async run(input, signal, services) {
       const file = await modelFile(input.path);
       // Checked before the call (type, size with the form): a refused file is never billed.
-      if (path.extname(file).toLowerCase() !== '.pdf') throw new GatewayError('badRequest', vscode.l10n.t('{0} is not a PDF; the parser takes PDF files. Use {1} for PNG or JPEG scans.', input.path, TOOL_NAMES.ocr));
+      if (path.extname(file).toLowerCase() !== '.pdf')
+        throw new GatewayError(
+          'badRequest',
+          vscode.l10n.t(
+            '{0} is not a PDF; the parser takes PDF files. Use {1} for PNG or JPEG scans.',
+            input.path,
+            TOOL_NAMES.ocr,
+          ),
+        );
       const form = await pdfParseForm(file);
       const result = await countBilled(services, 'parse', () => parsePdf(services.http(), file, signal, form));
-      if (result.empty) return `No text was found in ${input.path}: the upload worked, but it is most likely a scan. Use ${TOOL_NAMES.ocr} to read its text.`;
+      if (result.empty)
+        return `No text was found in ${input.path}: the upload worked, but it is most likely a scan. Use ${TOOL_NAMES.ocr} to read its text.`;
       return `Text of ${input.path}:\n\n${limitText(result.content, input.maxChars)}`;
     },
   };
@@ -245,7 +287,13 @@ function imageTool(media: () => MediaStudio): ToolDef<z.infer<typeof imageInput>
       signal.addEventListener('abort', onAbort);
       try {
         // The Images API route: the image model answers directly, nothing depends on an outer chat model.
-        const result = await studio.images.generate({ prompt: input.prompt, route: 'images', n: 1, ...(input.size ? { size: input.size } : {}), ...(input.model ? { model: input.model } : {}) });
+        const result = await studio.images.generate({
+          prompt: input.prompt,
+          route: 'images',
+          n: 1,
+          ...(input.size ? { size: input.size } : {}),
+          ...(input.model ? { model: input.model } : {}),
+        });
         const shown = result.paths.map((p) => vscode.workspace.asRelativePath(p, false));
         return `Generated ${shown.length === 1 ? 'an image' : `${shown.length} images`} with ${result.model} (${result.size}), saved in the workspace as:\n${shown.map((p) => `- ${p}`).join('\n')}${result.revisedPrompts.length ? `\nRevised prompt: ${result.revisedPrompts.join(' / ')}` : ''}`;
       } finally {
@@ -266,7 +314,10 @@ function modelFile(given: string): Promise<string> {
 
 /** Text longer than the limit (`maxChars`, else "modelGateway.chat.contextMaxChars") is cut, and says so. */
 function limitText(text: string, requested: number | undefined): string {
-  const limit = requested !== undefined && Number.isFinite(requested) && requested > 0 ? Math.floor(requested) : chatSettings().contextMaxChars;
+  const limit =
+    requested !== undefined && Number.isFinite(requested) && requested > 0
+      ? Math.floor(requested)
+      : chatSettings().contextMaxChars;
   if (text.length <= limit) return text;
   return `${text.slice(0, limit)}\n\n[Cut at ${limit.toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} characters; ask again with a larger maxChars for more.]`;
 }

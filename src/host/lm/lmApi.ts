@@ -47,11 +47,15 @@ export interface ProvideLanguageModelChatResponseOptions {
   readonly toolMode: vscode.LanguageModelChatToolMode;
 }
 
-export type LanguageModelResponsePart = vscode.LanguageModelTextPart | vscode.LanguageModelToolCallPart | LanguageModelDataPartLike;
+export type LanguageModelResponsePart =
+  vscode.LanguageModelTextPart | vscode.LanguageModelToolCallPart | LanguageModelDataPartLike;
 
 export interface LanguageModelChatProvider<T extends LanguageModelChatInformation = LanguageModelChatInformation> {
   readonly onDidChangeLanguageModelChatInformation?: vscode.Event<void>;
-  provideLanguageModelChatInformation(options: { readonly silent: boolean }, token: vscode.CancellationToken): vscode.ProviderResult<T[]>;
+  provideLanguageModelChatInformation(
+    options: { readonly silent: boolean },
+    token: vscode.CancellationToken,
+  ): vscode.ProviderResult<T[]>;
   provideLanguageModelChatResponse(
     model: T,
     messages: readonly LanguageModelChatRequestMessage[],
@@ -59,7 +63,11 @@ export interface LanguageModelChatProvider<T extends LanguageModelChatInformatio
     progress: vscode.Progress<LanguageModelResponsePart>,
     token: vscode.CancellationToken,
   ): Thenable<void>;
-  provideTokenCount(model: T, text: string | LanguageModelChatRequestMessage, token: vscode.CancellationToken): Thenable<number>;
+  provideTokenCount(
+    model: T,
+    text: string | LanguageModelChatRequestMessage,
+    token: vscode.CancellationToken,
+  ): Thenable<number>;
 }
 
 interface LmProviderNamespace {
@@ -74,7 +82,8 @@ interface DataPartConstructor {
  * `vscode.lm.registerLanguageModelChatProvider` where the running VS Code has it (1.104 and newer),
  * else `undefined`. The cast is the one place the 1.104 API is reached from 1.100 typings.
  */
-export function providerRegistration(): ((vendor: string, provider: LanguageModelChatProvider) => vscode.Disposable) | undefined {
+export function providerRegistration():
+  ((vendor: string, provider: LanguageModelChatProvider) => vscode.Disposable) | undefined {
   const lm = vscode.lm as unknown as LmProviderNamespace;
   const register = lm.registerLanguageModelChatProvider;
   return typeof register === 'function' ? register.bind(vscode.lm) : undefined;
@@ -90,7 +99,12 @@ export function dataPartClass(): DataPartConstructor | undefined {
 export function isDataPart(part: unknown): part is LanguageModelDataPartLike {
   const DataPart = dataPartClass();
   if (DataPart && part instanceof DataPart) return true;
-  return typeof part === 'object' && part !== null && typeof (part as { mimeType?: unknown }).mimeType === 'string' && (part as { data?: unknown }).data instanceof Uint8Array;
+  return (
+    typeof part === 'object' &&
+    part !== null &&
+    typeof (part as { mimeType?: unknown }).mimeType === 'string' &&
+    (part as { data?: unknown }).data instanceof Uint8Array
+  );
 }
 
 /**

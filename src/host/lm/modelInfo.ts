@@ -49,20 +49,29 @@ export function chatModelsForVsCode(models: readonly ModelInfo[]): ModelInfo[] {
  * offered. Models without a price or that the catalog says take no tools are passed over; ties go
  * to the first by id, so the choice does not depend on the list's order.
  */
-export function cheapestToolModel(models: readonly ModelInfo[]): { model: ModelInfo; input: number; output: number } | undefined {
+export function cheapestToolModel(
+  models: readonly ModelInfo[],
+): { model: ModelInfo; input: number; output: number } | undefined {
   let best: { model: ModelInfo; input: number; output: number } | undefined;
   for (const model of models) {
     const cost = model.catalog?.cost;
-    if (model.catalog?.toolCall !== true || typeof cost?.input !== 'number' || typeof cost.output !== 'number') continue;
+    if (model.catalog?.toolCall !== true || typeof cost?.input !== 'number' || typeof cost.output !== 'number')
+      continue;
     const total = cost.input + cost.output;
     const bestTotal = best ? best.input + best.output : Infinity;
-    if (total < bestTotal || (total === bestTotal && best && model.id < best.model.id)) best = { model, input: cost.input, output: cost.output };
+    if (total < bestTotal || (total === bestTotal && best && model.id < best.model.id))
+      best = { model, input: cost.input, output: cost.output };
   }
   return best;
 }
 
 /** `keyName`: with several keys, the name of the key the model is called with, shown in its detail. */
-export function toChatInformation(model: ModelInfo, protocol: ChatProtocol, settings: ModelInfoSettings, keyName?: string): GatewayChatInformation {
+export function toChatInformation(
+  model: ModelInfo,
+  protocol: ChatProtocol,
+  settings: ModelInfoSettings,
+  keyName?: string,
+): GatewayChatInformation {
   const catalog = model.catalog;
   const listed = model.listLimits;
   const knownOutput = positiveCount(catalog?.maxOutput) ?? positiveCount(listed?.maxOutput);
@@ -70,7 +79,10 @@ export function toChatInformation(model: ModelInfo, protocol: ChatProtocol, sett
   const maxOutputTokens = knownOutput ?? Math.min(settings.maxTokens, DEFAULT_OUTPUT_TOKENS);
   const context = positiveCount(catalog?.contextWindow) ?? positiveCount(listed?.contextWindow);
   // The window holds the question and the answer; what is left for the question is the input budget.
-  const maxInputTokens = context === undefined ? DEFAULT_INPUT_TOKENS : Math.max(1, context > maxOutputTokens ? context - maxOutputTokens : context);
+  const maxInputTokens =
+    context === undefined
+      ? DEFAULT_INPUT_TOKENS
+      : Math.max(1, context > maxOutputTokens ? context - maxOutputTokens : context);
   const images = imageSupport(model, settings.imageInputModels);
   // A catalog that says the model takes no tools is believed; otherwise every protocol carries them.
   const toolCalling = settings.toolCalling && catalog?.toolCall !== false;
@@ -80,13 +92,27 @@ export function toChatInformation(model: ModelInfo, protocol: ChatProtocol, sett
     name: model.name || model.id,
     family: familyOf(model),
     version: model.id,
-    detail: [provider, PROTOCOL_LABELS[protocol], ...(context === undefined ? [l10n.t('context unknown')] : []), ...(keyName !== undefined ? [l10n.t('key "{0}"', keyName)] : [])].join(' · '),
+    detail: [
+      provider,
+      PROTOCOL_LABELS[protocol],
+      ...(context === undefined ? [l10n.t('context unknown')] : []),
+      ...(keyName !== undefined ? [l10n.t('key "{0}"', keyName)] : []),
+    ].join(' · '),
     tooltip: [
-      l10n.t('{0} through the model gateway ({1}), over the {2} protocol.', model.id, provider, PROTOCOL_LABELS[protocol]),
+      l10n.t(
+        '{0} through the model gateway ({1}), over the {2} protocol.',
+        model.id,
+        provider,
+        PROTOCOL_LABELS[protocol],
+      ),
       ...(keyName !== undefined ? [l10n.t('Called with the API key "{0}".', keyName)] : []),
       context !== undefined
         ? l10n.t('Context {0} tokens, answers up to {1} tokens.', formatNumber(context), formatNumber(maxOutputTokens))
-        : l10n.t('Context window unknown; assuming {0} tokens of input and answers up to {1} tokens.', formatNumber(maxInputTokens), formatNumber(maxOutputTokens)),
+        : l10n.t(
+            'Context window unknown; assuming {0} tokens of input and answers up to {1} tokens.',
+            formatNumber(maxInputTokens),
+            formatNumber(maxOutputTokens),
+          ),
       images.reason,
     ].join('\n'),
     maxInputTokens,

@@ -43,7 +43,10 @@ export async function hasManageModels(): Promise<boolean> {
  * (the prompt after Set API Key); otherwise as long as it was not run (Check Connection, which
  * the user asked for).
  */
-export async function manageModelsAction(services: Services, once: boolean): Promise<{ label: string; run: () => Promise<void> } | undefined> {
+export async function manageModelsAction(
+  services: Services,
+  once: boolean,
+): Promise<{ label: string; run: () => Promise<void> } | undefined> {
   const state = services.context.globalState.get<ManageState>(MANAGE_STATE);
   if (state === 'opened' || (once && state === 'offered')) return undefined;
   if (!(await hasManageModels())) return undefined;
@@ -73,7 +76,9 @@ export function utilityModelState(): { known: boolean; set: boolean } {
     // A setting this VS Code does not define has no default value.
     if (!inspected || inspected.defaultValue === undefined) continue;
     known = true;
-    const chosen = [inspected.globalValue, inspected.workspaceValue, inspected.workspaceFolderValue].find((v) => v !== undefined && v !== '' && v !== inspected.defaultValue);
+    const chosen = [inspected.globalValue, inspected.workspaceValue, inspected.workspaceFolderValue].find(
+      (v) => v !== undefined && v !== '' && v !== inspected.defaultValue,
+    );
     if (chosen !== undefined) set = true;
   }
   return { known, set };
@@ -92,7 +97,9 @@ export async function offerUtilityModel(services: Services): Promise<void> {
   await memento.update(UTILITY_STATE, true);
   const choose = vscode.l10n.t('Choose Utility Model…');
   const choice = await vscode.window.showInformationMessage(
-    vscode.l10n.t("VS Code's chat needs a utility model for titles and progress messages. Without Copilot, choose one; its requests go to the gateway and are billed."),
+    vscode.l10n.t(
+      "VS Code's chat needs a utility model for titles and progress messages. Without Copilot, choose one; its requests go to the gateway and are billed.",
+    ),
     choose,
   );
   if (choice === choose) await chooseUtilityModel(services);
@@ -111,7 +118,9 @@ export interface UtilityChoice {
  */
 export async function chooseUtilityModel(services: Services): Promise<UtilityChoice> {
   if (!utilityModelState().known) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('This VS Code has no utility model settings for its chat; nothing to set.'));
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('This VS Code has no utility model settings for its chat; nothing to set.'),
+    );
     return { reason: 'unsupported' };
   }
   const cheapest = cheapestToolModel(chatModelsForVsCode(services.registry.snapshot.models));
@@ -128,13 +137,19 @@ export async function chooseUtilityModel(services: Services): Promise<UtilityCho
     items.push({
       label: cheapest.model.name || cheapest.model.id,
       description: `${VENDOR}/${cheapest.model.id}`,
-      detail: vscode.l10n.t('Cheapest with tool calling: US${0} in, US${1} out per million tokens.', formatAmount(cheapest.input), formatAmount(cheapest.output)),
+      detail: vscode.l10n.t(
+        'Cheapest with tool calling: US${0} in, US${1} out per million tokens.',
+        formatAmount(cheapest.input),
+        formatAmount(cheapest.output),
+      ),
       value: `${VENDOR}/${cheapest.model.id}`,
     });
   }
   const picked = await vscode.window.showQuickPick(items, {
     title: vscode.l10n.t('Model Gateway: Set Utility Model for VS Code Chat'),
-    placeHolder: vscode.l10n.t('Written to your user settings. Each title or summary is a request to the gateway, billed.'),
+    placeHolder: vscode.l10n.t(
+      'Written to your user settings. Each title or summary is a request to the gateway, billed.',
+    ),
   });
   if (!picked) return { reason: 'cancelled' };
   const chat = vscode.workspace.getConfiguration('chat');

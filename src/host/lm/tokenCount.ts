@@ -38,7 +38,8 @@ export function imageTokens(protocol: ChatProtocol, bytes: Uint8Array): number {
   const info = sniffImage(bytes);
   const width = info?.width;
   const height = info?.height;
-  if (protocol === 'messages') return width && height ? anthropicImageTokens(width, height) : ANTHROPIC_MAX_IMAGE_TOKENS;
+  if (protocol === 'messages')
+    return width && height ? anthropicImageTokens(width, height) : ANTHROPIC_MAX_IMAGE_TOKENS;
   return width && height ? openAiImageTokens(width, height) : OPENAI_MAX_IMAGE_TOKENS;
 }
 
@@ -59,7 +60,11 @@ const ANTHROPIC_MAX_EDGE = 1568;
 const ANTHROPIC_MAX_PIXELS = 1_150_000;
 
 export function anthropicImageTokens(width: number, height: number): number {
-  const scale = Math.min(1, ANTHROPIC_MAX_EDGE / Math.max(width, height), Math.sqrt(ANTHROPIC_MAX_PIXELS / (width * height)));
+  const scale = Math.min(
+    1,
+    ANTHROPIC_MAX_EDGE / Math.max(width, height),
+    Math.sqrt(ANTHROPIC_MAX_PIXELS / (width * height)),
+  );
   return Math.ceil((width * scale * (height * scale)) / 750);
 }
 

@@ -58,14 +58,22 @@ export async function galleryItemAction(
 
 /** A Markdown link at the cursor of the last editor used; relative to that document where possible. */
 export async function insertLink(item: GalleryItem, lastEditor: vscode.TextEditor | undefined): Promise<string> {
-  const editor = [vscode.window.activeTextEditor, lastEditor].find((e): e is vscode.TextEditor => !!e && !e.document.isClosed);
+  const editor = [vscode.window.activeTextEditor, lastEditor].find(
+    (e): e is vscode.TextEditor => !!e && !e.document.isClosed,
+  );
   const link = markdownLink(item, editor?.document.uri);
   if (!editor) {
     await vscode.env.clipboard.writeText(link);
-    void vscode.window.showInformationMessage(vscode.l10n.t('No editor is open, so the Markdown link was copied to the clipboard.'));
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('No editor is open, so the Markdown link was copied to the clipboard.'),
+    );
     return link;
   }
-  const shown = await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, preserveFocus: false, selection: editor.selection });
+  const shown = await vscode.window.showTextDocument(editor.document, {
+    viewColumn: editor.viewColumn,
+    preserveFocus: false,
+    selection: editor.selection,
+  });
   await shown.edit((edit) => {
     for (const selection of shown.selections) edit.replace(selection, link);
   });
@@ -73,12 +81,20 @@ export async function insertLink(item: GalleryItem, lastEditor: vscode.TextEdito
 }
 
 /** `![prompt](relative/path.png)` for images, `[prompt](path.mp4)` for videos. */
-export function markdownLink(item: Pick<GalleryItem, 'kind' | 'file' | 'prompt'>, from: vscode.Uri | undefined): string {
+export function markdownLink(
+  item: Pick<GalleryItem, 'kind' | 'file' | 'prompt'>,
+  from: vscode.Uri | undefined,
+): string {
   let target: string;
   if (from?.scheme === 'file') target = path.relative(path.dirname(from.fsPath), item.file).split(path.sep).join('/');
   else target = vscode.Uri.file(item.file).toString();
   if (/[\s()<>]/.test(target)) target = `<${target.replace(/[<>]/g, encodeURIComponent)}>`;
   // Brackets and line breaks would end the link text early.
-  const alt = item.prompt.replace(/[[\]\r\n]+/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 80) || (item.kind === 'image' ? vscode.l10n.t('generated image') : vscode.l10n.t('generated video'));
+  const alt =
+    item.prompt
+      .replace(/[[\]\r\n]+/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, 80) || (item.kind === 'image' ? vscode.l10n.t('generated image') : vscode.l10n.t('generated video'));
   return `${item.kind === 'image' ? '!' : ''}[${alt}](${target})`;
 }

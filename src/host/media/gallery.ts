@@ -70,7 +70,9 @@ export class Gallery {
       // Read again: entries may have been added or removed while the files were read.
       await this.memento.update(
         KEY,
-        this.list().map((i) => (i.pixels === undefined && found.has(i.id) ? { ...i, pixels: found.get(i.id) ?? null } : i)),
+        this.list().map((i) =>
+          i.pixels === undefined && found.has(i.id) ? { ...i, pixels: found.get(i.id) ?? null } : i,
+        ),
       );
       this.changed.fire();
     } finally {

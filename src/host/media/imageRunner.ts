@@ -3,7 +3,12 @@ import * as vscode from 'vscode';
 import { writeFileUnique } from '../../core/atomicFile';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import { sniffImage } from '../../core/imageBytes';
-import { generateImages, generateImageViaResponses, validateImageSize, type GeneratedImage } from '../../core/media/images';
+import {
+  generateImages,
+  generateImageViaResponses,
+  validateImageSize,
+  type GeneratedImage,
+} from '../../core/media/images';
 import { detectImageFormat, imageExtension, mediaBaseName } from '../../core/media/mediaFiles';
 import { requireListedModel, requireOuterModel } from '../../core/media/modelChoice';
 import type { ModelInfo } from '../../core/models/types';
@@ -66,7 +71,11 @@ export class ImageRunner {
   constructor(private readonly host: ImageRunnerHost) {}
 
   async generate(args: GenerateImageArgs): Promise<GenerateImageResult> {
-    if (this.job?.view.state === 'running' || this.starting) throw new GatewayError('badRequest', vscode.l10n.t('An image is still being generated. Wait for it or cancel it first.'));
+    if (this.job?.view.state === 'running' || this.starting)
+      throw new GatewayError(
+        'badRequest',
+        vscode.l10n.t('An image is still being generated. Wait for it or cancel it first.'),
+      );
     this.starting = true;
     try {
       return await this.run(args);
@@ -75,37 +84,79 @@ export class ImageRunner {
     }
   }
 
+  // eslint-disable-next-line max-lines-per-function -- over the limit when it came in; to be split (issue 32)
   private async run(args: GenerateImageArgs): Promise<GenerateImageResult> {
     const settings = mediaSettings((line) => this.host.services.log.warn(line));
     const last = this.host.choices.get();
     const models = await this.host.models();
     const route = args.route ?? last.route ?? settings.imageRoute;
-    const imageModel = requireListedModel(args.model ?? last.imageModel ?? firstOf(models, 'image') ?? '', models, 'image');
-    const outer = route === 'responses' ? requireOuterModel(args.outerModel ?? last.outerModel ?? outerModels(models)[0]?.id ?? '', models) : undefined;
+    const imageModel = requireListedModel(
+      args.model ?? last.imageModel ?? firstOf(models, 'image') ?? '',
+      models,
+      'image',
+    );
+    const outer =
+      route === 'responses'
+        ? requireOuterModel(args.outerModel ?? last.outerModel ?? outerModels(models)[0]?.id ?? '', models)
+        : undefined;
     const size = validateImageSize(args.size ?? last.imageSize ?? settings.imageSize);
     const n = route === 'images' ? (args.n ?? last.imageCount ?? settings.imageCount) : 1;
     const stream = args.stream ?? last.stream ?? settings.stream;
-    if (!args.prompt.trim()) throw new GatewayError('badRequest', vscode.l10n.t('Describe the image to generate: the prompt is empty.'));
+    if (!args.prompt.trim())
+      throw new GatewayError('badRequest', vscode.l10n.t('Describe the image to generate: the prompt is empty.'));
     const dir = await this.host.output.resolve('images');
     this.host.updateRoots();
-    await this.host.choices.remember({ route, imageModel: imageModel.id, ...(outer ? { outerModel: outer.id } : {}), imageSize: size, ...(route === 'images' ? { imageCount: n } : { stream }) });
+    await this.host.choices.remember({
+      route,
+      imageModel: imageModel.id,
+      ...(outer ? { outerModel: outer.id } : {}),
+      imageSize: size,
+      ...(route === 'images' ? { imageCount: n } : { stream }),
+    });
 
     const abort = new AbortController();
-    const view: ImageJobView = { id: randomUUID(), route, model: imageModel.id, ...(outer ? { outerModel: outer.id } : {}), prompt: args.prompt, startedAt: Date.now(), state: 'running', files: [] };
+    const view: ImageJobView = {
+      id: randomUUID(),
+      route,
+      model: imageModel.id,
+      ...(outer ? { outerModel: outer.id } : {}),
+      prompt: args.prompt,
+      startedAt: Date.now(),
+      state: 'running',
+      files: [],
+    };
     this.job = { view, abort };
     this.host.refresh();
     const via = outer ? ` through ${outer.id}` : '';
-    this.host.services.log.info(`Generating ${n} image(s) with ${imageModel.id}${via} (${route === 'images' ? 'Images API' : 'Responses'}, ${size}).`);
+    this.host.services.log.info(
+      `Generating ${n} image(s) with ${imageModel.id}${via} (${route === 'images' ? 'Images API' : 'Responses'}, ${size}).`,
+    );
     try {
       const images = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: progressTitle(n, imageModel.id, outer?.id), cancellable: true },
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: progressTitle(n, imageModel.id, outer?.id),
+          cancellable: true,
+        },
         async (progress, token) => {
           token.onCancellationRequested(() => abort.abort());
           const started = Date.now();
-          const tick = setInterval(() => progress.report({ message: vscode.l10n.t('{0} (image generation can take minutes)', formatDuration(Date.now() - started)) }), 1000);
+          const tick = setInterval(
+            () =>
+              progress.report({
+                message: vscode.l10n.t('{0} (image generation can take minutes)', formatDuration(Date.now() - started)),
+              }),
+            1000,
+          );
           try {
             if (route === 'images') {
-              return await generateImages(this.host.services.http(), { model: imageModel.id, prompt: args.prompt, n, size, signal: abort.signal });
+              return await generateImages(this.host.services.http(), {
+                model: imageModel.id,
+                prompt: args.prompt,
+                n,
+                size,
+                signal: abort.signal,
+              });
             }
             const result = await generateImageViaResponses(this.host.services.http(), {
               outerModel: (outer as ModelInfo).id,
@@ -116,7 +167,10 @@ export class ImageRunner {
               size,
               signal: abort.signal,
               onPartial: (p) => {
-                const format = p.format && ['png', 'jpeg', 'webp'].includes(p.format) ? p.format : (detectImageFormat(Buffer.from(p.base64.slice(0, 64), 'base64')) ?? 'png');
+                const format =
+                  p.format && ['png', 'jpeg', 'webp'].includes(p.format)
+                    ? p.format
+                    : (detectImageFormat(Buffer.from(p.base64.slice(0, 64), 'base64')) ?? 'png');
                 view.partial = { src: `data:image/${format};base64,${p.base64}`, index: p.index };
                 this.host.refresh();
               },
@@ -134,7 +188,18 @@ export class ImageRunner {
         const info = images[i] ? sniffImage(images[i].bytes) : undefined;
         return info?.width && info.height ? { width: info.width, height: info.height } : null;
       };
-      await this.host.gallery.add(paths.map((file, i) => ({ kind: 'image' as const, file, prompt: args.prompt, model: outer ? `${imageModel.id} via ${outer.id}` : imageModel.id, size, pixels: pixelsOf(i), createdAt: Date.now(), route })));
+      await this.host.gallery.add(
+        paths.map((file, i) => ({
+          kind: 'image' as const,
+          file,
+          prompt: args.prompt,
+          model: outer ? `${imageModel.id} via ${outer.id}` : imageModel.id,
+          size,
+          pixels: pixelsOf(i),
+          createdAt: Date.now(),
+          route,
+        })),
+      );
       this.host.services.billing.recordImages(imageModel.id, paths.length);
       view.state = 'done';
       view.files = paths.map(displayPath);
@@ -155,7 +220,9 @@ export class ImageRunner {
       view.state = abort.signal.aborted || error.kind === 'cancelled' ? 'cancelled' : 'failed';
       view.message = view.state === 'cancelled' ? vscode.l10n.t('Cancelled. Nothing was saved.') : error.describe();
       delete view.partial;
-      throw abort.signal.aborted && error.kind !== 'cancelled' ? new GatewayError('cancelled', vscode.l10n.t('Image generation was cancelled.')) : error;
+      throw abort.signal.aborted && error.kind !== 'cancelled'
+        ? new GatewayError('cancelled', vscode.l10n.t('Image generation was cancelled.'))
+        : error;
     } finally {
       view.finishedAt = Date.now();
       this.host.refresh();
@@ -170,7 +237,14 @@ export class ImageRunner {
     const date = new Date();
     const paths: string[] = [];
     for (const [i, image] of images.entries()) {
-      paths.push(await writeFileUnique(dir, mediaBaseName(prompt, i + 1, date, 'image'), imageExtension(image.format), image.bytes));
+      paths.push(
+        await writeFileUnique(
+          dir,
+          mediaBaseName(prompt, i + 1, date, 'image'),
+          imageExtension(image.format),
+          image.bytes,
+        ),
+      );
     }
     return paths;
   }
@@ -188,5 +262,7 @@ export function outerModels(models: ModelInfo[]): ModelInfo[] {
 /** "Generating 2 images with X through Y", for the progress notification. */
 function progressTitle(n: number, imageModel: string, outerModel: string | undefined): string {
   const what = n > 1 ? vscode.l10n.t('{0} images', formatNumber(n)) : vscode.l10n.t('an image');
-  return outerModel ? vscode.l10n.t('Generating {0} with {1} through {2}', what, imageModel, outerModel) : vscode.l10n.t('Generating {0} with {1}', what, imageModel);
+  return outerModel
+    ? vscode.l10n.t('Generating {0} with {1} through {2}', what, imageModel, outerModel)
+    : vscode.l10n.t('Generating {0} with {1}', what, imageModel);
 }

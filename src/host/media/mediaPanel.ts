@@ -1,7 +1,12 @@
 import * as vscode from 'vscode';
 import { MEDIA_PANEL_VIEW_TYPE } from './studioStart';
 import * as z from 'zod/mini';
-import { mediaWebviewMessageSchema, type MediaHostMessage, type MediaTab, type MediaWebviewMessage } from '../../shared/mediaProtocol';
+import {
+  mediaWebviewMessageSchema,
+  type MediaHostMessage,
+  type MediaTab,
+  type MediaWebviewMessage,
+} from '../../shared/mediaProtocol';
 import { showError } from '../notify';
 import { webviewHtml } from '../views/webviewHtml';
 
@@ -25,17 +30,27 @@ export class MediaPanel implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
 
   /** Shows the panel (creating it if needed) on `tab`. */
-  static show(extensionUri: vscode.Uri, owner: MediaPanelOwner, log: vscode.LogOutputChannel, tab?: MediaTab): MediaPanel {
+  static show(
+    extensionUri: vscode.Uri,
+    owner: MediaPanelOwner,
+    log: vscode.LogOutputChannel,
+    tab?: MediaTab,
+  ): MediaPanel {
     const existing = MediaPanel.current;
     if (existing) {
       existing.panel.reveal(existing.panel.viewColumn ?? vscode.ViewColumn.Active);
       if (tab) existing.showTab(tab);
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(MediaPanel.viewType, vscode.l10n.t('Media Studio'), vscode.ViewColumn.Active, {
-      enableScripts: true,
-      localResourceRoots: MediaPanel.roots(extensionUri, owner),
-    });
+    const panel = vscode.window.createWebviewPanel(
+      MediaPanel.viewType,
+      vscode.l10n.t('Media Studio'),
+      vscode.ViewColumn.Active,
+      {
+        enableScripts: true,
+        localResourceRoots: MediaPanel.roots(extensionUri, owner),
+      },
+    );
     const created = new MediaPanel(panel, extensionUri, owner, log);
     created.pendingTab = tab;
     MediaPanel.current = created;
@@ -47,7 +62,12 @@ export class MediaPanel implements vscode.Disposable {
    * own saved state) and hands it here to be given its page again; the gallery and tasks come from
    * the host's snapshot once the page says ready, as for a new panel.
    */
-  static revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, owner: MediaPanelOwner, log: vscode.LogOutputChannel): MediaPanel | undefined {
+  static revive(
+    panel: vscode.WebviewPanel,
+    extensionUri: vscode.Uri,
+    owner: MediaPanelOwner,
+    log: vscode.LogOutputChannel,
+  ): MediaPanel | undefined {
     if (MediaPanel.current) {
       // One studio panel at a time: a second restored one would compete for the same state.
       panel.dispose();
@@ -65,7 +85,11 @@ export class MediaPanel implements vscode.Disposable {
   }
 
   private static roots(extensionUri: vscode.Uri, owner: MediaPanelOwner): vscode.Uri[] {
-    return [vscode.Uri.joinPath(extensionUri, 'media'), vscode.Uri.joinPath(extensionUri, 'dist', 'webview'), ...owner.resourceRoots()];
+    return [
+      vscode.Uri.joinPath(extensionUri, 'media'),
+      vscode.Uri.joinPath(extensionUri, 'dist', 'webview'),
+      ...owner.resourceRoots(),
+    ];
   }
 
   private constructor(
@@ -142,6 +166,10 @@ export class MediaPanel implements vscode.Disposable {
   }
 
   private html(): string {
-    return webviewHtml(this.panel.webview, this.extensionUri, { app: 'media', style: 'media', title: vscode.l10n.t('Media Studio') });
+    return webviewHtml(this.panel.webview, this.extensionUri, {
+      app: 'media',
+      style: 'media',
+      title: vscode.l10n.t('Media Studio'),
+    });
   }
 }

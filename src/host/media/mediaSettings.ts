@@ -30,7 +30,10 @@ const FIELDS = {
  */
 export function mediaSettings(warn?: (line: string) => void): MediaSettings {
   const c = vscode.workspace.getConfiguration('modelGateway');
-  const value = <K extends keyof typeof FIELDS>(key: K, fallback: z.infer<(typeof FIELDS)[K]>): z.infer<(typeof FIELDS)[K]> => {
+  const value = <K extends keyof typeof FIELDS>(
+    key: K,
+    fallback: z.infer<(typeof FIELDS)[K]>,
+  ): z.infer<(typeof FIELDS)[K]> => {
     const raw = c.get(key);
     if (raw === undefined || raw === null) return fallback;
     const parsed = z.safeParse(FIELDS[key], raw);

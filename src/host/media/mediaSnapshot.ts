@@ -36,7 +36,15 @@ export function mediaSnapshot(panel: MediaPanel, parts: SnapshotParts): MediaSna
     outerModels: outer.map((m) => ({ id: m.id, provider: m.provider })),
     videoModels: video.map((m) => {
       const h = videoHints(m);
-      return { id: m.id, provider: m.provider, sizes: h.sizes, durations: h.durations, ...(h.defaultSize ? { defaultSize: h.defaultSize } : {}), ...(h.defaultDuration !== undefined ? { defaultDuration: h.defaultDuration } : {}), hintSource: h.source };
+      return {
+        id: m.id,
+        provider: m.provider,
+        sizes: h.sizes,
+        durations: h.durations,
+        ...(h.defaultSize ? { defaultSize: h.defaultSize } : {}),
+        ...(h.defaultDuration !== undefined ? { defaultDuration: h.defaultDuration } : {}),
+        hintSource: h.source,
+      };
     }),
     defaults: {
       route: last.route ?? settings.imageRoute,
@@ -93,13 +101,17 @@ export function failureBilling(t: VideoTask): string {
   switch (t.error?.stage) {
     case 'submit':
       return t.error.kind === 'cancelled'
-        ? vscode.l10n.t('Whether it was billed is unknown: check the key\'s quota in the status bar.')
+        ? vscode.l10n.t("Whether it was billed is unknown: check the key's quota in the status bar.")
         : vscode.l10n.t('Not billed: the gateway did not accept the task.');
     case 'download':
     case 'check':
-      return vscode.l10n.t('Billed: the video was made; only the download failed. Retry Download fetches it again at no charge.');
+      return vscode.l10n.t(
+        'Billed: the video was made; only the download failed. Retry Download fetches it again at no charge.',
+      );
     default:
-      return vscode.l10n.t("Billing: the gateway charged this task when it accepted it and may refund it now that it failed. This session's figures leave it out; the key's quota has been read again (status bar).");
+      return vscode.l10n.t(
+        "Billing: the gateway charged this task when it accepted it and may refund it now that it failed. This session's figures leave it out; the key's quota has been read again (status bar).",
+      );
   }
 }
 

@@ -45,7 +45,11 @@ export class MediaStudio implements vscode.Disposable, MediaPanelOwner {
     this.gallery = new Gallery(context.workspaceState);
     this.output = new OutputLocation(() => services.settings().outputFolder);
     this.choices = new LastChoicesStore(context.workspaceState);
-    this.video = new VideoTasks(services, context.workspaceState, (task, from) => void this.videos.onTaskTransition(task, from));
+    this.video = new VideoTasks(
+      services,
+      context.workspaceState,
+      (task, from) => void this.videos.onTaskTransition(task, from),
+    );
     this.images = new ImageRunner(this);
     this.videos = new VideoActions(this);
     this.lastEditor = vscode.window.activeTextEditor;
@@ -62,7 +66,14 @@ export class MediaStudio implements vscode.Disposable, MediaPanelOwner {
       }),
     );
     // Tasks left running by the last session resume soon after activation, not during it.
-    if (this.video.hasUnfinished()) this.resumeTimer = setTimeout(() => void this.video.ready().catch((err: unknown) => services.log.warn(`Resuming video tasks failed: ${String(err)}`)), RESUME_DELAY_MS);
+    if (this.video.hasUnfinished())
+      this.resumeTimer = setTimeout(
+        () =>
+          void this.video
+            .ready()
+            .catch((err: unknown) => services.log.warn(`Resuming video tasks failed: ${String(err)}`)),
+        RESUME_DELAY_MS,
+      );
   }
 
   /** A panel VS Code restored after a reload (the entry's serializer hands it here). */
@@ -73,8 +84,12 @@ export class MediaStudio implements vscode.Disposable, MediaPanelOwner {
   attach(panel: MediaPanel | undefined): void {
     this.panel = panel;
     if (!panel) return;
-    void this.video.ready().catch((err: unknown) => this.services.log.warn(`Loading video tasks failed: ${String(err)}`));
-    void this.gallery.measureMissing().catch((err: unknown) => this.services.log.warn(`Reading the sizes of gallery files failed: ${String(err)}`));
+    void this.video
+      .ready()
+      .catch((err: unknown) => this.services.log.warn(`Loading video tasks failed: ${String(err)}`));
+    void this.gallery
+      .measureMissing()
+      .catch((err: unknown) => this.services.log.warn(`Reading the sizes of gallery files failed: ${String(err)}`));
     // A panel restored after a reload opens with no command behind it: it loads the models itself.
     void loadModelsOnFirstUse(this.services, 'media');
   }
@@ -107,9 +122,14 @@ export class MediaStudio implements vscode.Disposable, MediaPanelOwner {
       case 'ready':
         return this.sendSnapshot(true);
       case 'generateImage':
-        await this.images.generate({ ...msg.request, outerModel: msg.request.route === 'responses' ? msg.request.outerModel : undefined }).catch((err: unknown) => {
-          if (!isGatewayError(err, 'cancelled')) showError(err, this.services.log);
-        });
+        await this.images
+          .generate({
+            ...msg.request,
+            outerModel: msg.request.route === 'responses' ? msg.request.outerModel : undefined,
+          })
+          .catch((err: unknown) => {
+            if (!isGatewayError(err, 'cancelled')) showError(err, this.services.log);
+          });
         // The view disabled its button when it sent the request; a snapshot gives it back.
         this.refresh();
         return;
@@ -176,7 +196,9 @@ export class MediaStudio implements vscode.Disposable, MediaPanelOwner {
     const images = this.output.current('images');
     const root = images ? path.dirname(images) : undefined;
     if (!root || !existsSync(root)) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('Nothing has been saved yet; generated files will go to {0}.', this.output.describe()));
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t('Nothing has been saved yet; generated files will go to {0}.', this.output.describe()),
+      );
       return;
     }
     await fileAction('reveal', root);

@@ -36,7 +36,8 @@ export class OutputLocation {
     if (!rule.ok) throw new GatewayError('badRequest', vscode.l10n.t('Nothing was generated: {0}', rule.reason));
     if (rule.folder) {
       const workspace = localWorkspace();
-      if (workspace && !path.isAbsolute(this.setting())) await ensureNoLinkOutside(path.join(rule.folder, kind), workspace);
+      if (workspace && !path.isAbsolute(this.setting()))
+        await ensureNoLinkOutside(path.join(rule.folder, kind), workspace);
       return path.join(rule.folder, kind);
     }
     if (this.chosen) return path.join(this.chosen, kind);
@@ -45,11 +46,18 @@ export class OutputLocation {
       canSelectFiles: false,
       canSelectMany: false,
       openLabel: vscode.l10n.t('Save Here'),
-      title: kind === 'videos' ? vscode.l10n.t('No folder is open: where should generated videos be saved?') : vscode.l10n.t('No folder is open: where should generated images be saved?'),
+      title:
+        kind === 'videos'
+          ? vscode.l10n.t('No folder is open: where should generated videos be saved?')
+          : vscode.l10n.t('No folder is open: where should generated images be saved?'),
     });
     const folder = picked?.[0];
     if (!folder) throw new GatewayError('cancelled', vscode.l10n.t('No folder was chosen, so nothing was generated.'));
-    if (folder.scheme !== 'file') throw new GatewayError('badRequest', vscode.l10n.t("Generated media can only be saved to a folder on this machine's disk."));
+    if (folder.scheme !== 'file')
+      throw new GatewayError(
+        'badRequest',
+        vscode.l10n.t("Generated media can only be saved to a folder on this machine's disk."),
+      );
     this.chosen = folder.fsPath;
     return path.join(this.chosen, kind);
   }

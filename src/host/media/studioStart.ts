@@ -13,5 +13,13 @@ export const RESUME_DELAY_MS = 1500;
 
 export function hasUnfinishedVideoTasks(workspaceState: vscode.Memento): boolean {
   const stored = workspaceState.get<unknown>(VIDEO_TASKS_KEY);
-  return Array.isArray(stored) && stored.some((t) => typeof t === 'object' && t !== null && ['running', 'downloading', 'submitting'].includes(String((t as { phase?: unknown }).phase)));
+  return (
+    Array.isArray(stored) &&
+    stored.some(
+      (t) =>
+        typeof t === 'object' &&
+        t !== null &&
+        ['running', 'downloading', 'submitting'].includes(String((t as { phase?: unknown }).phase)),
+    )
+  );
 }

@@ -67,18 +67,32 @@ export class VideoActions {
   /** Submits a task; resolves once the gateway accepted it (the id), throws when it refused it. */
   async submit(args: SubmitVideoArgs): Promise<VideoTask> {
     const models = await this.host.models();
-    const model = requireListedModel(args.model ?? this.host.choices.get().videoModel ?? firstOf(models, 'video') ?? '', models, 'video');
+    const model = requireListedModel(
+      args.model ?? this.host.choices.get().videoModel ?? firstOf(models, 'video') ?? '',
+      models,
+      'video',
+    );
     const hints = videoHints(model);
     const size = args.size ?? hints.defaultSize;
     const duration = args.duration ?? hints.defaultDuration;
     if (!size || duration === undefined) {
       throw new GatewayError(
         'badRequest',
-        vscode.l10n.t('Nothing is known about the sizes and durations {0} accepts (the catalog has no hints for it). Give both, e.g. size 832 × 480 and duration 5; the gateway will say if the model rejects them.', model.id),
+        vscode.l10n.t(
+          'Nothing is known about the sizes and durations {0} accepts (the catalog has no hints for it). Give both, e.g. size 832 × 480 and duration 5; the gateway will say if the model rejects them.',
+          model.id,
+        ),
       );
     }
     const api = videoApiFor(model);
-    const params = validateVideoParams({ model: model.id, prompt: args.prompt, size, duration, ...(api === 'openai' ? { api } : {}), ...(args.inputReference !== undefined ? { inputReference: args.inputReference } : {}) });
+    const params = validateVideoParams({
+      model: model.id,
+      prompt: args.prompt,
+      size,
+      duration,
+      ...(api === 'openai' ? { api } : {}),
+      ...(args.inputReference !== undefined ? { inputReference: args.inputReference } : {}),
+    });
     const dir = await this.host.output.resolve('videos');
     await this.host.choices.remember({ videoModel: model.id });
     const manager = await this.host.video.ready();
@@ -90,7 +104,10 @@ export class VideoActions {
     return this.host.video.wait(id);
   }
 
-  async taskAction(action: Extract<MediaWebviewMessage, { type: 'task' }>['action'], id: string): Promise<VideoTask | undefined> {
+  async taskAction(
+    action: Extract<MediaWebviewMessage, { type: 'task' }>['action'],
+    id: string,
+  ): Promise<VideoTask | undefined> {
     const manager = await this.host.video.ready();
     const task = manager.find(id);
     if (!task) throw new GatewayError('badRequest', vscode.l10n.t('There is no video task {0}.', id));
@@ -102,7 +119,11 @@ export class VideoActions {
         return manager.resume(id);
       case 'resubmit': {
         const again = vscode.l10n.t('Submit Again');
-        const choice = await vscode.window.showWarningMessage(vscode.l10n.t('Submit this video task again as a new task? {0}', videoBillingNote(task)), { modal: true }, again);
+        const choice = await vscode.window.showWarningMessage(
+          vscode.l10n.t('Submit this video task again as a new task? {0}', videoBillingNote(task)),
+          { modal: true },
+          again,
+        );
         if (choice !== again) return undefined;
         return manager.resubmit(id);
       }
@@ -145,10 +166,26 @@ export class VideoActions {
     }
     if (task.phase === 'succeeded' && task.file) {
       const pixels = (await readPixelSize(task.file, 'video')) ?? null;
-      await this.host.gallery.add([{ kind: 'video', file: task.file, prompt: task.prompt, model: task.model, size: task.size, pixels, createdAt: task.finishedAt ?? Date.now(), route: 'video', ...(task.taskId ? { taskId: task.taskId } : {}) }]);
+      await this.host.gallery.add([
+        {
+          kind: 'video',
+          file: task.file,
+          prompt: task.prompt,
+          model: task.model,
+          size: task.size,
+          pixels,
+          createdAt: task.finishedAt ?? Date.now(),
+          route: 'video',
+          ...(task.taskId ? { taskId: task.taskId } : {}),
+        },
+      ]);
       const play = vscode.l10n.t('Open with System Player');
       const reveal = vscode.l10n.t('Reveal in Explorer');
-      const choice = await vscode.window.showInformationMessage(vscode.l10n.t('Video saved: {0}', displayPath(task.file)), play, reveal);
+      const choice = await vscode.window.showInformationMessage(
+        vscode.l10n.t('Video saved: {0}', displayPath(task.file)),
+        play,
+        reveal,
+      );
       if (choice === play) await fileAction('openExternal', task.file);
       else if (choice === reveal) await fileAction('reveal', task.file);
       return;
@@ -165,8 +202,18 @@ export class VideoActions {
       const retryDownload = vscode.l10n.t('Retry Download');
       const showTasks = vscode.l10n.t('Show Tasks');
       const actions = retry ? [retryDownload, showTasks] : [showTasks];
-      const choice = await vscode.window.showWarningMessage(vscode.l10n.t('Video task {0} failed: {1}', task.taskId ?? '', task.error?.message ?? vscode.l10n.t('no reason given')), ...actions);
-      if (choice === retryDownload) await this.taskAction('retryDownload', task.localId).catch((err: unknown) => showError(err, this.host.services.log));
+      const choice = await vscode.window.showWarningMessage(
+        vscode.l10n.t(
+          'Video task {0} failed: {1}',
+          task.taskId ?? '',
+          task.error?.message ?? vscode.l10n.t('no reason given'),
+        ),
+        ...actions,
+      );
+      if (choice === retryDownload)
+        await this.taskAction('retryDownload', task.localId).catch((err: unknown) =>
+          showError(err, this.host.services.log),
+        );
       else if (choice === showTasks) this.host.open('video');
       return;
     }
@@ -176,8 +223,16 @@ export class VideoActions {
           ? vscode.l10n.t('it did not finish within "modelGateway.video.maxPollMinutes"')
           : vscode.l10n.t('queries kept failing ({0})', task.error?.message ?? vscode.l10n.t('no reason given'));
       const resume = vscode.l10n.t('Resume Polling');
-      const choice = await vscode.window.showWarningMessage(vscode.l10n.t('Stopped polling video task {0}: {1}. The task may still finish on the gateway.', task.taskId ?? '', why), resume);
-      if (choice === resume) await this.taskAction('resume', task.localId).catch((err: unknown) => showError(err, this.host.services.log));
+      const choice = await vscode.window.showWarningMessage(
+        vscode.l10n.t(
+          'Stopped polling video task {0}: {1}. The task may still finish on the gateway.',
+          task.taskId ?? '',
+          why,
+        ),
+        resume,
+      );
+      if (choice === resume)
+        await this.taskAction('resume', task.localId).catch((err: unknown) => showError(err, this.host.services.log));
     }
   }
 }

@@ -75,7 +75,8 @@ export class VideoTasks implements vscode.Disposable {
       try {
         return await manager.wait(id, signal);
       } catch (err) {
-        if (isGatewayError(err, 'cancelled') && !signal?.aborted && !this.disposed && generation !== this.generation) continue;
+        if (isGatewayError(err, 'cancelled') && !signal?.aborted && !this.disposed && generation !== this.generation)
+          continue;
         throw err;
       }
     }

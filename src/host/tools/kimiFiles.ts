@@ -9,7 +9,12 @@ import type { KimiFile } from '../../core/tools/kimi';
 const LEGACY_KEY = 'kimi.files';
 const KEPT_PER_KEY = 200;
 
-const fileSchema = z.object({ id: z.string(), filename: z.string(), bytes: z.optional(z.number()), createdAt: z.number() });
+const fileSchema = z.object({
+  id: z.string(),
+  filename: z.string(),
+  bytes: z.optional(z.number()),
+  createdAt: z.number(),
+});
 const listsSchema = z.record(z.string(), z.array(fileSchema));
 type Lists = Record<string, KimiFile[]>;
 
@@ -29,13 +34,20 @@ export class KimiFileList {
   private migrated?: Promise<void>;
 
   constructor(private readonly context: { globalState: vscode.Memento; globalStorageUri: vscode.Uri }) {
-    this.doc = new SharedJsonFile(path.join(context.globalStorageUri.fsPath, 'kimi-files.json'), parseLists, () => ({}));
+    this.doc = new SharedJsonFile(
+      path.join(context.globalStorageUri.fsPath, 'kimi-files.json'),
+      parseLists,
+      () => ({}),
+    );
   }
 
   async add(key: string, file: KimiFile): Promise<void> {
     await this.ready();
     const id = fingerprint(key);
-    await this.doc.update((all) => ({ ...all, [id]: [file, ...(all[id] ?? []).filter((f) => f.id !== file.id)].slice(0, KEPT_PER_KEY) }));
+    await this.doc.update((all) => ({
+      ...all,
+      [id]: [file, ...(all[id] ?? []).filter((f) => f.id !== file.id)].slice(0, KEPT_PER_KEY),
+    }));
   }
 
   async list(key: string): Promise<KimiFile[]> {

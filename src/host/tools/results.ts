@@ -35,7 +35,10 @@ class ResultDocuments implements vscode.TextDocumentContentProvider {
 
   provideTextDocumentContent(uri: vscode.Uri): string {
     // A tab restored after a reload has no result behind it: say so instead of showing nothing.
-    return this.results.get(uri.toString())?.content ?? vscode.l10n.t('This result is no longer available. Run the tool again to see it.');
+    return (
+      this.results.get(uri.toString())?.content ??
+      vscode.l10n.t('This result is no longer available. Run the tool again to see it.')
+    );
   }
 
   set(uri: vscode.Uri, result: ShownResult): void {
@@ -62,13 +65,22 @@ export function registerResultDocuments(): vscode.Disposable {
 
 /** A Markdown file name made of a label or title: a result's tab, the name a web result or an exported chat is offered to be saved as. */
 export function markdownFileName(label: string): string {
-  return `${label.replace(/[\\/:*?"<>|\r\n\t]+/g, ' ').trim().slice(0, 100) || 'result'}.md`;
+  return `${
+    label
+      .replace(/[\\/:*?"<>|\r\n\t]+/g, ' ')
+      .trim()
+      .slice(0, 100) || 'result'
+  }.md`;
 }
 
 /** The same tool and source always give the same address, so its tab is reused. */
 export function resultUri(result: ResultSource): vscode.Uri {
   const source = typeof result.source === 'string' ? result.source : result.source.toString();
-  return vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/${result.tool}/${markdownFileName(result.label)}`, query: source });
+  return vscode.Uri.from({
+    scheme: RESULT_SCHEME,
+    path: `/${result.tool}/${markdownFileName(result.label)}`,
+    query: source,
+  });
 }
 
 /**
@@ -107,15 +119,26 @@ export async function showResult(result: ResultSource, content: string): Promise
 /** The group already showing this result (it is brought forward there, not opened twice), else the one the user works in. */
 function openIn(uri: vscode.Uri): vscode.ViewColumn {
   const key = uri.toString();
-  const group = vscode.window.tabGroups.all.find((g) => g.tabs.some((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === key));
+  const group = vscode.window.tabGroups.all.find((g) =>
+    g.tabs.some((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === key),
+  );
   return group?.viewColumn ?? vscode.ViewColumn.Active;
 }
 
 /** The result shown at `uri`, or in the active editor; a clear error when there is none. */
 export function shownResult(uri: unknown): ShownResult & { uri: vscode.Uri } {
-  const target = uri instanceof vscode.Uri ? uri : typeof uri === 'string' ? vscode.Uri.parse(uri) : vscode.window.activeTextEditor?.document.uri;
+  const target =
+    uri instanceof vscode.Uri
+      ? uri
+      : typeof uri === 'string'
+        ? vscode.Uri.parse(uri)
+        : vscode.window.activeTextEditor?.document.uri;
   const result = target?.scheme === RESULT_SCHEME ? shown.get(target) : undefined;
-  if (!target || !result) throw new GatewayError('badRequest', vscode.l10n.t('No tool result is open. Run a tool first (e.g. Parse PDF or Search the Web).'));
+  if (!target || !result)
+    throw new GatewayError(
+      'badRequest',
+      vscode.l10n.t('No tool result is open. Run a tool first (e.g. Parse PDF or Search the Web).'),
+    );
   return { ...result, uri: target };
 }
 
@@ -124,7 +147,8 @@ export function shownResult(uri: unknown): ShownResult & { uri: vscode.Uri } {
  * result. Returns undefined when the save dialog is cancelled. An existing file is never replaced.
  */
 export async function saveResult(result: ShownResult): Promise<vscode.Uri | undefined> {
-  if (typeof result.source !== 'string' && result.source.scheme === 'file') return saveBeside(result.source, result.content);
+  if (typeof result.source !== 'string' && result.source.scheme === 'file')
+    return saveBeside(result.source, result.content);
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
   const target = await vscode.window.showSaveDialog({
     title: vscode.l10n.t('Save {0}', result.label),
@@ -135,7 +159,11 @@ export async function saveResult(result: ShownResult): Promise<vscode.Uri | unde
   try {
     await writeFileAtomic(target.fsPath, result.content, { overwrite: false });
   } catch (err) {
-    if (isGatewayError(err) && err.code === 'EEXIST') throw new GatewayError('badRequest', vscode.l10n.t('{0} already exists and was left as it is. Choose another name.', path.basename(target.fsPath)));
+    if (isGatewayError(err) && err.code === 'EEXIST')
+      throw new GatewayError(
+        'badRequest',
+        vscode.l10n.t('{0} already exists and was left as it is. Choose another name.', path.basename(target.fsPath)),
+      );
     throw err;
   }
   return target;

@@ -5,15 +5,25 @@ import { workspaceFile } from '../trust/workspaceFiles';
  * The file a document command works on: the explorer item it was run on, else the active tab's
  * resource (a PDF shows as a binary or custom-editor tab, not a text editor), else a file picker.
  */
-export async function resolveTarget(arg: unknown, filters: Record<string, string[]>, title: string): Promise<vscode.Uri | undefined> {
+export async function resolveTarget(
+  arg: unknown,
+  filters: Record<string, string[]>,
+  title: string,
+): Promise<vscode.Uri | undefined> {
   if (arg instanceof vscode.Uri) return arg;
   if (typeof arg === 'string') return arg.includes('://') ? vscode.Uri.parse(arg) : vscode.Uri.file(arg);
-  if (arg && typeof arg === 'object' && 'uri' in arg) return resolveTarget((arg as { uri: unknown }).uri, filters, title);
+  if (arg && typeof arg === 'object' && 'uri' in arg)
+    return resolveTarget((arg as { uri: unknown }).uri, filters, title);
   const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
   const uri = input instanceof vscode.TabInputText || input instanceof vscode.TabInputCustom ? input.uri : undefined;
   const extensions = Object.values(filters).flat();
   if (uri && extensions.some((ext) => uri.path.toLowerCase().endsWith(`.${ext}`))) return uri;
-  const picked = await vscode.window.showOpenDialog({ title, canSelectMany: false, filters, openLabel: vscode.l10n.t('Choose') });
+  const picked = await vscode.window.showOpenDialog({
+    title,
+    canSelectMany: false,
+    filters,
+    openLabel: vscode.l10n.t('Choose'),
+  });
   return picked?.[0];
 }
 
@@ -24,6 +34,7 @@ export async function resolveTarget(arg: unknown, filters: Record<string, string
  * are not supported by the upload code.
  */
 export async function targetFile(uri: vscode.Uri): Promise<string> {
-  if (uri.scheme !== 'file' && uri.scheme !== 'vscode-remote') throw new Error(vscode.l10n.t('Only files on disk can be sent (this one is {0}:).', uri.scheme));
+  if (uri.scheme !== 'file' && uri.scheme !== 'vscode-remote')
+    throw new Error(vscode.l10n.t('Only files on disk can be sent (this one is {0}:).', uri.scheme));
   return workspaceFile(uri.fsPath, { outsideAllowed: true });
 }

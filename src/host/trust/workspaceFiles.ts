@@ -23,16 +23,22 @@ export interface FileRules {
   extraFolders?: readonly string[];
 }
 
-export type Located = { ok: true; real: string } | { ok: false; why: 'outside' | 'linkOut' | 'missing' | 'folder' | 'noWorkspace'; message: string };
+export type Located =
+  | { ok: true; real: string }
+  | { ok: false; why: 'outside' | 'linkOut' | 'missing' | 'folder' | 'noWorkspace'; message: string };
 
 /** The open folders that are on this machine's disk, as named and with their links resolved. */
 async function openFolders(extra: readonly string[]): Promise<{ folders: string[]; realFolders: string[] }> {
   const folders = [
-    ...(vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file' || f.uri.scheme === 'vscode-remote').map((f) => f.uri.fsPath),
+    ...(vscode.workspace.workspaceFolders ?? [])
+      .filter((f) => f.uri.scheme === 'file' || f.uri.scheme === 'vscode-remote')
+      .map((f) => f.uri.fsPath),
     ...extra,
   ].map((f) => path.resolve(f));
   // A folder that is gone (deleted while open) holds nothing that can be read.
-  const realFolders = (await Promise.all(folders.map((f) => fs.realpath(f).catch(() => undefined)))).filter((f): f is string => f !== undefined);
+  const realFolders = (await Promise.all(folders.map((f) => fs.realpath(f).catch(() => undefined)))).filter(
+    (f): f is string => f !== undefined,
+  );
   return { folders, realFolders };
 }
 
@@ -41,7 +47,14 @@ export async function locateFile(given: string, rules: FileRules): Promise<Locat
   const { folders, realFolders } = await openFolders(rules.extraFolders ?? []);
   const first = folders[0];
   if (!path.isAbsolute(given) && !first) {
-    return { ok: false, why: 'noWorkspace', message: vscode.l10n.t('No workspace folder is open, so "{0}" cannot be found: give a file of an open workspace folder.', given) };
+    return {
+      ok: false,
+      why: 'noWorkspace',
+      message: vscode.l10n.t(
+        'No workspace folder is open, so "{0}" cannot be found: give a file of an open workspace folder.',
+        given,
+      ),
+    };
   }
   const absolute = path.resolve(first ?? '', given);
   let real: string;
@@ -53,16 +66,29 @@ export async function locateFile(given: string, rules: FileRules): Promise<Locat
     // a model must not learn which files exist elsewhere on the machine.
     const outsideByText = placeOf({ given: absolute, real: absolute, folders, realFolders }) === 'outside';
     if (outsideByText && !rules.outsideAllowed) return refusedOutside(given, folders.length > 0);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: false, why: 'missing', message: vscode.l10n.t('{0} does not exist.', given) };
-    throw new GatewayError('badRequest', vscode.l10n.t('{0} could not be read: {1}', given, err instanceof Error ? err.message : String(err)), { cause: err });
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      return { ok: false, why: 'missing', message: vscode.l10n.t('{0} does not exist.', given) };
+    throw new GatewayError(
+      'badRequest',
+      vscode.l10n.t('{0} could not be read: {1}', given, err instanceof Error ? err.message : String(err)),
+      { cause: err },
+    );
   }
   const place = placeOf({ given: absolute, real, folders, realFolders });
   if (place === 'linkOut') {
-    return { ok: false, why: 'linkOut', message: vscode.l10n.t('{0} is a symbolic link (or lies in a linked folder) that leads outside the open workspace folders; it was not read.', given) };
+    return {
+      ok: false,
+      why: 'linkOut',
+      message: vscode.l10n.t(
+        '{0} is a symbolic link (or lies in a linked folder) that leads outside the open workspace folders; it was not read.',
+        given,
+      ),
+    };
   }
   if (place === 'outside' && !rules.outsideAllowed) return refusedOutside(given, folders.length > 0);
   const stat = await fs.stat(real);
-  if (stat.isDirectory()) return { ok: false, why: 'folder', message: vscode.l10n.t('{0} is a folder, not a file.', given) };
+  if (stat.isDirectory())
+    return { ok: false, why: 'folder', message: vscode.l10n.t('{0} is a folder, not a file.', given) };
   return { ok: true, real };
 }
 
@@ -71,7 +97,10 @@ function refusedOutside(given: string, anyFolder: boolean): Located {
     ok: false,
     why: anyFolder ? 'outside' : 'noWorkspace',
     message: anyFolder
-      ? vscode.l10n.t('{0} is outside the open workspace folders; only files of the open workspace are read here.', given)
+      ? vscode.l10n.t(
+          '{0} is outside the open workspace folders; only files of the open workspace are read here.',
+          given,
+        )
       : vscode.l10n.t('No workspace folder is open; only files of the open workspace folders are read here.'),
   };
 }

@@ -1,5 +1,11 @@
 import * as vscode from 'vscode';
-import { OverrideAnnouncer, parseJsonc, USER_ONLY_KEYS, userOnlyValues, type WorkspaceOverride } from '../../core/userOnlySettings';
+import {
+  OverrideAnnouncer,
+  parseJsonc,
+  USER_ONLY_KEYS,
+  userOnlyValues,
+  type WorkspaceOverride,
+} from '../../core/userOnlySettings';
 import { SECTION } from '../settings';
 
 /** Settings notices of this session outside a workspace check (a clamped cost setting). */
@@ -26,7 +32,12 @@ export class WorkspaceOverrides implements vscode.Disposable {
   constructor(private readonly log: vscode.LogOutputChannel) {
     const watcher = vscode.workspace.createFileSystemWatcher('**/.vscode/settings.json');
     const recheck = () => void this.check();
-    this.disposables.push(watcher, watcher.onDidCreate(recheck), watcher.onDidChange(recheck), vscode.workspace.onDidChangeWorkspaceFolders(recheck));
+    this.disposables.push(
+      watcher,
+      watcher.onDidCreate(recheck),
+      watcher.onDidChange(recheck),
+      vscode.workspace.onDidChangeWorkspaceFolders(recheck),
+    );
   }
 
   /** Every notice given in this session, oldest first. */
@@ -65,7 +76,8 @@ export class WorkspaceOverrides implements vscode.Disposable {
       const config = vscode.workspace.getConfiguration(SECTION, folder.uri);
       for (const key of USER_ONLY_KEYS) {
         const value = config.inspect(key)?.workspaceFolderValue;
-        if (value !== undefined) found.push({ key, value, where: vscode.l10n.t('the settings of folder "{0}"', folder.name) });
+        if (value !== undefined)
+          found.push({ key, value, where: vscode.l10n.t('the settings of folder "{0}"', folder.name) });
       }
     }
     return found;
@@ -74,11 +86,19 @@ export class WorkspaceOverrides implements vscode.Disposable {
   private async fromFiles(): Promise<WorkspaceOverride[]> {
     const files: Array<{ uri: vscode.Uri; where: string; pick: (doc: unknown) => unknown }> = [];
     for (const folder of vscode.workspace.workspaceFolders ?? []) {
-      files.push({ uri: vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json'), where: `${folder.name}/.vscode/settings.json`, pick: (doc) => doc });
+      files.push({
+        uri: vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json'),
+        where: `${folder.name}/.vscode/settings.json`,
+        pick: (doc) => doc,
+      });
     }
     const workspaceFile = vscode.workspace.workspaceFile;
     if (workspaceFile && workspaceFile.scheme !== 'untitled') {
-      files.push({ uri: workspaceFile, where: vscode.l10n.t('the workspace file'), pick: (doc) => (typeof doc === 'object' && doc !== null ? (doc as { settings?: unknown }).settings : undefined) });
+      files.push({
+        uri: workspaceFile,
+        where: vscode.l10n.t('the workspace file'),
+        pick: (doc) => (typeof doc === 'object' && doc !== null ? (doc as { settings?: unknown }).settings : undefined),
+      });
     }
     const found: WorkspaceOverride[] = [];
     for (const file of files) {

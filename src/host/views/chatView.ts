@@ -37,7 +37,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     webview.options = {
       enableScripts: true,
       // Stored chat images are shown from their files (thumbnails of attached and sent images).
-      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'media'), vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview'), this.controller.imageDir],
+      localResourceRoots: [
+        vscode.Uri.joinPath(this.extensionUri, 'media'),
+        vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview'),
+        this.controller.imageDir,
+      ],
     };
     const port: ChatViewPort = {
       post: (message) => {
@@ -89,6 +93,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   private html(webview: vscode.Webview): string {
-    return webviewHtml(webview, this.extensionUri, { app: 'chat', style: 'chat', title: vscode.l10n.t('Model Gateway Chat'), imageHosts: allowedImageHosts(), blobWorkers: true });
+    return webviewHtml(webview, this.extensionUri, {
+      app: 'chat',
+      style: 'chat',
+      title: vscode.l10n.t('Model Gateway Chat'),
+      imageHosts: allowedImageHosts(),
+      blobWorkers: true,
+    });
   }
 }

@@ -31,7 +31,13 @@ function kindLabel(kind: ModelKind): string {
       return vscode.l10n.t('Other (not for chat)');
   }
 }
-const KIND_ICONS: Record<ModelKind, string> = { chat: 'comment-discussion', image: 'file-media', video: 'device-camera-video', tool: 'tools', other: 'symbol-misc' };
+const KIND_ICONS: Record<ModelKind, string> = {
+  chat: 'comment-discussion',
+  image: 'file-media',
+  video: 'device-camera-video',
+  tool: 'tools',
+  other: 'symbol-misc',
+};
 
 /** The sidebar's Models view: grouped by kind, with protocol badges and availability. */
 export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
@@ -111,7 +117,10 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     if (node.type === 'kind') {
       const available = node.models.filter((m) => m.available).length;
       const known = this.services.registry.snapshot.keyModels !== undefined;
-      const item = new vscode.TreeItem(kindLabel(node.kind), node.kind === 'chat' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+      const item = new vscode.TreeItem(
+        kindLabel(node.kind),
+        node.kind === 'chat' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed,
+      );
       item.id = node.keyId === undefined ? `kind:${node.kind}` : `key:${node.keyId}:kind:${node.kind}`;
       const missing = node.models.length - available;
       item.description = !known
@@ -136,19 +145,41 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     const badges = m.protocols.map((p) => PROTOCOL_LABELS[p]).join(' · ');
     // Without the key's own list (no key, refused, offline) availability is unknown, not "no".
     const known = this.services.registry.snapshot.keyModels !== undefined;
-    const state = m.available ? vscode.l10n.t('available') : known ? vscode.l10n.t('not available to this key') : vscode.l10n.t('availability unknown');
-    item.description = m.available ? [badges, m.provider && providerName(m.provider), this.calledWith(m, node.keyId)].filter(Boolean).join(' — ') : state;
+    const state = m.available
+      ? vscode.l10n.t('available')
+      : known
+        ? vscode.l10n.t('not available to this key')
+        : vscode.l10n.t('availability unknown');
+    item.description = m.available
+      ? [badges, m.provider && providerName(m.provider), this.calledWith(m, node.keyId)].filter(Boolean).join(' — ')
+      : state;
     item.iconPath = new vscode.ThemeIcon(m.available ? KIND_ICONS[m.kind] : known ? 'circle-slash' : 'question');
     // `.keys`: several keys list the model, so the key it is called with can be picked.
-    item.contextValue = m.available ? `model.${m.kind}${(m.keyIds?.length ?? 0) > 1 ? '.keys' : ''}` : 'model.unavailable';
+    item.contextValue = m.available
+      ? `model.${m.kind}${(m.keyIds?.length ?? 0) > 1 ? '.keys' : ''}`
+      : 'model.unavailable';
     item.tooltip = tooltipFor(m, known);
-    item.accessibilityInformation = { label: vscode.l10n.t('{0}, {1} model, {2}', m.id, kindLabel(m.kind), m.available ? `${state}, ${badges || vscode.l10n.t('no chat protocol')}` : state) };
+    item.accessibilityInformation = {
+      label: vscode.l10n.t(
+        '{0}, {1} model, {2}',
+        m.id,
+        kindLabel(m.kind),
+        m.available ? `${state}, ${badges || vscode.l10n.t('no chat protocol')}` : state,
+      ),
+    };
     return item;
   }
 
   async getChildren(node?: Node): Promise<Node[]> {
-    if (node?.type === 'kind') return [...node.models].sort((a, b) => a.id.localeCompare(b.id)).map((model) => ({ type: 'model', model, keyId: node.keyId }));
-    if (node?.type === 'key') return kindGroups(this.services.registry.snapshot.models.filter((m) => m.keyIds?.includes(node.listing.key.id)), node.listing.key.id);
+    if (node?.type === 'kind')
+      return [...node.models]
+        .sort((a, b) => a.id.localeCompare(b.id))
+        .map((model) => ({ type: 'model', model, keyId: node.keyId }));
+    if (node?.type === 'key')
+      return kindGroups(
+        this.services.registry.snapshot.models.filter((m) => m.keyIds?.includes(node.listing.key.id)),
+        node.listing.key.id,
+      );
     if (node) return [];
     // Without an address or a key the view is empty, so VS Code shows the welcome content
     // (package.json viewsWelcome) that says what to set, with a button for it.
@@ -156,7 +187,13 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     const snap = this.services.registry.snapshot;
     const notices: Node[] = [];
     if (this.failure) {
-      notices.push({ type: 'notice', label: vscode.l10n.t('Models could not be loaded'), detail: this.failure, icon: 'warning', command: { command: 'modelGateway.openSettings', title: vscode.l10n.t('Open Settings') } });
+      notices.push({
+        type: 'notice',
+        label: vscode.l10n.t('Models could not be loaded'),
+        detail: this.failure,
+        icon: 'warning',
+        command: { command: 'modelGateway.openSettings', title: vscode.l10n.t('Open Settings') },
+      });
     }
     if (snap.updatedAt === 0) {
       if (!this.loading && !this.attempted) void this.reload();
@@ -166,24 +203,65 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     if (lists.length > 1) {
       // Grouped by key: each key's own models, then what no key lists (from the catalog), by kind.
       const masked = new Map((await this.services.keys.shown()).map((k) => [k.id, k.masked]));
-      const keyNodes: Node[] = lists.map((listing) => ({ type: 'key', listing, masked: masked.get(listing.key.id) ?? '' }));
+      const keyNodes: Node[] = lists.map((listing) => ({
+        type: 'key',
+        listing,
+        masked: masked.get(listing.key.id) ?? '',
+      }));
       return [...notices, ...keyNodes, ...kindGroups(snap.models.filter((m) => !m.keyIds?.length))];
     }
     if (snap.keyError && snap.keyError.kind !== 'cancelled') {
-      notices.push({ type: 'notice', label: snap.keyError.kind === 'auth' ? vscode.l10n.t('Key missing or refused') : vscode.l10n.t('Could not list models'), detail: snap.keyError.message, icon: 'warning', command: snap.keyError.kind === 'auth' ? { command: 'modelGateway.setApiKey', title: vscode.l10n.t('Set API Key') } : { command: 'modelGateway.checkConnection', title: vscode.l10n.t('Check Connection') } });
+      notices.push({
+        type: 'notice',
+        label:
+          snap.keyError.kind === 'auth'
+            ? vscode.l10n.t('Key missing or refused')
+            : vscode.l10n.t('Could not list models'),
+        detail: snap.keyError.message,
+        icon: 'warning',
+        command:
+          snap.keyError.kind === 'auth'
+            ? { command: 'modelGateway.setApiKey', title: vscode.l10n.t('Set API Key') }
+            : { command: 'modelGateway.checkConnection', title: vscode.l10n.t('Check Connection') },
+      });
     }
-    if (snap.catalogError) notices.push({ type: 'notice', label: vscode.l10n.t('Catalog unavailable'), detail: snap.catalogError.message, icon: 'warning', command: { command: 'modelGateway.refreshCatalog', title: vscode.l10n.t('Refresh Catalog') } });
-    else if (snap.catalog?.problem) notices.push({ type: 'notice', label: vscode.l10n.t('Catalog from offline cache ({0} old)', formatAge(Math.round((Date.now() - snap.catalog.fetchedAt) / 1000))), detail: snap.catalog.problem.message, icon: 'cloud-download' });
+    if (snap.catalogError)
+      notices.push({
+        type: 'notice',
+        label: vscode.l10n.t('Catalog unavailable'),
+        detail: snap.catalogError.message,
+        icon: 'warning',
+        command: { command: 'modelGateway.refreshCatalog', title: vscode.l10n.t('Refresh Catalog') },
+      });
+    else if (snap.catalog?.problem)
+      notices.push({
+        type: 'notice',
+        label: vscode.l10n.t(
+          'Catalog from offline cache ({0} old)',
+          formatAge(Math.round((Date.now() - snap.catalog.fetchedAt) / 1000)),
+        ),
+        detail: snap.catalog.problem.message,
+        icon: 'cloud-download',
+      });
     return [...notices, ...kindGroups(snap.models)];
   }
 
   /** A key's node: its name, its masked key, its quota, or why its list could not be read. */
   private keyItem(listing: KeyListing, masked: string): vscode.TreeItem {
     const { key, error, models } = listing;
-    const item = new vscode.TreeItem(key.name, error ? vscode.TreeItemCollapsibleState.None : vscode.TreeItemCollapsibleState.Expanded);
+    const item = new vscode.TreeItem(
+      key.name,
+      error ? vscode.TreeItemCollapsibleState.None : vscode.TreeItemCollapsibleState.Expanded,
+    );
     item.id = `key:${key.id}`;
     const quota = this.services.quota.forKey(key.id);
-    item.description = [masked, error ? vscode.l10n.t('refused or unreachable') : vscode.l10n.t('{0} models', formatNumber(models?.length ?? 0)), quota && quotaShort(quota)].filter(Boolean).join(' — ');
+    item.description = [
+      masked,
+      error ? vscode.l10n.t('refused or unreachable') : vscode.l10n.t('{0} models', formatNumber(models?.length ?? 0)),
+      quota && quotaShort(quota),
+    ]
+      .filter(Boolean)
+      .join(' — ');
     item.tooltip = error ? error.message : vscode.l10n.t('API key "{0}" ({1})', key.name, masked);
     // Read as the kind rows are (name, then description); a string tooltip would otherwise be the row's accessible label.
     item.accessibilityInformation = { label: `${key.name} ${String(item.description)}` };
@@ -208,7 +286,9 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
 /** The models by kind, in the view's order of kinds, without empty kinds. */
 function kindGroups(models: ModelInfo[], keyId?: string): Node[] {
   const kinds: ModelKind[] = ['chat', 'image', 'video', 'tool', 'other'];
-  return kinds.map((kind) => ({ type: 'kind' as const, kind, keyId, models: models.filter((m) => m.kind === kind) })).filter((g) => g.models.length > 0);
+  return kinds
+    .map((kind) => ({ type: 'kind' as const, kind, keyId, models: models.filter((m) => m.kind === kind) }))
+    .filter((g) => g.models.length > 0);
 }
 
 /**
@@ -228,26 +308,44 @@ function tooltipFor(m: ModelInfo, known: boolean): vscode.MarkdownString {
   md.appendMarkdown(')\n\n');
   // The readable name first; the gateway's own id beside it, for matching the console.
   const provider = providerName(m.provider);
-  text(vscode.l10n.t('Kind: {0} · Provider: {1}', kindLabel(m.kind), provider === m.provider ? provider : `${provider} (${m.provider})`));
+  text(
+    vscode.l10n.t(
+      'Kind: {0} · Provider: {1}',
+      kindLabel(m.kind),
+      provider === m.provider ? provider : `${provider} (${m.provider})`,
+    ),
+  );
   md.appendMarkdown('\n\n');
   if (m.protocols.length) {
     const protocols = m.protocols.map((p) => PROTOCOL_LABELS[p]).join(', ');
     const from = {
       gateway: () => vscode.l10n.t("Protocols: {0} (from the gateway's endpoint types)", protocols),
       catalog: () => vscode.l10n.t('Protocols: {0} (from the catalog)', protocols),
-      fallback: () => vscode.l10n.t("Protocols: {0} (the default: Chat Completions is every provider's entry)", protocols),
+      fallback: () =>
+        vscode.l10n.t("Protocols: {0} (the default: Chat Completions is every provider's entry)", protocols),
       none: () => vscode.l10n.t('Protocols: {0}', protocols),
     }[m.protocolSource];
     text(from());
     md.appendMarkdown('\n\n');
   }
   if (m.available) md.appendMarkdown(vscode.l10n.t('Available to this key.'));
-  else if (known) md.appendMarkdown(vscode.l10n.t("Listed in the catalog but **not available to this key**: an administrator must grant it to the key's group."));
-  else md.appendMarkdown(vscode.l10n.t("Listed in the catalog. Whether this key may use it is unknown until the gateway lists the key's models."));
+  else if (known)
+    md.appendMarkdown(
+      vscode.l10n.t(
+        "Listed in the catalog but **not available to this key**: an administrator must grant it to the key's group.",
+      ),
+    );
+  else
+    md.appendMarkdown(
+      vscode.l10n.t(
+        "Listed in the catalog. Whether this key may use it is unknown until the gateway lists the key's models.",
+      ),
+    );
   const c = m.catalog;
   const lines: string[] = [];
   if (c?.contextWindow) lines.push(vscode.l10n.t('Context: {0} tokens', formatNumber(c.contextWindow)));
-  if (c?.inputModalities?.length) lines.push(vscode.l10n.t('Input: {0}', c.inputModalities.map(modalityName).join(', ')));
+  if (c?.inputModalities?.length)
+    lines.push(vscode.l10n.t('Input: {0}', c.inputModalities.map(modalityName).join(', ')));
   if (c?.video?.sizes?.length) lines.push(vscode.l10n.t('Sizes: {0}', c.video.sizes.join(', ')));
   for (const line of lines) {
     md.appendMarkdown('\n\n');

@@ -20,7 +20,9 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, p
     nonce: randomBytes(16).toString('base64'),
     cspSource: webview.cspSource,
     scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', `${page.app}.js`)).toString(),
-    styleUris: ['common', page.style].map((name) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', `${name}.css`)).toString()),
+    styleUris: ['common', page.style].map((name) =>
+      webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', `${name}.css`)).toString(),
+    ),
     title: page.title,
     language: vscode.env.language,
     ...(vscode.l10n.bundle ? { bundle: vscode.l10n.bundle } : {}),

@@ -39,8 +39,20 @@ function scriptJson(value: unknown): string {
 }
 
 export function shellHtml(parts: ShellParts): string {
-  const images = ['img-src', parts.cspSource, 'data:', ...(parts.imageHosts ?? []).map((host) => `https://${host}`)].join(' ');
-  const csp = [`default-src 'none'`, images, `style-src ${parts.cspSource}`, `font-src ${parts.cspSource}`, `script-src 'nonce-${parts.nonce}'`, ...(parts.blobWorkers ? ['worker-src blob:'] : [])].join('; ');
+  const images = [
+    'img-src',
+    parts.cspSource,
+    'data:',
+    ...(parts.imageHosts ?? []).map((host) => `https://${host}`),
+  ].join(' ');
+  const csp = [
+    `default-src 'none'`,
+    images,
+    `style-src ${parts.cspSource}`,
+    `font-src ${parts.cspSource}`,
+    `script-src 'nonce-${parts.nonce}'`,
+    ...(parts.blobWorkers ? ['worker-src blob:'] : []),
+  ].join('; ');
   return `<!DOCTYPE html>
 <html lang="${escapeAttribute(parts.language)}">
 <head>

@@ -95,7 +95,13 @@ export class BlockSplitter {
     const info = open?.[2] ?? '';
     // A backtick fence's info string may not contain backticks (that is inline code).
     if (marker && !(marker[0] === '`' && info.includes('`'))) {
-      this.fence = { char: marker[0] as string, length: marker.length, atBlockStart: !this.hasContent, bodyStart: next, info: info.trim() };
+      this.fence = {
+        char: marker[0] as string,
+        length: marker.length,
+        atBlockStart: !this.hasContent,
+        bodyStart: next,
+        info: info.trim(),
+      };
     }
     this.hasContent = true;
   }

@@ -47,7 +47,13 @@ export class ChatApp {
     this.composer.el.hidden = true;
     root.replaceChildren(this.loading, this.list.el, this.composer.el);
     document.addEventListener('keydown', (event) => {
-      if (event.key === 'Escape' && !event.defaultPrevented && !(event.target instanceof HTMLSelectElement) && this.composer.stop()) event.preventDefault();
+      if (
+        event.key === 'Escape' &&
+        !event.defaultPrevented &&
+        !(event.target instanceof HTMLSelectElement) &&
+        this.composer.stop()
+      )
+        event.preventDefault();
     });
     window.addEventListener('pagehide', () => channel.saveNow());
     warmWorker();
@@ -67,7 +73,8 @@ export class ChatApp {
         const first = store.snapshot === undefined;
         this.channel.conversation = message.state.key;
         store.applySnapshot(message.state);
-        if (first) this.composer.restorePending(message.state.messages.filter((m) => m.role === 'user').map((m) => m.text));
+        if (first)
+          this.composer.restorePending(message.state.messages.filter((m) => m.role === 'user').map((m) => m.text));
         break;
       }
       case 'append': {

@@ -59,7 +59,8 @@ function readUiState(saved: unknown): UiState {
   if (Array.isArray(s.pending)) {
     for (const p of s.pending as unknown[]) {
       const entry = p as { id?: unknown; text?: unknown } | null;
-      if (typeof entry?.id === 'string' && typeof entry.text === 'string') state.pending.push({ id: entry.id, text: entry.text });
+      if (typeof entry?.id === 'string' && typeof entry.text === 'string')
+        state.pending.push({ id: entry.id, text: entry.text });
     }
   }
   if (typeof s.conversationId === 'string') state.conversationId = s.conversationId;

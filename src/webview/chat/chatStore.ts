@@ -115,4 +115,3 @@ export class ChatStore {
     this.dirtyMessages.add(message.id);
   }
 }
-

@@ -14,7 +14,12 @@
  * Unknown languages are not auto-detected: they render as plain, escaped text.
  */
 import workerSource from './highlightWorker?worker';
-import { HIGHLIGHT_LANGUAGES, type HighlightAnswer, type HighlightRequest, type WarmLocaleRequest } from './highlightProtocol';
+import {
+  HIGHLIGHT_LANGUAGES,
+  type HighlightAnswer,
+  type HighlightRequest,
+  type WarmLocaleRequest,
+} from './highlightProtocol';
 
 /** The language name of a fence's info string ("ts {1,3}" → "ts"), lower-cased; "" when none. */
 export function fenceLanguage(info: string): string {
@@ -150,7 +155,8 @@ function answered(answer: HighlightAnswer): void {
   if (!answer.pieces.length) return;
   const code = entry.key.slice(entry.key.indexOf('\n') + 1);
   keep(entry.key, answer.pieces);
-  for (const { element, sanitize } of entry.waiting) queueJob({ element, code, sanitize, pieces: answer.pieces, next: 0 });
+  for (const { element, sanitize } of entry.waiting)
+    queueJob({ element, code, sanitize, pieces: answer.pieces, next: 0 });
 }
 
 const htmlChars = (pieces: HighlightAnswer['pieces']): number => pieces.reduce((n, p) => n + p.html.length, 0);
@@ -195,7 +201,12 @@ function runJobs(): void {
   let pieces = 0;
   while (queue.length && (pieces === 0 || performance.now() - started < TASK_BUDGET_MS)) {
     const job = queue[0] as Job;
-    if (!job.element.isConnected || (job.rest === undefined && job.element.textContent !== job.code) || !insertPiece(job)) queue.shift();
+    if (
+      !job.element.isConnected ||
+      (job.rest === undefined && job.element.textContent !== job.code) ||
+      !insertPiece(job)
+    )
+      queue.shift();
     pieces++;
   }
   if (queue.length) {

@@ -16,7 +16,8 @@ type Result = ReturnType<MessageSchema<HostMessage>['safeParse']>;
 export function hostMessageReader(held: (id: string) => ChatMessageView | undefined): MessageSchema<HostMessage> {
   return {
     safeParse(data: unknown): Result {
-      if (!isRecord(data) || data.type !== 'snapshot' || !isRecord(data.state) || !Array.isArray(data.state.messages)) return hostMessageSchema.safeParse(data);
+      if (!isRecord(data) || data.type !== 'snapshot' || !isRecord(data.state) || !Array.isArray(data.state.messages))
+        return hostMessageSchema.safeParse(data);
       const raw: unknown[] = data.state.messages;
       const messages: ChatMessageView[] = [];
       for (const [index, m] of raw.entries()) {
@@ -26,7 +27,16 @@ export function hostMessageReader(held: (id: string) => ChatMessageView | undefi
           continue;
         }
         const parsed = chatMessageSchema.safeParse(m);
-        if (!parsed.success) return { success: false, error: { issues: parsed.error.issues.map((issue) => ({ ...issue, path: ['state', 'messages', index, ...issue.path] })) } };
+        if (!parsed.success)
+          return {
+            success: false,
+            error: {
+              issues: parsed.error.issues.map((issue) => ({
+                ...issue,
+                path: ['state', 'messages', index, ...issue.path],
+              })),
+            },
+          };
         messages.push(parsed.data);
       }
       // The rest of the snapshot is checked as the protocol says, its messages as above.

@@ -53,7 +53,12 @@ export function formatChars(chars: number): string {
   return l10n.t('{0} characters', formatCompactNumber(chars));
 }
 
-const IMAGE_FORMATS: Record<ImageRef['mediaType'], string> = { 'image/png': 'PNG', 'image/jpeg': 'JPEG', 'image/gif': 'GIF', 'image/webp': 'WebP' };
+const IMAGE_FORMATS: Record<ImageRef['mediaType'], string> = {
+  'image/png': 'PNG',
+  'image/jpeg': 'JPEG',
+  'image/gif': 'GIF',
+  'image/webp': 'WebP',
+};
 
 /** "PNG 48×48, 2.1 KiB": a format, pixels and a size, the same words in every language. */
 export function imageDetail(image: Pick<ImageRef, 'mediaType' | 'bytes' | 'width' | 'height'>): string {

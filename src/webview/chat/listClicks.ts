@@ -69,7 +69,10 @@ function act(control: HTMLElement, list: ListParts): void {
       const action = ACTIONS.find((a) => a === control.dataset.action);
       // Retry names the answer it re-runs; the host refuses it unless that is still the last one.
       // Retry and Pick a model act on this conversation and name it; the setup actions concern none.
-      const named = (action === 'retry' || action === 'pickModel') && list.channel.conversation !== undefined ? { conversationId: list.channel.conversation } : {};
+      const named =
+        (action === 'retry' || action === 'pickModel') && list.channel.conversation !== undefined
+          ? { conversationId: list.channel.conversation }
+          : {};
       if (action) post({ type: 'action', action, ...(action === 'retry' && messageId ? { messageId } : {}), ...named });
       if (action === 'pickModel') list.onPickModel();
       break;

@@ -53,7 +53,15 @@ export function renderMarkdown(source: string, options: RenderOptions): Document
  * the task that shows the conversation's first message.
  */
 export function warmMarkdown(): void {
-  renderMarkdownBlocks(['# Title\n\nSome *words* with `code` and a link: https://example.com', '- one\n- two\n\n1. first\n\n> quote', '```\nplain code\n```', '| a | b |\n|:-|-:|\n| 1 | 2 |'], { remoteImageHosts: [] });
+  renderMarkdownBlocks(
+    [
+      '# Title\n\nSome *words* with `code` and a link: https://example.com',
+      '- one\n- two\n\n1. first\n\n> quote',
+      '```\nplain code\n```',
+      '| a | b |\n|:-|-:|\n| 1 | 2 |',
+    ],
+    { remoteImageHosts: [] },
+  );
 }
 
 /**
@@ -73,7 +81,8 @@ export function renderMarkdownBlocks(sources: readonly string[], options: Render
   decorate(fragment, options);
   const parts: DocumentFragment[] = [document.createDocumentFragment()];
   for (const node of Array.from(fragment.childNodes)) {
-    if (node instanceof HTMLHRElement && node.classList.contains('md-block-separator')) parts.push(document.createDocumentFragment());
+    if (node instanceof HTMLHRElement && node.classList.contains('md-block-separator'))
+      parts.push(document.createDocumentFragment());
     else (parts[parts.length - 1] as DocumentFragment).append(node);
   }
   // Never expected (the marker is only between blocks), but then each block is rendered on its own.
@@ -109,7 +118,8 @@ function decorate(fragment: DocumentFragment, options: RenderOptions): void {
     // Shown plain now (a long block, or a language not used yet) and highlighted in tasks of its own.
     if (code && code.childElementCount === 0) {
       const text = code.textContent ?? '';
-      if (highlightsLater(text, fenceLanguage(language))) highlightLater(code, text, fenceLanguage(language), sanitizeToFragment);
+      if (highlightsLater(text, fenceLanguage(language)))
+        highlightLater(code, text, fenceLanguage(language), sanitizeToFragment);
     }
     const placeholder = document.createComment('');
     pre.replaceWith(placeholder);
@@ -138,12 +148,23 @@ function vetImage(img: HTMLImageElement, options: RenderOptions): void {
     return;
   }
   const host = h('a', { text: url.host, attrs: { href: url.href, title: url.href } });
-  const placeholder = h('span', { className: 'remote-image' }, ...aroundSlot(alt ? l10n.t('image “{0}” from {1}', alt, SLOT) : l10n.t('image from {0}', SLOT), host));
+  const placeholder = h(
+    'span',
+    { className: 'remote-image' },
+    ...aroundSlot(alt ? l10n.t('image “{0}” from {1}', alt, SLOT) : l10n.t('image from {0}', SLOT), host),
+  );
   if (url.protocol === 'https:') {
-    placeholder.append(' — ', button(l10n.t('Load images from {0}', url.host), { className: 'btn-link', act: 'allow-images', ariaLabel: l10n.t('Load images from {0}', url.host), dataset: { host: url.host.toLowerCase() } }));
+    placeholder.append(
+      ' — ',
+      button(l10n.t('Load images from {0}', url.host), {
+        className: 'btn-link',
+        act: 'allow-images',
+        ariaLabel: l10n.t('Load images from {0}', url.host),
+        dataset: { host: url.host.toLowerCase() },
+      }),
+    );
   } else {
     placeholder.append(l10n.t(' (not loaded: not a secure address)'));
   }
   img.replaceWith(placeholder);
 }
-

@@ -64,7 +64,8 @@ export class MarkdownView {
     // Blocks finished since the last update (all of them when a finished answer is first shown) are
     // rendered together.
     const sources: string[] = [];
-    for (let index = this.blocks.length; index < ends.length; index++) sources.push(text.slice(index === 0 ? 0 : (ends[index - 1] as number), ends[index] as number));
+    for (let index = this.blocks.length; index < ends.length; index++)
+      sources.push(text.slice(index === 0 ? 0 : (ends[index - 1] as number), ends[index] as number));
     const tailStart = this.splitter.tailStart;
     const tailText = text.slice(tailStart);
     const fence = streaming ? this.splitter.openFenceBody() : undefined;

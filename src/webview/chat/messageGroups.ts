@@ -111,7 +111,8 @@ export class MessageGroups {
       first.el.prepend(...take);
       rest -= take.length;
     }
-    for (let end = rest; end > 0; end -= GROUP_SIZE) this.addGroup(0, elements.slice(Math.max(0, end - GROUP_SIZE), end));
+    for (let end = rest; end > 0; end -= GROUP_SIZE)
+      this.addGroup(0, elements.slice(Math.max(0, end - GROUP_SIZE), end));
   }
 
   /** Takes every element not in `keep` out of the list (groups left empty go too). */
@@ -176,7 +177,8 @@ export class MessageGroups {
       if (!group || !group.el.isConnected) continue;
       if (entry.isIntersecting) this.attach(group, false);
       // A hidden view reports nothing in view and no sizes: keep everything as it is then.
-      else if (entry.rootBounds && entry.rootBounds.height > 0 && entry.boundingClientRect.height > 0) this.detach(group, entry.boundingClientRect.height);
+      else if (entry.rootBounds && entry.rootBounds.height > 0 && entry.boundingClientRect.height > 0)
+        this.detach(group, entry.boundingClientRect.height);
     }
   }
 }

@@ -14,7 +14,6 @@ import { ModelGoneView, NoticeLines } from './noticeView';
 import { MessageGroups } from './messageGroups';
 import { onListClick } from './listClicks';
 
-
 /** Within this many pixels of the end counts as "at the bottom". */
 const BOTTOM_SLACK = 24;
 /** A scroll event this soon after the reader's wheel, key, touch or pointer on the list is theirs. */
@@ -86,10 +85,16 @@ export class MessageList {
       renderOptions: { remoteImageHosts: [] },
     };
     this.stickToBottom = channel.state.stickToBottom;
-    this.olderButton = button(l10n.t('Load older messages'), { className: 'btn btn-secondary older', act: 'load-older' });
+    this.olderButton = button(l10n.t('Load older messages'), {
+      className: 'btn btn-secondary older',
+      act: 'load-older',
+    });
     this.empty = empty;
     // role=log is polite by default; a streaming answer carries aria-busy so it is read once complete.
-    this.log = h('div', { className: 'log', attrs: { role: 'log', 'aria-live': 'polite', 'aria-label': l10n.t('Messages') } });
+    this.log = h('div', {
+      className: 'log',
+      attrs: { role: 'log', 'aria-live': 'polite', 'aria-label': l10n.t('Messages') },
+    });
     this.modelGone = new ModelGoneView(channel);
     this.el = h('main', { className: 'messages' }, this.olderButton, this.empty, this.log, this.modelGone.el);
     this.groups = new MessageGroups(this.log, this.el);
@@ -275,7 +280,10 @@ export class MessageList {
     const added = new Set<string>();
     const elements: HTMLElement[] = [];
     const most = Math.max(1, Math.floor(REVEAL_BUDGET_MS / this.msPerMessage));
-    while (this.hidden > 0 && (added.size === 0 || (added.size < most && performance.now() - started < REVEAL_BUDGET_MS))) {
+    while (
+      this.hidden > 0 &&
+      (added.size === 0 || (added.size < most && performance.now() - started < REVEAL_BUDGET_MS))
+    ) {
       const message = messages[this.hidden - 1];
       if (!message) break;
       this.hidden--;
@@ -351,7 +359,8 @@ export class MessageList {
     if (lastAssistant && lastSpoken !== lastAssistant) lastAssistant = undefined;
     const busy = this.store.busy;
     const views = only ? Array.from(only, (id) => this.views.get(id)) : this.views.values();
-    for (const view of views) view?.setFlags({ isLastUser: view.id === lastUser, isLastAssistant: view.id === lastAssistant, busy });
+    for (const view of views)
+      view?.setFlags({ isLastUser: view.id === lastUser, isLastAssistant: view.id === lastAssistant, busy });
   }
 
   private onScroll(): void {
@@ -378,7 +387,6 @@ export class MessageList {
     ui.rendered = this.store.messages.length - this.hidden;
     this.channel.saveSoon();
   }
-
 }
 
 /**
@@ -391,7 +399,9 @@ export class MessageList {
  */
 function sizedOnce(elements: readonly HTMLElement[]): void {
   for (const el of elements) el.classList.add('sizing');
-  requestAnimationFrame(() => requestAnimationFrame(() => {
-    for (const el of elements) el.classList.remove('sizing');
-  }));
+  requestAnimationFrame(() =>
+    requestAnimationFrame(() => {
+      for (const el of elements) el.classList.remove('sizing');
+    }),
+  );
 }

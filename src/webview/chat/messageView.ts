@@ -84,21 +84,43 @@ export class MessageView {
       attrs: { 'aria-label': isUser ? l10n.t('You') : l10n.t('Assistant') },
     });
     this.meta = h('span', { className: 'msg-meta' });
-    this.head = h('div', { className: 'msg-head' }, h('span', { className: 'msg-role', text: isUser ? l10n.t('You') : l10n.t('Assistant') }), this.meta);
+    this.head = h(
+      'div',
+      { className: 'msg-head' },
+      h('span', { className: 'msg-role', text: isUser ? l10n.t('You') : l10n.t('Assistant') }),
+      this.meta,
+    );
     this.status = h('div', { className: 'msg-status' });
     this.usage = h('div', { className: 'msg-usage' });
     // Icons that show while the pointer is over the message or the keyboard is in it (chat.css);
     // they stay in the tab order, so a keyboard user reaches them and they appear.
-    this.copyButton = iconButton('copy', { act: 'copy-msg', label: isUser ? l10n.t('Copy your message') : l10n.t('Copy the answer') });
+    this.copyButton = iconButton('copy', {
+      act: 'copy-msg',
+      label: isUser ? l10n.t('Copy your message') : l10n.t('Copy the answer'),
+    });
     this.lastButton = isUser
       ? iconButton('edit', { act: 'edit', label: l10n.t('Edit and resend your last message') })
       : iconButton('regenerate', { act: 'regenerate', label: l10n.t('Regenerate the last answer') });
-    this.actions = h('div', { className: 'msg-actions', attrs: { role: 'toolbar', 'aria-label': isUser ? l10n.t('Actions for your message') : l10n.t('Actions for the answer') } }, this.copyButton, this.lastButton);
+    this.actions = h(
+      'div',
+      {
+        className: 'msg-actions',
+        attrs: {
+          role: 'toolbar',
+          'aria-label': isUser ? l10n.t('Actions for your message') : l10n.t('Actions for the answer'),
+        },
+      },
+      this.copyButton,
+      this.lastButton,
+    );
     this.el.append(this.head);
 
     if (isUser) {
       this.attachments = h('div', { className: 'chips msg-attachments' });
-      this.images = h('div', { className: 'msg-images', attrs: { role: 'list', 'aria-label': l10n.t('Images sent with this message') } });
+      this.images = h('div', {
+        className: 'msg-images',
+        attrs: { role: 'list', 'aria-label': l10n.t('Images sent with this message') },
+      });
       this.userText = h('div', { className: 'user-text' });
       this.el.append(this.attachments, this.images, this.userText);
     } else {
@@ -114,7 +136,13 @@ export class MessageView {
       this.waiting = h('div', { className: 'waiting', text: l10n.t('Waiting for the answer…') });
       // Where the text grows while it arrives: a pulsing mark at the answer's end (chat.css), named
       // for screen readers; gone once the answer has ended.
-      this.streamMark = h('div', { className: 'stream-mark', attrs: { role: 'img', 'aria-label': l10n.t('The answer is still being written') } }, h('span'), h('span'), h('span'));
+      this.streamMark = h(
+        'div',
+        { className: 'stream-mark', attrs: { role: 'img', 'aria-label': l10n.t('The answer is still being written') } },
+        h('span'),
+        h('span'),
+        h('span'),
+      );
       this.sources = h('div', { className: 'sources' });
       this.el.append(this.details, this.waiting, this.answer.el, this.streamMark, this.sources);
     }
@@ -135,7 +163,9 @@ export class MessageView {
     if (message.role === 'user') this.updateUser(message);
     else this.updateAssistant(message, streaming);
 
-    const meta = [message.model, message.protocol ? PROTOCOL_LABELS[message.protocol] : undefined].filter(Boolean).join(' · ');
+    const meta = [message.model, message.protocol ? PROTOCOL_LABELS[message.protocol] : undefined]
+      .filter(Boolean)
+      .join(' · ');
     if (meta !== this.renderedMeta) {
       this.renderedMeta = meta;
       setText(this.meta, meta);
@@ -153,7 +183,13 @@ export class MessageView {
   setFlags(flags: MessageFlags): void {
     const now = this.flags;
     // Called for every rendered message when the list changes: most keep their flags.
-    if (now && now.isLastUser === flags.isLastUser && now.isLastAssistant === flags.isLastAssistant && now.busy === flags.busy) return;
+    if (
+      now &&
+      now.isLastUser === flags.isLastUser &&
+      now.isLastAssistant === flags.isLastAssistant &&
+      now.busy === flags.busy
+    )
+      return;
     this.flags = flags;
     this.showRetry();
   }
@@ -170,7 +206,10 @@ export class MessageView {
   /** Inline editor for the last user message: Enter resends, Shift+Enter newline, Escape cancels. */
   startEdit(): void {
     if (this.message.role !== 'user' || this.editor) return;
-    const textarea = h('textarea', { className: 'input', attrs: { 'aria-label': l10n.t('Edit your message'), rows: '3' } });
+    const textarea = h('textarea', {
+      className: 'input',
+      attrs: { 'aria-label': l10n.t('Edit your message'), rows: '3' },
+    });
     textarea.value = this.message.text;
     const save = button(l10n.t('Save & Resend'), { className: 'btn' });
     const cancel = button(l10n.t('Cancel'), { className: 'btn btn-secondary' });
@@ -217,7 +256,22 @@ export class MessageView {
     const list = this.attachments as HTMLElement;
     list.replaceChildren(
       ...(message.attachments ?? []).map((a) =>
-        h('span', { className: 'chip', attrs: { title: a.truncated ? l10n.t('{0}: {1} characters (cut)', a.label, formatNumber(a.chars)) : l10n.t('{0}: {1} characters', a.label, formatNumber(a.chars)) } }, a.label, h('span', { className: 'chip-detail', text: a.truncated ? l10n.t('{0}, cut', formatChars(a.chars)) : formatChars(a.chars) })),
+        h(
+          'span',
+          {
+            className: 'chip',
+            attrs: {
+              title: a.truncated
+                ? l10n.t('{0}: {1} characters (cut)', a.label, formatNumber(a.chars))
+                : l10n.t('{0}: {1} characters', a.label, formatNumber(a.chars)),
+            },
+          },
+          a.label,
+          h('span', {
+            className: 'chip-detail',
+            text: a.truncated ? l10n.t('{0}, cut', formatChars(a.chars)) : formatChars(a.chars),
+          }),
+        ),
       ),
     );
     setHidden(list, !message.attachments?.length);
@@ -251,12 +305,31 @@ export class MessageView {
       ...(message.images ?? []).map((image) => {
         const detail = imageDetail(image);
         const picture = image.src
-          ? h('img', { className: 'thumb', attrs: { src: image.src, alt: `${image.name} (${detail})`, loading: 'lazy' } })
+          ? h('img', {
+              className: 'thumb',
+              attrs: { src: image.src, alt: `${image.name} (${detail})`, loading: 'lazy' },
+            })
           : h('span', { className: 'thumb thumb-missing', text: image.name });
-        const open = h('button', { className: 'thumb-button', attrs: { type: 'button', 'aria-label': l10n.t('Open image {0} ({1})', image.name, detail), title: `${image.name}: ${detail}` } }, picture);
+        const open = h(
+          'button',
+          {
+            className: 'thumb-button',
+            attrs: {
+              type: 'button',
+              'aria-label': l10n.t('Open image {0} ({1})', image.name, detail),
+              title: `${image.name}: ${detail}`,
+            },
+          },
+          picture,
+        );
         open.dataset.act = 'open-image';
         open.dataset.image = image.id;
-        return h('div', { className: 'msg-image', attrs: { role: 'listitem' } }, open, h('span', { className: 'msg-image-label', text: `${image.name} · ${detail}` }));
+        return h(
+          'div',
+          { className: 'msg-image', attrs: { role: 'listitem' } },
+          open,
+          h('span', { className: 'msg-image-label', text: `${image.name} · ${detail}` }),
+        );
       }),
     );
     setHidden(list, !message.images?.length);
@@ -271,7 +344,13 @@ export class MessageView {
     this.renderedSources = key;
     const box = this.sources as HTMLElement;
     const parts: Node[] = [];
-    if (searches.length) parts.push(h('div', { className: 'searched', text: l10n.t('Searched the web for {0}', searches.map((q) => `“${q}”`).join(', ')) }));
+    if (searches.length)
+      parts.push(
+        h('div', {
+          className: 'searched',
+          text: l10n.t('Searched the web for {0}', searches.map((q) => `“${q}”`).join(', ')),
+        }),
+      );
     if (citations.length) {
       parts.push(h('div', { className: 'sources-title', text: l10n.t('Sources') }));
       parts.push(
@@ -282,8 +361,15 @@ export class MessageView {
             const host = hostOf(c.url);
             // Only web links become links; anything else is shown, never made clickable.
             const label = c.title || host || c.url;
-            const link = /^https?:\/\//i.test(c.url) ? h('a', { text: label, attrs: { href: c.url, title: c.url } }) : h('span', { text: label });
-            return h('li', {}, link, host && label !== host ? h('span', { className: 'source-host', text: ` ${host}` }) : null);
+            const link = /^https?:\/\//i.test(c.url)
+              ? h('a', { text: label, attrs: { href: c.url, title: c.url } })
+              : h('span', { text: label });
+            return h(
+              'li',
+              {},
+              link,
+              host && label !== host ? h('span', { className: 'source-host', text: ` ${host}` }) : null,
+            );
           }),
         ),
       );
@@ -306,7 +392,10 @@ export class MessageView {
     // The last answer's actions stay in sight at its end (chat.css); the others show on hover or focus.
     this.el.classList.toggle('msg-last', this.message.role === 'assistant' && flags.isLastAssistant);
     setHidden(this.lastButton, !isLast || flags.busy || this.editor !== undefined || retry);
-    setHidden(this.actions, Array.from(this.actions.children).every((c) => (c as HTMLElement).hidden));
+    setHidden(
+      this.actions,
+      Array.from(this.actions.children).every((c) => (c as HTMLElement).hidden),
+    );
   }
 
   private updateStatus(message: ChatMessageView): void {
@@ -323,15 +412,32 @@ export class MessageView {
     if (atLimit) {
       // Not an error and not the user's Stop: the model used all the room an answer has.
       parts.push(h('span', { className: 'badge status-length', text: l10n.t('Reached the answer length limit') }));
-      parts.push(h('span', { className: 'status-hint', text: l10n.t('Continue asks for the rest; the setting "modelGateway.chat.maxTokens" raises the limit.') }));
-      this.continueButton = button(l10n.t('Continue'), { className: 'btn', act: 'continue', ariaLabel: l10n.t('Continue this answer where it stopped'), title: l10n.t('Ask the model to go on; the new text is added to this answer') });
+      parts.push(
+        h('span', {
+          className: 'status-hint',
+          text: l10n.t('Continue asks for the rest; the setting "modelGateway.chat.maxTokens" raises the limit.'),
+        }),
+      );
+      this.continueButton = button(l10n.t('Continue'), {
+        className: 'btn',
+        act: 'continue',
+        ariaLabel: l10n.t('Continue this answer where it stopped'),
+        title: l10n.t('Ask the model to go on; the new text is added to this answer'),
+      });
       parts.push(this.continueButton);
     }
     if (error) {
       parts.push(h('span', { className: 'error-message', text: error.message }));
       // The gateway's request id stands apart, whole and selectable: users quote it to its operator.
       if (error.requestId) {
-        parts.push(h('span', { className: 'error-request-id', attrs: { title: l10n.t("Quote this to the gateway's operator") } }, l10n.t('Request ID: '), h('code', { text: error.requestId })));
+        parts.push(
+          h(
+            'span',
+            { className: 'error-request-id', attrs: { title: l10n.t("Quote this to the gateway's operator") } },
+            l10n.t('Request ID: '),
+            h('code', { text: error.requestId }),
+          ),
+        );
       }
       const action = errorAction(error.kind);
       if (action) {

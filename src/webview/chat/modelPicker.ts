@@ -51,7 +51,13 @@ export class ModelPicker {
     this.thinking = new ThinkingControl(channel);
     this.search = iconButton('globe', { label: l10n.t('Web search'), className: 'search-toggle', pressed: false });
     this.protocol.title = l10n.t('The protocol this conversation uses with the model (the first is its default)');
-    this.controls = [...labelled(l10n.t('Model'), this.model), ...labelled(l10n.t('Protocol'), this.protocol), this.protocolName, this.thinking.el, this.search];
+    this.controls = [
+      ...labelled(l10n.t('Model'), this.model),
+      ...labelled(l10n.t('Protocol'), this.protocol),
+      this.protocolName,
+      this.thinking.el,
+      this.search,
+    ];
 
     this.model.addEventListener('change', () => {
       if (this.model.value) channel.intent({ type: 'selectModel', model: this.model.value });
@@ -60,7 +66,9 @@ export class ModelPicker {
       const protocols = this.selectedModel()?.protocols ?? [];
       const chosen = protocols.find((p) => p === this.protocol.value);
       // The model's first protocol is what it uses without a choice: picking it clears the override.
-      channel.intent(chosen && chosen !== protocols[0] ? { type: 'setProtocol', protocol: chosen } : { type: 'setProtocol' });
+      channel.intent(
+        chosen && chosen !== protocols[0] ? { type: 'setProtocol', protocol: chosen } : { type: 'setProtocol' },
+      );
     });
     this.search.addEventListener('click', () => {
       const on = this.search.getAttribute('aria-pressed') !== 'true';
@@ -84,7 +92,9 @@ export class ModelPicker {
     const active = model ? activeProtocol(model, snapshot.protocolOverride) : undefined;
     this.search.title =
       active === 'responses'
-        ? l10n.t('Let the model search the web (the Responses web_search tool); its sources are listed under the answer')
+        ? l10n.t(
+            'Let the model search the web (the Responses web_search tool); its sources are listed under the answer',
+          )
         : l10n.t('Let the model search the web (for Alibaba Bailian models such as Qwen)');
     this.search.setAttribute('aria-pressed', String(snapshot.enableSearch));
     this.thinking.update(model, snapshot.thinking);
@@ -107,7 +117,11 @@ export class ModelPicker {
     }
     const children: HTMLElement[] = [];
     if (!snapshot.model || !snapshot.models.some((m) => m.id === snapshot.model)) {
-      const text = snapshot.model ? l10n.t('{0} (not available)', snapshot.model) : snapshot.models.length ? l10n.t('Choose a model') : l10n.t('No chat models');
+      const text = snapshot.model
+        ? l10n.t('{0} (not available)', snapshot.model)
+        : snapshot.models.length
+          ? l10n.t('Choose a model')
+          : l10n.t('No chat models');
       children.push(h('option', { text, attrs: { value: snapshot.model ?? '', disabled: '' } }));
     }
     for (const [provider, models] of groups) {
@@ -116,7 +130,17 @@ export class ModelPicker {
           'optgroup',
           { attrs: { label: provider || l10n.t('Other') } },
           // The id alone keeps the closed picker narrow; the tooltip says what the model speaks and can do.
-          ...models.map((m) => h('option', { text: m.id, attrs: { value: m.id, title: [`${m.id}: ${m.protocols.map((p) => PROTOCOL_LABELS[p]).join(', ')}`, ...capabilities(m)].join(' · ') } })),
+          ...models.map((m) =>
+            h('option', {
+              text: m.id,
+              attrs: {
+                value: m.id,
+                title: [`${m.id}: ${m.protocols.map((p) => PROTOCOL_LABELS[p]).join(', ')}`, ...capabilities(m)].join(
+                  ' · ',
+                ),
+              },
+            }),
+          ),
         ),
       );
     }
@@ -124,7 +148,9 @@ export class ModelPicker {
     this.model.value = snapshot.model ?? '';
     this.model.disabled = snapshot.models.length === 0;
     const chosen = snapshot.models.find((m) => m.id === snapshot.model);
-    this.model.title = chosen ? l10n.t('Model: {0} ({1})', chosen.id, chosen.provider || l10n.t('Other')) : l10n.t('Model');
+    this.model.title = chosen
+      ? l10n.t('Model: {0} ({1})', chosen.id, chosen.provider || l10n.t('Other'))
+      : l10n.t('Model');
   }
 
   private updateProtocols(model: ChatModelView | undefined, override: WireProtocol | undefined): void {
@@ -133,13 +159,17 @@ export class ModelPicker {
     const key = JSON.stringify([protocols, active]);
     if (key !== this.protocolKey) {
       this.protocolKey = key;
-      this.protocol.replaceChildren(...protocols.map((p) => h('option', { text: PROTOCOL_LABELS[p], attrs: { value: p } })));
+      this.protocol.replaceChildren(
+        ...protocols.map((p) => h('option', { text: PROTOCOL_LABELS[p], attrs: { value: p } })),
+      );
       this.protocol.value = active ?? '';
     }
     setHidden(this.protocol, protocols.length < 2);
     const only = protocols.length === 1 ? protocols[0] : undefined;
     setText(this.protocolName, only ? PROTOCOL_LABELS[only] : '');
-    this.protocolName.title = only ? l10n.t('Protocol: {0} (the only one this model speaks)', PROTOCOL_LABELS[only]) : '';
+    this.protocolName.title = only
+      ? l10n.t('Protocol: {0} (the only one this model speaks)', PROTOCOL_LABELS[only])
+      : '';
     setHidden(this.protocolName, !only);
   }
 }

@@ -17,10 +17,16 @@ export class NoticeLines {
   /** The line of `message` (a `notice`), made or brought up to date. */
   lineFor(message: ChatMessageView): HTMLElement {
     // A notice without a body this version knows still says something rather than nothing.
-    const text = message.notice ? noticeText(message.notice) : message.text || l10n.t('The model of this conversation changed.');
+    const text = message.notice
+      ? noticeText(message.notice)
+      : message.text || l10n.t('The model of this conversation changed.');
     let line = this.lines.get(message.id);
     if (!line) {
-      const el = h('div', { className: 'msg-notice', dataset: { id: message.id }, attrs: { role: 'note' } }, h('span', { className: 'msg-notice-text' }));
+      const el = h(
+        'div',
+        { className: 'msg-notice', dataset: { id: message.id }, attrs: { role: 'note' } },
+        h('span', { className: 'msg-notice-text' }),
+      );
       line = { el, text: '' };
       this.lines.set(message.id, line);
     }
@@ -53,7 +59,10 @@ export class ModelGoneView {
 
   constructor(private readonly channel: ChatChannel) {
     this.text = h('span', { className: 'model-gone-text' });
-    this.choices = h('div', { className: 'model-gone-choices', attrs: { role: 'group', 'aria-label': l10n.t('Continue with') } });
+    this.choices = h('div', {
+      className: 'model-gone-choices',
+      attrs: { role: 'group', 'aria-label': l10n.t('Continue with') },
+    });
     this.el = h('div', { className: 'model-gone', attrs: { role: 'status' } }, this.text, this.choices);
     this.el.hidden = true;
     this.el.addEventListener('click', (event) => {
@@ -61,7 +70,12 @@ export class ModelGoneView {
       if (!control || !this.el.contains(control)) return;
       const model = control.dataset.model;
       if (model) this.channel.intent({ type: 'selectModel', model });
-      else this.channel.post({ type: 'action', action: 'pickModel', ...(this.channel.conversation !== undefined ? { conversationId: this.channel.conversation } : {}) });
+      else
+        this.channel.post({
+          type: 'action',
+          action: 'pickModel',
+          ...(this.channel.conversation !== undefined ? { conversationId: this.channel.conversation } : {}),
+        });
     });
   }
 
@@ -76,8 +90,17 @@ export class ModelGoneView {
     }
     setText(this.text, `${modelGoneText(gone.model, gone.keyChanged)} ${l10n.t('Continue with:')}`);
     this.choices.replaceChildren(
-      ...gone.choices.map((id) => button(id, { className: 'btn btn-secondary', ariaLabel: l10n.t('Continue with {0}', id), dataset: { model: id } })),
-      button(l10n.t('Pick another…'), { className: 'btn btn-secondary', ariaLabel: l10n.t('Pick another model to continue with') }),
+      ...gone.choices.map((id) =>
+        button(id, {
+          className: 'btn btn-secondary',
+          ariaLabel: l10n.t('Continue with {0}', id),
+          dataset: { model: id },
+        }),
+      ),
+      button(l10n.t('Pick another…'), {
+        className: 'btn btn-secondary',
+        ariaLabel: l10n.t('Pick another model to continue with'),
+      }),
     );
   }
 }

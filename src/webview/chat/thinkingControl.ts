@@ -39,7 +39,13 @@ export class ThinkingControl {
   constructor(channel: ChatChannel) {
     this.select.setAttribute('aria-label', l10n.t('Thinking'));
     this.select.title = l10n.t('Whether the model thinks before it answers, and how hard; kept with this conversation');
-    this.el = h('span', { className: 'thinking-control', attrs: { title: this.select.title } }, icon('lightbulb'), this.select, this.always);
+    this.el = h(
+      'span',
+      { className: 'thinking-control', attrs: { title: this.select.title } },
+      icon('lightbulb'),
+      this.select,
+      this.always,
+    );
     this.select.addEventListener('change', () => {
       const choice = (this.select.value || undefined) as ThinkingChoiceView | undefined;
       if (choice) channel.intent({ type: 'setThinking', choice });
@@ -66,13 +72,23 @@ export class ThinkingControl {
     const choices = control && !always ? control.choices : [];
     // A depth on a model with only a switch is sent as "on", so it shows as on.
     const stored = choice ?? 'auto';
-    const current = !choices.includes(stored) && stored !== 'off' && stored !== 'auto' && choices.includes('on') ? 'on' : stored;
+    const current =
+      !choices.includes(stored) && stored !== 'off' && stored !== 'auto' && choices.includes('on') ? 'on' : stored;
     const key = JSON.stringify([choices, current]);
     if (key === this.key) return;
     this.key = key;
     const options = choices.map((c) => h('option', { text: choiceLabel(c), attrs: { value: c } }));
     if (choices.length && !choices.includes(current)) {
-      options.unshift(h('option', { text: l10n.t('{0} (not for this model)', choiceLabel(current)), attrs: { value: current, disabled: '', title: l10n.t('This model cannot take that choice: its default applies') } }));
+      options.unshift(
+        h('option', {
+          text: l10n.t('{0} (not for this model)', choiceLabel(current)),
+          attrs: {
+            value: current,
+            disabled: '',
+            title: l10n.t('This model cannot take that choice: its default applies'),
+          },
+        }),
+      );
     }
     this.select.replaceChildren(...options);
     this.select.value = current;

@@ -19,25 +19,42 @@ export function field(label: string, control: HTMLElement, hint?: HTMLElement): 
 }
 
 /** Binds a control to the drafts: restores the saved value now and saves every change. */
-export function persist(channel: MediaChannel, name: string, control: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement, onChange?: () => void): void {
+export function persist(
+  channel: MediaChannel,
+  name: string,
+  control: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement,
+  onChange?: () => void,
+): void {
   const saved = channel.state.fields[name];
   if (saved !== undefined) {
     if (control instanceof HTMLInputElement && control.type === 'checkbox') control.checked = saved === 'true';
     else control.value = saved;
   }
   const save = () => {
-    channel.state.fields[name] = control instanceof HTMLInputElement && control.type === 'checkbox' ? String(control.checked) : control.value;
+    channel.state.fields[name] =
+      control instanceof HTMLInputElement && control.type === 'checkbox' ? String(control.checked) : control.value;
     channel.saveSoon();
     onChange?.();
   };
-  control.addEventListener(control instanceof HTMLSelectElement || (control instanceof HTMLInputElement && control.type === 'checkbox') ? 'change' : 'input', save);
+  control.addEventListener(
+    control instanceof HTMLSelectElement || (control instanceof HTMLInputElement && control.type === 'checkbox')
+      ? 'change'
+      : 'input',
+    save,
+  );
 }
 
 /**
  * Fills a select with models, keeping the user's choice (from the drafts) when it is still there,
  * else the host's default. Rebuilds the options only when the list changed.
  */
-export function fillModels(select: HTMLSelectElement, models: Array<{ id: string; provider: string }>, preferred: string | undefined, fallback: string | undefined, empty: string): void {
+export function fillModels(
+  select: HTMLSelectElement,
+  models: Array<{ id: string; provider: string }>,
+  preferred: string | undefined,
+  fallback: string | undefined,
+  empty: string,
+): void {
   const key = JSON.stringify(models);
   if (select.dataset.key === key) return;
   select.dataset.key = key;

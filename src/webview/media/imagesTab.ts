@@ -18,18 +18,33 @@ export class ImagesTab {
   private readonly model = h('select', { className: 'select model-select', attrs: { name: 'imageModel' } });
   private readonly outer = h('select', { className: 'select outer-select', attrs: { name: 'outerModel' } });
   private readonly outerField: HTMLElement;
-  private readonly prompt = h('textarea', { className: 'input prompt', attrs: { rows: '4', placeholder: l10n.t('Describe the image…'), name: 'imagePrompt' } });
-  private readonly size = h('input', { className: 'input size', attrs: { type: 'text', list: 'image-sizes', spellcheck: 'false', autocomplete: 'off', name: 'imageSize' } });
+  private readonly prompt = h('textarea', {
+    className: 'input prompt',
+    attrs: { rows: '4', placeholder: l10n.t('Describe the image…'), name: 'imagePrompt' },
+  });
+  private readonly size = h('input', {
+    className: 'input size',
+    attrs: { type: 'text', list: 'image-sizes', spellcheck: 'false', autocomplete: 'off', name: 'imageSize' },
+  });
   private readonly sizes = h('datalist', { attrs: { id: 'image-sizes' } });
-  private readonly count = h('input', { className: 'input count', attrs: { type: 'number', min: '1', max: '10', step: '1', name: 'imageCount' } });
+  private readonly count = h('input', {
+    className: 'input count',
+    attrs: { type: 'number', min: '1', max: '10', step: '1', name: 'imageCount' },
+  });
   private readonly countField: HTMLElement;
   private readonly stream = h('input', { attrs: { type: 'checkbox', name: 'stream' } });
   private readonly streamField: HTMLElement;
   private readonly sizeProblem = h('div', { className: 'problem', attrs: { role: 'alert' } });
   private readonly generate = button(l10n.t('Generate'), { className: 'btn', ariaLabel: l10n.t('Generate the image') });
-  private readonly cancel = button(l10n.t('Cancel'), { className: 'btn btn-secondary', ariaLabel: l10n.t('Cancel image generation') });
+  private readonly cancel = button(l10n.t('Cancel'), {
+    className: 'btn btn-secondary',
+    ariaLabel: l10n.t('Cancel image generation'),
+  });
   private readonly routeNote = h('p', { className: 'note' });
-  private readonly job = h('section', { className: 'job', attrs: { 'aria-label': l10n.t('Current image'), 'aria-live': 'polite' } });
+  private readonly job = h('section', {
+    className: 'job',
+    attrs: { 'aria-label': l10n.t('Current image'), 'aria-live': 'polite' },
+  });
   private readonly jobStatus = h('div', { className: 'job-status' });
   private readonly jobElapsed = h('span', { className: 'elapsed' });
   private readonly preview = h('img', { className: 'preview', attrs: { alt: l10n.t('Partial image as it arrives') } });
@@ -37,7 +52,10 @@ export class ImagesTab {
   private jobKey = '';
 
   constructor(private readonly channel: MediaChannel) {
-    this.route.append(h('option', { text: l10n.t('Image model directly'), attrs: { value: 'images' } }), h('option', { text: l10n.t('Through a language model'), attrs: { value: 'responses' } }));
+    this.route.append(
+      h('option', { text: l10n.t('Image model directly'), attrs: { value: 'images' } }),
+      h('option', { text: l10n.t('Through a language model'), attrs: { value: 'responses' } }),
+    );
     this.outerField = field(l10n.t('Language model'), this.outer);
     this.countField = field(l10n.t('Number of images'), this.count);
     this.streamField = h('label', { className: 'check' }, this.stream, ' ', l10n.t('Stream partial images'));
@@ -50,12 +68,30 @@ export class ImagesTab {
     this.el = h(
       'div',
       { className: 'tab-body' },
-      h('div', { className: 'grid' }, field(l10n.t('How to generate'), this.route), field(l10n.t('Image model'), this.model), this.outerField),
+      h(
+        'div',
+        { className: 'grid' },
+        field(l10n.t('How to generate'), this.route),
+        field(l10n.t('Image model'), this.model),
+        this.outerField,
+      ),
       this.routeNote,
       field(l10n.t('Prompt'), this.prompt),
-      h('div', { className: 'grid' }, field(l10n.t('Size (width × height)'), this.size, this.sizeProblem), this.countField, h('div', { className: 'field field-check' }, this.streamField)),
+      h(
+        'div',
+        { className: 'grid' },
+        field(l10n.t('Size (width × height)'), this.size, this.sizeProblem),
+        this.countField,
+        h('div', { className: 'field field-check' }, this.streamField),
+      ),
       this.sizes,
-      h('div', { className: 'row actions' }, this.generate, this.cancel, h('span', { className: 'hint', text: l10n.t('Ctrl+Enter generates') })),
+      h(
+        'div',
+        { className: 'row actions' },
+        this.generate,
+        this.cancel,
+        h('span', { className: 'hint', text: l10n.t('Ctrl+Enter generates') }),
+      ),
       this.job,
     );
 
@@ -89,7 +125,13 @@ export class ImagesTab {
       if (d.stream === undefined) this.stream.checked = s.defaults.stream;
     }
     fillModels(this.model, s.imageModels, d.imageModel, s.defaults.imageModel, l10n.t('No image models for this key'));
-    fillModels(this.outer, s.outerModels, d.outerModel, s.defaults.outerModel, l10n.t('No language model here can have images drawn'));
+    fillModels(
+      this.outer,
+      s.outerModels,
+      d.outerModel,
+      s.defaults.outerModel,
+      l10n.t('No language model here can have images drawn'),
+    );
     this.updateVisibility();
     this.renderJob(s.imageJob);
     this.updateButtons();
@@ -113,7 +155,9 @@ export class ImagesTab {
     setText(
       this.routeNote,
       responses
-        ? l10n.t('A language model reads your prompt and has the image model draw the picture; it may write a few words alongside.')
+        ? l10n.t(
+            'A language model reads your prompt and has the image model draw the picture; it may write a few words alongside.',
+          )
         : l10n.t('The image model draws the pictures from your prompt; each one is saved in the format it arrives in.'),
     );
     this.validate();
@@ -130,7 +174,11 @@ export class ImagesTab {
   private updateButtons(): void {
     const running = this.snapshot?.imageJob?.state === 'running';
     const responses = this.route.value === 'responses';
-    const ready = !!this.model.value && (!responses || !!this.outer.value) && !!this.prompt.value.trim() && !!parseSize(this.size.value);
+    const ready =
+      !!this.model.value &&
+      (!responses || !!this.outer.value) &&
+      !!this.prompt.value.trim() &&
+      !!parseSize(this.size.value);
     this.generate.disabled = running || !ready;
     setHidden(this.cancel, !running);
   }
@@ -164,7 +212,9 @@ export class ImagesTab {
     this.updateButtons();
     if (!job) return;
     this.job.className = `job job-${job.state}`;
-    const generating = job.outerModel ? l10n.t('Generating with {0} through {1}…', job.model, job.outerModel) : l10n.t('Generating with {0}…', job.model);
+    const generating = job.outerModel
+      ? l10n.t('Generating with {0} through {1}…', job.model, job.outerModel)
+      : l10n.t('Generating with {0}…', job.model);
     const text =
       job.state === 'running'
         ? job.partial

@@ -34,7 +34,9 @@ class KeyedList<T> {
       if (!row || row.key !== key) {
         const el = this.render(item);
         // Keep keyboard focus on the same button when a row is rebuilt.
-        const focused = row?.el.contains(document.activeElement) ? (document.activeElement as HTMLElement | null)?.dataset.act : undefined;
+        const focused = row?.el.contains(document.activeElement)
+          ? (document.activeElement as HTMLElement | null)?.dataset.act
+          : undefined;
         row?.el.replaceWith(el);
         row = { key, el };
         this.rows.set(id, row);
@@ -59,11 +61,19 @@ export class TaskList {
   readonly el: HTMLElement;
   private readonly list = h('ul', { className: 'tasks', attrs: { 'aria-label': l10n.t('Video tasks') } });
   private readonly keyed: KeyedList<TaskView>;
-  private readonly empty = h('p', { className: 'empty', text: l10n.t('No video tasks yet. Submitted tasks are kept with this workspace and resume after a reload.') });
+  private readonly empty = h('p', {
+    className: 'empty',
+    text: l10n.t('No video tasks yet. Submitted tasks are kept with this workspace and resume after a reload.'),
+  });
 
   constructor(private readonly channel: MediaChannel) {
     this.el = h('div', {}, this.empty, this.list);
-    this.keyed = new KeyedList(this.list, this.empty, (t) => t.localId, (t) => this.row(t));
+    this.keyed = new KeyedList(
+      this.list,
+      this.empty,
+      (t) => t.localId,
+      (t) => this.row(t),
+    );
   }
 
   update(tasks: TaskView[]): void {
@@ -79,7 +89,11 @@ export class TaskList {
 
   private row(t: TaskView): HTMLElement {
     const act = (label: string, action: TaskAction, aria: string, secondary = true) => {
-      const b = button(label, { className: secondary ? 'btn-small' : 'btn', ariaLabel: l10n.t('{0}: {1}', aria, clip(t.prompt, 40)), act: action });
+      const b = button(label, {
+        className: secondary ? 'btn-small' : 'btn',
+        ariaLabel: l10n.t('{0}: {1}', aria, clip(t.prompt, 40)),
+        act: action,
+      });
       b.addEventListener('click', () => this.channel.post({ type: 'task', action, id: t.localId }));
       return b;
     };
@@ -87,31 +101,65 @@ export class TaskList {
     const failed = t.phase === 'failed';
     // Each figure says what it is: the video's length, and how long the task has taken.
     const time = running
-      ? aroundSlot(l10n.t('elapsed {0}', SLOT), h('span', { className: 'elapsed', text: formatDuration(Date.now() - t.createdAt), dataset: { since: String(t.createdAt) } }))
-      : aroundSlot(l10n.t('took {0}', SLOT), h('span', { className: 'elapsed', text: formatDuration((t.finishedAt ?? t.createdAt) - t.createdAt) }));
-    const progress = h('progress', { className: failed ? 'progress progress-failed' : 'progress', attrs: { max: '100', 'aria-label': failed ? l10n.t('Progress: failed') : l10n.t('Progress') } });
+      ? aroundSlot(
+          l10n.t('elapsed {0}', SLOT),
+          h('span', {
+            className: 'elapsed',
+            text: formatDuration(Date.now() - t.createdAt),
+            dataset: { since: String(t.createdAt) },
+          }),
+        )
+      : aroundSlot(
+          l10n.t('took {0}', SLOT),
+          h('span', { className: 'elapsed', text: formatDuration((t.finishedAt ?? t.createdAt) - t.createdAt) }),
+        );
+    const progress = h('progress', {
+      className: failed ? 'progress progress-failed' : 'progress',
+      attrs: { max: '100', 'aria-label': failed ? l10n.t('Progress: failed') : l10n.t('Progress') },
+    });
     // The gateway reports a failed task at 100 %; a full bar would read as finished.
     if (failed) progress.value = 0;
     else if (t.progress !== undefined && t.phase !== 'submitting') progress.value = t.progress;
     else progress.removeAttribute('value');
-    const download = t.download ? ` ${t.download.total ? l10n.t('{0} of {1}', formatBytes(t.download.received), formatBytes(t.download.total)) : formatBytes(t.download.received)}` : '';
+    const download = t.download
+      ? ` ${t.download.total ? l10n.t('{0} of {1}', formatBytes(t.download.received), formatBytes(t.download.total)) : formatBytes(t.download.received)}`
+      : '';
     const actions: HTMLElement[] = [];
     if (t.file) {
-      actions.push(act(l10n.t('Open'), 'open', l10n.t('Open the video')), act(l10n.t('System Player'), 'openExternal', l10n.t('Open with the system player')), act(l10n.t('Reveal'), 'reveal', l10n.t('Reveal in the explorer')));
+      actions.push(
+        act(l10n.t('Open'), 'open', l10n.t('Open the video')),
+        act(l10n.t('System Player'), 'openExternal', l10n.t('Open with the system player')),
+        act(l10n.t('Reveal'), 'reveal', l10n.t('Reveal in the explorer')),
+      );
     }
     if (t.canCancel) actions.push(act(l10n.t('Cancel Polling'), 'cancel', l10n.t('Stop polling this task')));
     if (t.canResume) actions.push(act(l10n.t('Resume'), 'resume', l10n.t('Resume polling this task')));
-    if (t.canRetryDownload) actions.push(act(l10n.t('Retry Download'), 'retryDownload', l10n.t('Fetch the link again and download')));
+    if (t.canRetryDownload)
+      actions.push(act(l10n.t('Retry Download'), 'retryDownload', l10n.t('Fetch the link again and download')));
     if (t.canResubmit) actions.push(act(l10n.t('Resubmit'), 'resubmit', l10n.t('Submit again as a new task (billed)')));
     if (!running) actions.push(act(l10n.t('Forget'), 'forget', l10n.t('Remove from the list')));
     return h(
       'li',
       { className: `task task-${t.phase}`, dataset: { taskId: t.taskId ?? '', phase: t.phase } },
-      h('div', { className: 'task-head' }, h('span', { className: 'task-prompt', text: clip(t.prompt, 120), attrs: { title: t.prompt } }), h('span', { className: `badge status-${t.phase}`, text: t.statusText })),
-      h('div', { className: 'meta' }, `${t.model} · ${displaySizeText(t.size)} · ${l10n.t('video length {0}', formatDuration(t.duration * 1000))} · `, ...time, t.taskId ? ` · ${t.taskId}` : '', download),
+      h(
+        'div',
+        { className: 'task-head' },
+        h('span', { className: 'task-prompt', text: clip(t.prompt, 120), attrs: { title: t.prompt } }),
+        h('span', { className: `badge status-${t.phase}`, text: t.statusText }),
+      ),
+      h(
+        'div',
+        { className: 'meta' },
+        `${t.model} · ${displaySizeText(t.size)} · ${l10n.t('video length {0}', formatDuration(t.duration * 1000))} · `,
+        ...time,
+        t.taskId ? ` · ${t.taskId}` : '',
+        download,
+      ),
       t.phase === 'succeeded' ? null : progress,
       // A failure is said once: the badge says "Failed", this paragraph gives the gateway's words.
-      t.error && !t.statusText.endsWith(t.error.message) ? h('div', { className: 'error-message', text: t.error.message, attrs: { role: failed ? 'alert' : 'status' } }) : null,
+      t.error && !t.statusText.endsWith(t.error.message)
+        ? h('div', { className: 'error-message', text: t.error.message, attrs: { role: failed ? 'alert' : 'status' } })
+        : null,
       t.billing ? h('p', { className: 'billing-note', text: t.billing }) : null,
       t.file ? h('div', { className: 'path', text: t.file.label, attrs: { title: t.file.path } }) : null,
       h('div', { className: 'row item-actions' }, ...actions),
@@ -129,9 +177,26 @@ export class GalleryGrid {
     private readonly channel: MediaChannel,
     private readonly kind: 'image' | 'video',
   ) {
-    this.empty = h('p', { className: 'empty', text: kind === 'image' ? l10n.t('Generated images of this workspace appear here.') : l10n.t('Downloaded videos of this workspace appear here.') });
-    this.el = h('section', { className: 'gallery-section' }, h('h2', { className: 'section-title', text: l10n.t('Gallery') }), this.empty, this.grid);
-    this.keyed = new KeyedList(this.grid, this.empty, (i) => i.id, (i) => this.card(i));
+    this.empty = h('p', {
+      className: 'empty',
+      text:
+        kind === 'image'
+          ? l10n.t('Generated images of this workspace appear here.')
+          : l10n.t('Downloaded videos of this workspace appear here.'),
+    });
+    this.el = h(
+      'section',
+      { className: 'gallery-section' },
+      h('h2', { className: 'section-title', text: l10n.t('Gallery') }),
+      this.empty,
+      this.grid,
+    );
+    this.keyed = new KeyedList(
+      this.grid,
+      this.empty,
+      (i) => i.id,
+      (i) => this.card(i),
+    );
   }
 
   update(items: GalleryItemView[]): void {
@@ -146,20 +211,32 @@ export class GalleryGrid {
     };
     const thumb = item.src
       ? h('img', { className: 'thumb', attrs: { src: item.src, alt: clip(item.prompt, 100), loading: 'lazy' } })
-      : h('div', { className: `thumb thumb-${item.kind}`, text: item.exists ? (item.kind === 'video' ? '▶ MP4' : l10n.t('image')) : l10n.t('file missing'), attrs: { 'aria-hidden': 'true' } });
+      : h('div', {
+          className: `thumb thumb-${item.kind}`,
+          text: item.exists ? (item.kind === 'video' ? '▶ MP4' : l10n.t('image')) : l10n.t('file missing'),
+          attrs: { 'aria-hidden': 'true' },
+        });
     const post = (action: ItemAction) => this.channel.post({ type: 'item', action, id: item.id });
     // Two buttons on the card (the first thing one does, and the rest); the rest in a menu.
     const actions = item.exists
       ? [
           act(l10n.t('Open'), 'open', l10n.t('Open')),
-          moreMenu(l10n.t('More actions: {0}', item.label), [
-            ...(item.kind === 'video' ? [{ label: l10n.t('Open with the System Player'), act: 'openExternal' as const }] : []),
-            ...(item.kind === 'image' ? [{ label: l10n.t('Ask in Chat (attach to the next message)'), act: 'askInChat' as const }] : []),
-            { label: l10n.t('Reveal in the Explorer'), act: 'reveal' },
-            { label: l10n.t('Copy Path'), act: 'copyPath' },
-            { label: l10n.t('Insert Markdown Link at the Cursor'), act: 'insertLink' },
-            { label: l10n.t('Remove from Gallery (file kept)'), act: 'remove' },
-          ], post),
+          moreMenu(
+            l10n.t('More actions: {0}', item.label),
+            [
+              ...(item.kind === 'video'
+                ? [{ label: l10n.t('Open with the System Player'), act: 'openExternal' as const }]
+                : []),
+              ...(item.kind === 'image'
+                ? [{ label: l10n.t('Ask in Chat (attach to the next message)'), act: 'askInChat' as const }]
+                : []),
+              { label: l10n.t('Reveal in the Explorer'), act: 'reveal' },
+              { label: l10n.t('Copy Path'), act: 'copyPath' },
+              { label: l10n.t('Insert Markdown Link at the Cursor'), act: 'insertLink' },
+              { label: l10n.t('Remove from Gallery (file kept)'), act: 'remove' },
+            ],
+            post,
+          ),
         ]
       : [act(l10n.t('Remove from Gallery'), 'remove', l10n.t('Remove from the gallery (the file is already gone)'))];
     return h(
@@ -170,7 +247,13 @@ export class GalleryGrid {
         'div',
         { className: 'card-body' },
         h('div', { className: 'card-prompt', text: clip(item.prompt, 160), attrs: { title: item.prompt } }),
-        h('div', { className: 'meta' }, `${item.model} · `, h('span', { className: 'dimensions', text: dimensions(item) }), ` · ${formatWhen(item.createdAt)}`),
+        h(
+          'div',
+          { className: 'meta' },
+          `${item.model} · `,
+          h('span', { className: 'dimensions', text: dimensions(item) }),
+          ` · ${formatWhen(item.createdAt)}`,
+        ),
         h('div', { className: 'path', text: item.label, attrs: { title: item.label } }),
         h('div', { className: 'row item-actions' }, ...actions),
       ),
@@ -184,10 +267,13 @@ export class GalleryGrid {
  */
 export function dimensions(item: GalleryItemView): string {
   if (item.pixels === undefined) return l10n.t('asked for {0}', displaySizeText(item.size));
-  if (item.pixels === null) return item.exists ? l10n.t('size unknown') : l10n.t('asked for {0}', displaySizeText(item.size));
+  if (item.pixels === null)
+    return item.exists ? l10n.t('size unknown') : l10n.t('asked for {0}', displaySizeText(item.size));
   const real = displaySize(item.pixels);
   const asked = parseSize(item.size);
-  return asked && (asked.width !== item.pixels.width || asked.height !== item.pixels.height) ? l10n.t('{0} (asked for {1})', real, displaySize(asked)) : real;
+  return asked && (asked.width !== item.pixels.width || asked.height !== item.pixels.height)
+    ? l10n.t('{0} (asked for {1})', real, displaySize(asked))
+    : real;
 }
 
 /**
@@ -195,14 +281,22 @@ export function dimensions(item: GalleryItemView): string {
  * aria-expanded; arrow keys move between the items, Escape or a choice closes it and focus goes
  * back to the button.
  */
-function moreMenu<A extends string>(label: string, items: { label: string; act: A }[], run: (act: A) => void): HTMLElement {
+function moreMenu<A extends string>(
+  label: string,
+  items: { label: string; act: A }[],
+  run: (act: A) => void,
+): HTMLElement {
   const toggle = button('⋯', { className: 'btn-small more-toggle', ariaLabel: label, act: 'more' });
   toggle.setAttribute('aria-haspopup', 'menu');
   toggle.setAttribute('aria-expanded', 'false');
   const menu = h('div', { className: 'more-menu', attrs: { role: 'menu', 'aria-label': label } });
   menu.hidden = true;
   const entries = items.map((it) => {
-    const b = h('button', { text: it.label, attrs: { type: 'button', role: 'menuitem', tabindex: '-1' }, dataset: { act: it.act } });
+    const b = h('button', {
+      text: it.label,
+      attrs: { type: 'button', role: 'menuitem', tabindex: '-1' },
+      dataset: { act: it.act },
+    });
     b.addEventListener('click', () => {
       close(true);
       run(it.act);

@@ -5,4 +5,9 @@ import { MediaChannel } from './channel';
 import { MediaApp } from './mediaApp';
 
 const channel = new MediaChannel();
-startWebviewApp('media', mediaHostMessageSchema, (root) => new MediaApp(root, channel), () => channel.post({ type: 'ready' }));
+startWebviewApp(
+  'media',
+  mediaHostMessageSchema,
+  (root) => new MediaApp(root, channel),
+  () => channel.post({ type: 'ready' }),
+);

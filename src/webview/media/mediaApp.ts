@@ -32,8 +32,16 @@ export class MediaApp {
     this.imageGallery = new GalleryGrid(channel, 'image');
     this.videoGallery = new GalleryGrid(channel, 'video');
     const makeTab = (id: MediaTab, label: string, ...content: HTMLElement[]) => {
-      const tab = h('button', { className: 'tab', text: label, attrs: { type: 'button', role: 'tab', id: `tab-${id}`, 'aria-controls': `panel-${id}` } });
-      const panel = h('section', { className: 'tab-panel', attrs: { role: 'tabpanel', id: `panel-${id}`, 'aria-labelledby': `tab-${id}` } }, ...content);
+      const tab = h('button', {
+        className: 'tab',
+        text: label,
+        attrs: { type: 'button', role: 'tab', id: `tab-${id}`, 'aria-controls': `panel-${id}` },
+      });
+      const panel = h(
+        'section',
+        { className: 'tab-panel', attrs: { role: 'tabpanel', id: `panel-${id}`, 'aria-labelledby': `tab-${id}` } },
+        ...content,
+      );
       tab.addEventListener('click', () => this.select(id, true));
       return { tab, panel };
     };
@@ -41,20 +49,47 @@ export class MediaApp {
       images: makeTab('images', l10n.t('Images'), this.images.el, this.imageGallery.el),
       video: makeTab('video', l10n.t('Video'), this.video.el, this.videoGallery.el),
     };
-    const openFolder = button(l10n.t('Open Folder'), { className: 'btn-link', ariaLabel: l10n.t('Show the output folder') });
+    const openFolder = button(l10n.t('Open Folder'), {
+      className: 'btn-link',
+      ariaLabel: l10n.t('Show the output folder'),
+    });
     openFolder.addEventListener('click', () => channel.post({ type: 'action', action: 'openOutputFolder' }));
-    const tablist = h('div', { className: 'tabs', attrs: { role: 'tablist', 'aria-label': l10n.t('Media Studio') } }, this.tabs.images.tab, this.tabs.video.tab);
+    const tablist = h(
+      'div',
+      { className: 'tabs', attrs: { role: 'tablist', 'aria-label': l10n.t('Media Studio') } },
+      this.tabs.images.tab,
+      this.tabs.video.tab,
+    );
     tablist.addEventListener('keydown', (e) => {
       if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft' && e.key !== 'Home' && e.key !== 'End') return;
       e.preventDefault();
       const order: MediaTab[] = ['images', 'video'];
       const current = order.indexOf(this.channel.state.tab);
-      const next = e.key === 'Home' ? 0 : e.key === 'End' ? order.length - 1 : (current + (e.key === 'ArrowRight' ? 1 : order.length - 1)) % order.length;
+      const next =
+        e.key === 'Home'
+          ? 0
+          : e.key === 'End'
+            ? order.length - 1
+            : (current + (e.key === 'ArrowRight' ? 1 : order.length - 1)) % order.length;
       this.select(order[next] ?? 'images', true);
       this.tabs[order[next] ?? 'images'].tab.focus();
     });
-    const header = h('header', { className: 'studio-header' }, h('h1', { className: 'title', text: l10n.t('Media Studio') }), tablist, h('span', { className: 'spacer' }), h('span', { className: 'output' }, ...aroundSlot(l10n.t('Saved to {0}', SLOT), this.output), ' ', openFolder));
-    const body = h('main', { className: 'studio-body' }, this.notice.el, this.loading, this.tabs.images.panel, this.tabs.video.panel);
+    const header = h(
+      'header',
+      { className: 'studio-header' },
+      h('h1', { className: 'title', text: l10n.t('Media Studio') }),
+      tablist,
+      h('span', { className: 'spacer' }),
+      h('span', { className: 'output' }, ...aroundSlot(l10n.t('Saved to {0}', SLOT), this.output), ' ', openFolder),
+    );
+    const body = h(
+      'main',
+      { className: 'studio-body' },
+      this.notice.el,
+      this.loading,
+      this.tabs.images.panel,
+      this.tabs.video.panel,
+    );
     body.hidden = false;
     this.tabs.images.panel.hidden = true;
     this.tabs.video.panel.hidden = true;
@@ -90,7 +125,9 @@ export class MediaApp {
   }
 
   private select(tab: MediaTab, focusForm: boolean): void {
-    for (const [id, t] of Object.entries(this.tabs) as Array<[MediaTab, { tab: HTMLButtonElement; panel: HTMLElement }]>) {
+    for (const [id, t] of Object.entries(this.tabs) as Array<
+      [MediaTab, { tab: HTMLButtonElement; panel: HTMLElement }]
+    >) {
       const on = id === tab;
       t.tab.setAttribute('aria-selected', String(on));
       t.tab.tabIndex = on ? 0 : -1;
@@ -101,7 +138,7 @@ export class MediaApp {
       this.channel.state.tab = tab;
       this.channel.saveSoon();
     }
-    if (focusForm && !this.loading.isConnected && document.activeElement === document.body) (tab === 'images' ? this.images : this.video).focus();
+    if (focusForm && !this.loading.isConnected && document.activeElement === document.body)
+      (tab === 'images' ? this.images : this.video).focus();
   }
-
 }

@@ -58,14 +58,23 @@ export interface MessageSchema<In> {
  * Starts a webview app: applies the display language, creates it on #app, hands it every host message that fits the shared
  * protocol (anything else is logged and dropped), then tells the host it is ready.
  */
-export function startWebviewApp<In>(name: string, schema: MessageSchema<In>, create: (root: HTMLElement) => { receive(message: In): void }, ready: () => void): void {
+export function startWebviewApp<In>(
+  name: string,
+  schema: MessageSchema<In>,
+  create: (root: HTMLElement) => { receive(message: In): void },
+  ready: () => void,
+): void {
   applyLocale();
   const root = document.getElementById('app') ?? document.body.appendChild(document.createElement('div'));
   const app = create(root);
   window.addEventListener('message', (event: MessageEvent<unknown>) => {
     const parsed = schema.safeParse(event.data);
     if (!parsed.success) {
-      console.warn(`[Model Gateway ${name}] ignored a host message that does not fit the protocol:`, parsed.error.issues, event.data);
+      console.warn(
+        `[Model Gateway ${name}] ignored a host message that does not fit the protocol:`,
+        parsed.error.issues,
+        event.data,
+      );
       return;
     }
     app.receive(parsed.data);

@@ -9,7 +9,11 @@ export interface ElementOptions {
   dataset?: Record<string, string>;
 }
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, options: ElementOptions = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  options: ElementOptions = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   if (options.className) el.className = options.className;
   if (options.text !== undefined) el.textContent = options.text;
@@ -20,7 +24,16 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, options: Elemen
 }
 
 /** A real <button type="button"> with a visible label and an optional longer accessible name. */
-export function button(label: string, options: { className?: string; ariaLabel?: string; title?: string; act?: string; dataset?: Record<string, string> } = {}): HTMLButtonElement {
+export function button(
+  label: string,
+  options: {
+    className?: string;
+    ariaLabel?: string;
+    title?: string;
+    act?: string;
+    dataset?: Record<string, string>;
+  } = {},
+): HTMLButtonElement {
   const el = h('button', { className: options.className ?? 'btn', text: label, attrs: { type: 'button' } });
   if (options.ariaLabel) el.setAttribute('aria-label', options.ariaLabel);
   if (options.title ?? options.ariaLabel) el.title = options.title ?? options.ariaLabel ?? '';

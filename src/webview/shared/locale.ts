@@ -14,7 +14,9 @@ export function applyLocale(): void {
     const parsed = JSON.parse(element?.textContent ?? '{}') as { language?: unknown; bundle?: unknown };
     if (typeof parsed.language === 'string') language = parsed.language;
     if (parsed.bundle && typeof parsed.bundle === 'object') {
-      bundle = Object.fromEntries(Object.entries(parsed.bundle).filter((e): e is [string, string] => typeof e[1] === 'string'));
+      bundle = Object.fromEntries(
+        Object.entries(parsed.bundle).filter((e): e is [string, string] => typeof e[1] === 'string'),
+      );
     }
   } catch (err) {
     console.warn('[Model Gateway] the page carries no readable locale; showing English.', err);

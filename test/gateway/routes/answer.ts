@@ -18,7 +18,14 @@ export function recordAnswer(ctx: GatewayContext, record: ChatAnswerRecord): Cha
  * A complete answer costs its full usage; one that ended early costs what was sent (new-api
  * counts the streamed text when upstream sent no usage); one that sent nothing costs nothing.
  */
-export function settle(ctx: GatewayContext, plan: ChatPlan, record: ChatAnswerRecord, completed: boolean, emitted: string, extraQuota = 0): void {
+export function settle(
+  ctx: GatewayContext,
+  plan: ChatPlan,
+  record: ChatAnswerRecord,
+  completed: boolean,
+  emitted: string,
+  extraQuota = 0,
+): void {
   const completion = completed ? plan.usage.completionTokens : tokensOf(emitted);
   const quota = completion > 0 ? textQuota(ctx.model, plan.usage.promptTokens, completion) + extraQuota : 0;
   charge(ctx.key, quota);

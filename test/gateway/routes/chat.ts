@@ -33,15 +33,33 @@ async function chatCompletion(ctx: GatewayContext): Promise<void> {
 
   // Content parts are the upstream's business: its 400 is relayed as it came (no request-id suffix).
   const parts = checkChatParts(messages, model);
-  if (!parts.ok) return ctx.http.sendJson(400, relayError(parts.error.message, parts.error.code ?? '', undefined, 'invalid_request_error', parts.error.param ?? ''));
+  if (!parts.ok)
+    return ctx.http.sendJson(
+      400,
+      relayError(
+        parts.error.message,
+        parts.error.code ?? '',
+        undefined,
+        'invalid_request_error',
+        parts.error.param ?? '',
+      ),
+    );
 
   // The tool round trip is the upstream's to check too: OpenAI's (or Moonshot's) 400, relayed as it came.
   const tools = chatToolTurns(body, messages, model);
-  if (!tools.ok) return ctx.http.sendJson(400, relayError(tools.error.message, '', undefined, 'invalid_request_error', tools.error.param));
+  if (!tools.ok)
+    return ctx.http.sendJson(
+      400,
+      relayError(tools.error.message, '', undefined, 'invalid_request_error', tools.error.param),
+    );
 
   // Each upstream reads its own thinking switch and refuses the wrong use of it (thinkingRules.ts).
   const thinking = completionsThinking(body, model, body.stream === true);
-  if (!thinking.ok) return ctx.http.sendJson(400, relayError(thinking.message, thinking.code, undefined, 'invalid_request_error', thinking.param));
+  if (!thinking.ok)
+    return ctx.http.sendJson(
+      400,
+      relayError(thinking.message, thinking.code, undefined, 'invalid_request_error', thinking.param),
+    );
   const plan = planAnswer({
     model,
     lastUser: lastUserText(messages),
@@ -58,7 +76,10 @@ async function chatCompletion(ctx: GatewayContext): Promise<void> {
 
   const stream = body.stream === true;
   // Kimi numbers its call ids by name and position in the conversation (`get_weather:0`, wire-formats §1.4).
-  const callId = model.owned_by === 'moonshot' && plan.toolCall ? `${plan.toolCall.name}:${tools.turns.priorCalls}` : `call_${randomAlphanumeric(24)}`;
+  const callId =
+    model.owned_by === 'moonshot' && plan.toolCall
+      ? `${plan.toolCall.name}:${tools.turns.priorCalls}`
+      : `call_${randomAlphanumeric(24)}`;
   const finish = plan.truncated ? 'length' : plan.toolCall ? 'tool_calls' : 'stop';
   const record = recordAnswer(ctx, {
     protocol: 'chatCompletions',
@@ -72,7 +93,12 @@ async function chatCompletion(ctx: GatewayContext): Promise<void> {
     finish,
     ending: plan.scenarios.ending,
   });
-  const meta = { id: randomId('chatcmpl-'), created: unixSeconds(), model: model.id, fingerprint: `fp_${randomAlphanumeric(10).toLowerCase()}` };
+  const meta = {
+    id: randomId('chatcmpl-'),
+    created: unixSeconds(),
+    model: model.id,
+    fingerprint: `fp_${randomAlphanumeric(10).toLowerCase()}`,
+  };
   // OpenAI always numbers tool-call fragments; some compatible upstreams leave `index` out after the first.
   const omitIndex = model.owned_by !== 'openai';
   if (stream) return streamCompletion(ctx, body, plan, record, meta, callId, finish, omitIndex);
@@ -86,7 +112,14 @@ interface Meta {
   fingerprint: string;
 }
 
-async function completion(ctx: GatewayContext, plan: ChatPlan, record: ChatAnswerRecord, meta: Meta, callId: string, finish: string): Promise<void> {
+async function completion(
+  ctx: GatewayContext,
+  plan: ChatPlan,
+  record: ChatAnswerRecord,
+  meta: Meta,
+  callId: string,
+  finish: string,
+): Promise<void> {
   if (!(await nonStreamPrelude(ctx, plan))) return;
   const ending = plan.scenarios.ending;
   if (ending === 'errorIn200') {
@@ -99,7 +132,10 @@ async function completion(ctx: GatewayContext, plan: ChatPlan, record: ChatAnswe
   }
   const message: Record<string, unknown> = { role: 'assistant', content: plan.text || null };
   if (plan.reasoning) message.reasoning_content = plan.reasoning;
-  if (plan.toolCall) message.tool_calls = [{ id: callId, type: 'function', function: { name: plan.toolCall.name, arguments: plan.toolCall.arguments } }];
+  if (plan.toolCall)
+    message.tool_calls = [
+      { id: callId, type: 'function', function: { name: plan.toolCall.name, arguments: plan.toolCall.arguments } },
+    ];
   message.refusal = null;
   message.annotations = [];
   const answer = {
@@ -153,14 +189,24 @@ async function streamCompletion(
   if (plan.scenarios.ending === 'errorIn200') {
     steps.push({ frame: upstreamError }, { frame: done });
   } else {
-    steps.push({ frame: dataFrame(chunk(plan.reasoning ? { role: 'assistant', content: null, reasoning_content: '' } : { role: 'assistant', content: '', refusal: null })) });
-    for (const piece of plan.reasoningChunks) steps.push({ frame: dataFrame(chunk({ content: null, reasoning_content: piece })), content: piece });
+    steps.push({
+      frame: dataFrame(
+        chunk(
+          plan.reasoning
+            ? { role: 'assistant', content: null, reasoning_content: '' }
+            : { role: 'assistant', content: '', refusal: null },
+        ),
+      ),
+    });
+    for (const piece of plan.reasoningChunks)
+      steps.push({ frame: dataFrame(chunk({ content: null, reasoning_content: piece })), content: piece });
     for (const piece of plan.textChunks) steps.push({ frame: dataFrame(chunk({ content: piece })), content: piece });
     if (plan.toolCall) {
       const first = { index: 0, id: callId, type: 'function', function: { name: plan.toolCall.name, arguments: '' } };
       steps.push({ frame: dataFrame(chunk({ tool_calls: [first] })), content: plan.toolCall.name });
       plan.argumentChunks.forEach((piece, i) => {
-        const fragment = omitIndex && i % 2 === 0 ? { function: { arguments: piece } } : { index: 0, function: { arguments: piece } };
+        const fragment =
+          omitIndex && i % 2 === 0 ? { function: { arguments: piece } } : { index: 0, function: { arguments: piece } };
         steps.push({ frame: dataFrame(chunk({ tool_calls: [fragment] })), content: piece });
       });
     }
@@ -174,7 +220,12 @@ async function streamCompletion(
     // new-api forwards the upstream's error chunk verbatim and still appends its own tail.
     errorFrames: (_steps, emitted) => {
       const completion = tokensOf(emitted);
-      const usage = { ...plan.usage, completionTokens: completion, reasoningTokens: 0, totalTokens: plan.usage.promptTokens + completion };
+      const usage = {
+        ...plan.usage,
+        completionTokens: completion,
+        reasoningTokens: 0,
+        totalTokens: plan.usage.promptTokens + completion,
+      };
       return [upstreamError, ...(includeUsage ? [dataFrame(usageChunk(usage))] : []), done];
     },
   });
@@ -187,7 +238,12 @@ function openAiUsage(u: PlanUsage): Record<string, unknown> {
     completion_tokens: u.completionTokens,
     total_tokens: u.totalTokens,
     prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: u.reasoningTokens, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: u.reasoningTokens,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
   };
 }
 
@@ -198,7 +254,12 @@ function newApiUsage(u: PlanUsage): Record<string, unknown> {
     completion_tokens: u.completionTokens,
     total_tokens: u.totalTokens,
     prompt_tokens_details: { cached_tokens: 0, text_tokens: 0, audio_tokens: 0, image_tokens: 0 },
-    completion_tokens_details: { text_tokens: 0, audio_tokens: 0, image_tokens: 0, reasoning_tokens: u.reasoningTokens },
+    completion_tokens_details: {
+      text_tokens: 0,
+      audio_tokens: 0,
+      image_tokens: 0,
+      reasoning_tokens: u.reasoningTokens,
+    },
     input_tokens: 0,
     output_tokens: 0,
     input_tokens_details: null,

@@ -21,7 +21,10 @@ export function lastUserText(messages: unknown[]): string {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
     if (!isRecord(m) || m.role !== 'user') continue;
-    const onlyResults = Array.isArray(m.content) && m.content.length > 0 && m.content.every((b) => isRecord(b) && b.type === 'tool_result');
+    const onlyResults =
+      Array.isArray(m.content) &&
+      m.content.length > 0 &&
+      m.content.every((b) => isRecord(b) && b.type === 'tool_result');
     if (!onlyResults) return contentText(m.content);
   }
   return '';

@@ -36,9 +36,45 @@ export const OCR_MAX_PAGES = 100;
 const LAYOUT_BODY_LIMIT = Math.ceil((OCR_PDF_LIMIT_BYTES * 4) / 3) + 1024 * 1024;
 
 /** The file_type values GLM documents for the parser (§8.1); matched case-insensitively. */
-const FILE_TYPES = new Set(['WPS', 'PDF', 'DOCX', 'DOC', 'XLS', 'XLSX', 'PPT', 'PPTX', 'PNG', 'JPG', 'JPEG', 'CSV', 'TXT', 'MD', 'HTML', 'BMP', 'GIF', 'WEBP', 'HEIC', 'EPS', 'ICNS', 'IM', 'PCX', 'PPM', 'TIFF', 'XBM', 'HEIF', 'JP2']);
+const FILE_TYPES = new Set([
+  'WPS',
+  'PDF',
+  'DOCX',
+  'DOC',
+  'XLS',
+  'XLSX',
+  'PPT',
+  'PPTX',
+  'PNG',
+  'JPG',
+  'JPEG',
+  'CSV',
+  'TXT',
+  'MD',
+  'HTML',
+  'BMP',
+  'GIF',
+  'WEBP',
+  'HEIC',
+  'EPS',
+  'ICNS',
+  'IM',
+  'PCX',
+  'PPM',
+  'TIFF',
+  'XBM',
+  'HEIF',
+  'JP2',
+]);
 const TEXT_TYPES = new Set(['TXT', 'MD', 'CSV', 'HTML']);
-const SEARCH_ENGINES = new Set(['search_std', 'search_pro', 'search_pro_sogou', 'search_pro_quark', 'search_pro_jina', 'search_pro_bing']);
+const SEARCH_ENGINES = new Set([
+  'search_std',
+  'search_pro',
+  'search_pro_sogou',
+  'search_pro_quark',
+  'search_pro_jina',
+  'search_pro_bing',
+]);
 const RECENCY = new Set(['oneDay', 'oneWeek', 'oneMonth', 'oneYear', 'noLimit']);
 
 function missing(ctx: GatewayContext, field: string): void {
@@ -85,7 +121,11 @@ function parseSync(ctx: GatewayContext): void {
   } catch (err) {
     return invalid(ctx, 'file', `multipart 表单无法解析：${(err as Error).message}`);
   }
-  const text = (name: string) => parts.find((p) => p.name === name && p.filename === undefined)?.data.toString('utf8').trim();
+  const text = (name: string) =>
+    parts
+      .find((p) => p.name === name && p.filename === undefined)
+      ?.data.toString('utf8')
+      .trim();
 
   const toolType = text('tool_type');
   if (!toolType) return missing(ctx, 'tool_type');
@@ -103,7 +143,13 @@ function parseSync(ctx: GatewayContext): void {
 
   const id = taskId();
   const failed = (why: string): void => {
-    ctx.http.sendJson(200, { status: 'failed', message: `文件解析失败：${why}`, task_id: id, content: null, parsing_result_url: null });
+    ctx.http.sendJson(200, {
+      status: 'failed',
+      message: `文件解析失败：${why}`,
+      task_id: id,
+      content: null,
+      parsing_result_url: null,
+    });
   };
   let content: string;
   if (fileType === 'PDF') {
@@ -117,7 +163,8 @@ function parseSync(ctx: GatewayContext): void {
       return failed(`PDF 无法读取（${(err as Error).message}）`);
     }
   } else if (TEXT_TYPES.has(fileType)) {
-    if (isPdf(file.data) || isPng(file.data) || file.data.includes(0)) return invalid(ctx, 'file', `文件内容不是文本，与 file_type ${fileType} 不符`);
+    if (isPdf(file.data) || isPng(file.data) || file.data.includes(0))
+      return invalid(ctx, 'file', `文件内容不是文本，与 file_type ${fileType} 不符`);
     try {
       content = new TextDecoder('utf-8', { fatal: true }).decode(file.data);
     } catch {
@@ -128,7 +175,13 @@ function parseSync(ctx: GatewayContext): void {
     return failed(`the gateway double parses PDF, TXT, MD, CSV and HTML only, not ${fileType}`);
   }
   chargeCall(ctx, record);
-  ctx.http.sendJson(200, { status: 'succeeded', message: '结果获取成功', task_id: id, content, parsing_result_url: null });
+  ctx.http.sendJson(200, {
+    status: 'succeeded',
+    message: '结果获取成功',
+    task_id: id,
+    content,
+    parsing_result_url: null,
+  });
 }
 
 function htmlText(html: string): string {
@@ -194,7 +247,12 @@ function fromOcr(page: OcrPage): OcrResultPage {
     text: page.text,
     blocks: page.blocks.map((b) => ({
       text: b.text,
-      bbox: [round4(b.box.x1 / page.width), round4(b.box.y1 / page.height), round4(Math.min(1, b.box.x2 / page.width)), round4(Math.min(1, b.box.y2 / page.height))],
+      bbox: [
+        round4(b.box.x1 / page.width),
+        round4(b.box.y1 / page.height),
+        round4(Math.min(1, b.box.x2 / page.width)),
+        round4(Math.min(1, b.box.y2 / page.height)),
+      ],
     })),
   };
 }
@@ -208,7 +266,15 @@ function fromTextLayer(text: string): OcrResultPage {
     if (start < 0) return;
     const chunk = lines.slice(start, end);
     const width = Math.max(...chunk.map((l) => l.length)) * 6;
-    blocks.push({ text: chunk.join('\n'), bbox: [round4(56 / 595), round4((56 + start * 14) / 842), round4(Math.min(1, (56 + width) / 595)), round4(Math.min(1, (56 + end * 14) / 842))] });
+    blocks.push({
+      text: chunk.join('\n'),
+      bbox: [
+        round4(56 / 595),
+        round4((56 + start * 14) / 842),
+        round4(Math.min(1, (56 + width) / 595)),
+        round4(Math.min(1, (56 + end * 14) / 842)),
+      ],
+    });
     start = -1;
   };
   lines.forEach((line, i) => {
@@ -248,7 +314,8 @@ async function layoutParsing(ctx: GatewayContext): Promise<void> {
   const body = jsonBody(ctx);
   if (!body) return badJson(ctx);
   if (body.model === undefined || body.model === '') return missing(ctx, 'model');
-  if (typeof body.model !== 'string' || body.model.toLowerCase() !== 'glm-ocr') return ctx.relayError(400, '1211', '模型不存在，请检查模型代码。');
+  if (typeof body.model !== 'string' || body.model.toLowerCase() !== 'glm-ocr')
+    return ctx.relayError(400, '1211', '模型不存在，请检查模型代码。');
   if (body.file === undefined || body.file === '') return missing(ctx, 'file');
   if (typeof body.file !== 'string') return invalid(ctx, 'file', 'file 须为文件 URL 或 base64 字符串');
 
@@ -291,7 +358,10 @@ async function layoutParsing(ctx: GatewayContext): Promise<void> {
         pages.push({
           width: first?.width ?? 1240,
           height: first?.height ?? 1754,
-          text: read.map((p) => p.text).filter((t) => t !== '').join('\n'),
+          text: read
+            .map((p) => p.text)
+            .filter((t) => t !== '')
+            .join('\n'),
           blocks: read.flatMap((p) => p.blocks),
         });
       }
@@ -318,10 +388,24 @@ async function layoutParsing(ctx: GatewayContext): Promise<void> {
     created: unixSeconds(),
     model: 'GLM-OCR',
     md_results: md,
-    layout_details: pages.map((p) => p.blocks.map((b, i) => ({ index: i + 1, label: 'text', bbox_2d: b.bbox, content: b.text, height: p.height, width: p.width }))),
+    layout_details: pages.map((p) =>
+      p.blocks.map((b, i) => ({
+        index: i + 1,
+        label: 'text',
+        bbox_2d: b.bbox,
+        content: b.text,
+        height: p.height,
+        width: p.width,
+      })),
+    ),
     layout_visualization: [],
     data_info: { num_pages: numPages, pages: pages.map((p) => ({ width: p.width, height: p.height })) },
-    usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, prompt_tokens_details: { cached_tokens: 0 }, total_tokens: promptTokens + completionTokens },
+    usage: {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      prompt_tokens_details: { cached_tokens: 0 },
+      total_tokens: promptTokens + completionTokens,
+    },
     request_id: typeof body.request_id === 'string' ? body.request_id : id,
   });
 }
@@ -344,12 +428,16 @@ function webSearch(ctx: GatewayContext): void {
   const intent = body.search_intent ?? false;
   if (typeof intent !== 'boolean') return invalid(ctx, 'search_intent');
   const count = body.count ?? 10;
-  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 50) return invalid(ctx, 'count', 'count 须为 1 到 50 的整数');
-  if (engine === 'search_pro_sogou' && count % 10 !== 0) return invalid(ctx, 'count', 'search_pro_sogou 只支持 10、20、30、40、50');
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 50)
+    return invalid(ctx, 'count', 'count 须为 1 到 50 的整数');
+  if (engine === 'search_pro_sogou' && count % 10 !== 0)
+    return invalid(ctx, 'count', 'search_pro_sogou 只支持 10、20、30、40、50');
   const domain = body.search_domain_filter;
-  if (domain !== undefined && (typeof domain !== 'string' || !readableUrl(`https://${domain}/`))) return invalid(ctx, 'search_domain_filter');
+  if (domain !== undefined && (typeof domain !== 'string' || !readableUrl(`https://${domain}/`)))
+    return invalid(ctx, 'search_domain_filter');
   const recency = body.search_recency_filter;
-  if (recency !== undefined && (typeof recency !== 'string' || !RECENCY.has(recency))) return invalid(ctx, 'search_recency_filter');
+  if (recency !== undefined && (typeof recency !== 'string' || !RECENCY.has(recency)))
+    return invalid(ctx, 'search_recency_filter');
   const size = body.content_size;
   if (size !== undefined && size !== 'medium' && size !== 'high') return invalid(ctx, 'content_size');
 
@@ -358,7 +446,9 @@ function webSearch(ctx: GatewayContext): void {
     count,
     ...(typeof domain === 'string' && domain ? { domain } : {}),
     ...(typeof recency === 'string' ? { recency } : {}),
-  }).map((r) => (size === 'high' ? { ...r, content: `${r.content} A longer summary is returned because content_size is high.` } : r));
+  }).map((r) =>
+    size === 'high' ? { ...r, content: `${r.content} A longer summary is returned because content_size is high.` } : r,
+  );
   const id = `${Date.now()}${randomAlphanumeric(8).toLowerCase()}`;
   chargeCall(ctx, record);
   ctx.http.sendJson(200, {
@@ -400,7 +490,12 @@ function reader(ctx: GatewayContext): void {
       title: page.title,
       url: body.url,
       external: { stylesheet: {} },
-      metadata: { keywords: page.title.split(' | ')[0] ?? '', viewport: 'width=device-width, initial-scale=1', description: page.description, 'format-detection': 'telephone=no' },
+      metadata: {
+        keywords: page.title.split(' | ')[0] ?? '',
+        viewport: 'width=device-width, initial-scale=1',
+        description: page.description,
+        'format-detection': 'telephone=no',
+      },
       ...(body.with_images_summary === true ? { images: page.images } : {}),
       ...(body.with_links_summary === true ? { links: page.links } : {}),
       publishedTime: page.publishedTime,

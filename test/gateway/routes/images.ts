@@ -77,38 +77,73 @@ async function generateImages(ctx: GatewayContext): Promise<void> {
   // new-api's own checks (GetAndValidOpenAIImageRequest), HTTP 500 with the request-id suffix.
   const size = body.size;
   if (typeof size === 'string' && size.includes('×')) {
-    return ctx.relayError(500, 'invalid_request', "size an unexpected error occurred in the parameter, please use 'x' instead of the multiplication sign '×'");
+    return ctx.relayError(
+      500,
+      'invalid_request',
+      "size an unexpected error occurred in the parameter, please use 'x' instead of the multiplication sign '×'",
+    );
   }
   const rawN = body.n;
   if (rawN !== undefined && rawN !== null && !(typeof rawN === 'number' && Number.isInteger(rawN) && rawN >= 0)) {
-    return ctx.relayError(500, 'invalid_request', `json: cannot unmarshal ${JSON.stringify(rawN)} into Go struct field ImageRequest.n of type uint`);
+    return ctx.relayError(
+      500,
+      'invalid_request',
+      `json: cannot unmarshal ${JSON.stringify(rawN)} into Go struct field ImageRequest.n of type uint`,
+    );
   }
   const n = typeof rawN === 'number' && rawN > 0 ? rawN : 1;
   const prompt = typeof body.prompt === 'string' ? body.prompt : '';
   const markers = parseMediaMarkers(prompt);
   record.markers = markers.markers;
 
-  const plan = model.owned_by === 'ali' ? planAli(ctx, model, body, n, markers) : planOpenAI(ctx, model, body, n, markers);
+  const plan =
+    model.owned_by === 'ali' ? planAli(ctx, model, body, n, markers) : planOpenAI(ctx, model, body, n, markers);
   if (!plan) return;
   if (!preConsume(ctx, plan.quota)) return;
   if (markers.slowMs > 0 && !(await mediaState(ctx.world).sleep(markers.slowMs, ctx.http))) return;
 
-  const images = Array.from({ length: plan.n }, (_, i) => drawImage(`${markers.prompt}#${i}`, plan.width, plan.height, plan.format));
+  const images = Array.from({ length: plan.n }, (_, i) =>
+    drawImage(`${markers.prompt}#${i}`, plan.width, plan.height, plan.format),
+  );
   charge(ctx.key, plan.quota);
   record.chargedQuota = plan.quota;
   record.images = images.length;
   plan.respond(images);
 }
 
-function planOpenAI(ctx: GatewayContext, model: ModelSpec, body: Record<string, unknown>, n: number, markers: MediaMarkers): Planned | undefined {
+function planOpenAI(
+  ctx: GatewayContext,
+  model: ModelSpec,
+  body: Record<string, unknown>,
+  n: number,
+  markers: MediaMarkers,
+): Planned | undefined {
   const invalid = (param: string, value: unknown, supported: string[]) => {
     const list = supported.map((s) => `'${s}'`);
     const text = list.length > 1 ? `${list.slice(0, -1).join(', ')}, and ${list.at(-1)}` : (list[0] ?? '');
-    ctx.http.sendJson(400, relayError(`Invalid value: '${String(value)}'. Supported values are: ${text}.`, 'invalid_value', undefined, 'invalid_request_error', param));
+    ctx.http.sendJson(
+      400,
+      relayError(
+        `Invalid value: '${String(value)}'. Supported values are: ${text}.`,
+        'invalid_value',
+        undefined,
+        'invalid_request_error',
+        param,
+      ),
+    );
     return undefined;
   };
   if (markers.prompt === '' && markers.markers.length === 0) {
-    ctx.http.sendJson(400, relayError("Missing required parameter: 'prompt'.", 'missing_required_parameter', undefined, 'invalid_request_error', 'prompt'));
+    ctx.http.sendJson(
+      400,
+      relayError(
+        "Missing required parameter: 'prompt'.",
+        'missing_required_parameter',
+        undefined,
+        'invalid_request_error',
+        'prompt',
+      ),
+    );
     return undefined;
   }
   const size = typeof body.size === 'string' && body.size !== '' ? body.size : 'auto';
@@ -116,7 +151,13 @@ function planOpenAI(ctx: GatewayContext, model: ModelSpec, body: Record<string, 
   if (n > 10) {
     ctx.http.sendJson(
       400,
-      relayError(`Invalid 'n': integer above maximum value. Expected a value <= 10, but got ${n} instead.`, 'integer_above_max_value', undefined, 'invalid_request_error', 'n'),
+      relayError(
+        `Invalid 'n': integer above maximum value. Expected a value <= 10, but got ${n} instead.`,
+        'integer_above_max_value',
+        undefined,
+        'invalid_request_error',
+        'n',
+      ),
     );
     return undefined;
   }
@@ -129,7 +170,15 @@ function planOpenAI(ctx: GatewayContext, model: ModelSpec, body: Record<string, 
     const message =
       'Your request was rejected by the safety system. If you believe this is an error, contact us at help.openai.com and include the request ID ' +
       `${randomUUID()}. safety_violations=[violence].`;
-    ctx.http.sendJson(400, relayError(withRequestId(message, ctx.http.requestId), 'moderation_blocked', undefined, 'image_generation_user_error'));
+    ctx.http.sendJson(
+      400,
+      relayError(
+        withRequestId(message, ctx.http.requestId),
+        'moderation_blocked',
+        undefined,
+        'image_generation_user_error',
+      ),
+    );
     return undefined;
   }
   const actualSize = size === 'auto' ? '1024x1024' : size;
@@ -161,23 +210,34 @@ function planOpenAI(ctx: GatewayContext, model: ModelSpec, body: Record<string, 
   };
 }
 
-function planAli(ctx: GatewayContext, model: ModelSpec, body: Record<string, unknown>, n: number, markers: MediaMarkers): Planned | undefined {
+function planAli(
+  ctx: GatewayContext,
+  model: ModelSpec,
+  body: Record<string, unknown>,
+  n: number,
+  markers: MediaMarkers,
+): Planned | undefined {
   // DashScope's errors, relayed by new-api's Ali adaptor with the upstream status (wording of the
   // messages modelled on DashScope's InvalidParameter texts; exact strings UNCONFIRMED).
   const aliError = (code: string, message: string) => {
     ctx.http.sendJson(400, relayError(message, code, undefined, 'ali_error'));
     return undefined;
   };
-  if (markers.prompt === '' && markers.markers.length === 0) return aliError('InvalidParameter', 'Field required: input.prompt');
+  if (markers.prompt === '' && markers.markers.length === 0)
+    return aliError('InvalidParameter', 'Field required: input.prompt');
   const size = typeof body.size === 'string' && body.size !== '' ? body.size.replace(/x/g, '*') : '1024*1024';
   const m = /^(\d+)\*(\d+)$/.exec(size);
   const width = Number(m?.[1]);
   const height = Number(m?.[2]);
   const inRange = (v: number) => v >= ALI_SIDE.min && v <= ALI_SIDE.max;
   if (!m || !inRange(width) || !inRange(height)) {
-    return aliError('InvalidParameter', `The size ${size} is invalid: width and height must be between ${ALI_SIDE.min} and ${ALI_SIDE.max} pixels, e.g. 1024*1024.`);
+    return aliError(
+      'InvalidParameter',
+      `The size ${size} is invalid: width and height must be between ${ALI_SIDE.min} and ${ALI_SIDE.max} pixels, e.g. 1024*1024.`,
+    );
   }
-  if (n > ALI_MAX_N) return aliError('InvalidParameter', `The n ${n} is invalid: it must be between 1 and ${ALI_MAX_N}.`);
+  if (n > ALI_MAX_N)
+    return aliError('InvalidParameter', `The n ${n} is invalid: it must be between 1 and ${ALI_MAX_N}.`);
   if (markers.moderation) return aliError('DataInspectionFailed', 'Input data may contain inappropriate content.');
 
   const asBase64 = body.response_format === 'b64_json';
@@ -206,13 +266,21 @@ function planAli(ctx: GatewayContext, model: ModelSpec, body: Record<string, unk
         output: {
           task_id: taskId,
           task_status: 'SUCCEEDED',
-          results: urls.map((url) => ({ orig_prompt: markers.prompt, actual_prompt: `${markers.prompt}, highly detailed`, url })),
+          results: urls.map((url) => ({
+            orig_prompt: markers.prompt,
+            actual_prompt: `${markers.prompt}, highly detailed`,
+            url,
+          })),
           task_metrics: { TOTAL: n, SUCCEEDED: n, FAILED: 0 },
         },
         usage: { image_count: n },
       };
       ctx.http.sendJson(200, {
-        data: images.map((img, i) => (asBase64 ? { url: '', b64_json: img.toString('base64'), revised_prompt: '' } : { url: urls[i] ?? '', b64_json: '', revised_prompt: '' })),
+        data: images.map((img, i) =>
+          asBase64
+            ? { url: '', b64_json: img.toString('base64'), revised_prompt: '' }
+            : { url: urls[i] ?? '', b64_json: '', revised_prompt: '' },
+        ),
         created: unixSeconds(),
         metadata,
       });

@@ -10,4 +10,14 @@ import { responsesRoutes } from './responses';
 import { videoRoutes } from './video';
 
 /** Every gateway endpoint. A new endpoint family is a module exporting Route[] and one line here. */
-export const gatewayRoutes: Route[] = [...modelRoutes, ...chatRoutes, ...responsesRoutes, ...messagesRoutes, ...notImplementedRoutes, ...glmRoutes, ...kimiRoutes, ...imageRoutes, ...videoRoutes];
+export const gatewayRoutes: Route[] = [
+  ...modelRoutes,
+  ...chatRoutes,
+  ...responsesRoutes,
+  ...messagesRoutes,
+  ...notImplementedRoutes,
+  ...glmRoutes,
+  ...kimiRoutes,
+  ...imageRoutes,
+  ...videoRoutes,
+];

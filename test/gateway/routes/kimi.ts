@@ -30,7 +30,8 @@ export const KIMI_MAX_FILES = 1000;
 
 const bad = (ctx: GatewayContext, message: string): void => ctx.relayError(400, 'invalid_request_error', message);
 
-const notFound = (ctx: GatewayContext, id: string): void => ctx.relayError(404, 'resource_not_found_error', `Not found the file ${id} or Permission denied`);
+const notFound = (ctx: GatewayContext, id: string): void =>
+  ctx.relayError(404, 'resource_not_found_error', `Not found the file ${id} or Permission denied`);
 
 const ID_ALPHABET = 'abcdefghijklmnopqrstuv0123456789';
 
@@ -52,7 +53,14 @@ function isImage(data: Buffer): boolean {
   );
 }
 
-const TEXT_TYPES: Record<string, string> = { md: 'text/markdown', markdown: 'text/markdown', csv: 'text/csv', html: 'text/html', htm: 'text/html', json: 'application/json' };
+const TEXT_TYPES: Record<string, string> = {
+  md: 'text/markdown',
+  markdown: 'text/markdown',
+  csv: 'text/csv',
+  html: 'text/html',
+  htm: 'text/html',
+  json: 'application/json',
+};
 
 /** What extraction gives for an upload: PDFs through the fixtures' extractor, UTF-8 text as is. */
 function extract(file: FormPart): Pick<StoredFile, 'status' | 'statusDetails' | 'content' | 'fileType'> {
@@ -61,10 +69,21 @@ function extract(file: FormPart): Pick<StoredFile, 'status' | 'statusDetails' | 
     try {
       // A scan has pages but no text: the upload is fine and the content is empty (spec: Errors 6).
       const { summary, texts } = readPdf(data);
-      if (summary.pages === 0) return { status: 'error', statusDetails: 'the PDF is damaged or has no pages', content: '', fileType: 'application/pdf' };
+      if (summary.pages === 0)
+        return {
+          status: 'error',
+          statusDetails: 'the PDF is damaged or has no pages',
+          content: '',
+          fileType: 'application/pdf',
+        };
       return { status: 'ok', statusDetails: '', content: texts.join(PAGE_BREAK), fileType: 'application/pdf' };
     } catch (err) {
-      return { status: 'error', statusDetails: `the PDF cannot be read: ${(err as Error).message}`, content: '', fileType: 'application/pdf' };
+      return {
+        status: 'error',
+        statusDetails: `the PDF cannot be read: ${(err as Error).message}`,
+        content: '',
+        fileType: 'application/pdf',
+      };
     }
   }
   if (!data.includes(0)) {
@@ -108,17 +127,26 @@ function upload(ctx: GatewayContext): void {
   } catch (err) {
     return bad(ctx, `Invalid request: malformed multipart body (${(err as Error).message})`);
   }
-  const purpose = parts.find((p) => p.name === 'purpose' && p.filename === undefined)?.data.toString('utf8').trim();
+  const purpose = parts
+    .find((p) => p.name === 'purpose' && p.filename === undefined)
+    ?.data.toString('utf8')
+    .trim();
   if (purpose !== 'file-extract') return bad(ctx, "Invalid purpose: only 'file-extract' accepted");
   const file = parts.find((p) => p.name === 'file');
   if (!file) return bad(ctx, 'Invalid request: file is required');
   if (file.data.length === 0) return bad(ctx, 'File size is zero, please confirm and re-upload the file');
   if (isImage(file.data)) {
-    return bad(ctx, 'Invalid request: images are not file-extract documents; send images to a vision model as image input (image_url) instead');
+    return bad(
+      ctx,
+      'Invalid request: images are not file-extract documents; send images to a vision model as image input (image_url) instead',
+    );
   }
   const state = toolState(ctx.world);
   if (state.filesOf(ctx.key).length >= KIMI_MAX_FILES) {
-    return bad(ctx, `The number of files you have uploaded exceeded the max file count ${KIMI_MAX_FILES}, please delete previous uploaded files`);
+    return bad(
+      ctx,
+      `The number of files you have uploaded exceeded the max file count ${KIMI_MAX_FILES}, please delete previous uploaded files`,
+    );
   }
   const stored: StoredFile = {
     id: fileId(),
@@ -173,7 +201,13 @@ function fileContent(ctx: GatewayContext): void {
   const file = ownFile(ctx, 'files/:id/content');
   if (!file) return;
   if (file.status !== 'ok') return bad(ctx, `File extraction failed for ${file.id}: ${file.statusDetails}`);
-  const body = JSON.stringify({ content: file.content, file_type: file.fileType, filename: file.filename, title: '', type: 'file' });
+  const body = JSON.stringify({
+    content: file.content,
+    file_type: file.fileType,
+    filename: file.filename,
+    title: '',
+    type: 'file',
+  });
   ctx.http.send(200, body, { 'Content-Type': 'application/json; charset=utf-8' });
 }
 

@@ -23,13 +23,15 @@ import { messagesToolTurns } from '../toolTurns';
 /** Anthropic's own words for a request without max_tokens or with turns out of order; undefined when fine. */
 export function messagesShapeError(body: Record<string, unknown>, messages: unknown[]): string | undefined {
   if (body.max_tokens === undefined) return 'max_tokens: Field required';
-  if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1) return 'max_tokens: Input should be a valid integer greater than or equal to 1';
+  if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1)
+    return 'max_tokens: Input should be a valid integer greater than or equal to 1';
   let previous: unknown;
   for (const [i, m] of messages.entries()) {
     const role = isRecord(m) ? m.role : undefined;
     if (role !== 'user' && role !== 'assistant') return `messages.${i}.role: Input should be 'user' or 'assistant'`;
     if (i === 0 && role !== 'user') return 'messages: first message must use the "user" role';
-    if (role === previous) return `messages: roles must alternate between "user" and "assistant", but found multiple "${role}" roles in a row`;
+    if (role === previous)
+      return `messages: roles must alternate between "user" and "assistant", but found multiple "${role}" roles in a row`;
     previous = role;
   }
   return undefined;
@@ -53,15 +55,26 @@ async function createMessage(ctx: GatewayContext): Promise<void> {
 
   // Anthropic's own 400 for a malformed block, relayed unchanged with its request_id (§3.5).
   const parts = checkMessagesParts(messages, model);
-  if (!parts.ok) return ctx.http.sendJson(400, anthropicError('invalid_request_error', parts.error.message, randomId('req_')));
+  if (!parts.ok)
+    return ctx.http.sendJson(400, anthropicError('invalid_request_error', parts.error.message, randomId('req_')));
 
   const thinkingError = messagesThinkingError(body);
-  if (thinkingError) return ctx.http.sendJson(400, anthropicError('invalid_request_error', thinkingError, randomId('req_')));
+  if (thinkingError)
+    return ctx.http.sendJson(400, anthropicError('invalid_request_error', thinkingError, randomId('req_')));
   const thinking = isRecord(body.thinking) && (body.thinking.type === 'enabled' || body.thinking.type === 'adaptive');
   const tools = messagesToolTurns(body, messages, model, thinking);
-  if (!tools.ok) return ctx.http.sendJson(400, anthropicError('invalid_request_error', tools.error.message, randomId('req_')));
+  if (!tools.ok)
+    return ctx.http.sendJson(400, anthropicError('invalid_request_error', tools.error.message, randomId('req_')));
 
-  const plan = planAnswer({ model, lastUser: lastUserText(messages), promptText, thinkingRequested: thinking, maxTokens, imageFacts: factLines(parts.facts), toolTurns: tools.turns });
+  const plan = planAnswer({
+    model,
+    lastUser: lastUserText(messages),
+    promptText,
+    thinkingRequested: thinking,
+    maxTokens,
+    imageFacts: factLines(parts.facts),
+    toolTurns: tools.turns,
+  });
   if (plan.scenarios.ending === 'failed') plan.scenarios.ending = 'midstreamError';
 
   const stream = body.stream === true;
@@ -92,7 +105,13 @@ interface Ids {
   signature: string;
 }
 
-async function message(ctx: GatewayContext, plan: ChatPlan, record: ChatAnswerRecord, ids: Ids, stopReason: string): Promise<void> {
+async function message(
+  ctx: GatewayContext,
+  plan: ChatPlan,
+  record: ChatAnswerRecord,
+  ids: Ids,
+  stopReason: string,
+): Promise<void> {
   if (!(await nonStreamPrelude(ctx, plan))) return;
   const ending = plan.scenarios.ending;
   if (ending === 'errorIn200') {
@@ -107,7 +126,13 @@ async function message(ctx: GatewayContext, plan: ChatPlan, record: ChatAnswerRe
   const content: unknown[] = [];
   if (plan.reasoning) content.push({ type: 'thinking', thinking: plan.reasoning, signature: ids.signature });
   if (plan.text) content.push({ type: 'text', text: plan.text });
-  if (plan.toolCall) content.push({ type: 'tool_use', id: ids.tool, name: plan.toolCall.name, input: JSON.parse(plan.toolCall.arguments) as unknown });
+  if (plan.toolCall)
+    content.push({
+      type: 'tool_use',
+      id: ids.tool,
+      name: plan.toolCall.name,
+      input: JSON.parse(plan.toolCall.arguments) as unknown,
+    });
   const answer = {
     id: ids.message,
     type: 'message',
@@ -130,7 +155,13 @@ async function message(ctx: GatewayContext, plan: ChatPlan, record: ChatAnswerRe
   ctx.http.sendJson(200, answer);
 }
 
-async function streamMessage(ctx: GatewayContext, plan: ChatPlan, record: ChatAnswerRecord, ids: Ids, stopReason: string): Promise<void> {
+async function streamMessage(
+  ctx: GatewayContext,
+  plan: ChatPlan,
+  record: ChatAnswerRecord,
+  ids: Ids,
+  stopReason: string,
+): Promise<void> {
   const ev = (type: string, fields: Record<string, unknown> = {}) => eventFrame(type, { type, ...fields });
   // Anthropic's own ping payload has a space after the colon.
   const ping = 'event: ping\ndata: {"type": "ping"}\n\n';
@@ -150,7 +181,12 @@ async function streamMessage(ctx: GatewayContext, plan: ChatPlan, record: ChatAn
           model: ctx.model.id,
           stop_reason: null,
           stop_sequence: null,
-          usage: { input_tokens: plan.usage.promptTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 },
+          usage: {
+            input_tokens: plan.usage.promptTokens,
+            cache_creation_input_tokens: 0,
+            cache_read_input_tokens: 0,
+            output_tokens: 1,
+          },
         },
       }),
     });
@@ -159,7 +195,11 @@ async function streamMessage(ctx: GatewayContext, plan: ChatPlan, record: ChatAn
       steps.push({ frame: ev('content_block_start', { index, content_block: block }) });
       if (index === 0) steps.push({ frame: ping });
     };
-    const delta = (d: Record<string, unknown>, content?: string) => steps.push({ frame: ev('content_block_delta', { index, delta: d }), ...(content === undefined ? {} : { content }) });
+    const delta = (d: Record<string, unknown>, content?: string) =>
+      steps.push({
+        frame: ev('content_block_delta', { index, delta: d }),
+        ...(content === undefined ? {} : { content }),
+      });
     const stop = () => steps.push({ frame: ev('content_block_stop', { index: index++ }) });
 
     if (plan.reasoning) {
@@ -179,7 +219,12 @@ async function streamMessage(ctx: GatewayContext, plan: ChatPlan, record: ChatAn
       for (const piece of plan.argumentChunks) delta({ type: 'input_json_delta', partial_json: piece }, piece);
       stop();
     }
-    steps.push({ frame: ev('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: plan.usage.completionTokens } }) });
+    steps.push({
+      frame: ev('message_delta', {
+        delta: { stop_reason: stopReason, stop_sequence: null },
+        usage: { output_tokens: plan.usage.completionTokens },
+      }),
+    });
     steps.push({ frame: ev('message_stop') });
   }
 

@@ -68,5 +68,12 @@ function retrieveModel(ctx: GatewayContext): void {
 /** The /v1/models group has TokenAuth only: no rate limit, no Distribute. */
 export const modelRoutes: Route[] = [
   { method: 'GET', path: '/v1/models', rateLimit: false, distribute: false, errorFormat: 'openai', handle: listModels },
-  { method: 'GET', path: '/v1/models/:model', rateLimit: false, distribute: false, errorFormat: 'openai', handle: retrieveModel },
+  {
+    method: 'GET',
+    path: '/v1/models/:model',
+    rateLimit: false,
+    distribute: false,
+    errorFormat: 'openai',
+    handle: retrieveModel,
+  },
 ];

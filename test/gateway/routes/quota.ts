@@ -84,7 +84,14 @@ function tokenUsageError(ctx: GatewayContext): void {
 }
 
 function dashboardRoutes(broken: boolean): Route[] {
-  const route = (path: string, handle: (ctx: GatewayContext) => void): Route => ({ method: 'GET', path, rateLimit: false, distribute: false, errorFormat: 'openai', handle: broken ? dashboardError : handle });
+  const route = (path: string, handle: (ctx: GatewayContext) => void): Route => ({
+    method: 'GET',
+    path,
+    rateLimit: false,
+    distribute: false,
+    errorFormat: 'openai',
+    handle: broken ? dashboardError : handle,
+  });
   return [
     route('/dashboard/billing/subscription', subscription),
     route('/v1/dashboard/billing/subscription', subscription),
@@ -94,7 +101,17 @@ function dashboardRoutes(broken: boolean): Route[] {
 }
 
 function tokenUsageRoutes(broken: boolean): Route[] {
-  return [{ method: 'GET', path: '/api/usage/token', rateLimit: false, distribute: false, errorFormat: 'openai', auth: ownAuth, handle: broken ? tokenUsageError : tokenUsage }];
+  return [
+    {
+      method: 'GET',
+      path: '/api/usage/token',
+      rateLimit: false,
+      distribute: false,
+      errorFormat: 'openai',
+      auth: ownAuth,
+      handle: broken ? tokenUsageError : tokenUsage,
+    },
+  ];
 }
 
 /** The quota routes of a gateway variant; the ones it lacks are simply absent, so they answer 404. */

@@ -53,22 +53,43 @@ async function createResponse(ctx: GatewayContext): Promise<void> {
   const promptText = contentText(body.instructions) + inputText(input);
   const maxTokens = numberOr(body.max_output_tokens, 0);
   if (!preConsume(ctx, textPreConsumeQuota(model, estimateTokens(promptText), maxTokens))) return;
-  if (NO_RESPONSES_CHANNELS.has(model.owned_by)) return ctx.relayError(500, 'convert_request_failed', 'not implemented');
+  if (NO_RESPONSES_CHANNELS.has(model.owned_by))
+    return ctx.relayError(500, 'convert_request_failed', 'not implemented');
   if (upstreamRefuses(ctx, 'openai-response')) return;
   if (modelKind(model) !== 'chat') {
     // What OpenAI answers for a model the Responses API does not serve, relayed as parsed (no
     // request-id suffix): an image model belongs in the image_generation tool, not in `model`.
     return ctx.http.sendJson(
       400,
-      relayError(`The requested model '${model.id}' is not supported with the Responses API.`, 'model_not_found', undefined, 'invalid_request_error', 'model'),
+      relayError(
+        `The requested model '${model.id}' is not supported with the Responses API.`,
+        'model_not_found',
+        undefined,
+        'invalid_request_error',
+        'model',
+      ),
     );
   }
 
   const parts = checkResponsesParts(input, model);
-  if (!parts.ok) return ctx.http.sendJson(400, relayError(parts.error.message, parts.error.code ?? '', undefined, 'invalid_request_error', parts.error.param ?? ''));
+  if (!parts.ok)
+    return ctx.http.sendJson(
+      400,
+      relayError(
+        parts.error.message,
+        parts.error.code ?? '',
+        undefined,
+        'invalid_request_error',
+        parts.error.param ?? '',
+      ),
+    );
 
   const toolTurns = responsesToolTurns(body, input);
-  if (!toolTurns.ok) return ctx.http.sendJson(400, relayError(toolTurns.error.message, '', undefined, 'invalid_request_error', toolTurns.error.param));
+  if (!toolTurns.ok)
+    return ctx.http.sendJson(
+      400,
+      relayError(toolTurns.error.message, '', undefined, 'invalid_request_error', toolTurns.error.param),
+    );
 
   const tools = Array.isArray(body.tools) ? body.tools : [];
   // The built-in search tool (its own parameters, not Chat Completions' enable_search).
@@ -92,7 +113,11 @@ async function createResponse(ctx: GatewayContext): Promise<void> {
   const reasoningParam = isRecord(body.reasoning) ? body.reasoning : {};
   const summary = reasoningParam.summary;
   const thinking = responsesThinking(body, model);
-  if (!thinking.ok) return ctx.http.sendJson(400, relayError(thinking.message, thinking.code, undefined, 'invalid_request_error', thinking.param));
+  if (!thinking.ok)
+    return ctx.http.sendJson(
+      400,
+      relayError(thinking.message, thinking.code, undefined, 'invalid_request_error', thinking.param),
+    );
   const plan = planAnswer({
     model,
     lastUser: lastUserInput(input),
@@ -103,7 +128,8 @@ async function createResponse(ctx: GatewayContext): Promise<void> {
     imageFacts: factLines(parts.facts),
     toolTurns: toolTurns.turns,
   });
-  const image = imageTool && body.tool_choice !== 'none' && !plan.truncated ? imagePlan(ctx, imageTool, plan.prompt) : undefined;
+  const image =
+    imageTool && body.tool_choice !== 'none' && !plan.truncated ? imagePlan(ctx, imageTool, plan.prompt) : undefined;
 
   const stream = body.stream === true;
   const ids = {
@@ -129,7 +155,12 @@ async function createResponse(ctx: GatewayContext): Promise<void> {
     ending: plan.scenarios.ending,
   });
 
-  const envelope = (status: string, output: unknown[], usage: PlanUsage | null, extra: Record<string, unknown> = {}) => ({
+  const envelope = (
+    status: string,
+    output: unknown[],
+    usage: PlanUsage | null,
+    extra: Record<string, unknown> = {},
+  ) => ({
     id: ids.response,
     object: 'response',
     created_at: unixSeconds(),
@@ -185,7 +216,8 @@ async function createResponse(ctx: GatewayContext): Promise<void> {
   // Events first without sequence numbers; they are numbered once the script is final.
   type Ev = { type: string; fields: Record<string, unknown>; content?: string };
   const events: Ev[] = [];
-  const push = (type: string, fields: Record<string, unknown>, content?: string) => events.push({ type, fields, ...(content === undefined ? {} : { content }) });
+  const push = (type: string, fields: Record<string, unknown>, content?: string) =>
+    events.push({ type, fields, ...(content === undefined ? {} : { content }) });
   const inProgress = envelope('in_progress', [], null);
   push('response.created', { response: inProgress });
   push('response.in_progress', { response: inProgress });
@@ -195,21 +227,47 @@ async function createResponse(ctx: GatewayContext): Promise<void> {
       case 'reasoning': {
         const part = (text: string) => ({ type: 'summary_text', text });
         push('response.output_item.added', { output_index: oi, item: { id, type: 'reasoning', summary: [] } });
-        push('response.reasoning_summary_part.added', { item_id: id, output_index: oi, summary_index: 0, part: part('') });
-        for (const piece of plan.reasoningChunks) push('response.reasoning_summary_text.delta', { item_id: id, output_index: oi, summary_index: 0, delta: piece }, piece);
-        push('response.reasoning_summary_text.done', { item_id: id, output_index: oi, summary_index: 0, text: plan.reasoning });
-        push('response.reasoning_summary_part.done', { item_id: id, output_index: oi, summary_index: 0, part: part(plan.reasoning) });
+        push('response.reasoning_summary_part.added', {
+          item_id: id,
+          output_index: oi,
+          summary_index: 0,
+          part: part(''),
+        });
+        for (const piece of plan.reasoningChunks)
+          push(
+            'response.reasoning_summary_text.delta',
+            { item_id: id, output_index: oi, summary_index: 0, delta: piece },
+            piece,
+          );
+        push('response.reasoning_summary_text.done', {
+          item_id: id,
+          output_index: oi,
+          summary_index: 0,
+          text: plan.reasoning,
+        });
+        push('response.reasoning_summary_part.done', {
+          item_id: id,
+          output_index: oi,
+          summary_index: 0,
+          part: part(plan.reasoning),
+        });
         break;
       }
       case 'web_search_call': {
-        push('response.output_item.added', { output_index: oi, item: { id, type: 'web_search_call', status: 'in_progress', action: { type: 'search' } } });
+        push('response.output_item.added', {
+          output_index: oi,
+          item: { id, type: 'web_search_call', status: 'in_progress', action: { type: 'search' } },
+        });
         push('response.web_search_call.in_progress', { output_index: oi, item_id: id });
         push('response.web_search_call.searching', { output_index: oi, item_id: id });
         push('response.web_search_call.completed', { output_index: oi, item_id: id });
         break;
       }
       case 'image_generation_call': {
-        push('response.output_item.added', { output_index: oi, item: { id, type: 'image_generation_call', status: 'in_progress' } });
+        push('response.output_item.added', {
+          output_index: oi,
+          item: { id, type: 'image_generation_call', status: 'in_progress' },
+        });
         push('response.image_generation_call.in_progress', { output_index: oi, item_id: id });
         push('response.image_generation_call.generating', { output_index: oi, item_id: id });
         (image?.partials ?? []).forEach((b64, index) =>
@@ -228,9 +286,17 @@ async function createResponse(ctx: GatewayContext): Promise<void> {
         break;
       }
       case 'message': {
-        const part = (text: string, annotations: unknown[] = []) => ({ type: 'output_text', text, annotations, logprobs: [] });
+        const part = (text: string, annotations: unknown[] = []) => ({
+          type: 'output_text',
+          text,
+          annotations,
+          logprobs: [],
+        });
         const at = { item_id: id, output_index: oi, content_index: 0 };
-        push('response.output_item.added', { output_index: oi, item: { id, type: 'message', status: 'in_progress', role: 'assistant', content: [] } });
+        push('response.output_item.added', {
+          output_index: oi,
+          item: { id, type: 'message', status: 'in_progress', role: 'assistant', content: [] },
+        });
         push('response.content_part.added', { ...at, part: part('') });
         // Each citation is announced once the text it covers has streamed.
         const pending = [...plan.citations];
@@ -241,7 +307,12 @@ async function createResponse(ctx: GatewayContext): Promise<void> {
           streamed += piece.length;
           while (pending[0] && pending[0].end <= streamed) {
             const c = pending.shift();
-            if (c) push('response.output_text.annotation.added', { ...at, annotation_index: annotationIndex++, annotation: urlCitation(c) });
+            if (c)
+              push('response.output_text.annotation.added', {
+                ...at,
+                annotation_index: annotationIndex++,
+                annotation: urlCitation(c),
+              });
           }
         }
         push('response.output_text.done', { ...at, text: plan.text, logprobs: [] });
@@ -251,9 +322,29 @@ async function createResponse(ctx: GatewayContext): Promise<void> {
       case 'function_call': {
         const call = plan.toolCall;
         if (!call) break;
-        push('response.output_item.added', { output_index: oi, item: { id, type: 'function_call', status: 'in_progress', call_id: ids.callId, name: call.name, arguments: '' } }, call.name);
-        for (const piece of plan.argumentChunks) push('response.function_call_arguments.delta', { item_id: id, output_index: oi, delta: piece }, piece);
-        push('response.function_call_arguments.done', { item_id: id, output_index: oi, name: call.name, arguments: call.arguments });
+        push(
+          'response.output_item.added',
+          {
+            output_index: oi,
+            item: {
+              id,
+              type: 'function_call',
+              status: 'in_progress',
+              call_id: ids.callId,
+              name: call.name,
+              arguments: '',
+            },
+          },
+          call.name,
+        );
+        for (const piece of plan.argumentChunks)
+          push('response.function_call_arguments.delta', { item_id: id, output_index: oi, delta: piece }, piece);
+        push('response.function_call_arguments.done', {
+          item_id: id,
+          output_index: oi,
+          name: call.name,
+          arguments: call.arguments,
+        });
         break;
       }
     }
@@ -299,15 +390,26 @@ async function createResponse(ctx: GatewayContext): Promise<void> {
   );
 }
 
-const SEARCH_TOOLS = new Set(['web_search', 'web_search_2025_08_26', 'web_search_preview', 'web_search_preview_2025_03_11']);
+const SEARCH_TOOLS = new Set([
+  'web_search',
+  'web_search_2025_08_26',
+  'web_search_preview',
+  'web_search_preview_2025_03_11',
+]);
 
 function urlCitation(c: ChatPlan['citations'][number]): Record<string, unknown> {
   return { type: 'url_citation', start_index: c.start, end_index: c.end, url: c.url, title: c.title };
 }
 
-function finalItems(plan: ChatPlan, image: ImagePlan | undefined, ids: Record<string, string>, withSources: boolean): Array<Record<string, unknown>> {
+function finalItems(
+  plan: ChatPlan,
+  image: ImagePlan | undefined,
+  ids: Record<string, string>,
+  withSources: boolean,
+): Array<Record<string, unknown>> {
   const items: Array<Record<string, unknown>> = [];
-  if (plan.reasoning) items.push({ id: ids.reasoning, type: 'reasoning', summary: [{ type: 'summary_text', text: plan.reasoning }] });
+  if (plan.reasoning)
+    items.push({ id: ids.reasoning, type: 'reasoning', summary: [{ type: 'summary_text', text: plan.reasoning }] });
   if (plan.search) {
     const action: Record<string, unknown> = { type: 'search', query: plan.search.query, queries: [plan.search.query] };
     if (withSources) action.sources = plan.search.sources.map((url) => ({ type: 'url', url }));
@@ -336,7 +438,14 @@ function finalItems(plan: ChatPlan, image: ImagePlan | undefined, ids: Record<st
     });
   }
   if (plan.toolCall) {
-    items.push({ id: ids.call, type: 'function_call', status: 'completed', call_id: ids.callId, name: plan.toolCall.name, arguments: plan.toolCall.arguments });
+    items.push({
+      id: ids.call,
+      type: 'function_call',
+      status: 'completed',
+      call_id: ids.callId,
+      name: plan.toolCall.name,
+      arguments: plan.toolCall.arguments,
+    });
   }
   return items;
 }
@@ -348,7 +457,8 @@ function isImageModel(ctx: GatewayContext, id: string): boolean {
 }
 
 function imagePlan(ctx: GatewayContext, tool: Record<string, unknown>, prompt: string): ImagePlan {
-  const pick = (value: unknown, allowed: string[], fallback: string) => (typeof value === 'string' && allowed.includes(value) ? value : fallback);
+  const pick = (value: unknown, allowed: string[], fallback: string) =>
+    typeof value === 'string' && allowed.includes(value) ? value : fallback;
   const quality = pick(tool.quality, ['low', 'medium', 'high'], 'medium');
   const partialCount = Math.max(0, Math.min(3, Math.floor(numberOr(tool.partial_images, 0))));
   const imageModel = ctx.world.models.get(typeof tool.model === 'string' ? tool.model : 'gpt-image-1');

@@ -45,7 +45,10 @@ interface VideoRules {
 const VIDEO_RULES: Record<string, VideoRules> = {
   'wan2.5-t2v-preview': { tiers: { '480P': 1, '1080P': 1 / 0.3 }, durations: [5, 10] },
 };
-const ANY_MODEL: VideoRules = { tiers: { '480P': 1, '720P': 1, '1080P': 1 }, durations: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] };
+const ANY_MODEL: VideoRules = {
+  tiers: { '480P': 1, '720P': 1, '1080P': 1 },
+  durations: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+};
 
 function tierOf(size: string): string | undefined {
   return Object.keys(VIDEO_SIZE_TIERS).find((tier) => VIDEO_SIZE_TIERS[tier]?.includes(size));
@@ -77,14 +80,32 @@ async function submitVideoForm(ctx: GatewayContext): Promise<void> {
   }
   const field = (name: string) => parts.find((p) => p.name === name && p.filename === undefined)?.data.toString('utf8');
   const size = field('size');
-  const body: Record<string, unknown> = { model: field('model'), prompt: field('prompt'), seconds: field('seconds'), ...(size !== undefined ? { size: size.replace(/^(\d+)x(\d+)$/i, '$1*$2') } : {}) };
+  const body: Record<string, unknown> = {
+    model: field('model'),
+    prompt: field('prompt'),
+    seconds: field('seconds'),
+    ...(size !== undefined ? { size: size.replace(/^(\d+)x(\d+)$/i, '$1*$2') } : {}),
+  };
   const reference = parts.find((p) => p.name === 'input_reference' && p.filename !== undefined);
-  const inputReference = reference ? { ...(reference.filename ? { filename: reference.filename } : {}), ...(reference.contentType ? { contentType: reference.contentType } : {}), bytes: reference.data.length } : undefined;
-  const form = Object.fromEntries(parts.filter((p) => p.filename === undefined).map((p) => [p.name, p.data.toString('utf8')]));
+  const inputReference = reference
+    ? {
+        ...(reference.filename ? { filename: reference.filename } : {}),
+        ...(reference.contentType ? { contentType: reference.contentType } : {}),
+        bytes: reference.data.length,
+      }
+    : undefined;
+  const form = Object.fromEntries(
+    parts.filter((p) => p.filename === undefined).map((p) => [p.name, p.data.toString('utf8')]),
+  );
   return submitTask(ctx, body, 'openai', { form, ...(inputReference ? { inputReference } : {}) });
 }
 
-async function submitTask(ctx: GatewayContext, body: Record<string, unknown>, answer: 'task' | 'openai', logged: Pick<MediaRecord, 'form' | 'inputReference'> = {}): Promise<void> {
+async function submitTask(
+  ctx: GatewayContext,
+  body: Record<string, unknown>,
+  answer: 'task' | 'openai',
+  logged: Pick<MediaRecord, 'form' | 'inputReference'> = {},
+): Promise<void> {
   const model = ctx.model;
   const record: MediaRecord = { kind: 'videoSubmit', model: model.id, markers: [], chargedQuota: 0, ...logged };
   ctx.http.entry.media = record;
@@ -99,12 +120,20 @@ async function submitTask(ctx: GatewayContext, body: Record<string, unknown>, an
   if (typeof rawDuration === 'number' && Number.isInteger(rawDuration)) duration = rawDuration;
   else if (typeof rawDuration === 'string' && /^\s*-?\d+\s*$/.test(rawDuration)) duration = Number(rawDuration);
   else if (rawDuration !== undefined && rawDuration !== null) {
-    return ctx.relayError(400, 'unmarshal_task_request_failed', `json: cannot unmarshal ${JSON.stringify(rawDuration)} into Go struct field TaskSubmitReq.duration of type int`);
+    return ctx.relayError(
+      400,
+      'unmarshal_task_request_failed',
+      `json: cannot unmarshal ${JSON.stringify(rawDuration)} into Go struct field TaskSubmitReq.duration of type int`,
+    );
   }
   if (duration <= 0 && typeof body.seconds === 'string' && /^\d+$/.test(body.seconds)) duration = Number(body.seconds);
   if (duration <= 0) duration = 5;
   if (body.size !== undefined && body.size !== null && typeof body.size !== 'string') {
-    return ctx.relayError(400, 'unmarshal_task_request_failed', `json: cannot unmarshal ${JSON.stringify(body.size)} into Go struct field TaskSubmitReq.size of type string`);
+    return ctx.relayError(
+      400,
+      'unmarshal_task_request_failed',
+      `json: cannot unmarshal ${JSON.stringify(body.size)} into Go struct field TaskSubmitReq.size of type string`,
+    );
   }
   const t2v = model.id.includes('t2v');
   let size = typeof body.size === 'string' ? body.size.trim() : '';
@@ -133,7 +162,9 @@ async function submitTask(ctx: GatewayContext, body: Record<string, unknown>, an
   const ratios: Record<string, number> = { seconds: duration };
   const tierRatio = tier ? rules.tiers[tier] : undefined;
   if (tier && tierRatio !== undefined) ratios[`resolution-${tier}`] = tierRatio;
-  const quota = Math.round(Object.values(ratios).reduce((q, r) => (r === 1 ? q : q * r), model.priceUsd * QUOTA_PER_USD));
+  const quota = Math.round(
+    Object.values(ratios).reduce((q, r) => (r === 1 ? q : q * r), model.priceUsd * QUOTA_PER_USD),
+  );
   if (!preConsume(ctx, quota)) return;
 
   // What the upstream refuses (nothing charged: new-api refunds the pre-consumed quota on a submit error).
@@ -141,15 +172,26 @@ async function submitTask(ctx: GatewayContext, body: Record<string, unknown>, an
   // but shows no body; the double answers with the task envelope and `invalid_size`, a code new-api
   // uses for refused sizes (§6.7), naming the size like the adaptor's `invalid size: …` message.
   // A bare tier (`720P`, allowed for i2v models) renders at the tier's first, landscape size.
-  const [w = 0, h = 0] = (size.includes('*') ? size : (VIDEO_SIZE_TIERS[tier ?? ''] ?? ['0*0'])[0] ?? '0*0').split('*').map(Number);
+  const [w = 0, h = 0] = (size.includes('*') ? size : ((VIDEO_SIZE_TIERS[tier ?? ''] ?? ['0*0'])[0] ?? '0*0'))
+    .split('*')
+    .map(Number);
   if (!tier || tierRatio === undefined) {
     const allowed = Object.keys(rules.tiers).flatMap((t) => VIDEO_SIZE_TIERS[t] ?? []);
-    return ctx.relayError(400, 'invalid_size', `invalid size: ${size}, ${model.id} does not support this size; supported sizes: ${allowed.join(', ')}`);
+    return ctx.relayError(
+      400,
+      'invalid_size',
+      `invalid size: ${size}, ${model.id} does not support this size; supported sizes: ${allowed.join(', ')}`,
+    );
   }
   if (!rules.durations.includes(duration)) {
-    return ctx.relayError(400, 'ali_api_error', `InvalidParameter: The duration ${duration} is not supported by ${model.id}; supported durations: ${rules.durations.join(', ')}.`);
+    return ctx.relayError(
+      400,
+      'ali_api_error',
+      `InvalidParameter: The duration ${duration} is not supported by ${model.id}; supported durations: ${rules.durations.join(', ')}.`,
+    );
   }
-  if (markers.moderation) return ctx.relayError(400, 'ali_api_error', 'DataInspectionFailed: Input data may contain inappropriate content.');
+  if (markers.moderation)
+    return ctx.relayError(400, 'ali_api_error', 'DataInspectionFailed: Input data may contain inappropriate content.');
 
   const state = mediaState(ctx.world);
   const board = state.board;
@@ -176,16 +218,34 @@ async function submitTask(ctx: GatewayContext, body: Record<string, unknown>, an
     200,
     answer === 'openai'
       ? state.board.openAIVideo(task, false)
-      : { id: task.taskId, task_id: task.taskId, object: 'video', model: model.id, status: 'queued', progress: 0, created_at: unixSeconds() },
+      : {
+          id: task.taskId,
+          task_id: task.taskId,
+          object: 'video',
+          model: model.id,
+          status: 'queued',
+          progress: 0,
+          created_at: unixSeconds(),
+        },
     // Go marshals the map with sorted keys: {"resolution-480P":1,"seconds":5}.
-    { 'X-New-Api-Other-Ratios': JSON.stringify(Object.fromEntries(Object.entries(ratios).sort(([x], [y]) => (x < y ? -1 : 1)))) },
+    {
+      'X-New-Api-Other-Ratios': JSON.stringify(
+        Object.fromEntries(Object.entries(ratios).sort(([x], [y]) => (x < y ? -1 : 1))),
+      ),
+    },
   );
 }
 
 function queriedTask(ctx: GatewayContext) {
   const taskId = ctx.params.task_id ?? '';
   const task = mediaState(ctx.world).board.find(taskId, ctx.key);
-  ctx.http.entry.media = { kind: 'videoQuery', model: task?.model ?? '', markers: task?.markers.markers ?? [], chargedQuota: 0, taskId };
+  ctx.http.entry.media = {
+    kind: 'videoQuery',
+    model: task?.model ?? '',
+    markers: task?.markers.markers ?? [],
+    chargedQuota: 0,
+    taskId,
+  };
   return task;
 }
 
@@ -202,7 +262,8 @@ function fetchVideo(ctx: GatewayContext): void {
   if (state.videoQuery === 'openai') return ctx.http.sendJson(404, notFoundError('GET', ctx.http.path));
   const task = queriedTask(ctx);
   if (!task) return ctx.relayError(400, 'task_not_exist', 'task_not_exist');
-  const data = state.videoQuery === 'short' ? state.board.shortDto(task, proxyUrl(ctx, task.taskId)) : state.board.dto(task);
+  const data =
+    state.videoQuery === 'short' ? state.board.shortDto(task, proxyUrl(ctx, task.taskId)) : state.board.dto(task);
   ctx.http.sendJson(200, { code: 'success', message: '', data });
 }
 
@@ -221,18 +282,65 @@ function fetchVideoObject(ctx: GatewayContext): void {
 async function videoContent(ctx: GatewayContext): Promise<void> {
   const state = mediaState(ctx.world);
   const task = queriedTask(ctx);
-  const fail = (status: number, type: string, message: string) => ctx.http.sendJson(status, { error: { message, type } });
+  const fail = (status: number, type: string, message: string) =>
+    ctx.http.sendJson(status, { error: { message, type } });
   if (!task) return fail(404, 'invalid_request_error', 'Task not found');
-  if (task.status !== 'SUCCESS') return fail(400, 'invalid_request_error', `Task is not completed yet, current status: ${task.status}`);
+  if (task.status !== 'SUCCESS')
+    return fail(400, 'invalid_request_error', `Task is not completed yet, current status: ${task.status}`);
   const object = task.resultUrl ? state.cdn.objectFor(task.resultUrl) : undefined;
   if (!object) return fail(502, 'server_error', 'Failed to fetch video content');
-  await streamFile(ctx.http, 200, { 'Content-Type': object.contentType, 'Content-Length': object.file.size, 'Cache-Control': 'public, max-age=86400' }, object.file);
+  await streamFile(
+    ctx.http,
+    200,
+    {
+      'Content-Type': object.contentType,
+      'Content-Length': object.file.size,
+      'Cache-Control': 'public, max-age=86400',
+    },
+    object.file,
+  );
 }
 
 export const videoRoutes: Route[] = [
-  { method: 'POST', path: '/v1/video/generations', rateLimit: false, distribute: true, errorFormat: 'task', handle: submitVideo },
-  { method: 'POST', path: '/v1/videos', rateLimit: false, distribute: true, formModel: true, errorFormat: 'openai', handle: submitVideoForm },
-  { method: 'GET', path: '/v1/video/generations/:task_id', rateLimit: false, distribute: false, errorFormat: 'task', handle: fetchVideo },
-  { method: 'GET', path: '/v1/videos/:task_id', rateLimit: false, distribute: false, errorFormat: 'task', handle: fetchVideoObject },
-  { method: 'GET', path: '/v1/videos/:task_id/content', rateLimit: false, distribute: false, errorFormat: 'openai', handle: videoContent },
+  {
+    method: 'POST',
+    path: '/v1/video/generations',
+    rateLimit: false,
+    distribute: true,
+    errorFormat: 'task',
+    handle: submitVideo,
+  },
+  {
+    method: 'POST',
+    path: '/v1/videos',
+    rateLimit: false,
+    distribute: true,
+    formModel: true,
+    errorFormat: 'openai',
+    handle: submitVideoForm,
+  },
+  {
+    method: 'GET',
+    path: '/v1/video/generations/:task_id',
+    rateLimit: false,
+    distribute: false,
+    errorFormat: 'task',
+    handle: fetchVideo,
+  },
+  {
+    method: 'GET',
+    path: '/v1/videos/:task_id',
+    rateLimit: false,
+    distribute: false,
+    errorFormat: 'task',
+    handle: fetchVideoObject,
+  },
+  {
+    method: 'GET',
+    path: '/v1/videos/:task_id/content',
+    rateLimit: false,
+    distribute: false,
+    errorFormat: 'openai',
+    handle: videoContent,
+  },
 ];

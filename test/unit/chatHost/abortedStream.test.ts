@@ -34,20 +34,32 @@ describe('Chat: an answer aborted here', function () {
       if (abortFirst) session.abort.abort();
       yield [{ type: 'error', error }];
     }
-    const final = await streamAnswer(session, c.id, events(), { store, sessions: new ChatSessions(), onProgress: () => undefined, onUnsaved: () => undefined, onCheckpointFailed: () => undefined });
+    const final = await streamAnswer(session, c.id, events(), {
+      store,
+      sessions: new ChatSessions(),
+      onProgress: () => undefined,
+      onUnsaved: () => undefined,
+      onCheckpointFailed: () => undefined,
+    });
     store.dispose();
     return final;
   }
 
   it('is stopped when the abort arrives as a cut connection', async () => {
-    const final = await answerEndingWith(new GatewayError('network', 'The connection closed in the middle of the answer.'), true);
+    const final = await answerEndingWith(
+      new GatewayError('network', 'The connection closed in the middle of the answer.'),
+      true,
+    );
     assert.equal(final.status, 'stopped');
     assert.equal(final.error, undefined, 'no error is shown for a stop');
     assert.equal(final.text, 'Part of it');
   });
 
   it('is cut, with its error, when the connection fails without an abort of ours', async () => {
-    const final = await answerEndingWith(new GatewayError('network', 'The connection closed in the middle of the answer.'), false);
+    const final = await answerEndingWith(
+      new GatewayError('network', 'The connection closed in the middle of the answer.'),
+      false,
+    );
     assert.equal(final.status, 'cut');
     assert.equal(final.error?.kind, 'network');
   });

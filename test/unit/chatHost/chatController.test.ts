@@ -36,7 +36,9 @@ describe('Chat controller: answers bound to their conversation', function () {
   /** The registry's chat models; a test may add one. */
   let models: Array<Record<string, unknown>>;
 
-  const double = useDoubleClient(undefined, { timeouts: { connectMs: 5000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 } });
+  const double = useDoubleClient(undefined, {
+    timeouts: { connectMs: 5000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 },
+  });
 
   beforeEach(async () => {
     double.gw.clearLog();
@@ -45,7 +47,11 @@ describe('Chat controller: answers bound to their conversation', function () {
     dir = mkdtempSync(path.join(os.tmpdir(), 'mg-chat-host-'));
     store = new ConversationStore(path.join(dir, 'conversations'), { watch: 'poll' });
     models = [{ ...CHAT_MODEL }];
-    const registry = { snapshot: { updatedAt: Date.now(), models }, onDidChange: NO_EVENT, refresh: async () => undefined };
+    const registry = {
+      snapshot: { updatedAt: Date.now(), models },
+      onDidChange: NO_EVENT,
+      refresh: async () => undefined,
+    };
     const services = chatServices({ storageDir: dir, baseUrl: double.gw.url, http: double.http, registry });
     posts = [];
     chat = new ChatController(services, store);
@@ -75,20 +81,36 @@ describe('Chat controller: answers bound to their conversation', function () {
     await chat.handle({ type: 'deleteConversation', id });
     const answer = await sending;
     assert.equal(answer?.status, 'stopped', 'the stream was stopped by the delete');
-    assert.deepEqual(files().filter((n) => n.startsWith(id)), [], 'no log or metadata file of the conversation is left');
-    assert.equal((await store.list()).some((c) => c.id === id), false);
+    assert.deepEqual(
+      files().filter((n) => n.startsWith(id)),
+      [],
+      'no log or metadata file of the conversation is left',
+    );
+    assert.equal(
+      (await store.list()).some((c) => c.id === id),
+      false,
+    );
     assert.equal(await store.open(id), undefined);
     // Nothing the stream does later (its last checkpoint, the final update) brings it back.
     const written = store.io.bytesWritten;
     await until('every answer has settled', () => chat.sessions.all().length === 0);
     assert.equal(store.io.bytesWritten, written, 'no write after the delete');
-    assert.deepEqual(files().filter((n) => n.startsWith(id)), []);
+    assert.deepEqual(
+      files().filter((n) => n.startsWith(id)),
+      [],
+    );
     assert.notEqual(chat.currentConversationId, id, 'the view shows a new chat');
   });
 
   it('switch while the answer streams: it keeps streaming into its own conversation; no post of it reaches the other view', async () => {
     const other = await store.create({ title: 'Other' });
-    await store.append(other.id, { id: 'o1', role: 'user', text: 'An older question', status: 'done', createdAt: Date.now() });
+    await store.append(other.id, {
+      id: 'o1',
+      role: 'user',
+      text: 'An older question',
+      status: 'done',
+      createdAt: Date.now(),
+    });
     const sending = chat.send(`${SLOW} stays home`);
     await until('a delta was posted', () => posts.some((p) => p.type === 'append'));
     const home = chat.currentConversationId as string;
@@ -98,16 +120,27 @@ describe('Chat controller: answers bound to their conversation', function () {
     assert.equal(answer?.status, 'done');
     const after = posts.slice(since);
     assert.deepEqual(
-      after.filter((p) => p.type !== 'snapshot' && p.type !== 'focusInput' && p.type !== 'sendResult' && p.conversationId !== other.id),
+      after.filter(
+        (p) =>
+          p.type !== 'snapshot' && p.type !== 'focusInput' && p.type !== 'sendResult' && p.conversationId !== other.id,
+      ),
       [],
       'no delta, message or busy post of the old conversation after the switch',
     );
-    assert.ok(after.filter((p) => p.type === 'snapshot').every((p) => p.type === 'snapshot' && p.state.conversationId === other.id));
+    assert.ok(
+      after
+        .filter((p) => p.type === 'snapshot')
+        .every((p) => p.type === 'snapshot' && p.state.conversationId === other.id),
+    );
     const homeConversation = await store.load(home);
     assert.equal(homeConversation?.messages.at(-1)?.text, answer?.text);
     assert.match(answer?.text ?? '', /^Echo from gpt-4o-mini: stays home/);
     const otherConversation = await store.load(other.id);
-    assert.deepEqual(otherConversation?.messages.map((m) => m.id), ['o1'], 'the other conversation got nothing');
+    assert.deepEqual(
+      otherConversation?.messages.map((m) => m.id),
+      ['o1'],
+      'the other conversation got nothing',
+    );
   });
 
   it('new chat while the answer streams: both conversations stream at once, each into its own', async () => {
@@ -122,24 +155,52 @@ describe('Chat controller: answers bound to their conversation', function () {
     assert.notEqual(secondId, firstId);
     assert.equal(a?.status, 'done');
     assert.equal(b?.status, 'done');
-    assert.deepEqual((await store.load(firstId))?.messages.map((m) => m.text.slice(0, 30)), [`${SLOW} first`.slice(0, 30), a?.text.slice(0, 30)]);
-    assert.deepEqual((await store.load(secondId))?.messages.map((m) => m.text), ['second', 'Echo from gpt-4o-mini: second']);
+    assert.deepEqual(
+      (await store.load(firstId))?.messages.map((m) => m.text.slice(0, 30)),
+      [`${SLOW} first`.slice(0, 30), a?.text.slice(0, 30)],
+    );
+    assert.deepEqual(
+      (await store.load(secondId))?.messages.map((m) => m.text),
+      ['second', 'Echo from gpt-4o-mini: second'],
+    );
     assert.equal(appendsFor(firstId).length > 0, true);
     const firstDelta = posts.findIndex((p) => p.type === 'append');
-    const newChatAt = posts.findIndex((p, i) => i > firstDelta && p.type === 'snapshot' && p.state.conversationId === undefined && p.state.messages.length === 0);
+    const newChatAt = posts.findIndex(
+      (p, i) =>
+        i > firstDelta &&
+        p.type === 'snapshot' &&
+        p.state.conversationId === undefined &&
+        p.state.messages.length === 0,
+    );
     assert.ok(newChatAt > firstDelta, 'the view showed the new, empty chat');
-    assert.deepEqual(posts.slice(newChatAt).filter((p) => p.type !== 'snapshot' && p.type !== 'focusInput' && p.type !== 'sendResult' && p.conversationId === firstId), []);
+    assert.deepEqual(
+      posts
+        .slice(newChatAt)
+        .filter(
+          (p) =>
+            p.type !== 'snapshot' && p.type !== 'focusInput' && p.type !== 'sendResult' && p.conversationId === firstId,
+        ),
+      [],
+    );
   });
 
   it('a view send and `ask` racing into one conversation: exactly one request, the other is refused', async () => {
-    const viewSend = chat.handle({ type: 'send', conversationId: chat.shown.key, sendId: 's1', text: `${SLOW} from the view` });
+    const viewSend = chat.handle({
+      type: 'send',
+      conversationId: chat.shown.key,
+      sendId: 's1',
+      text: `${SLOW} from the view`,
+    });
     const ask = chat.ask({ prompt: 'from the command' });
     await assert.rejects(ask, /still being written in this conversation/);
     await viewSend;
     assert.equal(chatRequests().length, 1);
     assert.match(chatRequests()[0]?.bodyText ?? '', /from the view/);
     const c = await store.load(chat.currentConversationId as string);
-    assert.deepEqual(c?.messages.map((m) => m.role), ['user', 'assistant']);
+    assert.deepEqual(
+      c?.messages.map((m) => m.role),
+      ['user', 'assistant'],
+    );
   });
 
   it('Retry and Send racing: one request; the refused one is told so', async () => {
@@ -202,9 +263,14 @@ describe('Chat controller: answers bound to their conversation', function () {
       double.gw.clearLog();
       const continued = await chat.continueAnswer(cut?.id as string);
       assert.equal(chatRequests().length, 1);
-      const body = JSON.parse(chatRequests()[0]?.bodyText ?? '{}') as { messages: Array<{ role: string; content: unknown }> };
+      const body = JSON.parse(chatRequests()[0]?.bodyText ?? '{}') as {
+        messages: Array<{ role: string; content: unknown }>;
+      };
       // Chat Completions: the partial answer as an assistant turn, then the instruction to go on.
-      assert.deepEqual(body.messages.slice(-2).map((m) => m.role), ['assistant', 'user']);
+      assert.deepEqual(
+        body.messages.slice(-2).map((m) => m.role),
+        ['assistant', 'user'],
+      );
       assert.equal(body.messages.at(-2)?.content, cut?.text);
       assert.equal(body.messages.at(-1)?.content, 'Continue exactly where you stopped.');
       const after = await store.load(id);
@@ -245,9 +311,16 @@ describe('Chat controller: answers bound to their conversation', function () {
     // The continuation's stream is held open after its headers, so Stop lands while it is under
     // way however busy the machine is (the double's reply to the instruction is otherwise short).
     const before = chatRequests().length;
-    double.gw.inject({ match: { path: CHAT_PATH }, times: 1, action: { type: 'stallAfterHeaders', firstChunk: ': PING\n\n' } });
+    double.gw.inject({
+      match: { path: CHAT_PATH },
+      times: 1,
+      action: { type: 'stallAfterHeaders', firstChunk: ': PING\n\n' },
+    });
     const continued = chat.continueAnswer(cutId);
-    await until('the continuation is under way', () => chatRequests().length > before && chat.shownSession?.message?.id === cutId);
+    await until(
+      'the continuation is under way',
+      () => chatRequests().length > before && chat.shownSession?.message?.id === cutId,
+    );
     chat.stop();
     const final = await continued;
     assert.equal(final?.status, 'stopped');
@@ -258,8 +331,18 @@ describe('Chat controller: answers bound to their conversation', function () {
     assert.equal(stored?.status, 'stopped');
   });
 
-  it('Continue over Messages: the partial answer goes as the last assistant turn (a prefill), through the view\'s message', async () => {
-    models.push({ id: 'claude-sonnet-4-5', name: 'Claude Sonnet 4.5', provider: 'anthropic', ownedBy: 'anthropic', kind: 'chat', protocols: ['messages'], protocolSource: 'gateway', available: true, inCatalog: false });
+  it("Continue over Messages: the partial answer goes as the last assistant turn (a prefill), through the view's message", async () => {
+    models.push({
+      id: 'claude-sonnet-4-5',
+      name: 'Claude Sonnet 4.5',
+      provider: 'anthropic',
+      ownedBy: 'anthropic',
+      kind: 'chat',
+      protocols: ['messages'],
+      protocolSource: 'gateway',
+      available: true,
+      inCatalog: false,
+    });
     ui.settings['modelGateway.chat.maxTokens'] = 40;
     ui.settings['modelGateway.chat.thinking'] = 'off';
     try {
@@ -275,11 +358,17 @@ describe('Chat controller: answers bound to their conversation', function () {
       assert.equal(requests.length, 1);
       const body = JSON.parse(requests[0]?.bodyText ?? '{}') as { messages: Array<{ role: string; content: unknown }> };
       assert.equal(body.messages.at(-1)?.role, 'assistant');
-      assert.equal(JSON.stringify(body.messages.at(-1)?.content).includes(cut?.text.trimEnd().slice(-10) ?? '\u0000'), true);
+      assert.equal(
+        JSON.stringify(body.messages.at(-1)?.content).includes(cut?.text.trimEnd().slice(-10) ?? '\u0000'),
+        true,
+      );
       const same = (await store.load(id))?.messages;
       assert.equal(same?.length, 2);
       assert.equal(same?.at(-1)?.id, cut?.id);
-      assert.ok(same?.at(-1)?.text.startsWith(cut?.text ?? '\u0000') && (same.at(-1)?.text.length ?? 0) > (cut?.text.length ?? 0));
+      assert.ok(
+        same?.at(-1)?.text.startsWith(cut?.text ?? '\u0000') &&
+          (same.at(-1)?.text.length ?? 0) > (cut?.text.length ?? 0),
+      );
     } finally {
       delete ui.settings['modelGateway.chat.maxTokens'];
       delete ui.settings['modelGateway.chat.thinking'];
@@ -293,22 +382,41 @@ describe('Chat controller: answers bound to their conversation', function () {
       await chat.send('q2');
       double.gw.clearLog();
       await chat.send('q3');
-      const body = JSON.parse(chatRequests()[0]?.bodyText ?? '{}') as { messages: Array<{ role: string; content: string }> };
-      assert.deepEqual(body.messages.filter((m) => m.role !== 'system').map((m) => m.content), ['q2', 'Echo from gpt-4o-mini: q2', 'q3']);
+      const body = JSON.parse(chatRequests()[0]?.bodyText ?? '{}') as {
+        messages: Array<{ role: string; content: string }>;
+      };
+      assert.deepEqual(
+        body.messages.filter((m) => m.role !== 'system').map((m) => m.content),
+        ['q2', 'Echo from gpt-4o-mini: q2', 'q3'],
+      );
     } finally {
       delete ui.settings['modelGateway.chat.historyMessages'];
     }
   });
 
   it('thinking: a new conversation starts from the setting, keeps its own choice afterwards, and sends it in the model’s form', async () => {
-    models.push({ id: 'glm-4.6', name: 'GLM-4.6', provider: 'zhipu_4v', ownedBy: 'zhipu_4v', kind: 'chat', protocols: ['chatCompletions'], protocolSource: 'gateway', available: true, inCatalog: true, catalog: { id: 'glm-4.6', reasoning: true } });
-    const lastSnapshot = () => posts.filter((p): p is Extract<HostMessage, { type: 'snapshot' }> => p.type === 'snapshot').at(-1)?.state;
+    models.push({
+      id: 'glm-4.6',
+      name: 'GLM-4.6',
+      provider: 'zhipu_4v',
+      ownedBy: 'zhipu_4v',
+      kind: 'chat',
+      protocols: ['chatCompletions'],
+      protocolSource: 'gateway',
+      available: true,
+      inCatalog: true,
+      catalog: { id: 'glm-4.6', reasoning: true },
+    });
+    const lastSnapshot = () =>
+      posts.filter((p): p is Extract<HostMessage, { type: 'snapshot' }> => p.type === 'snapshot').at(-1)?.state;
     const sentThinking = () => (JSON.parse(chatRequests().at(-1)?.bodyText ?? '{}') as { thinking?: unknown }).thinking;
     ui.settings['modelGateway.chat.thinking'] = 'off';
     try {
       await chat.handle({ type: 'selectModel', conversationId: chat.shown.key, model: 'glm-4.6' });
       assert.equal(lastSnapshot()?.thinking, 'off', 'a new chat shows the setting');
-      assert.deepEqual(lastSnapshot()?.models.find((m) => m.id === 'glm-4.6')?.thinking, { choices: ['auto', 'off', 'on'] });
+      assert.deepEqual(lastSnapshot()?.models.find((m) => m.id === 'glm-4.6')?.thinking, {
+        choices: ['auto', 'off', 'on'],
+      });
       assert.equal(lastSnapshot()?.models.find((m) => m.id === 'gpt-4o-mini')?.thinking, undefined);
       await chat.send('q1');
       assert.deepEqual(sentThinking(), { type: 'disabled' });
@@ -334,7 +442,9 @@ describe('Chat controller: answers bound to their conversation', function () {
     const other = new ConversationStore(path.join(dir, 'conversations'), { watch: 'poll' });
     try {
       const made = await other.create({ title: 'Made in another window' });
-      await until('a snapshot lists it', () => posts.some((p) => p.type === 'snapshot' && p.state.conversations.some((c) => c.id === made.id)));
+      await until('a snapshot lists it', () =>
+        posts.some((p) => p.type === 'snapshot' && p.state.conversations.some((c) => c.id === made.id)),
+      );
       await other.delete(made.id);
       await until('a snapshot no longer lists it', () => {
         const last = posts.filter((p) => p.type === 'snapshot').at(-1);
@@ -351,7 +461,10 @@ describe('Chat controller: answers bound to their conversation', function () {
     chat.dispose();
     // Not one line of it is a record (a record this version cannot read would cost only itself).
     writeFileSync(path.join(dir, 'conversations', `${id}.log`), 'not a conversation log\n\u0000\u0001\n');
-    const reopened = new ConversationStore(path.join(dir, 'conversations'), { watch: 'poll', onProblem: (p) => chat.reportStoreProblem(p) });
+    const reopened = new ConversationStore(path.join(dir, 'conversations'), {
+      watch: 'poll',
+      onProblem: (p) => chat.reportStoreProblem(p),
+    });
     chat = new ChatController(chat.services, reopened);
     ui.shown = [];
     posts = [];
@@ -364,7 +477,10 @@ describe('Chat controller: answers bound to their conversation', function () {
     await chat.sendSnapshot();
     const notices = ui.shown.filter((n) => /damaged conversation was set aside as/.test(n.message));
     assert.equal(notices.length, 1, `told once: ${JSON.stringify(ui.shown)}`);
-    assert.match(notices[0]?.message ?? '', new RegExp(`set aside as ${id}\\.log\\.damaged-.*; the chat keeps working`));
+    assert.match(
+      notices[0]?.message ?? '',
+      new RegExp(`set aside as ${id}\\.log\\.damaged-.*; the chat keeps working`),
+    );
     reopened.dispose();
   });
 });

@@ -26,22 +26,42 @@ describe('Chat view security (host side)', () => {
     assert.deepEqual(allowedImageHosts(), []);
     const asked: string[] = [];
     // The user says no: nothing is recorded.
-    assert.equal(await askToAllowImageHost('Images.Example.test', async (host: string) => (asked.push(host), false)), false);
+    assert.equal(
+      await askToAllowImageHost('Images.Example.test', async (host: string) => (asked.push(host), false)),
+      false,
+    );
     assert.deepEqual(section().inspect('remoteImageHosts')?.globalValue, undefined);
     // Not a host (a path, a wildcard, a CSP keyword smuggled in): refused without asking.
-    for (const bad of ['images.example.test/x', '*.example.test', "images.example.test 'unsafe-inline'", 'https://images.example.test']) {
+    for (const bad of [
+      'images.example.test/x',
+      '*.example.test',
+      "images.example.test 'unsafe-inline'",
+      'https://images.example.test',
+    ]) {
       assert.equal(await askToAllowImageHost(bad, async () => (asked.push(bad), true)), false, bad);
     }
     assert.deepEqual(asked, ['images.example.test'], 'only a plain host name is asked about, by its canonical name');
     assert.equal(await askToAllowImageHost('images.example.test', async () => true), true);
     assert.equal(await askToAllowImageHost('cdn.example.test:8443', async () => true), true);
-    assert.deepEqual(section().inspect('remoteImageHosts')?.globalValue, ['images.example.test', 'cdn.example.test:8443']);
+    assert.deepEqual(section().inspect('remoteImageHosts')?.globalValue, [
+      'images.example.test',
+      'cdn.example.test:8443',
+    ]);
     const webview = { cspSource: 'vscode-resource:', asWebviewUri: (u: vscode.Uri) => u } as unknown as vscode.Webview;
-    const html = webviewHtml(webview, vscode.Uri.file('/ext'), { app: 'chat', style: 'chat', title: 't', imageHosts: allowedImageHosts() });
+    const html = webviewHtml(webview, vscode.Uri.file('/ext'), {
+      app: 'chat',
+      style: 'chat',
+      title: 't',
+      imageHosts: allowedImageHosts(),
+    });
     const imgSrc = /img-src ([^;"]*)/.exec(html)?.[1] ?? '';
     assert.equal(imgSrc, 'vscode-resource: data: https://images.example.test https://cdn.example.test:8443');
     // Revoked in the setting: gone from the list (and so from the page's CSP when it is rebuilt).
-    await section().update('remoteImageHosts', ['cdn.example.test:8443', 'not a host'], vscode.ConfigurationTarget.Global);
+    await section().update(
+      'remoteImageHosts',
+      ['cdn.example.test:8443', 'not a host'],
+      vscode.ConfigurationTarget.Global,
+    );
     assert.deepEqual(allowedImageHosts(), ['cdn.example.test:8443']);
     // The old global switch is gone from the settings the view gets.
     const snapshotKeys = Object.keys(snapshotSchema.shape);
@@ -65,9 +85,18 @@ describe('Chat view security (host side)', () => {
       const policy = new ImageReadPolicy(() => [vscode.Uri.file(storage)]);
       assert.equal(await policy.refusal(vscode.Uri.file(inWorkspace)), undefined);
       assert.equal(await policy.refusal(vscode.Uri.file(inStorage)), undefined);
-      assert.match((await policy.refusal(vscode.Uri.file(elsewhere))) ?? '', /secret\.png was not attached: only images in the open workspace folders, or picked with "Image…"/);
-      assert.ok(await policy.refusal(vscode.Uri.file(link)), 'a link inside the workspace that leads out of it is refused');
-      assert.ok(await policy.refusal(vscode.Uri.file(path.join(folder, '..', path.basename(outside), 'secret.png'))), 'climbing out with .. is refused');
+      assert.match(
+        (await policy.refusal(vscode.Uri.file(elsewhere))) ?? '',
+        /secret\.png was not attached: only images in the open workspace folders, or picked with "Image…"/,
+      );
+      assert.ok(
+        await policy.refusal(vscode.Uri.file(link)),
+        'a link inside the workspace that leads out of it is refused',
+      );
+      assert.ok(
+        await policy.refusal(vscode.Uri.file(path.join(folder, '..', path.basename(outside), 'secret.png'))),
+        'climbing out with .. is refused',
+      );
       assert.ok(await policy.refusal(vscode.Uri.parse('https://example.test/a.png')), 'not a file');
       await policy.rememberPicked([vscode.Uri.file(elsewhere)]);
       assert.equal(await policy.refusal(vscode.Uri.file(elsewhere)), undefined, 'a file the user picked may be read');

@@ -28,7 +28,10 @@ describe('Chat: a failed checkpoint', function () {
 
   /** While `failing()` holds, every write of a checkpoint or an update to a log fails with ENOSPC; returns how many did. */
   async function failWritesWhile(failing: () => boolean): Promise<() => number> {
-    const fault = await failWrites(dir, (bytes) => failing() && (bytes.includes('"k":"c"') || bytes.includes('"k":"u"')));
+    const fault = await failWrites(
+      dir,
+      (bytes) => failing() && (bytes.includes('"k":"c"') || bytes.includes('"k":"u"')),
+    );
     restore = fault.restore;
     return fault.failed;
   }
@@ -37,12 +40,20 @@ describe('Chat: a failed checkpoint', function () {
     const store = new ConversationStore(path.join(dir, 'conversations'), { watch: 'poll' });
     const c = await store.create();
     await store.append(c.id, { id: 'q', role: 'user', text: 'question', status: 'done', createdAt: 1 });
-    const message: StoredMessage = { id: 'a', role: 'assistant', text: '', reasoning: '', status: 'streaming', createdAt: 2 };
+    const message: StoredMessage = {
+      id: 'a',
+      role: 'assistant',
+      text: '',
+      reasoning: '',
+      status: 'streaming',
+      createdAt: 2,
+    };
     await store.append(c.id, message);
     const session = new AnswerSession(c.id);
     session.conversationId = c.id;
     session.message = message;
-    const stored = async (): Promise<string | undefined> => (await new ConversationStore(path.join(dir, 'conversations'), { watch: 'poll' }).open(c.id))?.messages[1]?.text;
+    const stored = async (): Promise<string | undefined> =>
+      (await new ConversationStore(path.join(dir, 'conversations'), { watch: 'poll' }).open(c.id))?.messages[1]?.text;
     let failing = false;
     const failed = await failWritesWhile(() => failing);
     const told: string[] = [];
@@ -66,10 +77,16 @@ describe('Chat: a failed checkpoint', function () {
       failing = false;
       checkpointNext();
       yield text('four');
-      await until(async () => (await stored()) === 'One two three four', 'the whole text is stored at the next checkpoint');
+      await until(
+        async () => (await stored()) === 'One two three four',
+        'the whole text is stored at the next checkpoint',
+      );
       checkpointNext();
       yield text('!');
-      await until(async () => (await stored()) === 'One two three four!', 'pieces follow again once the message was stored whole');
+      await until(
+        async () => (await stored()) === 'One two three four!',
+        'pieces follow again once the message was stored whole',
+      );
       yield [{ type: 'done', finishReason: 'stop' }];
     }
     const final = await streamAnswer(session, c.id, events(), {

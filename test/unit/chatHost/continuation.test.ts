@@ -14,17 +14,26 @@ describe('Continue: the request per protocol', () => {
   const noThinking = (): ThinkingRequest | undefined => undefined;
 
   it('Messages: the partial answer is the last turn (a prefill), without its trailing whitespace', () => {
-    assert.deepEqual(continuationMessages(history, 'messages', noThinking), [history[0], { role: 'assistant', content: 'Once upon a time' }]);
+    assert.deepEqual(continuationMessages(history, 'messages', noThinking), [
+      history[0],
+      { role: 'assistant', content: 'Once upon a time' },
+    ]);
   });
 
   it('Messages with thinking on: a prefill is refused there, so the instruction turn is added', () => {
     const on = (): ThinkingRequest => ({ wire: 'anthropicBudget', level: 'on' });
-    assert.deepEqual(continuationMessages(history, 'messages', on), [...history, { role: 'user', content: CONTINUE_INSTRUCTION }]);
+    assert.deepEqual(continuationMessages(history, 'messages', on), [
+      ...history,
+      { role: 'user', content: CONTINUE_INSTRUCTION },
+    ]);
   });
 
   for (const protocol of ['chatCompletions', 'responses'] as const) {
     it(`${protocol}: the partial answer stays whole and a user turn asks to go on`, () => {
-      assert.deepEqual(continuationMessages(history, protocol, noThinking), [...history, { role: 'user', content: CONTINUE_INSTRUCTION }]);
+      assert.deepEqual(continuationMessages(history, protocol, noThinking), [
+        ...history,
+        { role: 'user', content: CONTINUE_INSTRUCTION },
+      ]);
     });
   }
 });

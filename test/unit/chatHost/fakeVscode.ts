@@ -184,7 +184,8 @@ export function setWindowFocus(focused: boolean): void {
 }
 
 /** The status bar items host code created, newest last, as the user would see them. */
-export const statusItems: Array<{ text: string; tooltip?: MarkdownString | string; show(): void; dispose(): void }> = [];
+export const statusItems: Array<{ text: string; tooltip?: MarkdownString | string; show(): void; dispose(): void }> =
+  [];
 /** The agent tools registered with `vscode.lm.registerTool`, by name. */
 export const registeredTools = new Map<string, unknown>();
 
@@ -223,7 +224,10 @@ export const fake = {
       const label = ui.pickLabels.shift();
       return list.find((i) => i.label === label);
     },
-    withProgress: async (_options: unknown, task: (progress: { report(): void }, token: CancellationTokenSource['token']) => unknown) => task({ report: () => undefined }, new CancellationTokenSource().token),
+    withProgress: async (
+      _options: unknown,
+      task: (progress: { report(): void }, token: CancellationTokenSource['token']) => unknown,
+    ) => task({ report: () => undefined }, new CancellationTokenSource().token),
     showOpenDialog: async () => undefined,
     showSaveDialog: async (options: (typeof ui.saveDialogs)[number]) => {
       ui.saveDialogs.push(options);
@@ -236,7 +240,15 @@ export const fake = {
     },
     onDidChangeWindowState: windowState.changed.event,
     createStatusBarItem: () => {
-      const item = { text: '', name: '', command: '', tooltip: undefined as MarkdownString | string | undefined, backgroundColor: undefined as ThemeColor | undefined, show: () => undefined, dispose: () => undefined };
+      const item = {
+        text: '',
+        name: '',
+        command: '',
+        tooltip: undefined as MarkdownString | string | undefined,
+        backgroundColor: undefined as ThemeColor | undefined,
+        show: () => undefined,
+        dispose: () => undefined,
+      };
       statusItems.push(item);
       return item;
     },
@@ -244,7 +256,10 @@ export const fake = {
   workspace: {
     getConfiguration: (section?: string) => ({
       get: <T>(key: string, fallback?: T) => (ui.settings[`${section}.${key}`] as T | undefined) ?? fallback,
-      inspect: (key: string) => ({ defaultValue: ui.defaults[`${section}.${key}`], globalValue: ui.settings[`${section}.${key}`] }),
+      inspect: (key: string) => ({
+        defaultValue: ui.defaults[`${section}.${key}`],
+        globalValue: ui.settings[`${section}.${key}`],
+      }),
       update: async (key: string, value: unknown, target?: unknown) => {
         ui.settings[`${section}.${key}`] = value;
         ui.updates.push({ key: `${section}.${key}`, value, target });
@@ -261,11 +276,14 @@ export const fake = {
     getCommands: async () => [...ui.commands],
   },
   ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
-  env: { clipboard: { writeText: async (text: string) => void ui.clipboard.push(text) }, openExternal: async (uri: Uri) => {
+  env: {
+    clipboard: { writeText: async (text: string) => void ui.clipboard.push(text) },
+    openExternal: async (uri: Uri) => {
       ui.openedExternally.push(uri.toString());
       return true;
     },
-    language: 'en' },
+    language: 'en',
+  },
   // VS Code's own formatting of `{0}` and `{name}` with no bundle loaded (English), as @vscode/l10n does it.
   l10n: { t: l10n.t, bundle: undefined },
 };

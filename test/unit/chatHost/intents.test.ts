@@ -17,7 +17,9 @@ const SLOW = '[[slow:40]] [[long:2]]';
 
 describe('Chat: intents name their conversation; sends are acknowledged', function () {
   this.timeout(60_000);
-  const double = useDoubleClient(undefined, { timeouts: { connectMs: 5000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 } });
+  const double = useDoubleClient(undefined, {
+    timeouts: { connectMs: 5000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 },
+  });
   let dir: string;
   let w: TestWindow;
 
@@ -33,7 +35,8 @@ describe('Chat: intents name their conversation; sends are acknowledged', functi
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const results = () => w.posts.filter((p): p is Extract<HostMessage, { type: 'sendResult' }> => p.type === 'sendResult');
+  const results = () =>
+    w.posts.filter((p): p is Extract<HostMessage, { type: 'sendResult' }> => p.type === 'sendResult');
 
   it('a send is accepted once its question is stored (before the answer ends), refused with nothing stored otherwise', async () => {
     const key = w.chat.shown.key;
@@ -78,9 +81,15 @@ describe('Chat: intents name their conversation; sends are acknowledged', functi
     await w.chat.handle({ type: 'stop', conversationId: a });
     await sending;
     const inA = (await w.store.load(a))?.messages ?? [];
-    assert.deepEqual(inA.filter((m) => m.role !== 'notice').map((m) => m.role), ['user', 'assistant', 'user', 'assistant']);
+    assert.deepEqual(
+      inA.filter((m) => m.role !== 'notice').map((m) => m.role),
+      ['user', 'assistant', 'user', 'assistant'],
+    );
     assert.equal(inA.at(-1)?.status, 'stopped');
-    assert.deepEqual((await w.store.load(b))?.messages.map((m) => m.text), ['in B', 'Echo from gpt-4o-mini: in B']);
+    assert.deepEqual(
+      (await w.store.load(b))?.messages.map((m) => m.text),
+      ['in B', 'Echo from gpt-4o-mini: in B'],
+    );
     assert.equal(w.chat.currentConversationId, b, 'the view still shows B');
   });
 
@@ -100,7 +109,10 @@ describe('Chat: intents name their conversation; sends are acknowledged', functi
     const question = (await w.store.load(result.conversationId))?.messages[0];
     assert.equal(question?.text, 'scripted');
     assert.equal(question?.context, undefined, 'the scripted question took nothing the user attached');
-    assert.deepEqual(w.chat.tray.itemsFor(w.chat.shown.key).map((a) => a.label), ['notes.md']);
+    assert.deepEqual(
+      w.chat.tray.itemsFor(w.chat.shown.key).map((a) => a.label),
+      ['notes.md'],
+    );
     await w.chat.send('now the user');
     const mine = (await w.store.load(result.conversationId))?.messages.at(-2);
     assert.equal(mine?.context, 'the user attached this');

@@ -33,7 +33,20 @@ const pace = fc.constantFrom(0, 5, 25, 40);
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('send' as const), window: windowIndex, pace }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('ask' as const), window: windowIndex, pace }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('stop' as const, 'retry' as const, 'edit' as const, 'continue' as const, 'delete' as const, 'new' as const), window: windowIndex }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constantFrom(
+        'stop' as const,
+        'retry' as const,
+        'edit' as const,
+        'continue' as const,
+        'delete' as const,
+        'new' as const,
+      ),
+      window: windowIndex,
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('wait' as const), window: windowIndex }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('switch' as const), window: windowIndex, pick: fc.nat(5) }) },
   // The window shows what the other one shows: the two then act on one conversation.
@@ -53,14 +66,18 @@ interface Record {
 
 describe('Chat: two windows, random interleavings', function () {
   this.timeout(600_000);
-  const double = useDoubleClient(undefined, { timeouts: { connectMs: 10_000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 } });
+  const double = useDoubleClient(undefined, {
+    timeouts: { connectMs: 10_000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 },
+  });
 
   it('keeps every question and answer once, brings nothing deleted back, streams one answer per conversation and loses no typed text', async () => {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 12 }), async (steps) => {
         const dir = mkdtempSync(path.join(os.tmpdir(), `mg-chat-interleave-${run++}-`));
-        const windows = [0, 1].map(() => openWindow(dir, double.gw.url, double.http, { heartbeatMs: 100, expiryMs: 1000 }));
+        const windows = [0, 1].map(() =>
+          openWindow(dir, double.gw.url, double.http, { heartbeatMs: 100, expiryMs: 1000 }),
+        );
         const record: Record = { stored: new Map(), replaced: new Set(), deleted: new Set(), doubleStreams: [] };
         for (const w of windows) watch(w, windows, record);
         const sent = new Map<string, string>();
@@ -157,7 +174,9 @@ function watch(w: TestWindow, windows: TestWindow[], record: Record): void {
   const store = w.store;
   const startsAnswer = (id: string, message: StoredMessage): void => {
     if (message.role === 'assistant' && message.status === 'streaming') {
-      const streaming = windows.flatMap((o) => o.chat.sessions.all()).filter((s) => s.conversationId === id && s.message?.status === 'streaming');
+      const streaming = windows
+        .flatMap((o) => o.chat.sessions.all())
+        .filter((s) => s.conversationId === id && s.message?.status === 'streaming');
       if (streaming.length) record.doubleStreams.push(id);
     }
   };
@@ -196,16 +215,25 @@ async function check(windows: TestWindow[], record: Record, sent: Map<string, st
   const store = (windows[0] as TestWindow).store;
   assert.deepEqual(record.doubleStreams, [], 'an answer started while another streamed in the same conversation');
   const conversations = new Map<string, StoredMessage[]>();
-  for (const summary of await store.list()) conversations.set(summary.id, (await store.load(summary.id))?.messages ?? []);
+  for (const summary of await store.list())
+    conversations.set(summary.id, (await store.load(summary.id))?.messages ?? []);
   for (const id of record.deleted) {
     assert.equal(conversations.has(id), false, `deleted conversation ${id} is listed again`);
     assert.equal(await store.open(id), undefined, `deleted conversation ${id} opens again`);
-    assert.equal(existsSync(path.join(path.dirname(store.images.dir), `${id}.log`)), false, `deleted conversation ${id} has a log again`);
+    assert.equal(
+      existsSync(path.join(path.dirname(store.images.dir), `${id}.log`)),
+      false,
+      `deleted conversation ${id} has a log again`,
+    );
   }
   for (const [messageId, { conversation, message }] of record.stored) {
     if (record.deleted.has(conversation) || record.replaced.has(messageId) || message.role === 'notice') continue;
     const found = (conversations.get(conversation) ?? []).filter((m) => m.id === messageId);
-    assert.equal(found.length, 1, `${message.role} ${messageId} (${message.text.slice(0, 40)}) is on disk ${found.length} times`);
+    assert.equal(
+      found.length,
+      1,
+      `${message.role} ${messageId} (${message.text.slice(0, 40)}) is on disk ${found.length} times`,
+    );
     if (message.role === 'user') assert.equal(found[0]?.text, message.text);
     else if (message.status !== 'streaming') {
       assert.equal(found[0]?.status, message.status, `answer ${messageId} keeps its final status`);
@@ -213,12 +241,20 @@ async function check(windows: TestWindow[], record: Record, sent: Map<string, st
     }
   }
   for (const [id, messages] of conversations) {
-    assert.deepEqual(messages.filter((m) => m.status === 'streaming').map((m) => m.id), [], `conversation ${id} is left with an answer streaming`);
+    assert.deepEqual(
+      messages.filter((m) => m.status === 'streaming').map((m) => m.id),
+      [],
+      `conversation ${id} is left with an answer streaming`,
+    );
     const questions = messages.filter((m) => m.role === 'user').map((m) => m.text);
     assert.equal(new Set(questions).size, questions.length, `conversation ${id} holds a question twice`);
   }
-  const results = windows.flatMap((w) => w.posts.filter((p): p is Extract<HostMessage, { type: 'sendResult' }> => p.type === 'sendResult'));
-  const storedTexts = new Set([...record.stored.values()].filter((s) => s.message.role === 'user').map((s) => s.message.text));
+  const results = windows.flatMap((w) =>
+    w.posts.filter((p): p is Extract<HostMessage, { type: 'sendResult' }> => p.type === 'sendResult'),
+  );
+  const storedTexts = new Set(
+    [...record.stored.values()].filter((s) => s.message.role === 'user').map((s) => s.message.text),
+  );
   for (const [sendId, text] of sent) {
     const answers = results.filter((r) => r.sendId === sendId);
     assert.equal(answers.length, 1, `send ${sendId} was acknowledged ${answers.length} times`);

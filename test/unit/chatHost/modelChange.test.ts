@@ -23,10 +23,27 @@ import { useDoubleClient } from '../../support/client';
 const CHAT_PATH = '/v1/chat/completions';
 
 function chatModel(id: string, provider = 'openai'): ModelInfo {
-  return { id, name: id, provider, ownedBy: provider, kind: 'chat', protocols: ['chatCompletions'], protocolSource: 'gateway', available: true, inCatalog: false } as ModelInfo;
+  return {
+    id,
+    name: id,
+    provider,
+    ownedBy: provider,
+    kind: 'chat',
+    protocols: ['chatCompletions'],
+    protocolSource: 'gateway',
+    available: true,
+    inCatalog: false,
+  } as ModelInfo;
 }
 
-const notice = (id: string, from: string, to: string): StoredMessage => ({ id, role: 'notice', text: '', status: 'done', notice: { kind: 'modelChange', from, to, reason: 'modelGone' }, createdAt: 3 });
+const notice = (id: string, from: string, to: string): StoredMessage => ({
+  id,
+  role: 'notice',
+  text: '',
+  status: 'done',
+  notice: { kind: 'modelChange', from, to, reason: 'modelGone' },
+  createdAt: 3,
+});
 
 describe('Model changes said in the conversation', function () {
   this.timeout(60_000);
@@ -44,8 +61,16 @@ describe('Model changes said in the conversation', function () {
       await store.append(c.id, { id: 'u1', role: 'user', text: 'hi', status: 'done', createdAt: 1 });
       await store.append(c.id, notice('n1', 'gpt-5', 'gpt-4o-mini'));
       const again = await new ConversationStore(dir).load(c.id);
-      assert.deepEqual(again?.messages.map((m) => m.role), ['user', 'notice']);
-      assert.deepEqual(again?.messages[1]?.notice, { kind: 'modelChange', from: 'gpt-5', to: 'gpt-4o-mini', reason: 'modelGone' });
+      assert.deepEqual(
+        again?.messages.map((m) => m.role),
+        ['user', 'notice'],
+      );
+      assert.deepEqual(again?.messages[1]?.notice, {
+        kind: 'modelChange',
+        from: 'gpt-5',
+        to: 'gpt-4o-mini',
+        reason: 'modelGone',
+      });
       const markdown = toMarkdown(again!);
       assert.match(markdown, /\n_gpt-5 is no longer available with this API key; continuing with gpt-4o-mini\._\n/);
       assert.doesNotMatch(markdown, /## Assistant/, 'a notice is no answer');
@@ -57,23 +82,61 @@ describe('Model changes said in the conversation', function () {
       const lines = [
         { k: 'm', at: 1, meta },
         { k: 'a', at: 1, i: 0, m: { id: 'u1', role: 'user', text: 'q', status: 'done', createdAt: 1 } },
-        { k: 'a', at: 2, i: 1, m: { id: 'a1', role: 'assistant', text: 'a', status: 'done', model: 'gpt-5', createdAt: 2 } },
-        { k: 'a', at: 3, i: 2, m: { id: 'n1', role: 'notice', text: '', status: 'done', notice: { kind: 'modelChange', from: 'gpt-5', to: 'o3', reason: 'aReasonFromTheFuture' }, createdAt: 3 } },
+        {
+          k: 'a',
+          at: 2,
+          i: 1,
+          m: { id: 'a1', role: 'assistant', text: 'a', status: 'done', model: 'gpt-5', createdAt: 2 },
+        },
+        {
+          k: 'a',
+          at: 3,
+          i: 2,
+          m: {
+            id: 'n1',
+            role: 'notice',
+            text: '',
+            status: 'done',
+            notice: { kind: 'modelChange', from: 'gpt-5', to: 'o3', reason: 'aReasonFromTheFuture' },
+            createdAt: 3,
+          },
+        },
       ];
       writeFileSync(path.join(dir, 'old1.log'), lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
       const problems: unknown[] = [];
       const loaded = await new ConversationStore(dir, { onProblem: (p) => problems.push(p) }).load('old1');
       assert.deepEqual(problems, []);
-      assert.deepEqual(loaded?.messages.map((m) => m.id), ['u1', 'a1', 'n1']);
+      assert.deepEqual(
+        loaded?.messages.map((m) => m.id),
+        ['u1', 'a1', 'n1'],
+      );
       assert.equal(loaded?.messages[0]?.notice, undefined);
-      assert.deepEqual(loaded?.messages[2]?.notice, { kind: 'modelChange', from: 'gpt-5', to: 'o3', reason: undefined });
+      assert.deepEqual(loaded?.messages[2]?.notice, {
+        kind: 'modelChange',
+        from: 'gpt-5',
+        to: 'o3',
+        reason: undefined,
+      });
       assert.match(toMarkdown(loaded!), /_Model switched from gpt-5 to o3\._/);
     });
 
     it('conversations of the format before logs migrate as before (they have no notices)', async () => {
-      writeFileSync(path.join(dir, 'c1.json'), JSON.stringify({ id: 'c1', title: 'One', createdAt: 1, updatedAt: 5, model: 'gpt-5', messages: [{ id: 'u1', role: 'user', text: 'hello', status: 'done', createdAt: 1 }] }));
+      writeFileSync(
+        path.join(dir, 'c1.json'),
+        JSON.stringify({
+          id: 'c1',
+          title: 'One',
+          createdAt: 1,
+          updatedAt: 5,
+          model: 'gpt-5',
+          messages: [{ id: 'u1', role: 'user', text: 'hello', status: 'done', createdAt: 1 }],
+        }),
+      );
       const loaded = await new ConversationStore(dir).load('c1');
-      assert.deepEqual(loaded?.messages.map((m) => [m.role, m.text]), [['user', 'hello']]);
+      assert.deepEqual(
+        loaded?.messages.map((m) => [m.role, m.text]),
+        [['user', 'hello']],
+      );
     });
 
     it('history for a request leaves notices out (every protocol builds its request from it)', async () => {
@@ -85,9 +148,23 @@ describe('Model changes said in the conversation', function () {
         { ...notice('n1', 'gpt-5', 'gpt-4o-mini'), text: 'Model switched' },
         { id: 'u2', role: 'user', text: 'second', status: 'done', createdAt: 4 },
       ];
-      const sent = await toRequestMessages(store, messages, chatModel('gpt-4o-mini'), { historyMessages: 10, imageInputModels: [] });
-      assert.deepEqual(sent.map((m) => [m.role, m.content]), [['user', 'first'], ['assistant', 'answer'], ['user', 'second']]);
-      assert.deepEqual(lastSpoken(messages.slice(0, 3)), { last: messages[1], after: [messages[2]] }, 'the last answer is found past the notices after it');
+      const sent = await toRequestMessages(store, messages, chatModel('gpt-4o-mini'), {
+        historyMessages: 10,
+        imageInputModels: [],
+      });
+      assert.deepEqual(
+        sent.map((m) => [m.role, m.content]),
+        [
+          ['user', 'first'],
+          ['assistant', 'answer'],
+          ['user', 'second'],
+        ],
+      );
+      assert.deepEqual(
+        lastSpoken(messages.slice(0, 3)),
+        { last: messages[1], after: [messages[2]] },
+        'the last answer is found past the notices after it',
+      );
     });
   });
 
@@ -99,7 +176,9 @@ describe('Model changes said in the conversation', function () {
     let snapshotState: { updatedAt: number; models: ModelInfo[]; keyModels?: unknown[] };
     let keyListeners: Array<() => void>;
 
-    const double = useDoubleClient(undefined, { timeouts: { connectMs: 5000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 } });
+    const double = useDoubleClient(undefined, {
+      timeouts: { connectMs: 5000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 },
+    });
 
     beforeEach(async () => {
       double.gw.clearLog();
@@ -109,13 +188,27 @@ describe('Model changes said in the conversation', function () {
       store = new ConversationStore(path.join(dir, 'conversations'), { watch: 'poll' });
       keyListeners = [];
       // The key's list was read: gpt-5, qwen-plus and gpt-4o-mini (all chat models the double knows).
-      snapshotState = { updatedAt: Date.now(), models: [chatModel('qwen-plus', 'alibaba'), chatModel('gpt-5'), chatModel('gpt-4o-mini')], keyModels: [] };
+      snapshotState = {
+        updatedAt: Date.now(),
+        models: [chatModel('qwen-plus', 'alibaba'), chatModel('gpt-5'), chatModel('gpt-4o-mini')],
+        keyModels: [],
+      };
       const services = chatServices({
         storageDir: dir,
         baseUrl: double.gw.url,
         http: double.http,
-        registry: { get snapshot() { return snapshotState; }, onDidChange: NO_EVENT, refresh: async () => undefined, find: (id: string) => snapshotState.models.find((m) => m.id === id) },
-        keys: { onDidChange: (listener: () => void) => (keyListeners.push(listener), { dispose: () => undefined }), has: async () => true },
+        registry: {
+          get snapshot() {
+            return snapshotState;
+          },
+          onDidChange: NO_EVENT,
+          refresh: async () => undefined,
+          find: (id: string) => snapshotState.models.find((m) => m.id === id),
+        },
+        keys: {
+          onDidChange: (listener: () => void) => (keyListeners.push(listener), { dispose: () => undefined }),
+          has: async () => true,
+        },
       });
       posts = [];
       chat = new ChatController(services, store);
@@ -134,26 +227,43 @@ describe('Model changes said in the conversation', function () {
       return found.state;
     };
     const stored = async () => (await store.load(chat.currentConversationId as string))?.messages ?? [];
-    const requestBodies = () => double.gw.log.filter((e) => e.path === CHAT_PATH).map((e) => JSON.parse(e.bodyText ?? '{}') as { model: string; messages: Array<{ role: string; content: unknown }> });
+    const requestBodies = () =>
+      double.gw.log
+        .filter((e) => e.path === CHAT_PATH)
+        .map(
+          (e) =>
+            JSON.parse(e.bodyText ?? '{}') as { model: string; messages: Array<{ role: string; content: unknown }> },
+        );
 
     /** A conversation on gpt-5 with one question and answer, then the key's list loses gpt-5. */
     async function strandOnGpt5(): Promise<void> {
       await chat.selectModel('gpt-5');
       assert.equal((await chat.send('first question'))?.status, 'done');
-      snapshotState = { ...snapshotState, models: snapshotState.models.filter((m) => m.id !== 'gpt-5'), updatedAt: Date.now() };
+      snapshotState = {
+        ...snapshotState,
+        models: snapshotState.models.filter((m) => m.id !== 'gpt-5'),
+        updatedAt: Date.now(),
+      };
       await chat.sendSnapshot();
     }
 
     it('the model left the list: no silent switch; the conversation asks, Send waits, a pick is recorded and Send works', async () => {
       await strandOnGpt5();
       const state = lastSnapshot();
-      assert.deepEqual(state.modelGone, { model: 'gpt-5', choices: ['gpt-4o-mini', 'qwen-plus'], keyChanged: false }, 'the closest kin first');
-      assert.equal(state.model, 'gpt-5', 'the header still names the conversation\'s own model (as not available)');
+      assert.deepEqual(
+        state.modelGone,
+        { model: 'gpt-5', choices: ['gpt-4o-mini', 'qwen-plus'], keyChanged: false },
+        'the closest kin first',
+      );
+      assert.equal(state.model, 'gpt-5', "the header still names the conversation's own model (as not available)");
       assert.equal(chat.selectedModel(), undefined, 'no other model stands in silently');
 
       double.gw.clearLog();
       const before = (await stored()).length;
-      await assert.rejects(chat.send('while stranded'), /Pick the model to continue with: gpt-5 is not available with this API key\./);
+      await assert.rejects(
+        chat.send('while stranded'),
+        /Pick the model to continue with: gpt-5 is not available with this API key\./,
+      );
       assert.equal((await stored()).length, before, 'the refused question was not stored');
       assert.equal(requestBodies().length, 0, 'nothing was sent');
       await chat.regenerate((await stored()).at(-1)!.id);
@@ -162,7 +272,12 @@ describe('Model changes said in the conversation', function () {
 
       await chat.handle({ type: 'selectModel', conversationId: chat.shown.key, model: 'gpt-4o-mini' });
       const messages = await stored();
-      assert.deepEqual(messages.at(-1)?.notice, { kind: 'modelChange', from: 'gpt-5', to: 'gpt-4o-mini', reason: 'modelGone' });
+      assert.deepEqual(messages.at(-1)?.notice, {
+        kind: 'modelChange',
+        from: 'gpt-5',
+        to: 'gpt-4o-mini',
+        reason: 'modelGone',
+      });
       assert.equal(lastSnapshot().modelGone, undefined);
       assert.equal(lastSnapshot().messages.at(-1)?.role, 'notice', 'the view shows the notice');
 
@@ -171,22 +286,40 @@ describe('Model changes said in the conversation', function () {
       assert.equal(answer?.model, 'gpt-4o-mini');
       const body = requestBodies().at(-1);
       assert.equal(body?.model, 'gpt-4o-mini');
-      assert.deepEqual(body?.messages.map((m) => m.role), ['user', 'assistant', 'user'], 'the notice is not history');
+      assert.deepEqual(
+        body?.messages.map((m) => m.role),
+        ['user', 'assistant', 'user'],
+        'the notice is not history',
+      );
       assert.ok(!JSON.stringify(body).includes('gpt-5 is'), 'no notice text went to the model');
-      assert.deepEqual((await stored()).map((m) => m.role), ['user', 'assistant', 'notice', 'user', 'assistant']);
+      assert.deepEqual(
+        (await stored()).map((m) => m.role),
+        ['user', 'assistant', 'notice', 'user', 'assistant'],
+      );
     });
 
     it('remembers the key with the model; a removed key is treated like a model that is gone', async () => {
       // gpt-4o-mini is listed by two keys and called with the team key (the user's pick).
       const keyed = (m: ModelInfo, keyIds: string[], keyId = keyIds[0]): ModelInfo => ({ ...m, keyIds, keyId });
-      snapshotState = { updatedAt: Date.now(), models: [keyed(chatModel('gpt-4o-mini'), ['legacy', 'k-team'], 'k-team'), keyed(chatModel('qwen-plus', 'alibaba'), ['legacy'])], keyModels: [] };
+      snapshotState = {
+        updatedAt: Date.now(),
+        models: [
+          keyed(chatModel('gpt-4o-mini'), ['legacy', 'k-team'], 'k-team'),
+          keyed(chatModel('qwen-plus', 'alibaba'), ['legacy']),
+        ],
+        keyModels: [],
+      };
       await chat.selectModel('gpt-4o-mini');
       assert.equal((await chat.send('first question'))?.status, 'done');
       const metaOf = async () => (await store.open(chat.currentConversationId as string, { limit: 0 }))?.meta;
       assert.equal((await metaOf())?.keyId, 'k-team');
 
       // The team key is removed: the model is still listed, by the other key, but not with the conversation's key.
-      snapshotState = { updatedAt: Date.now(), models: [keyed(chatModel('gpt-4o-mini'), ['legacy']), keyed(chatModel('qwen-plus', 'alibaba'), ['legacy'])], keyModels: [] };
+      snapshotState = {
+        updatedAt: Date.now(),
+        models: [keyed(chatModel('gpt-4o-mini'), ['legacy']), keyed(chatModel('qwen-plus', 'alibaba'), ['legacy'])],
+        keyModels: [],
+      };
       await chat.sendSnapshot();
       assert.equal(lastSnapshot().modelGone?.model, 'gpt-4o-mini');
       assert.equal(chat.selectedModel(), undefined, 'no other key stands in silently');
@@ -215,7 +348,11 @@ describe('Model changes said in the conversation', function () {
       await chat.handle({ type: 'selectModel', conversationId: chat.shown.key, model: 'qwen-plus' });
       assert.equal((await stored()).at(-1)?.notice?.reason, 'keyChanged');
       // The model coming back later changes nothing: the conversation is on qwen-plus now.
-      snapshotState = { updatedAt: Date.now(), models: [chatModel('qwen-plus', 'alibaba'), chatModel('gpt-5')], keyModels: [] };
+      snapshotState = {
+        updatedAt: Date.now(),
+        models: [chatModel('qwen-plus', 'alibaba'), chatModel('gpt-5')],
+        keyModels: [],
+      };
       await chat.sendSnapshot();
       assert.equal(lastSnapshot().model, 'qwen-plus');
     });
@@ -227,15 +364,22 @@ describe('Model changes said in the conversation', function () {
       const retried = await chat.regenerate(answer!.id);
       assert.equal(retried?.status, 'done');
       assert.equal(retried?.model, 'gpt-4o-mini');
-      assert.deepEqual((await stored()).map((m) => m.role), ['user', 'notice', 'assistant'], 'the retried answer follows the record of the switch');
+      assert.deepEqual(
+        (await stored()).map((m) => m.role),
+        ['user', 'notice', 'assistant'],
+        'the retried answer follows the record of the switch',
+      );
       const question = (await stored())[0]!;
       const edited = await chat.editLast('first question, edited', question.id);
       assert.equal(edited?.status, 'done');
-      assert.deepEqual((await stored()).map((m) => [m.role, m.role === 'notice' ? m.notice?.to : m.text.slice(0, 22)]), [
-        ['user', 'first question, edited'],
-        ['notice', 'gpt-4o-mini'],
-        ['assistant', edited!.text.slice(0, 22)],
-      ]);
+      assert.deepEqual(
+        (await stored()).map((m) => [m.role, m.role === 'notice' ? m.notice?.to : m.text.slice(0, 22)]),
+        [
+          ['user', 'first question, edited'],
+          ['notice', 'gpt-4o-mini'],
+          ['assistant', edited!.text.slice(0, 22)],
+        ],
+      );
     });
 
     it('another window sees the notice: it is in the file', async () => {

@@ -19,7 +19,9 @@ import { openExternalLink } from '../../../src/host/links';
 
 describe('Chat for a newcomer (host)', function () {
   this.timeout(60_000);
-  const double = useDoubleClient(undefined, { timeouts: { connectMs: 5000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 } });
+  const double = useDoubleClient(undefined, {
+    timeouts: { connectMs: 5000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 },
+  });
   let dir: string;
   let w: TestWindow;
 
@@ -52,7 +54,10 @@ describe('Chat for a newcomer (host)', function () {
     const a = w.chat.currentConversationId as string;
     await w.chat.addContext('notes.md', 'for A only');
     await w.chat.sendSnapshot();
-    assert.deepEqual(lastSnapshot().attachments.map((x) => x.label), ['notes.md']);
+    assert.deepEqual(
+      lastSnapshot().attachments.map((x) => x.label),
+      ['notes.md'],
+    );
     await w.chat.newConversation();
     assert.deepEqual(lastSnapshot().attachments, [], 'a new chat starts with nothing attached');
     await w.chat.send('conversation B');
@@ -60,13 +65,20 @@ describe('Chat for a newcomer (host)', function () {
     assert.notEqual(a, b);
     assert.deepEqual(lastSnapshot().attachments, []);
     await w.chat.switchTo(a);
-    assert.deepEqual(lastSnapshot().attachments.map((x) => x.label), ['notes.md'], 'back in A, its attachment waits there');
+    assert.deepEqual(
+      lastSnapshot().attachments.map((x) => x.label),
+      ['notes.md'],
+      'back in A, its attachment waits there',
+    );
     await w.chat.switchTo(b);
     assert.deepEqual(lastSnapshot().attachments, []);
   });
 
   it('without a key a send is refused before anything is stored, and the reason is the missing key, not "this key"', async () => {
-    (w.chat.services as { keys: object }).keys = { onDidChange: () => ({ dispose: () => undefined }), has: async () => false };
+    (w.chat.services as { keys: object }).keys = {
+      onDidChange: () => ({ dispose: () => undefined }),
+      has: async () => false,
+    };
     const key = w.chat.shown.key;
     await w.chat.handle({ type: 'send', conversationId: key, text: 'hello?', sendId: 's1' });
     const result = w.posts.filter((p) => p.type === 'sendResult').at(-1);
@@ -74,7 +86,10 @@ describe('Chat for a newcomer (host)', function () {
     assert.deepEqual(await w.store.list(), [], 'no conversation was stored (none in History)');
     assert.equal(double.gw.log.length, 0, 'nothing went to the gateway');
     const said = ui.shown.map((s) => s.message);
-    assert.ok(said.some((m) => /No API key is set/.test(m)), said.join(' | '));
+    assert.ok(
+      said.some((m) => /No API key is set/.test(m)),
+      said.join(' | '),
+    );
     assert.ok(!said.some((m) => /this key/.test(m)), `nothing blames "this key": ${said.join(' | ')}`);
   });
 
@@ -91,7 +106,11 @@ describe('Chat for a newcomer (host)', function () {
     const kept = await w.store.open(first, { limit: 10 });
     assert.equal(kept?.meta.model, 'gpt-4o-mini', 'the conversation under way kept its model');
     assert.equal(kept?.meta.thinking, 'on');
-    assert.deepEqual(kept?.messages.map((m) => m.role), ['user', 'assistant'], 'and nothing was added to it');
+    assert.deepEqual(
+      kept?.messages.map((m) => m.role),
+      ['user', 'assistant'],
+      'and nothing was added to it',
+    );
   });
 
   it('a change of model in a conversation under way is said in it, as a notice line', async () => {
@@ -100,7 +119,10 @@ describe('Chat for a newcomer (host)', function () {
     const id = w.chat.currentConversationId as string;
     await w.chat.handle({ type: 'selectModel', conversationId: id, model: 'qwen-plus' });
     const messages = (await w.store.load(id))?.messages ?? [];
-    assert.deepEqual(messages.map((m) => m.role), ['user', 'assistant', 'notice']);
+    assert.deepEqual(
+      messages.map((m) => m.role),
+      ['user', 'assistant', 'notice'],
+    );
     assert.deepEqual(messages.at(-1)?.notice, { kind: 'modelChange', from: 'gpt-4o-mini', to: 'qwen-plus' });
     assert.equal(lastSnapshot().messages.at(-1)?.role, 'notice', 'the view shows it');
     // Picking the model it already has says nothing.
@@ -111,7 +133,11 @@ describe('Chat for a newcomer (host)', function () {
   it('Edit & Resend of the first question gives the conversation the new title, in plain text; a title the user gave stays', async () => {
     await w.chat.send('**Explain** the `sort` function');
     const id = w.chat.currentConversationId as string;
-    assert.equal((await w.store.open(id, { limit: 0 }))?.meta.title, 'Explain the sort function', 'no Markdown marks in the title');
+    assert.equal(
+      (await w.store.open(id, { limit: 0 }))?.meta.title,
+      'Explain the sort function',
+      'no Markdown marks in the title',
+    );
     const question = (await w.store.load(id))?.messages[0];
     await w.chat.editLast('# Explain the *map* function', question?.id as string, id);
     assert.equal((await w.store.open(id, { limit: 0 }))?.meta.title, 'Explain the map function');
@@ -133,7 +159,9 @@ describe('Chat for a newcomer (host)', function () {
     assert.equal(readFileSync(target, 'utf8'), exported?.markdown);
     assert.match(exported?.markdown ?? '', /^# Sorting in TypeScript\?/);
     await until(() => ui.openedDocuments.length === 1, 'the file was opened');
-    assert.ok(ui.shown.some((s) => s.message === 'Exported the conversation to chosen.md.' && s.actions.includes('Open')));
+    assert.ok(
+      ui.shown.some((s) => s.message === 'Exported the conversation to chosen.md.' && s.actions.includes('Open')),
+    );
     // Cancelled: nothing written, nothing opened.
     const before = ui.openedDocuments.length;
     assert.equal(await w.chat.exportMarkdown(), undefined);
@@ -142,7 +170,7 @@ describe('Chat for a newcomer (host)', function () {
 
   it('a web link is confirmed once (by VS Code); a mail link asks here', async () => {
     assert.equal(await openExternalLink('https://news.example.com/a'), true);
-    assert.equal(ui.shown.length, 0, 'no question of ours before VS Code\'s own');
+    assert.equal(ui.shown.length, 0, "no question of ours before VS Code's own");
     assert.equal(ui.openedExternally.length, 1);
     ui.answers.push('Open');
     assert.equal(await openExternalLink('mailto:someone@example.com'), true);

@@ -7,7 +7,9 @@ import { showError } from '../../../src/host/notify';
 /** An error notification offers what helps: the action for its kind, the request id to copy, the log. */
 describe('error notifications', () => {
   const lines: string[] = [];
-  const log = { error: (line: string) => lines.push(line), show: () => undefined } as unknown as Parameters<typeof showError>[1];
+  const log = { error: (line: string) => lines.push(line), show: () => undefined } as unknown as Parameters<
+    typeof showError
+  >[1];
 
   beforeEach(() => {
     ui.shown = [];
@@ -15,9 +17,15 @@ describe('error notifications', () => {
     ui.clipboard = [];
   });
 
-  it('offers to copy the gateway\'s request id, apart from the message, and copies exactly it', async () => {
+  it("offers to copy the gateway's request id, apart from the message, and copies exactly it", async () => {
     ui.choices.push('Copy Request ID');
-    const message = showError(new GatewayError('server', 'The gateway had an internal error (HTTP 500).', { status: 500, requestId: '20261124012345678abc' }), log);
+    const message = showError(
+      new GatewayError('server', 'The gateway had an internal error (HTTP 500).', {
+        status: 500,
+        requestId: '20261124012345678abc',
+      }),
+      log,
+    );
     assert.equal(message, 'The gateway had an internal error (HTTP 500). (request id: 20261124012345678abc)');
     assert.deepEqual(ui.shown[0]?.actions, ['Copy Request ID', 'Show Log']);
     const deadline = Date.now() + 10_000;

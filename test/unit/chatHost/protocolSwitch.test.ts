@@ -39,16 +39,24 @@ describe('protocol switch in the host', () => {
     const warnings: string[] = [];
     const services = {
       log: { warn: (line: string) => void warnings.push(line) },
-      registry: { refuseProtocol: async (model: string, protocol: ChatProtocol) => void refused.push([model, protocol]) },
+      registry: {
+        refuseProtocol: async (model: string, protocol: ChatProtocol) => void refused.push([model, protocol]),
+      },
     } as unknown as Services;
     const error = errorFromResponse({
       status: 400,
       body: '{"error":{"message":"Model m1 does not support apiType:openai.responses parameter (request id: 20251125X)","type":"bad_response_status_code","param":"","code":"bad_response_status_code"}}',
     });
     await protocolSwitchHandler(services)({ model: 'm1', from: 'responses', to: 'chatCompletions', error });
-    assert.deepEqual(ui.shown.map((s) => [s.level, s.message]), [
-      ['info', 'The gateway lists the Responses protocol for m1, but refused it: Model m1 does not support apiType:openai.responses parameter. This answer and later ones use Chat Completions instead.'],
-    ]);
+    assert.deepEqual(
+      ui.shown.map((s) => [s.level, s.message]),
+      [
+        [
+          'info',
+          'The gateway lists the Responses protocol for m1, but refused it: Model m1 does not support apiType:openai.responses parameter. This answer and later ones use Chat Completions instead.',
+        ],
+      ],
+    );
     assert.deepEqual(refused, [['m1', 'responses']]);
     assert.equal(warnings.length, 1);
     assert.match(warnings[0] ?? '', /request id: 20251125X/, 'the log keeps the request id');
@@ -58,19 +66,33 @@ describe('protocol switch in the host', () => {
     let dir: string;
     beforeEach(() => (dir = mkdtempSync(path.join(os.tmpdir(), 'refusals-'))));
     afterEach(() => rmSync(dir, { recursive: true, force: true }));
-    const context = (state: Memento) => ({ globalState: state as unknown as vscode.Memento, globalStorageUri: fake.Uri.file(dir) as unknown as vscode.Uri });
+    const context = (state: Memento) => ({
+      globalState: state as unknown as vscode.Memento,
+      globalStorageUri: fake.Uri.file(dir) as unknown as vscode.Uri,
+    });
 
     it('moves the refusals an older version kept in the global state into the file, once, under the gateway in use', async () => {
       const state = new Memento();
       await state.update('models.refusedProtocols', { m1: ['responses'], m2: ['messages', 'chatCompletions'] });
-      const store = refusedProtocolStore(context(state), () => 'https://gw.example', () => undefined);
-      assert.deepEqual(await store.load('https://gw.example'), { m1: ['responses'], m2: ['messages', 'chatCompletions'] });
+      const store = refusedProtocolStore(
+        context(state),
+        () => 'https://gw.example',
+        () => undefined,
+      );
+      assert.deepEqual(await store.load('https://gw.example'), {
+        m1: ['responses'],
+        m2: ['messages', 'chatCompletions'],
+      });
       assert.deepEqual(await store.load('https://other.example'), {}, 'another gateway has none');
       assert.equal(state.get('models.refusedProtocols'), undefined, 'the old copy is dropped');
       // Another window still holding the old value in its cache does not bring it back over the file.
       const stale = new Memento();
       await stale.update('models.refusedProtocols', { m3: ['responses'] });
-      const other = refusedProtocolStore(context(stale), () => 'https://gw.example', () => undefined);
+      const other = refusedProtocolStore(
+        context(stale),
+        () => 'https://gw.example',
+        () => undefined,
+      );
       await store.clear();
       assert.deepEqual(await other.load('https://gw.example'), {});
     });
@@ -78,13 +100,23 @@ describe('protocol switch in the host', () => {
     it('ignores an old value that does not fit, and drops it', async () => {
       const state = new Memento();
       await state.update('models.refusedProtocols', { m1: ['telepathy'] });
-      const store = refusedProtocolStore(context(state), () => 'https://gw.example', () => undefined);
+      const store = refusedProtocolStore(
+        context(state),
+        () => 'https://gw.example',
+        () => undefined,
+      );
       assert.deepEqual(await store.load('https://gw.example'), {});
       assert.equal(state.get('models.refusedProtocols'), undefined);
     });
 
     it('two windows recording refusals at once lose none of them', async () => {
-      const windows = [0, 1].map(() => refusedProtocolStore(context(new Memento()), () => 'https://gw.example', () => undefined));
+      const windows = [0, 1].map(() =>
+        refusedProtocolStore(
+          context(new Memento()),
+          () => 'https://gw.example',
+          () => undefined,
+        ),
+      );
       const models = Array.from({ length: 12 }, (_, i) => `m${i}`);
       await Promise.all(models.map((m, i) => windows[i % 2]?.add('https://gw.example', m, 'responses')));
       const seen = await (windows[0] as RefusedProtocolStore).load('https://gw.example');

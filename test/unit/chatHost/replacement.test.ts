@@ -36,7 +36,11 @@ describe('Chat: a replacement that cannot start removes nothing', function () {
 
   const refusals: Array<{ name: string; refuse(w: TestWindow): void; says: RegExp }> = [
     { name: 'no base address', refuse: (t) => t.setBaseUrl(''), says: /No gateway base address is set/ },
-    { name: 'no chat model (a first refresh failed)', refuse: (t) => t.models.splice(0), says: /No chat model is available/ },
+    {
+      name: 'no chat model (a first refresh failed)',
+      refuse: (t) => t.models.splice(0),
+      says: /No chat model is available/,
+    },
   ];
 
   for (const { name, refuse, says } of refusals) {
@@ -60,7 +64,11 @@ describe('Chat: a replacement that cannot start removes nothing', function () {
     return failWrites(dir, (bytes, failedSoFar) => failedSoFar === 0 && bytes.includes(matching));
   }
 
-  const replacements: Array<{ name: string; matching: string; act(question: string, answer: string): Promise<unknown> }> = [
+  const replacements: Array<{
+    name: string;
+    matching: string;
+    act(question: string, answer: string): Promise<unknown>;
+  }> = [
     // The new answer's first record is what fails to be written.
     { name: 'Regenerate', matching: '"status":"streaming"', act: (_q, a) => w.chat.regenerate(a) },
     { name: 'Edit & Resend', matching: 'the edited question', act: (q) => w.chat.editLast('the edited question', q) },
@@ -79,9 +87,16 @@ describe('Chat: a replacement that cannot start removes nothing', function () {
       }
       assert.equal(fault.failed(), 1);
       assert.deepEqual(await conversation(), before, 'the question and the answer are still stored');
-      assert.deepEqual(await new ConversationStore(path.join(dir, 'conversations')).load(before?.id as string), before, 'and another window reads them too');
+      assert.deepEqual(
+        await new ConversationStore(path.join(dir, 'conversations')).load(before?.id as string),
+        before,
+        'and another window reads them too',
+      );
       assert.equal(double.gw.log.length, 0, 'nothing was sent');
-      assert.ok(ui.shown.some((s) => /ENOSPC/.test(s.message) && /Nothing was changed/.test(s.message)), JSON.stringify(ui.shown));
+      assert.ok(
+        ui.shown.some((s) => /ENOSPC/.test(s.message) && /Nothing was changed/.test(s.message)),
+        JSON.stringify(ui.shown),
+      );
     });
   }
 

@@ -21,10 +21,14 @@ describe('Tool results saved beside their source', () => {
     const source = vscode.Uri.file(path.join(dir, 'report.pdf'));
     writeFileSync(path.join(dir, 'report_3.md'), 'mine');
     const saved: string[] = [];
-    for (const text of ['# one', '# two', '# three']) saved.push(path.basename((await saveBeside(source, text)).fsPath));
+    for (const text of ['# one', '# two', '# three'])
+      saved.push(path.basename((await saveBeside(source, text)).fsPath));
     assert.deepEqual(saved, ['report.md', 'report_2.md', 'report_4.md']);
     assert.equal(readFileSync(path.join(dir, 'report.md'), 'utf8'), readableText('# one'));
     assert.equal(readFileSync(path.join(dir, 'report_3.md'), 'utf8'), 'mine');
-    assert.deepEqual(readdirSync(dir).sort(), ['report.md', 'report.pdf', 'report_2.md', 'report_3.md', 'report_4.md'].filter((n) => n !== 'report.pdf').sort());
+    assert.deepEqual(
+      readdirSync(dir).sort(),
+      ['report.md', 'report.pdf', 'report_2.md', 'report_3.md', 'report_4.md'].filter((n) => n !== 'report.pdf').sort(),
+    );
   });
 });

@@ -23,7 +23,10 @@ describe("The sidebar chat in the session's figures", function () {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'mg-sidebar-billing-'));
     const store = new ConversationStore(path.join(dir, 'conversations'), { watch: 'poll' });
     const billing = new BillingMeter();
-    const chat = new ChatController(chatServices({ storageDir: dir, baseUrl: double.gw.url, http: double.http, billing }), store);
+    const chat = new ChatController(
+      chatServices({ storageDir: dir, baseUrl: double.gw.url, http: double.http, billing }),
+      store,
+    );
     chat.attach({ post: () => undefined, isLive: () => true, reload: () => undefined });
     try {
       await chat.sendSnapshot();
@@ -33,7 +36,12 @@ describe("The sidebar chat in the session's figures", function () {
       assert.equal(side.answers, 1);
       assert.ok(side.inputTokens > 0 && side.outputTokens > 0, JSON.stringify(side));
       assert.equal(billing.chatTokens.answers, 0, "VS Code chat's own count is apart");
-      assert.ok(sessionFigures(billing).some((f) => /^1 answer in the sidebar chat, [\d,]+ input and [\d,]+ output tokens$/.test(f)), sessionFigures(billing).join(' | '));
+      assert.ok(
+        sessionFigures(billing).some((f) =>
+          /^1 answer in the sidebar chat, [\d,]+ input and [\d,]+ output tokens$/.test(f),
+        ),
+        sessionFigures(billing).join(' | '),
+      );
     } finally {
       chat.dispose();
       store.dispose();

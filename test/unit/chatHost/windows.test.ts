@@ -21,7 +21,9 @@ const CLAIMS = { heartbeatMs: 100, expiryMs: 400 };
 
 describe('Chat: one answer per conversation across windows', function () {
   this.timeout(60_000);
-  const double = useDoubleClient(undefined, { timeouts: { connectMs: 5000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 } });
+  const double = useDoubleClient(undefined, {
+    timeouts: { connectMs: 5000, firstByteMs: 60_000, idleMs: 60_000, longMs: 60_000 },
+  });
   let dir: string;
   let one: TestWindow;
   let two: TestWindow;
@@ -38,7 +40,10 @@ describe('Chat: one answer per conversation across windows', function () {
   afterEach(async () => {
     one.dispose();
     two.dispose();
-    await until(() => one.chat.sessions.all().length === 0 && two.chat.sessions.all().length === 0, 'every answer has settled');
+    await until(
+      () => one.chat.sessions.all().length === 0 && two.chat.sessions.all().length === 0,
+      'every answer has settled',
+    );
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -53,7 +58,10 @@ describe('Chat: one answer per conversation across windows', function () {
     await until(() => one.chat.shownSession?.message !== undefined, 'window 1 streams');
     ui.choices.push('New conversation');
     assert.equal(await two.chat.send('from window 2'), undefined);
-    await until(() => two.chat.currentConversationId === undefined, 'window 2 shows a new conversation (the offer was taken)');
+    await until(
+      () => two.chat.currentConversationId === undefined,
+      'window 2 shows a new conversation (the offer was taken)',
+    );
     await two.chat.switchTo(id);
     assert.equal(await two.chat.editLast('edited in window 2', question?.id as string), undefined);
     assert.equal(await two.chat.regenerate(firstAnswer?.id as string), undefined);
@@ -64,7 +72,11 @@ describe('Chat: one answer per conversation across windows', function () {
     const answer = await streaming;
     assert.equal(answer?.status, 'done');
     const stored = (await one.store.load(id))?.messages ?? [];
-    assert.deepEqual(stored.map((m) => m.role), ['user', 'assistant', 'user', 'assistant'], 'window 2 wrote nothing into it');
+    assert.deepEqual(
+      stored.map((m) => m.role),
+      ['user', 'assistant', 'user', 'assistant'],
+      'window 2 wrote nothing into it',
+    );
     assert.equal(stored.at(-1)?.text, answer?.text);
     assert.ok(!ui.shown.some((s) => /could not be saved/.test(s.message)));
     // Released when the answer ended: window 2 may go on now.
@@ -105,7 +117,10 @@ describe('Chat: one answer per conversation across windows', function () {
     await two.chat.handle({ type: 'deleteConversation', id });
     const answer = await streaming;
     assert.equal(answer?.status, 'stopped', 'stopped at its next heartbeat');
-    assert.ok(ui.shown.some((s) => /The answer could not be saved: The conversation was deleted/.test(s.message)), JSON.stringify(ui.shown));
+    assert.ok(
+      ui.shown.some((s) => /The answer could not be saved: The conversation was deleted/.test(s.message)),
+      JSON.stringify(ui.shown),
+    );
     assert.equal(await one.store.open(id), undefined, 'nothing brought it back');
   });
 });

@@ -23,10 +23,19 @@ export interface TestWindow {
 }
 
 /** A window on `storageDir` (its `conversations` folder is the store). */
-export function openWindow(storageDir: string, gatewayUrl: string, http: HttpClient, claims: Omit<ClaimOptions, 'onLost'> = {}): TestWindow {
+export function openWindow(
+  storageDir: string,
+  gatewayUrl: string,
+  http: HttpClient,
+  claims: Omit<ClaimOptions, 'onLost'> = {},
+): TestWindow {
   const store = new ConversationStore(path.join(storageDir, 'conversations'), { watch: 'poll' });
   const models: Array<Record<string, unknown>> = [{ ...CHAT_MODEL }];
-  const registry = { snapshot: { updatedAt: Date.now(), models }, onDidChange: NO_EVENT, refresh: async () => undefined };
+  const registry = {
+    snapshot: { updatedAt: Date.now(), models },
+    onDidChange: NO_EVENT,
+    refresh: async () => undefined,
+  };
   const services = chatServices({ storageDir, baseUrl: gatewayUrl, http, registry });
   let baseUrl = gatewayUrl;
   (services as { settings: () => object }).settings = () => ({ baseUrl, catalogUrl: '' });

@@ -65,7 +65,10 @@ describe("VS Code's own chat: document tools read only the workspace's own files
 
   async function invoke(name: string, input: object): Promise<string> {
     const tool = tools.get(name) as vscode.LanguageModelTool<object>;
-    const result = await tool.invoke({ input, toolInvocationToken: undefined }, new CancellationTokenSource().token as never);
+    const result = await tool.invoke(
+      { input, toolInvocationToken: undefined },
+      new CancellationTokenSource().token as never,
+    );
     return (result?.content ?? []).map((p) => (p as { value?: string }).value ?? '').join('');
   }
 
@@ -79,29 +82,48 @@ describe("VS Code's own chat: document tools read only the workspace's own files
   }
 
   it('parses and reads a workspace file (the double logs each call)', async () => {
-    assert.match(await invoke(TOOL_NAMES.parsePdf, { path: 'quarterly-report.pdf' }), /^Text of quarterly-report\.pdf:/);
+    assert.match(
+      await invoke(TOOL_NAMES.parsePdf, { path: 'quarterly-report.pdf' }),
+      /^Text of quarterly-report\.pdf:/,
+    );
     assert.match(await invoke(TOOL_NAMES.ocr, { path: 'scan.png' }), /read by OCR/);
     assert.equal(gw.log.filter((e) => e.method === 'POST').length, 2);
   });
 
   it('refuses a link to a file outside the workspace', async () => {
-    await refused(TOOL_NAMES.parsePdf, { path: 'report-link.pdf' }, /symbolic link .*outside the open workspace folders/);
+    await refused(
+      TOOL_NAMES.parsePdf,
+      { path: 'report-link.pdf' },
+      /symbolic link .*outside the open workspace folders/,
+    );
     await refused(TOOL_NAMES.ocr, { path: 'scan-link.png' }, /symbolic link .*outside the open workspace folders/);
     await refused(TOOL_NAMES.parsePdf, { path: path.join(ws, 'report-link.pdf') }, /symbolic link/);
   });
 
   it('refuses a file in a linked folder that leads outside', async () => {
-    await refused(TOOL_NAMES.parsePdf, { path: 'shared/tax-return.pdf' }, /symbolic link .*outside the open workspace folders/);
+    await refused(
+      TOOL_NAMES.parsePdf,
+      { path: 'shared/tax-return.pdf' },
+      /symbolic link .*outside the open workspace folders/,
+    );
     await refused(TOOL_NAMES.ocr, { path: 'shared/passport.png' }, /symbolic link/);
   });
 
   it('refuses `..` and absolute paths outside the workspace', async () => {
     await refused(TOOL_NAMES.parsePdf, { path: '../home/tax-return.pdf' }, /outside the open workspace folders/);
-    await refused(TOOL_NAMES.ocr, { path: path.join(root, 'home', 'passport.png') }, /outside the open workspace folders/);
+    await refused(
+      TOOL_NAMES.ocr,
+      { path: path.join(root, 'home', 'passport.png') },
+      /outside the open workspace folders/,
+    );
   });
 
   it('refuses a file whose bytes are not the format the tool takes', async () => {
-    await refused(TOOL_NAMES.parsePdf, { path: 'config.pdf' }, /config\.pdf was not sent: the PDF parser takes PDF files, and by its bytes this file is not a format it knows/);
+    await refused(
+      TOOL_NAMES.parsePdf,
+      { path: 'config.pdf' },
+      /config\.pdf was not sent: the PDF parser takes PDF files, and by its bytes this file is not a format it knows/,
+    );
     await refused(TOOL_NAMES.parsePdf, { path: 'photo.pdf' }, /photo\.pdf was not sent: .*this file is PNG/);
     await refused(TOOL_NAMES.ocr, { path: 'notes.png' }, /notes\.png was not sent: OCR takes PDF, PNG, JPEG files/);
   });

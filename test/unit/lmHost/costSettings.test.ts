@@ -11,9 +11,16 @@ import { chatSettings } from '../../../src/host/chat/chatSettings';
 
 const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as {
   capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } };
-  contributes: { configuration: { properties: Record<string, { maximum?: number; minimum?: number }> } | Array<{ properties: Record<string, { maximum?: number; minimum?: number }> }> };
+  contributes: {
+    configuration:
+      | { properties: Record<string, { maximum?: number; minimum?: number }> }
+      | Array<{ properties: Record<string, { maximum?: number; minimum?: number }> }>;
+  };
 };
-const properties = Object.assign({}, ...[manifest.contributes.configuration].flat().map((c) => c.properties)) as Record<string, { maximum?: number; minimum?: number }>;
+const properties = Object.assign({}, ...[manifest.contributes.configuration].flat().map((c) => c.properties)) as Record<
+  string,
+  { maximum?: number; minimum?: number }
+>;
 
 describe('cost settings: bounded and restricted', () => {
   beforeEach(() => {
@@ -40,14 +47,27 @@ describe('cost settings: bounded and restricted', () => {
     assert.deepEqual(boundedCost(key, 'lots', 40), { value: 40 });
     const over = boundedCost(key, 1e9, 40);
     assert.equal(over.value, COST_LIMITS[key].max);
-    assert.match(over.clamped ?? '', /"modelGateway\.chat\.historyMessages" is 1000000000, above its limit of 500; 500 is used/);
+    assert.match(
+      over.clamped ?? '',
+      /"modelGateway\.chat\.historyMessages" is 1000000000, above its limit of 500; 500 is used/,
+    );
   });
 
   it('reads the chat settings within their bounds and warns once per value and session', () => {
-    ui.settings = { 'modelGateway.chat.maxTokens': 10_000_000, 'modelGateway.chat.historyMessages': 100_000, 'modelGateway.chat.contextMaxChars': 5e9, 'modelGateway.chat.imageMaxBytes': 1e12 };
+    ui.settings = {
+      'modelGateway.chat.maxTokens': 10_000_000,
+      'modelGateway.chat.historyMessages': 100_000,
+      'modelGateway.chat.contextMaxChars': 5e9,
+      'modelGateway.chat.imageMaxBytes': 1e12,
+    };
     const first = chatSettings();
     assert.deepEqual(
-      { maxTokens: first.maxTokens, historyMessages: first.historyMessages, contextMaxChars: first.contextMaxChars, imageMaxBytes: first.imageMaxBytes },
+      {
+        maxTokens: first.maxTokens,
+        historyMessages: first.historyMessages,
+        contextMaxChars: first.contextMaxChars,
+        imageMaxBytes: first.imageMaxBytes,
+      },
       { maxTokens: 128_000, historyMessages: 500, contextMaxChars: 1_000_000, imageMaxBytes: 20 * 1024 * 1024 },
     );
     assert.equal(ui.shown.filter((s) => s.level === 'warning').length, 4, ui.shown.map((s) => s.message).join('\n'));

@@ -15,7 +15,12 @@ import { VENDOR } from '../../../src/host/lm/lmApi';
 import { ChatViewProvider } from '../../../src/host/views/chatView';
 
 const manifest = JSON.parse(readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8')) as {
-  contributes: { commands: { command: string }[]; languageModelTools: { name: string }[]; languageModelChatProviders: { vendor: string }[]; views: Record<string, { id: string }[]> };
+  contributes: {
+    commands: { command: string }[];
+    languageModelTools: { name: string }[];
+    languageModelChatProviders: { vendor: string }[];
+    views: Record<string, { id: string }[]>;
+  };
 };
 
 describe("the entry's forwarders and the features agree with package.json", () => {
@@ -37,8 +42,14 @@ describe("the entry's forwarders and the features agree with package.json", () =
       manifest.contributes.languageModelChatProviders.map((p) => p.vendor),
       [VENDOR],
     );
-    const views = Object.values(manifest.contributes.views).flat().map((v) => v.id);
+    const views = Object.values(manifest.contributes.views)
+      .flat()
+      .map((v) => v.id);
     assert.ok(views.includes(ChatViewProvider.viewId), `${ChatViewProvider.viewId} is a declared view`);
-    assert.match(readFileSync(path.resolve(__dirname, '../../../src/extension.ts'), 'utf8'), new RegExp(`CHAT_VIEW_ID = '${ChatViewProvider.viewId.replace('.', '\\.')}'`), 'the entry registers the chat view under the same id');
+    assert.match(
+      readFileSync(path.resolve(__dirname, '../../../src/extension.ts'), 'utf8'),
+      new RegExp(`CHAT_VIEW_ID = '${ChatViewProvider.viewId.replace('.', '\\.')}'`),
+      'the entry registers the chat view under the same id',
+    );
   });
 });

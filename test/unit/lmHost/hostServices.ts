@@ -11,11 +11,16 @@ import { CHAT_MODEL, NO_EVENT } from '../../support/chatServices';
 export { CHAT_MODEL };
 
 /** An in-memory `globalState`, as far as host code uses it. */
-export function memento(): { get<T>(key: string): T | undefined; update(key: string, value: unknown): Promise<void>; keys(): readonly string[] } {
+export function memento(): {
+  get<T>(key: string): T | undefined;
+  update(key: string, value: unknown): Promise<void>;
+  keys(): readonly string[];
+} {
   const values = new Map<string, unknown>();
   return {
     get: <T>(key: string) => values.get(key) as T | undefined,
-    update: async (key: string, value: unknown) => void (value === undefined ? values.delete(key) : values.set(key, value)),
+    update: async (key: string, value: unknown) =>
+      void (value === undefined ? values.delete(key) : values.set(key, value)),
     keys: () => [...values.keys()],
   };
 }
@@ -31,9 +36,21 @@ export function hostServices(
   const billing = new BillingMeter();
   const logLines: string[] = [];
   const warnLines: string[] = [];
-  const log = { warn: (line: string) => void warnLines.push(line), info: (line: string) => void logLines.push(line), error: () => undefined, debug: () => undefined, trace: () => undefined };
+  const log = {
+    warn: (line: string) => void warnLines.push(line),
+    info: (line: string) => void logLines.push(line),
+    error: () => undefined,
+    debug: () => undefined,
+    trace: () => undefined,
+  };
   // Only `info` is used by the watcher; the cast keeps the stub this small.
-  const quota = new QuotaWatcher({ http: () => http, keys: async () => [{ id: 'legacy', name: 'default' }], keyOf: async () => 'legacy', log: log as never, ...(timers ? { timers } : {}) });
+  const quota = new QuotaWatcher({
+    http: () => http,
+    keys: async () => [{ id: 'legacy', name: 'default' }],
+    keyOf: async () => 'legacy',
+    log: log as never,
+    ...(timers ? { timers } : {}),
+  });
   const services = {
     registry: { snapshot, onDidChange: NO_EVENT, refresh: async () => snapshot },
     keys: { onDidChange: NO_EVENT, has: async () => true, masked: async () => 'sk-…demo' },

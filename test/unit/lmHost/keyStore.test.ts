@@ -42,7 +42,11 @@ describe('Named API keys in the host', () => {
     assert.deepEqual(await keys.shown(), [{ id: 'legacy', name: 'default', masked: '••••1234' }]);
     const added = await keys.add('team-claude', 'sk-team-key-9876');
     assert.notEqual(added.id, 'legacy');
-    assert.equal(secrets.values.get('modelGateway.apiKey'), 'sk-old-key-1234', 'an older window still reads the first key there');
+    assert.equal(
+      secrets.values.get('modelGateway.apiKey'),
+      'sk-old-key-1234',
+      'an older window still reads the first key there',
+    );
     assert.equal(await keys.secret(added.id), 'sk-team-key-9876');
     // Names and order only: no secret reaches the shared file.
     const file = readFileSync(path.join(dir, 'keys.json'), 'utf8');
@@ -69,7 +73,10 @@ describe('Named API keys in the host', () => {
     const team = await keys.add('team', 'sk-c');
     await assert.rejects(keys.rename(team.id, 'Default'), /already/);
     await keys.rename(team.id, 'team-claude');
-    assert.deepEqual((await keys.list()).map((k) => k.name), ['default', 'team-claude']);
+    assert.deepEqual(
+      (await keys.list()).map((k) => k.name),
+      ['default', 'team-claude'],
+    );
     keys.dispose();
   });
 
@@ -80,10 +87,16 @@ describe('Named API keys in the host', () => {
     const team = await keys.add('team', 'sk-c');
     await keys.chooseForModel('gpt-4o-mini', team.id);
     await keys.move(team.id, -1);
-    assert.deepEqual((await keys.list()).map((k) => k.name), ['team', 'default']);
+    assert.deepEqual(
+      (await keys.list()).map((k) => k.name),
+      ['team', 'default'],
+    );
     assert.equal(await keys.get(), 'sk-c', 'the first key is the first in the order');
     await keys.remove(team.id);
-    assert.deepEqual((await keys.list()).map((k) => k.name), ['default']);
+    assert.deepEqual(
+      (await keys.list()).map((k) => k.name),
+      ['default'],
+    );
     assert.deepEqual(await keys.modelChoices(), {});
     assert.ok(![...secrets.values.values()].includes('sk-c'));
     keys.dispose();
@@ -95,9 +108,15 @@ describe('Named API keys in the host', () => {
     await keys.add('default', 'sk-a');
     await keys.add('team', 'sk-c');
     await keys.remove('legacy');
-    assert.deepEqual((await keys.list()).map((k) => k.name), ['team']);
+    assert.deepEqual(
+      (await keys.list()).map((k) => k.name),
+      ['team'],
+    );
     secrets.values.set('modelGateway.apiKey', 'sk-set-by-an-old-window');
-    assert.deepEqual((await keys.list()).map((k) => k.name), ['default', 'team']);
+    assert.deepEqual(
+      (await keys.list()).map((k) => k.name),
+      ['default', 'team'],
+    );
     keys.dispose();
   });
 });

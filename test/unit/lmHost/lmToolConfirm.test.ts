@@ -25,7 +25,11 @@ const PRICE = `US$${DEFAULT_CALL_PRICE_USD.toFixed(2)}`;
 /** The confirmation's Markdown, checked for the Chat view's narrow panel. */
 function markdownOf(message: string | vscode.MarkdownString): string {
   assert.ok(typeof message !== 'string', 'the message is Markdown (a MarkdownString), not a plain string');
-  assert.deepEqual(message.isTrusted, { enabledCommands: ['workbench.action.openSettings'] }, 'no command link but the one to the setting');
+  assert.deepEqual(
+    message.isTrusted,
+    { enabledCommands: ['workbench.action.openSettings'] },
+    'no command link but the one to the setting',
+  );
   return message.value;
 }
 
@@ -35,8 +39,12 @@ function markdownOf(message: string | vscode.MarkdownString): string {
  */
 function assertNarrow(markdown: string): void {
   const lines = markdown.split('\n').filter((l) => l.trim());
-  for (const line of lines.slice(0, -1)) assert.ok(line.length <= 48, `a short line: "${line}" (${line.length} characters)`);
-  const link = /^\[([^\]]+)\]\(command:workbench\.action\.openSettings\?([^ )]+) "modelGateway\.tools\.confirmBilledCalls"\)$/.exec(lines.at(-1) ?? '');
+  for (const line of lines.slice(0, -1))
+    assert.ok(line.length <= 48, `a short line: "${line}" (${line.length} characters)`);
+  const link =
+    /^\[([^\]]+)\]\(command:workbench\.action\.openSettings\?([^ )]+) "modelGateway\.tools\.confirmBilledCalls"\)$/.exec(
+      lines.at(-1) ?? '',
+    );
   assert.ok(link, `the last line links to the setting: ${lines.at(-1)}`);
   assert.ok((link[1] ?? '').length <= 40, 'the link text is short');
   assert.deepEqual(JSON.parse(decodeURIComponent(link[2] ?? '')), ['modelGateway.tools.confirmBilledCalls']);
@@ -77,7 +85,7 @@ describe("VS Code's own chat: agent tools' confirmation before a call", () => {
     });
   }
 
-  it('image generation is not a per-call tool: it asks, naming the image model\'s price, not the per-call one', () => {
+  it("image generation is not a per-call tool: it asks, naming the image model's price, not the per-call one", () => {
     const prepared = prepare(TOOL_NAMES.generateImage, { prompt: 'a lighthouse', model: 'gpt-image-1' });
     const question = prepared?.confirmationMessages;
     assert.ok(question, 'a confirmation is asked');
@@ -86,8 +94,20 @@ describe("VS Code's own chat: agent tools' confirmation before a call", () => {
     assert.match(message, /Billed at the image model's price/);
     assert.match(message, /gpt\\-image\\-1/, 'the model id, as text (escaped)');
     assertNarrow(message);
-    assertNarrow(markdownOf(prepare(TOOL_NAMES.generateImage, { prompt: 'a lighthouse', model: '*bold* [x](command:evil)' })?.confirmationMessages?.message ?? ''));
-    assert.doesNotMatch(markdownOf(prepare(TOOL_NAMES.generateImage, { prompt: 'a lighthouse', model: '[x](command:evil)' })?.confirmationMessages?.message ?? ''), /(?<!\\)\]\(command:evil/, 'a crafted model id is no link');
+    assertNarrow(
+      markdownOf(
+        prepare(TOOL_NAMES.generateImage, { prompt: 'a lighthouse', model: '*bold* [x](command:evil)' })
+          ?.confirmationMessages?.message ?? '',
+      ),
+    );
+    assert.doesNotMatch(
+      markdownOf(
+        prepare(TOOL_NAMES.generateImage, { prompt: 'a lighthouse', model: '[x](command:evil)' })?.confirmationMessages
+          ?.message ?? '',
+      ),
+      /(?<!\\)\]\(command:evil/,
+      'a crafted model id is no link',
+    );
     ui.settings['modelGateway.tools.confirmBilledCalls'] = false;
     assert.equal(prepare(TOOL_NAMES.generateImage, { prompt: 'a lighthouse' })?.confirmationMessages, undefined);
   });

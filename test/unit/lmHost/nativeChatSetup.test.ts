@@ -29,17 +29,45 @@ async function waitFor<T>(what: string, find: () => T | undefined): Promise<T> {
 }
 
 function chatModel(id: string, cost: { input: number; output: number } | undefined, toolCall = true): ModelInfo {
-  return { id, name: id.toUpperCase(), provider: 'p', kind: 'chat', protocols: ['chatCompletions'], protocolSource: 'gateway', available: true, inCatalog: true, catalog: { id, toolCall, ...(cost ? { cost } : {}) } };
+  return {
+    id,
+    name: id.toUpperCase(),
+    provider: 'p',
+    kind: 'chat',
+    protocols: ['chatCompletions'],
+    protocolSource: 'gateway',
+    available: true,
+    inCatalog: true,
+    catalog: { id, toolCall, ...(cost ? { cost } : {}) },
+  };
 }
 
-const MODELS = [chatModel('big', { input: 3, output: 15 }), chatModel('tiny', { input: 0.1, output: 0.4 }), chatModel('free-no-tools', { input: 0, output: 0 }, false), chatModel('unpriced', undefined)];
+const MODELS = [
+  chatModel('big', { input: 3, output: 15 }),
+  chatModel('tiny', { input: 0.1, output: 0.4 }),
+  chatModel('free-no-tools', { input: 0, output: 0 }, false),
+  chatModel('unpriced', undefined),
+];
 
 function makeServices(): { services: Services; ctx: CommandContext } {
   const snapshot = { updatedAt: Date.now(), models: MODELS, keyModels: MODELS.map((m) => m.id) };
-  const log = { warn: () => undefined, info: () => undefined, error: () => undefined, debug: () => undefined, trace: () => undefined, show: () => undefined };
+  const log = {
+    warn: () => undefined,
+    info: () => undefined,
+    error: () => undefined,
+    debug: () => undefined,
+    trace: () => undefined,
+    show: () => undefined,
+  };
   const services = {
     context: { globalState: memento() },
-    keys: { set: async () => ({ id: 'legacy', name: 'default' }), list: async () => [{ id: 'legacy', name: 'default' }], shown: async () => [], has: async () => true, masked: async () => 'sk-…aaaa' },
+    keys: {
+      set: async () => ({ id: 'legacy', name: 'default' }),
+      list: async () => [{ id: 'legacy', name: 'default' }],
+      shown: async () => [],
+      has: async () => true,
+      masked: async () => 'sk-…aaaa',
+    },
     settings: () => ({ baseUrl: '' }),
     base: () => ({ base: 'https://gateway.example.com', changes: [] }),
     checkOverrides: async () => undefined,
@@ -85,7 +113,10 @@ describe("VS Code's own Chat view, first use without sign-in: Manage Language Mo
     await waitFor('the command runs', () => ui.executed.find((c) => c[0] === MANAGE_MODELS_COMMAND));
     ui.shown = [];
     await typeKey(ctx);
-    assert.deepEqual((await waitFor('announced again', () => ui.shown.find((s) => s.message.includes('saved')))).actions, ['Check Connection']);
+    assert.deepEqual(
+      (await waitFor('announced again', () => ui.shown.find((s) => s.message.includes('saved')))).actions,
+      ['Check Connection'],
+    );
   });
 
   it('a user who dismisses it after Set API Key is not asked again there, but Check Connection still offers it until it is run', async () => {
@@ -95,7 +126,10 @@ describe("VS Code's own Chat view, first use without sign-in: Manage Language Mo
     await waitFor('the key is announced', () => ui.shown.find((s) => s.message.includes('saved')));
     ui.shown = [];
     await typeKey(ctx);
-    assert.deepEqual((await waitFor('announced again', () => ui.shown.find((s) => s.message.includes('saved')))).actions, ['Check Connection']);
+    assert.deepEqual(
+      (await waitFor('announced again', () => ui.shown.find((s) => s.message.includes('saved')))).actions,
+      ['Check Connection'],
+    );
 
     ui.shown = [];
     ui.choices = [MANAGE];
@@ -105,14 +139,21 @@ describe("VS Code's own Chat view, first use without sign-in: Manage Language Mo
     await waitFor('the command runs', () => ui.executed.find((c) => c[0] === MANAGE_MODELS_COMMAND));
     ui.shown = [];
     await checkConnection.run(ctx);
-    assert.deepEqual((await waitFor('the report is shown', () => ui.shown[0])).actions, ['Show Report'], 'not once it was run');
+    assert.deepEqual(
+      (await waitFor('the report is shown', () => ui.shown[0])).actions,
+      ['Show Report'],
+      'not once it was run',
+    );
   });
 
   it('offers nothing where VS Code has no Chat view (no Manage Language Models command)', async () => {
     const { ctx } = makeServices();
     ui.commands = ['workbench.action.openSettings'];
     await typeKey(ctx);
-    assert.deepEqual((await waitFor('the key is announced', () => ui.shown.find((s) => s.message.includes('saved')))).actions, ['Check Connection']);
+    assert.deepEqual(
+      (await waitFor('the key is announced', () => ui.shown.find((s) => s.message.includes('saved')))).actions,
+      ['Check Connection'],
+    );
     ui.shown = [];
     await checkConnection.run(ctx);
     assert.deepEqual((await waitFor('the report is shown', () => ui.shown[0])).actions, ['Show Report']);
@@ -161,7 +202,9 @@ describe("VS Code's own Chat view, first use without sign-in: Manage Language Mo
     ui.updates = [];
     ui.pickLabels = ["The chat's own model"];
     assert.deepEqual(await setChatUtilityModel.run(ctx), { chosen: 'mainAgent' });
-    assert.deepEqual(ui.updates, [{ key: 'chat.byokUtilityModelDefault', value: 'mainAgent', target: fake.ConfigurationTarget.Global }]);
+    assert.deepEqual(ui.updates, [
+      { key: 'chat.byokUtilityModelDefault', value: 'mainAgent', target: fake.ConfigurationTarget.Global },
+    ]);
     ui.updates = [];
     assert.deepEqual(await setChatUtilityModel.run(ctx), { reason: 'cancelled' });
     assert.deepEqual(ui.updates, []);

@@ -80,7 +80,10 @@ describe("The key's quota in the host (watcher and status bar)", function () {
   const watchers: Array<{ dispose(): void }> = [];
 
   async function setUp(quotaEndpoints: QuotaEndpoints = 'newApi') {
-    const gw = new GatewayDouble({ quotaEndpoints, keys: [{ key: DEMO_KEY, group: 'default', quotaUsd: 100, tokenQuotaUsd: 20 }] });
+    const gw = new GatewayDouble({
+      quotaEndpoints,
+      keys: [{ key: DEMO_KEY, group: 'default', quotaUsd: 100, tokenQuotaUsd: 20 }],
+    });
     await gw.start();
     doubles.push(gw);
     // The client calls back into the watcher after billable calls, as Services wires it.
@@ -95,8 +98,23 @@ describe("The key's quota in the host (watcher and status bar)", function () {
     const host = hostServices(client.http, undefined, timers);
     watchers.push(host.quota);
     const snap = host.services.registry.snapshot as RegistrySnapshot;
-    const chat = async () => (await client.http.send({ method: 'POST', url: `${gw.url}/v1/chat/completions`, json: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'billed' }] } })).text();
-    return { gw, host, snap, chat, timers, billed: () => billed, reads: () => gw.log.filter((e) => QUOTA_PATH.test(e.path)) };
+    const chat = async () =>
+      (
+        await client.http.send({
+          method: 'POST',
+          url: `${gw.url}/v1/chat/completions`,
+          json: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'billed' }] },
+        })
+      ).text();
+    return {
+      gw,
+      host,
+      snap,
+      chat,
+      timers,
+      billed: () => billed,
+      reads: () => gw.log.filter((e) => QUOTA_PATH.test(e.path)),
+    };
   }
 
   beforeEach(() => {
@@ -117,7 +135,9 @@ describe("The key's quota in the host (watcher and status bar)", function () {
       await until('the status bar shows the key', () => item.text.includes('Gateway'));
       assert.equal(reads().length, 0, 'nothing is read before the models are');
       host.quota.modelsRead(snap);
-      await until('the tooltip shows the quota', () => tooltipOf(item).includes('Key quota: US$20.00 left, US$0.00 used.'));
+      await until('the tooltip shows the quota', () =>
+        tooltipOf(item).includes('Key quota: US$20.00 left, US$0.00 used.'),
+      );
       assert.doesNotMatch(item.text, /left/);
       await until('the read is over', () => !reading(host.quota));
       host.quota.modelsRead(snap);
@@ -182,7 +202,11 @@ describe("The key's quota in the host (watcher and status bar)", function () {
     assert.equal(reading(host.quota), false);
     assert.equal(reads().length, 0, 'billed calls do not retry a gateway that lacks them');
     await host.quota.refresh();
-    assert.equal(host.logLines.filter((l) => l.includes("does not tell the key's quota")).length, 1, 'the same reason is logged once');
+    assert.equal(
+      host.logLines.filter((l) => l.includes("does not tell the key's quota")).length,
+      1,
+      'the same reason is logged once',
+    );
     assert.equal(ui.shown.length, shownBefore, 'nothing was shown to the user');
   });
 

@@ -10,9 +10,16 @@ import { estimateMessageTokens, toChatMessages } from '../../../src/host/lm/requ
 import { encodePng } from '../../gateway/png';
 
 const MAX_IMAGE = 5 * 1024 * 1024;
-const dataPart = (mimeType: string, data: string | Uint8Array) => ({ mimeType, data: typeof data === 'string' ? new TextEncoder().encode(data) : data });
+const dataPart = (mimeType: string, data: string | Uint8Array) => ({
+  mimeType,
+  data: typeof data === 'string' ? new TextEncoder().encode(data) : data,
+});
 const user = (content: unknown[]) => ({ role: fake.LanguageModelChatMessageRole.User, content, name: undefined });
-const assistant = (content: unknown[]) => ({ role: fake.LanguageModelChatMessageRole.Assistant, content, name: undefined });
+const assistant = (content: unknown[]) => ({
+  role: fake.LanguageModelChatMessageRole.Assistant,
+  content,
+  name: undefined,
+});
 
 /** A part kind newer than this code (the shape of VS Code's proposed thinking part). */
 class LanguageModelThinkingPart {
@@ -32,7 +39,12 @@ describe("VS Code chat request parts: tool results' data parts, unknown parts, i
       new fake.LanguageModelTextPart(' and text'),
     ]);
     const seen: string[] = [];
-    const out = toChatMessages([user([new fake.LanguageModelTextPart('q')]), assistant([call]), user([result])] as never, MAX_IMAGE, undefined, (kind) => seen.push(kind));
+    const out = toChatMessages(
+      [user([new fake.LanguageModelTextPart('q')]), assistant([call]), user([result])] as never,
+      MAX_IMAGE,
+      undefined,
+      (kind) => seen.push(kind),
+    );
     assert.deepEqual(out.messages.at(-1)?.toolResults, [{ callId: 'c1', content: 'plain; {"a":1} # md and text' }]);
     assert.deepEqual(seen, []);
   });
@@ -43,11 +55,20 @@ describe("VS Code chat request parts: tool results' data parts, unknown parts, i
     const messages = [
       user([new fake.LanguageModelTextPart('q'), dataPart('cache_control', 'ephemeral')]),
       assistant([new LanguageModelThinkingPart('I think', 't1'), call]),
-      user([new fake.LanguageModelToolResultPart('c1', [new fake.LanguageModelTextPart('shot:'), dataPart('image/png', png)])]),
+      user([
+        new fake.LanguageModelToolResultPart('c1', [
+          new fake.LanguageModelTextPart('shot:'),
+          dataPart('image/png', png),
+        ]),
+      ]),
     ];
     const seen: string[] = [];
     const out = toChatMessages(messages as never, MAX_IMAGE, undefined, (kind) => seen.push(kind));
-    assert.deepEqual(seen, ['message: data part of type cache_control', 'message: LanguageModelThinkingPart {id, value}', 'tool result: data part of type image/png']);
+    assert.deepEqual(seen, [
+      'message: data part of type cache_control',
+      'message: LanguageModelThinkingPart {id, value}',
+      'tool result: data part of type image/png',
+    ]);
     assert.equal(out.messages[0]?.content, 'q', 'what is carried still goes');
     assert.equal(out.messages.at(-1)?.toolResults?.[0]?.content, 'shot:');
   });

@@ -41,7 +41,10 @@ describe('workspace-file policy: links are resolved before a file is judged', ()
   });
 
   const refuses = async (given: string, outsideAllowed: boolean, pattern: RegExp) =>
-    assert.rejects(workspaceFile(given, { outsideAllowed }), (e: unknown) => isGatewayError(e, 'badRequest') && pattern.test(e.message));
+    assert.rejects(
+      workspaceFile(given, { outsideAllowed }),
+      (e: unknown) => isGatewayError(e, 'badRequest') && pattern.test(e.message),
+    );
 
   it('reads a file of the workspace at its real path, relative or absolute', async () => {
     const real = realpathSync(path.join(ws, 'docs', 'report.pdf'));
@@ -50,7 +53,10 @@ describe('workspace-file policy: links are resolved before a file is judged', ()
   });
 
   it('allows a link inside the workspace that points inside it, and reads its target', async () => {
-    assert.equal(await workspaceFile('alias.pdf', { outsideAllowed: false }), realpathSync(path.join(ws, 'docs', 'report.pdf')));
+    assert.equal(
+      await workspaceFile('alias.pdf', { outsideAllowed: false }),
+      realpathSync(path.join(ws, 'docs', 'report.pdf')),
+    );
   });
 
   it('refuses a link to a file outside the open folders, even where outside paths are allowed', async () => {
@@ -66,7 +72,10 @@ describe('workspace-file policy: links are resolved before a file is judged', ()
   it('refuses `..` and absolute paths outside, unless the user named the file', async () => {
     await refuses('../secrets/id_rsa', false, /outside the open workspace folders/);
     await refuses(path.join(outside, 'id_rsa'), false, /outside the open workspace folders/);
-    assert.equal(await workspaceFile(path.join(outside, 'id_rsa'), { outsideAllowed: true }), realpathSync(path.join(outside, 'id_rsa')));
+    assert.equal(
+      await workspaceFile(path.join(outside, 'id_rsa'), { outsideAllowed: true }),
+      realpathSync(path.join(outside, 'id_rsa')),
+    );
   });
 
   it('refuses a path outside as outside whether or not it exists (which files exist elsewhere is not told)', async () => {
@@ -91,8 +100,14 @@ describe('workspace-file policy: links are resolved before a file is judged', ()
 
   it("the chat's image reads follow the same policy: a link out is refused, a missing file said to be missing", async () => {
     await assert.rejects(readImageFile(fake.Uri.file(path.join(ws, 'report.pdf')) as never, 1024), /symbolic link/);
-    await assert.rejects(readImageFile(fake.Uri.file(path.join(ws, 'linked', 'id_rsa')) as never, 1024), /symbolic link/);
-    await assert.rejects(readImageFile(fake.Uri.file(path.join(ws, 'gone.png')) as never, 1024), /gone\.png does not exist/);
+    await assert.rejects(
+      readImageFile(fake.Uri.file(path.join(ws, 'linked', 'id_rsa')) as never, 1024),
+      /symbolic link/,
+    );
+    await assert.rejects(
+      readImageFile(fake.Uri.file(path.join(ws, 'gone.png')) as never, 1024),
+      /gone\.png does not exist/,
+    );
   });
 
   it('refuses relative paths when no folder is open', async () => {
@@ -114,14 +129,31 @@ describe('workspace paths: the rule on text', () => {
     const folders = ['/w'];
     assert.equal(placeOf({ given: '/w/a', real: '/w/b', folders, realFolders: folders }, posix), 'inside');
     assert.equal(placeOf({ given: '/w/a', real: '/etc/passwd', folders, realFolders: folders }, posix), 'linkOut');
-    assert.equal(placeOf({ given: '/etc/passwd', real: '/etc/passwd', folders, realFolders: folders }, posix), 'outside');
-    assert.equal(placeOf({ given: '/w', real: '/w', folders, realFolders: folders }, posix), 'outside', 'the folder itself is no file in it');
-    assert.equal(placeOf({ given: '/w/..x', real: '/w/..x', folders, realFolders: folders }, posix), 'inside', 'a name starting with two dots is not a climb');
+    assert.equal(
+      placeOf({ given: '/etc/passwd', real: '/etc/passwd', folders, realFolders: folders }, posix),
+      'outside',
+    );
+    assert.equal(
+      placeOf({ given: '/w', real: '/w', folders, realFolders: folders }, posix),
+      'outside',
+      'the folder itself is no file in it',
+    );
+    assert.equal(
+      placeOf({ given: '/w/..x', real: '/w/..x', folders, realFolders: folders }, posix),
+      'inside',
+      'a name starting with two dots is not a climb',
+    );
   });
   it('applies the Windows rules (case, drives)', () => {
     const win = path.win32;
     const folders = ['C:\\Work'];
-    assert.equal(placeOf({ given: 'c:\\work\\a.pdf', real: 'c:\\work\\a.pdf', folders, realFolders: folders }, win), 'inside');
-    assert.equal(placeOf({ given: 'D:\\Work\\a.pdf', real: 'D:\\Work\\a.pdf', folders, realFolders: folders }, win), 'outside');
+    assert.equal(
+      placeOf({ given: 'c:\\work\\a.pdf', real: 'c:\\work\\a.pdf', folders, realFolders: folders }, win),
+      'inside',
+    );
+    assert.equal(
+      placeOf({ given: 'D:\\Work\\a.pdf', real: 'D:\\Work\\a.pdf', folders, realFolders: folders }, win),
+      'outside',
+    );
   });
 });

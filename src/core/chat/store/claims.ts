@@ -23,7 +23,13 @@ export const CLAIM_EXPIRY_HEARTBEATS = 4;
 /** In a folder of its own, so that claiming leaves the conversations folder's time alone. */
 const CLAIMS_DIR = '.claims';
 
-const claimSchema = z.object({ v: z.literal(1), owner: z.string(), pid: z.number(), host: z.string(), since: z.number() });
+const claimSchema = z.object({
+  v: z.literal(1),
+  owner: z.string(),
+  pid: z.number(),
+  host: z.string(),
+  since: z.number(),
+});
 type ClaimFile = z.infer<typeof claimSchema>;
 /** A claim as read: `owner` is undefined for a claim this version cannot read (a newer window's): it counts as another window's. */
 interface SeenClaim {

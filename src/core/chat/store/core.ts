@@ -12,7 +12,15 @@ import { GatewayError } from '../../errors';
 import type { ConversationSummary } from '../../../shared/protocol';
 import { checkId, describe, STORE_LOCK, type MetaFile } from './files';
 import { FileLock } from './lock';
-import { checkRecord, encodeRecord, scanLog, type LogRecord, type Meta, type ScanOptions, type ScanResult } from './log';
+import {
+  checkRecord,
+  encodeRecord,
+  scanLog,
+  type LogRecord,
+  type Meta,
+  type ScanOptions,
+  type ScanResult,
+} from './log';
 import { hasOldFormat, migrateOldFormat } from './migration';
 
 /** What a conversation is apart from its messages. */
@@ -87,7 +95,15 @@ export class StoreCore {
       // The cache's folder is made here, not at the first save: making it changes the folder's time.
       await fs.mkdir(path.join(this.dir, path.dirname(SUMMARY_CACHE)), { recursive: true });
       const names = await fs.readdir(this.dir);
-      if (names.some(hasOldFormat)) await this.lock.run(() => migrateOldFormat({ dir: this.dir, logFile: (id) => this.logFile(id), writeMeta: (file) => this.writeMeta(file), report: (problem) => this.report(problem) }));
+      if (names.some(hasOldFormat))
+        await this.lock.run(() =>
+          migrateOldFormat({
+            dir: this.dir,
+            logFile: (id) => this.logFile(id),
+            writeMeta: (file) => this.writeMeta(file),
+            report: (problem) => this.report(problem),
+          }),
+        );
     })();
     // A failed start (a folder that could not be made) is tried again by the next call.
     this.readiness.catch(() => (this.readiness = undefined));
@@ -113,7 +129,7 @@ export class StoreCore {
     const bytes = Buffer.isBuffer(records) ? records : encodeChecked(records);
     // A write may take only part of the bytes (a disk filling up): the rest is written after it,
     // and a write that then fails throws, never leaving a short line taken for a whole one.
-    for (let done = 0; done < bytes.length; ) {
+    for (let done = 0; done < bytes.length;) {
       const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, at + done);
       if (bytesWritten <= 0) throw new Error(l10n.t('The disk took none of the bytes written to the chat history.'));
       done += bytesWritten;
@@ -160,7 +176,13 @@ export function encodeChecked(records: LogRecord[]): Buffer {
       try {
         return encodeRecord(checkRecord(record));
       } catch (err) {
-        throw new GatewayError('badRequest', l10n.t('A change to a conversation was refused before anything was saved: it is not a record this version may write ({0}).', describe(err)));
+        throw new GatewayError(
+          'badRequest',
+          l10n.t(
+            'A change to a conversation was refused before anything was saved: it is not a record this version may write ({0}).',
+            describe(err),
+          ),
+        );
       }
     })
     .join('');

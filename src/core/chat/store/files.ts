@@ -23,10 +23,20 @@ export function checkId(id: string): string {
  * and, since `logSize` was added, how long the log was when the file was written. The log is the
  * truth: a file without `logSize`, or with a log that changed after it, is rebuilt from the log.
  */
-export const metaFileSchema = z.object({ v: z.literal(1), meta: metaSchema, messageCount: z.number(), logSize: z.optional(z.number()) });
+export const metaFileSchema = z.object({
+  v: z.literal(1),
+  meta: metaSchema,
+  messageCount: z.number(),
+  logSize: z.optional(z.number()),
+});
 export type MetaFile = z.infer<typeof metaFileSchema>;
 /** How a metadata file is read: its metadata as tolerantly as a log's (see readMeta). */
-const readableMetaFileSchema = z.object({ v: z.literal(1), meta: z.unknown(), messageCount: z.number(), logSize: z.optional(z.catch(z.optional(z.number()), undefined)) });
+const readableMetaFileSchema = z.object({
+  v: z.literal(1),
+  meta: z.unknown(),
+  messageCount: z.number(),
+  logSize: z.optional(z.catch(z.optional(z.number()), undefined)),
+});
 
 export function isMissing(err: unknown): boolean {
   return (err as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
@@ -41,10 +51,17 @@ export function definedOnly<T extends object>(value: T): Partial<T> {
 }
 
 export function parseSummary(file: MetaFile): ConversationSummary {
-  return z.parse(conversationSummarySchema, { id: file.meta.id, title: file.meta.title, updatedAt: file.meta.updatedAt, messageCount: file.messageCount });
+  return z.parse(conversationSummarySchema, {
+    id: file.meta.id,
+    title: file.meta.title,
+    updatedAt: file.meta.updatedAt,
+    messageCount: file.messageCount,
+  });
 }
 
-export async function readMetaFile(file: string): Promise<{ ok: true; value: MetaFile; damaged?: undefined } | { ok: false; value?: undefined; damaged: boolean }> {
+export async function readMetaFile(
+  file: string,
+): Promise<{ ok: true; value: MetaFile; damaged?: undefined } | { ok: false; value?: undefined; damaged: boolean }> {
   let text: string;
   try {
     text = await fs.readFile(file, 'utf8');
@@ -68,4 +85,3 @@ export async function setAside(file: string): Promise<string> {
   await fs.rename(file, path.join(path.dirname(file), aside));
   return aside;
 }
-

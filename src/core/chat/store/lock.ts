@@ -53,10 +53,13 @@ export class FileLock {
 
   private async hold<T>(work: () => Promise<T>): Promise<T> {
     const token = await this.acquire();
-    const heartbeat = setInterval(() => {
-      const now = new Date();
-      fs.utimes(this.file, now, now).catch(() => undefined);
-    }, Math.max(50, Math.floor(this.staleMs / 3)));
+    const heartbeat = setInterval(
+      () => {
+        const now = new Date();
+        fs.utimes(this.file, now, now).catch(() => undefined);
+      },
+      Math.max(50, Math.floor(this.staleMs / 3)),
+    );
     // The heartbeat must never keep a process (a test, a closing extension host) alive.
     heartbeat.unref();
     try {
@@ -94,7 +97,10 @@ export class FileLock {
       if (Date.now() > deadline) {
         throw new GatewayError(
           'timeout',
-          l10n.t('Another VS Code window has held the chat history lock for over {0}; the change was not saved. Try again, or reload the other windows.', formatDuration(this.timeoutMs)),
+          l10n.t(
+            'Another VS Code window has held the chat history lock for over {0}; the change was not saved. Try again, or reload the other windows.',
+            formatDuration(this.timeoutMs),
+          ),
         );
       }
       await new Promise((resolve) => setTimeout(resolve, delay + Math.random() * delay));

@@ -39,7 +39,8 @@ export async function migrateOldFormat(target: MigrationTarget): Promise<void> {
     let conversation: z.infer<typeof oldConversationSchema>;
     try {
       const result = z.safeParse(oldConversationSchema, JSON.parse(await fs.readFile(old, 'utf8')));
-      if (!result.success || result.data.id !== id) throw new Error(l10n.t('it does not have the shape of a conversation'));
+      if (!result.success || result.data.id !== id)
+        throw new Error(l10n.t('it does not have the shape of a conversation'));
       conversation = result.data;
     } catch (err) {
       if (isMissing(err)) continue;
@@ -47,13 +48,20 @@ export async function migrateOldFormat(target: MigrationTarget): Promise<void> {
       target.report({
         kind: 'damaged',
         id,
-        message: l10n.t('A stored conversation could not be read ({0}); it was set aside as {1} in the chat history folder.', describe(err), aside),
+        message: l10n.t(
+          'A stored conversation could not be read ({0}); it was set aside as {1} in the chat history folder.',
+          describe(err),
+          aside,
+        ),
         setAsideAs: aside,
       });
       continue;
     }
     const { messages, ...meta } = conversation;
-    const records: LogRecord[] = [{ k: 'm', at: meta.updatedAt, meta }, ...messages.map((m, i): LogRecord => ({ k: 'a', at: meta.updatedAt, i, m }))];
+    const records: LogRecord[] = [
+      { k: 'm', at: meta.updatedAt, meta },
+      ...messages.map((m, i): LogRecord => ({ k: 'a', at: meta.updatedAt, i, m })),
+    ];
     const text = records.map(encodeRecord).join('');
     let existed = false;
     try {
@@ -65,7 +73,8 @@ export async function migrateOldFormat(target: MigrationTarget): Promise<void> {
       existed = true;
     }
     // A log migrated before may have changed since: its metadata is kept, or rebuilt from it when missing.
-    if (!existed) await target.writeMeta({ v: 1, meta, messageCount: messages.length, logSize: Buffer.byteLength(text) });
+    if (!existed)
+      await target.writeMeta({ v: 1, meta, messageCount: messages.length, logSize: Buffer.byteLength(text) });
     await fs.rm(old, { force: true });
   }
   await fs.rm(path.join(target.dir, 'index.json'), { force: true });

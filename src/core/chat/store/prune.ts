@@ -50,9 +50,18 @@ async function readFrom(file: string, from: number): Promise<{ bytes: Buffer; at
  * any other change is read whole. `tooMuch` (nothing read) when that is over `budget` bytes;
  * `failed` (said to the user) when a file cannot be read.
  */
-export async function readImageRefs(dir: string, seen: Map<string, SeenFile>, used: Set<string>, budget: number, report: (problem: StoreProblem) => void): Promise<'done' | 'tooMuch' | 'failed'> {
+export async function readImageRefs(
+  dir: string,
+  seen: Map<string, SeenFile>,
+  used: Set<string>,
+  budget: number,
+  report: (problem: StoreProblem) => void,
+): Promise<'done' | 'tooMuch' | 'failed'> {
   const failed = (name: string, err: unknown): 'failed' => {
-    report({ kind: 'io', message: l10n.t('Stored images were not cleaned up: {0} could not be read ({1}).', name, describe(err)) });
+    report({
+      kind: 'io',
+      message: l10n.t('Stored images were not cleaned up: {0} could not be read ({1}).', name, describe(err)),
+    });
     return 'failed';
   };
   const plan: Array<{ name: string; stat: Stats; from: number }> = [];
@@ -88,7 +97,13 @@ export async function readImageRefs(dir: string, seen: Map<string, SeenFile>, us
     for (const match of read.bytes.toString('latin1').matchAll(/[0-9a-f]{64}/g)) used.add(match[0]);
     // Up to its last newline a log is never changed again; after it, a write may be under way.
     const end = name.endsWith('.log') ? read.at + read.bytes.lastIndexOf(0x0a) + 1 : read.at + read.bytes.length;
-    seen.set(name, { ino: stat.ino, dev: stat.dev, size: stat.size, mtimeMs: stat.mtimeMs, end: Math.max(end, read.at) });
+    seen.set(name, {
+      ino: stat.ino,
+      dev: stat.dev,
+      size: stat.size,
+      mtimeMs: stat.mtimeMs,
+      end: Math.max(end, read.at),
+    });
   }
   return 'done';
 }

@@ -34,13 +34,18 @@ export interface ConversationPage {
   total: number;
 }
 
-const interruptedText = (): string => l10n.t('The answer was interrupted when VS Code reloaded or closed; the text received until then is kept.');
+const interruptedText = (): string =>
+  l10n.t('The answer was interrupted when VS Code reloaded or closed; the text received until then is kept.');
 
 /**
  * The metadata and the last `limit` messages; undefined when the conversation is gone or was set
  * aside. `compact` says the read was mostly dead records (the caller may rewrite the log).
  */
-export async function readPage(core: StoreCore, id: string, limit: number): Promise<{ page: ConversationPage; compact: boolean } | undefined> {
+export async function readPage(
+  core: StoreCore,
+  id: string,
+  limit: number,
+): Promise<{ page: ConversationPage; compact: boolean } | undefined> {
   const metaFile = await metaOrRepair(core, id);
   if (!metaFile) return undefined;
   let handle: fs.FileHandle;
@@ -69,7 +74,9 @@ export async function readPage(core: StoreCore, id: string, limit: number): Prom
     const slot = scan.slots.get(i);
     // A message this version cannot read is left out of the page (it stays in the file).
     if (!slot?.message) continue;
-    messages.push(slot.message.status === 'streaming' && now - slot.lastAt > stale ? interrupted(slot.message) : slot.message);
+    messages.push(
+      slot.message.status === 'streaming' && now - slot.lastAt > stale ? interrupted(slot.message) : slot.message,
+    );
   }
   if (scan.unread) reportUnread(core, id, metaFile.meta.title);
   const compact = scan.bytesRead >= COMPACT_MIN_BYTES && scan.liveBytes * 3 < scan.bytesRead;
@@ -119,7 +126,12 @@ export async function metaOrRepair(core: StoreCore, id: string): Promise<MetaFil
 }
 
 /** Whether the log has changed what the metadata file holds since the file was written (see changedSince). */
-async function logChangedSince(core: StoreCore, handle: fs.FileHandle, file: MetaFile, size?: number): Promise<boolean> {
+async function logChangedSince(
+  core: StoreCore,
+  handle: fs.FileHandle,
+  file: MetaFile,
+  size?: number,
+): Promise<boolean> {
   if (file.logSize === undefined) return true;
   const counter = { read: 0 };
   try {
@@ -135,7 +147,13 @@ async function logChangedSince(core: StoreCore, handle: fs.FileHandle, file: Met
  * between the two writes, another version's write) is rebuilt from the log. With `verify` false
  * a readable file is taken as it is.
  */
-export async function metaOrRepairLocked(core: StoreCore, id: string, handle: fs.FileHandle, size: number, verify = true): Promise<MetaFile | undefined> {
+export async function metaOrRepairLocked(
+  core: StoreCore,
+  id: string,
+  handle: fs.FileHandle,
+  size: number,
+  verify = true,
+): Promise<MetaFile | undefined> {
   const file = core.metaFile(id);
   const found = await readMetaFile(file);
   if (found.ok && (!verify || !(await logChangedSince(core, handle, found.value, size)))) return found.value;
@@ -149,13 +167,22 @@ export async function metaOrRepairLocked(core: StoreCore, id: string, handle: fs
   // Records but no metadata this version can read (a newer version's form): listed under a
   // plain title rather than set aside, since a newer window still reads it whole.
   const meta = scan.meta ?? { id, title: l10n.t('Chat'), createdAt: scan.lastAt, updatedAt: scan.lastAt };
-  const rebuilt: MetaFile = { v: 1, meta: { ...meta, id, updatedAt: scan.updatedAt ?? meta.updatedAt }, messageCount: scan.total, logSize: size };
+  const rebuilt: MetaFile = {
+    v: 1,
+    meta: { ...meta, id, updatedAt: scan.updatedAt ?? meta.updatedAt },
+    messageCount: scan.total,
+    logSize: size,
+  };
   if (found.damaged) {
     const aside = await setAside(file);
     core.report({
       kind: 'damaged',
       id,
-      message: l10n.t('The details of conversation "{0}" were damaged and were rebuilt from its messages; the damaged file was kept as {1}.', rebuilt.meta.title, aside),
+      message: l10n.t(
+        'The details of conversation "{0}" were damaged and were rebuilt from its messages; the damaged file was kept as {1}.',
+        rebuilt.meta.title,
+        aside,
+      ),
       setAsideAs: aside,
     });
   }
@@ -191,8 +218,18 @@ export async function setAsideIfDamaged(core: StoreCore, id: string, reason: str
     kind: 'damaged',
     id,
     message: title
-      ? l10n.t('The conversation "{0}" could not be read ({1}). It was set aside as {2} in the chat history folder and is no longer listed.', title, reason, aside)
-      : l10n.t('The conversation {0} could not be read ({1}). It was set aside as {2} in the chat history folder and is no longer listed.', id, reason, aside),
+      ? l10n.t(
+          'The conversation "{0}" could not be read ({1}). It was set aside as {2} in the chat history folder and is no longer listed.',
+          title,
+          reason,
+          aside,
+        )
+      : l10n.t(
+          'The conversation {0} could not be read ({1}). It was set aside as {2} in the chat history folder and is no longer listed.',
+          id,
+          reason,
+          aside,
+        ),
     setAsideAs: aside,
   });
 }
@@ -204,7 +241,10 @@ function reportUnread(core: StoreCore, id: string, title: string): void {
   core.report({
     kind: 'damaged',
     id,
-    message: l10n.t('Parts of the conversation "{0}" were written by a newer version of the extension or are damaged, and are not shown. They are kept in its file, unchanged.', title),
+    message: l10n.t(
+      'Parts of the conversation "{0}" were written by a newer version of the extension or are damaged, and are not shown. They are kept in its file, unchanged.',
+      title,
+    ),
   });
 }
 

@@ -43,13 +43,21 @@ export class SummaryList {
       if (isMissing(err)) return [] as string[];
       throw err;
     });
-    const ids = names.filter((n) => n.endsWith('.log')).map((n) => n.slice(0, -4)).filter((id) => CONVERSATION_ID.test(id));
+    const ids = names
+      .filter((n) => n.endsWith('.log'))
+      .map((n) => n.slice(0, -4))
+      .filter((id) => CONVERSATION_ID.test(id));
     if (!core.summaries.size && ids.length) await this.loadCache();
     // Every window writes a metadata file by renaming a new one into the folder, and creates and
     // deletes logs in it: a folder unchanged since every summary was checked has unchanged
     // summaries, so a thousand conversations are listed without looking at a thousand files.
     const folder = await this.folderStamp();
-    if (folder && folder.stamp === this.settledFolder && ids.length === core.summaries.size && ids.every((id) => core.summaries.has(id))) {
+    if (
+      folder &&
+      folder.stamp === this.settledFolder &&
+      ids.length === core.summaries.size &&
+      ids.every((id) => core.summaries.has(id))
+    ) {
       return sortSummaries(ids.map((id) => (core.summaries.get(id) as { summary: ConversationSummary }).summary));
     }
     const out: ConversationSummary[] = [];
@@ -67,7 +75,11 @@ export class SummaryList {
     // Trusted next time only if nothing changed in the folder while the files were checked, and
     // its last change was long enough before that (see FOLDER_SETTLE_MS).
     const after = await this.folderStamp();
-    const settled = folder !== undefined && after?.stamp === folder.stamp && folder.changedAt <= folder.checkedAt - (core.options.folderSettleMs ?? FOLDER_SETTLE_MS) && out.length === ids.length;
+    const settled =
+      folder !== undefined &&
+      after?.stamp === folder.stamp &&
+      folder.changedAt <= folder.checkedAt - (core.options.folderSettleMs ?? FOLDER_SETTLE_MS) &&
+      out.length === ids.length;
     const wasSettled = this.settledFolder;
     this.settledFolder = settled ? folder.stamp : undefined;
     if (misses || (settled && wasSettled !== folder.stamp)) await this.saveCache();
@@ -81,7 +93,10 @@ export class SummaryList {
   private async summary(id: string): Promise<{ summary: ConversationSummary; read: boolean } | undefined> {
     const core = this.core;
     core.io.metaChecks++;
-    const [stat, log] = await Promise.all([fs.stat(core.metaFile(id)).catch(() => undefined), fs.stat(core.logFile(id)).catch(() => undefined)]);
+    const [stat, log] = await Promise.all([
+      fs.stat(core.metaFile(id)).catch(() => undefined),
+      fs.stat(core.logFile(id)).catch(() => undefined),
+    ]);
     const stamp = stat && log ? `${stat.size}:${stat.mtimeMs}:${stat.ino}/${log.size}:${log.ino}` : '';
     const cached = core.summaries.get(id);
     if (cached && stamp && cached.stamp === stamp) return { summary: cached.summary, read: false };
@@ -124,7 +139,11 @@ export class SummaryList {
     const checkedAt = Date.now();
     const stat = await fs.stat(this.core.dir).catch(() => undefined);
     if (!stat) return undefined;
-    return { stamp: `${stat.mtimeMs}:${stat.ctimeMs}:${stat.size}:${stat.ino}`, changedAt: Math.max(stat.mtimeMs, stat.ctimeMs), checkedAt };
+    return {
+      stamp: `${stat.mtimeMs}:${stat.ctimeMs}:${stat.size}:${stat.ino}`,
+      changedAt: Math.max(stat.mtimeMs, stat.ctimeMs),
+      checkedAt,
+    };
   }
 }
 
@@ -142,7 +161,13 @@ function readCacheFast(data: unknown): SummaryCache | undefined {
   for (const e of data.entries as unknown[]) {
     if (!isRecord(e) || typeof e.stamp !== 'string' || !isRecord(e.summary)) return undefined;
     const { id, title, updatedAt, messageCount } = e.summary;
-    if (typeof id !== 'string' || typeof title !== 'string' || typeof updatedAt !== 'number' || typeof messageCount !== 'number') return undefined;
+    if (
+      typeof id !== 'string' ||
+      typeof title !== 'string' ||
+      typeof updatedAt !== 'number' ||
+      typeof messageCount !== 'number'
+    )
+      return undefined;
     entries.push({ stamp: e.stamp, summary: { id, title, updatedAt, messageCount } });
   }
   return { v: 1, ...(data.folder !== undefined ? { folder: data.folder } : {}), entries };

@@ -15,7 +15,8 @@ import { DamagedLogError, type LogRecord, type StoredMessage } from './log';
 import { metaOrRepairLocked, setAsideIfDamaged } from './readPath';
 
 /** What a change did to the metadata: `undefined` when nothing was written, 'unchanged' when the metadata stays. */
-type Changed = (Partial<Pick<MetaFile, 'messageCount'>> & { updatedAt?: number; meta?: ConversationMeta }) | 'unchanged' | undefined;
+type Changed =
+  (Partial<Pick<MetaFile, 'messageCount'>> & { updatedAt?: number; meta?: ConversationMeta }) | 'unchanged' | undefined;
 
 export class StoreWriter {
   /**
@@ -29,7 +30,13 @@ export class StoreWriter {
   async create(meta: Partial<Omit<ConversationMeta, 'id' | 'createdAt' | 'updatedAt'>>): Promise<ConversationMeta> {
     const core = this.core;
     const now = Date.now();
-    const created: ConversationMeta = { ...definedOnly(meta), title: meta.title ?? l10n.t('New chat'), id: randomUUID(), createdAt: now, updatedAt: now };
+    const created: ConversationMeta = {
+      ...definedOnly(meta),
+      title: meta.title ?? l10n.t('New chat'),
+      id: randomUUID(),
+      createdAt: now,
+      updatedAt: now,
+    };
     // Checked before the log exists: a refused record leaves no empty conversation behind.
     const first = encodeChecked([{ k: 'm', at: now, meta: created }]);
     await core.exclusive(async () => {
@@ -57,7 +64,10 @@ export class StoreWriter {
 
   update(id: string, message: StoredMessage): Promise<boolean> {
     return this.change(id, async (handle, size) => {
-      const { total, foundAt } = await this.core.scan(handle, size, { limit: Number.POSITIVE_INFINITY, findId: message.id });
+      const { total, foundAt } = await this.core.scan(handle, size, {
+        limit: Number.POSITIVE_INFINITY,
+        findId: message.id,
+      });
       if (foundAt === undefined) return undefined;
       const now = Date.now();
       const written = await this.core.write(handle, size, [{ k: 'u', at: now, i: foundAt, m: message }], true);
@@ -71,23 +81,34 @@ export class StoreWriter {
     const key = streamKey(id, messageId);
     if (this.streams.get(key) === 'gap') return false;
     try {
-      return await this.change(id, async (handle, size) => {
-        let saved = this.streams.get(key);
-        if (saved === 'gap') return undefined;
-        if (!saved || saved.size !== size) {
-          // First checkpoint here, or another window wrote since: where the message ends now.
-          const { slots, foundAt } = await this.core.scan(handle, size, { limit: Number.POSITIVE_INFINITY, findId: messageId });
-          const message = foundAt === undefined ? undefined : slots.get(foundAt)?.message;
-          if (!message) return undefined;
-          saved = { text: message.text.length, reasoning: (message.reasoning ?? '').length, size };
-        }
-        const record: LogRecord = { k: 'c', at: Date.now(), id: messageId };
-        if (delta.text) Object.assign(record, { t: delta.text, o: saved.text });
-        if (delta.reasoning) Object.assign(record, { r: delta.reasoning, ro: saved.reasoning });
-        const written = await this.core.write(handle, size, [record], false);
-        this.streams.set(key, { text: saved.text + (delta.text?.length ?? 0), reasoning: saved.reasoning + (delta.reasoning?.length ?? 0), size: size + written });
-        return 'unchanged';
-      }, false);
+      return await this.change(
+        id,
+        async (handle, size) => {
+          let saved = this.streams.get(key);
+          if (saved === 'gap') return undefined;
+          if (!saved || saved.size !== size) {
+            // First checkpoint here, or another window wrote since: where the message ends now.
+            const { slots, foundAt } = await this.core.scan(handle, size, {
+              limit: Number.POSITIVE_INFINITY,
+              findId: messageId,
+            });
+            const message = foundAt === undefined ? undefined : slots.get(foundAt)?.message;
+            if (!message) return undefined;
+            saved = { text: message.text.length, reasoning: (message.reasoning ?? '').length, size };
+          }
+          const record: LogRecord = { k: 'c', at: Date.now(), id: messageId };
+          if (delta.text) Object.assign(record, { t: delta.text, o: saved.text });
+          if (delta.reasoning) Object.assign(record, { r: delta.reasoning, ro: saved.reasoning });
+          const written = await this.core.write(handle, size, [record], false);
+          this.streams.set(key, {
+            text: saved.text + (delta.text?.length ?? 0),
+            reasoning: saved.reasoning + (delta.reasoning?.length ?? 0),
+            size: size + written,
+          });
+          return 'unchanged';
+        },
+        false,
+      );
     } catch (err) {
       this.streams.set(key, 'gap');
       throw err;
@@ -107,14 +128,26 @@ export class StoreWriter {
 
   /** See ConversationStore.replaceFrom. */
   replaceFrom(id: string, fromMessageId: string, messages: StoredMessage[]): Promise<boolean> {
-    if (!messages.length) throw new Error('replaceFrom needs the messages that replace the removed ones (truncateFrom removes without replacing).');
+    if (!messages.length)
+      throw new Error(
+        'replaceFrom needs the messages that replace the removed ones (truncateFrom removes without replacing).',
+      );
     const batch = messages.length > 1 ? randomUUID() : undefined;
     return this.change(id, async (handle, size) => {
-      const { foundAt } = await this.core.scan(handle, size, { limit: Number.POSITIVE_INFINITY, findId: fromMessageId });
+      const { foundAt } = await this.core.scan(handle, size, {
+        limit: Number.POSITIVE_INFINITY,
+        findId: fromMessageId,
+      });
       if (foundAt === undefined) return undefined;
       const now = Date.now();
       // An append at a position the conversation has removes that message and every later one.
-      const records: LogRecord[] = messages.map((m, n) => ({ k: 'a', at: now, i: foundAt + n, m, ...(batch ? { b: batch, bl: messages.length - 1 - n } : {}) }));
+      const records: LogRecord[] = messages.map((m, n) => ({
+        k: 'a',
+        at: now,
+        i: foundAt + n,
+        m,
+        ...(batch ? { b: batch, bl: messages.length - 1 - n } : {}),
+      }));
       const bytes = encodeChecked(records);
       let written: number;
       try {
@@ -133,7 +166,13 @@ export class StoreWriter {
   setMeta(id: string, patch: Partial<Omit<ConversationMeta, 'id' | 'createdAt'>>): Promise<boolean> {
     return this.change(id, async (handle, size, current) => {
       const now = Date.now();
-      const meta: ConversationMeta = { ...current.meta, ...patch, id: current.meta.id, createdAt: current.meta.createdAt, updatedAt: patch.updatedAt ?? now };
+      const meta: ConversationMeta = {
+        ...current.meta,
+        ...patch,
+        id: current.meta.id,
+        createdAt: current.meta.createdAt,
+        updatedAt: patch.updatedAt ?? now,
+      };
       await this.core.write(handle, size, [{ k: 'm', at: now, meta }], true);
       return { meta };
     });
@@ -155,7 +194,8 @@ export class StoreWriter {
   /** After a message was written whole: a streaming one is checkpointed from its end, a finished one is forgotten. */
   private streamWritten(id: string, message: StoredMessage, size: number): void {
     const key = streamKey(id, message.id);
-    if (message.status === 'streaming') this.streams.set(key, { text: message.text.length, reasoning: (message.reasoning ?? '').length, size });
+    if (message.status === 'streaming')
+      this.streams.set(key, { text: message.text.length, reasoning: (message.reasoning ?? '').length, size });
     else this.streams.delete(key);
   }
 
@@ -171,7 +211,11 @@ export class StoreWriter {
    * `current` is checked against the log first (see metaOrRepairLocked) unless `verify` is false
    * (a checkpoint, which neither uses nor changes it, and must cost the same however long the log).
    */
-  private async change(id: string, work: (handle: fs.FileHandle, size: number, current: MetaFile) => Promise<Changed>, verify = true): Promise<boolean> {
+  private async change(
+    id: string,
+    work: (handle: fs.FileHandle, size: number, current: MetaFile) => Promise<Changed>,
+    verify = true,
+  ): Promise<boolean> {
     const core = this.core;
     const file = core.logFile(id);
     return core.exclusive(async () => {
@@ -194,7 +238,10 @@ export class StoreWriter {
           // a count and a time that a crash leaves behind are set right by the next write (which
           // counts from the log), so that write skips two fsyncs per message.
           const logSize = (await handle.stat()).size;
-          await core.writeMeta({ v: 1, meta, messageCount: changed.messageCount ?? current.messageCount, logSize }, changed.meta !== undefined);
+          await core.writeMeta(
+            { v: 1, meta, messageCount: changed.messageCount ?? current.messageCount, logSize },
+            changed.meta !== undefined,
+          );
         }
         return true;
       } catch (err) {
