@@ -1,6 +1,8 @@
 /**
- * `npm test`: runs every suite (unit, then the real-VS-Code suites as they exist) and ends with the
- * one line CI reads: `N passed, N failed, N skipped`, summed over all suites.
+ * `npm test`: runs every suite and ends with the one line CI reads: `N passed, N failed, N skipped`,
+ * summed over all suites. Each suite runs in a process of its own and its output is printed whole
+ * when it ends; suites that need no VS Code run side by side (`--jobs N`, 2 by default) beside one
+ * lane per VS Code version, and the line before the summary is a table of each suite's time.
  * `npm test -- --only unit` runs a subset while developing.
  */
 import Mocha from 'mocha';
@@ -12,8 +14,19 @@ import { runLmSuite } from './lm/run';
 import { runNativeSuite } from './native/run';
 import { ensureCodeServer, VSCODE_1_100, VSCODE_1_139, type CodeServerBuild } from './vscode/codeServer';
 import { runWebviewSuite } from './webview/chatView.webtest';
+import * as fsp from 'node:fs/promises';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { readdirSync } from 'node:fs';
+import { buildOnceForSuites } from './vscode/builds';
+import {
+  childArgs,
+  pool,
+  reportToParent,
+  runSuiteProcess,
+  type ChildArgs,
+  type SuiteRun,
+} from './support/suiteProcess';
 
 export type { SuiteResult };
 
@@ -22,6 +35,8 @@ interface Suite {
   run(): Promise<SuiteResult>;
   /** The real VS Code the suite starts, if any. */
   vscode?: CodeServerBuild;
+  /** The builds it runs (see test/vscode/builds.ts): made once by the runner when suites run side by side. */
+  needs?: { vsix?: boolean; tests?: boolean };
 }
 
 const root = path.resolve(__dirname, '..');
@@ -76,68 +91,152 @@ const suites: Suite[] = [
     name: 'integration',
     run: () => runIntegrationSuite(),
     vscode: VSCODE_1_100,
+    needs: { tests: true },
   },
   {
     // VS Code's own chat (the language model provider, API stable from 1.104) in VS Code 1.139.
     name: 'lm',
     run: () => runLmSuite(),
     vscode: VSCODE_1_139,
+    needs: { vsix: true, tests: true },
   },
   {
     name: 'ui',
     run: () => runUiSuite(),
     vscode: VSCODE_1_100,
+    needs: { vsix: true },
   },
   {
     // VS Code's own Chat view and agent mode in VS Code 1.139, driven in the browser.
     name: 'native',
     run: () => runNativeSuite(),
     vscode: VSCODE_1_139,
+    needs: { vsix: true },
   },
 ];
 
+/** How many suites that need no VS Code run at once, beside the VS Code lanes (`--jobs N`). */
+const DEFAULT_JOBS = 2;
+
 async function main(): Promise<void> {
+  const child = childArgs(process.argv);
+  if (child) return runAsChild(child);
   const onlyIndex = process.argv.indexOf('--only');
   const only = onlyIndex >= 0 ? process.argv[onlyIndex + 1]?.split(',') : undefined;
-  const total: SuiteResult = { passed: 0, failed: 0, skipped: 0 };
-  installAhead(suites.filter((suite) => !only || only.includes(suite.name)));
-  for (const suite of suites) {
-    if (only && !only.includes(suite.name)) continue;
-    console.log(`\n=== ${suite.name} tests ===`);
-    let result: SuiteResult;
-    try {
-      result = await suite.run();
-    } catch (err) {
-      // A suite that cannot even start counts as one failure, never as silently skipped.
-      console.error(`The ${suite.name} suite could not run:`, err);
-      result = { passed: 0, failed: 1, skipped: 0 };
-    }
-    console.log(`--- ${suite.name}: ${result.passed} passed, ${result.failed} failed, ${result.skipped} skipped`);
-    total.passed += result.passed;
-    total.failed += result.failed;
-    total.skipped += result.skipped;
+  const jobsIndex = process.argv.indexOf('--jobs');
+  const jobs = jobsIndex >= 0 ? Number(process.argv[jobsIndex + 1]) || DEFAULT_JOBS : DEFAULT_JOBS;
+  const unknown = (only ?? []).filter((name) => !suites.some((suite) => suite.name === name));
+  if (unknown.length) {
+    console.error(`Unknown suite(s): ${unknown.join(', ')} (known: ${suites.map((s) => s.name).join(', ')})`);
+    process.exit(2);
   }
+  const chosen = suites.filter((suite) => !only || only.includes(suite.name));
+  const runs = await runSide(chosen, jobs);
+  const total: SuiteResult = { passed: 0, failed: 0, skipped: 0 };
+  console.log('\n| suite | seconds | passed | failed | skipped |\n|---|---:|---:|---:|---:|');
+  for (const suite of chosen) {
+    const run = runs.get(suite.name);
+    if (!run) continue;
+    const { passed, failed, skipped } = run.result;
+    console.log(`| ${suite.name} | ${run.seconds.toFixed(0)} | ${passed} | ${failed} | ${skipped} |`);
+    total.passed += passed;
+    total.failed += failed;
+    total.skipped += skipped;
+  }
+  console.log(
+    `load average (1, 5, 15 min): ${os
+      .loadavg()
+      .map((n) => n.toFixed(2))
+      .join(', ')}`,
+  );
   console.log(`\n${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
   // Exit explicitly: a server a failed test left open must not keep CI waiting.
   process.exit(total.failed > 0 || total.passed === 0 ? 1 : 0);
 }
 
 /**
- * Starts the installs of the VS Codes the chosen suites need (once per machine; minutes on a fresh
- * one) while the suites before them run. A suite that comes to its VS Code first waits for the
- * install under its lock; an install that fails here is tried again, and reported, by that suite.
+ * Every chosen suite in a process of its own, each printed whole when it ends. The suites that need
+ * no VS Code run `jobs` at a time; beside them, one lane per VS Code version installs its
+ * code-server (once per machine) and runs its suites one after the other. The builds those suites
+ * share are made once, before the first of them starts.
  */
-function installAhead(chosen: Suite[]): void {
-  const builds = [...new Set(chosen.flatMap((suite) => (suite.vscode ? [suite.vscode] : [])))];
-  void builds.reduce<Promise<unknown>>(
-    (previous, build) =>
-      previous.then(() =>
-        ensureCodeServer(build).catch((error: unknown) =>
-          console.error(`Installing code-server ${build.version} ahead failed; its suites try again: ${String(error)}`),
-        ),
+async function runSide(chosen: Suite[], jobs: number): Promise<Map<string, SuiteRun>> {
+  const script = __filename;
+  const runs = new Map<string, SuiteRun>();
+  const startedAt = Date.now();
+  const runOne = async (suite: Suite, env: Record<string, string> = {}): Promise<void> => {
+    console.log(`[${elapsed(startedAt)}] ${suite.name}: started`);
+    const run = await runSuiteProcess(script, suite.name, env);
+    runs.set(suite.name, run);
+    const { passed, failed, skipped } = run.result;
+    console.log(`\n=== ${suite.name} tests ===`);
+    process.stdout.write(run.output.endsWith('\n') ? run.output : `${run.output}\n`);
+    console.log(
+      `--- ${suite.name}: ${passed} passed, ${failed} failed, ${skipped} skipped (${run.seconds.toFixed(0)} s, ended at ${elapsed(startedAt)})`,
+    );
+  };
+  const plain = chosen.filter((suite) => !suite.vscode);
+  const withVscode = chosen.filter((suite) => suite.vscode);
+  const builds = [...new Set(withVscode.map((suite) => suite.vscode as CodeServerBuild))];
+  const buildDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'mg-builds-'));
+  try {
+    const shared = buildOnceForSuites(buildDir, {
+      vsix: withVscode.some((suite) => suite.needs?.vsix),
+      tests: withVscode.some((suite) => suite.needs?.tests),
+    });
+    const lanes = builds.map(async (build) => {
+      await ensureCodeServer(build).catch((error: unknown) =>
+        // Its suites try again and report the failure as theirs.
+        console.error(`Installing code-server ${build.version} failed: ${String(error)}`),
+      );
+      const lane = withVscode.filter((s) => s.vscode === build);
+      let env: Record<string, string>;
+      try {
+        env = await shared;
+      } catch (error) {
+        // Without its builds a suite cannot run: each counts as one failure, with the reason.
+        for (const suite of lane) {
+          const output = `The builds the ${suite.name} suite needs failed: ${String(error)}\n`;
+          runs.set(suite.name, { result: { passed: 0, failed: 1, skipped: 0 }, output, seconds: 0 });
+          console.error(output);
+        }
+        return;
+      }
+      for (const suite of lane) await runOne(suite, env);
+    });
+    await Promise.all([
+      pool(
+        plain.map((suite) => () => runOne(suite)),
+        jobs,
       ),
-    Promise.resolve(),
-  );
+      ...lanes,
+    ]);
+  } finally {
+    await fsp.rm(buildDir, { recursive: true, force: true });
+  }
+  return runs;
+}
+
+function elapsed(since: number): string {
+  const seconds = Math.round((Date.now() - since) / 1000);
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+}
+
+/** In a suite's own process: runs it and reports its counts to the runner. */
+async function runAsChild(args: ChildArgs): Promise<void> {
+  const suite = suites.find((s) => s.name === args.suite);
+  let result: SuiteResult;
+  try {
+    if (!suite) throw new Error(`no suite named ${args.suite}`);
+    result = await suite.run();
+  } catch (err) {
+    // A suite that cannot even start counts as one failure, never as silently skipped.
+    console.error(`The ${args.suite} suite could not run:`, err);
+    result = { passed: 0, failed: 1, skipped: 0 };
+  }
+  await reportToParent(args, result);
+  // Exit explicitly: a server a failed test left open must not keep the run waiting.
+  process.exit(0);
 }
 
 if (require.main === module) void main();

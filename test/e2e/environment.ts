@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { GatewayDouble } from '../gateway';
 import { launchBrowser, LIMITS, openWorkbench } from '../vscode/browser';
+import { packageExtension } from '../vscode/builds';
 import {
   ensureCodeServer,
   startCodeServer,
@@ -68,25 +69,6 @@ async function timed<T>(what: string, fn: () => Promise<T>): Promise<T> {
   const result = await fn();
   log(`${what} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   return result;
-}
-
-/**
- * Production bundle, then the .vsix into `outDir`. Only esbuild writes into dist/ (vsce's own
- * prepublish step runs the same production build again), so the repo is left as a build leaves it.
- */
-export async function packageExtension(outDir: string): Promise<string> {
-  const vsix = path.join(outDir, 'model-gateway.vsix');
-  await execFileAsync(process.execPath, ['esbuild.js', '--production'], { cwd: REPO_ROOT });
-  // `npx` as the brief's recipe says; it resolves the repo's pinned devDependency without a download.
-  await execFileAsync(
-    'npx',
-    ['--no-install', '@vscode/vsce', 'package', '--no-dependencies', '--no-rewrite-relative-links', '--out', vsix],
-    {
-      cwd: REPO_ROOT,
-      maxBuffer: 16 * 1024 * 1024,
-    },
-  );
-  return vsix;
 }
 
 /**

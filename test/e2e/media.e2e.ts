@@ -12,6 +12,7 @@ import {
   reloadWindow,
   replaceUserSettingsJson,
   runCommandFromPalette,
+  saveWorkbenchState,
   setApiKey,
   statusHover,
   waitForStatus,
@@ -135,10 +136,8 @@ describe('Media Studio', () => {
     await video.locator('textarea.prompt').fill('A heron at dawn, kept over a reload');
     await video.locator('input.size').fill('480 × 832');
     // The webview saves its drafts a moment after the last keystroke; the workbench keeps them with
-    // its editor state, which it writes when the window loses focus and once a minute. A headless
-    // page never loses focus, so the test waits for the minute's write, as a reload a minute after
-    // typing would find it.
-    await page.waitForTimeout(65_000);
+    // its editor state, which it writes when the window loses the focus (or once a minute).
+    await saveWorkbenchState(page, ['A heron at dawn, kept over a reload', '480 × 832']);
 
     await reloadWindow(page);
     frame = await mediaFrame(page);

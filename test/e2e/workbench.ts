@@ -311,6 +311,60 @@ export async function reloadWindow(page: Page): Promise<void> {
   await activityEntry(page).waitFor({ timeout: LIMITS.contributionsMs });
 }
 
+/**
+ * Has the workbench write its state now (its editors, and with them the state their webviews
+ * saved), and returns once the workspace's stored state holds every one of `expected`. VS Code's
+ * workbench writes its state when the window loses the focus (its storage service is flushed on the
+ * host service's focus change to false, see src/vs/workbench/browser/workbench.ts in
+ * microsoft/vscode) and otherwise about once a minute. A page Playwright drives always has the
+ * focus, so the page is told it lost it: `document.hasFocus()` answers false while a
+ * `visibilitychange` event goes out, and true again with the next. The web workbench keeps that
+ * state in IndexedDB (`vscode-web-state-db-<workspace>`, store `ItemTable`), which is read back
+ * until it holds the text: a webview saves its state a moment after the last change.
+ */
+export async function saveWorkbenchState(
+  page: Page,
+  expected: string[],
+  timeoutMs: number = LIMITS.stepMs,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await page.evaluate<boolean>(saveAndFind(expected))) return;
+    if (Date.now() >= deadline)
+      throw new Error(
+        `the workbench's stored state did not hold ${JSON.stringify(expected)} within ${timeoutMs / 1000} s`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** The page-side half of saveWorkbenchState, as an expression (the tsconfig has no DOM types). */
+function saveAndFind(expected: string[]): string {
+  return `(async () => {
+    const expected = ${JSON.stringify(expected)};
+    document.hasFocus = () => false;
+    document.dispatchEvent(new Event('visibilitychange'));
+    delete document.hasFocus;
+    document.dispatchEvent(new Event('visibilitychange'));
+    const names = (await indexedDB.databases()).map((db) => db.name ?? '').filter((name) => name.startsWith('vscode-web-state-db-'));
+    for (const name of names) {
+      const values = await new Promise((resolve, reject) => {
+        const open = indexedDB.open(name);
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const db = open.result;
+          if (!db.objectStoreNames.contains('ItemTable')) { db.close(); resolve([]); return; }
+          const all = db.transaction('ItemTable', 'readonly').objectStore('ItemTable').getAll();
+          all.onsuccess = () => { db.close(); resolve(all.result); };
+          all.onerror = () => { db.close(); reject(all.error); };
+        };
+      });
+      if (values.some((value) => typeof value === 'string' && expected.every((text) => value.includes(text)))) return true;
+    }
+    return false;
+  })()`;
+}
+
 /** Moves the pointer off everything, so no hover card covers what a screenshot or a check looks at. */
 export async function parkMouse(page: Page): Promise<void> {
   const size = page.viewportSize();

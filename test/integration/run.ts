@@ -2,10 +2,10 @@
  * Runs the integration suites inside a real VS Code extension host (code-server here, see
  * test/vscode) and returns their counts for the summary line.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { buildForTests } from '../vscode/builds';
 import { runWithTestElectron } from '../vscode/testElectronEntry';
 import { DEMO_KEY, DISABLED_KEY } from '../gateway';
 
@@ -18,11 +18,11 @@ export interface SuiteCounts {
 const root = path.resolve(__dirname, '../..');
 
 export async function runIntegrationSuite(opts: { grep?: string } = {}): Promise<SuiteCounts> {
-  execFileSync(process.execPath, [path.join(root, 'esbuild.js'), '--tests'], { cwd: root, stdio: 'inherit' });
+  buildForTests();
   const work = mkdtempSync(path.join(os.tmpdir(), 'mg-integration-'));
   const resultsFile = path.join(work, 'results.json');
   const workspace = path.join(work, 'workspace');
-  execFileSync('mkdir', ['-p', workspace]);
+  mkdirSync(workspace, { recursive: true });
   writeFileSync(path.join(workspace, 'README.md'), '# Integration workspace\n');
   const leakReport = path.join(work, 'leaks.json');
   try {

@@ -4,13 +4,13 @@
  * The provider API is stable from 1.104, so it cannot run on the 1.100 the other suites use; 1.139
  * is the newest VS Code that runs here, the one whose Chat view the native suite drives.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DEMO_KEY, DISABLED_KEY, ZERO_QUOTA_KEY } from '../gateway';
 import { readCounts } from '../integration/run';
 import { findLeaks } from '../support/leakScan';
+import { buildForTests } from '../vscode/builds';
 import { VSCODE_1_139 } from '../vscode/codeServer';
 import { runExtensionTests } from '../vscode/runInExtensionHost';
 
@@ -23,7 +23,7 @@ export interface SuiteCounts {
 const root = path.resolve(__dirname, '../..');
 
 export async function runLmSuite(opts: { grep?: string } = {}): Promise<SuiteCounts> {
-  execFileSync(process.execPath, [path.join(root, 'esbuild.js'), '--tests'], { cwd: root, stdio: 'inherit' });
+  buildForTests();
   const work = mkdtempSync(path.join(os.tmpdir(), 'mg-lm-'));
   const resultsFile = path.join(work, 'results.json');
   const workspace = path.join(work, 'workspace');

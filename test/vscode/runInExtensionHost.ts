@@ -11,6 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { launchBrowser, LIMITS, saveFailureArtifacts } from './browser';
+import { packageExtension } from './builds';
 import { startCodeServer, workbenchUrl, type CodeServer, type CodeServerBuild } from './codeServer';
 
 const execFileAsync = promisify(execFile);
@@ -154,22 +155,11 @@ async function installedTests(
   scratchDir: string,
 ): Promise<{ vsixPaths: string[]; env: Record<string, string>; finished: Promise<number> }> {
   const vsce = path.join(REPO_ROOT, 'node_modules', '.bin', 'vsce');
-  const extensionVsix = path.join(scratchDir, 'extension-under-test.vsix');
-  await execFileAsync(
-    vsce,
-    [
-      'package',
-      '--no-dependencies',
-      '--no-rewrite-relative-links',
-      '--allow-missing-repository',
-      '--out',
-      extensionVsix,
-    ],
-    {
-      cwd: opts.devPath,
-      maxBuffer: 16 * 1024 * 1024,
-    },
-  );
+  // The repository's own extension may come ready packaged from the runner (see builds.ts).
+  const extensionVsix =
+    path.resolve(opts.devPath) === REPO_ROOT
+      ? await packageExtension(scratchDir)
+      : await packageFolder(vsce, opts.devPath, path.join(scratchDir, 'extension-under-test.vsix'));
   const manifest = JSON.parse(await fsp.readFile(path.join(opts.devPath, 'package.json'), 'utf8')) as {
     name: string;
     publisher: string;
@@ -233,6 +223,15 @@ async function installedTests(
     },
     finished,
   };
+}
+
+async function packageFolder(vsce: string, folder: string, vsix: string): Promise<string> {
+  await execFileAsync(
+    vsce,
+    ['package', '--no-dependencies', '--no-rewrite-relative-links', '--allow-missing-repository', '--out', vsix],
+    { cwd: folder, maxBuffer: 16 * 1024 * 1024 },
+  );
+  return vsix;
 }
 
 /** The workbench forwards each console call as (level, [format, ...args]), the format still unapplied. */
