@@ -152,20 +152,10 @@ export async function generateImages(http: HttpClient, req: ImagesApiRequest): P
  * the key is never sent (`anonymous`), whatever the host.
  */
 export async function downloadImage(http: HttpClient, url: string, signal?: AbortSignal): Promise<Buffer> {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new GatewayError(
-      'protocol',
-      l10n.t('The answer\'s image link is not a valid address: "{0}".', url.slice(0, 120)),
-    );
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
-    throw new GatewayError(
-      'protocol',
-      l10n.t('The answer\'s image link uses "{0}", which is not downloaded.', parsed.protocol),
-    );
+  downloadableLink(url, {
+    invalid: (shown) => l10n.t('The answer\'s image link is not a valid address: "{0}".', shown),
+    scheme: (protocol) => l10n.t('The answer\'s image link uses "{0}", which is not downloaded.', protocol),
+  });
   const response = await http.send({
     method: 'GET',
     url,
@@ -319,6 +309,28 @@ function requireImageFormat(bytes: Buffer, what: string): ImageFormat {
 }
 
 /** A link without its query string, which may hold a signature. */
+/** What to say of a result link that is not an address, or not one that is downloaded. */
+export interface LinkMessages {
+  invalid(shown: string): string;
+  scheme(protocol: string): string;
+}
+
+/**
+ * A result link of an answer (an image, a video) as the address to download: only http and https
+ * links are fetched. A link that is neither is the answer's fault, a protocol error.
+ */
+export function downloadableLink(url: string, say: LinkMessages): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new GatewayError('protocol', say.invalid(url.slice(0, 120)));
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+    throw new GatewayError('protocol', say.scheme(parsed.protocol));
+  return parsed;
+}
+
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);

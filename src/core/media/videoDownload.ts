@@ -1,7 +1,7 @@
 import * as l10n from '@vscode/l10n';
 import { GatewayError } from '../errors';
-import type { HttpClient } from '../http';
-import { ERROR_STATUSES, redactUrl } from './images';
+import type { HttpClient, LargeResponse } from '../http';
+import { downloadableLink, ERROR_STATUSES, redactUrl } from './images';
 import { streamToFileUnique } from '../atomicFile';
 import { checkMp4File, describeBytes } from './mediaFiles';
 import { formatNumber } from '../../shared/format';
@@ -43,16 +43,11 @@ export interface DownloadOptions {
  * is a playable MP4. Links on storage hosts get no key. The gateway's own content route
  * (`<base>/v1/videos/<id>/content`, used when a provider gives no link) needs the key and gets it.
  */
-// eslint-disable-next-line max-lines-per-function -- over the limit when it came in; to be split (issue 32)
 export async function downloadVideo(http: HttpClient, url: string, opts: DownloadOptions): Promise<string> {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new GatewayError('protocol', l10n.t('The video link is not a valid address: "{0}".', url.slice(0, 120)));
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
-    throw new GatewayError('protocol', l10n.t('The video link uses "{0}", which is not downloaded.', parsed.protocol));
+  const parsed = downloadableLink(url, {
+    invalid: (shown) => l10n.t('The video link is not a valid address: "{0}".', shown),
+    scheme: (protocol) => l10n.t('The video link uses "{0}", which is not downloaded.', protocol),
+  });
   const gatewayRoute =
     parsed.origin === http.endpoints.origin &&
     (parsed.pathname.startsWith('/v1/') || url.startsWith(`${http.endpoints.base}/v1/`));
@@ -66,65 +61,71 @@ export async function downloadVideo(http: HttpClient, url: string, opts: Downloa
   if (response.status >= 400) {
     const head = await readHead(response.chunks, 4096);
     response.abort();
-    const expired =
-      response.status === 403 ||
-      response.status === 404 ||
-      response.status === 410 ||
-      /expire/i.test(head.toString('utf8'));
-    throw new GatewayError(
-      response.status >= 500 ? 'server' : 'badRequest',
-      expired
-        ? l10n.t(
-            'The video could not be downloaded: {0} answered HTTP {1} with {2}. The result link has most likely expired (it is valid only for a limited time). The task itself finished; it was not resubmitted.',
-            parsed.host,
-            response.status,
-            describeBytes(head),
-          )
-        : l10n.t(
-            'The video could not be downloaded: {0} answered HTTP {1} with {2}. The task itself finished; it was not resubmitted.',
-            parsed.host,
-            response.status,
-            describeBytes(head),
-          ),
-      { status: response.status },
-    );
+    throw refusal(parsed.host, response.status, head);
   }
-  const total = Number(response.headers['content-length']) || undefined;
   // The body is closed however this ends: a folder that cannot be written fails before it is read.
   try {
-    return await streamToFileUnique(
-      opts.dir,
-      opts.baseName,
-      'mp4',
-      response.chunks,
-      async (tmp) => {
-        const check = await checkMp4File(tmp);
-        if (!check.ok)
-          throw new GatewayError(
-            'protocol',
-            l10n.t(
-              'The downloaded video from {0} is not playable: {1}. It was not kept.',
-              redactUrl(url),
-              check.reason ?? '',
-            ),
-          );
-        if (total !== undefined && check.size !== total) {
-          throw new GatewayError(
-            'protocol',
-            l10n.t(
-              'The downloaded video is incomplete: {0} of {1} bytes arrived. It was not kept.',
-              formatNumber(check.size),
-              formatNumber(total),
-            ),
-          );
-        }
-      },
-      (received) => opts.onBytes?.(received, total),
-      opts.owner,
-    );
+    return await saveVideo(response, url, opts);
   } finally {
     response.abort();
   }
+}
+
+/** The error for a link that answered `status`; 403, 404 and 410 (or "expire" in the body) mean it has expired. */
+function refusal(host: string, status: number, head: Buffer): GatewayError {
+  const expired = status === 403 || status === 404 || status === 410 || /expire/i.test(head.toString('utf8'));
+  return new GatewayError(
+    status >= 500 ? 'server' : 'badRequest',
+    expired
+      ? l10n.t(
+          'The video could not be downloaded: {0} answered HTTP {1} with {2}. The result link has most likely expired (it is valid only for a limited time). The task itself finished; it was not resubmitted.',
+          host,
+          status,
+          describeBytes(head),
+        )
+      : l10n.t(
+          'The video could not be downloaded: {0} answered HTTP {1} with {2}. The task itself finished; it was not resubmitted.',
+          host,
+          status,
+          describeBytes(head),
+        ),
+    { status },
+  );
+}
+
+/** Streams the answer to a new file and keeps it only when it is a whole, playable MP4. */
+async function saveVideo(response: LargeResponse, url: string, opts: DownloadOptions): Promise<string> {
+  const total = Number(response.headers['content-length']) || undefined;
+  return streamToFileUnique(
+    opts.dir,
+    opts.baseName,
+    'mp4',
+    response.chunks,
+    async (tmp) => {
+      const check = await checkMp4File(tmp);
+      if (!check.ok)
+        throw new GatewayError(
+          'protocol',
+          l10n.t(
+            'The downloaded video from {0} is not playable: {1}. It was not kept.',
+            redactUrl(url),
+            check.reason ?? '',
+          ),
+        );
+      if (total !== undefined && check.size !== total) {
+        throw new GatewayError(
+          'protocol',
+          l10n.t(
+            'The downloaded video is incomplete: {0} of {1} bytes arrived. It was not kept.',
+            formatNumber(check.size),
+            formatNumber(total),
+          ),
+        );
+      }
+    },
+    (received) => opts.onBytes?.(received, total),
+    opts.owner,
+  );
 }
 
 async function readHead(chunks: AsyncIterable<Uint8Array>, limit: number): Promise<Buffer> {

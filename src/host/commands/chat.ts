@@ -7,14 +7,19 @@ import { toUri } from '../chat/chatController';
 import { showError } from '../notify';
 import type { CommandContext, CommandDef } from './types';
 
-const askArgs = z.object({
-  prompt: z.string(),
+/** The options of a question, the same for "Ask" and "Ask About This Image". */
+const askOptions = {
   model: z.optional(z.string()),
   protocol: z.optional(protocolSchema),
   system: z.optional(z.string()),
   conversationId: z.optional(z.string()),
   enableSearch: z.optional(z.boolean()),
   thinking: z.optional(thinkingChoiceSchema),
+};
+
+const askArgs = z.object({
+  prompt: z.string(),
+  ...askOptions,
   /** Image files (URIs or paths) sent with the prompt. */
   images: z.optional(z.array(z.string())),
   /** Also send what the user attached to the conversation and has not sent yet. */
@@ -26,12 +31,7 @@ const imageArgs = z.object({
   uri: z.optional(z.unknown()),
   uris: z.optional(z.array(z.unknown())),
   prompt: z.optional(z.string()),
-  model: z.optional(z.string()),
-  protocol: z.optional(protocolSchema),
-  system: z.optional(z.string()),
-  conversationId: z.optional(z.string()),
-  enableSearch: z.optional(z.boolean()),
-  thinking: z.optional(thinkingChoiceSchema),
+  ...askOptions,
 });
 
 const IMAGE_EXTENSIONS = ['png', 'jpg', 'jpeg', 'gif', 'webp'];
