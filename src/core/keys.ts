@@ -1,7 +1,6 @@
 import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { GatewayError } from './errors';
-import type { HttpClient } from './http';
 
 /**
  * The user's named API keys: their names and order, and which key a model is called with when
@@ -127,18 +126,4 @@ export function keyForRequest(
   }
   const wanted = req.model === undefined ? undefined : modelKey(req.model);
   return keys.find((k) => k.id === wanted) ?? keys[0];
-}
-
-/**
- * The client with every request sent with the key `keyId` (unless a request names its own): for the
- * resources that belong to one key, a video task or an uploaded file, whose requests carry no model.
- * Without a key id (a record from a version with one key) the requests go as they are: with the first key.
- */
-export function withKey(http: HttpClient, keyId: string | undefined): HttpClient {
-  if (keyId === undefined) return http;
-  const keyed = Object.create(http) as HttpClient;
-  keyed.send = (req) => http.send({ key: keyId, ...req });
-  keyed.sendJson = (req, schema, what) => http.sendJson({ key: keyId, ...req }, schema, what);
-  keyed.getLarge = (req) => http.getLarge({ key: keyId, ...req });
-  return keyed;
 }

@@ -55,7 +55,7 @@ export interface TransferResult {
 export async function resultLink(gw: GatewayInfo, mb: number): Promise<string> {
   const { http } = clientFor(gw.url, gw.key);
   try {
-    const id = await submitVideo(http, {
+    const id = await submitVideo(http, undefined, {
       model: 'wan2.5-t2v-preview',
       prompt: `[[big:${mb}]] a red fox running through snow`,
       size: '832*480',
@@ -63,7 +63,7 @@ export async function resultLink(gw: GatewayInfo, mb: number): Promise<string> {
     });
     const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {
-      const s = await queryVideo(http, id);
+      const s = await queryVideo(http, undefined, id);
       if (s.status === 'SUCCESS' && s.videoUrl) return s.videoUrl;
       if (s.status === 'FAILURE') throw new Error(`the video task failed: ${s.failReason ?? s.rawStatus}`);
       await new Promise((resolve) => setTimeout(resolve, 50));

@@ -112,9 +112,9 @@ async function main(): Promise<void> {
       const m = await measure(() => drain(http, target));
       console.log(JSON.stringify({ ...m, bytes: m.result }));
     } else {
-      fs.rmSync(await downloadVideo(http, warmLink, { dir: extra, baseName: 'bench-warm-up' })); // the same code path on a small file
+      fs.rmSync(await downloadVideo(http, undefined, warmLink, { dir: extra, baseName: 'bench-warm-up' })); // the same code path on a small file
       await warmUp(http, warmLink, drain);
-      const m = await measure(() => downloadVideo(http, target, { dir: extra, baseName: 'bench-video' }));
+      const m = await measure(() => downloadVideo(http, undefined, target, { dir: extra, baseName: 'bench-video' }));
       const bytes = fs.statSync(m.result).size;
       fs.rmSync(m.result, { force: true });
       console.log(JSON.stringify({ ...m, bytes }));

@@ -17,7 +17,6 @@ import {
   keyNameProblem,
   moveKey,
   parseKeyList,
-  withKey,
   withoutKey,
 } from '../../src/core/keys';
 import { VideoTaskManager, type TaskStore } from '../../src/core/media/videoTaskManager';
@@ -307,9 +306,12 @@ describe('Several keys: resources stay with the key that made them', function ()
     const http = clientForKeys(gw.url, () => keys);
     const file = path.join(dir, 'note.txt');
     writeFileSync(file, 'owned by the team key');
-    const uploaded = await uploadForExtract(withKey(http, TEAM.id), file);
-    assert.equal(await fileContent(withKey(http, TEAM.id), uploaded.id), 'owned by the team key');
-    await assert.rejects(fileContent(http, uploaded.id), (e: unknown) => e instanceof GatewayError && e.status === 404);
+    const uploaded = await uploadForExtract(http, TEAM.id, file);
+    assert.equal(await fileContent(http, TEAM.id, uploaded.id), 'owned by the team key');
+    await assert.rejects(
+      fileContent(http, undefined, uploaded.id),
+      (e: unknown) => e instanceof GatewayError && e.status === 404,
+    );
     assert.ok(gw.kimiFiles(TEAM_KEY).some((f) => f.id === uploaded.id));
   });
 });

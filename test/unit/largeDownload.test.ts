@@ -427,8 +427,9 @@ describe('HttpClient.getLarge over undici: framing, limits, failures', function 
       };
       const dir = mkdtempSync(path.join(os.tmpdir(), 'large-get-'));
       try {
-        await assert.rejects(downloadVideo(client(), `${raw.url}/video.mp4`, { dir, baseName: 'v' }), (e: unknown) =>
-          isGatewayError(e, 'network'),
+        await assert.rejects(
+          downloadVideo(client(), undefined, `${raw.url}/video.mp4`, { dir, baseName: 'v' }),
+          (e: unknown) => isGatewayError(e, 'network'),
         );
         assert.deepEqual(readdirSync(dir), [], 'nothing half-written is left');
       } finally {
@@ -572,7 +573,7 @@ describe('HttpClient.getLarge over undici: framing, limits, failures', function 
         writeFileSync(notAFolder, 'x');
         // Long limits: an idle timeout must not be what closes the connection.
         await assert.rejects(
-          downloadVideo(client({ ...TEST_TIMEOUTS, idleMs: 600_000 }), `${raw.url}/video.mp4`, {
+          downloadVideo(client({ ...TEST_TIMEOUTS, idleMs: 600_000 }), undefined, `${raw.url}/video.mp4`, {
             dir: notAFolder,
             baseName: 'v',
           }),

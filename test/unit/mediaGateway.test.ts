@@ -253,20 +253,20 @@ describe('media against the double', function () {
     });
 
     it('submits with the asterisk size and duration, polls each status, and downloads a playable MP4 without the key', async () => {
-      const id = await submitVideo(http, wan);
+      const id = await submitVideo(http, undefined, wan);
       assert.match(id, /^task_/);
       assert.deepEqual(JSON.parse(posted('/v1/video/generations')[0]?.bodyText ?? '{}'), wan);
       const seen: string[] = [];
-      let status = await queryVideo(http, id);
+      let status = await queryVideo(http, undefined, id);
       seen.push(`${status.status} ${status.progress}`);
       while (status.status !== 'SUCCESS') {
         gw.tickVideo();
-        status = await queryVideo(http, id);
+        status = await queryVideo(http, undefined, id);
         seen.push(`${status.status} ${status.progress}`);
       }
       assert.deepEqual(seen, ['NOT_START 0', 'SUBMITTED 10', 'QUEUED 20', 'IN_PROGRESS 30', 'SUCCESS 100']);
       assert.ok(status.videoUrl?.startsWith(gw.cdnUrl), status.videoUrl);
-      const file = await downloadVideo(http, status.videoUrl ?? '', { dir, baseName: 'fox-1' });
+      const file = await downloadVideo(http, undefined, status.videoUrl ?? '', { dir, baseName: 'fox-1' });
       assert.equal(path.basename(file), 'fox-1.mp4');
       assert.equal((await checkMp4File(file)).ok, true);
       assert.ok(gw.cdnLog.length > 0);
@@ -277,21 +277,21 @@ describe('media against the double', function () {
     });
 
     it('sends a size written as people write it (832 × 480) in the video endpoint form, 832*480', async () => {
-      const id = await submitVideo(http, { ...wan, size: '832 × 480' });
+      const id = await submitVideo(http, undefined, { ...wan, size: '832 × 480' });
       assert.match(id, /^task_/);
       assert.equal(JSON.parse(posted('/v1/video/generations').at(-1)?.bodyText ?? '{}').size, '832*480');
     });
 
     it('reports a size the model rejects, naming it, and never tries another', async () => {
       await assert.rejects(
-        submitVideo(http, { ...wan, size: '1280*720' }),
+        submitVideo(http, undefined, { ...wan, size: '1280*720' }),
         (e: unknown) =>
           isGatewayError(e, 'badRequest') &&
           /does not accept the size 1280 × 720/.test(e.message) &&
           /Nothing was retried/.test(e.message),
       );
       assert.equal(posted('/v1/video/generations').length, 1, 'one submit, no retry with other sizes');
-      await assert.rejects(submitVideo(http, { ...wan, size: '832 by 480' }), /not a width and a height/);
+      await assert.rejects(submitVideo(http, undefined, { ...wan, size: '832 by 480' }), /not a width and a height/);
       assert.equal(posted('/v1/video/generations').length, 1, 'a malformed size is refused before sending');
     });
 
@@ -413,18 +413,18 @@ describe('video task queries in each shape a gateway answers', function () {
 
   it('short shape: reads queued/processing/succeeded and fetches the gateway-served video with the key', async () => {
     gw.setVideoQuery('short');
-    const id = await submitVideo(http, { ...wan, prompt: 'a paper boat' });
+    const id = await submitVideo(http, undefined, { ...wan, prompt: 'a paper boat' });
     const seen: string[] = [];
-    let status = await queryVideo(http, id);
+    let status = await queryVideo(http, undefined, id);
     seen.push(`${status.rawStatus}→${status.status}`);
     while (status.status !== 'SUCCESS') {
       gw.tickVideo();
-      status = await queryVideo(http, id);
+      status = await queryVideo(http, undefined, id);
       if (!seen.at(-1)?.startsWith(`${status.rawStatus}→`)) seen.push(`${status.rawStatus}→${status.status}`);
     }
     assert.deepEqual(seen, ['processing→IN_PROGRESS', 'queued→QUEUED', 'processing→IN_PROGRESS', 'succeeded→SUCCESS']);
     assert.equal(status.videoUrl, `${gw.url}/v1/videos/${id}/content`);
-    const file = await downloadVideo(http, status.videoUrl ?? '', { dir, baseName: 'boat' });
+    const file = await downloadVideo(http, undefined, status.videoUrl ?? '', { dir, baseName: 'boat' });
     assert.equal((await checkMp4File(file)).ok, true);
     const [content] = gets(`/v1/videos/${id}/content`);
     assert.equal(
@@ -455,14 +455,14 @@ describe('video task queries in each shape a gateway answers', function () {
 
   it("OpenAI's video API only: moves to GET /v1/videos/{id} once, reads integer progress, downloads /content with the key", async () => {
     gw.setVideoQuery('openai');
-    const id = await submitVideo(http, { ...wan, prompt: 'a lighthouse' });
-    const first = await queryVideo(http, id);
+    const id = await submitVideo(http, undefined, { ...wan, prompt: 'a lighthouse' });
+    const first = await queryVideo(http, undefined, id);
     assert.deepEqual(
       { status: first.status, progress: first.progress, route: first.route },
       { status: 'QUEUED', progress: 0, route: 'videos' },
     );
     gw.advanceVideo(id, 'IN_PROGRESS');
-    const running = await queryVideo(http, id, undefined, 'videos');
+    const running = await queryVideo(http, undefined, id, undefined, 'videos');
     assert.deepEqual([running.rawStatus, running.progress], ['in_progress', 30]);
     const done = await run('a lighthouse at dusk');
     assert.equal(done.phase, 'succeeded', JSON.stringify(done.error));
@@ -479,12 +479,12 @@ describe('video task queries in each shape a gateway answers', function () {
   });
 
   it("OpenAI's video object with a link: the CDN link is downloaded without the key", async () => {
-    const id = await submitVideo(http, { ...wan, prompt: 'a meadow' });
+    const id = await submitVideo(http, undefined, { ...wan, prompt: 'a meadow' });
     gw.advanceVideo(id, 'SUCCESS');
-    const status = await queryVideo(http, id, undefined, 'videos');
+    const status = await queryVideo(http, undefined, id, undefined, 'videos');
     assert.equal(status.status, 'SUCCESS');
     assert.ok(status.videoUrl?.startsWith(gw.cdnUrl), status.videoUrl);
-    await downloadVideo(http, status.videoUrl ?? '', { dir, baseName: 'meadow' });
+    await downloadVideo(http, undefined, status.videoUrl ?? '', { dir, baseName: 'meadow' });
     assert.ok(gw.cdnLog.length > 0);
     for (const e of gw.cdnLog) assert.equal(e.headers.authorization, undefined);
   });
@@ -498,9 +498,9 @@ describe('video task queries in each shape a gateway answers', function () {
   });
 
   it("the gateway's content route refuses an unfinished task in OpenAI's error shape", async () => {
-    const id = await submitVideo(http, { ...wan, prompt: 'a cloud' });
+    const id = await submitVideo(http, undefined, { ...wan, prompt: 'a cloud' });
     await assert.rejects(
-      downloadVideo(http, `${gw.url}/v1/videos/${id}/content`, { dir, baseName: 'cloud' }),
+      downloadVideo(http, undefined, `${gw.url}/v1/videos/${id}/content`, { dir, baseName: 'cloud' }),
       (e: unknown) => isGatewayError(e) && /HTTP 400/.test(e.message),
     );
     assert.deepEqual(
@@ -551,7 +551,7 @@ describe('a video task on compressed gateway timing', function () {
 
   it('does not accept an error as an id', async () => {
     await assert.rejects(
-      submitVideo(clientFor(gw.url, DEMO_KEY).http, {
+      submitVideo(clientFor(gw.url, DEMO_KEY).http, undefined, {
         model: 'wan2.5-t2v-preview',
         prompt: '',
         size: '832*480',

@@ -135,7 +135,7 @@ describe("OpenAI's video API (openai-video models)", () => {
     const notImage = path.join(dir, 'notes.png');
     writeFileSync(notImage, 'just some text');
     await assert.rejects(
-      submitVideo(http, {
+      submitVideo(http, undefined, {
         model: SORA.id,
         prompt: 'x',
         size: '1280*720',
@@ -146,7 +146,7 @@ describe("OpenAI's video API (openai-video models)", () => {
       (e: unknown) => isGatewayError(e, 'badRequest') && /notes\.png was not sent/.test(e.message),
     );
     await assert.rejects(
-      submitVideo(http, {
+      submitVideo(http, undefined, {
         model: 'wan2.5-t2v-preview',
         prompt: 'x',
         size: '832*480',

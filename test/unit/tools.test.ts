@@ -70,7 +70,7 @@ describe('document and web tools against the double', function () {
         /would be 20 MiB \(20,97\d,\d{3} bytes/.test(e.message) &&
         /limit is 20 MiB \(20,971,520 bytes\)/.test(e.message),
     );
-    await assert.rejects(uploadForExtract(clientFor(gw.url, DEMO_KEY).http, big), (e: unknown) =>
+    await assert.rejects(uploadForExtract(clientFor(gw.url, DEMO_KEY).http, undefined, big), (e: unknown) =>
       isGatewayError(e, 'tooLarge'),
     );
     assert.equal(gw.log.length, 0, 'nothing was sent');
@@ -88,18 +88,18 @@ describe('document and web tools against the double', function () {
   it('uploads for extraction and reads the content back; files belong to their key', async () => {
     const pdf = sample('quarterly-report.pdf');
     const http = clientFor(gw.url, DEMO_KEY).http;
-    const file = await uploadForExtract(http, path.join(dir, pdf.name));
+    const file = await uploadForExtract(http, undefined, path.join(dir, pdf.name));
     assert.equal(file.filename, pdf.name);
-    assert.ok((await fileContent(http, file.id)).includes(pdf.marker));
+    assert.ok((await fileContent(http, undefined, file.id)).includes(pdf.marker));
     await assert.rejects(
-      fileContent(clientFor(gw.url, VIP_KEY).http, file.id),
+      fileContent(clientFor(gw.url, VIP_KEY).http, undefined, file.id),
       (e: unknown) => isGatewayError(e) && e.status === 404,
     );
   });
 
   it('refuses images for extraction with a pointer to chat image input, sending nothing', async () => {
     await assert.rejects(
-      uploadForExtract(clientFor(gw.url, DEMO_KEY).http, path.join(dir, 'scan.png')),
+      uploadForExtract(clientFor(gw.url, DEMO_KEY).http, undefined, path.join(dir, 'scan.png')),
       (e: unknown) => isGatewayError(e, 'badRequest') && /Ask about this image/.test(e.message),
     );
     assert.equal(gw.log.length, 0);

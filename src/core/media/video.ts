@@ -148,7 +148,12 @@ const submitSchema = z.looseObject({
  * A size or duration the model rejects comes back as an error that names them; nothing is
  * retried, least of all with other parameters.
  */
-export async function submitVideo(http: HttpClient, params: VideoParams, signal?: AbortSignal): Promise<string> {
+export async function submitVideo(
+  http: HttpClient,
+  key: string | undefined,
+  params: VideoParams,
+  signal?: AbortSignal,
+): Promise<string> {
   const p = validateVideoParams(params);
   let text: string;
   let requestId: string | undefined;
@@ -167,6 +172,7 @@ export async function submitVideo(http: HttpClient, params: VideoParams, signal?
       signal,
       idempotent: false,
       model: p.model,
+      key,
     });
     requestId = response.requestId;
     text = await response.text();
@@ -283,26 +289,28 @@ export type VideoQueryRoute = 'generations' | 'videos';
  */
 export async function queryVideo(
   http: HttpClient,
+  key: string | undefined,
   taskId: string,
   signal?: AbortSignal,
   route: VideoQueryRoute = 'generations',
 ): Promise<VideoStatus> {
   try {
-    return await queryOn(http, taskId, route, signal);
+    return await queryOn(http, key, taskId, route, signal);
   } catch (err) {
     if (route !== 'generations' || !isGatewayError(err) || err.status !== 404) throw err;
-    return queryOn(http, taskId, 'videos', signal);
+    return queryOn(http, key, taskId, 'videos', signal);
   }
 }
 
 async function queryOn(
   http: HttpClient,
+  key: string | undefined,
   taskId: string,
   route: VideoQueryRoute,
   signal?: AbortSignal,
 ): Promise<VideoStatus> {
   const url = route === 'videos' ? http.endpoints.videoObject(taskId) : http.endpoints.videoTask(taskId);
-  const response = await http.send({ method: 'GET', url, headers: { accept: 'application/json' }, signal });
+  const response = await http.send({ method: 'GET', url, headers: { accept: 'application/json' }, signal, key });
   const text = await response.text();
   const status = parseVideoStatus(parseJsonText(text, l10n.t('The video task answer')), text, response.requestId);
   // A finished task with no link: the gateway serves the video itself, to the key's owner.

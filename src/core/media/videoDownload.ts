@@ -43,7 +43,12 @@ export interface DownloadOptions {
  * is a playable MP4. Links on storage hosts get no key. The gateway's own content route
  * (`<base>/v1/videos/<id>/content`, used when a provider gives no link) needs the key and gets it.
  */
-export async function downloadVideo(http: HttpClient, url: string, opts: DownloadOptions): Promise<string> {
+export async function downloadVideo(
+  http: HttpClient,
+  key: string | undefined,
+  url: string,
+  opts: DownloadOptions,
+): Promise<string> {
   const parsed = downloadableLink(url, {
     invalid: (shown) => l10n.t('The video link is not a valid address: "{0}".', shown),
     scheme: (protocol) => l10n.t('The video link uses "{0}", which is not downloaded.', protocol),
@@ -54,6 +59,7 @@ export async function downloadVideo(http: HttpClient, url: string, opts: Downloa
   const response = await http.getLarge({
     url,
     anonymous: !gatewayRoute,
+    key,
     signal: opts.signal,
     acceptStatus: ERROR_STATUSES,
     headers: { accept: 'video/mp4,video/*;q=0.9,*/*;q=0.5' },

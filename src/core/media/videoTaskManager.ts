@@ -7,7 +7,6 @@ import { GatewayError, isGatewayError } from '../errors';
 import type { HttpClient } from '../http';
 import type { DownloadGuard } from './downloadGuard';
 import { mediaBaseName } from './mediaFiles';
-import { withKey } from '../keys';
 import {
   downloadVideo,
   queryVideo,
@@ -128,7 +127,7 @@ export class VideoTaskManager {
     };
     this.set(task);
     try {
-      const taskId = await submitVideo(withKey(this.deps.http(), task.keyId), p, options.signal);
+      const taskId = await submitVideo(this.deps.http(), task.keyId, p, options.signal);
       task = T.accepted(this.current(task), taskId, this.now(), this.deps.policy());
       this.log(`Video task ${taskId} accepted (${p.model}, ${p.size}, ${p.duration} s).`);
       this.set(task);
@@ -268,7 +267,8 @@ export class VideoTaskManager {
     let next: VideoTask;
     try {
       const status = await queryVideo(
-        withKey(this.deps.http(), task.keyId),
+        this.deps.http(),
+        task.keyId,
         task.taskId,
         ctl.signal,
         task.queryRoute ?? 'generations',
@@ -307,8 +307,8 @@ export class VideoTaskManager {
       // temporary file of the task is a crashed download's leftover.
       if (owner)
         for (const part of await partFilesOf(task.outputDir, baseName, owner)) await fs.rm(part, { force: true });
-      const http = withKey(this.deps.http(), task.keyId);
-      return downloadVideo(http, videoDownloadUrl(http, task.taskId, videoUrl), {
+      const http = this.deps.http();
+      return downloadVideo(http, task.keyId, videoDownloadUrl(http, task.taskId, videoUrl), {
         dir: task.outputDir,
         baseName,
         signal: ctl.signal,

@@ -78,6 +78,7 @@ export async function extractForm(file: string): Promise<MultipartBody> {
 
 export async function uploadForExtract(
   http: HttpClient,
+  key: string | undefined,
   file: string,
   signal?: AbortSignal,
   prepared?: MultipartBody,
@@ -91,6 +92,7 @@ export async function uploadForExtract(
       headers: { 'content-type': form.contentType, 'content-length': String(form.length) },
       signal,
       route: 'kimi',
+      key,
       timeout: 'long',
     },
     fileObject,
@@ -117,12 +119,18 @@ export async function uploadForExtract(
  * The extracted text. The docs say text/plain, but in practice the body is a JSON string with a
  * `content` field: read that, and fall back to the raw text. Not billed.
  */
-export async function fileContent(http: HttpClient, id: string, signal?: AbortSignal): Promise<string> {
+export async function fileContent(
+  http: HttpClient,
+  key: string | undefined,
+  id: string,
+  signal?: AbortSignal,
+): Promise<string> {
   const response = await http.send({
     method: 'GET',
     url: http.endpoints.kimi(`files/${encodeURIComponent(id)}/content`),
     signal,
     route: 'kimi',
+    key,
   });
   const text = await response.text();
   try {

@@ -5,7 +5,6 @@ import { GatewayError, isGatewayError } from '../../core/errors';
 import type { BilledTool } from '../../core/tools/billing';
 import { formatNumber, formatWhen } from '../../shared/format';
 import { checkOcrFile, ocrFile, parsePdf, pdfParseForm, readPage, webSearch } from '../../core/tools/glm';
-import { withKey } from '../../core/keys';
 import {
   extractForm,
   fileContent,
@@ -168,14 +167,14 @@ export const toolCommands: CommandDef[] = [
         // The file belongs to the key that uploads it: it is read (and found again) with that key only.
         const owner = await ctx.services.keyEntryFor({});
         const key = owner && (await ctx.services.keys.secret(owner.id));
-        const http = withKey(ctx.services.http(), owner?.id);
+        const http = ctx.services.http();
         const real = await targetFile(uri);
         const form = await extractForm(real);
         const file = await billedCall(
           ctx.services,
           'upload',
           vscode.l10n.t('Uploading {0} for extraction…', name),
-          (signal) => uploadForExtract(http, real, signal, form),
+          (signal) => uploadForExtract(http, owner?.id, real, signal, form),
         );
         if (!file) return undefined;
         // The list only saves reading the file again for free: not keeping it does not fail the extract.
@@ -186,7 +185,7 @@ export const toolCommands: CommandDef[] = [
               ctx.services.log.warn(`Could not keep ${file.id} in the list of extracted files: ${String(err)}`),
             );
         const content = await withToolProgress(vscode.l10n.t('Reading the text of {0}…', name), (signal) =>
-          fileContent(http, file.id, signal),
+          fileContent(http, owner?.id, file.id, signal),
         );
         const shown: ResultSource = { tool: 'extract', source: uri, label: vscode.l10n.t('Extracted {0}', name) };
         const doc = await showResult(shown, content);
@@ -245,7 +244,7 @@ export const toolCommands: CommandDef[] = [
       const { file, keyId, secret } = pick.owned;
       try {
         const content = await withToolProgress(vscode.l10n.t('Reading {0}…', file.filename), (signal) =>
-          fileContent(withKey(ctx.services.http(), keyId), file.id, signal),
+          fileContent(ctx.services.http(), keyId, file.id, signal),
         );
         await showResult(
           { tool: 'extract', source: file.id, label: vscode.l10n.t('Extracted {0}', file.filename) },
