@@ -88,19 +88,6 @@ const suites: Suite[] = [
     run: () => runWebviewSuite(),
   },
   {
-    name: 'integration',
-    run: () => runIntegrationSuite(),
-    vscode: VSCODE_1_100,
-    needs: { tests: true },
-  },
-  {
-    // VS Code's own chat (the language model provider, API stable from 1.104) in VS Code 1.139.
-    name: 'lm',
-    run: () => runLmSuite(),
-    vscode: VSCODE_1_139,
-    needs: { vsix: true, tests: true },
-  },
-  {
     name: 'ui',
     run: () => runUiSuite(),
     vscode: VSCODE_1_100,
@@ -113,10 +100,29 @@ const suites: Suite[] = [
     vscode: VSCODE_1_139,
     needs: { vsix: true },
   },
+  {
+    name: 'integration',
+    run: () => runIntegrationSuite(),
+    vscode: VSCODE_1_100,
+    needs: { tests: true },
+  },
+  {
+    // VS Code's own chat (the language model provider, API stable from 1.104) in VS Code 1.139.
+    name: 'lm',
+    run: () => runLmSuite(),
+    vscode: VSCODE_1_139,
+    needs: { vsix: true, tests: true },
+  },
 ];
 
-/** How many suites that need no VS Code run at once, beside the VS Code lanes (`--jobs N`). */
+/** How many suites that need no VS Code run at once (`--jobs N`). */
 const DEFAULT_JOBS = 2;
+/**
+ * How many suites that start a VS Code run at once, beside those (`--vscode-jobs N`): each is a
+ * code-server, a browser and an extension host, mostly waiting on the workbench; they start in the
+ * order of the list, the longest first.
+ */
+const DEFAULT_VSCODE_JOBS = 2;
 
 async function main(): Promise<void> {
   const child = childArgs(process.argv);
@@ -125,13 +131,16 @@ async function main(): Promise<void> {
   const only = onlyIndex >= 0 ? process.argv[onlyIndex + 1]?.split(',') : undefined;
   const jobsIndex = process.argv.indexOf('--jobs');
   const jobs = jobsIndex >= 0 ? Number(process.argv[jobsIndex + 1]) || DEFAULT_JOBS : DEFAULT_JOBS;
+  const vscodeJobsIndex = process.argv.indexOf('--vscode-jobs');
+  const vscodeJobs =
+    vscodeJobsIndex >= 0 ? Number(process.argv[vscodeJobsIndex + 1]) || DEFAULT_VSCODE_JOBS : DEFAULT_VSCODE_JOBS;
   const unknown = (only ?? []).filter((name) => !suites.some((suite) => suite.name === name));
   if (unknown.length) {
     console.error(`Unknown suite(s): ${unknown.join(', ')} (known: ${suites.map((s) => s.name).join(', ')})`);
     process.exit(2);
   }
   const chosen = suites.filter((suite) => !only || only.includes(suite.name));
-  const runs = await runSide(chosen, jobs);
+  const runs = await runSide(chosen, jobs, vscodeJobs);
   const total: SuiteResult = { passed: 0, failed: 0, skipped: 0 };
   console.log('\n| suite | seconds | passed | failed | skipped |\n|---|---:|---:|---:|---:|');
   for (const suite of chosen) {
@@ -160,7 +169,7 @@ async function main(): Promise<void> {
  * code-server (once per machine) and runs its suites one after the other. The builds those suites
  * share are made once, before the first of them starts.
  */
-async function runSide(chosen: Suite[], jobs: number): Promise<Map<string, SuiteRun>> {
+async function runSide(chosen: Suite[], jobs: number, vscodeJobs: number): Promise<Map<string, SuiteRun>> {
   const script = __filename;
   const runs = new Map<string, SuiteRun>();
   const startedAt = Date.now();
@@ -184,32 +193,36 @@ async function runSide(chosen: Suite[], jobs: number): Promise<Map<string, Suite
       vsix: withVscode.some((suite) => suite.needs?.vsix),
       tests: withVscode.some((suite) => suite.needs?.tests),
     });
-    const lanes = builds.map(async (build) => {
-      await ensureCodeServer(build).catch((error: unknown) =>
-        // Its suites try again and report the failure as theirs.
-        console.error(`Installing code-server ${build.version} failed: ${String(error)}`),
-      );
-      const lane = withVscode.filter((s) => s.vscode === build);
+    // Installs start at once (once per machine; each waits under its lock), beside the builds.
+    const installs = new Map(
+      builds.map((build) => [
+        build,
+        ensureCodeServer(build).catch((error: unknown) =>
+          // Its suites try again and report the failure as theirs.
+          console.error(`Installing code-server ${build.version} failed: ${String(error)}`),
+        ),
+      ]),
+    );
+    const vscodeTask = (suite: Suite) => async (): Promise<void> => {
+      await installs.get(suite.vscode as CodeServerBuild);
       let env: Record<string, string>;
       try {
-        env = await shared;
+        env = await (suite.needs?.tests ? shared.all : shared.vsix);
       } catch (error) {
-        // Without its builds a suite cannot run: each counts as one failure, with the reason.
-        for (const suite of lane) {
-          const output = `The builds the ${suite.name} suite needs failed: ${String(error)}\n`;
-          runs.set(suite.name, { result: { passed: 0, failed: 1, skipped: 0 }, output, seconds: 0 });
-          console.error(output);
-        }
+        // Without its builds a suite cannot run: it counts as one failure, with the reason.
+        const output = `The builds the ${suite.name} suite needs failed: ${String(error)}\n`;
+        runs.set(suite.name, { result: { passed: 0, failed: 1, skipped: 0 }, output, seconds: 0 });
+        console.error(output);
         return;
       }
-      for (const suite of lane) await runOne(suite, env);
-    });
+      await runOne(suite, env);
+    };
     await Promise.all([
       pool(
         plain.map((suite) => () => runOne(suite)),
         jobs,
       ),
-      ...lanes,
+      pool(withVscode.map(vscodeTask), vscodeJobs),
     ]);
   } finally {
     await fsp.rm(buildDir, { recursive: true, force: true });

@@ -51,17 +51,23 @@ export function buildForTests(): void {
 
 /**
  * Both builds, in the order that leaves the development build in `dist/` (the .vsix keeps the
- * production one), and the environment that hands them to the suites.
+ * production one), and the environment that hands them to the suites: `vsix` once the .vsix is
+ * made, `all` once the development build is made too.
  */
-export async function buildOnceForSuites(
+export function buildOnceForSuites(
   outDir: string,
   needs: { vsix: boolean; tests: boolean },
-): Promise<Record<string, string>> {
-  const env: Record<string, string> = {};
-  if (needs.vsix) env[PACKAGED_VSIX_ENV] = await packageExtension(outDir);
-  if (needs.tests) {
+): { vsix: Promise<Record<string, string>>; all: Promise<Record<string, string>> } {
+  const vsix = needs.vsix
+    ? packageExtension(outDir).then((file) => ({ [PACKAGED_VSIX_ENV]: file }))
+    : Promise.resolve<Record<string, string>>({});
+  const all = vsix.then(async (env) => {
+    if (!needs.tests) return env;
     await execFileAsync(process.execPath, [path.join(REPO_ROOT, 'esbuild.js'), '--tests'], { cwd: REPO_ROOT });
-    env[TESTS_BUILT_ENV] = '1';
-  }
-  return env;
+    return { ...env, [TESTS_BUILT_ENV]: '1' };
+  });
+  // Each suite awaits what it needs and reports a failure as its own; none may go unhandled meanwhile.
+  vsix.catch(() => undefined);
+  all.catch(() => undefined);
+  return { vsix, all };
 }
