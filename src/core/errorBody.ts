@@ -1,6 +1,7 @@
 import * as l10n from '@vscode/l10n';
 import { ErrorKind, GatewayError } from './errors';
 import { isRecord } from '../shared/isRecord';
+import { CONCURRENCY_CODE, parseRetryAfter, rateLimited } from './rateLimits';
 
 /** Where a response came from, so the same status can be explained in the right words. */
 export interface ErrorContext {
@@ -28,8 +29,6 @@ const PROTOCOL_REFUSED = /does not support api ?type/i;
 const CONTENT_CODES = new Set(['prompt_blocked', 'sensitive_words_detected']);
 const CONTENT_WORDS = /sensitive words? detected|敏感词|prompt (was )?blocked/i;
 /** The code new-api answers a key's concurrency limit with (HTTP 429); forks say it in words only. */
-export const CONCURRENCY_CODE = 'token_concurrency_limit_reached';
-const CONCURRENCY_WORDS = /concurren|并发/i;
 const REQUEST_ID_SUFFIX = /\s*\(request id: ([^)]+)\)\s*$/i;
 
 /**
@@ -163,94 +162,18 @@ function classify(ctx: ErrorContext, e: Extracted, message: string): ErrorKind {
   return 'protocol';
 }
 
-// eslint-disable-next-line max-lines-per-function -- over the limit when it came in; to be split (issue 32)
 function explain(kind: ErrorKind, ctx: ErrorContext, e: Extracted, upstream: string | undefined): string {
-  // The gateway's own words are shown as they came (often Chinese already), never translated.
-  const said = upstream
-    ? l10n.t(
-        ' The gateway said: {0}',
-        /[.!?。！？]$/.test(upstream) ? upstream : `${upstream}${/[\u3400-\u9fff]/.test(upstream) ? '。' : '.'}`,
-      )
-    : '';
-  const who =
-    ctx.route === 'glm'
-      ? l10n.t('GLM (Zhipu)')
-      : ctx.route === 'kimi'
-        ? l10n.t('Kimi (Moonshot)')
-        : l10n.t('the gateway');
+  const said = gatewaySaid(upstream);
+  const who = answeredBy(ctx.route);
   const status = String(ctx.status);
   switch (kind) {
     case 'auth':
-      return ctx.status === 403
-        ? l10n.t(
-            'The gateway refused this request for the key (HTTP 403).{0} Check that the key is enabled and allowed to use this feature.',
-            said,
-          )
-        : l10n.t(
-            'The API key was not accepted (HTTP {0}).{1} In the console, check that the key is enabled, not expired and has quota left; if it is, copy it again in full and run "Model Gateway: Set API Key".',
-            status,
-            said,
-          );
     case 'quota':
-      return l10n.t(
-        "The key's quota is not enough for this request.{0} Nothing was charged: no automatic overdraft and no switch to another plan happens. Top up the account or ask an administrator to raise the key's quota.",
-        said,
-      );
-    case 'modelUnavailable': {
-      const channel =
-        /model (\S+) under group (\S+)/i.exec(upstream ?? '') ??
-        /分组 (\S+) 下模型 (\S+) 无可用渠道/.exec(upstream ?? '');
-      if (channel && /under group/i.test(channel[0])) {
-        return l10n.t(
-          'The model {0} is not granted to this key\'s group "{1}". An administrator must confirm the grant for that group; until then pick another model.',
-          channel[1] ?? '',
-          channel[2] ?? '',
-        );
-      }
-      if (channel) {
-        return l10n.t(
-          'The model {0} is not granted to this key\'s group "{1}". An administrator must confirm the grant for that group; until then pick another model.',
-          channel[2] ?? '',
-          channel[1] ?? '',
-        );
-      }
-      return ctx.model
-        ? l10n.t(
-            "The model {0} is not available to this key.{1} An administrator must confirm the grant for the key's group; until then pick another model.",
-            ctx.model,
-            said,
-          )
-        : l10n.t(
-            "The model is not available to this key.{0} An administrator must confirm the grant for the key's group; until then pick another model.",
-            said,
-          );
-    }
-    case 'rateLimited': {
-      if (isConcurrencyRefusal(ctx.status, e.code, upstream)) {
-        const limit = concurrencyLimitFrom(upstream);
-        const lead =
-          limit !== undefined
-            ? l10n.t(
-                'The gateway lets this key run {0} requests at once, and that many were already running (HTTP 429).',
-                limit,
-              )
-            : l10n.t(
-                'The gateway refused the request: this key already runs as many requests at once as its concurrency limit allows (HTTP 429; the gateway did not say the limit).',
-              );
-        return l10n.t(
-          '{0}{1} Try again once one of the running requests (an answer, a tool, a video submission) has finished.',
-          lead,
-          said,
-        );
-      }
-      const wait = parseRetryAfter(ctx.retryAfterHeader);
-      const when =
-        wait !== undefined
-          ? l10n.t(' Try again in {0} s.', Math.ceil(wait / 1000))
-          : l10n.t(' Wait a moment and try again.');
-      const why = upstream ? said : l10n.t(' The gateway answered HTTP 429 (too many requests) with no details.');
-      return l10n.t('Too many requests for this key right now.{0}{1}', why, when);
-    }
+      return refusedKey(kind, ctx, said);
+    case 'modelUnavailable':
+      return modelUnavailable(ctx, upstream, said);
+    case 'rateLimited':
+      return rateLimited(ctx.status, e.code, ctx.retryAfterHeader, upstream, said);
     case 'upstreamBalance':
       return l10n.t(
         "{0} reports that its upstream account has no balance ({1}HTTP {2}).{3} This is not your key's quota: the gateway's operator has to top up that provider. Try a model or tool of another provider meanwhile.",
@@ -310,36 +233,63 @@ function explain(kind: ErrorKind, ctx: ErrorContext, e: Extracted, upstream: str
   }
 }
 
-/** A 429 (or an error of that code) refusing a request for the key's concurrency, not for its rate. */
-export function isConcurrencyRefusal(
-  status: number | undefined,
-  code: string | undefined,
-  words: string | undefined,
-): boolean {
-  if ((code ?? '').toLowerCase() === CONCURRENCY_CODE) return true;
-  return status === 429 && CONCURRENCY_WORDS.test(words ?? '');
+/** The gateway's own words, shown as they came (often Chinese already), never translated. */
+function gatewaySaid(upstream: string | undefined): string {
+  if (!upstream) return '';
+  const ended = /[.!?。！？]$/.test(upstream)
+    ? upstream
+    : `${upstream}${/[\u3400-\u9fff]/.test(upstream) ? '。' : '.'}`;
+  return l10n.t(' The gateway said: {0}', ended);
 }
 
-/**
- * The concurrency limit where the gateway's words state it ("concurrency limit 2", "最大并发数：2",
- * "并发上限为 2"); undefined when they do not (new-api's own message names only the code).
- */
-export function concurrencyLimitFrom(words: string | undefined): number | undefined {
-  const match =
-    /concurren\w*[^0-9.]{0,24}?(\d+)/i.exec(words ?? '') ??
-    /并发[^0-9]{0,12}?(\d+)/.exec(words ?? '') ??
-    /(\d+)\s*(?:concurrent|个?并发)/i.exec(words ?? '');
-  const n = match ? Number(match[1]) : NaN;
-  return Number.isInteger(n) && n >= 1 ? n : undefined;
+/** Who answered: the gateway, or the provider whose own route was asked. */
+function answeredBy(route: ErrorContext['route']): string {
+  if (route === 'glm') return l10n.t('GLM (Zhipu)');
+  if (route === 'kimi') return l10n.t('Kimi (Moonshot)');
+  return l10n.t('the gateway');
 }
 
-/** Retry-After is either seconds or an HTTP date. */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+/** The key itself was refused (HTTP 401/403) or its quota is not enough. */
+function refusedKey(kind: 'auth' | 'quota', ctx: ErrorContext, said: string): string {
+  if (kind === 'auth')
+    return ctx.status === 403
+      ? l10n.t(
+          'The gateway refused this request for the key (HTTP 403).{0} Check that the key is enabled and allowed to use this feature.',
+          said,
+        )
+      : l10n.t(
+          'The API key was not accepted (HTTP {0}).{1} In the console, check that the key is enabled, not expired and has quota left; if it is, copy it again in full and run "Model Gateway: Set API Key".',
+          String(ctx.status),
+          said,
+        );
+  return l10n.t(
+    "The key's quota is not enough for this request.{0} Nothing was charged: no automatic overdraft and no switch to another plan happens. Top up the account or ask an administrator to raise the key's quota.",
+    said,
+  );
+}
+
+/** A model the key's group has no grant (or no channel) for: named with the group when the gateway says which. */
+function modelUnavailable(ctx: ErrorContext, upstream: string | undefined, said: string): string {
+  const english = /model (\S+) under group (\S+)/i.exec(upstream ?? '');
+  const chinese = english ? undefined : /分组 (\S+) 下模型 (\S+) 无可用渠道/.exec(upstream ?? '');
+  const named = english ? [english[1], english[2]] : chinese ? [chinese[2], chinese[1]] : undefined;
+  if (named) {
+    return l10n.t(
+      'The model {0} is not granted to this key\'s group "{1}". An administrator must confirm the grant for that group; until then pick another model.',
+      named[0] ?? '',
+      named[1] ?? '',
+    );
+  }
+  return ctx.model
+    ? l10n.t(
+        "The model {0} is not available to this key.{1} An administrator must confirm the grant for the key's group; until then pick another model.",
+        ctx.model,
+        said,
+      )
+    : l10n.t(
+        "The model is not available to this key.{0} An administrator must confirm the grant for the key's group; until then pick another model.",
+        said,
+      );
 }
 
 function str(v: unknown): string | undefined {

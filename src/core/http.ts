@@ -3,13 +3,8 @@ import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type * as z from 'zod/mini';
 import { Endpoints } from './config';
-import {
-  concurrencyLimitFrom,
-  errorFromResponse,
-  errorInOkBody,
-  isConcurrencyRefusal,
-  parseRetryAfter,
-} from './errorBody';
+import { errorFromResponse, errorInOkBody } from './errorBody';
+import { concurrencyLimitFrom, isConcurrencyRefusal, parseRetryAfter } from './rateLimits';
 import { GatewayError } from './errors';
 import { DEFAULT_KEY_ID, KeyQueue, type KeySlot } from './keyQueue';
 import { connectionError, redactProxy, routeFor, type Route } from './proxy';

@@ -19,7 +19,6 @@ const NOT_SENT_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
-// eslint-disable-next-line max-lines-per-function -- over the limit when it came in; to be split (issue 32)
 export function mapTransportError(err: unknown, url: URL, req: HttpRequest, t: Timeouts): TransportFailure {
   if (err instanceof GatewayError) return { error: err, notSent: false };
   const e = err as { code?: string; name?: string; message?: string; cause?: { code?: string; message?: string } };
@@ -33,52 +32,8 @@ export function mapTransportError(err: unknown, url: URL, req: HttpRequest, t: T
       notSent: false,
     };
   }
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return {
-      error: new GatewayError(
-        'timeout',
-        l10n.t(
-          'Could not connect to {0} within {1}. Check the network, the proxy settings and the base address.',
-          host,
-          seconds(t.connectMs),
-        ),
-        { cause: err },
-      ),
-      notSent: true,
-    };
-  }
-  if (code === 'UND_ERR_HEADERS_TIMEOUT') {
-    const limit = req.timeout === 'long' ? t.longMs : t.firstByteMs;
-    const setting =
-      req.timeout === 'long' ? 'modelGateway.timeouts.longRequestSeconds' : 'modelGateway.timeouts.firstByteSeconds';
-    return {
-      error: new GatewayError(
-        'timeout',
-        l10n.t('{0} sent no answer within {1}. Try again, or raise "{2}".', host, seconds(limit), setting),
-        { cause: err },
-      ),
-      notSent: false,
-    };
-  }
-  if (code === 'UND_ERR_BODY_TIMEOUT') {
-    const setting =
-      req.timeout === 'long' && idleLimit(t, req) !== t.idleMs
-        ? 'modelGateway.timeouts.longRequestSeconds'
-        : 'modelGateway.timeouts.idleSeconds';
-    return {
-      error: new GatewayError(
-        'timeout',
-        l10n.t(
-          '{0} stopped sending for more than {1}. Try again, or raise "{2}".',
-          host,
-          seconds(idleLimit(t, req)),
-          setting,
-        ),
-        { cause: err },
-      ),
-      notSent: false,
-    };
-  }
+  const timeout = timeoutFailure(code, err, host, req, t);
+  if (timeout) return timeout;
   // What undici refuses before sending (a header value with a line break) is the request's fault, not the network's.
   if (code === 'UND_ERR_INVALID_ARG') {
     return {
@@ -131,6 +86,63 @@ export function mapTransportError(err: unknown, url: URL, req: HttpRequest, t: T
     ),
     notSent,
   };
+}
+
+/** undici's three time limits: connecting, waiting for the answer's head, a pause in its body. */
+function timeoutFailure(
+  code: string,
+  err: unknown,
+  host: string,
+  req: HttpRequest,
+  t: Timeouts,
+): TransportFailure | undefined {
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return {
+      error: new GatewayError(
+        'timeout',
+        l10n.t(
+          'Could not connect to {0} within {1}. Check the network, the proxy settings and the base address.',
+          host,
+          seconds(t.connectMs),
+        ),
+        { cause: err },
+      ),
+      notSent: true,
+    };
+  }
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') {
+    const limit = req.timeout === 'long' ? t.longMs : t.firstByteMs;
+    const setting =
+      req.timeout === 'long' ? 'modelGateway.timeouts.longRequestSeconds' : 'modelGateway.timeouts.firstByteSeconds';
+    return {
+      error: new GatewayError(
+        'timeout',
+        l10n.t('{0} sent no answer within {1}. Try again, or raise "{2}".', host, seconds(limit), setting),
+        { cause: err },
+      ),
+      notSent: false,
+    };
+  }
+  if (code === 'UND_ERR_BODY_TIMEOUT') {
+    const setting =
+      req.timeout === 'long' && idleLimit(t, req) !== t.idleMs
+        ? 'modelGateway.timeouts.longRequestSeconds'
+        : 'modelGateway.timeouts.idleSeconds';
+    return {
+      error: new GatewayError(
+        'timeout',
+        l10n.t(
+          '{0} stopped sending for more than {1}. Try again, or raise "{2}".',
+          host,
+          seconds(idleLimit(t, req)),
+          setting,
+        ),
+        { cause: err },
+      ),
+      notSent: false,
+    };
+  }
+  return undefined;
 }
 
 /** A failure while the body was arriving: the request got through, the answer was cut. */

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { errorFromResponse, parseRetryAfter } from '../../src/core/errorBody';
+import { errorFromResponse } from '../../src/core/errorBody';
+import { parseRetryAfter } from '../../src/core/rateLimits';
 import type { ErrorKind } from '../../src/core/errors';
 
 /** Bodies copied from the research notes' shapes (§1.3, §3.5, §6.7, §7, §8.6, §9.5). */
