@@ -117,7 +117,9 @@ export function unlocalisedWebviewText(file: string, text: string): string[] {
 }
 
 describe('localisation of the code', function () {
-  this.timeout(120_000);
+  // A guard against a hang, not a time limit: extracting every string of src takes a minute of CPU,
+  // and more than two when `npm test` runs it beside other suites on two busy cores.
+  this.timeout(600_000);
   const english = readJson('l10n/bundle.l10n.json');
   const chinese = readJson('l10n/bundle.l10n.zh-cn.json');
 
