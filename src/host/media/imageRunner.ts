@@ -37,6 +37,19 @@ export interface GenerateImageArgs {
   stream?: boolean;
 }
 
+/** What one generation was asked for, once the last choices and the settings have filled the gaps. */
+interface ImagePlan {
+  route: ImageRoute;
+  imageModel: ModelInfo;
+  outer: ModelInfo | undefined;
+  size: string;
+  n: number;
+  stream: boolean;
+  partialImages: number;
+  /** The folder the images are saved in. */
+  dir: string;
+}
+
 export interface GenerateImageResult {
   /** The saved files, as URI strings. */
   files: string[];
@@ -84,8 +97,8 @@ export class ImageRunner {
     }
   }
 
-  // eslint-disable-next-line max-lines-per-function -- over the limit when it came in; to be split (issue 32)
-  private async run(args: GenerateImageArgs): Promise<GenerateImageResult> {
+  /** The route, models, size and count this generation uses (the user's last choices fill what `args` leave out), remembered for the next one. */
+  private async plan(args: GenerateImageArgs): Promise<ImagePlan> {
     const settings = mediaSettings((line) => this.host.services.log.warn(line));
     const last = this.host.choices.get();
     const models = await this.host.models();
@@ -113,7 +126,12 @@ export class ImageRunner {
       imageSize: size,
       ...(route === 'images' ? { imageCount: n } : { stream }),
     });
+    return { route, imageModel, outer, size, n, stream, partialImages: settings.partialImages, dir };
+  }
 
+  private async run(args: GenerateImageArgs): Promise<GenerateImageResult> {
+    const plan = await this.plan(args);
+    const { route, imageModel, outer, size, n, dir } = plan;
     const abort = new AbortController();
     const view: ImageJobView = {
       id: randomUUID(),
@@ -132,56 +150,7 @@ export class ImageRunner {
       `Generating ${n} image(s) with ${imageModel.id}${via} (${route === 'images' ? 'Images API' : 'Responses'}, ${size}).`,
     );
     try {
-      const images = await vscode.window.withProgress(
-        {
-          location: vscode.ProgressLocation.Notification,
-          title: progressTitle(n, imageModel.id, outer?.id),
-          cancellable: true,
-        },
-        async (progress, token) => {
-          token.onCancellationRequested(() => abort.abort());
-          const started = Date.now();
-          const tick = setInterval(
-            () =>
-              progress.report({
-                message: vscode.l10n.t('{0} (image generation can take minutes)', formatDuration(Date.now() - started)),
-              }),
-            1000,
-          );
-          try {
-            if (route === 'images') {
-              return await generateImages(this.host.services.http(), {
-                model: imageModel.id,
-                prompt: args.prompt,
-                n,
-                size,
-                signal: abort.signal,
-              });
-            }
-            const result = await generateImageViaResponses(this.host.services.http(), {
-              outerModel: (outer as ModelInfo).id,
-              imageModel: imageModel.id,
-              prompt: args.prompt,
-              stream,
-              partialImages: stream ? settings.partialImages : 0,
-              size,
-              signal: abort.signal,
-              onPartial: (p) => {
-                const format =
-                  p.format && ['png', 'jpeg', 'webp'].includes(p.format)
-                    ? p.format
-                    : (detectImageFormat(Buffer.from(p.base64.slice(0, 64), 'base64')) ?? 'png');
-                view.partial = { src: `data:image/${format};base64,${p.base64}`, index: p.index };
-                this.host.refresh();
-              },
-            });
-            if (result.text.trim()) view.message = result.text.trim().slice(0, 500);
-            return result.images;
-          } finally {
-            clearInterval(tick);
-          }
-        },
-      );
+      const images = await this.request(plan, args.prompt, view, abort);
       const paths = await this.saveImages(dir, args.prompt, images);
       // Each card reports the saved file's own size (from its header), which need not be the one asked for.
       const pixelsOf = (i: number) => {
@@ -227,6 +196,65 @@ export class ImageRunner {
       view.finishedAt = Date.now();
       this.host.refresh();
     }
+  }
+
+  /** Generates the images over the chosen route, with a cancellable progress notification and the partial previews. */
+  private async request(
+    { route, imageModel, outer, size, n, stream, partialImages }: ImagePlan,
+    prompt: string,
+    view: ImageJobView,
+    abort: AbortController,
+  ): Promise<GeneratedImage[]> {
+    return await vscode.window.withProgress(
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: progressTitle(n, imageModel.id, outer?.id),
+        cancellable: true,
+      },
+      async (progress, token) => {
+        token.onCancellationRequested(() => abort.abort());
+        const started = Date.now();
+        const tick = setInterval(
+          () =>
+            progress.report({
+              message: vscode.l10n.t('{0} (image generation can take minutes)', formatDuration(Date.now() - started)),
+            }),
+          1000,
+        );
+        try {
+          if (route === 'images') {
+            return await generateImages(this.host.services.http(), {
+              model: imageModel.id,
+              prompt: prompt,
+              n,
+              size,
+              signal: abort.signal,
+            });
+          }
+          const result = await generateImageViaResponses(this.host.services.http(), {
+            outerModel: (outer as ModelInfo).id,
+            imageModel: imageModel.id,
+            prompt: prompt,
+            stream,
+            partialImages: stream ? partialImages : 0,
+            size,
+            signal: abort.signal,
+            onPartial: (p) => {
+              const format =
+                p.format && ['png', 'jpeg', 'webp'].includes(p.format)
+                  ? p.format
+                  : (detectImageFormat(Buffer.from(p.base64.slice(0, 64), 'base64')) ?? 'png');
+              view.partial = { src: `data:image/${format};base64,${p.base64}`, index: p.index };
+              this.host.refresh();
+            },
+          });
+          if (result.text.trim()) view.message = result.text.trim().slice(0, 500);
+          return result.images;
+        } finally {
+          clearInterval(tick);
+        }
+      },
+    );
   }
 
   cancel(): void {
