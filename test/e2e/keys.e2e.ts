@@ -100,4 +100,13 @@ describe('Several API keys', () => {
       assert.ok(!text.includes(key) && !markup.includes(key), 'a full key is on the page');
     }
   });
+
+  it('Clear API Key asks which key, "All 2 keys" first, and names every key it removed', async () => {
+    const { page } = ui();
+    const toast = await clearApiKey(page);
+    assert.equal(
+      toast.text,
+      `All 2 API keys were removed from secret storage: "default" (${masked(DEMO_KEY)}), "team-claude" (${masked(TEAM_KEY)}).`,
+    );
+  });
 });
