@@ -5,7 +5,7 @@ import { countByKind } from './models/classify';
 import type { RegistrySnapshot } from './models/modelRegistry';
 import type { ModelKind } from './models/types';
 import { quotaLine, type KeyQuota } from './quota';
-import { formatNumber } from '../shared/format';
+import { formatAge, formatNumber } from '../shared/format';
 
 /** What "Check Connection" reports; built without calling any billed endpoint. */
 export interface ConnectionReport {
@@ -337,11 +337,4 @@ export function reportFacts(r: ConnectionReport): ReportFact[] {
   for (const notice of r.ignoredSettings ?? [])
     facts.push({ label: l10n.t('Ignored workspace setting'), value: notice, state: 'info' });
   return facts;
-}
-
-export function formatAge(seconds: number): string {
-  if (seconds < 90) return `${seconds} s`;
-  if (seconds < 90 * 60) return `${Math.round(seconds / 60)} min`;
-  if (seconds < 48 * 3600) return `${Math.round(seconds / 3600)} h`;
-  return l10n.t('{0} days', Math.round(seconds / 86400));
 }

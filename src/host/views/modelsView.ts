@@ -1,11 +1,10 @@
 import * as vscode from 'vscode';
-import { formatAge } from '../../core/connection';
 import type { KeyListing } from '../../core/models/modelRegistry';
 import { modalityName } from '../../core/models/modalityNames';
 import { providerName } from '../../core/models/providerNames';
 import type { ModelInfo, ModelKind } from '../../core/models/types';
 import { quotaShort } from '../../core/quota';
-import { formatNumber } from '../../shared/format';
+import { formatAge, formatNumber } from '../../shared/format';
 import { PROTOCOL_LABELS } from '../../shared/protocolNames';
 import type { Services } from '../services';
 
