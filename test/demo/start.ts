@@ -38,6 +38,7 @@ import {
 import { packageLanguagePack, registerLanguagePack } from '../e2e/environment';
 import {
   box,
+  DEMO_TRY_LIST,
   demoLocale,
   portFromEnv,
   portIsFree,
@@ -286,6 +287,8 @@ async function main(): Promise<void> {
               '"Chat: Manage Language Models" (or run it from F1) once; then pick a gateway',
               'model in the Chat view and chat in Ask or Agent mode. No sign-in is needed.',
             ]),
+        '',
+        ...DEMO_TRY_LIST,
         '',
         `Gateway double:  ${gatewayDouble.url}   (catalog ${gatewayDouble.catalogUrl})`,
         `Profile and log: ${rel(profileDir)}`,
