@@ -31,6 +31,7 @@ import { defineMediaTests } from './mediaView.webtest';
 import { defineTranslationTests } from './translation.webtest';
 import { defineNoticeTests } from './notices.webtest';
 import { defineNewcomerTests } from './newcomer.webtest';
+import { definePolishTests } from './polish.webtest';
 
 export interface SuiteResult {
   passed: number;
@@ -2137,6 +2138,7 @@ export function defineWebviewSuite(root: Mocha.Suite): void {
     defineBrowserTests(s, started);
     s.describe('notices', (n) => defineNoticeTests(n, started));
     s.describe('for a newcomer, at 300 px', (n) => defineNewcomerTests(n, started));
+    s.describe('narrow and visual polish', (n) => definePolishTests(n, started));
     s.describe('in Chinese (both apps)', (c) => defineTranslationTests(c, started));
     s.describe('Media Studio', (m) => defineMediaTests(m, started));
   });

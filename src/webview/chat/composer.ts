@@ -227,7 +227,7 @@ export class Composer {
             'span',
             { className: 'chip chip-image', attrs: { title: `${a.label}: ${detail}` } },
             thumb,
-            a.label,
+            h('span', { className: 'chip-label', text: a.label }),
             h('span', { className: 'chip-detail', text: detail }),
             remove,
           );
@@ -238,11 +238,11 @@ export class Composer {
             className: 'chip',
             attrs: {
               title: a.truncated
-                ? l10n.t('{0} characters, cut to fit', formatNumber(a.chars))
-                : l10n.t('{0} characters', formatNumber(a.chars)),
+                ? l10n.t('{0}: {1} characters (cut)', a.label, formatNumber(a.chars))
+                : l10n.t('{0}: {1} characters', a.label, formatNumber(a.chars)),
             },
           },
-          a.label,
+          h('span', { className: 'chip-label', text: a.label }),
           h('span', {
             className: 'chip-detail',
             text: a.truncated ? l10n.t('{0}, cut', formatChars(a.chars)) : formatChars(a.chars),

@@ -266,7 +266,7 @@ export class MessageView {
                 : l10n.t('{0}: {1} characters', a.label, formatNumber(a.chars)),
             },
           },
-          a.label,
+          h('span', { className: 'chip-label', text: a.label }),
           h('span', {
             className: 'chip-detail',
             text: a.truncated ? l10n.t('{0}, cut', formatChars(a.chars)) : formatChars(a.chars),
