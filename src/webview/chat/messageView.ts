@@ -6,8 +6,8 @@ import * as l10n from '@vscode/l10n';
 import type { ChatMessageView } from '../../shared/protocol';
 import { button, h, setHidden, setText } from '../shared/dom';
 import { PROTOCOL_LABELS } from '../../shared/protocol';
-import { formatNumber } from '../../shared/format';
-import { errorAction, formatChars, imageDetail, statusLabel, usageLine } from './labels';
+import { textChip } from './attachmentChip';
+import { errorAction, imageDetail, statusLabel, usageLine } from './labels';
 import type { RenderOptions } from './markdown';
 import { MarkdownView } from './markdownView';
 import { iconButton } from './icons';
@@ -254,26 +254,7 @@ export class MessageView {
     if (key === this.renderedAttachments) return;
     this.renderedAttachments = key;
     const list = this.attachments as HTMLElement;
-    list.replaceChildren(
-      ...(message.attachments ?? []).map((a) =>
-        h(
-          'span',
-          {
-            className: 'chip',
-            attrs: {
-              title: a.truncated
-                ? l10n.t('{0}: {1} characters (cut)', a.label, formatNumber(a.chars))
-                : l10n.t('{0}: {1} characters', a.label, formatNumber(a.chars)),
-            },
-          },
-          h('span', { className: 'chip-label', text: a.label }),
-          h('span', {
-            className: 'chip-detail',
-            text: a.truncated ? l10n.t('{0}, cut', formatChars(a.chars)) : formatChars(a.chars),
-          }),
-        ),
-      ),
-    );
+    list.replaceChildren(...(message.attachments ?? []).map((a) => textChip(a)));
     setHidden(list, !message.attachments?.length);
   }
 
