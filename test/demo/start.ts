@@ -59,7 +59,11 @@ const INSTALL_MARKER = '.install-complete';
 
 /** The VS Codes the demo can open, by the version a user names. */
 const BUILDS: Record<string, { build: CodeServerBuild; vscode: string; firstInstall: string }> = {
-  '1.139': { build: VSCODE_1_139, vscode: '1.139.1', firstInstall: 'about 9 minutes measured on a busy two-core machine, see the README' },
+  '1.139': {
+    build: VSCODE_1_139,
+    vscode: '1.139.1',
+    firstInstall: 'about 9 minutes measured on a busy two-core machine, see the README',
+  },
   '1.100': { build: VSCODE_1_100, vscode: '1.100.3', firstInstall: 'about 45 s' },
 };
 
