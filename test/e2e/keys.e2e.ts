@@ -75,7 +75,7 @@ describe('Several API keys', () => {
     await page.screenshot({ path: path.join(SHOTS, 'models-by-key.png') });
 
     // The status bar tooltip gives each key's quota under its name.
-    await statusHover(page, /Key "team-claude": Key quota: US\$[\d.]+ left/);
+    await statusHover(page, /Quota of key "team-claude": US\$[\d.]+ left/);
     await page.screenshot({ path: path.join(SHOTS, 'status-tooltip.png') });
     await parkMouse(page);
 
