@@ -141,4 +141,35 @@ export function definePolishTests(t: SuiteBuilder, harness: () => WebviewHarness
       page = undefined;
     }
   });
+
+  t.it('the length-limit hint links to the setting it names, at 220 px, light and dark', async () => {
+    for (const theme of THEMES) {
+      const p = await open(theme, 220);
+      await p.push(
+        snapshotMessage(
+          snapshot({
+            messages: [
+              userMessage('u1', 'Write a long story'),
+              assistantMessage('a1', 'Once upon a time', { finishReason: 'length' }),
+            ],
+          }),
+        ),
+      );
+      const link = p.page.getByRole('button', { name: 'modelGateway.chat.maxTokens' });
+      await link.waitFor();
+      assert.match(
+        await p.page.locator('.msg[data-id="a1"] .status-hint').innerText(),
+        /^Continue asks for the rest; the setting modelGateway\.chat\.maxTokens raises the limit\.$/,
+      );
+      await shoot(p, `length-limit-220-${theme}`);
+      await link.click();
+      assert.deepEqual(
+        (await p.posted()).filter((m) => (m as { type: string }).type === 'openSetting'),
+        [{ type: 'openSetting', id: 'modelGateway.chat.maxTokens' }],
+      );
+      assert.deepEqual(await sideways(p), [], 'the hint wraps at 220 px');
+      await closeAndCheck(p);
+      page = undefined;
+    }
+  });
 }
