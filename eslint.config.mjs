@@ -17,8 +17,6 @@ const overMaxLines = [
   'src/host/chat/answerRunner.ts',
   'src/host/chat/chatController.ts',
   'src/host/commands/tools.ts',
-  'src/webview/chat/composer.ts',
-  'src/webview/chat/messageView.ts',
 ];
 
 export default tseslint.config(

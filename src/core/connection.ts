@@ -5,7 +5,7 @@ import { countByKind } from './models/classify';
 import type { RegistrySnapshot } from './models/modelRegistry';
 import type { ModelKind } from './models/types';
 import { quotaLine, type KeyQuota } from './quota';
-import { formatNumber } from '../shared/format';
+import { formatAge, formatNumber } from '../shared/format';
 
 /** What "Check Connection" reports; built without calling any billed endpoint. */
 export interface ConnectionReport {
@@ -69,6 +69,39 @@ function keyLine(k: KeyCheck): string {
   return [head, k.error, k.quota && quotaLine(k.quota)].filter(Boolean).join(' ');
 }
 
+/** With several keys, the report speaks of each key and of all of them together, never of "this key". */
+function severalKeys(r: ConnectionReport): KeyCheck[] | undefined {
+  return r.keys && r.keys.length > 1 ? r.keys : undefined;
+}
+
+/** "2 of 2 keys accepted": the first fact of a report with several keys. */
+function keysCounted(keys: readonly KeyCheck[]): string {
+  return l10n.t('{0} of {1} keys accepted by the gateway', keys.filter((k) => k.accepted === true).length, keys.length);
+}
+
+/**
+ * The outcome with several keys: each accepted key's own count, and the models of all of them
+ * together named as such (a model two keys list is counted once in the total).
+ */
+function severalKeysOutcome(keys: readonly KeyCheck[], total: number): string {
+  const accepted = keys.filter((k) => k.accepted === true);
+  const [only] = accepted;
+  if (accepted.length === 1 && only)
+    return l10n.t(
+      'Key "{0}" ({1}) accepted: it may use {2} models.',
+      only.name,
+      only.masked,
+      formatNumber(only.models ?? 0),
+    );
+  const each = accepted.map((k) => l10n.t('"{0}" may use {1} models', k.name, formatNumber(k.models ?? 0)));
+  return l10n.t(
+    '{0} keys accepted: {1}. All keys together: {2} models.',
+    accepted.length,
+    each.join('; '),
+    formatNumber(total),
+  );
+}
+
 export function buildReport(
   base: NormalisedBase,
   keySet: boolean,
@@ -107,15 +140,25 @@ function baseText(r: ConnectionReport): string {
   return r.baseChanges.length ? l10n.t('{0} (normalised: {1})', r.base, r.baseChanges.join('; ')) : r.base;
 }
 
-function modelsText(r: ConnectionReport): string {
+/** "3 chat, 1 image, …": the models per kind. */
+function kindsText(r: ConnectionReport): string {
   const c = r.modelsPerKind;
   return l10n.t(
-    'Models for this key: {0} chat, {1} image, {2} video, {3} tool',
+    '{0} chat, {1} image, {2} video, {3} tool',
     formatNumber(c.chat),
     formatNumber(c.image),
     formatNumber(c.video),
     formatNumber(c.tool),
   );
+}
+
+/** Whose models the per-kind counts are: this key's, or with several keys all of them together. */
+function modelsLabel(r: ConnectionReport): string {
+  return severalKeys(r) ? l10n.t('Models of all keys together') : l10n.t('Models for this key');
+}
+
+function modelsText(r: ConnectionReport): string {
+  return l10n.t('{0}: {1}', modelsLabel(r), kindsText(r));
 }
 
 /** One key's line of the report, named and masked. */
@@ -137,9 +180,13 @@ function keyFact(k: KeyCheck): ReportFact {
 
 export function formatReport(r: ConnectionReport): string {
   const lines = [l10n.t('Base address: {0}', baseText(r))];
-  lines.push(r.keySet ? l10n.t('API key: set ({0})', r.maskedKey ?? '') : l10n.t('API key: not set'));
-  if (r.keyAccepted === true) lines.push(l10n.t('Key accepted by the gateway.'));
-  else if (r.keyAccepted === false) lines.push(l10n.t('Key refused by the gateway.'));
+  const several = severalKeys(r);
+  if (several) lines.push(l10n.t('API keys: {0}', keysCounted(several)));
+  else {
+    lines.push(r.keySet ? l10n.t('API key: set ({0})', r.maskedKey ?? '') : l10n.t('API key: not set'));
+    if (r.keyAccepted === true) lines.push(l10n.t('Key accepted by the gateway.'));
+    else if (r.keyAccepted === false) lines.push(l10n.t('Key refused by the gateway.'));
+  }
   if (r.error)
     lines.push(
       l10n.t(
@@ -187,8 +234,12 @@ export function summariseReport(r: ConnectionReport): string {
   const total = Object.values(r.modelsPerKind).reduce((sum, n) => sum + n, 0);
   let outcome: string;
   if (!r.keySet) outcome = l10n.t('No API key is set. Set one to use the gateway at {0}.', r.base);
-  else if (r.keyAccepted === true) outcome = l10n.t('Key accepted: {0} may use {1} models.', key, formatNumber(total));
-  else if (r.keyAccepted === false)
+  else if (r.keyAccepted === true) {
+    const several = severalKeys(r);
+    outcome = several
+      ? severalKeysOutcome(several, total)
+      : l10n.t('Key accepted: {0} may use {1} models.', key, formatNumber(total));
+  } else if (r.keyAccepted === false)
     outcome = l10n.t('Key refused by the gateway ({0}): {1}', key, r.error?.message ?? l10n.t('no reason given'));
   else
     outcome = l10n.t(
@@ -213,25 +264,38 @@ export interface ReportFact {
   state: 'ok' | 'problem' | 'info';
 }
 
+/** The one key's fact: not set, accepted, refused or not checked. */
+function keyFactOf(r: ConnectionReport): ReportFact {
+  return !r.keySet
+    ? { label: l10n.t('API key'), value: l10n.t('not set'), state: 'problem' }
+    : r.keyAccepted === true
+      ? { label: l10n.t('API key'), value: l10n.t('{0}, accepted by the gateway', r.maskedKey ?? ''), state: 'ok' }
+      : r.keyAccepted === false
+        ? {
+            label: l10n.t('API key'),
+            value: l10n.t('{0}, refused by the gateway', r.maskedKey ?? ''),
+            state: 'problem',
+          }
+        : {
+            label: l10n.t('API key'),
+            value: l10n.t('{0}, not checked (the gateway did not answer)', r.maskedKey ?? ''),
+            state: 'info',
+          };
+}
+
 /** The report as separate facts, most important first; the key appears only masked. */
 export function reportFacts(r: ConnectionReport): ReportFact[] {
   const facts: ReportFact[] = [];
+  const several = severalKeys(r);
+  const accepted = several?.filter((k) => k.accepted === true).length;
   facts.push(
-    !r.keySet
-      ? { label: l10n.t('API key'), value: l10n.t('not set'), state: 'problem' }
-      : r.keyAccepted === true
-        ? { label: l10n.t('API key'), value: l10n.t('{0}, accepted by the gateway', r.maskedKey ?? ''), state: 'ok' }
-        : r.keyAccepted === false
-          ? {
-              label: l10n.t('API key'),
-              value: l10n.t('{0}, refused by the gateway', r.maskedKey ?? ''),
-              state: 'problem',
-            }
-          : {
-              label: l10n.t('API key'),
-              value: l10n.t('{0}, not checked (the gateway did not answer)', r.maskedKey ?? ''),
-              state: 'info',
-            },
+    several
+      ? {
+          label: l10n.t('API keys'),
+          value: keysCounted(several),
+          state: accepted === several.length ? 'ok' : accepted ? 'info' : 'problem',
+        }
+      : keyFactOf(r),
   );
   if (r.keySet && r.error) {
     facts.push({
@@ -247,20 +311,7 @@ export function reportFacts(r: ConnectionReport): ReportFact[] {
     ...(r.baseChanges.length ? { detail: l10n.t('Normalised: {0}', r.baseChanges.join('; ')) } : {}),
     state: r.reachable ? 'ok' : r.keySet ? 'problem' : 'info',
   });
-  if (r.keyAccepted) {
-    const c = r.modelsPerKind;
-    facts.push({
-      label: l10n.t('Models for this key'),
-      value: l10n.t(
-        '{0} chat, {1} image, {2} video, {3} tool',
-        formatNumber(c.chat),
-        formatNumber(c.image),
-        formatNumber(c.video),
-        formatNumber(c.tool),
-      ),
-      state: 'ok',
-    });
-  }
+  if (r.keyAccepted) facts.push({ label: modelsLabel(r), value: kindsText(r), state: 'ok' });
   // With several keys each gets its own line (accepted, its models and quota, or why not); with one, its quota.
   if (r.keys?.length) facts.push(...r.keys.map(keyFact));
   else if (r.quota) facts.push({ label: l10n.t('Quota'), value: quotaLine(r.quota), state: 'info' });
@@ -286,11 +337,4 @@ export function reportFacts(r: ConnectionReport): ReportFact[] {
   for (const notice of r.ignoredSettings ?? [])
     facts.push({ label: l10n.t('Ignored workspace setting'), value: notice, state: 'info' });
   return facts;
-}
-
-export function formatAge(seconds: number): string {
-  if (seconds < 90) return `${seconds} s`;
-  if (seconds < 90 * 60) return `${Math.round(seconds / 60)} min`;
-  if (seconds < 48 * 3600) return `${Math.round(seconds / 3600)} h`;
-  return l10n.t('{0} days', Math.round(seconds / 86400));
 }

@@ -212,27 +212,31 @@ export function quotaShort(q: KeyQuota): string {
   return q.unit === 'usd' ? l10n.t('US${0} left', money(left)) : l10n.t('{0} units left', formatNumber(left));
 }
 
-/** The sentence for the status bar tooltip and the Check Connection report. */
-export function quotaLine(q: KeyQuota): string {
+/**
+ * The sentence for the status bar tooltip and the Check Connection report: "Key quota: …", or with
+ * `keyName` (several keys, one line each) "Quota of key "team": …", so the words are said once.
+ */
+export function quotaLine(q: KeyQuota, keyName?: string): string {
+  const whose = keyName === undefined ? l10n.t('Key quota') : l10n.t('Quota of key "{0}"', keyName);
   const parts: string[] = [];
   if (q.unit === 'usd') {
     if (q.unlimited)
       parts.push(
         q.used === undefined
-          ? l10n.t('Key quota: unlimited.')
-          : l10n.t('Key quota: unlimited, US${0} used.', money(q.used)),
+          ? l10n.t('{0}: unlimited.', whose)
+          : l10n.t('{0}: unlimited, US${1} used.', whose, money(q.used)),
       );
     else
       parts.push(
         q.used === undefined
-          ? l10n.t('Key quota: US${0} left.', money(q.remaining ?? 0))
-          : l10n.t('Key quota: US${0} left, US${1} used.', money(q.remaining ?? 0), money(q.used)),
+          ? l10n.t('{0}: US${1} left.', whose, money(q.remaining ?? 0))
+          : l10n.t('{0}: US${1} left, US${2} used.', whose, money(q.remaining ?? 0), money(q.used)),
       );
   } else if (q.unlimited) {
-    parts.push(l10n.t('Key quota: unlimited, {0} quota units used.', formatNumber(q.used ?? 0)));
+    parts.push(l10n.t('{0}: unlimited, {1} quota units used.', whose, formatNumber(q.used ?? 0)));
   } else {
     const left = q.remaining ?? 0;
-    parts.push(l10n.t('Key quota: {0} quota units left, {1} used.', formatNumber(left), formatNumber(q.used ?? 0)));
+    parts.push(l10n.t('{0}: {1} quota units left, {2} used.', whose, formatNumber(left), formatNumber(q.used ?? 0)));
     parts.push(
       l10n.t(
         "That is US${0} if the gateway keeps new-api's default of {1} units per US$1; its operator may have changed it.",

@@ -72,8 +72,7 @@ export class GatewayStatusBar implements vscode.Disposable {
     const perKey = masked && snap.keyModels && (snap.keyLists?.length ?? 0) > 1 ? this.services.quota.all() : [];
     // With several keys, each key's quota under its name; the status bar text keeps the first key's.
     if (perKey.length)
-      for (const { key, quota: q } of perKey)
-        tooltip.appendMarkdown(`\n\n${escape(vscode.l10n.t('Key "{0}": {1}', key.name, quotaLine(q)))}`);
+      for (const { key, quota: q } of perKey) tooltip.appendMarkdown(`\n\n${escape(quotaLine(q, key.name))}`);
     else if (quota) tooltip.appendMarkdown(`\n\n${escape(quotaLine(quota))}`);
     if (quota && quotaDisplay() === 'statusBar') this.item.text += ` · ${quotaShort(quota)}`;
     const figures = sessionFigures(this.services.billing);

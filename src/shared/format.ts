@@ -87,14 +87,33 @@ export function formatWhen(time: number | Date, now: Date = new Date()): string 
  * The unit words of a duration. This module imports nothing (no l10n), so the few languages it
  * speaks are here; any other language reads the short international symbols.
  */
-const DURATION_UNITS: Record<string, { s: string; min: string; h: string }> = {
-  en: { s: 's', min: 'min', h: 'h' },
-  zh: { s: '秒', min: '分钟', h: '小时' },
+interface DurationUnits {
+  s: string;
+  min: string;
+  h: string;
+  days: string;
+}
+
+const DURATION_UNITS: Record<string, DurationUnits> = {
+  en: { s: 's', min: 'min', h: 'h', days: 'days' },
+  zh: { s: '秒', min: '分钟', h: '小时', days: '天' },
 };
 
+function durationUnits(): DurationUnits {
+  return DURATION_UNITS[displayLocale().slice(0, 2).toLowerCase()] ?? { s: 's', min: 'min', h: 'h', days: 'days' };
+}
+
+/** How long ago, in one unit: `40 s`, `12 min`, `5 h`, `3 days` (`40 秒`… in Chinese). */
+export function formatAge(seconds: number): string {
+  const u = durationUnits();
+  if (seconds < 90) return `${formatNumber(seconds)} ${u.s}`;
+  if (seconds < 90 * 60) return `${formatNumber(Math.round(seconds / 60))} ${u.min}`;
+  if (seconds < 48 * 3600) return `${formatNumber(Math.round(seconds / 3600))} ${u.h}`;
+  return `${formatNumber(Math.round(seconds / 86400))} ${u.days}`;
+}
+
 export function formatDuration(ms: number): string {
-  const u = DURATION_UNITS[displayLocale().slice(0, 2).toLowerCase()] ??
-    DURATION_UNITS.en ?? { s: 's', min: 'min', h: 'h' };
+  const u = durationUnits();
   const seconds = Math.max(0, Math.round(ms / 1000));
   if (seconds < 60) return `${formatNumber(seconds)} ${u.s}`;
   const minutes = Math.floor(seconds / 60);

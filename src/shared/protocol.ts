@@ -230,6 +230,9 @@ export type HostMessage = z.infer<typeof hostMessageSchema>;
  * `key`), and the host acts on that conversation whatever it shows by the time the intent arrives.
  */
 const target = { conversationId: z.string() };
+/** The settings the chat view's text links to. */
+export const VIEW_SETTINGS = ['modelGateway.chat.maxTokens'] as const;
+
 export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
   z.object({ type: z.literal('needSnapshot') }),
@@ -262,6 +265,8 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('copy'), text: z.string() }),
   z.object({ type: z.literal('insertCode'), code: z.string() }),
   z.object({ type: z.literal('openLink'), url: z.string() }),
+  /** Opens one of the settings the view names (a link in its text), in the Settings editor. */
+  z.object({ type: z.literal('openSetting'), id: z.enum(VIEW_SETTINGS) }),
   /** Asks the host whether images from this host may load; only the host asks the user and records the answer. */
   z.object({ type: z.literal('allowRemoteImageHost'), host: z.string() }),
   /** `retry` and `pickModel` name their conversation; the setup actions need none. */

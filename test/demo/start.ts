@@ -38,6 +38,7 @@ import {
 import { packageLanguagePack, registerLanguagePack } from '../e2e/environment';
 import {
   box,
+  DEMO_TRY_LIST,
   demoLocale,
   portFromEnv,
   portIsFree,
@@ -58,7 +59,11 @@ const INSTALL_MARKER = '.install-complete';
 
 /** The VS Codes the demo can open, by the version a user names. */
 const BUILDS: Record<string, { build: CodeServerBuild; vscode: string; firstInstall: string }> = {
-  '1.139': { build: VSCODE_1_139, vscode: '1.139.1', firstInstall: 'about 7 minutes on two cores' },
+  '1.139': {
+    build: VSCODE_1_139,
+    vscode: '1.139.1',
+    firstInstall: 'about 9 minutes measured on a busy two-core machine, see the README',
+  },
   '1.100': { build: VSCODE_1_100, vscode: '1.100.3', firstInstall: 'about 45 s' },
 };
 
@@ -286,6 +291,8 @@ async function main(): Promise<void> {
               '"Chat: Manage Language Models" (or run it from F1) once; then pick a gateway',
               'model in the Chat view and chat in Ask or Agent mode. No sign-in is needed.',
             ]),
+        '',
+        ...DEMO_TRY_LIST,
         '',
         `Gateway double:  ${gatewayDouble.url}   (catalog ${gatewayDouble.catalogUrl})`,
         `Profile and log: ${rel(profileDir)}`,

@@ -2,6 +2,7 @@
  * Helpers for `npm start` that know nothing about the extension: ports, child processes, the
  * user settings file and the console box.
  */
+import { TEAM_KEY } from '../gateway';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
@@ -234,3 +235,24 @@ export function demoLocale(argv: readonly string[], env: Record<string, string |
     );
   return asked;
 }
+
+/**
+ * What else the double can show, told where a newcomer looks first (the README lists the same): a
+ * second key in its own group, and the markers the double acts on when a prompt contains them
+ * (test/gateway/chatScenarios.ts and mediaScenarios.ts list them all).
+ */
+export const DEMO_TRY_LIST: readonly string[] = [
+  'More to try:',
+  '  A second key, in its own group "team" (fewer models, qwen-max only there,',
+  '  its own US$5 quota): "Model Gateway: Add API Key", any name, then paste',
+  `    ${TEAM_KEY}`,
+  '  A marker anywhere in a chat prompt makes the double act it out:',
+  '    [[incomplete]]      the answer stops at the token limit (Continue is offered)',
+  '    [[slow:800]]        each streamed piece waits 800 ms (time to press Stop)',
+  '    [[failed]]          the answer fails after a few words',
+  '    [[reasoning]]       the model thinks first, shown folded above the answer',
+  '    [[tools:searchWeb]] query="VS Code" in Agent mode of VS Code\'s Chat view:',
+  "                        the model calls the gateway's web search (priced, asks first)",
+  '  In the Media Studio: [[fail]] in a video prompt fails the task (refunded),',
+  '  [[slow:5000]] in an image prompt makes the image take 5 s.',
+];

@@ -78,7 +78,7 @@ describe('API key from the command palette', () => {
     await clearNotifications(page);
 
     const toast = await clearApiKey(page);
-    assert.equal(toast.text, 'The API key was removed from secret storage.');
+    assert.equal(toast.text, `API key "default" (${masked(DEMO_KEY)}) was removed from secret storage.`);
     const status = await waitForStatus(page, 'Gateway: no key', 'key');
     assert.equal(status.text, 'Gateway: no key');
 

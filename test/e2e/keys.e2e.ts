@@ -75,7 +75,7 @@ describe('Several API keys', () => {
     await page.screenshot({ path: path.join(SHOTS, 'models-by-key.png') });
 
     // The status bar tooltip gives each key's quota under its name.
-    await statusHover(page, /Key "team-claude": Key quota: US\$[\d.]+ left/);
+    await statusHover(page, /Quota of key "team-claude": US\$[\d.]+ left/);
     await page.screenshot({ path: path.join(SHOTS, 'status-tooltip.png') });
     await parkMouse(page);
 
@@ -99,5 +99,14 @@ describe('Several API keys', () => {
     for (const key of [DEMO_KEY, TEAM_KEY]) {
       assert.ok(!text.includes(key) && !markup.includes(key), 'a full key is on the page');
     }
+  });
+
+  it('Clear API Key asks which key, "All 2 keys" first, and names every key it removed', async () => {
+    const { page } = ui();
+    const toast = await clearApiKey(page);
+    assert.equal(
+      toast.text,
+      `All 2 API keys were removed from secret storage: "default" (${masked(DEMO_KEY)}), "team-claude" (${masked(TEAM_KEY)}).`,
+    );
   });
 });

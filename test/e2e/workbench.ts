@@ -130,10 +130,18 @@ export async function setApiKey(page: Page, key: string): Promise<Toast> {
   return submitApiKey(page, await openSetApiKey(page), key);
 }
 
+/** Clear API Key from the palette; with several keys it asks which, and this answers "All N keys". */
 export async function clearApiKey(page: Page): Promise<Toast> {
   await paceToasts(page);
-  await runCommandFromPalette(page, COMMANDS.clearApiKey);
-  return notification(page, /API key was removed|No API key was stored/);
+  // Not runCommandFromPalette: with several keys the command's own picker follows the palette.
+  await runFromPalette(page, COMMANDS.clearApiKey);
+  const removed = /removed from secret storage|No API key was stored/;
+  const all = page.locator(`${QUICK_INPUT} .monaco-list-row[data-index="0"]`, { hasText: /^All \d+ keys/ });
+  const toast = page.locator('.notifications-toasts .notification-toast', { hasText: removed }).first();
+  await Promise.race([all.waitFor().catch(() => undefined), toast.waitFor().catch(() => undefined)]);
+  if (await all.isVisible()) await all.click();
+  await page.locator(QUICK_INPUT).waitFor({ state: 'hidden' });
+  return notification(page, removed);
 }
 
 /** Runs Check Connection and returns the report's toast (the one containing `expect`) once its progress toast is gone. */

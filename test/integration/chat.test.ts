@@ -44,7 +44,7 @@ describe('Chat in a real extension host', function () {
   });
   after(async () => {
     await setSetting('timeouts.idleSeconds', undefined);
-    await run('clearApiKey');
+    await run('clearApiKey', { all: true });
     await gw.stop();
     rmSync(exportDir, { recursive: true, force: true });
   });

@@ -18,7 +18,7 @@ describe('Model Gateway in a real extension host', function () {
     await setSetting('catalogUrl', gw.catalogUrl);
   });
   after(async () => {
-    await run('clearApiKey');
+    await run('clearApiKey', { all: true });
     await gw.stop();
   });
   beforeEach(() => {
@@ -118,7 +118,7 @@ describe('Model Gateway in a real extension host', function () {
   });
 
   it('clears the key', async () => {
-    assert.deepEqual(await run('clearApiKey'), { cleared: true });
+    assert.deepEqual(await run('clearApiKey'), { cleared: true, removed: ['default'] });
     const report = await run<ConnectionReport>('checkConnection', { silent: true });
     assert.equal(report.keySet, false);
     assert.equal(report.maskedKey, undefined);

@@ -25,7 +25,7 @@ describe('Several API keys in a real extension host', function () {
     await setSetting('baseUrl', gw.url);
     await setSetting('catalogUrl', gw.catalogUrl);
     await setSetting('video.pollSeconds', 1);
-    await run('clearApiKey');
+    await run('clearApiKey', { all: true });
     await run('setApiKey', DEMO_KEY);
     assert.deepEqual(await run('addApiKey', { name: 'team-claude', key: TEAM_KEY }), {
       added: true,
@@ -36,7 +36,7 @@ describe('Several API keys in a real extension host', function () {
   });
   after(async () => {
     await setSetting('video.pollSeconds', undefined);
-    await run('clearApiKey');
+    await run('clearApiKey', { all: true });
     await gw.stop();
   });
   beforeEach(() => gw.clearLog());

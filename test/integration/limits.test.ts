@@ -51,7 +51,7 @@ describe('Limits the gateway enforces, in a real extension host', function () {
     await setSetting('video.pollSeconds', undefined);
     await setSetting('tools.confirmBilledCalls', confirmBefore);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    await run('clearApiKey');
+    await run('clearApiKey', { all: true });
     await gw.stop();
   });
   beforeEach(() => gw.clearLog());

@@ -64,7 +64,7 @@ describe("The gateway's tools as agent tools (vscode.lm.invokeTool)", function (
   });
   after(async () => {
     await setSetting('tools.confirmBilledCalls', confirmBefore);
-    await run('clearApiKey');
+    await run('clearApiKey', { all: true });
     await gw.stop();
     await fs.rm(samples, { recursive: true, force: true });
     for (const file of generated) await fs.rm(file, { force: true });

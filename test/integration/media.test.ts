@@ -31,7 +31,7 @@ describe('Media Studio in a real extension host', function () {
   after(async () => {
     await setSetting('video.pollSeconds', undefined);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    await run('clearApiKey');
+    await run('clearApiKey', { all: true });
     await gw.stop();
   });
   beforeEach(() => {

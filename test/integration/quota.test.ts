@@ -49,7 +49,7 @@ describe("The key's quota in a real extension host", function () {
   });
   after(async () => {
     await setSetting('quota.show', undefined);
-    await run('clearApiKey');
+    await run('clearApiKey', { all: true });
     await gw.stop();
     await Promise.all(others.map((o) => o.stop()));
   });

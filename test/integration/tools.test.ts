@@ -107,7 +107,7 @@ describe('Document and web tools in a real extension host', function () {
   after(async () => {
     await closeEditorsDiscarding();
     await setSetting('tools.confirmBilledCalls', confirmBefore);
-    await run('clearApiKey');
+    await run('clearApiKey', { all: true });
     await gw.stop();
     await fs.rm(dir, { recursive: true, force: true });
   });

@@ -61,7 +61,7 @@ describe('Settings a repository cannot turn against the user', function () {
     await setSetting('baseUrl', undefined);
     await setSetting('catalogUrl', undefined);
     await setSetting('outputFolder', undefined);
-    await run('clearApiKey');
+    await run('clearApiKey', { all: true });
     await mine.stop();
     await theirs.stop();
     rmSync(elsewhere, { recursive: true, force: true });
@@ -203,7 +203,7 @@ describe('A certificate authority only the user settings can add', function () {
     await setSetting('extraCaCertificates', undefined);
     await setSetting('baseUrl', undefined);
     await setSetting('catalogUrl', undefined);
-    await run('clearApiKey');
+    await run('clearApiKey', { all: true });
     await gw.stop();
     ca.dispose();
   });

@@ -5,7 +5,7 @@
 // First: answers `vscode` for every host module imported after it.
 import { statusItems } from './chatHost/fakeVscode';
 import assert from 'node:assert/strict';
-import { reportFacts, summariseReport, type ConnectionReport } from '../../src/core/connection';
+import { formatReport, reportFacts, summariseReport, type ConnectionReport } from '../../src/core/connection';
 import type { Services } from '../../src/host/services';
 import { GatewayStatusBar } from '../../src/host/statusBar';
 import { hostServices } from './lmHost/hostServices';
@@ -84,6 +84,41 @@ describe('Check Connection: the outcome and the report', () => {
       detail: 'Request id: req-1',
       state: 'problem',
     });
+  });
+});
+
+describe('Check Connection with several keys', () => {
+  const keys = [
+    { name: 'default', masked: '••••WVG1', accepted: true, models: 13 },
+    { name: 'team', masked: '••••TEAM', accepted: true, models: 4 },
+  ];
+  const r: ConnectionReport = {
+    ...base,
+    modelsPerKind: { ...NONE, chat: 12, image: 2 },
+    keySet: true,
+    maskedKey: '••••WVG1',
+    keyAccepted: true,
+    reachable: true,
+    keys,
+  };
+
+  it("gives each key's own count and names the total as all keys together, never as one key's", () => {
+    const outcome = summariseReport(r);
+    assert.equal(
+      outcome,
+      '2 keys accepted: "default" may use 13 models; "team" may use 4 models. All keys together: 14 models.',
+    );
+    assert.doesNotMatch(outcome, /••••WVG1 may use 14/);
+    const facts = reportFacts(r);
+    assert.deepEqual(facts[0], { label: 'API keys', value: '2 of 2 keys accepted by the gateway', state: 'ok' });
+    assert.ok(facts.some((f) => f.label === 'Models of all keys together'));
+    assert.ok(!facts.some((f) => f.label === 'Models for this key'));
+    assert.match(formatReport(r), /^Models of all keys together: 12 chat, 2 image, 0 video, 0 tool$/m);
+  });
+
+  it('with one of two keys accepted speaks of that key and its own count', () => {
+    const one = { ...r, keys: [keys[0]!, { name: 'team', masked: '••••TEAM', accepted: false }] };
+    assert.match(summariseReport(one), /^Key "default" \(••••WVG1\) accepted: it may use 13 models\. 1 of your 2 keys/);
   });
 });
 

@@ -37,19 +37,15 @@ const USER_FACING = new Set([
  * Strings that are not for the user to read, with the reason:
  * - tool `name`s are identifiers the model calls; `modelDescription` and the tools' input-schema
  *   descriptions are read by the model, which is steered most reliably in one language;
- * - the extension's and the chat provider's displayName are the product's name, and the top-level
- *   `name` is the package's id.
+ * - the chat provider's displayName is the vendor name VS Code's model picker groups by, and the
+ *   top-level `name` is the package's id. (The extension's displayName has a Chinese form: VS Code
+ *   shows it as the source of every notification.)
  */
 function exempt(pathParts: string[]): boolean {
   const joined = pathParts.join('.');
   if (/^contributes\.languageModelTools\.\d+\.(name|modelDescription)$/.test(joined)) return true;
   if (/^contributes\.languageModelTools\.\d+\.inputSchema\./.test(joined)) return true;
-  if (
-    joined === 'name' ||
-    joined === 'displayName' ||
-    /^contributes\.languageModelChatProviders\.\d+\.displayName$/.test(joined)
-  )
-    return true;
+  if (joined === 'name' || /^contributes\.languageModelChatProviders\.\d+\.displayName$/.test(joined)) return true;
   return false;
 }
 

@@ -156,6 +156,15 @@ describe("The key's quota (core/quota.ts) against the gateway double", function 
     await assert.rejects(pending, (e: unknown) => isGatewayError(e, 'cancelled'));
   });
 
+  it('names the key once in a line of several keys\' quotas, never "Key "team": Key quota: …"', () => {
+    const base = { source: 'dashboard', unit: 'usd', unlimited: false, checkedAt: 0 } as const;
+    assert.equal(
+      quotaLine({ ...base, remaining: 12.3456, used: 7.5 }, 'team'),
+      'Quota of key "team": US$12.35 left, US$7.50 used.',
+    );
+    assert.equal(quotaLine({ ...base, unlimited: true }, 'default'), 'Quota of key "default": unlimited.');
+  });
+
   it('formats money with cents, and amounts under a cent in full', () => {
     const base = { source: 'dashboard', unit: 'usd', unlimited: false, checkedAt: 0 } as const;
     assert.equal(quotaShort({ ...base, remaining: 12.3456, used: 7.5 }), 'US$12.35 left');

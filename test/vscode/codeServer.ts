@@ -89,7 +89,7 @@ async function install(dir: string, build: CodeServerBuild): Promise<void> {
   }
   const started = Date.now();
   await clearPartialInstall(dir);
-  log(`installing ${build.version} into ${dir} (a minute or two, once)`);
+  log(`installing ${build.version} into ${dir} (once)`);
   const packDir = path.join(dir, 'pack');
   const tmpDir = path.join(dir, 'tmp');
   await fsp.mkdir(packDir, { recursive: true });

@@ -22,6 +22,7 @@ import { defineMediaTests } from './mediaView.webtest';
 import { defineNewcomerTests } from './newcomer.webtest';
 import { defineNoticeTests } from './notices.webtest';
 import { defineTranslationTests } from './translation.webtest';
+import { definePolishTests } from './polish.webtest';
 
 export interface SuiteResult {
   passed: number;
@@ -78,6 +79,7 @@ export function defineWebviewSuite(root: Mocha.Suite): void {
     s.describe('accessibility and looks', (d) => defineLookTests(d, started));
     s.describe('notices', (n) => defineNoticeTests(n, started));
     s.describe('for a newcomer, at 300 px', (n) => defineNewcomerTests(n, started));
+    s.describe('narrow and visual polish', (n) => definePolishTests(n, started));
     s.describe('in Chinese (both apps)', (c) => defineTranslationTests(c, started));
     s.describe('Media Studio', (m) => defineMediaTests(m, started));
   });

@@ -78,14 +78,14 @@ export async function routeViewMessage(
     case 'removeAttachment':
       return chat.removeAttachment(msg.conversationId, msg.id);
     case 'copy':
-      await vscode.env.clipboard.writeText(msg.text);
-      void vscode.window.setStatusBarMessage(vscode.l10n.t('Copied to the clipboard'), 2000);
-      return;
+      return copyText(msg.text);
     case 'insertCode':
       return insertAtCursor(msg.code);
     case 'openLink':
       await openExternalLink(msg.url);
       return;
+    case 'openSetting':
+      return openSetting(msg.id);
     case 'allowRemoteImageHost':
       // The view only asks; a yes is recorded in the user setting, whose change rebuilds the page's CSP.
       await askToAllowImageHost(msg.host);
@@ -100,6 +100,16 @@ async function onTarget(chat: ChatController, key: string, work: (target: Shown)
   const target = await chat.target(key);
   if (target) return work(target);
   chat.refreshView();
+}
+
+async function copyText(text: string): Promise<void> {
+  await vscode.env.clipboard.writeText(text);
+  void vscode.window.setStatusBarMessage(vscode.l10n.t('Copied to the clipboard'), 2000);
+}
+
+/** A setting the view's text names, opened in the Settings editor. */
+async function openSetting(id: string): Promise<void> {
+  await vscode.commands.executeCommand('workbench.action.openSettings', id);
 }
 
 async function runAction(

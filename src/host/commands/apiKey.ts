@@ -115,15 +115,48 @@ async function verifyKey(services: Services): Promise<void> {
   }
 }
 
+/** `{all: true}` removes every key without asking (scripts, tests); with no argument several keys are asked about. */
+const clearArgs = z.optional(z.object({ all: z.boolean() }));
+
+export interface ClearKeyResult {
+  cleared: boolean;
+  /** The names of the keys removed. */
+  removed: string[];
+}
+
+/**
+ * Removes the key, or with several keys the one the user picks or all of them (the first choice
+ * says how many), and says which were removed.
+ */
 export const clearApiKey: CommandDef = {
   id: 'modelGateway.clearApiKey',
-  async run(ctx: CommandContext): Promise<{ cleared: boolean }> {
-    const had = await ctx.services.keys.has();
-    await ctx.services.keys.clear();
-    ctx.services.log.info('API keys cleared.');
+  async run(ctx: CommandContext, arg): Promise<ClearKeyResult> {
+    const given = parseWith(clearArgs, arg, vscode.l10n.t('The argument of "{0}"', vscode.l10n.t('Clear API Key')));
+    const shown = await ctx.services.keys.shown();
+    let removed = shown;
+    if (shown.length > 1 && !given?.all) {
+      const all = { label: vscode.l10n.t('All {0} keys', shown.length), keys: shown };
+      const pick = await vscode.window.showQuickPick(
+        [all, ...shown.map((k) => ({ label: k.name, description: k.masked, keys: [k] }))],
+        {
+          title: vscode.l10n.t('Model Gateway: Clear API Key'),
+          placeHolder: vscode.l10n.t('Which key to remove from this computer'),
+        },
+      );
+      if (!pick) return { cleared: false, removed: [] };
+      removed = pick.keys;
+    }
+    if (removed.length === shown.length) await ctx.services.keys.clear();
+    else for (const key of removed) await ctx.services.keys.remove(key.id);
+    ctx.services.log.info(`API keys removed: ${removed.map((k) => `"${k.name}"`).join(', ') || 'none was stored'}.`);
+    const named = removed.map((k) => vscode.l10n.t('"{0}" ({1})', k.name, k.masked)).join(', ');
     void vscode.window.showInformationMessage(
-      had ? vscode.l10n.t('The API key was removed from secret storage.') : vscode.l10n.t('No API key was stored.'),
+      removed.length === 0
+        ? vscode.l10n.t('No API key was stored.')
+        : removed.length === 1
+          ? vscode.l10n.t('API key {0} was removed from secret storage.', named)
+          : vscode.l10n.t('All {0} API keys were removed from secret storage: {1}.', removed.length, named),
     );
-    return { cleared: had };
+    return { cleared: removed.length > 0, removed: removed.map((k) => k.name) };
   },
 };

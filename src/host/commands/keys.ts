@@ -4,6 +4,7 @@ import { checkApiKey, maskKey } from '../../core/config';
 import { GatewayError } from '../../core/errors';
 import { keyNameProblem, type KeyEntry } from '../../core/keys';
 import { parseWith } from '../../core/validate';
+import { loadModelsOnFirstUse } from '../setup';
 import type { Services } from '../services';
 import type { CommandContext, CommandDef } from './types';
 
@@ -176,10 +177,42 @@ function moveCommand(id: string, delta: -1 | 1, title: () => string): CommandDef
 export const moveApiKeyUp = moveCommand('modelGateway.moveApiKeyUp', -1, () => vscode.l10n.t('Move Key Up'));
 export const moveApiKeyDown = moveCommand('modelGateway.moveApiKeyDown', 1, () => vscode.l10n.t('Move Key Down'));
 
-const useKeyArgs = z.union([
-  z.string(),
-  z.object({ model: z.union([z.string(), z.object({ id: z.string() })]), key: z.optional(z.nullable(z.string())) }),
-]);
+const useKeyArgs = z.optional(
+  z.union([
+    z.string(),
+    z.object({ model: z.union([z.string(), z.object({ id: z.string() })]), key: z.optional(z.nullable(z.string())) }),
+  ]),
+);
+
+/**
+ * The model a key is picked for: the one the argument names, or (from the Command Palette, with no
+ * argument) the one the user picks among those more than one key lists; undefined when cancelled or
+ * when no model gives a choice (the user is told why).
+ */
+async function modelToChooseKeyFor(ctx: CommandContext, given: z.infer<typeof useKeyArgs>, title: string) {
+  if (given !== undefined)
+    return typeof given === 'string' ? given : typeof given.model === 'string' ? given.model : given.model.id;
+  const models = await loadModelsOnFirstUse(ctx.services, 'Call Model with Key');
+  const shared = models.filter((m) => (m.keyIds?.length ?? 0) > 1);
+  if (!shared.length) {
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t(
+        'No model is listed by more than one of your keys, so there is no key to choose: each model is called with the key that lists it.',
+      ),
+    );
+    return undefined;
+  }
+  const names = new Map((await ctx.services.keys.list()).map((k) => [k.id, k.name]));
+  const pick = await vscode.window.showQuickPick(
+    shared.map((m) => ({
+      label: m.id,
+      description: m.keyId ? vscode.l10n.t('called with {0}', names.get(m.keyId) ?? m.keyId) : undefined,
+      id: m.id,
+    })),
+    { title, placeHolder: vscode.l10n.t('Pick the model to choose a key for (models more than one key lists)') },
+  );
+  return pick?.id;
+}
 
 /** Calls a model that several keys list with the key the user picks (or, `key: null`, the first in order again). */
 export const useKeyForModel: CommandDef = {
@@ -187,7 +220,8 @@ export const useKeyForModel: CommandDef = {
   async run(ctx: CommandContext, arg): Promise<{ model: string; key?: string } | undefined> {
     const title = vscode.l10n.t('Call Model with Key');
     const given = parseWith(useKeyArgs, arg, vscode.l10n.t('The argument of "{0}"', title));
-    const modelId = typeof given === 'string' ? given : typeof given.model === 'string' ? given.model : given.model.id;
+    const modelId = await modelToChooseKeyFor(ctx, given, title);
+    if (modelId === undefined) return undefined;
     const model = ctx.services.registry.find(modelId);
     if (!model?.keyIds?.length)
       throw new GatewayError(
@@ -195,7 +229,7 @@ export const useKeyForModel: CommandDef = {
         vscode.l10n.t('{0} is not a model any of your keys may use.', modelId),
       );
     const keys = (await ctx.services.keys.list()).filter((k) => model.keyIds?.includes(k.id));
-    let chosen: string | null | undefined = typeof given === 'string' ? undefined : given.key;
+    let chosen: string | null | undefined = given === undefined || typeof given === 'string' ? undefined : given.key;
     if (chosen === undefined) {
       const pick = await vscode.window.showQuickPick(
         keys.map((k, i) => ({

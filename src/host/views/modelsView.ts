@@ -1,11 +1,10 @@
 import * as vscode from 'vscode';
-import { formatAge } from '../../core/connection';
 import type { KeyListing } from '../../core/models/modelRegistry';
 import { modalityName } from '../../core/models/modalityNames';
 import { providerName } from '../../core/models/providerNames';
 import type { ModelInfo, ModelKind } from '../../core/models/types';
 import { quotaShort } from '../../core/quota';
-import { formatNumber } from '../../shared/format';
+import { formatAge, formatNumber } from '../../shared/format';
 import { PROTOCOL_LABELS } from '../../shared/protocolNames';
 import type { Services } from '../services';
 
@@ -84,7 +83,12 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
   updateHeader(): void {
     if (!this.header) return;
     const quota = this.services.quota.current;
-    this.header.description = quota && this.services.registry.snapshot.keyModels ? quotaShort(quota) : undefined;
+    // With several keys each key's row has its own quota; the header names whose it shows (the first key's).
+    const [first, ...others] = this.services.quota.all();
+    const short =
+      quota &&
+      (others.length && first ? vscode.l10n.t('Key "{0}": {1}', first.key.name, quotaShort(quota)) : quotaShort(quota));
+    this.header.description = quota && this.services.registry.snapshot.keyModels ? short : undefined;
   }
 
   /** What the header shows beside the title, if anything. */

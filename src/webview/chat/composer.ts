@@ -10,7 +10,7 @@ import * as l10n from '@vscode/l10n';
 import type { ChatModelView, Snapshot } from '../../shared/protocol';
 import { button, h, setHidden, setText } from '../shared/dom';
 import { formatBytes, formatNumber } from '../../shared/format';
-import { formatChars, imageDetail } from './labels';
+import { imageChip, textChip } from './attachmentChip';
 import type { ChatChannel } from './chatChannel';
 import { iconButton } from './icons';
 import { ModelPicker } from './modelPicker';
@@ -41,7 +41,6 @@ export class Composer {
   /** Where Up/Down in the input is among the earlier questions (-1: not recalling). */
   private recallIndex = -1;
 
-  // eslint-disable-next-line max-lines-per-function -- over the limit when it came in; to be split (issue 32)
   constructor(
     private readonly channel: ChatChannel,
     /** The questions of the shown conversation, oldest first (Up recalls them, newest first). */
@@ -101,6 +100,14 @@ export class Composer {
       }
     });
 
+    this.listenToInput();
+    this.listenToButtons(attachFile, attachSelection);
+    this.listenForDrops();
+    this.updateButtons();
+  }
+
+  /** Enter sends, Up and Down recall earlier questions, typing keeps the draft, a pasted image is attached. */
+  private listenToInput(): void {
     this.input.addEventListener('keydown', (event) => {
       if (event.key === 'Enter' && !event.shiftKey && !event.altKey && !event.isComposing) {
         event.preventDefault();
@@ -118,8 +125,8 @@ export class Composer {
     });
     this.input.addEventListener('input', () => {
       this.recallIndex = -1;
-      channel.state.draft = this.input.value;
-      channel.saveSoon();
+      this.channel.state.draft = this.input.value;
+      this.channel.saveSoon();
       this.updateButtons();
     });
     this.input.addEventListener('paste', (event) => {
@@ -131,20 +138,22 @@ export class Composer {
       event.preventDefault();
       this.attachFiles(files);
     });
+  }
+
+  /** Send, Stop, the attach buttons and each chip's remove button. */
+  private listenToButtons(attachFile: HTMLButtonElement, attachSelection: HTMLButtonElement): void {
     this.sendButton.addEventListener('click', () => this.send());
     this.stopButton.addEventListener('click', () => this.stop());
-    attachFile.addEventListener('click', () => channel.intent({ type: 'attach', what: 'file' }));
-    attachSelection.addEventListener('click', () => channel.intent({ type: 'attach', what: 'selection' }));
+    attachFile.addEventListener('click', () => this.channel.intent({ type: 'attach', what: 'file' }));
+    attachSelection.addEventListener('click', () => this.channel.intent({ type: 'attach', what: 'selection' }));
     this.imageButton.addEventListener('click', () => {
       if (this.imagesRefused()) return;
-      channel.intent({ type: 'attach', what: 'image' });
+      this.channel.intent({ type: 'attach', what: 'image' });
     });
     this.chips.addEventListener('click', (event) => {
       const remove = (event.target as Element).closest<HTMLElement>('[data-attachment]');
-      if (remove?.dataset.attachment) channel.intent({ type: 'removeAttachment', id: remove.dataset.attachment });
+      if (remove?.dataset.attachment) this.channel.intent({ type: 'removeAttachment', id: remove.dataset.attachment });
     });
-    this.listenForDrops();
-    this.updateButtons();
   }
 
   focus(): void {
@@ -218,37 +227,7 @@ export class Composer {
       ...attachments.map((a) => {
         const remove = button('×', { className: 'chip-remove', ariaLabel: l10n.t('Remove attachment {0}', a.label) });
         remove.dataset.attachment = a.id;
-        if (a.image) {
-          const detail = imageDetail(a.image);
-          const thumb = a.image.src
-            ? h('img', { className: 'thumb thumb-small', attrs: { src: a.image.src, alt: '' } })
-            : null;
-          return h(
-            'span',
-            { className: 'chip chip-image', attrs: { title: `${a.label}: ${detail}` } },
-            thumb,
-            a.label,
-            h('span', { className: 'chip-detail', text: detail }),
-            remove,
-          );
-        }
-        return h(
-          'span',
-          {
-            className: 'chip',
-            attrs: {
-              title: a.truncated
-                ? l10n.t('{0} characters, cut to fit', formatNumber(a.chars))
-                : l10n.t('{0} characters', formatNumber(a.chars)),
-            },
-          },
-          a.label,
-          h('span', {
-            className: 'chip-detail',
-            text: a.truncated ? l10n.t('{0}, cut', formatChars(a.chars)) : formatChars(a.chars),
-          }),
-          remove,
-        );
+        return a.image ? imageChip(a.label, a.image, remove) : textChip(a, remove);
       }),
     );
     setHidden(this.chips, attachments.length === 0);

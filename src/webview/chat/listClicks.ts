@@ -2,7 +2,7 @@
  * Every click inside the message list, handled by one delegated listener: links become `openLink`
  * (the webview never navigates), buttons are recognised by their `data-act`.
  */
-import type { WebviewMessage } from '../../shared/protocol';
+import { VIEW_SETTINGS, type WebviewMessage } from '../../shared/protocol';
 import type { ChatChannel } from './chatChannel';
 import type { ChatStore } from './chatStore';
 import type { MessageView } from './messageView';
@@ -75,6 +75,11 @@ function act(control: HTMLElement, list: ListParts): void {
           : {};
       if (action) post({ type: 'action', action, ...(action === 'retry' && messageId ? { messageId } : {}), ...named });
       if (action === 'pickModel') list.onPickModel();
+      break;
+    }
+    case 'open-setting': {
+      const id = VIEW_SETTINGS.find((s) => s === control.dataset.setting);
+      if (id) post({ type: 'openSetting', id });
       break;
     }
     case 'load-older':

@@ -5,9 +5,9 @@
 import * as l10n from '@vscode/l10n';
 import type { ChatMessageView } from '../../shared/protocol';
 import { button, h, setHidden, setText } from '../shared/dom';
-import { PROTOCOL_LABELS } from '../../shared/protocol';
-import { formatNumber } from '../../shared/format';
-import { errorAction, formatChars, imageDetail, statusLabel, usageLine } from './labels';
+import { PROTOCOL_LABELS, VIEW_SETTINGS } from '../../shared/protocol';
+import { textChip } from './attachmentChip';
+import { errorAction, imageDetail, statusLabel, usageLine } from './labels';
 import type { RenderOptions } from './markdown';
 import { MarkdownView } from './markdownView';
 import { iconButton } from './icons';
@@ -254,26 +254,7 @@ export class MessageView {
     if (key === this.renderedAttachments) return;
     this.renderedAttachments = key;
     const list = this.attachments as HTMLElement;
-    list.replaceChildren(
-      ...(message.attachments ?? []).map((a) =>
-        h(
-          'span',
-          {
-            className: 'chip',
-            attrs: {
-              title: a.truncated
-                ? l10n.t('{0}: {1} characters (cut)', a.label, formatNumber(a.chars))
-                : l10n.t('{0}: {1} characters', a.label, formatNumber(a.chars)),
-            },
-          },
-          a.label,
-          h('span', {
-            className: 'chip-detail',
-            text: a.truncated ? l10n.t('{0}, cut', formatChars(a.chars)) : formatChars(a.chars),
-          }),
-        ),
-      ),
-    );
+    list.replaceChildren(...(message.attachments ?? []).map((a) => textChip(a)));
     setHidden(list, !message.attachments?.length);
   }
 
@@ -412,12 +393,7 @@ export class MessageView {
     if (atLimit) {
       // Not an error and not the user's Stop: the model used all the room an answer has.
       parts.push(h('span', { className: 'badge status-length', text: l10n.t('Reached the answer length limit') }));
-      parts.push(
-        h('span', {
-          className: 'status-hint',
-          text: l10n.t('Continue asks for the rest; the setting "modelGateway.chat.maxTokens" raises the limit.'),
-        }),
-      );
+      parts.push(settingHint(l10n.t('Continue asks for the rest; the setting {0} raises the limit.', '\u0000')));
       this.continueButton = button(l10n.t('Continue'), {
         className: 'btn',
         act: 'continue',
@@ -457,4 +433,17 @@ export class MessageView {
 /** Whether two host lists allow the same hosts. */
 export function sameHosts(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((h) => b.includes(h));
+}
+
+/** The length-limit hint, with the setting it names as a link that opens it (`\u0000` marks where). */
+function settingHint(text: string): HTMLElement {
+  const [before = '', after = ''] = text.split('\u0000');
+  const setting = VIEW_SETTINGS[0];
+  const link = button(setting, {
+    className: 'btn-link',
+    act: 'open-setting',
+    title: l10n.t('Open this setting'),
+  });
+  link.dataset.setting = setting;
+  return h('span', { className: 'status-hint' }, before, link, after);
 }
