@@ -92,6 +92,7 @@ export class ChatController implements vscode.Disposable {
       // refresh for long): this window's answer there stops.
       onLost: (id) => this.sessions.get(id)?.abort.abort(),
     });
+    store.useClaims(this.claims);
     this.drafts.set(this.current.key, this.current);
     this.models = new ModelChoice(this);
     this.imagePolicy = new ImageReadPolicy(() => [
@@ -392,7 +393,7 @@ export class ChatController implements vscode.Disposable {
   dispose(): void {
     for (const session of this.sessions.all()) session.abort.abort();
     for (const s of this.subscriptions) s.dispose();
-    this.claims.dispose();
+    void this.claims.dispose();
   }
 
   /** How a stored message shows in the view (images with the address the page loads them from). */

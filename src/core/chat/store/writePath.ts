@@ -154,7 +154,11 @@ export class StoreWriter {
         written = await this.core.write(handle, size, bytes, true);
       } catch (err) {
         // Nothing of a failed write may count; if even this fails, readers skip the unfinished batch.
-        await handle.truncate(size).catch(() => undefined);
+        // Never once the lease is lost: the bytes after `size` may be another window's by then.
+        await this.core
+          .fence()
+          .then(() => handle.truncate(size))
+          .catch(() => undefined);
         throw err;
       }
       this.forgetStreams(id);
@@ -183,6 +187,7 @@ export class StoreWriter {
     core.logFile(id);
     await core.exclusive(async () => {
       // The log first: a metadata file without its log is ignored, a log without metadata is listed.
+      await core.fence();
       await fs.rm(core.logFile(id), { force: true });
       await fs.rm(core.metaFile(id), { force: true });
       await syncDirectory(core.dir);
