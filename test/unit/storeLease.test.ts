@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync 
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ConversationStore, type StoredMessage } from '../../src/core/chat/conversationStore';
+import { ConversationClaims } from '../../src/core/chat/store/claims';
 import { FileLock, LEASE_LOST } from '../../src/core/chat/store/lock';
 import type { Schedule } from '../../src/core/chat/store/lease';
 
@@ -269,5 +270,24 @@ describe('the store lease', function () {
         if (r.status === 'rejected') assert.equal((r.reason as { code?: string }).code, LEASE_LOST);
       assert.ok(results.some((r) => r.status === 'fulfilled'));
     }
+  });
+
+  it('an answer still marked as streaming shows as cut as soon as its window’s claim is free, not after a fixed time', async () => {
+    const writer = new ConversationStore(dir, { watch: 'poll' });
+    const reader = new ConversationStore(dir, { watch: 'poll' });
+    stores.push(writer, reader);
+    const writerClaims = new ConversationClaims(dir, { heartbeatMs: 60_000 });
+    const readerClaims = new ConversationClaims(dir, { heartbeatMs: 60_000 });
+    reader.useClaims(readerClaims);
+    const c = await writer.create({ title: 'answering' });
+    assert.equal(await writerClaims.take(c.id), true);
+    await writer.append(c.id, { ...user('q'), role: 'user' });
+    await writer.append(c.id, { id: 'a', role: 'assistant', text: 'half', status: 'streaming', createdAt: 1 });
+    const status = async () => (await reader.open(c.id))?.messages.at(-1)?.status;
+    assert.equal(await status(), 'streaming', 'its window holds the claim: still being written');
+    // The writing window closes (or dies): its claim is free at once, and so is the answer shown as cut.
+    await writerClaims.dispose();
+    assert.equal(await status(), 'cut');
+    await readerClaims.dispose();
   });
 });
