@@ -13,15 +13,8 @@ import type { ConversationSummary } from '../../../shared/protocol';
 import type { ClaimState } from './claims';
 import { checkId, describe, STORE_LOCK, type MetaFile } from './files';
 import { FileLock, type FileLockOptions } from './lock';
-import {
-  checkRecord,
-  encodeRecord,
-  scanLog,
-  type LogRecord,
-  type Meta,
-  type ScanOptions,
-  type ScanResult,
-} from './log';
+import { checkRecord, encodeRecord, type LogRecord, type Meta } from './log';
+import { scanLog, type ScanOptions, type ScanResult } from './scan';
 import { hasOldFormat, migrateOldFormat } from './migration';
 
 /** What a conversation is apart from its messages. */

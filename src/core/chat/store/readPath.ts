@@ -9,7 +9,8 @@ import { promises as fs } from 'node:fs';
 import * as l10n from '@vscode/l10n';
 import { syncDirectory } from '../../atomicFile';
 import { isMissing, readMetaFile, setAside, type MetaFile } from './files';
-import { changedSince, DamagedLogError, type ScanResult, type StoredMessage } from './log';
+import { DamagedLogError, type StoredMessage } from './log';
+import { changedSince, type ScanResult } from './scan';
 import type { ConversationMeta, StoreCore } from './core';
 
 /** How many of the last messages `open` returns unless told otherwise. */
