@@ -286,8 +286,8 @@ describe('the store lease', function () {
     const status = async () => (await reader.open(c.id))?.messages.at(-1)?.status;
     assert.equal(await status(), 'streaming', 'its window holds the claim: still being written');
     // The writing window closes (or dies): its claim is free at once, and so is the answer shown as cut.
-    await writerClaims.dispose();
+    writerClaims.dispose();
     assert.equal(await status(), 'cut');
-    await readerClaims.dispose();
+    readerClaims.dispose();
   });
 });

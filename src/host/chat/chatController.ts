@@ -393,7 +393,7 @@ export class ChatController implements vscode.Disposable {
   dispose(): void {
     for (const session of this.sessions.all()) session.abort.abort();
     for (const s of this.subscriptions) s.dispose();
-    void this.claims.dispose();
+    this.claims.dispose();
   }
 
   /** How a stored message shows in the view (images with the address the page loads them from). */

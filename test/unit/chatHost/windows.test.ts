@@ -97,7 +97,7 @@ describe('Chat: one answer per conversation across windows', function () {
     assert.ok(ui.shown.some((s) => /in another VS Code window/.test(s.message)));
     await until(async () => !(await one.chat.claims.heldElsewhere(id)), 'the claim expired');
     assert.equal((await one.chat.send('after it expired'))?.status, 'done');
-    await hung.dispose();
+    hung.dispose();
   });
 
   it('a closing window gives its claims back: another window may answer there at once', async () => {
@@ -106,7 +106,7 @@ describe('Chat: one answer per conversation across windows', function () {
     const closing = new ConversationClaims(path.join(dir, 'conversations'), { ...CLAIMS, expiryMs: 60 * 60_000 });
     assert.equal(await closing.take(id), true);
     assert.equal(await one.chat.claims.heldElsewhere(id), true);
-    await closing.dispose();
+    closing.dispose();
     assert.equal(await one.chat.claims.heldElsewhere(id), false);
     assert.equal((await one.chat.send('right after the other window closed'))?.status, 'done');
   });

@@ -9,10 +9,12 @@
  * claims — and another window counts it free only once it has itself seen it unchanged for
  * `expiryMs` on its monotonic clock, or at once when its owner was a process of this machine that
  * no longer exists. A claim outlives the longest lock hold (`expiryMs` is longer than the lock's
- * lease), so a window paused within its lock lease keeps its claims too. No `vscode` import.
+ * lease), so a window paused within its lock lease keeps its claims too. A claim is lost only when
+ * its file was replaced or removed (another window took it, or the conversation was deleted).
+ * No `vscode` import.
  */
 import { randomUUID } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { promises as fs, rmSync, statSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as z from 'zod/mini';
@@ -134,7 +136,8 @@ export class ConversationClaims {
           clock: this.clock,
           schedule: this.options.schedule ?? watchTimer,
           everyMs: this.heartbeatMs,
-          validMs: this.expiryMs - this.heartbeatMs,
+          // A late beat does not lose a claim by itself: only a claim file replaced or removed does (see check).
+          validMs: Number.POSITIVE_INFINITY,
           since,
         },
         '"}',
@@ -190,12 +193,24 @@ export class ConversationClaims {
     return this.isFree(id, current) ? 'free' : 'elsewhere';
   }
 
-  /** Stops refreshing; the claims still held are given back (a closing window's answers end with it). */
-  dispose(): Promise<void> {
+  /**
+   * Stops refreshing and gives back the claims still held (a closing window's answers end with it),
+   * at once and without the lock: each file is removed only while it is still the one this window
+   * wrote, and nobody replaces a claim that was refreshed until now.
+   */
+  dispose(): void {
     this.stopChecks();
-    return Promise.all([...this.held.keys()].map((id) => this.release(id).catch(() => undefined))).then(
-      () => undefined,
-    );
+    for (const [id, claim] of this.held) {
+      claim.beat.stop();
+      try {
+        const now = statSync(this.file(id), { bigint: true });
+        if (now.ino === claim.ino && now.dev === claim.dev) rmSync(this.file(id), { force: true });
+      } catch {
+        // Gone already, or unreadable: another window judges it by its owner's process and its watch.
+      }
+      void claim.handle.close().catch(() => undefined);
+    }
+    this.held.clear();
   }
 
   /** Every heartbeat: a claim whose beat came too late, or whose file is no longer the one this window wrote, is lost. */
@@ -205,7 +220,7 @@ export class ConversationClaims {
       const now = await fs
         .stat(this.file(id), { bigint: true })
         .catch((err: unknown) => (isMissing(err) ? undefined : claim));
-      const mine = claim.beat.alive() && now !== undefined && now.ino === claim.ino && now.dev === claim.dev;
+      const mine = now !== undefined && now.ino === claim.ino && now.dev === claim.dev;
       if (!mine && this.held.get(id) === claim) {
         this.held.delete(id);
         claim.beat.lose();
