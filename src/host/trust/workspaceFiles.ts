@@ -96,6 +96,18 @@ export async function locateFile(given: string, rules: FileRules): Promise<Locat
   const stat = await fs.stat(real);
   if (stat.isDirectory())
     return { ok: false, why: 'folder', message: vscode.l10n.t('{0} is a folder, not a file.', given) };
+  // A hard link has no link to resolve: a second name of a file from anywhere on the same disk
+  // (a key, a document) looks like a file of the workspace. Where the user did not name the file,
+  // one with more than one name is refused.
+  if (!rules.outsideAllowed && stat.nlink > 1)
+    return {
+      ok: false,
+      why: 'linkOut',
+      message: vscode.l10n.t(
+        '{0} has more than one name on disk (a hard link), so it may be a file from outside the open workspace folders; it was not read.',
+        given,
+      ),
+    };
   return { ok: true, real };
 }
 

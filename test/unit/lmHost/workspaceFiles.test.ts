@@ -6,7 +6,7 @@
 import { fake } from '../chatHost/fakeVscode';
 import assert from 'node:assert/strict';
 import * as fsModule from 'node:fs';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isGatewayError } from '../../../src/core/errors';
@@ -66,6 +66,19 @@ describe('workspace-file policy: links are resolved before a file is judged', ()
       );
     } finally {
       fsp.realpath = realpath;
+    }
+  });
+
+  it('refuses a file with a second name on disk (a hard link) where the model named it', async () => {
+    const secret = path.join(outside, 'hard-secret.txt');
+    writeFileSync(secret, 'PRIVATE');
+    linkSync(secret, path.join(ws, 'docs', 'notes.txt'));
+    try {
+      await refuses(path.join(ws, 'docs', 'notes.txt'), false, /hard link/);
+      // Named by the user (a dialog, their explorer), it is theirs to send.
+      assert.ok(await workspaceFile(path.join(ws, 'docs', 'notes.txt'), { outsideAllowed: true }));
+    } finally {
+      rmSync(path.join(ws, 'docs', 'notes.txt'));
     }
   });
 
