@@ -13,7 +13,6 @@ const nodeBuiltins = { group: ['node:*'], message: 'a webview runs in a browser:
 // Files still over a limit when the limits came in; each entry goes when its file is split at a seam.
 // A new file over a limit fails the lint.
 const overMaxLines = [
-  'src/core/chat/store/log.ts',
   'src/host/chat/answerRunner.ts',
   'src/host/chat/chatController.ts',
   'src/host/commands/tools.ts',

@@ -22,7 +22,12 @@ import { GatewayError } from './errors';
 export async function writeFileAtomic(
   file: string,
   data: string | Uint8Array,
-  opts: { overwrite: boolean; durable?: boolean },
+  opts: {
+    overwrite: boolean;
+    durable?: boolean;
+    /** Called just before the file gets its name (a lock holder's fence: see store/lock.ts); throwing leaves the name alone. */
+    beforeRename?: () => Promise<void>;
+  },
 ): Promise<void> {
   // `durable: false` is for files that can be rebuilt from others (a cache): atomic, not fsync'd.
   const durable = opts.durable ?? true;
@@ -35,6 +40,7 @@ export async function writeFileAtomic(
     await handle.close();
   }
   try {
+    await opts.beforeRename?.();
     if (opts.overwrite) {
       await renameRetrying(tmp, file);
     } else {

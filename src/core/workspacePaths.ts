@@ -22,6 +22,38 @@ export function isBelow(child: string, parent: string, pathApi: path.PlatformPat
   return isInside(child, parent, pathApi) && pathApi.relative(pathApi.resolve(parent), pathApi.resolve(child)) !== '';
 }
 
+/**
+ * What a path's text alone says, before any file system call may touch it: a Windows device or
+ * long path (`\\?\`, `\\.\`: it reaches devices and skips the usual name checks), a UNC path
+ * (`\\host\share`, `//host/share`: on Windows merely opening one sends the user's network
+ * credentials to that host, see Microsoft's "NTLM relay" guidance), or a plain path. With POSIX
+ * rules neither exists: a backslash is part of a name and `//x` is `/x`.
+ */
+export type PathForm = 'device' | 'unc' | 'plain';
+
+export function pathForm(given: string, pathApi: path.PlatformPath = path): PathForm {
+  if (pathApi.sep !== '\\') return 'plain';
+  if (/^[\\/]{2}[?.](?:[\\/]|$)/.test(given)) return 'device';
+  if (/^[\\/]{2}[^\\/]/.test(given)) return 'unc';
+  return 'plain';
+}
+
+/**
+ * Where `given` (absolute) lies by its text alone, against the open folders (as named and with
+ * their links resolved): `device` is never read; a UNC path counts as `outside` unless it is inside
+ * an open folder by its text (a workspace opened from a share). Judged before any file system
+ * call, so that a path outside is refused without touching it (and without telling whether it exists).
+ */
+export function placeByText(
+  given: string,
+  folders: readonly string[],
+  pathApi: path.PlatformPath = path,
+): 'device' | 'inside' | 'outside' {
+  if (pathForm(given, pathApi) === 'device') return 'device';
+  for (const f of folders) if (pathForm(f, pathApi) !== 'device' && isBelow(given, f, pathApi)) return 'inside';
+  return 'outside';
+}
+
 /** Where a file is, against the open folders. */
 export type FilePlace =
   /** Below one of the folders once links are resolved: may be read. */

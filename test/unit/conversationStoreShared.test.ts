@@ -18,6 +18,7 @@ import { ConversationStore, type StoredMessage } from '../../src/core/chat/conve
 import { sha256Hex } from '../../src/core/chat/images';
 import { FileLock } from '../../src/core/chat/store/lock';
 import { until } from '../support/until';
+import type { FreezeResult } from './fixtures/storeFreezeWorker';
 import type { SoakResult } from './fixtures/storeSoakWorker';
 
 /** Two instances on one folder stand for two VS Code windows of one profile. */
@@ -222,6 +223,38 @@ describe('conversation store shared by windows', function () {
       problems.every((p) => /newer version/.test(p)),
       problems.join('\n'),
     );
+  });
+
+  it('soak: a process frozen (SIGSTOP) past the lease just before its write loses nothing of the others and writes nothing when it resumes', async function () {
+    if (process.platform === 'win32') this.skip();
+    const leaseMs = 1500;
+    const setup = open({ lockStaleMs: leaseMs });
+    const c = await setup.create({ title: 'Shared' });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(__dirname, 'fixtures', 'storeFreezeWorker.ts'), dir, c.id, String(leaseMs)],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await until(() => out.includes('frozen\n') || child.exitCode !== null, 'the worker to freeze');
+    assert.ok(out.includes('frozen'), err);
+    // Another window writes while the frozen one holds the lock: it takes it over once it saw it unchanged for the lease.
+    const other = open({ lockStaleMs: leaseMs });
+    assert.equal(await other.append(c.id, user('other-1')), true);
+    assert.equal(await other.append(c.id, user('other-2')), true);
+    child.kill('SIGCONT');
+    assert.equal(await exited, 0, err);
+    const result = JSON.parse(out.trim().split('\n').pop() ?? '') as FreezeResult;
+    assert.equal(result.outcomes['frozen-0'], true);
+    assert.equal(result.outcomes['frozen-1'], 'leaseLost', 'the frozen process learns that its lease was lost');
+    assert.equal(result.outcomes['frozen-2'], true, 'and carries on with a fresh lease');
+    const ids = (await open().load(c.id))?.messages.map((m) => m.id);
+    assert.deepEqual(ids, ['frozen-0', 'other-1', 'other-2', 'frozen-2'], 'nothing lost, nothing of the stale write');
+    assert.ok(!readFileSync(path.join(dir, `${c.id}.log`), 'utf8').includes('"frozen-1"'));
   });
 
   it('tells each instance of the other one’s changes', async () => {

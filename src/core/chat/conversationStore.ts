@@ -2,6 +2,7 @@ import * as l10n from '@vscode/l10n';
 import * as path from 'node:path';
 import type { ConversationSummary } from '../../shared/protocol';
 import { ImageStore } from './images';
+import type { ConversationClaims } from './store/claims';
 import { StoreCore, type ConversationMeta, type ConversationStoreOptions } from './store/core';
 import { describe } from './store/files';
 import type { StoredMessage } from './store/log';
@@ -60,6 +61,15 @@ export class ConversationStore {
     this.writer = new StoreWriter(this.core);
     this.summaries = new SummaryList(this.core);
     this.images = new ImageStore(path.join(dir, 'images'), (work) => this.core.exclusive(work));
+  }
+
+  /**
+   * Where answers are claimed (store/claims.ts): an answer still marked as streaming is then shown
+   * as cut as soon as its conversation's claim is free (its window closed, died or hangs), instead
+   * of after STREAMING_STALE_MS without a write.
+   */
+  useClaims(claims: Pick<ConversationClaims, 'state'>): void {
+    this.core.claimState = (id) => claims.state(id);
   }
 
   /** Every conversation, newest first. */

@@ -92,6 +92,7 @@ export class ChatController implements vscode.Disposable {
       // refresh for long): this window's answer there stops.
       onLost: (id) => this.sessions.get(id)?.abort.abort(),
     });
+    store.useClaims(this.claims);
     this.drafts.set(this.current.key, this.current);
     this.models = new ModelChoice(this);
     this.imagePolicy = new ImageReadPolicy(() => [

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { isBelow, realPathOf } from '../../core/workspacePaths';
+import { isBelow, pathForm, realPathOf } from '../../core/workspacePaths';
 import { locateFile } from '../trust/workspaceFiles';
 
 /**
@@ -16,7 +16,9 @@ export class ImageReadPolicy {
 
   /** Files the user chose in a dialog may be read later in this session (e.g. dropped again). */
   async rememberPicked(uris: readonly vscode.Uri[]): Promise<void> {
-    for (const uri of uris) if (uri.scheme === 'file') this.picked.add(await real(uri.fsPath));
+    for (const uri of uris)
+      if (uri.scheme === 'file')
+        this.picked.add(pathForm(uri.fsPath) === 'unc' ? path.resolve(uri.fsPath) : await real(uri.fsPath));
   }
 
   /** Undefined when the file may be read, else why not (a sentence for the user). */
@@ -31,7 +33,12 @@ export class ImageReadPolicy {
       const folder = vscode.workspace.getWorkspaceFolder(uri);
       return folder && isBelow(uri.path, folder.uri.path, path.posix) ? undefined : refused;
     }
-    if (this.picked.has(await real(uri.fsPath))) return undefined;
+    // A path the page names is judged by its text first: a device or UNC path the user did not pick
+    // is never touched (locateFile refuses one outside the folders before any file system call).
+    const form = pathForm(uri.fsPath);
+    if (form === 'device') return refused;
+    const picked = form === 'unc' ? path.resolve(uri.fsPath) : await real(uri.fsPath);
+    if (this.picked.has(picked)) return undefined;
     const storage = this.storageRoots()
       .filter((r) => r.scheme === 'file')
       .map((r) => r.fsPath);

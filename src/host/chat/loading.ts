@@ -3,11 +3,13 @@
  * conversation shown. Activation reads no file and makes no network call; this runs when a chat
  * view shows or a chat command runs.
  */
+import { CLAIM_HEARTBEAT_MS, type ClaimState, type ConversationClaims } from '../../core/chat/store/claims';
 import { loadModelsOnFirstUse } from '../setup';
 import type { ChatBase, Shown } from './sessions';
 
 /** What loading needs from the chat controller. */
 export interface LoadHost extends ChatBase {
+  readonly claims: Pick<ConversationClaims, 'state'>;
   show(next: Shown): void;
   refreshView(): void;
 }
@@ -26,6 +28,7 @@ export async function loadChat(host: LoadHost, subscriptions: Array<{ dispose():
       host.refreshView();
     }),
   );
+  subscriptions.push(watchOtherWindowsAnswer(host));
   // The latest conversation is shown; one that cannot be read (set aside or failing) leaves a
   // new chat, never a chat that cannot be used.
   try {
@@ -39,4 +42,27 @@ export async function loadChat(host: LoadHost, subscriptions: Array<{ dispose():
   } catch (err) {
     services.log.warn(`Opening the latest conversation failed: ${String(err)}`);
   }
+}
+
+/**
+ * An answer another window writes into the shown conversation ends without a write when that window
+ * dies or hangs: the view is read again as soon as the conversation's claim turns free, so that the
+ * answer shows as cut then (the store tells from the claim), not when something else changes.
+ */
+function watchOtherWindowsAnswer(host: LoadHost): { dispose(): void } {
+  let last: { id: string; state: ClaimState } | undefined;
+  const timer = setInterval(() => {
+    const id = host.shown.id;
+    if (!id || host.sessions.get(id)) return;
+    void host.claims.state(id).then(
+      (state) => {
+        if (last?.id === id && last.state === 'elsewhere' && state === 'free') host.refreshView();
+        last = { id, state };
+      },
+      () => undefined,
+    );
+  }, CLAIM_HEARTBEAT_MS);
+  // Never keeps a closing extension host alive.
+  timer.unref();
+  return { dispose: () => clearInterval(timer) };
 }

@@ -72,7 +72,12 @@ export async function streamAnswer(
               reasoning: (message.reasoning ?? '').slice(session.savedReasoning, reasoning),
             }),
           );
-      if (!saved) failure = gone().message;
+      if (!saved) {
+        // The conversation is gone, or no longer holds this answer (replaced): nothing more of it can
+        // be kept, so the stream stops at once rather than running on (and being billed) to its end.
+        session.abort.abort();
+        failure = gone().message;
+      }
     } catch (err) {
       failure = err instanceof Error ? err.message : String(err);
     }

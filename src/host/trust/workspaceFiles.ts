@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { GatewayError } from '../../core/errors';
-import { placeOf } from '../../core/workspacePaths';
+import { placeByText, placeOf } from '../../core/workspacePaths';
 
 /**
  * The one workspace-file policy: which files the extension reads or uploads on behalf of the
@@ -57,15 +57,22 @@ export async function locateFile(given: string, rules: FileRules): Promise<Locat
     };
   }
   const absolute = path.resolve(first ?? '', given);
+  // Judged by its text before any file system call: a path outside (a UNC path among them) is
+  // refused without being touched, whether or not it exists (a model must not learn which files
+  // exist elsewhere; touching a UNC path sends the user's credentials to its host).
+  const byText = placeByText(absolute, [...folders, ...realFolders]);
+  if (byText === 'device')
+    return {
+      ok: false,
+      why: 'outside',
+      message: vscode.l10n.t('{0} is a device path; such paths are never read.', given),
+    };
+  if (byText === 'outside' && !rules.outsideAllowed) return refusedOutside(given, folders.length > 0);
   let real: string;
   try {
     real = await fs.realpath(absolute);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    // Outside the folders by its own text, a path is refused as outside whether or not it exists:
-    // a model must not learn which files exist elsewhere on the machine.
-    const outsideByText = placeOf({ given: absolute, real: absolute, folders, realFolders }) === 'outside';
-    if (outsideByText && !rules.outsideAllowed) return refusedOutside(given, folders.length > 0);
     if (code === 'ENOENT' || code === 'ENOTDIR')
       return { ok: false, why: 'missing', message: vscode.l10n.t('{0} does not exist.', given) };
     throw new GatewayError(
@@ -89,6 +96,18 @@ export async function locateFile(given: string, rules: FileRules): Promise<Locat
   const stat = await fs.stat(real);
   if (stat.isDirectory())
     return { ok: false, why: 'folder', message: vscode.l10n.t('{0} is a folder, not a file.', given) };
+  // A hard link has no link to resolve: a second name of a file from anywhere on the same disk
+  // (a key, a document) looks like a file of the workspace. Where the user did not name the file,
+  // one with more than one name is refused.
+  if (!rules.outsideAllowed && stat.nlink > 1)
+    return {
+      ok: false,
+      why: 'linkOut',
+      message: vscode.l10n.t(
+        '{0} has more than one name on disk (a hard link), so it may be a file from outside the open workspace folders; it was not read.',
+        given,
+      ),
+    };
   return { ok: true, real };
 }
 

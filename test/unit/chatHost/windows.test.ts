@@ -84,17 +84,31 @@ describe('Chat: one answer per conversation across windows', function () {
     assert.equal((await two.store.load(id))?.messages.length, 6);
   });
 
-  it("a crashed window's claim expires after a few heartbeats", async () => {
+  it("a hung window's claim expires once this window has seen it unrefreshed for the expiry", async () => {
     await one.chat.send('first');
     const id = one.chat.currentConversationId as string;
-    // A window that died mid-answer: its claim file stays and is no longer refreshed.
-    const dead = new ConversationClaims(path.join(dir, 'conversations'), CLAIMS);
-    assert.equal(await dead.take(id), true);
-    dead.dispose();
-    assert.equal(await one.chat.send('refused while the dead claim is fresh'), undefined);
+    // A window that hangs mid-answer: its claim file stays and is no longer refreshed (its beat never runs).
+    const hung = new ConversationClaims(path.join(dir, 'conversations'), {
+      ...CLAIMS,
+      schedule: () => () => undefined,
+    });
+    assert.equal(await hung.take(id), true);
+    assert.equal(await one.chat.send('refused while the hung claim is fresh'), undefined);
     assert.ok(ui.shown.some((s) => /in another VS Code window/.test(s.message)));
     await until(async () => !(await one.chat.claims.heldElsewhere(id)), 'the claim expired');
     assert.equal((await one.chat.send('after it expired'))?.status, 'done');
+    hung.dispose();
+  });
+
+  it('a closing window gives its claims back: another window may answer there at once', async () => {
+    await one.chat.send('first');
+    const id = one.chat.currentConversationId as string;
+    const closing = new ConversationClaims(path.join(dir, 'conversations'), { ...CLAIMS, expiryMs: 60 * 60_000 });
+    assert.equal(await closing.take(id), true);
+    assert.equal(await one.chat.claims.heldElsewhere(id), true);
+    closing.dispose();
+    assert.equal(await one.chat.claims.heldElsewhere(id), false);
+    assert.equal((await one.chat.send('right after the other window closed'))?.status, 'done');
   });
 
   it('a claim file this version cannot read counts as held while it is fresh', async () => {
@@ -104,9 +118,11 @@ describe('Chat: one answer per conversation across windows', function () {
     const file = path.join(dir, 'conversations', '.claims', `${id}.json`);
     writeFileSync(file, JSON.stringify({ v: 2, holder: { window: 'future' } }));
     assert.equal(await one.chat.claims.heldElsewhere(id), true);
+    // Its file time says nothing (another machine's clock may set any): only this window's own watch counts.
     const old = new Date(Date.now() - 60_000);
     utimesSync(file, old, old);
-    assert.equal(await one.chat.claims.heldElsewhere(id), false);
+    assert.equal(await one.chat.claims.heldElsewhere(id), true, 'an old file time alone does not free it');
+    await until(async () => !(await one.chat.claims.heldElsewhere(id)), 'seen unrefreshed for the expiry');
   });
 
   it('window 2 deletes the conversation window 1 answers in: window 1 stops, and is told its answer was not saved', async () => {

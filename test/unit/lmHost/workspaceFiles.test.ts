@@ -5,7 +5,8 @@
 // First: answers `vscode` for every host module imported after it.
 import { fake } from '../chatHost/fakeVscode';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import * as fsModule from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isGatewayError } from '../../../src/core/errors';
@@ -45,6 +46,43 @@ describe('workspace-file policy: links are resolved before a file is judged', ()
       workspaceFile(given, { outsideAllowed }),
       (e: unknown) => isGatewayError(e, 'badRequest') && pattern.test(e.message),
     );
+
+  it('refuses a path outside the workspace by its text before any file system call touches it', async () => {
+    const touched: string[] = [];
+    // The module's own promises object: what the policy calls `fs.realpath` on at call time.
+    const fsp = fsModule.promises as unknown as { realpath: (p: string) => Promise<string> };
+    const realpath = fsp.realpath;
+    fsp.realpath = async (p: string) => {
+      touched.push(p);
+      return realpath(p);
+    };
+    try {
+      await refuses(path.join(outside, 'id_rsa'), false, /outside the open workspace/);
+      await refuses(path.join(ws, '..', 'secrets', 'nothing-here'), false, /outside the open workspace/);
+      assert.deepEqual(
+        touched.filter((p) => !isWorkspaceFolder(p)),
+        [],
+        'only the open folders were resolved',
+      );
+    } finally {
+      fsp.realpath = realpath;
+    }
+  });
+
+  it('refuses a file with a second name on disk (a hard link) where the model named it', async () => {
+    const secret = path.join(outside, 'hard-secret.txt');
+    writeFileSync(secret, 'PRIVATE');
+    linkSync(secret, path.join(ws, 'docs', 'notes.txt'));
+    try {
+      await refuses(path.join(ws, 'docs', 'notes.txt'), false, /hard link/);
+      // Named by the user (a dialog, their explorer), it is theirs to send.
+      assert.ok(await workspaceFile(path.join(ws, 'docs', 'notes.txt'), { outsideAllowed: true }));
+    } finally {
+      rmSync(path.join(ws, 'docs', 'notes.txt'));
+    }
+  });
+
+  const isWorkspaceFolder = (p: string) => path.resolve(p) === path.resolve(ws);
 
   it('reads a file of the workspace at its real path, relative or absolute', async () => {
     const real = realpathSync(path.join(ws, 'docs', 'report.pdf'));

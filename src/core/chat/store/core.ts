@@ -10,17 +10,11 @@ import * as l10n from '@vscode/l10n';
 import { writeFileAtomic } from '../../atomicFile';
 import { GatewayError } from '../../errors';
 import type { ConversationSummary } from '../../../shared/protocol';
+import type { ClaimState } from './claims';
 import { checkId, describe, STORE_LOCK, type MetaFile } from './files';
-import { FileLock } from './lock';
-import {
-  checkRecord,
-  encodeRecord,
-  scanLog,
-  type LogRecord,
-  type Meta,
-  type ScanOptions,
-  type ScanResult,
-} from './log';
+import { FileLock, type FileLockOptions } from './lock';
+import { checkRecord, encodeRecord, type LogRecord, type Meta } from './log';
+import { scanLog, type ScanOptions, type ScanResult } from './scan';
 import { hasOldFormat, migrateOldFormat } from './migration';
 
 /** What a conversation is apart from its messages. */
@@ -47,6 +41,8 @@ export interface ConversationStoreOptions {
   imageGraceMs?: number;
   /** How long a lock left by a window that stopped refreshing it is respected (default 30 s; see store/lock.ts). */
   lockStaleMs?: number;
+  /** The lock's clock, heartbeat and fence hook (tests; see FileLockOptions). */
+  lock?: Omit<FileLockOptions, 'staleMs'>;
   /** See FOLDER_SETTLE_MS (tests shorten it). */
   folderSettleMs?: number;
 }
@@ -66,12 +62,14 @@ export class StoreCore {
   /** Conversations whose unread records were reported (see store/readPath.ts). */
   readonly unreadReported = new Set<string>();
   private readiness?: Promise<void>;
+  /** Whose the claim on a conversation is (see ConversationStore.useClaims); unset: not known. */
+  claimState?: (id: string) => Promise<ClaimState>;
 
   constructor(
     readonly dir: string,
     readonly options: ConversationStoreOptions,
   ) {
-    this.lock = new FileLock(path.join(dir, STORE_LOCK), { staleMs: options.lockStaleMs });
+    this.lock = new FileLock(path.join(dir, STORE_LOCK), { ...options.lock, staleMs: options.lockStaleMs });
   }
 
   logFile(id: string): string {
@@ -115,6 +113,11 @@ export class StoreCore {
     return this.lock.run(work);
   }
 
+  /** Throws LEASE_LOST unless the lock `exclusive` runs under is still this window's: the last step before any write. */
+  fence(): Promise<void> {
+    return this.lock.fence();
+  }
+
   async scan(handle: fs.FileHandle, size: number, options: ScanOptions): Promise<ScanResult> {
     const counter = { read: 0 };
     try {
@@ -127,6 +130,7 @@ export class StoreCore {
   /** Appends records at `at`; each is checked first, so a record this version may not write reaches no file. */
   async write(handle: fs.FileHandle, at: number, records: LogRecord[] | Buffer, sync: boolean): Promise<number> {
     const bytes = Buffer.isBuffer(records) ? records : encodeChecked(records);
+    await this.fence();
     // A write may take only part of the bytes (a disk filling up): the rest is written after it,
     // and a write that then fails throws, never leaving a short line taken for a whole one.
     for (let done = 0; done < bytes.length;) {
@@ -154,18 +158,24 @@ export class StoreCore {
       this.io.bytesRead += bytesRead;
       const nl = chunk.subarray(0, bytesRead).lastIndexOf(0x0a);
       if (nl >= 0) {
+        await this.fence();
         await handle.truncate(start + nl + 1);
         return start + nl + 1;
       }
       end = start;
     }
+    await this.fence();
     await handle.truncate(0);
     return 0;
   }
 
   /** Rewrites a conversation's metadata file (atomically). */
   async writeMeta(file: MetaFile, durable = true): Promise<void> {
-    await writeFileAtomic(this.metaFile(file.meta.id), JSON.stringify(file), { overwrite: true, durable });
+    await writeFileAtomic(this.metaFile(file.meta.id), JSON.stringify(file), {
+      overwrite: true,
+      durable,
+      beforeRename: () => this.fence(),
+    });
   }
 }
 

@@ -1,4 +1,3 @@
-import { promises as fs } from 'node:fs';
 import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { chatMessageSchema, protocolSchema, thinkingChoiceSchema } from '../../../shared/protocol';
@@ -131,96 +130,6 @@ export function encodeRecord(record: LogRecord): string {
 /** A log with lines none of which is a record: the file was damaged (or is not a log at all). */
 export class DamagedLogError extends Error {}
 
-/** A message replayed from the log, with the time of the last record that wrote to it. */
-export interface Replayed {
-  /** Absent where the newest record for the position holds a message this version cannot read. */
-  message?: StoredMessage;
-  lastAt: number;
-}
-
-export interface ScanResult {
-  /** How many messages the conversation has; 0 when no record says otherwise. */
-  total: number;
-  /** Positions from `total - limit` (at least 0) to `total - 1` that were found, by position. */
-  slots: Map<number, Replayed>;
-  /** The newest metadata record read (only when the scan reached one). */
-  meta?: Meta;
-  /** The newest record's time. */
-  lastAt: number;
-  /**
-   * When the conversation last changed as its metadata file counts it (checkpoints do not count):
-   * the newest metadata record's `updatedAt`, or the time of a newer message record or removal.
-   */
-  updatedAt?: number;
-  /** Bytes read from the file, and bytes of the records that the result is made of. */
-  bytesRead: number;
-  liveBytes: number;
-  /** With `findId`: the position of that message, if it is in the conversation. */
-  foundAt?: number;
-  /**
-   * Lines read that this version did not read whole (skipped, or read without a value it does not
-   * know; with `exact`, also records with fields it does not keep). A log with any must never be
-   * rewritten from what this version made of it.
-   */
-  unread: number;
-}
-
-export interface ScanOptions {
-  /** How many of the last messages are wanted (Infinity: all). */
-  limit: number;
-  /** Keep reading until a metadata record is found (for rebuilding the metadata file). */
-  wantMeta?: boolean;
-  /** Stop as soon as the message with this id has been found (and report its position). */
-  findId?: string;
-  /** Count as unread every record with a field this version would not write back (before a rewrite). */
-  exact?: boolean;
-}
-
-const CHUNK = 64 * 1024;
-
-/**
- * Lines of a file from the last to the first, each with its byte length (newline included).
- * A last line without its newline is the torn end of a write cut by a crash: it is skipped.
- */
-export async function* linesBackward(
-  handle: fs.FileHandle,
-  size: number,
-  counter: { read: number },
-): AsyncGenerator<{ line: string; bytes: number }> {
-  let position = size;
-  // The bytes from `position` on that were not yielded yet; once trimmed, they end with a newline.
-  let rest = Buffer.alloc(0);
-  let trimmed = false;
-  const readMore = async (): Promise<void> => {
-    const length = Math.min(CHUNK, position);
-    position -= length;
-    const chunk = Buffer.alloc(length);
-    const { bytesRead } = await handle.read(chunk, 0, length, position);
-    counter.read += bytesRead;
-    rest = rest.length ? Buffer.concat([chunk.subarray(0, bytesRead), rest]) : chunk.subarray(0, bytesRead);
-  };
-  while (!trimmed) {
-    if (position === 0) return;
-    await readMore();
-    const end = rest.lastIndexOf(0x0a);
-    if (end >= 0) {
-      // Everything after the last newline is a torn write.
-      rest = rest.subarray(0, end + 1);
-      trimmed = true;
-    }
-  }
-  while (rest.length > 0) {
-    const nl = rest.length >= 2 ? rest.lastIndexOf(0x0a, rest.length - 2) : -1;
-    if (nl < 0 && position > 0) {
-      await readMore();
-      continue;
-    }
-    const bytes = rest.length - 1 - nl;
-    if (bytes > 1) yield { line: rest.toString('utf8', nl + 1, rest.length - 1), bytes };
-    rest = rest.subarray(0, nl + 1);
-  }
-}
-
 /**
  * What one line of a log is to this version:
  * - `record`: a record it can read (`exact` when it read every field of it as written);
@@ -237,12 +146,12 @@ export type ReadLine =
   | { kind: 'damaged' };
 
 /** Where a record belongs to a batch written at once: the batch's id and how many of its records follow. */
-interface Batch {
+export interface Batch {
   b: string;
   bl: number;
 }
 
-function batchOf(data: Record<string, unknown>): Batch | undefined {
+export function batchOf(data: Record<string, unknown>): Batch | undefined {
   return typeof data.b === 'string' && typeof data.bl === 'number' ? { b: data.b, bl: data.bl } : undefined;
 }
 
@@ -284,7 +193,7 @@ export function readLine(line: string, compare = false): ReadLine {
       return { kind: 'hole', k: data.k, at, i, ...(id !== undefined ? { id } : {}), ...(batch ? { batch } : {}) };
     }
     case 'c':
-      // A piece of text this version cannot read is not joined, and neither is anything after it (see scanLog).
+      // A piece of text this version cannot read is not joined, and neither is anything after it (see scanLog in scan.ts).
       if (
         typeof data.id !== 'string' ||
         (data.t !== undefined && typeof data.t !== 'string') ||
@@ -313,33 +222,6 @@ export function readLine(line: string, compare = false): ReadLine {
   }
 }
 
-type Piece = Extract<LogRecord, { k: 'c' }>;
-
-/**
- * A message with its checkpoints (oldest first) added. A piece is added where it says it starts
- * (`o` / `ro`; a piece written before offsets were recorded has none and is added where the text
- * ends); once one does not start where the text ends, neither it nor any later piece is added.
- */
-function join(message: StoredMessage, pieces: Piece[]): StoredMessage {
-  let text = message.text;
-  let reasoning = message.reasoning ?? '';
-  let textGap = false;
-  let reasoningGap = false;
-  for (const piece of pieces) {
-    if (piece.t && !textGap) {
-      if (piece.o === undefined || piece.o === text.length) text += piece.t;
-      else textGap = true;
-    }
-    if (piece.r && !reasoningGap) {
-      if (piece.ro === undefined || piece.ro === reasoning.length) reasoning += piece.r;
-      else reasoningGap = true;
-    }
-  }
-  const joined = { ...message, text };
-  if (reasoning || message.reasoning !== undefined) joined.reasoning = reasoning;
-  return joined;
-}
-
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -351,171 +233,4 @@ function sameJson(a: unknown, b: unknown): boolean {
   if (!isObject(a) || !isObject(b) || Array.isArray(b)) return false;
   const keys = Object.keys(a);
   return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
-}
-
-/**
- * Replays the log from its end until the last `limit` messages are complete (and, if asked, a
- * metadata record was seen). A line this version cannot read costs that line (see ReadLine);
- * throws DamagedLogError only for a file that has lines and not one record among them.
- */
-// eslint-disable-next-line max-lines-per-function -- over the limit when it came in; to be split (issue 32)
-export async function scanLog(
-  handle: fs.FileHandle,
-  size: number,
-  options: ScanOptions,
-  counter: { read: number } = { read: 0 },
-): Promise<ScanResult> {
-  const before = counter.read;
-  let total: number | undefined;
-  let cut = Number.POSITIVE_INFINITY;
-  const slots = new Map<number, Replayed>();
-  const done = new Set<string>();
-  /** Checkpoints of messages whose base record is not reached yet, newest first. */
-  const pending = new Map<string, { pieces: Piece[]; lastAt: number; bytes: number }>();
-  let meta: Meta | undefined;
-  let lastAt = 0;
-  let updatedAt: number | undefined;
-  let liveBytes = 0;
-  let foundAt: number | undefined;
-  let unread = 0;
-  let lines = 0;
-  let records = 0;
-  /** Batches met so far (newest first), and whether each is whole (its last record was met first). */
-  const batches = new Map<string, boolean>();
-
-  // The first wanted position, once the total is known, and how many wanted positions are filled.
-  let from = 0;
-  let filled = 0;
-  const setTotal = (value: number): void => {
-    total = value;
-    from = Math.max(0, value - options.limit);
-    for (const i of slots.keys()) if (i >= from && i < value) filled++;
-  };
-  const complete = (): boolean => {
-    if (total === undefined) return false;
-    if (options.wantMeta && !meta) return false;
-    if (options.findId !== undefined && foundAt !== undefined) return true;
-    return filled >= total - from;
-  };
-  /** The newest record for position `i` (readable or not) fills its slot; older ones for it are dead. */
-  const place = (k: 'a' | 'u', i: number, at: number, bytes: number, message?: StoredMessage): boolean => {
-    if (k === 'a' && total === undefined) setTotal(i + 1);
-    if (i >= cut || slots.has(i)) return false;
-    if (total !== undefined && i >= total) return false;
-    const id = message?.id;
-    const deltas = id !== undefined ? pending.get(id) : undefined;
-    const joined = message && deltas ? join(message, deltas.pieces.reverse()) : message;
-    if (id !== undefined) {
-      pending.delete(id);
-      done.add(id);
-    }
-    slots.set(i, { ...(joined ? { message: joined } : {}), lastAt: Math.max(at, deltas?.lastAt ?? 0) });
-    if (total !== undefined && i >= from) filled++;
-    liveBytes += bytes + (deltas?.bytes ?? 0);
-    return true;
-  };
-
-  for await (const { line, bytes } of linesBackward(handle, size, counter)) {
-    lines++;
-    const read = readLine(line, options.exact);
-    if (read.kind === 'damaged') {
-      unread++;
-      continue;
-    }
-    records++;
-    const batch =
-      read.kind === 'hole'
-        ? read.batch
-        : read.kind === 'record' && read.record.k === 'a'
-          ? batchOf(read.record)
-          : undefined;
-    if (batch) {
-      if (!batches.has(batch.b)) batches.set(batch.b, batch.bl === 0);
-      // A batch cut short by a crash: none of it happened.
-      if (!batches.get(batch.b)) continue;
-    }
-    if (!lastAt) lastAt = read.kind === 'record' ? read.record.at : read.at;
-    if (read.kind === 'unknown') {
-      unread++;
-      continue;
-    }
-    if (read.kind === 'hole') {
-      unread++;
-      updatedAt ??= read.at;
-      place(read.k, read.i, read.at, bytes);
-      if (read.id !== undefined) done.add(read.id);
-      if (complete()) break;
-      continue;
-    }
-    if (!read.exact) unread++;
-    const record = read.record;
-    if (record.k !== 'c') updatedAt ??= record.k === 'm' ? record.meta.updatedAt : record.at;
-    switch (record.k) {
-      case 'm':
-        if (!meta) {
-          meta = record.meta;
-          liveBytes += bytes;
-        }
-        break;
-      case 'x':
-        if (total === undefined) setTotal(record.i);
-        cut = Math.min(cut, record.i);
-        break;
-      case 'a':
-      case 'u':
-        if (place(record.k, record.i, record.at, bytes, record.m) && options.findId === record.m.id) foundAt = record.i;
-        break;
-      case 'c': {
-        if (done.has(record.id)) break;
-        const deltas = pending.get(record.id) ?? { pieces: [], lastAt: record.at, bytes: 0 };
-        deltas.pieces.push(record);
-        deltas.bytes += bytes;
-        pending.set(record.id, deltas);
-        break;
-      }
-    }
-    if (complete()) break;
-  }
-  if (lines > 0 && records === 0) throw new DamagedLogError(l10n.t('not one of its lines is a conversation record'));
-  return {
-    total: total ?? 0,
-    slots,
-    meta,
-    lastAt,
-    updatedAt,
-    bytesRead: counter.read - before,
-    liveBytes,
-    foundAt,
-    unread,
-  };
-}
-
-/** A tail longer than this is not read to check a metadata file: the metadata is rebuilt instead. */
-const TAIL_CHECK_MAX = 1024 * 1024;
-
-/**
- * Whether the log changed what its metadata file holds since the file was written, when the log
- * was `from` bytes long: true if the log is now shorter, `from` is not where a record ends, or a
- * record after it (other than a checkpoint or a record this version cannot read) is there.
- */
-export async function changedSince(
-  handle: fs.FileHandle,
-  from: number,
-  size: number,
-  counter: { read: number },
-): Promise<boolean> {
-  if (size < from || size - from > TAIL_CHECK_MAX) return true;
-  if (size === from) return false;
-  const start = Math.max(0, from - 1);
-  const bytes = Buffer.alloc(size - start);
-  const { bytesRead } = await handle.read(bytes, 0, bytes.length, start);
-  counter.read += bytesRead;
-  if (from > 0 && bytes[0] !== 0x0a) return true;
-  const lines = bytes.toString('utf8', from - start, bytesRead).split('\n');
-  // The last piece is empty (the tail ends with a newline) or a torn write: neither counts.
-  lines.pop();
-  return lines.some((line) => {
-    const read = readLine(line);
-    return read.kind === 'hole' || (read.kind === 'record' && read.record.k !== 'c');
-  });
 }

@@ -35,7 +35,7 @@ export async function compact(core: StoreCore, id: string): Promise<void> {
         if (slot?.message) records.push({ k: 'a', at: slot.lastAt, i: records.length - 1, m: slot.message });
       }
       const text = records.map(encodeRecord).join('');
-      await writeFileAtomic(core.logFile(id), text, { overwrite: true });
+      await writeFileAtomic(core.logFile(id), text, { overwrite: true, beforeRename: () => core.fence() });
       core.io.bytesWritten += Buffer.byteLength(text);
       await core.writeMeta({ v: 1, meta, messageCount: records.length - 1, logSize: Buffer.byteLength(text) });
     } catch (err) {
@@ -69,6 +69,7 @@ export async function pruneImages(core: StoreCore, images: ImageStore): Promise<
       const read = await readImageRefs(core.dir, seen, used, PRUNE_LOCKED_READ_MAX, report);
       if (read === 'failed') return 0;
       if (read === 'tooMuch') return undefined;
+      await core.fence();
       return images.prune(used, core.options.imageGraceMs ?? IMAGE_PRUNE_GRACE_MS);
     });
     if (removed !== undefined) return removed;

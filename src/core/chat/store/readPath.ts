@@ -9,7 +9,8 @@ import { promises as fs } from 'node:fs';
 import * as l10n from '@vscode/l10n';
 import { syncDirectory } from '../../atomicFile';
 import { isMissing, readMetaFile, setAside, type MetaFile } from './files';
-import { changedSince, DamagedLogError, type ScanResult, type StoredMessage } from './log';
+import { DamagedLogError, type StoredMessage } from './log';
+import { changedSince, type ScanResult } from './scan';
 import type { ConversationMeta, StoreCore } from './core';
 
 /** How many of the last messages `open` returns unless told otherwise. */
@@ -67,20 +68,33 @@ export async function readPage(
   } finally {
     await handle.close();
   }
-  const now = Date.now();
-  const stale = core.options.streamingStaleMs ?? STREAMING_STALE_MS;
+  const isCut = await cutTest(core, id, scan);
   const messages: StoredMessage[] = [];
   for (let i = Math.max(0, scan.total - limit); i < scan.total; i++) {
     const slot = scan.slots.get(i);
     // A message this version cannot read is left out of the page (it stays in the file).
     if (!slot?.message) continue;
-    messages.push(
-      slot.message.status === 'streaming' && now - slot.lastAt > stale ? interrupted(slot.message) : slot.message,
-    );
+    messages.push(slot.message.status === 'streaming' && isCut(slot.lastAt) ? interrupted(slot.message) : slot.message);
   }
   if (scan.unread) reportUnread(core, id, metaFile.meta.title);
   const compact = scan.bytesRead >= COMPACT_MIN_BYTES && scan.liveBytes * 3 < scan.bytesRead;
   return { page: { meta: metaFile.meta, messages, total: scan.total }, compact };
+}
+
+/**
+ * Whether an answer still marked as streaming, last written at `lastAt`, was cut: where claims are
+ * known, as soon as no window holds the conversation's claim; otherwise after STREAMING_STALE_MS
+ * without a write.
+ */
+async function cutTest(core: StoreCore, id: string, scan: ScanResult): Promise<(lastAt: number) => boolean> {
+  const streaming = [...scan.slots.values()].some((slot) => slot.message?.status === 'streaming');
+  if (streaming && core.claimState) {
+    const state = await core.claimState(id).catch(() => undefined);
+    if (state !== undefined) return () => state === 'free';
+  }
+  const now = Date.now();
+  const stale = core.options.streamingStaleMs ?? STREAMING_STALE_MS;
+  return (lastAt) => now - lastAt > stale;
 }
 
 /**
@@ -160,6 +174,7 @@ export async function metaOrRepairLocked(
   if (size === 0) {
     // Under the lock an empty log (once a torn write is cut off) can only be a create that
     // crashed before its first record was complete: nothing was ever stored in it.
+    await core.fence();
     await fs.rm(core.logFile(id), { force: true });
     return undefined;
   }
@@ -174,6 +189,7 @@ export async function metaOrRepairLocked(
     logSize: size,
   };
   if (found.damaged) {
+    await core.fence();
     const aside = await setAside(file);
     core.report({
       kind: 'damaged',
@@ -210,6 +226,7 @@ export async function setAsideIfDamaged(core: StoreCore, id: string, reason: str
     await handle.close();
   }
   const title = (await readMetaFile(core.metaFile(id))).value?.meta.title;
+  await core.fence();
   const aside = await setAside(file);
   await fs.rm(core.metaFile(id), { force: true });
   await syncDirectory(core.dir);

@@ -10,7 +10,7 @@ import { promises as fs } from 'node:fs';
 import * as l10n from '@vscode/l10n';
 import { syncDirectory } from '../../atomicFile';
 import { encodeChecked, type ConversationMeta, type StoreCore } from './core';
-import { definedOnly, isMissing, type MetaFile } from './files';
+import { definedOnly, describe, isMissing, type MetaFile } from './files';
 import { DamagedLogError, type LogRecord, type StoredMessage } from './log';
 import { metaOrRepairLocked, setAsideIfDamaged } from './readPath';
 
@@ -154,7 +154,11 @@ export class StoreWriter {
         written = await this.core.write(handle, size, bytes, true);
       } catch (err) {
         // Nothing of a failed write may count; if even this fails, readers skip the unfinished batch.
-        await handle.truncate(size).catch(() => undefined);
+        // Never once the lease is lost: the bytes after `size` may be another window's by then.
+        await this.core
+          .fence()
+          .then(() => handle.truncate(size))
+          .catch(() => undefined);
         throw err;
       }
       this.forgetStreams(id);
@@ -183,6 +187,7 @@ export class StoreWriter {
     core.logFile(id);
     await core.exclusive(async () => {
       // The log first: a metadata file without its log is ignored, a log without metadata is listed.
+      await core.fence();
       await fs.rm(core.logFile(id), { force: true });
       await fs.rm(core.metaFile(id), { force: true });
       await syncDirectory(core.dir);
@@ -238,10 +243,14 @@ export class StoreWriter {
           // a count and a time that a crash leaves behind are set right by the next write (which
           // counts from the log), so that write skips two fsyncs per message.
           const logSize = (await handle.stat()).size;
-          await core.writeMeta(
-            { v: 1, meta, messageCount: changed.messageCount ?? current.messageCount, logSize },
-            changed.meta !== undefined,
-          );
+          await core
+            .writeMeta(
+              { v: 1, meta, messageCount: changed.messageCount ?? current.messageCount, logSize },
+              changed.meta !== undefined,
+            )
+            // The log write is durable: the change happened, and readers rebuild the metadata from the
+            // log (it records the log's size). Telling the caller "nothing was changed" would be false.
+            .catch((err: unknown) => metaNotSaved(core, id, meta.title, err));
         }
         return true;
       } catch (err) {
@@ -259,4 +268,17 @@ export class StoreWriter {
 
 function streamKey(id: string, messageId: string): string {
   return `${id}\n${messageId}`;
+}
+
+/** The change is in the log, but the metadata file could not follow: said as such, never as a change that failed. */
+function metaNotSaved(core: StoreCore, id: string, title: string, err: unknown): void {
+  core.report({
+    kind: 'io',
+    id,
+    message: l10n.t(
+      'The change to "{0}" was saved, but its details file could not be updated ({1}); it is rebuilt from the conversation the next time it is read.',
+      title,
+      describe(err),
+    ),
+  });
 }
