@@ -5,7 +5,8 @@ import type { HttpClient } from '../http';
 import { isNumber, isNumberOrNull, isRecord, isText, parseWith } from '../validate';
 import type { ChatEvent, ChatMessage, ChatRequest, ChatTool, FinishReason, Usage } from './events';
 import { completionsThinkingFields } from './thinking';
-import { callsOf, echoedReasoning, toolCallEvent } from './tools';
+import { cacheMarker, PrefixLength, promptCacheKey } from './promptCache';
+import { callsOf, echoedReasoning, stableTools, toolCallEvent } from './tools';
 import { endedEarly, parseEventJson, runChat, type ChatStream, type StreamDecoder } from './transport';
 
 const text = z.optional(z.nullable(z.string()));
@@ -78,21 +79,62 @@ const completionSchema = z.looseObject({
 
 /** `POST /v1/chat/completions`, the chat entry every upstream provider of the gateway offers. */
 export function streamCompletions(http: HttpClient, request: ChatRequest): ChatStream {
-  const messages = [
-    ...(request.system ? [{ role: 'system', content: request.system }] : []),
-    ...request.messages.flatMap(wireMessages),
-  ];
-  const body: Record<string, unknown> = { model: request.model, messages, stream: request.stream };
+  const body = completionsBody(request);
+  return runChat(http, request, { url: http.endpoints.chatCompletions, body, streamDecoder, parseJson });
+}
+
+/**
+ * The request body. The parts that stay the same through a conversation come first and the
+ * messages last, tools in a stable order, so that every request starts with the bytes of the one
+ * before it (what an upstream's prompt cache reuses, see promptCache.ts).
+ */
+export function completionsBody(request: ChatRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = { model: request.model };
+  if (request.tools?.length) {
+    body.tools = stableTools(request.tools).map(wireTool);
+    if (request.toolMode === 'required') body.tool_choice = 'required';
+  }
+  body.stream = request.stream;
   if (request.stream) body.stream_options = { include_usage: true };
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.enableSearch) body.enable_search = true;
   Object.assign(body, completionsThinkingFields(request.thinking, request.stream));
-  if (request.tools?.length) {
-    body.tools = request.tools.map(wireTool);
-    if (request.toolMode === 'required') body.tool_choice = 'required';
-  }
-  return runChat(http, request, { url: http.endpoints.chatCompletions, body, streamDecoder, parseJson });
+  if (request.cache?.key) body.prompt_cache_key = promptCacheKey(request, request.cache.key.conversation);
+  const messages = [
+    ...(request.system ? [{ role: 'system', content: request.system }] : []),
+    ...request.messages.flatMap(wireMessages),
+  ];
+  body.messages = request.cache?.breakpoints ? withMarkers(messages, request.cache.breakpoints.minTokens) : messages;
+  return body;
+}
+
+/**
+ * `cache_control` markers in Chat Completions' form, on a message's text parts (Qwen's explicit
+ * cache; new-api carries them when it converts the request for Claude): the system message's and
+ * the last message's, once the prefix up to each has passed the family's minimum. A marked message's
+ * content becomes an array of parts. The last message's marker moves on with every request; it
+ * marks the end of what the next request will find cached.
+ */
+function withMarkers(messages: Array<Record<string, unknown>>, minTokens: number): Array<Record<string, unknown>> {
+  const length = new PrefixLength(minTokens);
+  const out = [...messages];
+  const mark = (at: number) => {
+    const m = out[at];
+    if (!m || (typeof m.content !== 'string' && !Array.isArray(m.content))) return;
+    const parts: Array<Record<string, unknown>> =
+      typeof m.content === 'string'
+        ? [{ type: 'text', text: m.content }]
+        : [...(m.content as Array<Record<string, unknown>>)];
+    const last = parts.at(-1);
+    if (!last) return;
+    parts[parts.length - 1] = { ...last, cache_control: cacheMarker() };
+    out[at] = { ...m, content: parts };
+  };
+  if (out[0]?.role === 'system' && length.add(out[0].content)) mark(0);
+  for (let i = out[0]?.role === 'system' ? 1 : 0; i < out.length && !length.reached(); i++) length.add(out[i]);
+  if (length.reached() && out.length > 1) mark(out.length - 1);
+  return out;
 }
 
 /** A function tool in Chat Completions' nested form: `{type: "function", function: {name, description, parameters}}`. */

@@ -5,7 +5,8 @@ import type { HttpClient } from '../http';
 import { isRecord, isText, parseWith } from '../validate';
 import type { ChatEvent, ChatMessage, ChatRequest, ChatTool, FinishReason, Usage } from './events';
 import { messagesThinking } from './thinking';
-import { callsOf, echoedReasoning, parsedToolCallEvent, toolCallEvent } from './tools';
+import { cacheMarker, PrefixLength } from './promptCache';
+import { callsOf, echoedReasoning, parsedToolCallEvent, stableTools, toolCallEvent } from './tools';
 import { endedEarly, parseEventJson, runChat, type ChatStream, type StreamDecoder } from './transport';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -54,6 +55,22 @@ const messageSchema = z.looseObject({ content: z.array(block), stop_reason: str,
 
 /** `POST /v1/messages` with `Authorization: Bearer` (added by the client) and `anthropic-version`. */
 export function streamMessages(http: HttpClient, request: ChatRequest): ChatStream {
+  return runChat(http, request, {
+    url: http.endpoints.messages,
+    body: messagesBody(request),
+    headers: { 'anthropic-version': ANTHROPIC_VERSION },
+    streamDecoder,
+    parseJson,
+  });
+}
+
+/**
+ * The request body. The parts that stay the same through a conversation come first and the
+ * messages last, tools in a stable order, so that every request starts with the bytes of the one
+ * before it; with `request.cache`, breakpoints mark the tools, the system text and the last turn
+ * (`withBreakpoints`).
+ */
+export function messagesBody(request: ChatRequest): Record<string, unknown> {
   // Anthropic refuses thinking with a forced tool choice, so a `required` call goes without it.
   const forced = Boolean(request.tools?.length) && request.toolMode === 'required';
   const thinking = messagesThinking(
@@ -61,27 +78,46 @@ export function streamMessages(http: HttpClient, request: ChatRequest): ChatStre
     request.maxTokens ?? DEFAULT_MAX_TOKENS,
     request.modelMaxOutput,
   );
-  const body: Record<string, unknown> = {
-    model: request.model,
-    max_tokens: thinking.maxTokens,
-    messages: alternating(request.messages.map(wireMessage)),
-    stream: request.stream,
-  };
+  const body: Record<string, unknown> = { model: request.model };
+  if (request.tools?.length) {
+    body.tools = stableTools(request.tools).map(wireTool);
+    if (request.toolMode === 'required') body.tool_choice = { type: 'any' };
+  }
   if (request.system) body.system = request.system;
+  body.max_tokens = thinking.maxTokens;
   if (thinking.thinking) body.thinking = thinking.thinking;
   // With thinking on, Anthropic takes no temperature but 1; the caller's is left out rather than refused.
   else if (request.temperature !== undefined) body.temperature = request.temperature;
-  if (request.tools?.length) {
-    body.tools = request.tools.map(wireTool);
-    if (request.toolMode === 'required') body.tool_choice = { type: 'any' };
-  }
-  return runChat(http, request, {
-    url: http.endpoints.messages,
-    body,
-    headers: { 'anthropic-version': ANTHROPIC_VERSION },
-    streamDecoder,
-    parseJson,
-  });
+  body.stream = request.stream;
+  body.messages = alternating(request.messages.map(wireMessage));
+  if (request.cache?.breakpoints) withBreakpoints(body, request.cache.breakpoints.minTokens);
+  return body;
+}
+
+/**
+ * Anthropic's breakpoints, in the order its cache reads a request (tools, system, messages), each
+ * once the prefix up to it has passed the model's minimum: the last tool (the definitions change
+ * least), the system text, and the last turn's last block, which moves on with every request and
+ * marks what the next one finds cached (each breakpoint looks back for the longest cached prefix).
+ * Three of the four allowed.
+ */
+function withBreakpoints(body: Record<string, unknown>, minTokens: number): void {
+  const length = new PrefixLength(minTokens);
+  const tools = body.tools as Array<Record<string, unknown>> | undefined;
+  if (tools?.length && length.add(tools)) tools[tools.length - 1] = { ...tools.at(-1), cache_control: cacheMarker() };
+  if (typeof body.system === 'string' && length.add(body.system))
+    body.system = [{ type: 'text', text: body.system, cache_control: cacheMarker() }];
+  const messages = body.messages as WireMessage[];
+  for (let i = 0; i < messages.length && !length.reached(); i++) length.add(messages[i]?.content);
+  const last = messages.at(-1);
+  if (!length.reached() || !last) return;
+  const blocks = asBlocks(last.content);
+  const end = blocks.at(-1);
+  if (!end) return;
+  messages[messages.length - 1] = {
+    role: last.role,
+    content: [...blocks.slice(0, -1), { ...end, cache_control: cacheMarker() }],
+  };
 }
 
 type WireMessage = ReturnType<typeof wireMessage>;

@@ -1,3 +1,4 @@
+import type { CacheField } from '../chat/promptCache';
 /** `other`: listed by the gateway but for none of the extension's uses (embeddings, reranking). */
 export type ModelKind = 'chat' | 'image' | 'video' | 'tool' | 'other';
 export type ChatProtocol = 'chatCompletions' | 'responses' | 'messages';
@@ -67,6 +68,11 @@ export interface ModelInfo {
    * models/refusalMemory.ts): left out of `protocols`, still offered to a user who picks one.
    */
   refused?: ChatProtocol[];
+  /**
+   * Prompt-caching fields the model's upstream refused lately (remembered with the protocols):
+   * they are not sent to it again.
+   */
+  refusedFields?: CacheField[];
   /** How the protocols were decided, for the tooltip and for debugging a wrong choice. */
   protocolSource: 'gateway' | 'catalog' | 'fallback' | 'none';
   available: boolean;
