@@ -10,6 +10,7 @@ import { callsOf, echoedReasoning, stableTools, toolCallEvent } from './tools';
 import { endedEarly, parseEventJson, runChat, type ChatStream, type StreamDecoder } from './transport';
 
 const text = z.optional(z.nullable(z.string()));
+const count = z.optional(z.nullable(z.number()));
 const toolCallDelta = z.looseObject({
   index: z.optional(z.nullable(z.number())),
   id: z.optional(z.nullable(z.string())),
@@ -24,6 +25,14 @@ const usage = z.optional(
       completion_tokens_details: z.optional(
         z.nullable(z.looseObject({ reasoning_tokens: z.optional(z.nullable(z.number())) })),
       ),
+      // OpenAI, Qwen, GLM, and new-api for every upstream it relays (Claude's cache reads and writes,
+      // DeepSeek's hits): the cached part of `prompt_tokens`.
+      prompt_tokens_details: z.optional(
+        z.nullable(z.looseObject({ cached_tokens: count, cached_creation_tokens: count })),
+      ),
+      // DeepSeek's own form, and Moonshot's top-level `cached_tokens`.
+      prompt_cache_hit_tokens: count,
+      cached_tokens: count,
     }),
   ),
 );
@@ -263,7 +272,14 @@ function isPlainUsage(u: unknown): boolean {
   if (!isRecord(u) || !isNumber(u.prompt_tokens) || !isNumber(u.completion_tokens) || !isNumber(u.total_tokens))
     return false;
   const details = u.completion_tokens_details;
-  return details == null || (isRecord(details) && isNumberOrNull(details.reasoning_tokens));
+  if (details != null && !(isRecord(details) && isNumberOrNull(details.reasoning_tokens))) return false;
+  const prompt = u.prompt_tokens_details;
+  if (
+    prompt != null &&
+    !(isRecord(prompt) && isNumberOrNull(prompt.cached_tokens) && isNumberOrNull(prompt.cached_creation_tokens))
+  )
+    return false;
+  return isNumberOrNull(u.prompt_cache_hit_tokens) && isNumberOrNull(u.cached_tokens);
 }
 
 type Chunk = z.infer<typeof chunkSchema>;
@@ -355,12 +371,17 @@ function parseJson(json: unknown): ChatEvent[] {
 
 type WireUsage = NonNullable<z.infer<typeof usage>>;
 
+/** The usage; `prompt_tokens` counts the cached tokens too (OpenAI's and DeepSeek's usage alike). */
 function usageFrom(u: WireUsage): Usage {
+  const cached = u.prompt_tokens_details?.cached_tokens ?? u.prompt_cache_hit_tokens ?? u.cached_tokens;
+  const written = u.prompt_tokens_details?.cached_creation_tokens;
   return {
     inputTokens: u.prompt_tokens,
     outputTokens: u.completion_tokens,
     totalTokens: u.total_tokens,
     reasoningTokens: u.completion_tokens_details?.reasoning_tokens ?? undefined,
+    ...(cached ? { cachedInputTokens: cached } : {}),
+    ...(written ? { cacheWriteTokens: written } : {}),
   };
 }
 

@@ -18,6 +18,8 @@ const usageSchema = z.optional(
     z.looseObject({
       input_tokens: z.optional(z.nullable(z.number())),
       output_tokens: z.optional(z.nullable(z.number())),
+      cache_read_input_tokens: z.optional(z.nullable(z.number())),
+      cache_creation_input_tokens: z.optional(z.nullable(z.number())),
     }),
   ),
 );
@@ -224,7 +226,7 @@ export function streamDecoder(
   read: (json: Record<string, unknown>, name: string) => StreamEvent = readEvent,
 ): StreamDecoder {
   const tools = new Map<number, OpenTool>();
-  const usage: Usage = {};
+  const usage: WireUsage = {};
   let stop: string | undefined;
   return {
     message(message, out) {
@@ -239,7 +241,7 @@ export function streamDecoder(
       const e = read(json, name);
       switch (name) {
         case 'message_start':
-          if (e.message?.usage?.input_tokens != null) usage.inputTokens = e.message.usage.input_tokens;
+          if (e.message?.usage) Object.assign(usage, known(e.message.usage));
           break;
         case 'content_block_start':
           if (e.content_block?.type === 'tool_use')
@@ -270,12 +272,11 @@ export function streamDecoder(
         }
         case 'message_delta':
           if (e.delta?.stop_reason) stop = e.delta.stop_reason;
-          // output_tokens is cumulative: the last value is the total.
-          if (e.usage?.output_tokens != null) usage.outputTokens = e.usage.output_tokens;
-          if (e.usage?.input_tokens != null) usage.inputTokens = e.usage.input_tokens;
+          // The counts are cumulative: the last value is the total.
+          if (e.usage) Object.assign(usage, known(e.usage));
           break;
         case 'message_stop':
-          out.push({ type: 'usage', usage: withTotal(usage) }, done(stop ?? 'end_turn'));
+          out.push({ type: 'usage', usage: usageFrom(usage) }, done(stop ?? 'end_turn'));
           return true;
         default:
           break;
@@ -300,14 +301,7 @@ function parseJson(json: unknown): ChatEvent[] {
       events.push(...webCitations(b.citations));
     } else if (b.type === 'tool_use') events.push(parsedToolCallEvent(b.id ?? '', b.name ?? '', b.input));
   }
-  if (m.usage)
-    events.push({
-      type: 'usage',
-      usage: withTotal({
-        inputTokens: m.usage.input_tokens ?? undefined,
-        outputTokens: m.usage.output_tokens ?? undefined,
-      }),
-    });
+  if (m.usage) events.push({ type: 'usage', usage: usageFrom(m.usage) });
   events.push(done(m.stop_reason ?? 'end_turn'));
   return events;
 }
@@ -321,10 +315,29 @@ function webCitations(list: Array<z.infer<typeof citation>> | null | undefined):
   );
 }
 
-function withTotal(u: Usage): Usage {
-  return u.inputTokens !== undefined && u.outputTokens !== undefined
-    ? { ...u, totalTokens: u.inputTokens + u.outputTokens }
-    : u;
+type WireUsage = NonNullable<z.infer<typeof usageSchema>>;
+
+/** The counts a usage gives (a `message_delta` may give some of them only, or null). */
+function known(u: WireUsage): WireUsage {
+  return Object.fromEntries(Object.entries(u).filter(([, v]) => typeof v === 'number')) as WireUsage;
+}
+
+/**
+ * Anthropic's `input_tokens` leaves out the tokens read from and written to the cache; the usage
+ * counts every input token, as the other protocols do, and says which came from the cache.
+ */
+function usageFrom(u: WireUsage): Usage {
+  const read = u.cache_read_input_tokens ?? undefined;
+  const written = u.cache_creation_input_tokens ?? undefined;
+  const input = u.input_tokens == null ? undefined : u.input_tokens + (read ?? 0) + (written ?? 0);
+  const output = u.output_tokens ?? undefined;
+  return {
+    ...(input !== undefined ? { inputTokens: input } : {}),
+    ...(output !== undefined ? { outputTokens: output } : {}),
+    ...(input !== undefined && output !== undefined ? { totalTokens: input + output } : {}),
+    ...(read ? { cachedInputTokens: read } : {}),
+    ...(written ? { cacheWriteTokens: written } : {}),
+  };
 }
 
 function done(raw: string): ChatEvent {

@@ -21,6 +21,9 @@ const usageSchema = z.optional(
       output_tokens_details: z.optional(
         z.nullable(z.looseObject({ reasoning_tokens: z.optional(z.nullable(z.number())) })),
       ),
+      input_tokens_details: z.optional(
+        z.nullable(z.looseObject({ cached_tokens: z.optional(z.nullable(z.number())) })),
+      ),
     }),
   ),
 );
@@ -146,6 +149,8 @@ function isPlainResponse(r: unknown): boolean {
       return false;
     const details = usage.output_tokens_details;
     if (details != null && !(isRecord(details) && isNumberOrNull(details.reasoning_tokens))) return false;
+    const input = usage.input_tokens_details;
+    if (input != null && !(isRecord(input) && isNumberOrNull(input.cached_tokens))) return false;
   }
   if (error != null && !(isRecord(error) && isText(error.code) && isText(error.message))) return false;
   const incomplete = r.incomplete_details;
@@ -382,5 +387,7 @@ function usageFrom(u: NonNullable<z.infer<typeof usageSchema>>): Usage {
     outputTokens: u.output_tokens,
     totalTokens: u.total_tokens,
     reasoningTokens: u.output_tokens_details?.reasoning_tokens ?? undefined,
+    // `input_tokens` counts the cached ones too. A usage says only the tokens it has: none cached, none said.
+    ...(u.input_tokens_details?.cached_tokens ? { cachedInputTokens: u.input_tokens_details.cached_tokens } : {}),
   };
 }

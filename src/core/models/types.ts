@@ -1,3 +1,4 @@
+import type { TokenPrice } from '../chat/tokenCost';
 import type { CacheField } from '../chat/promptCache';
 /** `other`: listed by the gateway but for none of the extension's uses (embeddings, reranking). */
 export type ModelKind = 'chat' | 'image' | 'video' | 'tool' | 'other';
@@ -36,8 +37,8 @@ export interface CatalogEntry {
   toolCall?: boolean;
   contextWindow?: number;
   maxOutput?: number;
-  /** USD per 1M tokens, as catalogs write it. */
-  cost?: { input?: number; output?: number };
+  /** USD per 1M tokens, as catalogs write it (models.dev: `cache_read`, `cache_write` for the prompt cache). */
+  cost?: TokenPrice;
   /** Extra hints for video models, e.g. sizes `832*480` and durations in seconds. */
   video?: { sizes?: string[]; durations?: number[] };
   requiresStreaming?: boolean;

@@ -466,7 +466,8 @@ export class AnswerRunner {
       onCheckpointFailed: (reason) => this.checkpointFailed(id, reason),
     });
     this.postFinal(id, final);
-    if (final.usage || final.text) host.services.billing.recordSidebarAnswer(final.usage, usageBefore);
+    if (final.usage || final.text)
+      host.services.billing.recordSidebarAnswer(final.usage, usageBefore, info.catalog?.cost);
     if (final.error)
       host.services.log.warn(`Chat answer from ${info.id} over ${protocol} ended: ${final.error.message}`);
     // The gateway no longer serves the model to this key (`model_not_found`): reading the key's list

@@ -293,10 +293,10 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
     progress: vscode.Progress<LanguageModelResponsePart>,
   ): void {
     this.services.log.info(
-      `VS Code chat, ${info.id} over ${protocol}: ${usage.inputTokens ?? '?'} input, ${usage.outputTokens ?? '?'} output tokens.`,
+      `VS Code chat, ${info.id} over ${protocol}: ${usage.inputTokens ?? '?'} input (${usage.cachedInputTokens ?? '?'} from the cache), ${usage.outputTokens ?? '?'} output tokens.`,
     );
     // Every VS Code gets the session's figures in the status bar tooltip; the part below only where it is read.
-    this.services.billing.recordChatTokens(usage);
+    this.services.billing.recordChatTokens(usage, 'vscode', info.catalog?.cost);
     const DataPart = dataPartClass();
     if (!DataPart || !supportsUsagePart()) return;
     // The OpenAI-shaped figures under the literal MIME type `usage` that VS Code 1.120 reads for its
@@ -305,6 +305,10 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
       prompt_tokens: usage.inputTokens ?? 0,
       completion_tokens: usage.outputTokens ?? 0,
       total_tokens: usage.totalTokens ?? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0),
+      // OpenAI's own field for the prompt tokens read from the cache.
+      ...(usage.cachedInputTokens !== undefined
+        ? { prompt_tokens_details: { cached_tokens: usage.cachedInputTokens } }
+        : {}),
     };
     progress.report(new DataPart(new TextEncoder().encode(JSON.stringify(figures)), 'usage'));
   }
