@@ -13,19 +13,10 @@
  * - DeepSeek, Kimi and GLM cache by themselves, with no field to send.
  */
 import { createHash } from 'node:crypto';
+import type { CacheField } from './cacheFields';
 import type { ChatProtocol, ModelInfo } from '../models/types';
 import { thinkingFamily } from './thinking';
 import { estimateTokens } from './tokenEstimate';
-
-/** The request fields caching adds; an upstream that refuses one never gets it again (see refusalMemory.ts). */
-export const CACHE_FIELDS = ['cacheControl', 'promptCacheKey'] as const;
-export type CacheField = (typeof CACHE_FIELDS)[number];
-
-/** The name each field has on the wire, as an upstream's refusal names it. */
-export const CACHE_FIELD_WIRE_NAMES: Record<CacheField, string> = {
-  cacheControl: 'cache_control',
-  promptCacheKey: 'prompt_cache_key',
-};
 
 /** What a request asks of the upstream's prompt cache, in its family's form. */
 export interface PromptCacheRequest {
@@ -60,6 +51,8 @@ export interface PromptCacheOptions {
   enabled: boolean;
   /** A stable id of the conversation (the sidebar's); absent, one is derived from the request's start. */
   conversation?: string;
+  /** Fields left out of this request: its upstream has just refused them. */
+  without?: readonly CacheField[];
 }
 
 /**
@@ -73,7 +66,7 @@ export function promptCacheRequest(
   options: PromptCacheOptions,
 ): PromptCacheRequest | undefined {
   if (!options.enabled) return undefined;
-  const refused = model.refusedFields ?? [];
+  const refused = [...(model.refusedFields ?? []), ...(options.without ?? [])];
   const out: PromptCacheRequest = {};
   const family = thinkingFamily(model);
   const breakpoints =

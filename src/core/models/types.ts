@@ -1,5 +1,5 @@
 import type { TokenPrice } from '../chat/tokenCost';
-import type { CacheField } from '../chat/promptCache';
+import type { CacheField } from '../chat/cacheFields';
 /** `other`: listed by the gateway but for none of the extension's uses (embeddings, reranking). */
 export type ModelKind = 'chat' | 'image' | 'video' | 'tool' | 'other';
 export type ChatProtocol = 'chatCompletions' | 'responses' | 'messages';

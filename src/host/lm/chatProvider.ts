@@ -1,13 +1,15 @@
 import * as vscode from 'vscode';
 import { effectiveProtocol, imageSupport } from '../../core/chat/capabilities';
+import type { CacheField } from '../../core/chat/cacheFields';
 import { streamChat } from '../../core/chat/chat';
+import { promptCacheRequest } from '../../core/chat/promptCache';
 import type { ChatReasoning, ChatTool, ToolMode, Usage } from '../../core/chat/events';
 import { isThinkingChoice, thinkingControl, thinkingRequest, type ThinkingChoice } from '../../core/chat/thinking';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import { withProtocolFallback } from '../../core/models/protocolFallback';
 import type { ChatProtocol, ModelInfo } from '../../core/models/types';
 import { chatSettings } from '../chat/chatSettings';
-import { protocolSwitchHandler } from '../protocolSwitch';
+import { cacheFieldRetry, protocolSwitchHandler } from '../protocolSwitch';
 import type { Services } from '../services';
 import {
   dataPartClass,
@@ -186,9 +188,12 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
     const reasoning: ChatReasoning = { text: '' };
     const callIds: string[] = [];
     try {
-      const run = (over: ChatProtocol) => {
+      const cacheOver = (over: ChatProtocol, without: readonly CacheField[] = []) =>
+        promptCacheRequest(info, over, { enabled: settings.promptCaching, without });
+      const run = (over: ChatProtocol, without: readonly CacheField[]) => {
         // Each protocol has its own form of the switch (or none), so it is worked out per attempt.
         const thinking = thinkingRequest(thinkingControl(info, over), thinkingChoice);
+        const cache = cacheOver(over, without);
         return streamChat(this.services.http(), {
           model: info.id,
           protocol: over,
@@ -201,14 +206,21 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
           ...(typeof temperature === 'number' ? { temperature } : {}),
           ...(thinking ? { thinking } : {}),
           ...(tools.length ? { tools, toolMode: toolModeOf(options.toolMode) } : {}),
+          ...(cache ? { cache } : {}),
           signal: abort.signal,
         }).batches();
       };
       const switched = protocolSwitchHandler(this.services);
-      const events = withProtocolFallback(info, protocol, run, async (change) => {
-        used = change.to;
-        await switched(change);
-      });
+      const events = withProtocolFallback(
+        info,
+        protocol,
+        run,
+        async (change) => {
+          used = change.to;
+          await switched(change);
+        },
+        cacheFieldRetry(this.services, info.id, (over) => cacheOver(over)),
+      );
       for await (const batch of events) {
         for (const e of batch) {
           switch (e.type) {
