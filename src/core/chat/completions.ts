@@ -121,22 +121,21 @@ export function completionsBody(request: ChatRequest): Record<string, unknown> {
 /**
  * `cache_control` markers in Chat Completions' form, on a message's text parts (Qwen's explicit
  * cache; new-api carries them when it converts the request for Claude): the system message's and
- * the last message's, once the prefix up to each has passed the family's minimum. A marked message's
- * content becomes an array of parts. The last message's marker moves on with every request; it
- * marks the end of what the next request will find cached.
+ * the last message's, once the prefix up to each has passed the family's minimum. The last
+ * message's marker moves on with every request; it marks the end of what the next request will
+ * find cached. Every text content goes as an array of parts, marked or not, so that a message
+ * keeps its bytes when its marker moves on.
  */
 function withMarkers(messages: Array<Record<string, unknown>>, minTokens: number): Array<Record<string, unknown>> {
   const length = new PrefixLength(minTokens);
-  const out = [...messages];
+  const out = messages.map((m) =>
+    typeof m.content === 'string' && m.content ? { ...m, content: [{ type: 'text', text: m.content }] } : m,
+  );
   const mark = (at: number) => {
     const m = out[at];
-    if (!m || (typeof m.content !== 'string' && !Array.isArray(m.content))) return;
-    const parts: Array<Record<string, unknown>> =
-      typeof m.content === 'string'
-        ? [{ type: 'text', text: m.content }]
-        : [...(m.content as Array<Record<string, unknown>>)];
+    const parts = Array.isArray(m?.content) ? [...(m.content as Array<Record<string, unknown>>)] : [];
     const last = parts.at(-1);
-    if (!last) return;
+    if (!m || !last) return;
     parts[parts.length - 1] = { ...last, cache_control: cacheMarker() };
     out[at] = { ...m, content: parts };
   };

@@ -101,7 +101,8 @@ export function messagesBody(request: ChatRequest): Record<string, unknown> {
  * once the prefix up to it has passed the model's minimum: the last tool (the definitions change
  * least), the system text, and the last turn's last block, which moves on with every request and
  * marks what the next one finds cached (each breakpoint looks back for the longest cached prefix).
- * Three of the four allowed.
+ * Three of the four allowed. Turns' text goes as blocks throughout, so a turn's bytes stay the same
+ * when its marker moves on.
  */
 function withBreakpoints(body: Record<string, unknown>, minTokens: number): void {
   const length = new PrefixLength(minTokens);
@@ -109,7 +110,11 @@ function withBreakpoints(body: Record<string, unknown>, minTokens: number): void
   if (tools?.length && length.add(tools)) tools[tools.length - 1] = { ...tools.at(-1), cache_control: cacheMarker() };
   if (typeof body.system === 'string' && length.add(body.system))
     body.system = [{ type: 'text', text: body.system, cache_control: cacheMarker() }];
-  const messages = body.messages as WireMessage[];
+  // Every turn's text goes as blocks, marked or not, so that a turn keeps its bytes when its marker moves on.
+  const messages = (body.messages as WireMessage[]).map((m) =>
+    typeof m.content === 'string' && m.content ? { role: m.role, content: asBlocks(m.content) } : m,
+  );
+  body.messages = messages;
   for (let i = 0; i < messages.length && !length.reached(); i++) length.add(messages[i]?.content);
   const last = messages.at(-1);
   if (!length.reached() || !last) return;

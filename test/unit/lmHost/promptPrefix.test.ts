@@ -57,6 +57,19 @@ export function keepsPrefix(prev: Record<string, unknown>, next: Record<string, 
   return JSON.stringify(next).startsWith(prevText.slice(0, cut));
 }
 
+/**
+ * Whether `next` also repeats `prev`'s last turn byte for byte, the breakpoint markers aside: a
+ * marker says where to cache and moves on with every request, but the turn it leaves must keep its
+ * bytes (its text as blocks, not back to a string), or the prefix the cache holds is not found.
+ */
+function keepsLastTurn(prev: Record<string, unknown>, next: Record<string, unknown>): boolean {
+  const bare = (body: Record<string, unknown>) =>
+    JSON.stringify(body, (key, value: unknown) => (key === 'cache_control' ? undefined : value));
+  const prevText = bare(prev);
+  const lastTurn = bare({ t: turns(prev).at(-1) }).slice(5, -1);
+  return bare(next).startsWith(prevText.slice(0, prevText.lastIndexOf(lastTurn) + lastTurn.length));
+}
+
 const TOOLS: ChatTool[] = [
   {
     name: 'read_file',
@@ -143,7 +156,10 @@ describe('prompt caching: every request starts with the bytes of the one before 
               thinking: undefined,
             }),
           );
-          if (prev) assert.ok(keepsPrefix(prev, body), `round ${round} starts with round ${round - 1}'s request`);
+          if (prev) {
+            assert.ok(keepsPrefix(prev, body), `round ${round} starts with round ${round - 1}'s request`);
+            assert.ok(keepsLastTurn(prev, body), `round ${round} repeats round ${round - 1}'s last turn`);
+          }
           prev = body;
         }
         // The families that take breakpoints got them, never more than four; the others none.
@@ -155,11 +171,11 @@ describe('prompt caching: every request starts with the bytes of the one before 
     }
   }
 
-  /** A store of `count` stored messages (a question and its answer in turn, a notice now and then). */
+  /** A store of `count` stored messages, a question and its answer in turn. */
   function sidebarStore(count: number) {
     const messages: StoredMessage[] = [];
     for (let i = 0; i < count; i++) {
-      const role = i % 13 === 12 ? 'notice' : i % 2 === 0 ? 'user' : 'assistant';
+      const role = i % 2 === 0 ? 'user' : 'assistant';
       messages.push({
         id: `m${i}`,
         role,
@@ -196,7 +212,7 @@ describe('prompt caching: every request starts with the bytes of the one before 
             if (!keepsPrefix(prev, body)) {
               breaks++;
               assert.ok(stepped, `message ${count - 1} changes the start of the request only at a window step`);
-            }
+            } else assert.ok(keepsLastTurn(prev, body), `message ${count - 1} repeats the last turn before it`);
           }
           prev = body;
         }
