@@ -5,6 +5,9 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { cacheFieldsOf, type CacheField } from '../core/chat/cacheFields';
+import type { PromptCacheRequest } from '../core/chat/promptCache';
+import type { GatewayError } from '../core/errors';
 import type { ProtocolSwitch, RefusedProtocolStore } from '../core/models/protocolFallback';
 import { RefusalMemory } from '../core/models/refusalMemory';
 import { PROTOCOL_LABELS } from '../shared/protocolNames';
@@ -71,5 +74,30 @@ export function protocolSwitchHandler(services: Services): (change: ProtocolSwit
       ),
     );
     await services.registry.refuseProtocol(model, from);
+  };
+}
+
+/**
+ * What withProtocolFallback needs to retry a request whose upstream refused a prompt-caching field:
+ * the fields a request over a protocol carries (`cacheOver`), and what to do with a refusal: log it
+ * and remember it with the refused protocols, so that the model never gets the field again. Nothing
+ * is shown: the answer comes, only without the cache hint.
+ */
+export function cacheFieldRetry(
+  services: Services,
+  model: string,
+  cacheOver: (protocol: ProtocolSwitch['from']) => PromptCacheRequest | undefined,
+): {
+  sent: (protocol: ProtocolSwitch['from']) => CacheField[];
+  onField: (field: CacheField, error: GatewayError) => Promise<void>;
+} {
+  return {
+    sent: (protocol) => cacheFieldsOf(cacheOver(protocol)),
+    onField: async (field, error) => {
+      services.log.warn(
+        `${model}: the upstream refused the prompt-caching field ${field} (${error.describe()}); it is not sent to this model again.`,
+      );
+      await services.registry.refuseProtocol(model, field);
+    },
   };
 }

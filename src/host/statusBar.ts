@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { formatAmount, formatDuration, formatNumber, formatWhen } from '../shared/format';
 import type { RegistrySnapshot } from '../core/models/modelRegistry';
 import { quotaLine, quotaShort } from '../core/quota';
-import type { BillingMeter, MediaFigures } from '../core/tools/billing';
+import type { BillingMeter, ChatTokenFigures, MediaFigures } from '../core/tools/billing';
 import { quotaDisplay } from './quota';
 import type { Services } from './services';
 
@@ -133,6 +133,49 @@ export function sessionFigures(billing: BillingMeter): string[] {
           ),
     );
   }
+  figures.push(...cacheFigures(side, t));
+  return figures;
+}
+
+/**
+ * What the chats read from the upstreams' prompt caches, and what their tokens cost at the
+ * catalog's prices: the cache price where the catalog has one, else the input price (new-api gives
+ * a model without a cache ratio no discount), and it says so.
+ */
+export function cacheFigures(sidebar: ChatTokenFigures, vscodeChat: ChatTokenFigures): string[] {
+  const figures: string[] = [];
+  if (sidebar.cachedInputTokens > 0)
+    figures.push(
+      vscode.l10n.t(
+        "{0} of the sidebar chat's input tokens came from the prompt cache",
+        formatNumber(sidebar.cachedInputTokens),
+      ),
+    );
+  if (vscodeChat.cachedInputTokens > 0)
+    figures.push(
+      vscode.l10n.t(
+        "{0} of VS Code's chat's input tokens came from the prompt cache",
+        formatNumber(vscodeChat.cachedInputTokens),
+      ),
+    );
+  const priced = sidebar.answers + vscodeChat.answers - sidebar.unpricedAnswers - vscodeChat.unpricedAnswers;
+  if (priced > 0) {
+    const usd = formatAmount(sidebar.estimatedUsd + vscodeChat.estimatedUsd);
+    figures.push(vscode.l10n.t("Chat tokens: about US${0} at the catalog's prices", usd));
+    const cacheUnknown = sidebar.cacheUnpricedAnswers + vscodeChat.cacheUnpricedAnswers;
+    if (cacheUnknown > 0)
+      figures.push(
+        vscode.l10n.t(
+          'The cache price of {0} answers is unknown: their cached tokens are counted at the input price',
+          formatNumber(cacheUnknown),
+        ),
+      );
+  }
+  const unpriced = sidebar.unpricedAnswers + vscodeChat.unpricedAnswers;
+  if (unpriced > 0 && priced > 0)
+    figures.push(
+      vscode.l10n.t('{0} answers have no price in the catalog and are not in the amount', formatNumber(unpriced)),
+    );
   return figures;
 }
 

@@ -35,6 +35,10 @@ export const usageSchema = z.object({
   outputTokens: z.optional(z.number()),
   reasoningTokens: z.optional(z.number()),
   totalTokens: z.optional(z.number()),
+  /** Of the input tokens, those read from the upstream's prompt cache. */
+  cachedInputTokens: z.optional(z.number()),
+  /** Input tokens written to the prompt cache (Anthropic). */
+  cacheWriteTokens: z.optional(z.number()),
 });
 
 /**

@@ -257,6 +257,9 @@ export interface ChatPlan {
 
 export interface PlanUsage {
   promptTokens: number;
+  /** Of the prompt tokens, those read from the prompt cache, and those written to it (promptCache.ts). */
+  cachedTokens?: number;
+  cacheWriteTokens?: number;
   completionTokens: number;
   reasoningTokens: number;
   totalTokens: number;

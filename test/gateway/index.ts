@@ -206,6 +206,18 @@ export class GatewayDouble {
     set.add(endpointType);
   }
 
+  /** From now on the model's upstream refuses this request field as unknown (HTTP 400, OpenAI's wording). */
+  refuseField(modelId: string, field: string): void {
+    let set = this.world.refusedFields.get(modelId);
+    if (!set) this.world.refusedFields.set(modelId, (set = new Set()));
+    set.add(field);
+  }
+
+  /** Empties every prompt cache (a test starting from a cold cache). */
+  clearPromptCache(): void {
+    this.world.promptCache.clear();
+  }
+
   /** Switches the shape video task queries answer in from now on (see VideoQueryShape). */
   setVideoQuery(shape: VideoQueryShape, serverAddress?: string): void {
     const media = mediaState(this.world);

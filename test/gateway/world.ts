@@ -1,3 +1,4 @@
+import { PromptCacheDouble } from './promptCache';
 import type { KeySpec, Language, ModelKind, ModelSpec } from './types';
 
 /** new-api's internal unit: 500 000 quota = US$1. Quotas are kept in it so rounding matches. */
@@ -46,6 +47,10 @@ export class World {
   relayHold?: Promise<void>;
   /** Model id → endpoint types its upstream refuses although the list advertises them (see protocolRefusal.ts). */
   readonly refusedEndpoints = new Map<string, Set<string>>();
+  /** Model id → request fields its upstream refuses as unknown (see promptCache.ts). */
+  readonly refusedFields = new Map<string, Set<string>>();
+  /** The upstreams' prompt caches (promptCache.ts). */
+  readonly promptCache = new PromptCacheDouble();
 
   constructor(
     models: readonly ModelSpec[],

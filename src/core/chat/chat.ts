@@ -1,10 +1,11 @@
 import type { GatewayError } from '../errors';
 import type { HttpClient } from '../http';
 import type { ChatProtocol } from '../models/types';
-import { streamCompletions, streamDecoder as completionsDecoder } from './completions';
+import { completionsBody, streamCompletions, streamDecoder as completionsDecoder } from './completions';
 import type { ChatEvent, ChatRequest, FinishReason, Usage } from './events';
-import { streamDecoder as messagesDecoder, streamMessages } from './messages';
-import { streamDecoder as responsesDecoder, streamResponses, type ResponsesExtras } from './responses';
+import { messagesBody, streamDecoder as messagesDecoder, streamMessages } from './messages';
+import { streamDecoder as responsesDecoder, streamResponses } from './responses';
+import { responsesBody, type ResponsesExtras } from './responsesRequest';
 import { thinkingNeedsStream } from './thinking';
 import { decodeStream, type ChatStream } from './transport';
 
@@ -23,6 +24,18 @@ export function streamChat(http: HttpClient, given: ChatRequest, extras?: Respon
       return streamMessages(http, request);
     case 'chatCompletions':
       return streamCompletions(http, request);
+  }
+}
+
+/** The body `streamChat` sends for `request` over its protocol (the tests and the benchmark read it). */
+export function requestBody(request: ChatRequest, extras?: ResponsesExtras): Record<string, unknown> {
+  switch (request.protocol) {
+    case 'responses':
+      return responsesBody(request, extras);
+    case 'messages':
+      return messagesBody(request);
+    case 'chatCompletions':
+      return completionsBody(request);
   }
 }
 

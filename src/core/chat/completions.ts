@@ -5,10 +5,12 @@ import type { HttpClient } from '../http';
 import { isNumber, isNumberOrNull, isRecord, isText, parseWith } from '../validate';
 import type { ChatEvent, ChatMessage, ChatRequest, ChatTool, FinishReason, Usage } from './events';
 import { completionsThinkingFields } from './thinking';
-import { callsOf, echoedReasoning, toolCallEvent } from './tools';
+import { cacheMarker, PrefixLength, promptCacheKey } from './promptCache';
+import { callsOf, echoedReasoning, stableTools, toolCallEvent } from './tools';
 import { endedEarly, parseEventJson, runChat, type ChatStream, type StreamDecoder } from './transport';
 
 const text = z.optional(z.nullable(z.string()));
+const count = z.optional(z.nullable(z.number()));
 const toolCallDelta = z.looseObject({
   index: z.optional(z.nullable(z.number())),
   id: z.optional(z.nullable(z.string())),
@@ -23,6 +25,14 @@ const usage = z.optional(
       completion_tokens_details: z.optional(
         z.nullable(z.looseObject({ reasoning_tokens: z.optional(z.nullable(z.number())) })),
       ),
+      // OpenAI, Qwen, GLM, and new-api for every upstream it relays (Claude's cache reads and writes,
+      // DeepSeek's hits): the cached part of `prompt_tokens`.
+      prompt_tokens_details: z.optional(
+        z.nullable(z.looseObject({ cached_tokens: count, cached_creation_tokens: count })),
+      ),
+      // DeepSeek's own form, and Moonshot's top-level `cached_tokens`.
+      prompt_cache_hit_tokens: count,
+      cached_tokens: count,
     }),
   ),
 );
@@ -78,21 +88,61 @@ const completionSchema = z.looseObject({
 
 /** `POST /v1/chat/completions`, the chat entry every upstream provider of the gateway offers. */
 export function streamCompletions(http: HttpClient, request: ChatRequest): ChatStream {
-  const messages = [
-    ...(request.system ? [{ role: 'system', content: request.system }] : []),
-    ...request.messages.flatMap(wireMessages),
-  ];
-  const body: Record<string, unknown> = { model: request.model, messages, stream: request.stream };
+  const body = completionsBody(request);
+  return runChat(http, request, { url: http.endpoints.chatCompletions, body, streamDecoder, parseJson });
+}
+
+/**
+ * The request body. The parts that stay the same through a conversation come first and the
+ * messages last, tools in a stable order, so that every request starts with the bytes of the one
+ * before it (what an upstream's prompt cache reuses, see promptCache.ts).
+ */
+export function completionsBody(request: ChatRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = { model: request.model };
+  if (request.tools?.length) {
+    body.tools = stableTools(request.tools).map(wireTool);
+    if (request.toolMode === 'required') body.tool_choice = 'required';
+  }
+  body.stream = request.stream;
   if (request.stream) body.stream_options = { include_usage: true };
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.enableSearch) body.enable_search = true;
   Object.assign(body, completionsThinkingFields(request.thinking, request.stream));
-  if (request.tools?.length) {
-    body.tools = request.tools.map(wireTool);
-    if (request.toolMode === 'required') body.tool_choice = 'required';
-  }
-  return runChat(http, request, { url: http.endpoints.chatCompletions, body, streamDecoder, parseJson });
+  if (request.cache?.key) body.prompt_cache_key = promptCacheKey(request, request.cache.key.conversation);
+  const messages = [
+    ...(request.system ? [{ role: 'system', content: request.system }] : []),
+    ...request.messages.flatMap(wireMessages),
+  ];
+  body.messages = request.cache?.breakpoints ? withMarkers(messages, request.cache.breakpoints.minTokens) : messages;
+  return body;
+}
+
+/**
+ * `cache_control` markers in Chat Completions' form, on a message's text parts (Qwen's explicit
+ * cache; new-api carries them when it converts the request for Claude): the system message's and
+ * the last message's, once the prefix up to each has passed the family's minimum. The last
+ * message's marker moves on with every request; it marks the end of what the next request will
+ * find cached. Every text content goes as an array of parts, marked or not, so that a message
+ * keeps its bytes when its marker moves on.
+ */
+function withMarkers(messages: Array<Record<string, unknown>>, minTokens: number): Array<Record<string, unknown>> {
+  const length = new PrefixLength(minTokens);
+  const out = messages.map((m) =>
+    typeof m.content === 'string' && m.content ? { ...m, content: [{ type: 'text', text: m.content }] } : m,
+  );
+  const mark = (at: number) => {
+    const m = out[at];
+    const parts = Array.isArray(m?.content) ? [...(m.content as Array<Record<string, unknown>>)] : [];
+    const last = parts.at(-1);
+    if (!m || !last) return;
+    parts[parts.length - 1] = { ...last, cache_control: cacheMarker() };
+    out[at] = { ...m, content: parts };
+  };
+  if (out[0]?.role === 'system' && length.add(out[0].content)) mark(0);
+  for (let i = out[0]?.role === 'system' ? 1 : 0; i < out.length && !length.reached(); i++) length.add(out[i]);
+  if (length.reached() && out.length > 1) mark(out.length - 1);
+  return out;
 }
 
 /** A function tool in Chat Completions' nested form: `{type: "function", function: {name, description, parameters}}`. */
@@ -221,7 +271,14 @@ function isPlainUsage(u: unknown): boolean {
   if (!isRecord(u) || !isNumber(u.prompt_tokens) || !isNumber(u.completion_tokens) || !isNumber(u.total_tokens))
     return false;
   const details = u.completion_tokens_details;
-  return details == null || (isRecord(details) && isNumberOrNull(details.reasoning_tokens));
+  if (details != null && !(isRecord(details) && isNumberOrNull(details.reasoning_tokens))) return false;
+  const prompt = u.prompt_tokens_details;
+  if (
+    prompt != null &&
+    !(isRecord(prompt) && isNumberOrNull(prompt.cached_tokens) && isNumberOrNull(prompt.cached_creation_tokens))
+  )
+    return false;
+  return isNumberOrNull(u.prompt_cache_hit_tokens) && isNumberOrNull(u.cached_tokens);
 }
 
 type Chunk = z.infer<typeof chunkSchema>;
@@ -313,12 +370,17 @@ function parseJson(json: unknown): ChatEvent[] {
 
 type WireUsage = NonNullable<z.infer<typeof usage>>;
 
+/** The usage; `prompt_tokens` counts the cached tokens too (OpenAI's and DeepSeek's usage alike). */
 function usageFrom(u: WireUsage): Usage {
+  const cached = u.prompt_tokens_details?.cached_tokens ?? u.prompt_cache_hit_tokens ?? u.cached_tokens;
+  const written = u.prompt_tokens_details?.cached_creation_tokens;
   return {
     inputTokens: u.prompt_tokens,
     outputTokens: u.completion_tokens,
     totalTokens: u.total_tokens,
     reasoningTokens: u.completion_tokens_details?.reasoning_tokens ?? undefined,
+    ...(cached ? { cachedInputTokens: cached } : {}),
+    ...(written ? { cacheWriteTokens: written } : {}),
   };
 }
 

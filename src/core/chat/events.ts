@@ -1,13 +1,19 @@
 import type { GatewayError } from '../errors';
 import type { ChatProtocol } from '../models/types';
 import type { ImageMediaType } from '../imageBytes';
+import type { PromptCacheRequest } from './promptCache';
 import type { ThinkingRequest } from './thinking';
 
 /** Why an answer ended, normalised across the three protocols; `raw` keeps the wire value. */
 export type FinishReason = 'stop' | 'length' | 'toolCalls' | 'contentFilter' | 'other';
 
 export interface Usage {
+  /** Every input token, those read from the cache included (Anthropic's own count leaves them out; it is added up). */
   inputTokens?: number;
+  /** Input tokens read from the upstream's prompt cache (billed at the cache price). */
+  cachedInputTokens?: number;
+  /** Input tokens written to the cache (Anthropic, and Claude through new-api's conversion; billed above the input price). */
+  cacheWriteTokens?: number;
   outputTokens?: number;
   reasoningTokens?: number;
   totalTokens?: number;
@@ -130,6 +136,11 @@ export interface ChatRequest {
   tools?: ChatTool[];
   /** Whether it must call one; `auto` when absent. Only sent with `tools`. */
   toolMode?: ToolMode;
+  /**
+   * Prompt caching asked for in the model's family's form (promptCache.ts); absent, nothing is
+   * asked and the stable prefix alone serves the upstreams that cache by themselves.
+   */
+  cache?: PromptCacheRequest;
   signal?: AbortSignal;
   /** `long` for calls that legitimately take minutes (an image made through the Responses protocol). */
   timeout?: 'standard' | 'long';

@@ -5,7 +5,8 @@ import type { HttpClient } from '../http';
 import { isRecord, isText, parseWith } from '../validate';
 import type { ChatEvent, ChatMessage, ChatRequest, ChatTool, FinishReason, Usage } from './events';
 import { messagesThinking } from './thinking';
-import { callsOf, echoedReasoning, parsedToolCallEvent, toolCallEvent } from './tools';
+import { cacheMarker, PrefixLength } from './promptCache';
+import { callsOf, echoedReasoning, parsedToolCallEvent, stableTools, toolCallEvent } from './tools';
 import { endedEarly, parseEventJson, runChat, type ChatStream, type StreamDecoder } from './transport';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -17,6 +18,8 @@ const usageSchema = z.optional(
     z.looseObject({
       input_tokens: z.optional(z.nullable(z.number())),
       output_tokens: z.optional(z.nullable(z.number())),
+      cache_read_input_tokens: z.optional(z.nullable(z.number())),
+      cache_creation_input_tokens: z.optional(z.nullable(z.number())),
     }),
   ),
 );
@@ -54,6 +57,22 @@ const messageSchema = z.looseObject({ content: z.array(block), stop_reason: str,
 
 /** `POST /v1/messages` with `Authorization: Bearer` (added by the client) and `anthropic-version`. */
 export function streamMessages(http: HttpClient, request: ChatRequest): ChatStream {
+  return runChat(http, request, {
+    url: http.endpoints.messages,
+    body: messagesBody(request),
+    headers: { 'anthropic-version': ANTHROPIC_VERSION },
+    streamDecoder,
+    parseJson,
+  });
+}
+
+/**
+ * The request body. The parts that stay the same through a conversation come first and the
+ * messages last, tools in a stable order, so that every request starts with the bytes of the one
+ * before it; with `request.cache`, breakpoints mark the tools, the system text and the last turn
+ * (`withBreakpoints`).
+ */
+export function messagesBody(request: ChatRequest): Record<string, unknown> {
   // Anthropic refuses thinking with a forced tool choice, so a `required` call goes without it.
   const forced = Boolean(request.tools?.length) && request.toolMode === 'required';
   const thinking = messagesThinking(
@@ -61,27 +80,51 @@ export function streamMessages(http: HttpClient, request: ChatRequest): ChatStre
     request.maxTokens ?? DEFAULT_MAX_TOKENS,
     request.modelMaxOutput,
   );
-  const body: Record<string, unknown> = {
-    model: request.model,
-    max_tokens: thinking.maxTokens,
-    messages: alternating(request.messages.map(wireMessage)),
-    stream: request.stream,
-  };
+  const body: Record<string, unknown> = { model: request.model };
+  if (request.tools?.length) {
+    body.tools = stableTools(request.tools).map(wireTool);
+    if (request.toolMode === 'required') body.tool_choice = { type: 'any' };
+  }
   if (request.system) body.system = request.system;
+  body.max_tokens = thinking.maxTokens;
   if (thinking.thinking) body.thinking = thinking.thinking;
   // With thinking on, Anthropic takes no temperature but 1; the caller's is left out rather than refused.
   else if (request.temperature !== undefined) body.temperature = request.temperature;
-  if (request.tools?.length) {
-    body.tools = request.tools.map(wireTool);
-    if (request.toolMode === 'required') body.tool_choice = { type: 'any' };
-  }
-  return runChat(http, request, {
-    url: http.endpoints.messages,
-    body,
-    headers: { 'anthropic-version': ANTHROPIC_VERSION },
-    streamDecoder,
-    parseJson,
-  });
+  body.stream = request.stream;
+  body.messages = alternating(request.messages.map(wireMessage));
+  if (request.cache?.breakpoints) withBreakpoints(body, request.cache.breakpoints.minTokens);
+  return body;
+}
+
+/**
+ * Anthropic's breakpoints, in the order its cache reads a request (tools, system, messages), each
+ * once the prefix up to it has passed the model's minimum: the last tool (the definitions change
+ * least), the system text, and the last turn's last block, which moves on with every request and
+ * marks what the next one finds cached (each breakpoint looks back for the longest cached prefix).
+ * Three of the four allowed. Turns' text goes as blocks throughout, so a turn's bytes stay the same
+ * when its marker moves on.
+ */
+function withBreakpoints(body: Record<string, unknown>, minTokens: number): void {
+  const length = new PrefixLength(minTokens);
+  const tools = body.tools as Array<Record<string, unknown>> | undefined;
+  if (tools?.length && length.add(tools)) tools[tools.length - 1] = { ...tools.at(-1), cache_control: cacheMarker() };
+  if (typeof body.system === 'string' && length.add(body.system))
+    body.system = [{ type: 'text', text: body.system, cache_control: cacheMarker() }];
+  // Every turn's text goes as blocks, marked or not, so that a turn keeps its bytes when its marker moves on.
+  const messages = (body.messages as WireMessage[]).map((m) =>
+    typeof m.content === 'string' && m.content ? { role: m.role, content: asBlocks(m.content) } : m,
+  );
+  body.messages = messages;
+  for (let i = 0; i < messages.length && !length.reached(); i++) length.add(messages[i]?.content);
+  const last = messages.at(-1);
+  if (!length.reached() || !last) return;
+  const blocks = asBlocks(last.content);
+  const end = blocks.at(-1);
+  if (!end) return;
+  messages[messages.length - 1] = {
+    role: last.role,
+    content: [...blocks.slice(0, -1), { ...end, cache_control: cacheMarker() }],
+  };
 }
 
 type WireMessage = ReturnType<typeof wireMessage>;
@@ -188,7 +231,7 @@ export function streamDecoder(
   read: (json: Record<string, unknown>, name: string) => StreamEvent = readEvent,
 ): StreamDecoder {
   const tools = new Map<number, OpenTool>();
-  const usage: Usage = {};
+  const usage: WireUsage = {};
   let stop: string | undefined;
   return {
     message(message, out) {
@@ -203,7 +246,7 @@ export function streamDecoder(
       const e = read(json, name);
       switch (name) {
         case 'message_start':
-          if (e.message?.usage?.input_tokens != null) usage.inputTokens = e.message.usage.input_tokens;
+          if (e.message?.usage) Object.assign(usage, known(e.message.usage));
           break;
         case 'content_block_start':
           if (e.content_block?.type === 'tool_use')
@@ -234,12 +277,11 @@ export function streamDecoder(
         }
         case 'message_delta':
           if (e.delta?.stop_reason) stop = e.delta.stop_reason;
-          // output_tokens is cumulative: the last value is the total.
-          if (e.usage?.output_tokens != null) usage.outputTokens = e.usage.output_tokens;
-          if (e.usage?.input_tokens != null) usage.inputTokens = e.usage.input_tokens;
+          // The counts are cumulative: the last value is the total.
+          if (e.usage) Object.assign(usage, known(e.usage));
           break;
         case 'message_stop':
-          out.push({ type: 'usage', usage: withTotal(usage) }, done(stop ?? 'end_turn'));
+          out.push({ type: 'usage', usage: usageFrom(usage) }, done(stop ?? 'end_turn'));
           return true;
         default:
           break;
@@ -264,14 +306,7 @@ function parseJson(json: unknown): ChatEvent[] {
       events.push(...webCitations(b.citations));
     } else if (b.type === 'tool_use') events.push(parsedToolCallEvent(b.id ?? '', b.name ?? '', b.input));
   }
-  if (m.usage)
-    events.push({
-      type: 'usage',
-      usage: withTotal({
-        inputTokens: m.usage.input_tokens ?? undefined,
-        outputTokens: m.usage.output_tokens ?? undefined,
-      }),
-    });
+  if (m.usage) events.push({ type: 'usage', usage: usageFrom(m.usage) });
   events.push(done(m.stop_reason ?? 'end_turn'));
   return events;
 }
@@ -285,10 +320,29 @@ function webCitations(list: Array<z.infer<typeof citation>> | null | undefined):
   );
 }
 
-function withTotal(u: Usage): Usage {
-  return u.inputTokens !== undefined && u.outputTokens !== undefined
-    ? { ...u, totalTokens: u.inputTokens + u.outputTokens }
-    : u;
+type WireUsage = NonNullable<z.infer<typeof usageSchema>>;
+
+/** The counts a usage gives (a `message_delta` may give some of them only, or null). */
+function known(u: WireUsage): WireUsage {
+  return Object.fromEntries(Object.entries(u).filter(([, v]) => typeof v === 'number')) as WireUsage;
+}
+
+/**
+ * Anthropic's `input_tokens` leaves out the tokens read from and written to the cache; the usage
+ * counts every input token, as the other protocols do, and says which came from the cache.
+ */
+function usageFrom(u: WireUsage): Usage {
+  const read = u.cache_read_input_tokens ?? undefined;
+  const written = u.cache_creation_input_tokens ?? undefined;
+  const input = u.input_tokens == null ? undefined : u.input_tokens + (read ?? 0) + (written ?? 0);
+  const output = u.output_tokens ?? undefined;
+  return {
+    ...(input !== undefined ? { inputTokens: input } : {}),
+    ...(output !== undefined ? { outputTokens: output } : {}),
+    ...(input !== undefined && output !== undefined ? { totalTokens: input + output } : {}),
+    ...(read ? { cachedInputTokens: read } : {}),
+    ...(written ? { cacheWriteTokens: written } : {}),
+  };
 }
 
 function done(raw: string): ChatEvent {

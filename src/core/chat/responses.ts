@@ -3,16 +3,13 @@ import * as z from 'zod/mini';
 import { errorFromStreamPayload } from '../errorBody';
 import type { HttpClient } from '../http';
 import { isNumber, isNumberOrNull, isRecord, isText, parseWith } from '../validate';
-import type { ChatEvent, ChatMessage, ChatRequest, ChatTool, Usage } from './events';
-import { responsesReasoning } from './thinking';
-import { callsOf, toolCallEvent } from './tools';
+import type { ChatEvent, ChatRequest, Usage } from './events';
+import type { ResponsesExtras } from './responsesRequest';
+import { responsesBody } from './responsesRequest';
+import { toolCallEvent } from './tools';
 import { endedEarly, parseEventJson, runChat, type ChatStream, type StreamDecoder } from './transport';
 
-export interface ResponsesExtras {
-  /** Built-in tools such as `{type: 'image_generation', action: 'generate', model}`. */
-  tools?: unknown[];
-  toolChoice?: unknown;
-}
+export type { ResponsesExtras } from './responsesRequest';
 
 const str = z.optional(z.nullable(z.string()));
 const usageSchema = z.optional(
@@ -23,6 +20,9 @@ const usageSchema = z.optional(
       total_tokens: z.optional(z.number()),
       output_tokens_details: z.optional(
         z.nullable(z.looseObject({ reasoning_tokens: z.optional(z.nullable(z.number())) })),
+      ),
+      input_tokens_details: z.optional(
+        z.nullable(z.looseObject({ cached_tokens: z.optional(z.nullable(z.number())) })),
       ),
     }),
   ),
@@ -77,82 +77,13 @@ const eventSchema = z.looseObject({
   output_format: str,
 });
 
-/** The built-in search tool; its parameters are the tool's own, not ordinary chat's `enable_search`. */
-export const WEB_SEARCH_TOOL = { type: 'web_search' } as const;
-const SEARCH_TOOL_TYPES = new Set([
-  'web_search',
-  'web_search_2025_08_26',
-  'web_search_preview',
-  'web_search_preview_2025_03_11',
-]);
-
 /**
  * `POST /v1/responses`. The image-generation tool rides along in `extras.tools`; the web-search
  * switch adds the `web_search` tool (once, next to any other tools).
  */
 export function streamResponses(http: HttpClient, request: ChatRequest, extras: ResponsesExtras = {}): ChatStream {
-  const input = request.messages.flatMap(wireInput);
-  const body: Record<string, unknown> = { model: request.model, input, stream: request.stream };
-  if (request.system) body.instructions = request.system;
-  if (request.maxTokens !== undefined) body.max_output_tokens = request.maxTokens;
-  if (request.temperature !== undefined) body.temperature = request.temperature;
-  const reasoning = responsesReasoning(request.thinking);
-  if (reasoning) body.reasoning = reasoning;
-  const tools = [...(extras.tools ?? []), ...(request.tools ?? []).map(wireTool)];
-  if (request.enableSearch && !tools.some((t) => SEARCH_TOOL_TYPES.has(String((t as { type?: unknown } | null)?.type))))
-    tools.push({ ...WEB_SEARCH_TOOL });
-  if (tools.length) body.tools = tools;
-  if (extras.toolChoice !== undefined) body.tool_choice = extras.toolChoice;
-  else if (request.tools?.length && request.toolMode === 'required') body.tool_choice = 'required';
+  const body = responsesBody(request, extras);
   return runChat(http, request, { url: http.endpoints.responses, body, streamDecoder, parseJson });
-}
-
-/**
- * A function tool in Responses' flat form `{type: "function", name, description, parameters, strict}`. `strict` is false on purpose: the
- * Responses API treats an absent `strict` as true, which only schemas written for it pass (every
- * property required, `additionalProperties: false`), and the tools callers hand us are not.
- */
-function wireTool(t: ChatTool): Record<string, unknown> {
-  return {
-    type: 'function',
-    name: t.name,
-    ...(t.description ? { description: t.description } : {}),
-    parameters: t.inputSchema,
-    strict: false,
-  };
-}
-
-/**
- * One conversation turn as input items. Tool results become `function_call_output` items (by
- * `call_id`) ahead of the user's own message; an assistant turn's calls are echoed as
- * `function_call` items after its text. Its reasoning is not sent back: a Responses reasoning item
- * can only be returned with the id (and encrypted content) the server issued for it, which a
- * stateless request does not keep, and function calls are accepted without it.
- */
-function wireInput(m: ChatMessage): Array<Record<string, unknown>> {
-  const items: Array<Record<string, unknown>> = (m.toolResults ?? []).map((r) => ({
-    type: 'function_call_output',
-    call_id: r.callId,
-    output: r.content,
-  }));
-  const calls = callsOf(m);
-  if (m.content || m.images?.length || (!items.length && !calls.length)) items.push(wireMessage(m));
-  for (const c of calls)
-    items.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: JSON.stringify(c.input) });
-  return items;
-}
-
-/**
- * One input message: `input_text` (or `output_text` for the assistant's turns), then one
- * `input_image` per image with a data URL in `image_url` and `detail: auto`.
- */
-function wireMessage(m: ChatMessage): { role: string; content: Array<Record<string, unknown>> } {
-  const content: Array<Record<string, unknown>> = [];
-  if (m.content || !m.images?.length)
-    content.push({ type: m.role === 'assistant' ? 'output_text' : 'input_text', text: m.content });
-  for (const image of m.images ?? [])
-    content.push({ type: 'input_image', image_url: `data:${image.mediaType};base64,${image.base64}`, detail: 'auto' });
-  return { role: m.role, content };
 }
 
 /** A function call between its `output_item.added` and its `output_item.done`. */
@@ -218,6 +149,8 @@ function isPlainResponse(r: unknown): boolean {
       return false;
     const details = usage.output_tokens_details;
     if (details != null && !(isRecord(details) && isNumberOrNull(details.reasoning_tokens))) return false;
+    const input = usage.input_tokens_details;
+    if (input != null && !(isRecord(input) && isNumberOrNull(input.cached_tokens))) return false;
   }
   if (error != null && !(isRecord(error) && isText(error.code) && isText(error.message))) return false;
   const incomplete = r.incomplete_details;
@@ -237,13 +170,9 @@ export function readEvent(json: Record<string, unknown>): StreamEvent {
 }
 
 /** Reads a streamed answer; `read` is replaceable so that tests can hold the fast path to the schema. */
-// eslint-disable-next-line max-lines-per-function -- over the limit when it came in; to be split (issue 32)
 export function streamDecoder(read: (json: Record<string, unknown>) => StreamEvent = readEvent): StreamDecoder {
   let partials = 0;
-  const sawCall = new Set<string>();
-  // Calls are normally reported whole by `output_item.done`; what their added / arguments events
-  // said is kept only so that a server that skips that event still gets its calls read.
-  const openCalls = new Map<string, OpenCall>();
+  const calls = new AnswerCalls();
   return {
     message(message, out) {
       if (message.data === '[DONE]') {
@@ -279,40 +208,9 @@ export function streamDecoder(read: (json: Record<string, unknown>) => StreamEve
               ...(e.output_format ? { format: e.output_format } : {}),
             });
           break;
-        case 'response.output_item.added':
-          if (e.item?.type === 'function_call' && e.item.id)
-            openCalls.set(e.item.id, {
-              callId: e.item.call_id ?? e.item.id,
-              name: e.item.name ?? '',
-              arguments: e.item.arguments ?? '',
-            });
-          break;
-        case 'response.function_call_arguments.delta': {
-          const call = e.item_id ? openCalls.get(e.item_id) : undefined;
-          if (call && typeof e.delta === 'string') call.arguments += e.delta;
-          break;
-        }
-        case 'response.function_call_arguments.done': {
-          const call = e.item_id ? openCalls.get(e.item_id) : undefined;
-          if (call && typeof e.arguments === 'string') call.arguments = e.arguments;
-          break;
-        }
-        case 'response.output_item.done':
-          if (e.item?.id) openCalls.delete(e.item.id);
-          if (e.item) {
-            // Annotations normally arrive as events of their own; a server that only puts them in
-            // the finished item is read too (duplicates are merged by URL later).
-            for (const event of itemEvents(e.item, true)) {
-              if (event.type === 'toolCall') sawCall.add(event.id);
-              out.push(event);
-            }
-          }
-          break;
         case 'response.completed':
         case 'response.incomplete':
-          // One by one: a call that cannot be read fails after the ones before it.
-          for (const event of unfinishedCalls(openCalls, e.response, sawCall)) out.push(event);
-          for (const event of finish(e.response, sawCall)) out.push(event);
+          calls.finish(e.response, out);
           return true;
         case 'response.failed':
           out.push({
@@ -323,6 +221,7 @@ export function streamDecoder(read: (json: Record<string, unknown>) => StreamEve
           });
           return true;
         default:
+          calls.read(e, out);
           break;
       }
       return false;
@@ -334,30 +233,82 @@ export function streamDecoder(read: (json: Record<string, unknown>) => StreamEve
 }
 
 /**
- * Calls the stream never closed with `output_item.done`: as the final response lists them (with
- * what their streamed events said when it lists less), then any it does not list, as streamed.
+ * The output items of one streamed answer: function calls between their `output_item.added` and
+ * `output_item.done`, and what each finished item adds up to. Calls are normally reported whole by
+ * `output_item.done`; what their added / arguments events said is kept only so that a server that
+ * skips that event still gets its calls read.
  */
-function* unfinishedCalls(
-  open: Map<string, OpenCall>,
-  response: z.infer<typeof responseSchema> | undefined,
-  sawCall: Set<string>,
-): Generator<ChatEvent> {
-  const pending: Array<[string, string, string | null | undefined]> = [];
-  for (const item of response?.output ?? []) {
-    if (item.type !== 'function_call') continue;
-    const streamed = item.id ? open.get(item.id) : undefined;
-    pending.push([
-      item.call_id ?? streamed?.callId ?? item.id ?? 'call',
-      item.name || streamed?.name || '',
-      item.arguments || streamed?.arguments,
-    ]);
+class AnswerCalls {
+  private readonly open = new Map<string, OpenCall>();
+  /** The ids of the calls reported. */
+  private readonly saw = new Set<string>();
+
+  /** An item's or a call's event (any other event is ignored). */
+  read(e: StreamEvent, out: ChatEvent[]): void {
+    switch (e.type) {
+      case 'response.output_item.added':
+        if (e.item?.type === 'function_call' && e.item.id)
+          this.open.set(e.item.id, {
+            callId: e.item.call_id ?? e.item.id,
+            name: e.item.name ?? '',
+            arguments: e.item.arguments ?? '',
+          });
+        break;
+      case 'response.function_call_arguments.delta': {
+        const call = e.item_id ? this.open.get(e.item_id) : undefined;
+        if (call && typeof e.delta === 'string') call.arguments += e.delta;
+        break;
+      }
+      case 'response.function_call_arguments.done': {
+        const call = e.item_id ? this.open.get(e.item_id) : undefined;
+        if (call && typeof e.arguments === 'string') call.arguments = e.arguments;
+        break;
+      }
+      case 'response.output_item.done':
+        if (e.item?.id) this.open.delete(e.item.id);
+        if (e.item) {
+          // Annotations normally arrive as events of their own; a server that only puts them in
+          // the finished item is read too (duplicates are merged by URL later).
+          for (const event of itemEvents(e.item, true)) {
+            if (event.type === 'toolCall') this.saw.add(event.id);
+            out.push(event);
+          }
+        }
+        break;
+      default:
+        break;
+    }
   }
-  for (const call of open.values()) pending.push([call.callId, call.name, call.arguments]);
-  open.clear();
-  for (const [id, name, args] of pending) {
-    if (sawCall.has(id)) continue;
-    sawCall.add(id);
-    yield toolCallEvent(id, name, args);
+
+  /** The end of the answer: the calls never closed, the usage and the finish. */
+  finish(response: z.infer<typeof responseSchema> | undefined, out: ChatEvent[]): void {
+    // One by one: a call that cannot be read fails after the ones before it.
+    for (const event of this.unfinished(response)) out.push(event);
+    for (const event of finish(response, this.saw)) out.push(event);
+  }
+
+  /**
+   * Calls the stream never closed with `output_item.done`: as the final response lists them (with
+   * what their streamed events said when it lists less), then any it does not list, as streamed.
+   */
+  private *unfinished(response: z.infer<typeof responseSchema> | undefined): Generator<ChatEvent> {
+    const pending: Array<[string, string, string | null | undefined]> = [];
+    for (const item of response?.output ?? []) {
+      if (item.type !== 'function_call') continue;
+      const streamed = item.id ? this.open.get(item.id) : undefined;
+      pending.push([
+        item.call_id ?? streamed?.callId ?? item.id ?? 'call',
+        item.name || streamed?.name || '',
+        item.arguments || streamed?.arguments,
+      ]);
+    }
+    for (const call of this.open.values()) pending.push([call.callId, call.name, call.arguments]);
+    this.open.clear();
+    for (const [id, name, args] of pending) {
+      if (this.saw.has(id)) continue;
+      this.saw.add(id);
+      yield toolCallEvent(id, name, args);
+    }
   }
 }
 
@@ -436,5 +387,7 @@ function usageFrom(u: NonNullable<z.infer<typeof usageSchema>>): Usage {
     outputTokens: u.output_tokens,
     totalTokens: u.total_tokens,
     reasoningTokens: u.output_tokens_details?.reasoning_tokens ?? undefined,
+    // `input_tokens` counts the cached ones too. A usage says only the tokens it has: none cached, none said.
+    ...(u.input_tokens_details?.cached_tokens ? { cachedInputTokens: u.input_tokens_details.cached_tokens } : {}),
   };
 }

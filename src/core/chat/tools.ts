@@ -1,7 +1,7 @@
 import * as l10n from '@vscode/l10n';
 import { GatewayError } from '../errors';
 import { parseJsonText } from '../validate';
-import type { ChatEvent, ChatMessage, ChatToolCall } from './events';
+import type { ChatEvent, ChatMessage, ChatTool, ChatToolCall } from './events';
 
 /**
  * What the three chat adapters share about function calls: turning a finished call's argument
@@ -70,4 +70,12 @@ export function callsOf(m: ChatMessage): ChatToolCall[] {
  */
 export function echoedReasoning(m: ChatMessage): string | undefined {
   return callsOf(m).length && m.reasoning?.text ? m.reasoning.text : undefined;
+}
+
+/**
+ * The tools in one order whatever order the caller listed them in (by name): the tool definitions
+ * open every request, and an upstream's prompt cache reuses only a prefix that is byte-identical.
+ */
+export function stableTools(tools: readonly ChatTool[]): ChatTool[] {
+  return [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

@@ -4,6 +4,7 @@ import { GatewayError } from '../errors';
 import { isRecord, lazySchema, parseWith } from '../validate';
 import { protocolsFromEndpointTypes } from './classify';
 import type { CatalogEntry, CatalogFormat, ChatProtocol, ModelKind, ParsedCatalog } from './types';
+import type { TokenPrice } from '../chat/tokenCost';
 
 /**
  * The catalog file's format is not fixed: it is "a model catalog file for a coding client".
@@ -41,7 +42,14 @@ const modelMeta = lazySchema(() => {
     contextWindow: opt(z.number()),
     context_length: opt(z.number()),
     maxTokens: opt(z.number()),
-    cost: opt(z.looseObject({ input: opt(z.number()), output: opt(z.number()) })),
+    cost: opt(
+      z.looseObject({
+        input: opt(z.number()),
+        output: opt(z.number()),
+        cache_read: opt(z.number()),
+        cache_write: opt(z.number()),
+      }),
+    ),
     video: opt(z.looseObject({ sizes: strings, durations: opt(z.array(z.number())) })),
     sizes: strings,
     durations: opt(z.array(z.number())),
@@ -150,7 +158,7 @@ function entryFrom(id: string, raw: unknown, ctx: ProviderContext = {}): Catalog
     toolCall: m.tool_call,
     contextWindow: m.limit?.context ?? m.contextWindow ?? m.context_length,
     maxOutput: m.limit?.output ?? m.maxTokens,
-    cost: m.cost ? { input: m.cost.input, output: m.cost.output } : undefined,
+    cost: m.cost ? priceOf(m.cost) : undefined,
     video: m.video ?? (m.sizes || m.durations ? { sizes: m.sizes, durations: m.durations } : undefined),
     requiresStreaming: m.requires_streaming ?? m.stream_only,
     endpointTypes: m.supported_endpoint_types,
@@ -240,4 +248,16 @@ function unknownShape(json: unknown): GatewayError {
       '{"providers":{...}}',
     ),
   );
+}
+
+/** A catalog's prices, the prompt cache's where it lists them. */
+function priceOf(cost: NonNullable<ModelMeta['cost']>): TokenPrice {
+  return Object.fromEntries(
+    Object.entries({
+      input: cost.input,
+      output: cost.output,
+      cacheRead: cost.cache_read,
+      cacheWrite: cost.cache_write,
+    }).filter(([, v]) => v !== undefined),
+  ) as TokenPrice;
 }

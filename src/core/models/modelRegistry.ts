@@ -4,10 +4,10 @@ import type { HttpClient } from '../http';
 import { syncCatalog, type CatalogState, type CatalogStore } from './catalogSync';
 import { mergeModels } from './classify';
 import { fetchKeyModels } from './keyModels';
-import { withoutRefused, type RefusedProtocolStore } from './protocolFallback';
+import { withoutRefused, type Refusable, type RefusedProtocolStore } from './protocolFallback';
 import { GenerationalLoad } from '../generationalLoad';
 import { keyForModel, type KeyEntry } from '../keys';
-import type { ChatProtocol, KeyModel, ModelInfo } from './types';
+import type { KeyModel, ModelInfo } from './types';
 
 /** One key's own model list, or why it could not be read. */
 export interface KeyListing {
@@ -92,11 +92,12 @@ export class ModelRegistry {
   }
 
   /**
-   * The relay refused `protocol` for the model although the gateway lists it: it is left out of the
-   * model's protocols from now on (at this gateway, until the refusal expires), in this window, the
+   * The relay refused `protocol` for the model although the gateway lists it (or the upstream refused
+   * a prompt-caching field, which is not sent to it again): it is left out of the model's protocols
+   * from now on (at this gateway, until the refusal expires), in this window, the
    * others and the next sessions.
    */
-  async refuseProtocol(modelId: string, protocol: ChatProtocol): Promise<void> {
+  async refuseProtocol(modelId: string, protocol: Refusable): Promise<void> {
     const refused = (await this.deps.refused?.add(this.origin(), modelId, protocol)) ?? { [modelId]: [protocol] };
     this.current = { ...this.current, models: withoutRefused(this.merged, refused) };
     for (const listener of this.listeners) listener(this.current);

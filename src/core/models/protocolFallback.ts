@@ -1,4 +1,5 @@
 import type { ChatEvent } from '../chat/events';
+import { CACHE_FIELD_WIRE_NAMES, CACHE_FIELDS, type CacheField } from '../chat/cacheFields';
 import type { GatewayError } from '../errors';
 import type { ChatProtocol, ModelInfo } from './types';
 
@@ -23,6 +24,17 @@ export function isProtocolRejection(error: GatewayError): boolean {
   return error.status === 404 && /^Invalid URL \(POST [^)]*\/v1\/(responses|messages|chat\/completions)\)/i.test(said);
 }
 
+/**
+ * The prompt-caching field an upstream refused, when the refusal names one the request carried
+ * (`sent`): OpenAI's "Unrecognized request argument supplied: prompt_cache_key", Anthropic's
+ * "cache_control: Extra inputs are not permitted", relayed by the gateway as its JSON error.
+ */
+export function refusedField(error: GatewayError, sent: readonly CacheField[]): CacheField | undefined {
+  if (!error.jsonBody || (error.status !== 400 && error.status !== 422)) return undefined;
+  const said = `${error.detail ?? ''} ${error.message}`;
+  return sent.find((f) => said.includes(CACHE_FIELD_WIRE_NAMES[f]));
+}
+
 /** The protocol to try instead: the next one the model lists, never the refused one. */
 export function fallbackProtocol(model: ModelInfo, refused: ChatProtocol): ChatProtocol | undefined {
   return model.protocols.find((p) => p !== refused);
@@ -39,41 +51,71 @@ export interface ProtocolSwitch {
 /**
  * Runs a chat request over `protocol`; when the relay refuses that protocol before anything
  * arrived, tells `onSwitch` (which informs the user and remembers the switch) and runs the same
- * request once over the model's next listed protocol. That second run's events are passed on as
- * they are, error included: there is no third try, so nothing loops. Events go in the batches the
- * stream decoded them in (see `ChatStream.batches`).
+ * request once over the model's next listed protocol. When the upstream refuses a prompt-caching
+ * field the request carried (`sent` says which it carries over a protocol), tells `onField` (which
+ * remembers it) and runs the request once more without it. A retry's events are passed on as they
+ * are, error included: each kind of retry happens once, so nothing loops. Events go in the batches
+ * the stream decoded them in (see `ChatStream.batches`).
  */
 export async function* withProtocolFallback(
   model: ModelInfo,
   protocol: ChatProtocol,
-  run: (protocol: ChatProtocol) => AsyncIterable<ChatEvent[]>,
+  run: (protocol: ChatProtocol, without: readonly CacheField[]) => AsyncIterable<ChatEvent[]>,
   onSwitch: (change: ProtocolSwitch) => void | Promise<void>,
+  fields?: {
+    sent: (protocol: ChatProtocol) => CacheField[];
+    onField: (field: CacheField, error: GatewayError) => void | Promise<void>;
+  },
 ): AsyncGenerator<ChatEvent[]> {
-  let first = true;
-  for await (const batch of run(protocol)) {
-    const e = batch[0];
-    if (first && e?.type === 'error' && isProtocolRejection(e.error)) {
-      const to = fallbackProtocol(model, protocol);
-      if (to) {
-        await onSwitch({ model: model.id, from: protocol, to, error: e.error });
-        yield* run(to);
-        return;
+  let over = protocol;
+  let switched = false;
+  const without: CacheField[] = [];
+  for (;;) {
+    let first = true;
+    let retry = false;
+    for await (const batch of run(over, without)) {
+      const e = batch[0];
+      if (first && e?.type === 'error') {
+        const field = refusedField(e.error, fields?.sent(over).filter((f) => !without.includes(f)) ?? []);
+        const to = !switched && isProtocolRejection(e.error) ? fallbackProtocol(model, over) : undefined;
+        if (field) {
+          await fields?.onField(field, e.error);
+          without.push(field);
+          retry = true;
+          break;
+        }
+        if (to) {
+          await onSwitch({ model: model.id, from: over, to, error: e.error });
+          switched = true;
+          over = to;
+          retry = true;
+          break;
+        }
       }
+      if (e) first = false;
+      yield batch;
     }
-    if (e) first = false;
-    yield batch;
+    if (!retry) return;
   }
 }
 
-/** Protocols refused per model id at one gateway. */
-export type RefusedProtocols = Record<string, ChatProtocol[]>;
+/** What a relay or an upstream refused for a model: a protocol, or a request field. */
+export type Refusable = ChatProtocol | CacheField;
+
+/** Whether a refusal is of a protocol (else of a field). */
+export function isProtocol(what: Refusable): what is ChatProtocol {
+  return !(CACHE_FIELDS as readonly string[]).includes(what);
+}
+
+/** Protocols and fields refused per model id at one gateway. */
+export type RefusedProtocols = Record<string, Refusable[]>;
 
 /** Where refusals are remembered between sessions and windows (models/refusalMemory.ts). */
 export interface RefusedProtocolStore {
   /** The refusals at this gateway origin that have not expired. */
   load(origin: string): Promise<RefusedProtocols>;
   /** Records a refusal; returns the origin's refusals with it. */
-  add(origin: string, model: string, protocol: ChatProtocol): Promise<RefusedProtocols>;
+  add(origin: string, model: string, protocol: Refusable): Promise<RefusedProtocols>;
   /** Forgets every refusal (the "Reset Remembered Protocol Refusals" command). */
   clear(): Promise<void>;
 }
@@ -86,11 +128,14 @@ export interface RefusedProtocolStore {
  */
 export function withoutRefused(models: ModelInfo[], refused: RefusedProtocols): ModelInfo[] {
   return models.map((m) => {
-    const out = refused[m.id];
-    if (!out?.length || m.kind !== 'chat') return m;
+    const all = refused[m.id];
+    if (!all?.length || m.kind !== 'chat') return m;
+    const out = all.filter(isProtocol);
+    const fields = all.filter((r): r is CacheField => !isProtocol(r));
+    const withFields = fields.length ? { ...m, refusedFields: fields } : m;
     const left = m.protocols.filter((p) => !out.includes(p));
     return left.length && left.length !== m.protocols.length
-      ? { ...m, protocols: left, refused: m.protocols.filter((p) => out.includes(p)) }
-      : m;
+      ? { ...withFields, protocols: left, refused: m.protocols.filter((p) => out.includes(p)) }
+      : withFields;
   });
 }

@@ -1,22 +1,24 @@
 import * as z from 'zod/mini';
 import { WIRE_PROTOCOLS } from '../../shared/protocolNames';
+import { CACHE_FIELDS } from '../chat/cacheFields';
 import { SharedJsonFile } from '../sharedState';
 import { lazySchema } from '../validate';
-import type { RefusedProtocols, RefusedProtocolStore } from './protocolFallback';
-import type { ChatProtocol } from './types';
+import type { Refusable, RefusedProtocols, RefusedProtocolStore } from './protocolFallback';
 
 /**
  * Refused protocols as kept between sessions and shared by every window: one entry per gateway
  * origin, model and protocol, with when it was last refused. A refusal says something about one
  * gateway's relay for one model at one time: another gateway (a changed base address) starts with
- * none, and an entry expires (the relay's administrator may add the missing conversion).
+ * none, and an entry expires (the relay's administrator may add the missing conversion). A request
+ * field an upstream refused (a prompt-caching field, see chat/promptCache.ts) is kept the same way.
  */
 export const REFUSAL_TTL_MS = 7 * 24 * 3600 * 1000;
 
 export interface RememberedRefusal {
   origin: string;
   model: string;
-  protocol: ChatProtocol;
+  /** The protocol refused, or the request field. */
+  protocol: Refusable;
   /** When the relay last refused it (ms since the epoch). */
   at: number;
 }
@@ -25,7 +27,12 @@ const fileSchema = lazySchema(() =>
   z.object({
     version: z.literal(1),
     refusals: z.array(
-      z.object({ origin: z.string(), model: z.string(), protocol: z.enum(WIRE_PROTOCOLS), at: z.number() }),
+      z.object({
+        origin: z.string(),
+        model: z.string(),
+        protocol: z.enum([...WIRE_PROTOCOLS, ...CACHE_FIELDS]),
+        at: z.number(),
+      }),
     ),
   }),
 );
@@ -78,7 +85,7 @@ export class RefusalMemory implements RefusedProtocolStore {
     return refusedAt((await this.doc.read()).refusals, origin, this.now());
   }
 
-  async add(origin: string, model: string, protocol: ChatProtocol): Promise<RefusedProtocols> {
+  async add(origin: string, model: string, protocol: Refusable): Promise<RefusedProtocols> {
     const at = this.now();
     const next = await this.doc.update((d) => ({
       version: 1,

@@ -1,3 +1,5 @@
+import type { TokenPrice } from '../chat/tokenCost';
+import type { CacheField } from '../chat/cacheFields';
 /** `other`: listed by the gateway but for none of the extension's uses (embeddings, reranking). */
 export type ModelKind = 'chat' | 'image' | 'video' | 'tool' | 'other';
 export type ChatProtocol = 'chatCompletions' | 'responses' | 'messages';
@@ -35,8 +37,8 @@ export interface CatalogEntry {
   toolCall?: boolean;
   contextWindow?: number;
   maxOutput?: number;
-  /** USD per 1M tokens, as catalogs write it. */
-  cost?: { input?: number; output?: number };
+  /** USD per 1M tokens, as catalogs write it (models.dev: `cache_read`, `cache_write` for the prompt cache). */
+  cost?: TokenPrice;
   /** Extra hints for video models, e.g. sizes `832*480` and durations in seconds. */
   video?: { sizes?: string[]; durations?: number[] };
   requiresStreaming?: boolean;
@@ -67,6 +69,11 @@ export interface ModelInfo {
    * models/refusalMemory.ts): left out of `protocols`, still offered to a user who picks one.
    */
   refused?: ChatProtocol[];
+  /**
+   * Prompt-caching fields the model's upstream refused lately (remembered with the protocols):
+   * they are not sent to it again.
+   */
+  refusedFields?: CacheField[];
   /** How the protocols were decided, for the tooltip and for debugging a wrong choice. */
   protocolSource: 'gateway' | 'catalog' | 'fallback' | 'none';
   available: boolean;

@@ -1,4 +1,6 @@
 import { parseSize, resolutionTier } from '../../shared/mediaSize';
+import type { Usage } from '../chat/events';
+import { answerCost, type TokenPrice } from '../chat/tokenCost';
 
 /** Per-call billing of the provider tools (US$0.10 per call unless priced separately). */
 export const DEFAULT_CALL_PRICE_USD = 0.1;
@@ -16,7 +18,25 @@ export interface ChatTokenFigures {
   answers: number;
   inputTokens: number;
   outputTokens: number;
+  /** Of the input tokens, those read from the upstream's prompt cache. */
+  cachedInputTokens: number;
+  /** What the answers with a known price cost, at the catalog's prices (cache prices where it has them). */
+  estimatedUsd: number;
+  /** Answers the catalog gives no price for: not in `estimatedUsd`. */
+  unpricedAnswers: number;
+  /** Answers whose cached tokens are in `estimatedUsd` at the input price: the cache price is unknown. */
+  cacheUnpricedAnswers: number;
 }
+
+const noTokens = (): ChatTokenFigures => ({
+  answers: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cachedInputTokens: 0,
+  estimatedUsd: 0,
+  unpricedAnswers: 0,
+  cacheUnpricedAnswers: 0,
+});
 
 /**
  * What the session generated. Images and videos are priced per model by the gateway and the client
@@ -35,8 +55,8 @@ export interface MediaFigures {
 /** Counts the billed calls, generated media and VS Code chat tokens of this session, for the status-bar tooltip. */
 export class BillingMeter {
   readonly entries: BillingEntry[] = [];
-  private readonly tokens: ChatTokenFigures = { answers: 0, inputTokens: 0, outputTokens: 0 };
-  private readonly sidebarTokens: ChatTokenFigures = { answers: 0, inputTokens: 0, outputTokens: 0 };
+  private readonly tokens = noTokens();
+  private readonly sidebarTokens = noTokens();
   private readonly mediaFigures: MediaFigures = { images: 0, videos: 0, videoSeconds: {}, failedVideos: 0 };
   private readonly listeners = new Set<() => void>();
 
@@ -47,16 +67,21 @@ export class BillingMeter {
 
   /**
    * One answer's usage, from VS Code's own chat or from the extension's sidebar chat; a figure the
-   * gateway left out counts as 0 (the log says which were missing).
+   * gateway left out counts as 0 (the log says which were missing). `price` is the model's, from
+   * the catalog, when it has one.
    */
-  recordChatTokens(
-    usage: { inputTokens?: number; outputTokens?: number },
-    from: 'vscode' | 'sidebar' = 'vscode',
-  ): void {
+  recordChatTokens(usage: Usage, from: 'vscode' | 'sidebar' = 'vscode', price?: TokenPrice): void {
     const t = from === 'sidebar' ? this.sidebarTokens : this.tokens;
     t.answers += 1;
     t.inputTokens += countOf(usage.inputTokens);
     t.outputTokens += countOf(usage.outputTokens);
+    t.cachedInputTokens += countOf(usage.cachedInputTokens);
+    const cost = answerCost(usage, price);
+    if (!cost) t.unpricedAnswers += 1;
+    else {
+      t.estimatedUsd += cost.usd;
+      if (!cost.cachePriceKnown) t.cacheUnpricedAnswers += 1;
+    }
     this.changed();
   }
 
@@ -104,11 +129,8 @@ export class BillingMeter {
    * An answer of the sidebar chat, so the session's figures count it as they count VS Code chat's:
    * the tokens this stream used (the answer's usage less what it had before a Continue).
    */
-  recordSidebarAnswer(
-    usage: { inputTokens?: number; outputTokens?: number } | undefined,
-    before?: { inputTokens?: number; outputTokens?: number },
-  ): void {
-    this.recordChatTokens(usageSince(before, usage), 'sidebar');
+  recordSidebarAnswer(usage: Usage | undefined, before?: Usage, price?: TokenPrice): void {
+    this.recordChatTokens(usageSince(before, usage), 'sidebar', price);
   }
 
   /** The sidebar chat's answers, counted apart from VS Code's chat. */
@@ -140,11 +162,15 @@ function countOf(n: number | undefined): number {
 
 /** What one stream used: the answer's usage less what it had before (a Continue adds to an answer). */
 export function usageSince(
-  before: { inputTokens?: number; outputTokens?: number } | undefined,
-  after: { inputTokens?: number; outputTokens?: number } | undefined,
-): { inputTokens: number; outputTokens: number } {
+  before: Usage | undefined,
+  after: Usage | undefined,
+): { inputTokens: number; outputTokens: number; cachedInputTokens: number; cacheWriteTokens: number } {
+  const since = (key: 'inputTokens' | 'outputTokens' | 'cachedInputTokens' | 'cacheWriteTokens') =>
+    Math.max(0, countOf(after?.[key]) - countOf(before?.[key]));
   return {
-    inputTokens: Math.max(0, countOf(after?.inputTokens) - countOf(before?.inputTokens)),
-    outputTokens: Math.max(0, countOf(after?.outputTokens) - countOf(before?.outputTokens)),
+    inputTokens: since('inputTokens'),
+    outputTokens: since('outputTokens'),
+    cachedInputTokens: since('cachedInputTokens'),
+    cacheWriteTokens: since('cacheWriteTokens'),
   };
 }

@@ -8,7 +8,9 @@ import * as vscode from 'vscode';
 import { effectiveProtocol, imageSupport, isSearchable as searchableOver } from '../../core/chat/capabilities';
 import { thinkingControl, thinkingRequest } from '../../core/chat/thinking';
 import type { ChatEvent, ChatMessage } from '../../core/chat/events';
+import type { CacheField } from '../../core/chat/cacheFields';
 import { streamChat } from '../../core/chat/chat';
+import { promptCacheRequest } from '../../core/chat/promptCache';
 import { titleAfterEdit, titleFrom } from '../../core/chat/conversationForms';
 import { continuationMessages, lastSpoken } from '../../core/chat/turns';
 import type { ConversationMeta, StoredMessage } from '../../core/chat/conversationStore';
@@ -34,7 +36,7 @@ import {
   type Shown,
 } from './sessions';
 import { inStep, type ViewLink } from './snapshot';
-import { protocolSwitchHandler } from '../protocolSwitch';
+import { cacheFieldRetry, protocolSwitchHandler } from '../protocolSwitch';
 import { streamAnswer } from './streaming';
 
 /** How many notices after the last answer are looked past to find it (a few model changes in a row). */
@@ -434,8 +436,11 @@ export class AnswerRunner {
     }
     const thinking = (over: ChatProtocol) =>
       thinkingRequest(thinkingControl(info, over), meta.thinking ?? settings.thinking);
-    const run = async function* (over: ChatProtocol): AsyncGenerator<ChatEvent[]> {
+    const cacheOver = (over: ChatProtocol, without: readonly CacheField[] = []) =>
+      promptCacheRequest(info, over, { enabled: settings.promptCaching, conversation: id, without });
+    const run = async function* (over: ChatProtocol, without: readonly CacheField[]): AsyncGenerator<ChatEvent[]> {
       const sent = await readHistory();
+      const cache = cacheOver(over, without);
       yield* streamChat(host.services.http(), {
         model: info.id,
         ...(keyId !== undefined ? { key: keyId } : {}),
@@ -449,14 +454,21 @@ export class AnswerRunner {
         modelMaxOutput: info.catalog?.maxOutput,
         enableSearch: meta.enableSearch && searchableOver(info, over) ? true : undefined,
         thinking: thinking(over),
+        ...(cache ? { cache } : {}),
         signal: session.abort.signal,
       }).batches();
     };
     const switched = protocolSwitchHandler(host.services);
-    const events = withProtocolFallback(info, protocol, run, async (change) => {
-      message.protocol = change.to;
-      await switched(change);
-    });
+    const events = withProtocolFallback(
+      info,
+      protocol,
+      run,
+      async (change) => {
+        message.protocol = change.to;
+        await switched(change);
+      },
+      cacheFieldRetry(host.services, info.id, (over) => cacheOver(over)),
+    );
     const final = await streamAnswer(session, id, events, {
       store: host.store,
       sessions: host.sessions,
@@ -466,7 +478,8 @@ export class AnswerRunner {
       onCheckpointFailed: (reason) => this.checkpointFailed(id, reason),
     });
     this.postFinal(id, final);
-    if (final.usage || final.text) host.services.billing.recordSidebarAnswer(final.usage, usageBefore);
+    if (final.usage || final.text)
+      host.services.billing.recordSidebarAnswer(final.usage, usageBefore, info.catalog?.cost);
     if (final.error)
       host.services.log.warn(`Chat answer from ${info.id} over ${protocol} ended: ${final.error.message}`);
     // The gateway no longer serves the model to this key (`model_not_found`): reading the key's list

@@ -15,6 +15,8 @@ export interface ChatSettings {
   imageInputModels: string[];
   /** Thinking for a new conversation and for VS Code's own chat (`auto`: the model's default). */
   thinking: ThinkingChoice;
+  /** Whether requests ask the upstream's prompt cache in the model family's form (core/chat/promptCache.ts). */
+  promptCaching: boolean;
 }
 
 /**
@@ -39,5 +41,6 @@ export function chatSettings(): ChatSettings {
     imageMaxBytes: positive('imageMaxBytes', DEFAULT_IMAGE_MAX_BYTES),
     imageInputModels: Array.isArray(models) ? models.filter((m): m is string => typeof m === 'string') : [],
     thinking: isThinkingChoice(thinking) ? thinking : 'auto',
+    promptCaching: c.get<unknown>('promptCaching') !== false,
   };
 }

@@ -1,6 +1,6 @@
 /**
- * The messages sent with a request, read from the store: only the last `historyMessages` are read,
- * so a long conversation costs the same as a short one. No `vscode` import.
+ * The messages sent with a request, read from the store: at most the last `historyMessages` are
+ * read, so a long conversation costs the same as a short one. No `vscode` import.
  */
 import { imageSupport } from '../../core/chat/capabilities';
 import type { ConversationStore, StoredMessage } from '../../core/chat/conversationStore';
@@ -13,7 +13,21 @@ export interface HistoryOptions {
 }
 
 /**
- * The last `historyMessages` non-empty messages of a conversation, context text before the
+ * Where the window of sent messages starts, as a position in the conversation of `total` messages.
+ * A window that dropped the oldest message with every new one would change the start of every
+ * request, and an upstream's prompt cache reuses only an unchanged start (OpenAI's prompt caching
+ * guide: "cache hits are only possible for exact prefix matches"). So the start moves in steps of
+ * half the window: the request keeps its start for that many messages, and sends between half and
+ * all of `historyMessages`.
+ */
+export function windowStart(total: number, historyMessages: number): number {
+  if (total <= historyMessages) return 0;
+  const step = Math.max(1, Math.ceil(historyMessages / 2));
+  return Math.ceil((total - historyMessages) / step) * step;
+}
+
+/**
+ * The non-empty messages of a conversation's window (`windowStart`), context text before the
  * question, and the images of user messages read from the image store. A model that does not take
  * images gets a note in their place (the conversation may have started on another model).
  * Notices (a model change recorded in the conversation) are the user's, never the model's.
@@ -29,12 +43,11 @@ export async function buildHistory(
   // The answer being asked for (`answering`, already stored as the last message) is no part of it.
   const page = await store.open(conversationId, { limit: options.historyMessages + (answering === undefined ? 0 : 1) });
   if (!page) return undefined;
-  return toRequestMessages(
-    store,
-    answering === undefined ? page.messages : page.messages.filter((m) => m.id !== answering),
-    model,
-    options,
-  );
+  const asked = answering === undefined ? page.messages : page.messages.filter((m) => m.id !== answering);
+  // Positions count every stored message (notices too), so the start depends on the log alone.
+  const total = page.total - (page.messages.length - asked.length);
+  const first = page.messages.length - (page.total - windowStart(total, options.historyMessages));
+  return toRequestMessages(store, first > 0 ? asked.slice(first) : asked, model, options);
 }
 
 export async function toRequestMessages(

@@ -171,7 +171,14 @@ export async function streamAnswer(
 /** Two usages added field by field; a field neither has stays absent. */
 export function addUsage(a: Usage, b: Usage): Usage {
   const out: Usage = {};
-  for (const key of ['inputTokens', 'outputTokens', 'reasoningTokens', 'totalTokens'] as const) {
+  for (const key of [
+    'inputTokens',
+    'outputTokens',
+    'reasoningTokens',
+    'totalTokens',
+    'cachedInputTokens',
+    'cacheWriteTokens',
+  ] as const) {
     if (a[key] !== undefined || b[key] !== undefined) out[key] = (a[key] ?? 0) + (b[key] ?? 0);
   }
   return out;

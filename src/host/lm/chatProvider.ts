@@ -1,13 +1,15 @@
 import * as vscode from 'vscode';
 import { effectiveProtocol, imageSupport } from '../../core/chat/capabilities';
+import type { CacheField } from '../../core/chat/cacheFields';
 import { streamChat } from '../../core/chat/chat';
+import { promptCacheRequest } from '../../core/chat/promptCache';
 import type { ChatReasoning, ChatTool, ToolMode, Usage } from '../../core/chat/events';
 import { isThinkingChoice, thinkingControl, thinkingRequest, type ThinkingChoice } from '../../core/chat/thinking';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import { withProtocolFallback } from '../../core/models/protocolFallback';
 import type { ChatProtocol, ModelInfo } from '../../core/models/types';
 import { chatSettings } from '../chat/chatSettings';
-import { protocolSwitchHandler } from '../protocolSwitch';
+import { cacheFieldRetry, protocolSwitchHandler } from '../protocolSwitch';
 import type { Services } from '../services';
 import {
   dataPartClass,
@@ -186,9 +188,12 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
     const reasoning: ChatReasoning = { text: '' };
     const callIds: string[] = [];
     try {
-      const run = (over: ChatProtocol) => {
+      const cacheOver = (over: ChatProtocol, without: readonly CacheField[] = []) =>
+        promptCacheRequest(info, over, { enabled: settings.promptCaching, without });
+      const run = (over: ChatProtocol, without: readonly CacheField[]) => {
         // Each protocol has its own form of the switch (or none), so it is worked out per attempt.
         const thinking = thinkingRequest(thinkingControl(info, over), thinkingChoice);
+        const cache = cacheOver(over, without);
         return streamChat(this.services.http(), {
           model: info.id,
           protocol: over,
@@ -201,14 +206,21 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
           ...(typeof temperature === 'number' ? { temperature } : {}),
           ...(thinking ? { thinking } : {}),
           ...(tools.length ? { tools, toolMode: toolModeOf(options.toolMode) } : {}),
+          ...(cache ? { cache } : {}),
           signal: abort.signal,
         }).batches();
       };
       const switched = protocolSwitchHandler(this.services);
-      const events = withProtocolFallback(info, protocol, run, async (change) => {
-        used = change.to;
-        await switched(change);
-      });
+      const events = withProtocolFallback(
+        info,
+        protocol,
+        run,
+        async (change) => {
+          used = change.to;
+          await switched(change);
+        },
+        cacheFieldRetry(this.services, info.id, (over) => cacheOver(over)),
+      );
       for await (const batch of events) {
         for (const e of batch) {
           switch (e.type) {
@@ -293,10 +305,10 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
     progress: vscode.Progress<LanguageModelResponsePart>,
   ): void {
     this.services.log.info(
-      `VS Code chat, ${info.id} over ${protocol}: ${usage.inputTokens ?? '?'} input, ${usage.outputTokens ?? '?'} output tokens.`,
+      `VS Code chat, ${info.id} over ${protocol}: ${usage.inputTokens ?? '?'} input (${usage.cachedInputTokens ?? '?'} from the cache), ${usage.outputTokens ?? '?'} output tokens.`,
     );
     // Every VS Code gets the session's figures in the status bar tooltip; the part below only where it is read.
-    this.services.billing.recordChatTokens(usage);
+    this.services.billing.recordChatTokens(usage, 'vscode', info.catalog?.cost);
     const DataPart = dataPartClass();
     if (!DataPart || !supportsUsagePart()) return;
     // The OpenAI-shaped figures under the literal MIME type `usage` that VS Code 1.120 reads for its
@@ -305,6 +317,10 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
       prompt_tokens: usage.inputTokens ?? 0,
       completion_tokens: usage.outputTokens ?? 0,
       total_tokens: usage.totalTokens ?? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0),
+      // OpenAI's own field for the prompt tokens read from the cache.
+      ...(usage.cachedInputTokens !== undefined
+        ? { prompt_tokens_details: { cached_tokens: usage.cachedInputTokens } }
+        : {}),
     };
     progress.report(new DataPart(new TextEncoder().encode(JSON.stringify(figures)), 'usage'));
   }

@@ -44,7 +44,6 @@ export function partKind(part: unknown, where: string): string {
  * kinds newer than this code) are left out and reported to `unknown`. `reasoningOf` gives back the reasoning a tool-call turn produced (VS Code
  * does not keep it), which thinking models require with that turn.
  */
-// eslint-disable-next-line max-lines-per-function -- over the limit when it came in; to be split (issue 32)
 export function toChatMessages(
   messages: readonly LanguageModelChatRequestMessage[],
   imageMaxBytes: number,
@@ -53,77 +52,29 @@ export function toChatMessages(
 ): ConvertedRequest {
   const system: string[] = [];
   const out: ChatMessage[] = [];
-  // Read once: every access to the `vscode` module goes through its bundle's getter, and a long
-  // agent session sends hundreds of parts with every request.
-  const { LanguageModelTextPart, LanguageModelToolResultPart, LanguageModelToolCallPart } = vscode;
   const assistantRole = vscode.LanguageModelChatMessageRole.Assistant;
   for (const message of messages) {
-    const texts: string[] = [];
-    const images: ChatImage[] = [];
-    const toolCalls: ChatToolCall[] = [];
-    const toolResults: ChatToolResult[] = [];
-    for (const part of message.content) {
-      if (part instanceof LanguageModelTextPart) texts.push(part.value);
-      else if (part instanceof LanguageModelToolResultPart)
-        toolResults.push({ callId: part.callId, content: toolResultText(part, unknown) });
-      else if (part instanceof LanguageModelToolCallPart)
-        toolCalls.push({ id: part.callId, name: part.name, input: asInput(part.input) });
-      else if (isDataPart(part)) {
-        if (part.mimeType.startsWith('image/')) {
-          const info = checkImage(
-            part.data,
-            vscode.l10n.t('Image {0} of the message', images.length + 1),
-            imageMaxBytes,
-          );
-          images.push({ mediaType: info.mediaType, base64: Buffer.from(part.data).toString('base64') });
-        } else if (TEXT_MIME.test(part.mimeType)) {
-          texts.push(new TextDecoder().decode(part.data));
-        } else {
-          unknown(partKind(part, 'message'));
-        }
-      } else {
-        unknown(partKind(part, 'message'));
-      }
-    }
-    const text = texts.join('');
+    const parts = readParts(message, imageMaxBytes, unknown);
+    const text = parts.texts.join('');
     if ((message.role as number) === SYSTEM_ROLE) {
       if (text.trim()) system.push(text);
       continue;
     }
     const role = message.role === assistantRole ? 'assistant' : 'user';
-    if (role === 'assistant' && images.length) {
-      throw new GatewayError(
-        'badRequest',
-        vscode.l10n.t(
-          "An earlier answer in this conversation holds an image; the chat protocols take images only in the user's messages.",
-        ),
-      );
-    }
-    if (role === 'user' && toolCalls.length)
-      throw new GatewayError(
-        'badRequest',
-        vscode.l10n.t('A user message of this conversation holds a tool call; only answers make tool calls.'),
-      );
-    if (role === 'assistant' && toolResults.length)
-      throw new GatewayError(
-        'badRequest',
-        vscode.l10n.t(
-          "An answer of this conversation holds a tool result; tool results belong to the user's turn after the call.",
-        ),
-      );
+    checkParts(role, parts);
     // Merged into the turn in place (each call linear in what it adds): a long agent session sends
     // hundreds of messages with every request.
     const last = out.at(-1);
     const turn: ChatMessage = last && last.role === role ? last : { role, content: '' };
     if (turn !== last) out.push(turn);
     if (text) turn.content = turn.content ? `${turn.content}\n\n${text}` : text;
-    if (images.length) (turn.images ??= []).push(...images);
-    if (toolCalls.length) {
-      (turn.toolCalls ??= []).push(...toolCalls);
-      const reasoning = toolCalls.map((c) => reasoningOf(c.id)).find((r) => r !== undefined);
+    if (parts.images.length) (turn.images ??= []).push(...parts.images);
+    if (parts.toolCalls.length) {
+      (turn.toolCalls ??= []).push(...parts.toolCalls);
+      const reasoning = parts.toolCalls.map((c) => reasoningOf(c.id)).find((r) => r !== undefined);
       if (reasoning && !turn.reasoning) turn.reasoning = reasoning;
     }
-    if (toolResults.length) (turn.toolResults ??= []).push(...toolResults);
+    if (parts.toolResults.length) (turn.toolResults ??= []).push(...parts.toolResults);
   }
   for (const m of out) {
     if ((m.images?.length ?? 0) > MAX_IMAGES_PER_MESSAGE) {
@@ -138,6 +89,70 @@ export function toChatMessages(
     }
   }
   return { system: system.join('\n\n'), messages: out };
+}
+
+/** What one of VS Code's messages holds, by kind. */
+interface MessageParts {
+  texts: string[];
+  images: ChatImage[];
+  toolCalls: ChatToolCall[];
+  toolResults: ChatToolResult[];
+}
+
+/** The parts of one message sorted by kind; a part this code does not carry is reported to `unknown`. */
+function readParts(
+  message: LanguageModelChatRequestMessage,
+  imageMaxBytes: number,
+  unknown: UnknownPartSink,
+): MessageParts {
+  // Read once: every access to the `vscode` module goes through its bundle's getter, and a long
+  // agent session sends hundreds of parts with every request.
+  const { LanguageModelTextPart, LanguageModelToolResultPart, LanguageModelToolCallPart } = vscode;
+  const parts: MessageParts = { texts: [], images: [], toolCalls: [], toolResults: [] };
+  for (const part of message.content) {
+    if (part instanceof LanguageModelTextPart) parts.texts.push(part.value);
+    else if (part instanceof LanguageModelToolResultPart)
+      parts.toolResults.push({ callId: part.callId, content: toolResultText(part, unknown) });
+    else if (part instanceof LanguageModelToolCallPart)
+      parts.toolCalls.push({ id: part.callId, name: part.name, input: asInput(part.input) });
+    else if (isDataPart(part) && part.mimeType.startsWith('image/')) {
+      const info = checkImage(
+        part.data,
+        vscode.l10n.t('Image {0} of the message', parts.images.length + 1),
+        imageMaxBytes,
+      );
+      parts.images.push({ mediaType: info.mediaType, base64: Buffer.from(part.data).toString('base64') });
+    } else if (isDataPart(part) && TEXT_MIME.test(part.mimeType)) {
+      parts.texts.push(new TextDecoder().decode(part.data));
+    } else {
+      unknown(partKind(part, 'message'));
+    }
+  }
+  return parts;
+}
+
+/** Images and tool results belong to the user's turns, tool calls to the answers: anything else is refused. */
+function checkParts(role: 'user' | 'assistant', parts: MessageParts): void {
+  if (role === 'assistant' && parts.images.length) {
+    throw new GatewayError(
+      'badRequest',
+      vscode.l10n.t(
+        "An earlier answer in this conversation holds an image; the chat protocols take images only in the user's messages.",
+      ),
+    );
+  }
+  if (role === 'user' && parts.toolCalls.length)
+    throw new GatewayError(
+      'badRequest',
+      vscode.l10n.t('A user message of this conversation holds a tool call; only answers make tool calls.'),
+    );
+  if (role === 'assistant' && parts.toolResults.length)
+    throw new GatewayError(
+      'badRequest',
+      vscode.l10n.t(
+        "An answer of this conversation holds a tool result; tool results belong to the user's turn after the call.",
+      ),
+    );
 }
 
 /** The text of a tool result: its text parts and textual data parts (text/plain, text/*, JSON). */

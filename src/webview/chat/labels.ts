@@ -38,7 +38,12 @@ export function statusLabel(message: Pick<ChatMessageView, 'status' | 'text' | '
 export function usageLine(usage: ChatMessageView['usage']): string {
   if (!usage) return '';
   const parts: string[] = [];
-  if (usage.inputTokens !== undefined) parts.push(l10n.t('{0} in', formatNumber(usage.inputTokens)));
+  if (usage.inputTokens !== undefined)
+    parts.push(
+      usage.cachedInputTokens
+        ? l10n.t('{0} in ({1} from the cache)', formatNumber(usage.inputTokens), formatNumber(usage.cachedInputTokens))
+        : l10n.t('{0} in', formatNumber(usage.inputTokens)),
+    );
   if (usage.outputTokens !== undefined) parts.push(l10n.t('{0} out', formatNumber(usage.outputTokens)));
   if (usage.reasoningTokens !== undefined) parts.push(l10n.t('{0} reasoning', formatNumber(usage.reasoningTokens)));
   if (usage.totalTokens !== undefined) parts.push(l10n.t('{0} total', formatNumber(usage.totalTokens)));

@@ -1,3 +1,4 @@
+import { relayedCacheAccount } from '../promptCache';
 import { preConsume, textPreConsumeQuota } from '../billing';
 import { planAnswer, tokensOf, type ChatPlan, type PlanUsage } from '../chatScenarios';
 import { relayError, upstreamServerError } from '../errorBodies';
@@ -71,6 +72,11 @@ async function chatCompletion(ctx: GatewayContext): Promise<void> {
     imageFacts: factLines(parts.facts),
     toolTurns: tools.turns,
   });
+  const cache = relayedCacheAccount(ctx, body, plan.usage.promptTokens);
+  if (!cache.ok)
+    return ctx.http.sendJson(400, relayError(cache.message, '', undefined, 'invalid_request_error', cache.param ?? ''));
+  plan.usage.cachedTokens = cache.account.cachedTokens;
+  plan.usage.cacheWriteTokens = cache.account.writeTokens;
   // Chat Completions has no "failed" response; it fails the way any stream does.
   if (plan.scenarios.ending === 'failed') plan.scenarios.ending = 'midstreamError';
 
@@ -237,7 +243,7 @@ function openAiUsage(u: PlanUsage): Record<string, unknown> {
     prompt_tokens: u.promptTokens,
     completion_tokens: u.completionTokens,
     total_tokens: u.totalTokens,
-    prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+    prompt_tokens_details: { cached_tokens: u.cachedTokens ?? 0, audio_tokens: 0 },
     completion_tokens_details: {
       reasoning_tokens: u.reasoningTokens,
       audio_tokens: 0,
@@ -253,7 +259,14 @@ function newApiUsage(u: PlanUsage): Record<string, unknown> {
     prompt_tokens: u.promptTokens,
     completion_tokens: u.completionTokens,
     total_tokens: u.totalTokens,
-    prompt_tokens_details: { cached_tokens: 0, text_tokens: 0, audio_tokens: 0, image_tokens: 0 },
+    // new-api maps Claude's cache writes here too (cached_creation_tokens).
+    prompt_tokens_details: {
+      cached_tokens: u.cachedTokens ?? 0,
+      text_tokens: 0,
+      audio_tokens: 0,
+      image_tokens: 0,
+      ...(u.cacheWriteTokens ? { cached_creation_tokens: u.cacheWriteTokens } : {}),
+    },
     completion_tokens_details: {
       text_tokens: 0,
       audio_tokens: 0,

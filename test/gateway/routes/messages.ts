@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { preConsume, textPreConsumeQuota } from '../billing';
-import { planAnswer, type ChatPlan } from '../chatScenarios';
+import { planAnswer, type ChatPlan, type PlanUsage } from '../chatScenarios';
+import { relayedCacheAccount } from '../promptCache';
 import { anthropicError, OVERLOADED_ERROR } from '../errorBodies';
 import { randomAlphanumeric } from '../requestId';
 import { upstreamRefuses } from '../protocolRefusal';
@@ -76,6 +77,11 @@ async function createMessage(ctx: GatewayContext): Promise<void> {
     toolTurns: tools.turns,
   });
   if (plan.scenarios.ending === 'failed') plan.scenarios.ending = 'midstreamError';
+  const cache = relayedCacheAccount(ctx, body, plan.usage.promptTokens);
+  if (!cache.ok)
+    return ctx.http.sendJson(400, anthropicError('invalid_request_error', cache.message, randomId('req_')));
+  plan.usage.cachedTokens = cache.account.cachedTokens;
+  plan.usage.cacheWriteTokens = cache.account.writeTokens;
 
   const stream = body.stream === true;
   const toolId = `toolu_${randomAlphanumeric(24)}`;
@@ -142,10 +148,8 @@ async function message(
     stop_reason: stopReason,
     stop_sequence: null,
     usage: {
-      input_tokens: plan.usage.promptTokens,
+      ...anthropicInput(plan.usage),
       output_tokens: plan.usage.completionTokens,
-      cache_creation_input_tokens: 0,
-      cache_read_input_tokens: 0,
       cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
       service_tier: 'standard',
     },
@@ -182,9 +186,7 @@ async function streamMessage(
           stop_reason: null,
           stop_sequence: null,
           usage: {
-            input_tokens: plan.usage.promptTokens,
-            cache_creation_input_tokens: 0,
-            cache_read_input_tokens: 0,
+            ...anthropicInput(plan.usage),
             output_tokens: 1,
           },
         },
@@ -244,3 +246,14 @@ export const messagesRoutes: Route[] = [
     handle: createMessage,
   },
 ];
+
+/** Anthropic counts the cache's tokens apart: `input_tokens` is what was neither read nor written. */
+function anthropicInput(u: PlanUsage): Record<string, number> {
+  const read = u.cachedTokens ?? 0;
+  const written = u.cacheWriteTokens ?? 0;
+  return {
+    input_tokens: u.promptTokens - read - written,
+    cache_creation_input_tokens: written,
+    cache_read_input_tokens: read,
+  };
+}

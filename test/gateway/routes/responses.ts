@@ -1,3 +1,4 @@
+import { relayedCacheAccount } from '../promptCache';
 import { preConsume, textPreConsumeQuota, textQuota } from '../billing';
 import { planAnswer, type ChatPlan, type PlanUsage } from '../chatScenarios';
 import { checkResponsesParts, factLines } from '../imageFacts';
@@ -128,6 +129,11 @@ async function createResponse(ctx: GatewayContext): Promise<void> {
     imageFacts: factLines(parts.facts),
     toolTurns: toolTurns.turns,
   });
+  const cache = relayedCacheAccount(ctx, body, plan.usage.promptTokens);
+  if (!cache.ok)
+    return ctx.http.sendJson(400, relayError(cache.message, '', undefined, 'invalid_request_error', cache.param ?? ''));
+  // Responses reports reads only.
+  plan.usage.cachedTokens = cache.account.cachedTokens;
   const image =
     imageTool && body.tool_choice !== 'none' && !plan.truncated ? imagePlan(ctx, imageTool, plan.prompt) : undefined;
 
@@ -502,7 +508,7 @@ function lastUserInput(input: unknown): string {
 function responsesUsage(u: PlanUsage): Record<string, unknown> {
   return {
     input_tokens: u.promptTokens,
-    input_tokens_details: { cached_tokens: 0 },
+    input_tokens_details: { cached_tokens: u.cachedTokens ?? 0 },
     output_tokens: u.completionTokens,
     output_tokens_details: { reasoning_tokens: u.reasoningTokens },
     total_tokens: u.totalTokens,

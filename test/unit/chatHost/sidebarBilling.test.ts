@@ -3,7 +3,7 @@
  * and the billed tools do.
  */
 // First: answers `vscode` for every host module imported after it.
-import './fakeVscode';
+import { ui } from './fakeVscode';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
@@ -43,6 +43,56 @@ describe("The sidebar chat in the session's figures", function () {
         sessionFigures(billing).join(' | '),
       );
     } finally {
+      chat.dispose();
+      store.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('asks for prompt caching (prompt_cache_key for an OpenAI model), and says what came from the cache; the setting turns it off', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'mg-sidebar-cache-'));
+    const store = new ConversationStore(path.join(dir, 'conversations'), { watch: 'poll' });
+    const billing = new BillingMeter();
+    const chat = new ChatController(
+      chatServices({ storageDir: dir, baseUrl: double.gw.url, http: double.http, billing }),
+      store,
+    );
+    chat.attach({ post: () => undefined, isLive: () => true, reload: () => undefined });
+    ui.settings['modelGateway.chat.systemPrompt'] = 'Answer as a careful reviewer of the code you are shown. '.repeat(
+      120,
+    );
+    double.gw.clearPromptCache();
+    try {
+      await chat.sendSnapshot();
+      await chat.send('First question');
+      const second = await chat.send('Second question');
+      const bodies = double.gw.log
+        .filter((e) => e.path === '/v1/chat/completions')
+        .map((e) => JSON.parse(e.bodyText ?? '{}') as Record<string, unknown>);
+      assert.ok(
+        bodies.length >= 2 && bodies.every((b) => typeof b.prompt_cache_key === 'string'),
+        'each request carries the conversation’s key',
+      );
+      assert.equal(bodies.at(-1)?.prompt_cache_key, bodies.at(-2)?.prompt_cache_key);
+      assert.ok((second?.usage?.cachedInputTokens ?? 0) > 0, JSON.stringify(second?.usage));
+      assert.ok(billing.sidebarChatTokens.cachedInputTokens > 0);
+      assert.ok(
+        sessionFigures(billing).some((f) =>
+          /^[\d,]+ of the sidebar chat's input tokens came from the prompt cache$/.test(f),
+        ),
+        sessionFigures(billing).join(' | '),
+      );
+      ui.settings['modelGateway.chat.promptCaching'] = false;
+      double.gw.clearLog();
+      await chat.send('Third question');
+      const third = double.gw.log.find((e) => e.path === '/v1/chat/completions');
+      assert.ok(
+        third && !('prompt_cache_key' in (JSON.parse(third.bodyText ?? '{}') as object)),
+        'the setting off asks nothing',
+      );
+    } finally {
+      delete ui.settings['modelGateway.chat.systemPrompt'];
+      delete ui.settings['modelGateway.chat.promptCaching'];
       chat.dispose();
       store.dispose();
       rmSync(dir, { recursive: true, force: true });
