@@ -131,6 +131,8 @@ export interface ChatRequest {
   /** Whether it must call one; `auto` when absent. Only sent with `tools`. */
   toolMode?: ToolMode;
   signal?: AbortSignal;
+  /** The lowest place in the key's queue (an inline completion; see HttpRequest.background). */
+  background?: { giveUp: () => void };
   /** `long` for calls that legitimately take minutes (an image made through the Responses protocol). */
   timeout?: 'standard' | 'long';
 }

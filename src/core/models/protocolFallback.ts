@@ -1,6 +1,6 @@
 import type { ChatEvent } from '../chat/events';
 import type { GatewayError } from '../errors';
-import type { ChatProtocol, ModelInfo } from './types';
+import type { ChatProtocol, ModelInfo, RefusedRoute } from './types';
 
 /**
  * A gateway's model list can advertise a protocol its relay then refuses for that model (Cherry
@@ -20,7 +20,10 @@ export function isProtocolRejection(error: GatewayError): boolean {
   if (error.code === 'convert_request_failed' || error.code === 'api_not_implemented') return true;
   const said = error.detail ?? '';
   if (/does not support api ?type/i.test(said)) return true;
-  return error.status === 404 && /^Invalid URL \(POST [^)]*\/v1\/(responses|messages|chat\/completions)\)/i.test(said);
+  return (
+    error.status === 404 &&
+    /^Invalid URL \(POST [^)]*\/v1\/(responses|messages|chat\/completions|completions)\)/i.test(said)
+  );
 }
 
 /** The protocol to try instead: the next one the model lists, never the refused one. */
@@ -65,15 +68,15 @@ export async function* withProtocolFallback(
   }
 }
 
-/** Protocols refused per model id at one gateway. */
-export type RefusedProtocols = Record<string, ChatProtocol[]>;
+/** Protocols (and FIM, see RefusedRoute) refused per model id at one gateway. */
+export type RefusedProtocols = Record<string, RefusedRoute[]>;
 
 /** Where refusals are remembered between sessions and windows (models/refusalMemory.ts). */
 export interface RefusedProtocolStore {
   /** The refusals at this gateway origin that have not expired. */
   load(origin: string): Promise<RefusedProtocols>;
   /** Records a refusal; returns the origin's refusals with it. */
-  add(origin: string, model: string, protocol: ChatProtocol): Promise<RefusedProtocols>;
+  add(origin: string, model: string, protocol: RefusedRoute): Promise<RefusedProtocols>;
   /** Forgets every refusal (the "Reset Remembered Protocol Refusals" command). */
   clear(): Promise<void>;
 }

@@ -3,7 +3,7 @@ import { WIRE_PROTOCOLS } from '../../shared/protocolNames';
 import { SharedJsonFile } from '../sharedState';
 import { lazySchema } from '../validate';
 import type { RefusedProtocols, RefusedProtocolStore } from './protocolFallback';
-import type { ChatProtocol } from './types';
+import type { RefusedRoute } from './types';
 
 /**
  * Refused protocols as kept between sessions and shared by every window: one entry per gateway
@@ -16,7 +16,7 @@ export const REFUSAL_TTL_MS = 7 * 24 * 3600 * 1000;
 export interface RememberedRefusal {
   origin: string;
   model: string;
-  protocol: ChatProtocol;
+  protocol: RefusedRoute;
   /** When the relay last refused it (ms since the epoch). */
   at: number;
 }
@@ -25,7 +25,7 @@ const fileSchema = lazySchema(() =>
   z.object({
     version: z.literal(1),
     refusals: z.array(
-      z.object({ origin: z.string(), model: z.string(), protocol: z.enum(WIRE_PROTOCOLS), at: z.number() }),
+      z.object({ origin: z.string(), model: z.string(), protocol: z.enum([...WIRE_PROTOCOLS, 'fim']), at: z.number() }),
     ),
   }),
 );
@@ -78,7 +78,7 @@ export class RefusalMemory implements RefusedProtocolStore {
     return refusedAt((await this.doc.read()).refusals, origin, this.now());
   }
 
-  async add(origin: string, model: string, protocol: ChatProtocol): Promise<RefusedProtocols> {
+  async add(origin: string, model: string, protocol: RefusedRoute): Promise<RefusedProtocols> {
     const at = this.now();
     const next = await this.doc.update((d) => ({
       version: 1,

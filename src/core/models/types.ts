@@ -1,6 +1,11 @@
 /** `other`: listed by the gateway but for none of the extension's uses (embeddings, reranking). */
 export type ModelKind = 'chat' | 'image' | 'video' | 'tool' | 'other';
 export type ChatProtocol = 'chatCompletions' | 'responses' | 'messages';
+/**
+ * What a gateway's relay can refuse for a model and the extension remembers (models/refusalMemory.ts):
+ * a chat protocol, or `fim`, a fill-in-the-middle request on `/v1/completions` (completion/learning.ts).
+ */
+export type RefusedRoute = ChatProtocol | 'fim';
 
 /** One entry of the key's own `GET /v1/models`. */
 export interface KeyModel {
