@@ -4,11 +4,11 @@ import type { ThinkingRequest } from '../chat/thinking';
 import type { ChatStream } from '../chat/transport';
 import type { GatewayError } from '../errors';
 import type { HttpClient } from '../http';
-import { isProtocolRejection, type RefusedProtocolStore } from '../models/protocolFallback';
+import type { RefusedProtocolStore } from '../models/protocolFallback';
 import type { ChatProtocol } from '../models/types';
 import { chatCompletionMessages, cleanChatAnswer } from './chatFallback';
 import { MAX_TOKENS, streamFim, type CompletionPath } from './fim';
-import { completionPath, FIM_ROUTE } from './learning';
+import { completionPath, FIM_ROUTE, isFimRefusal } from './learning';
 import type { CompletionPrompt } from './prompt';
 
 /**
@@ -64,7 +64,7 @@ export function requestCompletion(
     const refused = await deps.refusals.load(deps.origin()).catch(() => ({}));
     const path = completionPath(target.model, refused);
     let answer = await readRun(open(deps.http, target, prompt, path, signal, giveUp), path, prompt, lineSeen);
-    if (path !== 'chat' && answer.error && !answer.text && isProtocolRejection(answer.error)) {
+    if (path !== 'chat' && answer.error && !answer.text && isFimRefusal(answer.error)) {
       deps.log?.(`completion: the gateway refused FIM for ${target.model} (${answer.error.message}); using chat`);
       await deps.refusals.add(deps.origin(), target.model, FIM_ROUTE).catch(() => undefined);
       answer = await readRun(open(deps.http, target, prompt, 'chat', signal, giveUp), 'chat', prompt, lineSeen);
