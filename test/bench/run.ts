@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { activationRows } from './activation';
+import { completionRows } from './completion';
 import { conversationRows } from './conversation';
 import { downloadRows } from './download';
 import { chatScrollRows } from './chatScroll';
@@ -50,6 +51,7 @@ const SECTIONS: Section[] = [
   { id: '11', title: 'VS Code chat: first progress', quick: true, needsGateway: true, run: lmFirstProgressRows },
   { id: '12', title: 'VS Code chat: tool round trip', quick: true, needsGateway: true, run: lmToolRoundTripRows },
   { id: '13', title: 'VS Code chat: long agent session', quick: true, needsGateway: true, run: lmToolLoopRows },
+  { id: '14', title: 'Inline completion', quick: true, needsGateway: false, run: (ctx) => completionRows(ctx) },
 ];
 
 async function main(): Promise<void> {

@@ -78,7 +78,7 @@ export class CompletionService implements InlineCompletionFeature, vscode.Dispos
       budget: DEFAULT_PROMPT_BUDGET,
     });
     if (token.isCancellationRequested) return undefined;
-    const text = await this.ask(prompt, token);
+    const text = await this.ask(prompt, token, document);
     if (text === undefined) return undefined;
     const kept = finalCompletion(text, prompt);
     if (!('text' in kept)) {
@@ -91,14 +91,25 @@ export class CompletionService implements InlineCompletionFeature, vscode.Dispos
   }
 
   /** Sends the request; the model's text once enough of it arrived, or undefined (cancelled, failed). */
-  private async ask(prompt: CompletionPrompt, token: vscode.CancellationToken): Promise<string | undefined> {
+  private async ask(
+    prompt: CompletionPrompt,
+    token: vscode.CancellationToken,
+    document: vscode.TextDocument,
+  ): Promise<string | undefined> {
     const modelId = this.completions.settings().model;
     const model = this.services.registry.find(modelId);
     const protocol = model?.protocols[0] ?? 'chatCompletions';
     const thinking = model ? thinkingRequest(thinkingControl(model, protocol), 'off') : undefined;
     const controller = new AbortController();
     // Typing on cancels VS Code's request: the HTTP request is closed with it, so nothing more is billed.
-    const cancel = token.onCancellationRequested(() => controller.abort());
+    // VS Code may keep a request running while the user types on (it can still use its answer), so
+    // an edit of the document before the answer is shown aborts it too.
+    const cancel = vscode.Disposable.from(
+      token.onCancellationRequested(() => controller.abort()),
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.document === document && e.contentChanges.length) controller.abort();
+      }),
+    );
     this.status.report({ state: 'waiting' });
     const run = requestCompletion(
       {
@@ -122,6 +133,8 @@ export class CompletionService implements InlineCompletionFeature, vscode.Dispos
       this.settle(answer, model?.catalog?.cost);
     });
     const text = await shownText(run, prompt.multiline);
+    // Shown from here on: the rest of a multi-line answer may still arrive, for the reuse cache.
+    cancel.dispose();
     return token.isCancellationRequested || controller.signal.aborted ? undefined : text;
   }
 
