@@ -5,7 +5,10 @@ import type { HttpClient } from '../http';
 import type { ChatEvent, FinishReason } from '../chat/events';
 import { endedEarly, parseEventJson, runChat, type ChatStream, type StreamDecoder } from '../chat/transport';
 import { parseWith } from '../validate';
+import type { CompletionPath } from './paths';
 import type { CompletionPrompt } from './prompt';
+
+export { guessedPath, type CompletionPath } from './paths';
 
 /**
  * Fill-in-the-middle over the gateway's `POST /v1/completions`, in the form the model's upstream
@@ -14,21 +17,6 @@ import type { CompletionPrompt } from './prompt';
  * `/compatible-mode/v1/completions`, where a Qwen coder model reads the family's FIM tokens inside
  * `prompt` (https://www.alibabacloud.com/help/en/model-studio/completions).
  */
-
-/** How a model completes: `prompt` + `suffix`, FIM tokens inside `prompt`, or a chat request. */
-export type CompletionPath = 'fimSuffix' | 'fimTokens' | 'chat';
-
-/**
- * The path a model id suggests before anything was tried. DeepSeek's FIM takes its chat model
- * (not the reasoner); Qwen's takes its coder models. Every other model completes over chat; a
- * refusal of FIM later moves a guessed FIM model there too (see learning.ts).
- */
-export function guessedPath(model: string): CompletionPath {
-  const id = model.toLowerCase();
-  if (/qwen/.test(id) && /coder/.test(id)) return 'fimTokens';
-  if (/deepseek/.test(id) && !/reason|r1\b|-r1|think/.test(id)) return 'fimSuffix';
-  return 'chat';
-}
 
 export const QWEN_FIM = { prefix: '<|fim_prefix|>', suffix: '<|fim_suffix|>', middle: '<|fim_middle|>' } as const;
 /** Tokens a Qwen coder model may go on with after the middle: the end of text, the next file. */

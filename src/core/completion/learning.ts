@@ -1,6 +1,6 @@
 import type { GatewayError } from '../errors';
 import { isProtocolRejection, type RefusedProtocols } from '../models/protocolFallback';
-import { guessedPath, type CompletionPath } from './fim';
+import { guessedPath, type CompletionPath } from './paths';
 
 /**
  * The path a model completes by at one gateway: the one its id suggests (fim.ts), unless that

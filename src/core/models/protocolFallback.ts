@@ -91,9 +91,11 @@ export function withoutRefused(models: ModelInfo[], refused: RefusedProtocols): 
   return models.map((m) => {
     const out = refused[m.id];
     if (!out?.length || m.kind !== 'chat') return m;
+    // A refused FIM request says how the model completes code (completion/learning.ts).
+    const model = out.includes('fim') ? { ...m, fimRefused: true } : m;
     const left = m.protocols.filter((p) => !out.includes(p));
     return left.length && left.length !== m.protocols.length
-      ? { ...m, protocols: left, refused: m.protocols.filter((p) => out.includes(p)) }
-      : m;
+      ? { ...model, protocols: left, refused: m.protocols.filter((p) => out.includes(p)) }
+      : model;
   });
 }

@@ -72,6 +72,8 @@ export interface ModelInfo {
    * models/refusalMemory.ts): left out of `protocols`, still offered to a user who picks one.
    */
   refused?: ChatProtocol[];
+  /** The relay refused a fill-in-the-middle request for it lately: it completes code over chat. */
+  fimRefused?: boolean;
   /** How the protocols were decided, for the tooltip and for debugging a wrong choice. */
   protocolSource: 'gateway' | 'catalog' | 'fallback' | 'none';
   available: boolean;

@@ -101,13 +101,16 @@ export class CompletionService implements InlineCompletionFeature, vscode.Dispos
     const protocol = model?.protocols[0] ?? 'chatCompletions';
     const thinking = model ? thinkingRequest(thinkingControl(model, protocol), 'off') : undefined;
     const controller = new AbortController();
+    this.services.log.debug(`completion: asking ${modelId}`);
     // Typing on cancels VS Code's request: the HTTP request is closed with it, so nothing more is billed.
     // VS Code may keep a request running while the user types on (it can still use its answer), so
     // an edit of the document before the answer is shown aborts it too.
     const cancel = vscode.Disposable.from(
       token.onCancellationRequested(() => controller.abort()),
       vscode.workspace.onDidChangeTextDocument((e) => {
-        if (e.document === document && e.contentChanges.length) controller.abort();
+        if (e.document.uri.toString() !== document.uri.toString() || !e.contentChanges.length) return;
+        this.services.log.debug('completion: the document changed before the answer was shown; aborted');
+        controller.abort();
       }),
     );
     this.status.report({ state: 'waiting' });

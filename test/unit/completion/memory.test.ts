@@ -58,9 +58,10 @@ describe('Which path a model completes by, learnt per gateway', () => {
     assert.equal(completionPath('deepseek-chat', await memory.load('https://gw.example')), 'fimSuffix');
   });
 
-  it("leaves the model's chat protocols as they are", async () => {
+  it('marks the model as completing over chat and leaves its chat protocols as they are', async () => {
     const model = { id: 'deepseek-chat', kind: 'chat', protocols: ['chatCompletions'] } as ModelInfo;
-    assert.deepEqual(withoutRefused([model], { 'deepseek-chat': [FIM_ROUTE] }), [model]);
+    assert.deepEqual(withoutRefused([model], { 'deepseek-chat': [FIM_ROUTE] }), [{ ...model, fimRefused: true }]);
+    assert.deepEqual(withoutRefused([model], {}), [model]);
   });
 });
 
