@@ -2,6 +2,7 @@ import * as l10n from '@vscode/l10n';
 import * as vscode from 'vscode';
 import { hasUnfinishedVideoTasks, MEDIA_PANEL_VIEW_TYPE, RESUME_DELAY_MS } from './host/media/studioStart';
 import { dropGlobalRemoteImageFlag } from './host/chat/remoteImages';
+import { CompletionSwitch, registerCompletionForwarder } from './host/completion/switch';
 import type { Features, Shell } from './host/features';
 import { providerRegistration, VENDOR, type LanguageModelChatProvider } from './host/lm/lmApi';
 import { Services } from './host/services';
@@ -36,7 +37,8 @@ export function activate(context: vscode.ExtensionContext): void {
   const statusBar = new GatewayStatusBar(services);
   const modelsTree = vscode.window.createTreeView('modelGateway.models', { treeDataProvider: models });
   models.showHeaderIn(modelsTree);
-  const load = lazyFeatures({ context, log, services, statusBar, models });
+  const completions = new CompletionSwitch(context.globalState);
+  const load = lazyFeatures({ context, log, services, statusBar, models, completions });
   const manifest = context.extension.packageJSON as {
     contributes?: { commands?: { command: string }[]; languageModelTools?: { name: string }[] };
   };
@@ -45,6 +47,8 @@ export function activate(context: vscode.ExtensionContext): void {
     services,
     models,
     statusBar,
+    completions,
+    registerCompletionForwarder(completions, () => load().completion),
     trackSetupContext(services),
     modelsTree,
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, {

@@ -122,6 +122,10 @@ export class Endpoints {
   get chatCompletions(): string {
     return `${this.base}/v1/chat/completions`;
   }
+  /** The legacy completions route, which new-api relays as fill-in-the-middle to the upstreams that take it. */
+  get completions(): string {
+    return `${this.base}/v1/completions`;
+  }
   get responses(): string {
     return `${this.base}/v1/responses`;
   }

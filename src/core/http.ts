@@ -88,7 +88,8 @@ export class HttpClient {
     }
     const billable = req.method !== 'GET' && headers.authorization !== undefined;
     const streamBody = body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array);
-    return this.exchange(url, req, { billable, once: streamBody, gated: billable }, async () => {
+    const once = streamBody || req.background !== undefined;
+    return this.exchange(url, req, { billable, once, gated: billable }, async () => {
       const response = await this.dispatch(url, req, headers, body);
       const flatHeaders = flattenHeaders(response.headers);
       const readable = response.body as unknown as Readable;
@@ -156,7 +157,7 @@ export class HttpClient {
     const maxWait = this.options.maxRetryAfterMs ?? 10_000;
     let waited = 0;
     for (let attempt = 1; ; attempt++) {
-      const slot = opts.gated ? await this.queue.acquire(keyId, req.signal) : undefined;
+      const slot = opts.gated ? await this.place(keyId, req) : undefined;
       const started = Date.now();
       let response: Exchange<R>;
       try {
@@ -220,6 +221,14 @@ export class HttpClient {
         req,
       );
     }
+  }
+
+  /** A place in the key's queue: waited for, or for a background request taken only when free. */
+  private async place(keyId: string, req: HttpRequest): Promise<KeySlot> {
+    if (!req.background) return this.queue.acquire(keyId, req.signal);
+    const slot = this.queue.acquireBackground(keyId, req.background.giveUp);
+    if (slot) return slot;
+    throw new GatewayError('cancelled', l10n.t("Skipped: the key's other requests go first."));
   }
 
   private wait(ms: number, signal?: AbortSignal): Promise<void> {

@@ -96,6 +96,12 @@ export interface HttpRequest {
    * without it the key that lists `model` is used, else the first.
    */
   key?: string;
+  /**
+   * The lowest place in its key's queue (inline completions, see KeyQueue.acquireBackground): sent
+   * only when nothing of the key waits, never retried, and `giveUp` is called (the caller aborts
+   * the request) when a request with a normal place has to wait for it.
+   */
+  background?: { giveUp: () => void };
 }
 
 export interface HttpResponse {

@@ -21,6 +21,8 @@ interface Gate {
   /** The limit came from the gateway's own words (not estimated from what was running). */
   stated: boolean;
   waiting: Waiter[];
+  /** How to make each running background request give up its place (see acquireBackground). */
+  background: Set<() => void>;
 }
 
 /**
@@ -40,6 +42,8 @@ export class KeyQueue {
     const gate = this.gate(keyId);
     if (signal?.aborted) return Promise.reject(cancelled());
     if (!gate.waiting.length && hasRoom(gate)) return Promise.resolve(this.take(gate));
+    // A request that must wait never waits for a background one: those give up their place.
+    for (const giveUp of [...gate.background]) giveUp();
     return new Promise<KeySlot>((resolve, reject) => {
       const onAbort = () => {
         gate.waiting = gate.waiting.filter((w) => w !== waiter);
@@ -57,6 +61,25 @@ export class KeyQueue {
       signal?.addEventListener('abort', onAbort, { once: true });
       gate.waiting.push(waiter);
     });
+  }
+
+  /**
+   * The lowest place in the queue, for requests nobody waits for (inline completions): a place only
+   * when nothing of the key waits and there is room, else undefined (the caller skips the request
+   * rather than queue it). While it runs, a request of the key that has to wait calls `giveUp`, which
+   * must end it (abort it), so that it never delays a chat answer or an agent's request.
+   */
+  acquireBackground(keyId: string = DEFAULT_KEY_ID, giveUp: () => void): KeySlot | undefined {
+    const gate = this.gate(keyId);
+    if (gate.waiting.length || !hasRoom(gate)) return undefined;
+    gate.background.add(giveUp);
+    const slot = this.take(gate);
+    return {
+      release: () => {
+        gate.background.delete(giveUp);
+        slot.release();
+      },
+    };
   }
 
   /**
@@ -89,7 +112,7 @@ export class KeyQueue {
 
   private gate(keyId: string): Gate {
     let gate = this.gates.get(keyId);
-    if (!gate) this.gates.set(keyId, (gate = { inFlight: 0, stated: false, waiting: [] }));
+    if (!gate) this.gates.set(keyId, (gate = { inFlight: 0, stated: false, waiting: [], background: new Set() }));
     return gate;
   }
 

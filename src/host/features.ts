@@ -2,6 +2,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ConversationStore, type StoreProblem } from '../core/chat/conversationStore';
 import { ChatController } from './chat/chatController';
+import { CompletionService } from './completion/service';
+import type { CompletionSwitch } from './completion/switch';
 import { COMMANDS } from './commands';
 import type { CommandContext } from './commands/types';
 import { agentTools } from './lm/agentTools';
@@ -20,6 +22,7 @@ export interface Shell {
   services: Services;
   statusBar: GatewayStatusBar;
   models: ModelsView;
+  completions: CompletionSwitch;
 }
 
 /** The features the entry's forwarders reach: commands, the chat view, agent tools, the chat provider. */
@@ -32,6 +35,8 @@ export interface Features {
   revivePanel(panel: vscode.WebviewPanel): void;
   /** VS Code's chat provider, where the running VS Code has the API. */
   readonly lmProvider?: LanguageModelChatProvider;
+  /** The inline completion provider (forwarded to only while completion is on). */
+  readonly completion: CompletionService;
 }
 
 /**
@@ -43,7 +48,7 @@ export interface Features {
  * it reaches the entry's own instances (see esbuild.js).
  */
 export function startFeatures(shell: Shell): Features {
-  const { context, log, services, statusBar, models } = shell;
+  const { context, log, services, statusBar, models, completions } = shell;
   // The store reports damaged files it set aside; the controller tells the user once.
   const problems: { report?: (problem: StoreProblem) => void } = {};
   const store = new ConversationStore(path.join(context.globalStorageUri.fsPath, 'conversations'), {
@@ -53,16 +58,18 @@ export function startFeatures(shell: Shell): Features {
   problems.report = (problem) => chat.reportStoreProblem(problem);
   const chatView = new ChatViewProvider(context.extensionUri, chat, log);
   const media = new MediaStudio(services);
-  const commandContext: CommandContext = { services, chat, media, statusBar, models };
+  const completion = new CompletionService(services, completions);
+  const commandContext: CommandContext = { services, chat, media, statusBar, models, completions, completion };
   const commands = new Map(COMMANDS.map((c) => [c.id, (...args: unknown[]) => c.run(commandContext, ...args)]));
   const tools = agentTools(services, () => media);
   const lmProvider = providerRegistration() ? new GatewayChatProvider(services) : undefined;
-  context.subscriptions.push(chat, store, chatView, media, ...(lmProvider ? [lmProvider] : []));
+  context.subscriptions.push(chat, store, chatView, media, completion, ...(lmProvider ? [lmProvider] : []));
   return {
     command: (id) => commands.get(id),
     chatView,
     tool: (name) => tools.get(name),
     revivePanel: (panel) => media.revive(panel),
     lmProvider,
+    completion,
   };
 }

@@ -9,6 +9,7 @@ import { FileCatalogStore } from '../core/models/catalogSync';
 import { ModelRegistry } from '../core/models/modelRegistry';
 import { timeoutsFrom, type Settings } from '../core/settings';
 import { BillingMeter } from '../core/tools/billing';
+import type { RefusedProtocolStore } from '../core/models/protocolFallback';
 import { refusedProtocolStore } from './protocolSwitch';
 import { QuotaWatcher } from './quota';
 import { KeyStore } from './secrets';
@@ -22,6 +23,8 @@ import { WorkspaceOverrides } from './trust/workspaceOverrides';
 export class Services implements vscode.Disposable {
   readonly keys: KeyStore;
   readonly registry: ModelRegistry;
+  /** What the relay refused per model at this gateway: chat protocols, and FIM for inline completion. */
+  readonly refusals: RefusedProtocolStore;
   /** Billed tool calls of this session (counted, never persisted). */
   readonly billing = new BillingMeter();
   /** The user accepted the billing notice in this session. */
@@ -46,6 +49,17 @@ export class Services implements vscode.Disposable {
     readonly log: vscode.LogOutputChannel,
   ) {
     this.keys = new KeyStore(context.secrets, context.globalStorageUri.fsPath);
+    this.refusals = refusedProtocolStore(
+      context,
+      () => {
+        try {
+          return this.http().endpoints.origin;
+        } catch {
+          return '';
+        }
+      },
+      (line) => log.warn(line),
+    );
     this.overrides = new WorkspaceOverrides(log);
     this.registry = new ModelRegistry({
       http: () => this.http(),
@@ -53,17 +67,7 @@ export class Services implements vscode.Disposable {
       store: new FileCatalogStore(path.join(context.globalStorageUri.fsPath, 'catalog.json')),
       keys: () => this.usableKeys(),
       modelChoices: () => this.keys.modelChoices(),
-      refused: refusedProtocolStore(
-        context,
-        () => {
-          try {
-            return this.http().endpoints.origin;
-          } catch {
-            return '';
-          }
-        },
-        (line) => log.warn(line),
-      ),
+      refused: this.refusals,
     });
     this.quota = new QuotaWatcher({
       http: () => this.http(),

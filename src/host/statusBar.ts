@@ -77,6 +77,8 @@ export class GatewayStatusBar implements vscode.Disposable {
     if (quota && quotaDisplay() === 'statusBar') this.item.text += ` · ${quotaShort(quota)}`;
     const figures = sessionFigures(this.services.billing);
     if (figures.length) tooltip.appendMarkdown(`\n\n${vscode.l10n.t('This session: {0}.', figures.join('; '))}`);
+    const completions = completionFigures(this.services.billing);
+    if (completions) tooltip.appendMarkdown(`\n\n${escape(completions)}`);
     tooltip.appendMarkdown(
       `\n\n${masked ? vscode.l10n.t('Click to check the connection.') : vscode.l10n.t('Click to set an API key.')}`,
     );
@@ -177,6 +179,20 @@ export function cacheFigures(sidebar: ChatTokenFigures, vscodeChat: ChatTokenFig
       vscode.l10n.t('{0} answers have no price in the catalog and are not in the amount', formatNumber(unpriced)),
     );
   return figures;
+}
+
+/** The session's inline completions, a line of their own: how many and what they cost. */
+export function completionFigures(billing: BillingMeter): string | undefined {
+  const c = billing.completions;
+  if (c.count === 0) return undefined;
+  const usd = formatNumber(c.usd, 4);
+  const line =
+    c.count === 1
+      ? vscode.l10n.t('Code completion this session: 1 request, about US${0}', usd)
+      : vscode.l10n.t('Code completion this session: {0} requests, about US${1}', formatNumber(c.count), usd);
+  return c.unpriced > 0
+    ? `${line} ${vscode.l10n.t('({0} at a price not known here)', formatNumber(c.unpriced))}`
+    : line;
 }
 
 /**

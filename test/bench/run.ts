@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { activationRows } from './activation';
 import { cachingRows } from './caching';
+import { completionRows } from './completion';
 import { conversationRows } from './conversation';
 import { downloadRows } from './download';
 import { chatScrollRows } from './chatScroll';
@@ -52,6 +53,7 @@ const SECTIONS: Section[] = [
   { id: '12', title: 'VS Code chat: tool round trip', quick: true, needsGateway: true, run: lmToolRoundTripRows },
   { id: '13', title: 'VS Code chat: long agent session', quick: true, needsGateway: true, run: lmToolLoopRows },
   { id: '14', title: 'Prompt caching', quick: true, needsGateway: false, run: (ctx) => cachingRows(ctx) },
+  { id: '15', title: 'Inline completion', quick: true, needsGateway: false, run: (ctx) => completionRows(ctx) },
 ];
 
 async function main(): Promise<void> {

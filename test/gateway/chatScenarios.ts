@@ -1,4 +1,5 @@
 import type { ModelSpec } from './types';
+import { holeAnswer } from './fimModel';
 import { echoReply, estimateTokens } from './routes/echo';
 import type { OfferedTool, ToolTurns } from './toolTurns';
 import { isRecord } from './values';
@@ -331,7 +332,7 @@ export function planAnswer(input: PlanInput): ChatPlan {
     text = turns?.choice.mode === 'required' ? '' : `Calling ${asked.name}.`;
     toolCall = { name: asked.name, arguments: JSON.stringify(argumentsFor(asked, prompt)) };
   } else {
-    text = echoReply(model.id, prompt);
+    text = holeAnswer(model.id, prompt) ?? echoReply(model.id, prompt);
   }
   if (scenarios.xss) {
     text +=

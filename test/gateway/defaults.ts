@@ -132,6 +132,24 @@ export const DEFAULT_MODELS: readonly ModelSpec[] = [
     limit: { context: 65_536, output: 8_192 },
   },
   {
+    // DeepSeek's chat model takes fill-in-the-middle (prompt + suffix) on /v1/completions.
+    id: 'deepseek-chat',
+    owned_by: 'deepseek',
+    supported_endpoint_types: ['openai'],
+    ratio: 0.135,
+    name: 'DeepSeek V3',
+    limit: { context: 65_536, output: 8_192 },
+  },
+  {
+    // A Qwen coder model: fill-in-the-middle with the FIM tokens inside prompt (Bailian).
+    id: 'qwen2.5-coder-32b-instruct',
+    owned_by: 'ali',
+    supported_endpoint_types: ['openai'],
+    ratio: 0.5,
+    name: 'Qwen2.5 Coder 32B',
+    limit: { context: 131_072, output: 8_192 },
+  },
+  {
     id: 'gpt-image-1',
     owned_by: 'openai',
     supported_endpoint_types: ['image-generation', 'openai'],

@@ -181,8 +181,27 @@ export interface RequestLogEntry {
   answer?: ChatAnswerRecord;
   /** What a provider tool route (GLM / Kimi under /providers) did; absent when the middleware refused the request. */
   tool?: ToolCallRecord;
+  /** What the completions route (fill-in-the-middle) did; absent when it refused the request. */
+  completion?: CompletionRecord;
   /** What an image or video route did; absent when the middleware refused the request. */
   media?: MediaRecord;
+}
+
+/** The double's account of one fill-in-the-middle request on /v1/completions. */
+export interface CompletionRecord {
+  model: string;
+  /** `suffix`: prompt + suffix (DeepSeek-type); `tokens`: FIM tokens inside prompt (Qwen coder). */
+  form: 'suffix' | 'tokens';
+  /** The text before and after the cursor, as the request carried them. */
+  prefix: string;
+  suffix: string;
+  stream: boolean;
+  /** The middle the model answers (all of it; an aborted stream sent a start of it). */
+  text: string;
+  /** The client closed the connection before the answer was out (typing on aborts a completion). */
+  aborted: boolean;
+  /** Quota units charged once the answer ended. */
+  chargedQuota?: number;
 }
 
 /** The double's account of one provider tool call (file parse, OCR, search, reader, Kimi files). */

@@ -50,3 +50,11 @@ export async function settleWhileClosingQuickInput<T>(pending: Promise<T>, timeo
   if (!settled) throw new Error(`the command did not settle within ${timeoutMs} ms after closing its quick pick`);
   return done;
 }
+
+/** Points the extension at a started gateway double with its demo key, and reads the key's models. */
+export async function useDouble(gw: { url: string; catalogUrl: string; demoKey: string }): Promise<void> {
+  await setSetting('baseUrl', gw.url);
+  await setSetting('catalogUrl', gw.catalogUrl);
+  await run('setApiKey', gw.demoKey);
+  await run('refreshModels');
+}

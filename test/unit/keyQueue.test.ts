@@ -70,4 +70,35 @@ describe('Key queue (concurrency per key)', () => {
     assert.equal(queue.state('k').inFlight, 0, 'releasing twice counts once');
     await assert.rejects(queue.acquire('k', AbortSignal.abort()), (e: unknown) => isGatewayError(e, 'cancelled'));
   });
+
+  it('gives a background request (a completion) the lowest place: only when free, and gives it up to one that must wait', async () => {
+    const queue = new KeyQueue();
+    let gaveUp = 0;
+    const bg = queue.acquireBackground('k', () => gaveUp++);
+    assert.ok(bg, 'free: it goes');
+    const [a] = await Promise.all([queue.acquire('k')]);
+    // The gateway refused a third: the two running are the limit.
+    queue.learn('k', 3);
+    assert.equal(
+      queue.acquireBackground('k', () => undefined),
+      undefined,
+      'no room: skipped, not queued',
+    );
+    const waiting = queue.acquire('k');
+    assert.equal(await settled(waiting), false);
+    assert.equal(gaveUp, 1, 'the background request was told to give up its place');
+    bg?.release();
+    assert.equal(await settled(waiting), true);
+    assert.equal(
+      queue.acquireBackground('k', () => undefined),
+      undefined,
+      'full again',
+    );
+    a?.release();
+    (await waiting).release();
+    const later = queue.acquireBackground('k', () => undefined);
+    assert.ok(later);
+    later?.release();
+    assert.equal(queue.state('k').inFlight, 0);
+  });
 });

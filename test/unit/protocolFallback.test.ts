@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { effectiveProtocol, offeredProtocols } from '../../src/core/chat/capabilities';
@@ -397,6 +397,28 @@ describe('a protocol the relay refuses although the gateway lists it', function 
       );
     } finally {
       await gw.stop();
+    }
+  });
+});
+
+describe('the refusal file shared with other versions', () => {
+  it("keeps a newer version's kinds it does not know, and loads the ones it knows", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'mg-refusals-'));
+    try {
+      const file = path.join(dir, 'refused-protocols.json');
+      const at = 1_000_000;
+      const newer = [
+        { origin: 'https://gw.example', model: 'm', protocol: 'some-future-field', at },
+        { origin: 'https://gw.example', model: 'm', protocol: 'responses', at },
+      ];
+      writeFileSync(file, JSON.stringify({ version: 1, refusals: newer }));
+      const memory = new RefusalMemory(file, { now: () => at + 1 });
+      assert.deepEqual(await memory.load('https://gw.example'), { m: ['responses'] });
+      await memory.add('https://gw.example', 'm', 'fim');
+      const kept = JSON.parse(readFileSync(file, 'utf8')) as { refusals: { protocol: string }[] };
+      assert.deepEqual(kept.refusals.map((r) => r.protocol).sort(), ['fim', 'responses', 'some-future-field']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -142,6 +142,8 @@ export interface ChatRequest {
    */
   cache?: PromptCacheRequest;
   signal?: AbortSignal;
+  /** The lowest place in the key's queue (an inline completion; see HttpRequest.background). */
+  background?: { giveUp: () => void };
   /** `long` for calls that legitimately take minutes (an image made through the Responses protocol). */
   timeout?: 'standard' | 'long';
 }

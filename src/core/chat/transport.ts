@@ -80,6 +80,7 @@ async function open(http: HttpClient, request: ChatRequest, call: ProtocolCall):
     ...(request.key !== undefined ? { key: request.key } : {}),
     idempotent: false,
     ...(request.timeout ? { timeout: request.timeout } : {}),
+    ...(request.background ? { background: request.background } : {}),
   });
   if ((response.headers['content-type'] ?? '').includes('text/event-stream'))
     return { chunks: response.chunks(), complete: () => response.complete() };

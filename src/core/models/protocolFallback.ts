@@ -1,7 +1,7 @@
 import type { ChatEvent } from '../chat/events';
 import { CACHE_FIELD_WIRE_NAMES, CACHE_FIELDS, type CacheField } from '../chat/cacheFields';
 import type { GatewayError } from '../errors';
-import type { ChatProtocol, ModelInfo } from './types';
+import type { ChatProtocol, ModelInfo, RefusedRoute } from './types';
 
 /**
  * A gateway's model list can advertise a protocol its relay then refuses for that model (Cherry
@@ -21,7 +21,10 @@ export function isProtocolRejection(error: GatewayError): boolean {
   if (error.code === 'convert_request_failed' || error.code === 'api_not_implemented') return true;
   const said = error.detail ?? '';
   if (/does not support api ?type/i.test(said)) return true;
-  return error.status === 404 && /^Invalid URL \(POST [^)]*\/v1\/(responses|messages|chat\/completions)\)/i.test(said);
+  return (
+    error.status === 404 &&
+    /^Invalid URL \(POST [^)]*\/v1\/(responses|messages|chat\/completions|completions)\)/i.test(said)
+  );
 }
 
 /**
@@ -99,15 +102,15 @@ export async function* withProtocolFallback(
   }
 }
 
-/** What a relay or an upstream refused for a model: a protocol, or a request field. */
-export type Refusable = ChatProtocol | CacheField;
+/** What a relay or an upstream refused for a model: a protocol, a fill-in-the-middle request, or a request field. */
+export type Refusable = RefusedRoute | CacheField;
 
-/** Whether a refusal is of a protocol (else of a field). */
+/** Whether a refusal is of a chat protocol (else of FIM or of a field). */
 export function isProtocol(what: Refusable): what is ChatProtocol {
-  return !(CACHE_FIELDS as readonly string[]).includes(what);
+  return what !== 'fim' && !(CACHE_FIELDS as readonly string[]).includes(what);
 }
 
-/** Protocols and fields refused per model id at one gateway. */
+/** Protocols, FIM and fields refused per model id at one gateway. */
 export type RefusedProtocols = Record<string, Refusable[]>;
 
 /** Where refusals are remembered between sessions and windows (models/refusalMemory.ts). */
@@ -131,8 +134,10 @@ export function withoutRefused(models: ModelInfo[], refused: RefusedProtocols): 
     const all = refused[m.id];
     if (!all?.length || m.kind !== 'chat') return m;
     const out = all.filter(isProtocol);
-    const fields = all.filter((r): r is CacheField => !isProtocol(r));
-    const withFields = fields.length ? { ...m, refusedFields: fields } : m;
+    const fields = all.filter((r): r is CacheField => r !== 'fim' && !isProtocol(r));
+    // A refused FIM request says how the model completes code (completion/learning.ts).
+    const withFim = all.includes('fim') ? { ...m, fimRefused: true } : m;
+    const withFields = fields.length ? { ...withFim, refusedFields: fields } : withFim;
     const left = m.protocols.filter((p) => !out.includes(p));
     return left.length && left.length !== m.protocols.length
       ? { ...withFields, protocols: left, refused: m.protocols.filter((p) => out.includes(p)) }

@@ -17,8 +17,11 @@ export const REFUSAL_TTL_MS = 7 * 24 * 3600 * 1000;
 export interface RememberedRefusal {
   origin: string;
   model: string;
-  /** The protocol refused, or the request field. */
-  protocol: Refusable;
+  /**
+   * The protocol refused, `fim`, or the request field. A string: a newer version may record kinds this
+   * one does not know, which it keeps in the file (every window shares it) and leaves out of `load`.
+   */
+  protocol: string;
   /** When the relay last refused it (ms since the epoch). */
   at: number;
 }
@@ -30,7 +33,7 @@ const fileSchema = lazySchema(() =>
       z.object({
         origin: z.string(),
         model: z.string(),
-        protocol: z.enum([...WIRE_PROTOCOLS, ...CACHE_FIELDS]),
+        protocol: z.string(),
         at: z.number(),
       }),
     ),
@@ -41,11 +44,17 @@ type RefusalFileShape = z.infer<ReturnType<typeof fileSchema>>;
 /** The form the global state used before: refused protocols per model id, of no gateway in particular. */
 const legacySchema = lazySchema(() => z.record(z.string(), z.array(z.enum(WIRE_PROTOCOLS))));
 
-/** The unexpired refusals at `origin`, per model. */
+const KNOWN: readonly string[] = [...WIRE_PROTOCOLS, 'fim', ...CACHE_FIELDS];
+
+function isKnown(kind: string): kind is Refusable {
+  return KNOWN.includes(kind);
+}
+
+/** The unexpired refusals at `origin`, per model, of the kinds this version knows. */
 export function refusedAt(refusals: readonly RememberedRefusal[], origin: string, now: number): RefusedProtocols {
   const out: RefusedProtocols = {};
   for (const r of refusals) {
-    if (r.origin !== origin || now - r.at >= REFUSAL_TTL_MS) continue;
+    if (r.origin !== origin || now - r.at >= REFUSAL_TTL_MS || !isKnown(r.protocol)) continue;
     const list = (out[r.model] ??= []);
     if (!list.includes(r.protocol)) list.push(r.protocol);
   }

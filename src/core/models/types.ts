@@ -3,6 +3,11 @@ import type { CacheField } from '../chat/cacheFields';
 /** `other`: listed by the gateway but for none of the extension's uses (embeddings, reranking). */
 export type ModelKind = 'chat' | 'image' | 'video' | 'tool' | 'other';
 export type ChatProtocol = 'chatCompletions' | 'responses' | 'messages';
+/**
+ * What a gateway's relay can refuse for a model and the extension remembers (models/refusalMemory.ts):
+ * a chat protocol, or `fim`, a fill-in-the-middle request on `/v1/completions` (completion/learning.ts).
+ */
+export type RefusedRoute = ChatProtocol | 'fim';
 
 /** One entry of the key's own `GET /v1/models`. */
 export interface KeyModel {
@@ -74,6 +79,8 @@ export interface ModelInfo {
    * they are not sent to it again.
    */
   refusedFields?: CacheField[];
+  /** The relay refused a fill-in-the-middle request for it lately: it completes code over chat. */
+  fimRefused?: boolean;
   /** How the protocols were decided, for the tooltip and for debugging a wrong choice. */
   protocolSource: 'gateway' | 'catalog' | 'fallback' | 'none';
   available: boolean;

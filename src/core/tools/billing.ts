@@ -53,11 +53,28 @@ export interface MediaFigures {
 }
 
 /** Counts the billed calls, generated media and VS Code chat tokens of this session, for the status-bar tooltip. */
+/** Inline completions of the session: how many, their tokens, their cost where the price is known. */
+export interface CompletionFigures {
+  count: number;
+  inputTokens: number;
+  outputTokens: number;
+  usd: number;
+  /** Completions of a model whose price is not known (not in `usd`). */
+  unpriced: number;
+}
+
 export class BillingMeter {
   readonly entries: BillingEntry[] = [];
   private readonly tokens = noTokens();
   private readonly sidebarTokens = noTokens();
   private readonly mediaFigures: MediaFigures = { images: 0, videos: 0, videoSeconds: {}, failedVideos: 0 };
+  private readonly completionFigures: CompletionFigures = {
+    count: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    usd: 0,
+    unpriced: 0,
+  };
   private readonly listeners = new Set<() => void>();
 
   record(tool: BilledTool, usd = DEFAULT_CALL_PRICE_USD): void {
@@ -131,6 +148,24 @@ export class BillingMeter {
    */
   recordSidebarAnswer(usage: Usage | undefined, before?: Usage, price?: TokenPrice): void {
     this.recordChatTokens(usageSince(before, usage), 'sidebar', price);
+  }
+
+  /**
+   * One inline completion's tokens and, where the model's price is known, its cost: completions
+   * are many and small, so they get their own figures.
+   */
+  recordCompletion(usage: { inputTokens?: number; outputTokens?: number }, usd: number | undefined): void {
+    const c = this.completionFigures;
+    c.count += 1;
+    c.inputTokens += countOf(usage.inputTokens);
+    c.outputTokens += countOf(usage.outputTokens);
+    if (usd !== undefined && Number.isFinite(usd) && usd > 0) c.usd += usd;
+    else c.unpriced += 1;
+    this.changed();
+  }
+
+  get completions(): Readonly<CompletionFigures> {
+    return { ...this.completionFigures };
   }
 
   /** The sidebar chat's answers, counted apart from VS Code's chat. */

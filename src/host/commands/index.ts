@@ -1,5 +1,6 @@
 import { clearApiKey, setApiKey } from './apiKey';
 import { chatCommands } from './chat';
+import { completionCommands } from './completion';
 import { conversationCommands } from './conversations';
 import {
   checkConnection,
@@ -45,4 +46,6 @@ export const COMMANDS: readonly CommandDef[] = [
   ...toolCommands,
   // Images and video
   ...mediaCommands,
+  // Inline code completion
+  ...completionCommands,
 ];

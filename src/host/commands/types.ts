@@ -1,4 +1,6 @@
 import type { ChatController } from '../chat/chatController';
+import type { CompletionService } from '../completion/service';
+import type { CompletionSwitch } from '../completion/switch';
 import type { MediaStudio } from '../media/mediaStudio';
 import type { Services } from '../services';
 import type { GatewayStatusBar } from '../statusBar';
@@ -11,6 +13,9 @@ export interface CommandContext {
   media: MediaStudio;
   statusBar: GatewayStatusBar;
   models: ModelsView;
+  /** Inline completion: its switch (settings, snooze, status item) and the provider. */
+  completions: CompletionSwitch;
+  completion: CompletionService;
 }
 
 /**

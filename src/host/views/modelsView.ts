@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { guessedPath } from '../../core/completion/paths';
 import type { KeyListing } from '../../core/models/modelRegistry';
 import { modalityName } from '../../core/models/modalityNames';
 import { providerName } from '../../core/models/providerNames';
@@ -330,6 +331,14 @@ function tooltipFor(m: ModelInfo, known: boolean): vscode.MarkdownString {
       none: () => vscode.l10n.t('Protocols: {0}', protocols),
     }[m.protocolSource];
     text(from());
+    md.appendMarkdown('\n\n');
+  }
+  if (m.kind === 'chat') {
+    text(
+      guessedPath(m.id) !== 'chat' && !m.fimRefused
+        ? vscode.l10n.t('Code completion: fill-in-the-middle')
+        : vscode.l10n.t('Code completion: over chat (slower)'),
+    );
     md.appendMarkdown('\n\n');
   }
   if (m.available) md.appendMarkdown(vscode.l10n.t('Available to this key.'));

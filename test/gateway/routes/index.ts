@@ -1,5 +1,6 @@
 import type { Route } from '../route';
 import { chatRoutes } from './chat';
+import { completionRoutes } from './completions';
 import { glmRoutes } from './glm';
 import { imageRoutes } from './images';
 import { kimiRoutes } from './kimi';
@@ -13,6 +14,7 @@ import { videoRoutes } from './video';
 export const gatewayRoutes: Route[] = [
   ...modelRoutes,
   ...chatRoutes,
+  ...completionRoutes,
   ...responsesRoutes,
   ...messagesRoutes,
   ...notImplementedRoutes,
