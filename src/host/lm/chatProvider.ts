@@ -18,6 +18,7 @@ import {
   type ProvideLanguageModelChatResponseOptions,
 } from './lmApi';
 import { chatModelsForVsCode, toChatInformation, type GatewayChatInformation } from './modelInfo';
+import { toLanguageModelError } from './lmErrors';
 import { offerUtilityModel } from './nativeChatSetup';
 import { estimateMessageTokens, toChatMessages } from './requestMessages';
 import { estimateTokens } from './tokenCount';
@@ -342,31 +343,4 @@ export function lmThinkingChoice(
 
 function toolModeOf(mode: vscode.LanguageModelChatToolMode): ToolMode {
   return mode === vscode.LanguageModelChatToolMode.Required ? 'required' : 'auto';
-}
-
-/**
- * A gateway error as VS Code's chat expects it: a LanguageModelError whose message is the gateway
- * error's own (what happened and what to do), with the code VS Code knows for the kind.
- */
-export function toLanguageModelError(err: unknown): Error {
-  if (err instanceof vscode.CancellationError || err instanceof vscode.LanguageModelError) return err;
-  const error = isGatewayError(err)
-    ? err
-    : new GatewayError('protocol', err instanceof Error ? err.message : String(err), { cause: err });
-  if (error.kind === 'cancelled') return new vscode.CancellationError();
-  const message = error.describe();
-  switch (error.kind) {
-    case 'auth':
-      return vscode.LanguageModelError.NoPermissions(message);
-    case 'modelUnavailable':
-      return vscode.LanguageModelError.NotFound(message);
-    case 'quota':
-    case 'upstreamBalance':
-    case 'upstreamBlocked':
-    case 'contentRefused':
-    case 'rateLimited':
-      return vscode.LanguageModelError.Blocked(message);
-    default:
-      return new vscode.LanguageModelError(message);
-  }
 }
