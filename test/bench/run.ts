@@ -12,6 +12,7 @@ import { conversationRows } from './conversation';
 import { downloadRows } from './download';
 import { chatScrollRows } from './chatScroll';
 import { historyRows } from './history';
+import { languageModelsRows } from './languageModels';
 import { lmFirstProgressRows, lmToolLoopRows, lmToolRoundTripRows } from './lmProvider';
 import { RESULTS_DIR, type BenchContext, type Row } from './lib';
 import { renderingRows } from './rendering';
@@ -50,6 +51,13 @@ const SECTIONS: Section[] = [
   { id: '11', title: 'VS Code chat: first progress', quick: true, needsGateway: true, run: lmFirstProgressRows },
   { id: '12', title: 'VS Code chat: tool round trip', quick: true, needsGateway: true, run: lmToolRoundTripRows },
   { id: '13', title: 'VS Code chat: long agent session', quick: true, needsGateway: true, run: lmToolLoopRows },
+  {
+    id: '14',
+    title: 'Language Models editor in VS Code 1.139',
+    quick: false,
+    needsGateway: false,
+    run: (ctx) => languageModelsRows(ctx),
+  },
 ];
 
 async function main(): Promise<void> {

@@ -5,6 +5,7 @@ import type { ChatReasoning, ChatTool, ToolMode, Usage } from '../../core/chat/e
 import { isThinkingChoice, thinkingControl, thinkingRequest, type ThinkingChoice } from '../../core/chat/thinking';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import { withProtocolFallback } from '../../core/models/protocolFallback';
+import type { RegistrySnapshot } from '../../core/models/modelRegistry';
 import type { ChatProtocol, ModelInfo } from '../../core/models/types';
 import { chatSettings } from '../chat/chatSettings';
 import { protocolSwitchHandler } from '../protocolSwitch';
@@ -47,6 +48,8 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
   readonly onDidChangeLanguageModelChatInformation = this.changed.event;
   /** The key or the settings changed since the model list was read: it is read again when asked. */
   private stale = true;
+  /** The list VS Code was last given (as JSON), to tell it of a change only when there is one. */
+  private shown: string | undefined;
   /** The reasoning of answers that made tool calls, by call id (a Map keeps insertion order). */
   private readonly reasoningByCall = new Map<string, ChatReasoning>();
   /** Whether this window has offered VS Code's chat a utility model yet (see nativeChatSetup.ts). */
@@ -64,7 +67,7 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
       this.changed,
       services.keys.onDidChange(staleNow),
       services.onDidChangeSettings(staleNow),
-      services.registry.onDidChange(() => this.changed.fire()),
+      services.registry.onDidChange((snapshot) => this.shownChanged(snapshot)),
       vscode.workspace.onDidChangeConfiguration((e) => {
         // What is offered per model (answer limit, image input) comes from these chat settings.
         if (
@@ -93,23 +96,52 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
       }
       return [];
     }
-    let snapshot = this.services.registry.snapshot;
-    if (this.stale || snapshot.updatedAt === 0) {
-      this.stale = false;
-      try {
-        snapshot = await this.services.registry.refresh();
+    const snapshot = await this.modelList();
+    if (!snapshot) return [];
+    if (snapshot.keyError && !options.silent) {
+      this.services.log.warn(`Model list for VS Code's chat: ${snapshot.keyError.describe()}`);
+    }
+    const list = this.informationOf(snapshot);
+    this.shown = JSON.stringify(list);
+    return list;
+  }
+
+  /**
+   * The list to answer VS Code with. Once read in this window, the registry's. After a key or
+   * settings change, or first in a window, the last list seen for these keys at this gateway (kept
+   * between sessions) at once, with a read of the gateway behind it that tells VS Code when what it
+   * shows changed (see shownChanged); the Language Models editor stays empty until the provider
+   * answers. Only when nothing was ever seen for these keys is the read itself awaited.
+   */
+  private async modelList(): Promise<RegistrySnapshot | undefined> {
+    const registry = this.services.registry;
+    if (!this.stale && registry.snapshot.updatedAt !== 0) return registry.snapshot;
+    this.stale = false;
+    let read: RegistrySnapshot | undefined;
+    const reading = registry.refresh().then(
+      (snapshot) => {
         this.services.ensureCatalogTimer();
-      } catch (err) {
+        return (read = snapshot);
+      },
+      (err: unknown) => {
         this.stale = true;
         this.services.log.warn(
           `Model list for VS Code's chat could not be read: ${err instanceof Error ? err.message : String(err)}`,
         );
-        return [];
-      }
-    }
-    if (snapshot.keyError && !options.silent) {
-      this.services.log.warn(`Model list for VS Code's chat: ${snapshot.keyError.describe()}`);
-    }
+        return undefined;
+      },
+    );
+    const known = await registry.lastKnown().catch(() => undefined);
+    return read ?? known ?? (await reading);
+  }
+
+  /** The registry changed: VS Code is told when that changes what it was last given. */
+  private shownChanged(snapshot: RegistrySnapshot): void {
+    if (this.shown !== undefined && JSON.stringify(this.informationOf(snapshot)) === this.shown) return;
+    this.changed.fire();
+  }
+
+  private informationOf(snapshot: RegistrySnapshot): GatewayChatInformation[] {
     const settings = chatSettings();
     // With several keys each model's detail names the key it is called with.
     const lists = snapshot.keyLists ?? [];
@@ -152,7 +184,7 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
     progress: vscode.Progress<LanguageModelResponsePart>,
     token: vscode.CancellationToken,
   ): Promise<void> {
-    const info = this.chatModel(model.id);
+    const info = await this.chatModel(model.id);
     if (!this.utilityOffered) {
       // The gateway's models are in use in VS Code's chat: the moment to offer a utility model, once.
       this.utilityOffered = true;
@@ -274,7 +306,9 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
   };
 
   /** The model as the sidebar knows it: a chat model this key may use, or a clear error. */
-  private chatModel(id: string): ModelInfo {
+  private async chatModel(id: string): Promise<ModelInfo> {
+    // VS Code may ask for an answer from the last known list before this window has read the models.
+    if (this.services.registry.snapshot.updatedAt === 0) await this.services.registry.refresh().catch(() => undefined);
     const info = chatModelsForVsCode(this.services.registry.snapshot.models).find((m) => m.id === id);
     if (!info)
       throw new GatewayError(
