@@ -21,6 +21,7 @@ import {
 import { chatModelsForVsCode, toChatInformation, type GatewayChatInformation } from './modelInfo';
 import { toLanguageModelError } from './lmErrors';
 import { offerUtilityModel } from './nativeChatSetup';
+import { agentAnswered } from '../walkthrough';
 import { estimateMessageTokens, toChatMessages } from './requestMessages';
 import { estimateTokens } from './tokenCount';
 
@@ -164,6 +165,8 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
     progress: vscode.Progress<LanguageModelResponsePart>,
     token: vscode.CancellationToken,
   ): Promise<void> {
+    // Tools are offered in agent mode: the walkthrough's last step is done.
+    if (options.tools?.length) agentAnswered();
     try {
       await this.respond(model, messages, options, progress, token);
     } catch (err) {
