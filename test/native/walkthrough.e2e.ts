@@ -71,9 +71,19 @@ describe('The first-run walkthrough (VS Code 1.139)', function () {
     await closeLanguageModelsEditor(page);
     await waitDone(page, 'manageModels');
 
-    await runStep(page, 'utilityModel', 'Choose Utility Model');
+    // The walkthrough page is laid out again when a context key changes, which can take the focus
+    // and close the quick pick under the pointer: then the step's button is clicked again.
     const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'modelGateway/' }).first();
-    await row.click();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await runStep(page, 'utilityModel', 'Choose Utility Model');
+        await row.click({ timeout: 15_000 });
+        break;
+      } catch (error) {
+        if (attempt >= 4) throw error;
+        await page.keyboard.press('Escape');
+      }
+    }
     const written = async (): Promise<unknown> =>
       (parseJsonc(readFileSync(settingsFile, 'utf8')) as Record<string, unknown> | undefined)?.['chat.utilityModel'];
     await until(async () => typeof (await written()) === 'string', 'chat.utilityModel in the user settings');
