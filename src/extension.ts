@@ -7,6 +7,7 @@ import type { Features, Shell } from './host/features';
 import { providerRegistration, VENDOR, type LanguageModelChatProvider } from './host/lm/lmApi';
 import { Services } from './host/services';
 import { trackSetupContext } from './host/setupContext';
+import { trackWalkthrough } from './host/walkthrough';
 import { GatewayStatusBar } from './host/statusBar';
 import { registerResultDocuments } from './host/tools/results';
 import { ModelsView } from './host/views/modelsView';
@@ -50,6 +51,7 @@ export function activate(context: vscode.ExtensionContext): void {
     completions,
     registerCompletionForwarder(completions, () => load().completion),
     trackSetupContext(services),
+    trackWalkthrough(services),
     modelsTree,
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, {
       resolveWebviewView: (view, resolveContext, token) =>

@@ -3,6 +3,7 @@
 // environment, the trusted authorities on a direct connection, strictSSL on proxied ones only, errors naming
 // the setting to change); the tunnel itself is undici's ProxyAgent.
 import * as l10n from '@vscode/l10n';
+import { BlockList, isIP } from 'node:net';
 import { GatewayError } from './errors';
 import { certificateError, type Trust } from './tls';
 
@@ -146,7 +147,11 @@ function withScheme(proxy: string): string {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(proxy) ? proxy : `http://${proxy}`;
 }
 
-/** Follows the common `NO_PROXY` conventions: `*`, exact hosts, `.suffix`, `*.suffix`, `host:port`. */
+/**
+ * Follows the common `NO_PROXY` conventions: `*`, exact hosts, `.suffix`, `*.suffix`, `host:port`,
+ * and address ranges in CIDR form (`10.0.0.0/8`, `fd00::/8`) for a target given as an IP address,
+ * as curl and Go's `httpproxy` take them.
+ */
 export function bypasses(target: URL, entries: string[]): boolean {
   const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   const port = target.port || (target.protocol === 'https:' ? '443' : '80');
@@ -154,6 +159,7 @@ export function bypasses(target: URL, entries: string[]): boolean {
     const entry = raw.trim().toLowerCase();
     if (!entry) return false;
     if (entry === '*') return true;
+    if (entry.includes('/')) return inRange(host, entry);
     const [pattern = '', entryPort] = entry.startsWith('[') ? splitBracketed(entry) : splitPort(entry);
     if (entryPort && entryPort !== port) return false;
     const bare = pattern.replace(/^\*?\./, '');
@@ -170,4 +176,18 @@ function splitPort(entry: string): [string, string | undefined] {
 function splitBracketed(entry: string): [string, string | undefined] {
   const match = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
   return match ? [match[1] ?? '', match[2]] : [entry, undefined];
+}
+
+/** Whether `host`, an IP address, lies in the CIDR range `entry`; a name or a malformed range never does. */
+function inRange(host: string, entry: string): boolean {
+  const family = isIP(host);
+  const match = /^([^/]+)\/(\d{1,3})$/.exec(entry);
+  const base = match?.[1] ?? '';
+  const bits = Number(match?.[2]);
+  const baseFamily = isIP(base);
+  if (!family || !baseFamily || bits > (baseFamily === 4 ? 32 : 128)) return false;
+  // Node's own matcher: it also matches an IPv4-mapped IPv6 address against an IPv4 range.
+  const range = new BlockList();
+  range.addSubnet(base, bits, baseFamily === 4 ? 'ipv4' : 'ipv6');
+  return range.check(host, family === 4 ? 'ipv4' : 'ipv6');
 }

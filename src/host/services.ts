@@ -6,6 +6,7 @@ import { HttpClient, type HttpRequest, type RequestKey } from '../core/http';
 import { KeyQueue } from '../core/keyQueue';
 import { keyForRequest, type KeyEntry } from '../core/keys';
 import { FileCatalogStore } from '../core/models/catalogSync';
+import { FileKeyListMemory } from '../core/models/keyListMemory';
 import { ModelRegistry } from '../core/models/modelRegistry';
 import { timeoutsFrom, type Settings } from '../core/settings';
 import { BillingMeter } from '../core/tools/billing';
@@ -65,6 +66,7 @@ export class Services implements vscode.Disposable {
       http: () => this.http(),
       catalogUrl: () => this.settings().catalogUrl,
       store: new FileCatalogStore(path.join(context.globalStorageUri.fsPath, 'catalog.json')),
+      keyLists: new FileKeyListMemory(path.join(context.globalStorageUri.fsPath, 'keyModels.json')),
       keys: () => this.usableKeys(),
       modelChoices: () => this.keys.modelChoices(),
       refused: this.refusals,

@@ -1,5 +1,5 @@
 /**
- * Row 14: inline completion's client work. Measured in the core, against a minimal HTTP server on
+ * Row 15: inline completion's client work. Measured in the core, against a minimal HTTP server on
  * loopback in this process (one clock for both ends): what the extension does between VS Code's
  * provider call (after the pause in typing) and the request on the wire; how soon an abort closes
  * the socket; how many of 20 keystrokes typed into a shown completion need a request; and what a

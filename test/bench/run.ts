@@ -14,6 +14,7 @@ import { conversationRows } from './conversation';
 import { downloadRows } from './download';
 import { chatScrollRows } from './chatScroll';
 import { historyRows } from './history';
+import { languageModelsRows } from './languageModels';
 import { lmFirstProgressRows, lmToolLoopRows, lmToolRoundTripRows } from './lmProvider';
 import { RESULTS_DIR, type BenchContext, type Row } from './lib';
 import { renderingRows } from './rendering';
@@ -54,6 +55,13 @@ const SECTIONS: Section[] = [
   { id: '13', title: 'VS Code chat: long agent session', quick: true, needsGateway: true, run: lmToolLoopRows },
   { id: '14', title: 'Prompt caching', quick: true, needsGateway: false, run: (ctx) => cachingRows(ctx) },
   { id: '15', title: 'Inline completion', quick: true, needsGateway: false, run: (ctx) => completionRows(ctx) },
+  {
+    id: '16',
+    title: 'Language Models editor in VS Code 1.139',
+    quick: false,
+    needsGateway: false,
+    run: (ctx) => languageModelsRows(ctx),
+  },
 ];
 
 async function main(): Promise<void> {

@@ -260,7 +260,7 @@ describe("VS Code's own Chat view and agent mode (VS Code 1.139)", function () {
     );
   });
 
-  it("a quota error shows the gateway's own words in the Chat view", async () => {
+  it("a quota error shows the gateway's own words once in the Chat view, with no stack trace and no file path", async () => {
     const { page } = ui();
     await setApiKey(page, ZERO_QUOTA_KEY);
     await waitForStatus(page, masked(ZERO_QUOTA_KEY));
@@ -274,7 +274,11 @@ describe("VS Code's own Chat view and agent mode (VS Code 1.139)", function () {
       await row.filter({ hasText: '用户额度不足' }).waitFor({ timeout: 120_000 });
       await parkMouse(page);
       await screenshot(page, 'ask-quota-error');
-      assert.ok(!(await row.innerText()).includes(ZERO_QUOTA_KEY), 'the key is shown in the error');
+      const shown = await row.innerText();
+      assert.ok(!shown.includes(ZERO_QUOTA_KEY), 'the key is shown in the error');
+      assert.equal(shown.split('用户额度不足').length - 1, 1, `the gateway's words are shown once: ${shown}`);
+      // A stack frame reads "at name (file:line:column)"; a path of the extension or of VS Code ends in ".js:line".
+      assert.doesNotMatch(shown, /\bat .*:\d+:\d+|\.js:\d+/, `no stack trace or file path: ${shown.slice(0, 600)}`);
     } finally {
       await setApiKey(page, DEMO_KEY);
       await waitForStatus(page, masked(DEMO_KEY), 'check');

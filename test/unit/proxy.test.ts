@@ -60,6 +60,22 @@ describe('proxy resolution', () => {
     assert.ok(bypasses(u('http://[::1]:8080'), ['[::1]:8080']));
     assert.ok(!bypasses(u('https://example.com'), ['example.com:8443']));
   });
+  it('matches address ranges (CIDR) in NO_PROXY for targets given as IP addresses', () => {
+    assert.ok(bypasses(u('http://10.20.30.40:8080'), ['10.0.0.0/8']));
+    assert.ok(bypasses(u('https://192.168.1.7'), ['example.com', '192.168.0.0/16']));
+    assert.ok(!bypasses(u('https://192.169.1.7'), ['192.168.0.0/16']));
+    assert.ok(bypasses(u('https://172.16.5.4'), ['172.16.0.0/12']));
+    assert.ok(!bypasses(u('https://172.32.0.1'), ['172.16.0.0/12']));
+    assert.ok(bypasses(u('http://[fd12:3456::1]:9000'), ['fd00::/8']));
+    assert.ok(!bypasses(u('http://[fe80::1]'), ['fd00::/8']));
+    assert.ok(bypasses(u('http://127.0.0.1:9000'), ['127.0.0.0/8']));
+    // A host name is not resolved to match a range; a malformed range matches nothing.
+    assert.ok(!bypasses(u('https://intranet.example.com'), ['10.0.0.0/8']));
+    assert.ok(!bypasses(u('https://10.0.0.1'), ['10.0.0.0/33', '10.0.0/8', 'x/8']));
+    const s: ProxySettings = { ...base, env: { HTTPS_PROXY: 'http://env:1', NO_PROXY: '10.0.0.0/8' } };
+    assert.equal(resolveProxy(u('https://10.1.2.3'), s), undefined);
+    assert.equal(resolveProxy(u('https://11.1.2.3'), s), 'http://env:1');
+  });
   it("uses no proxy at all when VS Code's http.proxySupport is off", () => {
     const env = { HTTPS_PROXY: 'http://env:1', ALL_PROXY: 'http://all:2' };
     assert.equal(

@@ -307,6 +307,9 @@ const DEFAULT_SETTINGS: Record<string, unknown> = {
   'extensions.autoUpdate': false,
   'extensions.autoCheckUpdates': false,
   'security.workspace.trust.enabled': false,
+  // The extension opens its walkthrough at its first start on a fresh profile unless this is off;
+  // scenarios open it themselves where they look at it.
+  'workbench.welcomePage.walkthroughs.openOnInstall': false,
 };
 
 export async function startCodeServer(opts: CodeServerOptions): Promise<CodeServer> {

@@ -80,6 +80,17 @@ export async function syncCatalog(
   }
 }
 
+/** The cached copy of the catalog at `url`, without asking the server; none when there is none or it is unusable. */
+export async function cachedCatalog(url: string, store: CatalogStore): Promise<CatalogState | undefined> {
+  const cached = await store.load().catch(() => undefined);
+  if (!cached || cached.url !== url) return undefined;
+  try {
+    return stateFrom(cached, 'cache');
+  } catch {
+    return undefined;
+  }
+}
+
 function stateFrom(cache: CatalogCache, source: CatalogState['source']): CatalogState {
   const parsed = parseCatalog(parseJsonText(cache.body, l10n.t('The model catalog')));
   return {

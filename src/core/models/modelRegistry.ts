@@ -1,8 +1,9 @@
 import * as l10n from '@vscode/l10n';
 import { GatewayError, isGatewayError } from '../errors';
 import type { HttpClient } from '../http';
-import { syncCatalog, type CatalogState, type CatalogStore } from './catalogSync';
+import { cachedCatalog, syncCatalog, type CatalogState, type CatalogStore } from './catalogSync';
 import { mergeModels } from './classify';
+import type { KeyListMemory } from './keyListMemory';
 import { fetchKeyModels } from './keyModels';
 import { withoutRefused, type Refusable, type RefusedProtocolStore } from './protocolFallback';
 import { GenerationalLoad } from '../generationalLoad';
@@ -40,6 +41,8 @@ export interface RegistryDeps {
   modelChoices: () => Promise<Record<string, string>>;
   /** Protocols the relay refused per model, remembered between sessions. */
   refused?: RefusedProtocolStore;
+  /** Each key's last list, kept between sessions (see lastKnown). */
+  keyLists?: KeyListMemory;
 }
 
 /** The merged model list, refreshed from the key's `/v1/models` and the catalog file together. */
@@ -73,6 +76,29 @@ export class ModelRegistry {
   /** The key or the settings changed: what is known is stale, and so is any refresh under way. */
   invalidate(): void {
     this.loads.invalidate();
+  }
+
+  /**
+   * What was last seen for the current keys at this gateway, without the network: the lists kept by
+   * the last read (also another window's or session's) with the cached catalog. None when no key's
+   * list was ever read here. A view shows it at once and refreshes behind it.
+   */
+  async lastKnown(): Promise<RegistrySnapshot | undefined> {
+    const origin = this.origin();
+    if (!this.deps.keyLists || !origin) return undefined;
+    const keys = await this.deps.keys();
+    const kept = await this.deps.keyLists
+      .load(
+        origin,
+        keys.map((k) => k.id),
+      )
+      .catch(() => undefined);
+    if (!kept?.size) return undefined;
+    const listings: KeyListing[] = keys.filter((k) => kept.has(k.id)).map((key) => ({ key, models: kept.get(key.id) }));
+    const url = this.deps.catalogUrl();
+    const catalog = url ? await cachedCatalog(url, this.deps.store) : undefined;
+    const { snapshot } = await this.compose({ listings }, catalog, origin);
+    return { ...snapshot, catalog, updatedAt: 0 };
   }
 
   find(id: string): ModelInfo | undefined {
@@ -143,35 +169,51 @@ export class ModelRegistry {
   private async load(generation: number, signal?: AbortSignal): Promise<RegistrySnapshot> {
     const http = this.deps.http();
     const url = this.deps.catalogUrl();
+    const origin = this.origin();
     const [keyResult, catalogResult] = await Promise.allSettled([
       this.readKeyLists(http, signal),
       url ? syncCatalog(http, url, this.deps.store, signal) : Promise.resolve(undefined),
     ]);
     const keyLists = keyResult.status === 'fulfilled' ? keyResult.value : undefined;
-    const keyModels = keyLists && unionOf(keyLists);
     const catalog = catalogResult.status === 'fulfilled' ? catalogResult.value : undefined;
     for (const r of [keyResult, catalogResult]) {
       if (r.status === 'rejected' && isGatewayError(r.reason, 'cancelled')) throw r.reason;
     }
-    const choices = keyLists ? await this.deps.modelChoices().catch(() => ({}) as Record<string, string>) : {};
-    const merged = withKeys(mergeModels(keyModels, catalog?.entries), keyLists?.listings, choices);
-    // Remembered refusals are hints: a store that cannot be read leaves every listed protocol in.
-    const refused = (await this.deps.refused?.load(this.origin()).catch(() => undefined)) ?? {};
+    const { snapshot: composed, merged } = await this.compose(keyLists, catalog, origin);
     const snapshot: RegistrySnapshot = {
-      models: withoutRefused(merged, refused),
-      keyModels,
-      keyLists: keyLists?.listings,
+      ...composed,
       keyError: keyResult.status === 'rejected' ? asGatewayError(keyResult.reason) : undefined,
       catalog,
       catalogError: catalogResult.status === 'rejected' ? asGatewayError(catalogResult.reason) : undefined,
       updatedAt: Date.now(),
     };
+    if (keyLists) await this.keep(origin, keyLists);
     // A refresh that was overtaken by a key or settings change must not overwrite newer results.
     if (!this.loads.isCurrent(generation)) return this.refresh(signal);
     this.merged = merged;
     this.current = snapshot;
     for (const listener of this.listeners) listener(this.current);
     return this.current;
+  }
+
+  /** The key lists and the catalog as one model list, with each model's keys and the remembered refusals. */
+  private async compose(
+    keyLists: KeyLists | undefined,
+    catalog: CatalogState | undefined,
+    origin: string,
+  ): Promise<{ snapshot: Pick<RegistrySnapshot, 'models' | 'keyModels' | 'keyLists'>; merged: ModelInfo[] }> {
+    const keyModels = keyLists && unionOf(keyLists);
+    const choices = keyLists ? await this.deps.modelChoices().catch(() => ({}) as Record<string, string>) : {};
+    const merged = withKeys(mergeModels(keyModels, catalog?.entries), keyLists?.listings, choices);
+    // Remembered refusals are hints: a store that cannot be read leaves every listed protocol in.
+    const refused = (await this.deps.refused?.load(origin).catch(() => undefined)) ?? {};
+    return { snapshot: { models: withoutRefused(merged, refused), keyModels, keyLists: keyLists?.listings }, merged };
+  }
+
+  /** Each key's list as read now, for the next window's first answer (a failure to keep it loses nothing). */
+  private async keep(origin: string, keyLists: KeyLists): Promise<void> {
+    const read = new Map(keyLists.listings.flatMap((l) => (l.models ? [[l.key.id, l.models] as const] : [])));
+    if (origin) await this.deps.keyLists?.save(origin, read).catch(() => undefined);
   }
 }
 

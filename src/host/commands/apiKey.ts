@@ -96,7 +96,8 @@ async function announceKey(services: Services, saved: string): Promise<void> {
     services.log.warn(`Looking for VS Code's Chat view failed: ${err instanceof Error ? err.message : String(err)}`);
     return undefined;
   });
-  const choice = await vscode.window.showInformationMessage(saved, check, ...(manage ? [manage.label] : []));
+  // The next step of the first run is the first button, which VS Code shows as the primary one.
+  const choice = await vscode.window.showInformationMessage(saved, ...(manage ? [manage.label] : []), check);
   if (choice === check) await vscode.commands.executeCommand('modelGateway.checkConnection');
   if (manage && choice === manage.label) await openManageModels(services, manage.run);
 }

@@ -12,7 +12,7 @@ import {
 } from './connection';
 import { keyCommands } from './keys';
 import { mediaCommands } from './media';
-import { setChatUtilityModel } from './nativeChat';
+import { openGetStarted, setChatUtilityModel } from './nativeChat';
 import { chatWithModel, generateWithModel } from './modelActions';
 import { refreshQuota } from './quota';
 import { toolCommands } from './tools';
@@ -39,6 +39,7 @@ export const COMMANDS: readonly CommandDef[] = [
   showLog,
   // VS Code's own chat
   setChatUtilityModel,
+  openGetStarted,
   // The sidebar chat
   ...chatCommands,
   ...conversationCommands,

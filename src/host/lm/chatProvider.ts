@@ -7,6 +7,7 @@ import type { ChatReasoning, ChatTool, ToolMode, Usage } from '../../core/chat/e
 import { isThinkingChoice, thinkingControl, thinkingRequest, type ThinkingChoice } from '../../core/chat/thinking';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import { withProtocolFallback } from '../../core/models/protocolFallback';
+import type { RegistrySnapshot } from '../../core/models/modelRegistry';
 import type { ChatProtocol, ModelInfo } from '../../core/models/types';
 import { chatSettings } from '../chat/chatSettings';
 import { cacheFieldRetry, protocolSwitchHandler } from '../protocolSwitch';
@@ -20,7 +21,9 @@ import {
   type ProvideLanguageModelChatResponseOptions,
 } from './lmApi';
 import { chatModelsForVsCode, toChatInformation, type GatewayChatInformation } from './modelInfo';
+import { toLanguageModelError } from './lmErrors';
 import { offerUtilityModel } from './nativeChatSetup';
+import { agentAnswered } from '../walkthrough';
 import { estimateMessageTokens, toChatMessages } from './requestMessages';
 import { estimateTokens } from './tokenCount';
 
@@ -48,6 +51,8 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
   readonly onDidChangeLanguageModelChatInformation = this.changed.event;
   /** The key or the settings changed since the model list was read: it is read again when asked. */
   private stale = true;
+  /** The list VS Code was last given (as JSON), to tell it of a change only when there is one. */
+  private shown: string | undefined;
   /** The reasoning of answers that made tool calls, by call id (a Map keeps insertion order). */
   private readonly reasoningByCall = new Map<string, ChatReasoning>();
   /** Whether this window has offered VS Code's chat a utility model yet (see nativeChatSetup.ts). */
@@ -65,7 +70,7 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
       this.changed,
       services.keys.onDidChange(staleNow),
       services.onDidChangeSettings(staleNow),
-      services.registry.onDidChange(() => this.changed.fire()),
+      services.registry.onDidChange((snapshot) => this.shownChanged(snapshot)),
       vscode.workspace.onDidChangeConfiguration((e) => {
         // What is offered per model (answer limit, image input) comes from these chat settings.
         if (
@@ -94,23 +99,52 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
       }
       return [];
     }
-    let snapshot = this.services.registry.snapshot;
-    if (this.stale || snapshot.updatedAt === 0) {
-      this.stale = false;
-      try {
-        snapshot = await this.services.registry.refresh();
+    const snapshot = await this.modelList();
+    if (!snapshot) return [];
+    if (snapshot.keyError && !options.silent) {
+      this.services.log.warn(`Model list for VS Code's chat: ${snapshot.keyError.describe()}`);
+    }
+    const list = this.informationOf(snapshot);
+    this.shown = JSON.stringify(list);
+    return list;
+  }
+
+  /**
+   * The list to answer VS Code with. Once read in this window, the registry's. After a key or
+   * settings change, or first in a window, the last list seen for these keys at this gateway (kept
+   * between sessions) at once, with a read of the gateway behind it that tells VS Code when what it
+   * shows changed (see shownChanged); the Language Models editor stays empty until the provider
+   * answers. Only when nothing was ever seen for these keys is the read itself awaited.
+   */
+  private async modelList(): Promise<RegistrySnapshot | undefined> {
+    const registry = this.services.registry;
+    if (!this.stale && registry.snapshot.updatedAt !== 0) return registry.snapshot;
+    this.stale = false;
+    let read: RegistrySnapshot | undefined;
+    const reading = registry.refresh().then(
+      (snapshot) => {
         this.services.ensureCatalogTimer();
-      } catch (err) {
+        return (read = snapshot);
+      },
+      (err: unknown) => {
         this.stale = true;
         this.services.log.warn(
           `Model list for VS Code's chat could not be read: ${err instanceof Error ? err.message : String(err)}`,
         );
-        return [];
-      }
-    }
-    if (snapshot.keyError && !options.silent) {
-      this.services.log.warn(`Model list for VS Code's chat: ${snapshot.keyError.describe()}`);
-    }
+        return undefined;
+      },
+    );
+    const known = await registry.lastKnown().catch(() => undefined);
+    return read ?? known ?? (await reading);
+  }
+
+  /** The registry changed: VS Code is told when that changes what it was last given. */
+  private shownChanged(snapshot: RegistrySnapshot): void {
+    if (this.shown !== undefined && JSON.stringify(this.informationOf(snapshot)) === this.shown) return;
+    this.changed.fire();
+  }
+
+  private informationOf(snapshot: RegistrySnapshot): GatewayChatInformation[] {
     const settings = chatSettings();
     // With several keys each model's detail names the key it is called with.
     const lists = snapshot.keyLists ?? [];
@@ -133,6 +167,8 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
     progress: vscode.Progress<LanguageModelResponsePart>,
     token: vscode.CancellationToken,
   ): Promise<void> {
+    // Tools are offered in agent mode: the walkthrough's last step is done.
+    if (options.tools?.length) agentAnswered();
     try {
       await this.respond(model, messages, options, progress, token);
     } catch (err) {
@@ -153,7 +189,7 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
     progress: vscode.Progress<LanguageModelResponsePart>,
     token: vscode.CancellationToken,
   ): Promise<void> {
-    const info = this.chatModel(model.id);
+    const info = await this.chatModel(model.id);
     if (!this.utilityOffered) {
       // The gateway's models are in use in VS Code's chat: the moment to offer a utility model, once.
       this.utilityOffered = true;
@@ -285,7 +321,9 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
   };
 
   /** The model as the sidebar knows it: a chat model this key may use, or a clear error. */
-  private chatModel(id: string): ModelInfo {
+  private async chatModel(id: string): Promise<ModelInfo> {
+    // VS Code may ask for an answer from the last known list before this window has read the models.
+    if (this.services.registry.snapshot.updatedAt === 0) await this.services.registry.refresh().catch(() => undefined);
     const info = chatModelsForVsCode(this.services.registry.snapshot.models).find((m) => m.id === id);
     if (!info)
       throw new GatewayError(
@@ -358,31 +396,4 @@ export function lmThinkingChoice(
 
 function toolModeOf(mode: vscode.LanguageModelChatToolMode): ToolMode {
   return mode === vscode.LanguageModelChatToolMode.Required ? 'required' : 'auto';
-}
-
-/**
- * A gateway error as VS Code's chat expects it: a LanguageModelError whose message is the gateway
- * error's own (what happened and what to do), with the code VS Code knows for the kind.
- */
-export function toLanguageModelError(err: unknown): Error {
-  if (err instanceof vscode.CancellationError || err instanceof vscode.LanguageModelError) return err;
-  const error = isGatewayError(err)
-    ? err
-    : new GatewayError('protocol', err instanceof Error ? err.message : String(err), { cause: err });
-  if (error.kind === 'cancelled') return new vscode.CancellationError();
-  const message = error.describe();
-  switch (error.kind) {
-    case 'auth':
-      return vscode.LanguageModelError.NoPermissions(message);
-    case 'modelUnavailable':
-      return vscode.LanguageModelError.NotFound(message);
-    case 'quota':
-    case 'upstreamBalance':
-    case 'upstreamBlocked':
-    case 'contentRefused':
-    case 'rateLimited':
-      return vscode.LanguageModelError.Blocked(message);
-    default:
-      return new vscode.LanguageModelError(message);
-  }
 }

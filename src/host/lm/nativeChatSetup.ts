@@ -2,6 +2,15 @@ import * as vscode from 'vscode';
 import { formatAmount } from '../../shared/format';
 import type { Services } from '../services';
 import { VENDOR } from './lmApi';
+import {
+  hasManageModels,
+  MAIN_AGENT,
+  MANAGE_MODELS_COMMAND,
+  UTILITY_DEFAULT,
+  UTILITY_MODEL,
+  UTILITY_SMALL_MODEL,
+  utilityModelState,
+} from './nativeChatState';
 import { chatModelsForVsCode, cheapestToolModel } from './modelInfo';
 
 /**
@@ -20,22 +29,10 @@ import { chatModelsForVsCode, cheapestToolModel } from './modelInfo';
  * user settings.
  */
 
-export const MANAGE_MODELS_COMMAND = 'workbench.action.chat.manage';
 const MANAGE_STATE = 'modelGateway.nativeChat.manageModels';
 const UTILITY_STATE = 'modelGateway.nativeChat.utilityModelOffered';
 
-/** The utility model settings of VS Code's chat, in the `chat` section. */
-const UTILITY_DEFAULT = 'byokUtilityModelDefault';
-const UTILITY_MODEL = 'utilityModel';
-const UTILITY_SMALL_MODEL = 'utilitySmallModel';
-export const MAIN_AGENT = 'mainAgent';
-
 type ManageState = 'offered' | 'opened';
-
-/** Whether this VS Code has the Chat view's Manage Language Models command. */
-export async function hasManageModels(): Promise<boolean> {
-  return (await vscode.commands.getCommands(true)).includes(MANAGE_MODELS_COMMAND);
-}
 
 /**
  * The button that opens Chat: Manage Language Models, where it helps: this VS Code has the
@@ -64,24 +61,6 @@ export async function manageModelsAction(
 export async function openManageModels(services: Services, run: () => Promise<void>): Promise<void> {
   await run();
   await offerUtilityModel(services);
-}
-
-/** Whether this VS Code has the utility model settings, and whether the user has set any of them. */
-export function utilityModelState(): { known: boolean; set: boolean } {
-  const chat = vscode.workspace.getConfiguration('chat');
-  let known = false;
-  let set = false;
-  for (const key of [UTILITY_DEFAULT, UTILITY_MODEL, UTILITY_SMALL_MODEL]) {
-    const inspected = chat.inspect<unknown>(key);
-    // A setting this VS Code does not define has no default value.
-    if (!inspected || inspected.defaultValue === undefined) continue;
-    known = true;
-    const chosen = [inspected.globalValue, inspected.workspaceValue, inspected.workspaceFolderValue].find(
-      (v) => v !== undefined && v !== '' && v !== inspected.defaultValue,
-    );
-    if (chosen !== undefined) set = true;
-  }
-  return { known, set };
 }
 
 /**

@@ -52,7 +52,7 @@ export function hostServices(
     ...(timers ? { timers } : {}),
   });
   const services = {
-    registry: { snapshot, onDidChange: NO_EVENT, refresh: async () => snapshot },
+    registry: { snapshot, onDidChange: NO_EVENT, refresh: async () => snapshot, lastKnown: async () => undefined },
     keys: { onDidChange: NO_EVENT, has: async () => true, masked: async () => 'sk-…demo' },
     onDidChangeSettings: NO_EVENT,
     billing,

@@ -12,7 +12,8 @@ import { setApiKey } from '../../../src/host/commands/apiKey';
 import { checkConnection } from '../../../src/host/commands/connection';
 import { setChatUtilityModel } from '../../../src/host/commands/nativeChat';
 import type { CommandContext } from '../../../src/host/commands/types';
-import { MANAGE_MODELS_COMMAND, offerUtilityModel } from '../../../src/host/lm/nativeChatSetup';
+import { offerUtilityModel } from '../../../src/host/lm/nativeChatSetup';
+import { MANAGE_MODELS_COMMAND } from '../../../src/host/lm/nativeChatState';
 import type { Services } from '../../../src/host/services';
 import { until } from '../../support/until';
 import { memento } from './hostServices';
@@ -109,7 +110,8 @@ describe("VS Code's own Chat view, first use without sign-in: Manage Language Mo
     ui.choices = [MANAGE];
     await typeKey(ctx);
     const saved = await waitFor('the key is announced', () => ui.shown.find((s) => s.message.includes('saved')));
-    assert.deepEqual(saved.actions, ['Check Connection', MANAGE]);
+    // The next step of the first run is the first button: VS Code shows it as the primary one.
+    assert.deepEqual(saved.actions, [MANAGE, 'Check Connection']);
     await waitFor('the command runs', () => ui.executed.find((c) => c[0] === MANAGE_MODELS_COMMAND));
     ui.shown = [];
     await typeKey(ctx);
