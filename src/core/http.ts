@@ -14,15 +14,6 @@ import { idleLimit, mapBodyError, mapTransportError } from './httpErrors';
 import type { HttpClientOptions, HttpRequest, HttpResponse, LargeResponse, RequestBody, RequestKey } from './httpTypes';
 
 // Its shapes live in httpTypes.ts; the callers import them from here, with the client.
-export type {
-  HttpClientOptions,
-  HttpRequest,
-  HttpResponse,
-  LargeResponse,
-  RequestBody,
-  RequestKey,
-  Timeouts,
-} from './httpTypes';
 
 /** One attempt's answer, before the status decides between a result, a retry and an error. */
 interface Exchange<R> {

@@ -1,7 +1,8 @@
 import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { GatewayError, isGatewayError } from './errors';
-import type { HttpClient, HttpRequest } from './http';
+import type { HttpClient } from './http';
+import type { HttpRequest } from './httpTypes';
 import { lazySchema, parseJsonText, parseWith } from './validate';
 import { formatAmount, formatNumber, formatWhen } from '../shared/format';
 

@@ -1,6 +1,6 @@
 import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
-import type { Timeouts } from './http';
+import type { Timeouts } from './httpTypes';
 import { lazySchema } from './validate';
 
 /** The extension's settings, read from `modelGateway.*`. Defaults match package.json. */

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { ConversationStore, type StoreProblem } from '../core/chat/conversationStore';
+import { ConversationStore } from '../core/chat/conversationStore';
+import { type StoreProblem } from '../core/chat/store/core';
 import { ChatController } from './chat/chatController';
 import { CompletionService } from './completion/service';
 import type { CompletionSwitch } from './completion/switch';

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import type { HttpClient, HttpRequest } from '../core/http';
+import type { HttpClient } from '../core/http';
+import type { HttpRequest } from '../core/httpTypes';
 import type { KeyEntry } from '../core/keys';
 import { GenerationalLoad } from '../core/generationalLoad';
 import type { RegistrySnapshot } from '../core/models/modelRegistry';

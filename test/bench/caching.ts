@@ -7,7 +7,7 @@
 import { requestBody } from '../../src/core/chat/chat';
 import type { ChatMessage, ChatRequest, ChatTool } from '../../src/core/chat/events';
 import { promptCacheRequest } from '../../src/core/chat/promptCache';
-import type { StoredMessage } from '../../src/core/chat/conversationStore';
+import type { StoredMessage } from '../../src/core/chat/store/log';
 import type { ChatProtocol, ModelInfo } from '../../src/core/models/types';
 import { buildHistory } from '../../src/host/chat/history';
 import { PromptCacheDouble, cacheBlocks } from '../gateway/promptCache';

@@ -12,7 +12,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { toView } from '../../src/core/chat/conversationForms';
-import { ConversationStore, type StoredMessage } from '../../src/core/chat/conversationStore';
+import { ConversationStore } from '../../src/core/chat/conversationStore';
+import { type StoredMessage } from '../../src/core/chat/store/log';
 import { WebviewHarness } from '../webview/harness';
 import { snapshot as fixtureSnapshot } from '../webview/fixtures';
 import { alternate, bytes, median, ms, ratio, runJsonChild, type BenchContext, type Row } from './lib';

@@ -9,7 +9,8 @@
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import { toView } from '../../src/core/chat/conversationForms';
-import { ConversationStore, type ConversationPage } from '../../src/core/chat/conversationStore';
+import { ConversationStore } from '../../src/core/chat/conversationStore';
+import { type ConversationPage } from '../../src/core/chat/store/readPath';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;

@@ -21,7 +21,8 @@
  */
 // First: answers `vscode` for every host module imported after it.
 import { CancellationTokenSource, fake } from '../unit/chatHost/fakeVscode';
-import type { HttpClient, HttpRequest, HttpResponse } from '../../src/core/http';
+import type { HttpClient } from '../../src/core/http';
+import type { HttpRequest, HttpResponse } from '../../src/core/httpTypes';
 import type { ChatProtocol } from '../../src/core/models/types';
 import { GatewayChatProvider } from '../../src/host/lm/chatProvider';
 import type { LanguageModelResponsePart } from '../../src/host/lm/lmApi';

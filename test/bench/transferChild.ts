@@ -19,7 +19,7 @@
 import * as fs from 'node:fs';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
-import { downloadVideo } from '../../src/core/media/video';
+import { downloadVideo } from '../../src/core/media/videoDownload';
 import { parsePdf } from '../../src/core/tools/glm';
 import type { HttpClient } from '../../src/core/http';
 import { clientFor } from '../support/client';

@@ -1,5 +1,6 @@
 import { Endpoints } from '../../src/core/config';
-import { HttpClient, type HttpClientOptions, type Timeouts } from '../../src/core/http';
+import { HttpClient } from '../../src/core/http';
+import { type HttpClientOptions, type Timeouts } from '../../src/core/httpTypes';
 import { keyForRequest } from '../../src/core/keys';
 import { DEFAULT_KEY_ID } from '../../src/core/keyQueue';
 import type { ProxySettings } from '../../src/core/proxy';

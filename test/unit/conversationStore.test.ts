@@ -13,7 +13,9 @@ import {
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { titleFrom, toMarkdown, toView } from '../../src/core/chat/conversationForms';
-import { ConversationStore, type StoredMessage, type StoreProblem } from '../../src/core/chat/conversationStore';
+import { ConversationStore } from '../../src/core/chat/conversationStore';
+import { type StoredMessage } from '../../src/core/chat/store/log';
+import { type StoreProblem } from '../../src/core/chat/store/core';
 import { writeFileAtomic } from '../../src/core/atomicFile';
 
 const user = (id: string, text = `text of ${id}`): StoredMessage => ({

@@ -14,7 +14,8 @@ import {
 } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ConversationStore, type StoredMessage } from '../../src/core/chat/conversationStore';
+import { ConversationStore } from '../../src/core/chat/conversationStore';
+import { type StoredMessage } from '../../src/core/chat/store/log';
 import { sha256Hex } from '../../src/core/chat/images';
 import { FileLock } from '../../src/core/chat/store/lock';
 import { until } from '../support/until';

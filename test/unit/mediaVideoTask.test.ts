@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as z from 'zod/mini';
 import { GatewayError } from '../../src/core/errors';
-import { normaliseStatus, parseProgress, parseVideoStatus, type VideoStatus } from '../../src/core/media/video';
+import { normaliseStatus, parseProgress, parseVideoStatus, type VideoStatus } from '../../src/core/media/videoStatus';
 import { FileLock } from '../../src/core/chat/store/lock';
 import { VideoDownloadGuard } from '../../src/core/media/downloadGuard';
 import { mediaBaseName } from '../../src/core/media/mediaFiles';

@@ -6,7 +6,9 @@ import * as assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ConversationStore, type StoreProblem, type StoredMessage } from '../../src/core/chat/conversationStore';
+import { ConversationStore } from '../../src/core/chat/conversationStore';
+import { type StoreProblem } from '../../src/core/chat/store/core';
+import { type StoredMessage } from '../../src/core/chat/store/log';
 import { StoreCore } from '../../src/core/chat/store/core';
 
 const user = (id: string): StoredMessage => ({ id, role: 'user', text: `text of ${id}`, status: 'done', createdAt: 1 });

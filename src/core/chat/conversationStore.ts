@@ -12,11 +12,6 @@ import { SummaryList } from './store/summaries';
 import { ChangeWatcher, type StoreChange } from './store/watch';
 import { StoreWriter } from './store/writePath';
 
-export type { StoredMessage } from './store/log';
-export type { StoreChange } from './store/watch';
-export type { ConversationMeta, ConversationStoreOptions, StoreProblem } from './store/core';
-export { DEFAULT_PAGE, STREAMING_STALE_MS, type ConversationPage } from './store/readPath';
-
 /** A whole conversation: export, tests, and stores in the old format. */
 export interface Conversation extends ConversationMeta {
   messages: StoredMessage[];

@@ -2,7 +2,7 @@
  * The turns a retry, a regenerate or a continue acts on: the last question or answer past the
  * notices after it, and the request that continues an answer cut at the token limit.
  */
-import type { StoredMessage } from './conversationStore';
+import type { StoredMessage } from './store/log';
 import type { ChatMessage } from './events';
 import type { ThinkingRequest } from './thinking';
 import type { ChatProtocol } from '../models/types';

@@ -12,15 +12,6 @@ import { displaySize, displaySizeText, parseSize, videoWireSize } from '../../sh
 import { parseVideoStatus, type VideoStatus } from './videoStatus';
 
 // The task's status and its download live beside this file; callers import them from here, with the submission.
-export {
-  normaliseStatus,
-  parseProgress,
-  parseVideoStatus,
-  REMOTE_STATUSES,
-  type RemoteStatus,
-  type VideoStatus,
-} from './videoStatus';
-export { downloadVideo, videoDownloadUrl, type DownloadOptions } from './videoDownload';
 
 /**
  * How a task is submitted: `task` = the spec's `POST /v1/video/generations` (JSON), `openai` =

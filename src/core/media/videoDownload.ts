@@ -1,6 +1,7 @@
 import * as l10n from '@vscode/l10n';
 import { GatewayError } from '../errors';
-import type { HttpClient, LargeResponse } from '../http';
+import type { HttpClient } from '../http';
+import type { LargeResponse } from '../httpTypes';
 import { downloadableLink, ERROR_STATUSES, redactUrl } from './images';
 import { streamToFileUnique } from '../atomicFile';
 import { checkMp4File, describeBytes } from './mediaFiles';

@@ -7,14 +7,8 @@ import { GatewayError, isGatewayError } from '../errors';
 import type { HttpClient } from '../http';
 import type { DownloadGuard } from './downloadGuard';
 import { mediaBaseName } from './mediaFiles';
-import {
-  downloadVideo,
-  queryVideo,
-  submitVideo,
-  validateVideoParams,
-  videoDownloadUrl,
-  type VideoParams,
-} from './video';
+import { queryVideo, submitVideo, validateVideoParams, type VideoParams } from './video';
+import { downloadVideo, videoDownloadUrl } from './videoDownload';
 import * as T from './videoTaskStates';
 import type { PollPolicy, VideoTask } from './videoTaskStates';
 

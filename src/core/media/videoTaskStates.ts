@@ -3,7 +3,8 @@ import * as z from 'zod/mini';
 import type { GatewayError } from '../errors';
 import { formatNumber } from '../../shared/format';
 import { TASK_PHASES, taskIdentityShape } from '../../shared/mediaProtocol';
-import { REMOTE_STATUSES, type VideoParams, type VideoStatus } from './video';
+import { type VideoParams } from './video';
+import { REMOTE_STATUSES, type VideoStatus } from './videoStatus';
 
 /**
  * The life of one video task on the client, as pure transitions (no timers, no I/O), so that it can

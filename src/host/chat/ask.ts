@@ -3,7 +3,7 @@
  * the caller gets the finished answer.
  */
 import * as vscode from 'vscode';
-import type { StoredMessage } from '../../core/chat/conversationStore';
+import type { StoredMessage } from '../../core/chat/store/log';
 import { offeredProtocols } from '../../core/chat/capabilities';
 import type { ThinkingChoice } from '../../core/chat/thinking';
 import { GatewayError } from '../../core/errors';

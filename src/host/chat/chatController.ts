@@ -1,6 +1,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ConversationStore, StoredMessage, StoreProblem } from '../../core/chat/conversationStore';
+import type { ConversationStore } from '../../core/chat/conversationStore';
+import type { StoredMessage } from '../../core/chat/store/log';
+import type { StoreProblem } from '../../core/chat/store/core';
 import { ConversationClaims, type ClaimOptions } from '../../core/chat/store/claims';
 import { toView } from '../../core/chat/conversationForms';
 import { GatewayError, isGatewayError } from '../../core/errors';

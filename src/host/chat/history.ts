@@ -3,7 +3,8 @@
  * read, so a long conversation costs the same as a short one. No `vscode` import.
  */
 import { imageSupport } from '../../core/chat/capabilities';
-import type { ConversationStore, StoredMessage } from '../../core/chat/conversationStore';
+import type { ConversationStore } from '../../core/chat/conversationStore';
+import type { StoredMessage } from '../../core/chat/store/log';
 import type { ChatImage, ChatMessage } from '../../core/chat/events';
 import type { ModelInfo } from '../../core/models/types';
 

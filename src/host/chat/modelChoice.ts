@@ -12,7 +12,8 @@
 import { offeredProtocols } from '../../core/chat/capabilities';
 import { randomUUID } from 'node:crypto';
 import * as l10n from '@vscode/l10n';
-import type { ConversationMeta, StoredMessage } from '../../core/chat/conversationStore';
+import type { ConversationMeta } from '../../core/chat/store/core';
+import type { StoredMessage } from '../../core/chat/store/log';
 import { GatewayError } from '../../core/errors';
 import type { ModelInfo } from '../../core/models/types';
 import type { ModelChangeReason } from '../../shared/protocol';

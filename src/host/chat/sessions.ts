@@ -14,7 +14,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as l10n from '@vscode/l10n';
-import type { ConversationMeta, ConversationStore, StoredMessage } from '../../core/chat/conversationStore';
+import type { ConversationStore } from '../../core/chat/conversationStore';
+import type { ConversationMeta } from '../../core/chat/store/core';
+import type { StoredMessage } from '../../core/chat/store/log';
 import { GatewayError } from '../../core/errors';
 import type { Services } from '../services';
 

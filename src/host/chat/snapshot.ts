@@ -12,7 +12,8 @@ import {
   isThirdProvider,
   searchProtocols,
 } from '../../core/chat/capabilities';
-import type { ConversationStore, StoredMessage } from '../../core/chat/conversationStore';
+import type { ConversationStore } from '../../core/chat/conversationStore';
+import type { StoredMessage } from '../../core/chat/store/log';
 import { thinkingChoices, thinkingControl } from '../../core/chat/thinking';
 import type { ChatProtocol, ModelInfo } from '../../core/models/types';
 import type { ChatMessageView, ChatModelView, HostMessage, ImageRef, Snapshot } from '../../shared/protocol';

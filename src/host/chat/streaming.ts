@@ -4,7 +4,8 @@
  * conversation and message it belongs to; none depends on what the view shows. No `vscode` import.
  */
 import * as l10n from '@vscode/l10n';
-import type { ConversationStore, StoredMessage } from '../../core/chat/conversationStore';
+import type { ConversationStore } from '../../core/chat/conversationStore';
+import type { StoredMessage } from '../../core/chat/store/log';
 import type { ChatEvent, Usage } from '../../core/chat/events';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import type { Citation } from '../../shared/protocol';

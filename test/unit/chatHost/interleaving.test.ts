@@ -17,7 +17,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import type { StoredMessage } from '../../../src/core/chat/conversationStore';
+import type { StoredMessage } from '../../../src/core/chat/store/log';
 import type { HostMessage } from '../../../src/shared/protocol';
 import { useDoubleClient } from '../../support/client';
 import { until } from '../../support/until';

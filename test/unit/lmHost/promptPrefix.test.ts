@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { requestBody } from '../../../src/core/chat/chat';
 import type { ChatMessage, ChatRequest, ChatTool } from '../../../src/core/chat/events';
 import { promptCacheRequest } from '../../../src/core/chat/promptCache';
-import type { StoredMessage } from '../../../src/core/chat/conversationStore';
+import type { StoredMessage } from '../../../src/core/chat/store/log';
 import type { ChatProtocol, ModelInfo } from '../../../src/core/models/types';
 import { buildHistory, windowStart } from '../../../src/host/chat/history';
 import { toChatMessages } from '../../../src/host/lm/requestMessages';
