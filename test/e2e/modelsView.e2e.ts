@@ -59,7 +59,11 @@ describe('Model Gateway sidebar', () => {
     assert.match(parser.ariaLabel, /^glm-file-parser, Tools model, available/);
     assert.match(parser.description, /(^| — )Zhipu GLM$/, `the gateway's zhipu_4v, by name: ${parser.description}`);
     const extract = row(rows, 'kimi-file-extract');
-    assert.match(extract.description, /Custom channel$/, `the gateway's "custom", in words: ${extract.description}`);
+    assert.match(
+      extract.description,
+      /Moonshot Kimi$/,
+      `the gateway's "custom" named by the model's vendor: ${extract.description}`,
+    );
     assert.ok(!rows.some((r) => /zhipu_4v|(^| — )custom$/.test(r.description)), 'no raw channel id is shown');
 
     // "Chat with This Model" has an icon of its own beside a chat row (the row's icon is the chat bubbles).
