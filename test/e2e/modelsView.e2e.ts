@@ -45,8 +45,8 @@ describe('Model Gateway sidebar', () => {
     assert.equal(gpt5.group, 'Chat');
     assert.match(
       gpt5.description,
-      /^Chat Completions · Responses — OpenAI$/,
-      'the provider by its name, not its channel id',
+      /^OpenAI — Chat Completions · Responses$/,
+      'the provider by its name, not its channel id, first: a narrow view cuts the end of a row',
     );
     assert.equal(gpt5.ariaLabel, 'gpt-5, Chat model, available, Chat Completions · Responses');
 
@@ -57,10 +57,14 @@ describe('Model Gateway sidebar', () => {
     const parser = row(rows, 'glm-file-parser');
     assert.equal(parser.group, 'Tools');
     assert.match(parser.ariaLabel, /^glm-file-parser, Tools model, available/);
-    assert.match(parser.description, /(^| — )Zhipu GLM$/, `the gateway's zhipu_4v, by name: ${parser.description}`);
+    assert.match(parser.description, /^Zhipu GLM( — |$)/, `the gateway's zhipu_4v, by name: ${parser.description}`);
     const extract = row(rows, 'kimi-file-extract');
-    assert.match(extract.description, /Custom channel$/, `the gateway's "custom", in words: ${extract.description}`);
-    assert.ok(!rows.some((r) => /zhipu_4v|(^| — )custom$/.test(r.description)), 'no raw channel id is shown');
+    assert.match(
+      extract.description,
+      /^Moonshot Kimi( — |$)/,
+      `the gateway's "custom" named by the model's vendor: ${extract.description}`,
+    );
+    assert.ok(!rows.some((r) => /zhipu_4v|^custom( — |$)/.test(r.description)), 'no raw channel id is shown');
 
     // "Chat with This Model" has an icon of its own beside a chat row (the row's icon is the chat bubbles).
     const gptRow = modelRow(page, 'gpt-5');

@@ -15,12 +15,14 @@ describe('Activation', function () {
   });
   after(() => gw.stop());
 
-  it('is installed, not activated at start-up, and has no eager activation events', () => {
+  it('is installed and never activated while VS Code starts: at most once start-up has finished', () => {
     const e = ext();
     assert.ok(e, 'the extension is present');
-    assert.equal(e.isActive, false, 'nothing activated it before a view or command was used');
+    // Inline completion needs its provider registered in every window, so the extension activates
+    // on onStartupFinished (after the window is up, never during its start); what that loads is
+    // the entry alone (the next test), and nothing is sent while completion is off.
     const events: string[] = e.packageJSON.activationEvents ?? [];
-    assert.ok(!events.includes('*') && !events.includes('onStartupFinished'), events.join());
+    assert.ok(!events.includes('*'), events.join());
   });
 
   /** The extension's files of dist/ that Node has loaded in this extension host. */

@@ -113,4 +113,21 @@ describe('model kinds and protocols', () => {
   it('marks everything unavailable when the key list is unknown', () => {
     assert.ok(mergeModels(undefined, [{ id: 'a' }]).every((m) => !m.available));
   });
+
+  it("names the vendor of a model the gateway files under 'custom' (its word for a model it has no table entry for)", () => {
+    const merged = mergeModels(
+      [
+        { id: 'kimi-file-extract', ownedBy: 'custom', endpointTypes: [] },
+        { id: 'glm-5-air', ownedBy: 'custom', endpointTypes: [] },
+        { id: 'house-model', ownedBy: 'custom', endpointTypes: [] },
+        { id: 'qwen-next', ownedBy: 'custom', endpointTypes: [] },
+      ],
+      [{ id: 'qwen-next', provider: 'Alibaba' }],
+    );
+    const provider = new Map(merged.map((m) => [m.id, m.provider]));
+    assert.equal(provider.get('kimi-file-extract'), 'moonshot');
+    assert.equal(provider.get('glm-5-air'), 'zhipu');
+    assert.equal(provider.get('qwen-next'), 'Alibaba', "the catalog's provider before a guess from the name");
+    assert.equal(provider.get('house-model'), 'custom', 'no vendor in the name: left as the gateway said');
+  });
 });

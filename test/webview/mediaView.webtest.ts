@@ -96,11 +96,12 @@ export function defineMediaTests(t: SuiteBuilder, harness: () => WebviewHarness)
     page = undefined;
     await closeAndCheck(closing);
   });
-  const open = async (uiState?: unknown): Promise<ChatPage> => {
+  const open = async (uiState?: unknown, theme?: 'light' | 'dark'): Promise<ChatPage> => {
     page = await harness().open({
       app: 'media',
       viewport: { width: 900, height: 1400 },
       ...(uiState ? { uiState } : {}),
+      ...(theme ? { theme } : {}),
     });
     return page;
   };
@@ -309,6 +310,34 @@ export function defineMediaTests(t: SuiteBuilder, harness: () => WebviewHarness)
     assert.deepEqual(dims, ['48 × 48 (asked for 1024 × 1024)', '1536 × 1024', 'size unknown']);
     assert.deepEqual(await wireWords(p), []);
     await p.page.screenshot({ path: path.join(SCREENSHOTS, 'media-cards.png'), fullPage: true });
+  });
+
+  t.it('the Done badge is the same accent in Light Modern and Dark Modern, white on blue', async () => {
+    const t0 = Date.now() - 60_000;
+    const params = { model: 'wan2.5-t2v-preview', prompt: 'a fox', size: '832*480', duration: 5, outputDir: '/tmp' };
+    const policy: T.PollPolicy = { baseMs: 15_000, maxPollMs: 0, maxErrors: 3 };
+    const accepted = T.accepted(T.createTask(params, 'l', t0), 'task_1', t0, policy);
+    const done = T.downloaded(accepted, '/tmp/v.mp4', t0 + 9000);
+    const colours: string[][] = [];
+    for (const theme of ['light', 'dark'] as const) {
+      const p = await open({ tab: 'video', fields: {} }, theme);
+      await p.push({ type: 'snapshot', state: studio({ tasks: [taskView('done', done)] }) });
+      const badge = p.page.locator('#panel-video .task .badge', { hasText: /^Done$/ });
+      colours.push(
+        await badge.evaluate((el) => {
+          const style = getComputedStyle(el);
+          return [style.color, style.backgroundColor];
+        }),
+      );
+      await p.page.screenshot({ path: path.join(SCREENSHOTS, `media-done-${theme}.png`) });
+      await closeAndCheck(p);
+      page = undefined;
+    }
+    // Light Modern's and Dark Modern's accents (#005fb8, #0078d4): a blue in both, not a grey in one.
+    assert.deepEqual(colours, [
+      ['rgb(255, 255, 255)', 'rgb(0, 95, 184)'],
+      ['rgb(255, 255, 255)', 'rgb(0, 120, 212)'],
+    ]);
   });
 
   t.it('comes back with its tab and drafts from the saved state, sizes in its own notation', async () => {

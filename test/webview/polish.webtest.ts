@@ -87,6 +87,50 @@ export function definePolishTests(t: SuiteBuilder, harness: () => WebviewHarness
       }
   });
 
+  t.it("an answer's Copy and Regenerate never cover its text (hovered, or the last one scrolled through)", async () => {
+    const long = Array.from({ length: 40 }, (_, i) => `Line ${i + 1} of a long answer that fills the whole width.`);
+    const p = await open('dark', 300);
+    await p.push(
+      snapshotMessage(
+        snapshot({
+          messages: [
+            userMessage('u1', 'First'),
+            assistantMessage('a1', 'A short answer whose last line runs all the way to the right edge of the view'),
+            userMessage('u2', 'Second'),
+            assistantMessage('a2', long.join('\n\n')),
+          ],
+        }),
+      ),
+    );
+    /** Text lines of a message that its toolbar covers. */
+    const covered = (id: string) =>
+      p.page.locator(`.msg[data-id="${id}"]`).evaluate((msg) => {
+        const bar = msg.querySelector(':scope > .msg-actions')?.getBoundingClientRect();
+        if (!bar) return ['no toolbar'];
+        const out: string[] = [];
+        const walker = document.createTreeWalker(msg, NodeFilter.SHOW_TEXT);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          if (!n.textContent?.trim() || n.parentElement?.closest('.msg-actions')) continue;
+          const range = document.createRange();
+          range.selectNodeContents(n);
+          for (const r of Array.from(range.getClientRects()))
+            if (r.left < bar.right && r.right > bar.left && r.top < bar.bottom && r.bottom > bar.top)
+              out.push(n.textContent.trim().slice(0, 40));
+        }
+        return out;
+      });
+    await p.page.locator('.msg[data-id="a1"]').hover();
+    const hovered = await covered('a1');
+    // The last answer's end below the view: its toolbar must not float over the lines being read.
+    await p.page
+      .locator('.msg[data-id="a2"] p')
+      .nth(10)
+      .evaluate((el) => el.scrollIntoView({ block: 'end' }));
+    await p.page.mouse.move(150, 300);
+    await shoot(p, 'answer-actions');
+    assert.deepEqual({ hovered, scrolled: await covered('a2') }, { hovered: [], scrolled: [] });
+  });
+
   t.it('Cancel beside Save & Resend is a secondary button, in both themes', async () => {
     for (const theme of THEMES) {
       const p = await open(theme, 300);

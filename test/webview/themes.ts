@@ -36,6 +36,8 @@ export const DARK = `:root {${common}
   --vscode-input-placeholderForeground: #989898;
   --vscode-focusBorder: #0078d4;
   --vscode-badge-background: #616161;
+  --vscode-activityBarBadge-background: #0078d4;
+  --vscode-activityBarBadge-foreground: #ffffff;
   --vscode-badge-foreground: #f8f8f8;
   --vscode-textLink-foreground: #4daafc;
   --vscode-textLink-activeForeground: #4daafc;
@@ -89,6 +91,8 @@ export const LIGHT = `:root {${common}
   --vscode-input-placeholderForeground: #767676;
   --vscode-focusBorder: #005fb8;
   --vscode-badge-background: #cccccc;
+  --vscode-activityBarBadge-background: #005fb8;
+  --vscode-activityBarBadge-foreground: #ffffff;
   --vscode-badge-foreground: #3b3b3b;
   --vscode-textLink-foreground: #005fb8;
   --vscode-textLink-activeForeground: #005fb8;

@@ -79,7 +79,7 @@ export function mergeModels(keyModels: KeyModel[] | undefined, catalog: CatalogE
     models.push({
       id,
       name: entry?.name ?? id,
-      provider: providerName(key?.ownedBy, entry?.provider),
+      provider: providerName(id, key?.ownedBy, entry?.provider),
       ...(key?.ownedBy ? { ownedBy: key.ownedBy } : {}),
       kind,
       ...protocols,
@@ -103,10 +103,29 @@ const KIND_ORDER: ModelKind[] = ['chat', 'image', 'video', 'tool', 'other'];
 
 /**
  * The gateway's `owned_by` names the upstream channel; a catalog often files every model under
- * one provider (the gateway itself), so it is only the fallback.
+ * one provider (the gateway itself), so it is only the fallback. new-api answers `custom` for a
+ * model missing from its own table (see its model list handler), which names no vendor: the
+ * catalog's provider, else the vendor the model's name starts with, says more.
  */
-function providerName(ownedBy: string | undefined, catalogProvider: string | undefined): string {
+function providerName(id: string, ownedBy: string | undefined, catalogProvider: string | undefined): string {
+  if (ownedBy === 'custom') return catalogProvider ?? vendorInName(id) ?? ownedBy;
   return ownedBy ?? catalogProvider ?? 'other';
+}
+
+/** Model name prefixes that name their vendor (as provider ids `providerNames` words). */
+const VENDOR_PREFIXES: Array<[RegExp, string]> = [
+  [/^(kimi|moonshot)-/i, 'moonshot'],
+  [/^(glm|cogview|cogvideo)-/i, 'zhipu'],
+  [/^(qwen|wan)[-\d.]/i, 'ali'],
+  [/^deepseek-/i, 'deepseek'],
+  [/^(gpt-|o\d|dall-e|sora-)/i, 'openai'],
+  [/^claude-/i, 'anthropic'],
+  [/^gemini-/i, 'gemini'],
+  [/^doubao-/i, 'doubao'],
+];
+
+function vendorInName(id: string): string | undefined {
+  return VENDOR_PREFIXES.find(([prefix]) => prefix.test(id))?.[1];
 }
 
 export function countByKind(models: ModelInfo[], onlyAvailable = true): Record<ModelKind, number> {

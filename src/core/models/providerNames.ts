@@ -32,7 +32,7 @@ const NAMES: Record<string, () => string> = {
   ollama: () => 'Ollama',
   perplexity: () => 'Perplexity',
   jina: () => 'Jina AI',
-  // The gateway's own channel to any OpenAI-compatible server: no vendor to name.
+  // new-api's word for a model missing from its own table, when neither the catalog nor the name says whose.
   custom: () => l10n.t('Custom channel'),
 };
 

@@ -58,8 +58,8 @@ export class ConversationActions {
 
   /**
    * Exports a conversation as a Markdown file, where the user picks (offered under its title, in
-   * the workspace), or at `to` when the caller names the file (scripts and tests). Then offers to
-   * open it. Undefined when there is nothing to export or the user cancelled the dialog.
+   * the workspace), or at `to` when the caller names the file (scripts and tests); a file the user
+   * picked is then opened. Undefined when there is nothing to export or the user cancelled the dialog.
    */
   async exportMarkdown(
     id: string | undefined,
@@ -88,12 +88,11 @@ export class ConversationActions {
     // The dialog has asked before replacing an existing file.
     await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(markdown));
     if (!to) {
-      const open = vscode.l10n.t('Open');
-      void vscode.window
-        .showInformationMessage(vscode.l10n.t('Exported the conversation to {0}.', path.basename(target.path)), open)
-        .then(async (choice) => {
-          if (choice === open) await vscode.window.showTextDocument(target, { preview: false });
-        });
+      // The file is opened rather than offered: a toast's button vanishes with the toast after a few seconds.
+      await vscode.window.showTextDocument(target, { preview: false });
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t('Exported the conversation to {0}.', path.basename(target.path)),
+      );
     }
     return { uri: target, markdown };
   }

@@ -179,6 +179,8 @@ export class VideoActions {
           ...(task.taskId ? { taskId: task.taskId } : {}),
         },
       ]);
+      // The studio on screen shows the video in the task's row and the gallery; a toast would say it twice.
+      if (this.host.isShowing()) return;
       const play = vscode.l10n.t('Open with System Player');
       const reveal = vscode.l10n.t('Reveal in Explorer');
       const choice = await vscode.window.showInformationMessage(

@@ -155,8 +155,9 @@ export class ModelsView implements vscode.TreeDataProvider<Node>, vscode.Disposa
       : known
         ? vscode.l10n.t('not available to this key')
         : vscode.l10n.t('availability unknown');
+    // The provider first: a narrow view cuts a row's end, and the protocols are also in the tooltip.
     item.description = m.available
-      ? [badges, m.provider && providerName(m.provider), this.calledWith(m, node.keyId)].filter(Boolean).join(' — ')
+      ? [m.provider && providerName(m.provider), badges, this.calledWith(m, node.keyId)].filter(Boolean).join(' — ')
       : state;
     item.iconPath = new vscode.ThemeIcon(m.available ? KIND_ICONS[m.kind] : known ? 'circle-slash' : 'question');
     // `.keys`: several keys list the model, so the key it is called with can be picked.
