@@ -222,6 +222,8 @@ export const hostMessageSchema = z.discriminatedUnion('type', [
    * text), else refused (the view puts the text back into the message box).
    */
   z.object({ type: z.literal('sendResult'), sendId: z.string(), accepted: z.boolean() }),
+  /** An Edit & Resend that was not stored (refused, or its write failed): its text goes back into the message box. */
+  z.object({ type: z.literal('putBack'), conversationId: z.string(), text: z.string() }),
 ]);
 export type HostMessage = z.infer<typeof hostMessageSchema>;
 

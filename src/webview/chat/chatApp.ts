@@ -98,6 +98,9 @@ export class ChatApp {
       case 'sendResult':
         this.composer.settle(message.sendId, message.accepted);
         return;
+      case 'putBack':
+        this.composer.putBack(message.text);
+        return;
     }
     if (store.dirty) this.schedule();
   }
