@@ -456,6 +456,7 @@ export class AnswerRunner {
     const events = withProtocolFallback(info, protocol, run, async (change) => {
       message.protocol = change.to;
       await switched(change);
+      await host.models.dropRefusedOverride(id, change.from);
     });
     const final = await streamAnswer(session, id, events, {
       store: host.store,
