@@ -161,7 +161,7 @@ export class HttpClient {
     const maxWait = this.options.maxRetryAfterMs ?? 10_000;
     let waited = 0;
     for (let attempt = 1; ; attempt++) {
-      const slot = opts.gated ? await this.queue.acquire(keyId, req.signal) : undefined;
+      const slot = opts.gated ? await this.queue.acquire(keyId, req.signal, req.onQueued) : undefined;
       const started = Date.now();
       let response: Exchange<R>;
       try {

@@ -131,6 +131,8 @@ export interface ChatRequest {
   /** Whether it must call one; `auto` when absent. Only sent with `tools`. */
   toolMode?: ToolMode;
   signal?: AbortSignal;
+  /** Told when the request waits in its key's queue for a free slot (see keyQueue.ts). */
+  onQueued?: () => void;
   /** `long` for calls that legitimately take minutes (an image made through the Responses protocol). */
   timeout?: 'standard' | 'long';
 }

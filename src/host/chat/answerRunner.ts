@@ -450,6 +450,7 @@ export class AnswerRunner {
         enableSearch: meta.enableSearch && searchableOver(info, over) ? true : undefined,
         thinking: thinking(over),
         signal: session.abort.signal,
+        onQueued: () => host.link.port?.post({ type: 'queued', conversationId: id, messageId: message.id }),
       }).batches();
     };
     const switched = protocolSwitchHandler(host.services);

@@ -98,6 +98,9 @@ export class ChatApp {
       case 'sendResult':
         this.composer.settle(message.sendId, message.accepted);
         return;
+      case 'queued':
+        this.list.queued(message.messageId);
+        return;
       case 'putBack':
         this.composer.putBack(message.text);
         return;
