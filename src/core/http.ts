@@ -216,7 +216,7 @@ export class HttpClient {
 
   /** A place in the key's queue: waited for, or for a background request taken only when free. */
   private async place(keyId: string, req: HttpRequest): Promise<KeySlot> {
-    if (!req.background) return this.queue.acquire(keyId, req.signal);
+    if (!req.background) return this.queue.acquire(keyId, req.signal, req.onQueued);
     const slot = this.queue.acquireBackground(keyId, req.background.giveUp);
     if (slot) return slot;
     throw new GatewayError('cancelled', l10n.t("Skipped: the key's other requests go first."));

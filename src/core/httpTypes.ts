@@ -75,6 +75,8 @@ export interface HttpRequest {
   json?: unknown;
   body?: RequestBody;
   signal?: AbortSignal;
+  /** Told when a billed request waits in its key's queue for a free slot (the gateway's concurrency limit). */
+  onQueued?: () => void;
   /**
    * `long` (image generation, document parsing) waits for the first byte as long as
    * `timeouts.longRequestSeconds` allows, and a streamed answer may stay silent that long too.

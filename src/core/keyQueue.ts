@@ -37,13 +37,17 @@ interface Gate {
 export class KeyQueue {
   private readonly gates = new Map<string, Gate>();
 
-  /** Resolves once the request may go; rejects with a cancellation when `signal` aborts first. */
-  acquire(keyId: string = DEFAULT_KEY_ID, signal?: AbortSignal): Promise<KeySlot> {
+  /**
+   * Resolves once the request may go; rejects with a cancellation when `signal` aborts first.
+   * `onWait` is told when the request has to wait for a free slot (the caller may say so).
+   */
+  acquire(keyId: string = DEFAULT_KEY_ID, signal?: AbortSignal, onWait?: () => void): Promise<KeySlot> {
     const gate = this.gate(keyId);
     if (signal?.aborted) return Promise.reject(cancelled());
     if (!gate.waiting.length && hasRoom(gate)) return Promise.resolve(this.take(gate));
     // A request that must wait never waits for a background one: those give up their place.
     for (const giveUp of [...gate.background]) giveUp();
+    onWait?.();
     return new Promise<KeySlot>((resolve, reject) => {
       const onAbort = () => {
         gate.waiting = gate.waiting.filter((w) => w !== waiter);

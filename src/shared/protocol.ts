@@ -226,6 +226,10 @@ export const hostMessageSchema = z.discriminatedUnion('type', [
    * text), else refused (the view puts the text back into the message box).
    */
   z.object({ type: z.literal('sendResult'), sendId: z.string(), accepted: z.boolean() }),
+  /** An Edit & Resend that was not stored (refused, or its write failed): its text goes back into the message box. */
+  z.object({ type: z.literal('putBack'), conversationId: z.string(), text: z.string() }),
+  /** The answer's request waits in its key's queue for a free slot (the gateway's concurrency limit). */
+  z.object({ type: z.literal('queued'), conversationId: z.string(), messageId: z.string() }),
 ]);
 export type HostMessage = z.infer<typeof hostMessageSchema>;
 

@@ -171,7 +171,7 @@ describe('Limits the gateway enforces', () => {
       assert.equal(queue.state().inFlight, 0, 'every slot was given back');
     });
 
-    it('cancels a request while it waits in the queue, without sending it', async () => {
+    it('tells a request that it waits in the queue, and cancels it there without sending it', async () => {
       const queue = new KeyQueue();
       queue.learn('default', 2, LIMIT);
       const { http } = recordingClient(gw, BUSY_KEY, { keyQueue: queue });
@@ -181,8 +181,12 @@ describe('Limits the gateway enforces', () => {
       try {
         const running = [1, 2].map((i) => collectChat(streamChat(http, chatRequest(`answer ${i}`))));
         await until(() => gw.concurrency(BUSY_KEY).inFlight === LIMIT, 'two answers run');
-        waiting = collectChat(streamChat(http, chatRequest('the third', controller.signal)));
+        let told = 0;
+        waiting = collectChat(
+          streamChat(http, { ...chatRequest('the third', controller.signal), onQueued: () => void told++ }),
+        );
         await until(() => queue.state().waiting === 1, 'the third waits');
+        assert.equal(told, 1, 'the chat request is told it waits for a free slot (the view says so)');
         controller.abort();
         const third = (await waiting) as Awaited<ReturnType<typeof collectChat>>;
         assert.ok(isGatewayError(third.error, 'cancelled'), String(third.error));

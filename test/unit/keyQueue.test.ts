@@ -52,6 +52,18 @@ describe('Key queue (concurrency per key)', () => {
     assert.equal(queue.learn('solo', 1), 1, 'at least one always runs');
   });
 
+  it('tells a request that it waits for a free slot, and only one that waits', async () => {
+    const queue = new KeyQueue();
+    queue.learn('k', 2, 1);
+    const told: string[] = [];
+    const running = await queue.acquire('k', undefined, () => told.push('first'));
+    const queued = queue.acquire('k', undefined, () => told.push('second'));
+    assert.deepEqual(told, ['second'], 'told at once, while it waits');
+    running.release();
+    (await queued).release();
+    assert.deepEqual(told, ['second']);
+  });
+
   it('gives up a queued request when its signal aborts, and lets the next one through', async () => {
     const queue = new KeyQueue();
     const running = await queue.acquire('k');

@@ -33,6 +33,26 @@ export function defineInputTests(s: SuiteBuilder, harness: () => WebviewHarness)
     await p.waitFor(`window.__probe.state?.draft === ''`);
   });
 
+  s.it('an edit the host did not store is back in the box; an answer waiting for a free slot says so', async () => {
+    const p = await open();
+    await p.push(
+      snapshotMessage(
+        snapshot({
+          messages: [userMessage('u1', 'Go'), assistantMessage('a1', '', { status: 'streaming' })],
+          busy: true,
+        }),
+      ),
+    );
+    const waiting = p.page.locator('.waiting');
+    await p.waitFor(`document.querySelector('.waiting')?.textContent === 'Waiting for the answer…'`);
+    await p.push({ type: 'queued', conversationId: 'c1', messageId: 'a1' });
+    assert.match((await waiting.textContent()) ?? '', /Waiting for a free slot/);
+    const input = p.page.getByRole('textbox', { name: 'Message' });
+    await input.fill('typed meanwhile');
+    await p.push({ type: 'putBack', conversationId: 'c1', text: 'the edited question' });
+    assert.equal(await input.inputValue(), 'the edited question\ntyped meanwhile');
+  });
+
   s.it(
     'a refused send puts the text back, before what was typed since; an accepted one lets it go, also across a reload',
     async () => {

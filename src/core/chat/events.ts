@@ -144,6 +144,8 @@ export interface ChatRequest {
   signal?: AbortSignal;
   /** The lowest place in the key's queue (an inline completion; see HttpRequest.background). */
   background?: { giveUp: () => void };
+  /** Told when the request waits in its key's queue for a free slot (see keyQueue.ts). */
+  onQueued?: () => void;
   /** `long` for calls that legitimately take minutes (an image made through the Responses protocol). */
   timeout?: 'standard' | 'long';
 }

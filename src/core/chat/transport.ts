@@ -76,6 +76,7 @@ async function open(http: HttpClient, request: ChatRequest, call: ProtocolCall):
     json: call.body,
     headers: { accept: request.stream ? 'text/event-stream' : 'application/json', ...call.headers },
     signal: request.signal,
+    ...(request.onQueued ? { onQueued: request.onQueued } : {}),
     model: request.model,
     ...(request.key !== undefined ? { key: request.key } : {}),
     idempotent: false,

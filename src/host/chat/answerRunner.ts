@@ -457,6 +457,7 @@ export class AnswerRunner {
         thinking: thinking(over),
         ...(cache ? { cache } : {}),
         signal: session.abort.signal,
+        onQueued: () => host.link.port?.post({ type: 'queued', conversationId: id, messageId: message.id }),
       }).batches();
     };
     const switched = protocolSwitchHandler(host.services);
@@ -467,6 +468,7 @@ export class AnswerRunner {
       async (change) => {
         message.protocol = change.to;
         await switched(change);
+        await host.models.dropRefusedOverride(id, change.from);
       },
       cacheFieldRetry(host.services, info.id, (over) => cacheOver(over)),
     );

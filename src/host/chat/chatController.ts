@@ -271,9 +271,17 @@ export class ChatController implements vscode.Disposable {
     return target ? this.answers.continueAnswer(target, messageId) : undefined;
   }
 
+  /** Edit & Resend; an edit that is not stored (refused, or its write failed) goes back into the message box. */
   async editLast(text: string, messageId: string, key?: string): Promise<StoredMessage | undefined> {
-    const target = await this.target(key);
-    return target ? this.answers.editLast(target, text, messageId) : undefined;
+    let answer: StoredMessage | undefined;
+    const conversationId = key ?? this.current.key;
+    try {
+      const target = await this.target(key);
+      answer = target ? await this.answers.editLast(target, text, messageId) : undefined;
+      return answer;
+    } finally {
+      if (!answer && text.trim()) this.link.port?.post({ type: 'putBack', conversationId, text });
+    }
   }
 
   /** Stops the answer being written in the conversation named (by default the one shown), and only that one. */

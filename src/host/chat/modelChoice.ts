@@ -15,7 +15,7 @@ import * as l10n from '@vscode/l10n';
 import type { ConversationMeta } from '../../core/chat/store/core';
 import type { StoredMessage } from '../../core/chat/store/log';
 import { GatewayError } from '../../core/errors';
-import type { ModelInfo } from '../../core/models/types';
+import type { ChatProtocol, ModelInfo } from '../../core/models/types';
 import type { ModelChangeReason } from '../../shared/protocol';
 import { modelGoneSendNote } from '../../shared/notices';
 import type { ChatBase, Shown } from './sessions';
@@ -175,6 +175,19 @@ export class ModelChoice {
     if ('protocolOverride' in patch && patch.protocolOverride === undefined) delete shown.meta.protocolOverride;
     if (shown.id) await this.writeMeta(shown.id, patch);
     if (!quiet) await this.host.sendSnapshot();
+  }
+
+  /**
+   * The relay refused `refused` for the conversation's model, and the user was told later answers
+   * use another protocol: a choice of the refused one the conversation holds (often kept from an
+   * earlier model, which served it) goes, or the next answer would try it again.
+   */
+  async dropRefusedOverride(id: string, refused: ChatProtocol): Promise<void> {
+    const meta = (await this.host.store.open(id, { limit: 0 }))?.meta;
+    if (meta?.protocolOverride !== refused) return;
+    if (this.host.shown.id === id) delete this.host.shown.meta.protocolOverride;
+    await this.writeMeta(id, { protocolOverride: undefined });
+    await this.host.sendSnapshot();
   }
 
   /** A metadata change, tracked so that a delete waits for it. */

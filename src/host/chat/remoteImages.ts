@@ -1,9 +1,12 @@
 import * as vscode from 'vscode';
+import { isPrivateHost } from '../../core/privateAddress';
 
 /**
  * Remote images in chat answers load only from hosts the user allowed, one by one. The host (this
  * code) asks and records the answer in a user setting; the webview can only ask, never grant, and
- * the page's content security policy lists exactly these hosts (https only).
+ * the page's content security policy lists exactly these hosts (https only). Loopback and private
+ * addresses are never allowed, the gateway's own host aside: an image link in an answer is a
+ * request the model chose, and must not reach services on this computer or its network.
  */
 const SECTION = 'modelGateway.chat';
 const KEY = 'remoteImageHosts';
@@ -13,10 +16,34 @@ export const REMOTE_IMAGE_HOSTS_SETTING = `${SECTION}.${KEY}`;
 const HOST =
   /^(?=.{1,253}(?::\d{1,5})?$)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*(?::\d{1,5})?$/;
 
-/** The host in a canonical form, or undefined when it is not a plain host name (no wildcards, no paths). */
+/**
+ * The host in the canonical form the page's URL parser gives it (`127.1` and `0x7f.1` become
+ * `127.0.0.1`), or undefined when it is not a plain host name (no wildcards, no paths).
+ */
 export function normalizeImageHost(host: string): string | undefined {
   const h = host.trim().toLowerCase();
-  return HOST.test(h) ? h : undefined;
+  if (!HOST.test(h)) return undefined;
+  try {
+    return new URL(`https://${h}`).host;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The configured gateway's host (with its port), whose images may load even from a private address. */
+function gatewayHost(): string | undefined {
+  const raw = vscode.workspace.getConfiguration('modelGateway').get<unknown>('baseUrl');
+  if (typeof raw !== 'string' || !raw.trim()) return undefined;
+  try {
+    return new URL(raw.trim()).host;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a canonical host is loopback or private and not the gateway's own. */
+function isRefusedHost(host: string): boolean {
+  return host !== gatewayHost() && isPrivateHost(new URL(`https://${host}`).hostname);
 }
 
 /** The allowed hosts, from the user's own settings only (an application-scoped setting). */
@@ -25,7 +52,7 @@ export function allowedImageHosts(): string[] {
   if (!Array.isArray(value)) return [];
   const hosts = value
     .flatMap((v) => (typeof v === 'string' ? [normalizeImageHost(v)] : []))
-    .filter((h): h is string => h !== undefined);
+    .filter((h): h is string => h !== undefined && !isRefusedHost(h));
   return [...new Set(hosts)];
 }
 
@@ -41,6 +68,15 @@ export async function askToAllowImageHost(
   if (!host) {
     void vscode.window.showWarningMessage(
       vscode.l10n.t('"{0}" is not a host images can be allowed from.', rawHost.slice(0, 100)),
+    );
+    return false;
+  }
+  if (isRefusedHost(host)) {
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t(
+        'Images from {0} are not loaded: it is a private or loopback address, and an answer must not make this computer call its own network.',
+        host,
+      ),
     );
     return false;
   }

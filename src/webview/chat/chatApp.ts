@@ -98,6 +98,12 @@ export class ChatApp {
       case 'sendResult':
         this.composer.settle(message.sendId, message.accepted);
         return;
+      case 'queued':
+        this.list.queued(message.messageId);
+        return;
+      case 'putBack':
+        this.composer.putBack(message.text);
+        return;
     }
     if (store.dirty) this.schedule();
   }

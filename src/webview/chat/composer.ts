@@ -378,7 +378,8 @@ export class Composer {
     if (pending.length) this.channel.saveSoon();
   }
 
-  private putBack(text: string): void {
+  /** Text the host gives back (a send or an edit it did not store) goes into the box, before whatever was typed since. */
+  putBack(text: string): void {
     const typed = this.input.value;
     this.input.value = typed.trim() ? `${text}\n${typed}` : text;
     this.recallIndex = -1;

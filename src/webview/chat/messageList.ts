@@ -6,7 +6,7 @@
 import * as l10n from '@vscode/l10n';
 import type { ChatMessageView } from '../../shared/protocol';
 import type { ChatStore } from './chatStore';
-import { button, h, setHidden } from '../shared/dom';
+import { button, h, setHidden, setText } from '../shared/dom';
 import type { RenderOptions } from './markdown';
 import { MessageView, sameHosts, type MessageContext } from './messageView';
 import type { ChatChannel } from './chatChannel';
@@ -121,6 +121,12 @@ export class MessageList {
   }
 
   /** Brings the DOM up to date with the store's dirty flags (called once per animation frame). */
+  /** An answer whose request waits for a free slot of the key says so where it says it waits (until its text comes). */
+  queued(messageId: string): void {
+    const waiting = this.views.get(messageId)?.el.querySelector<HTMLElement>('.waiting');
+    if (waiting) setText(waiting, l10n.t('Waiting for a free slot (the key’s concurrency limit)…'));
+  }
+
   render(): void {
     const store = this.store;
     const snapshot = store.snapshot;

@@ -68,6 +68,56 @@ describe('Chat view security (host side)', () => {
     assert.ok(snapshotKeys.includes('remoteImageHosts') && !snapshotKeys.includes('allowRemoteImages'));
   });
 
+  it("remote images: loopback and private addresses are never allowed (nor listed in the CSP), the gateway's own host aside", async () => {
+    const asked: string[] = [];
+    const yes = async (host: string) => (asked.push(host), true);
+    for (const bad of [
+      'localhost',
+      'LOCALHOST:8443',
+      'printer.localhost',
+      '127.0.0.1',
+      '127.1',
+      '0x7f.1',
+      '2130706433',
+      '0.0.0.0',
+      '10.1.2.3',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1:8080',
+      '169.254.169.254',
+    ]) {
+      assert.equal(await askToAllowImageHost(bad, yes), false, bad);
+    }
+    assert.deepEqual(asked, [], 'a private address is refused without asking');
+    assert.ok(
+      ui.shown.some((s) => /127\.0\.0\.1.*private or loopback address/.test(s.message)),
+      'the refusal is told: ' + ui.shown.map((s) => s.message).join(' | '),
+    );
+    // Public neighbours of the private ranges are still asked about.
+    for (const fine of ['172.32.0.1', '11.0.0.1', '192.169.0.1'])
+      assert.equal(await askToAllowImageHost(fine, yes), true);
+    // A private host already in the setting (written by hand, or before this rule) is dropped from the list.
+    await section().update(
+      'remoteImageHosts',
+      ['10.0.0.5', 'localhost', 'images.example.test', '192.168.0.9:8443'],
+      vscode.ConfigurationTarget.Global,
+    );
+    assert.deepEqual(allowedImageHosts(), ['images.example.test']);
+    // The gateway's own host may be private (a gateway on the local network): its images load when allowed.
+    ui.settings['modelGateway.baseUrl'] = 'https://192.168.0.9:8443/';
+    try {
+      assert.deepEqual(allowedImageHosts(), ['images.example.test', '192.168.0.9:8443']);
+      assert.equal(await askToAllowImageHost('192.168.0.9:8443', yes), true);
+      assert.equal(
+        await askToAllowImageHost('192.168.0.9', yes),
+        false,
+        'the same address on another port is not the gateway',
+      );
+    } finally {
+      delete ui.settings['modelGateway.baseUrl'];
+    }
+  });
+
   it('image files the view asks for are read only inside the workspace, the storage, or when picked in a dialog', async () => {
     const folder = mkdtempSync(path.join(os.tmpdir(), 'mg-workspace-'));
     fake.workspace.workspaceFolders = [{ uri: fake.Uri.file(folder) }];

@@ -97,8 +97,27 @@ describe('Chat: a replacement that cannot start removes nothing', function () {
         ui.shown.some((s) => /ENOSPC/.test(s.message) && /Nothing was changed/.test(s.message)),
         JSON.stringify(ui.shown),
       );
+      const putBack = w.posts.filter((p) => p.type === 'putBack');
+      if (name === 'Edit & Resend')
+        assert.deepEqual(
+          putBack,
+          [{ type: 'putBack', conversationId: before?.id, text: 'the edited question' }],
+          'the edit is back in the box',
+        );
+      else assert.deepEqual(putBack, [], 'nothing was typed, nothing goes back');
     });
   }
+
+  it('Edit & Resend refused (no base address): the edited text is back in the box', async () => {
+    const before = await conversation();
+    const question = before?.messages[0];
+    w.setBaseUrl('');
+    assert.equal(await w.chat.editLast('edited while refused', question?.id as string), undefined);
+    assert.deepEqual(
+      w.posts.filter((p) => p.type === 'putBack'),
+      [{ type: 'putBack', conversationId: before?.id, text: 'edited while refused' }],
+    );
+  });
 
   it("the conversation's own model gone: Regenerate keeps the answer", async () => {
     const before = await conversation();
