@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { GatewayDouble, type RequestLogEntry } from '../gateway';
+import { until } from '../support/until';
 import { closeEditorsDiscarding, run, setSetting, useDouble } from './support';
 
 interface Item {
@@ -108,6 +109,29 @@ describe('Code completion through the gateway', function () {
       .join('\n');
     assert.ok(!body.includes('never-sent'), 'no secret or excluded text was sent');
   });
+
+  // Typing that departs from the answer ('x') and typing that could still fit it ('o' of 'one …').
+  // Either way the VS Code of this run cancels its request's token as the document changes; the provider also
+  // aborts on the edit itself (service.ts), so this holds whichever of the two comes first.
+  for (const typed of ['x', 'o'])
+    it(`aborts the request, its connection closed, when the user types on ("${typed}")`, async () => {
+      await run('chooseCompletionModel', 'deepseek-chat');
+      // The double streams the first word at once, then waits 10 s before each further frame.
+      const uri = await write(`typing-${typed}.ts`, '// [[slow:10000]] [[fim:one two three four five]]\nconst w = ');
+      const editor = await vscode.window.showTextDocument(uri);
+      const end = editor.document.positionAt(editor.document.getText().length);
+      editor.selection = new vscode.Selection(end, end);
+      // Not awaited: the trigger command resolves only once the completion it asked for has ended.
+      const triggered = vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
+      const request = () => gw.log.find((e) => e.path === '/v1/completions');
+      await until(() => request()?.completion !== undefined, 'the completion request reached the gateway');
+      assert.equal(request()?.completion?.aborted, false, 'still in flight');
+      // The user types on at the cursor.
+      await vscode.commands.executeCommand('type', { text: typed });
+      await until(() => request()?.completion?.aborted === true, 'the gateway saw the connection closed');
+      await triggered;
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    });
 
   it('pauses quietly after a 429, without a further request', async () => {
     await run('chooseCompletionModel', 'deepseek-chat');

@@ -33,6 +33,7 @@ const RESPONSES_MODEL: ModelSpec = {
 /** The chat models the demo key's group may use; the image, video and tool entries and qwen-max (vip only) are not. */
 const EXPECTED_CHAT = [
   'claude-sonnet-4-5',
+  'deepseek-chat',
   'deepseek-r1',
   'glm-4.6',
   'gpt-4o-mini',
@@ -41,6 +42,7 @@ const EXPECTED_CHAT = [
   'kimi-k2-0905-preview',
   'kimi-k2-thinking',
   'qwen-plus',
+  'qwen2.5-coder-32b-instruct',
 ];
 const NOT_CHAT = [
   'gpt-image-1',

@@ -4,6 +4,7 @@ import { checkApiKey, maskKey } from '../../core/config';
 import { parseWith } from '../../core/validate';
 import { manageModelsAction, openManageModels } from '../lm/nativeChatSetup';
 import { showError } from '../notify';
+import { offerCompletionAfterKey } from './completion';
 import type { Services } from '../services';
 import type { CommandContext, CommandDef } from './types';
 
@@ -80,7 +81,10 @@ export const setApiKey: CommandDef = {
         ? vscode.l10n.t('API key {0} saved (spaces around it were removed).', masked)
         : vscode.l10n.t('API key {0} saved.', masked);
       void announceKey(ctx.services, saved);
-      void verifyKey(ctx.services);
+      // Once the key's models are known: the one offer of code completion (made once per user).
+      void verifyKey(ctx.services)
+        .then(() => offerCompletionAfterKey(ctx))
+        .catch((err: unknown) => ctx.services.log.warn(`The code completion offer failed: ${String(err)}`));
     }
     return { stored: true, masked, trimmed: check.trimmed, name: entry.name };
   },

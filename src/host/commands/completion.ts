@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import { costPer100 } from '../../core/completion/cost';
-import { completionPath } from '../../core/completion/learning';
+import { afterKeyOffer, completionCandidates } from '../../core/completion/offer';
 import { GatewayError } from '../../core/errors';
 import type { ModelInfo } from '../../core/models/types';
 import { parseWith } from '../../core/validate';
@@ -37,10 +37,9 @@ export function priceNote(model: ModelInfo): string {
 
 /** The offer: the chat models, those that take fill-in-the-middle first; the chosen one turns completion on. */
 async function offer(ctx: CommandContext, arg: unknown): Promise<string | undefined> {
-  const models = (await loadModelsOnFirstUse(ctx.services, 'the Models view')).filter(
-    (m) => m.available && m.kind === 'chat',
-  );
+  const models = await loadModelsOnFirstUse(ctx.services, 'the Models view');
   const refused = await ctx.services.refusals.load(ctx.services.http().endpoints.origin).catch(() => ({}));
+  const candidates = completionCandidates(models, refused);
   const given = parseWith(modelArg, arg, vscode.l10n.t('The argument of "{0}"', chooseId));
   const id =
     given === undefined || typeof given === 'string'
@@ -48,20 +47,18 @@ async function offer(ctx: CommandContext, arg: unknown): Promise<string | undefi
       : typeof given.model === 'string'
         ? given.model
         : given.model.id;
-  let model = id === undefined ? undefined : models.find((m) => m.id === id);
+  let model = id === undefined ? undefined : candidates.find((c) => c.model.id === id)?.model;
   if (id !== undefined && !model)
     throw new GatewayError('badRequest', vscode.l10n.t('{0} is not a chat model this key may use.', id));
   if (!model) {
-    const fim = (m: ModelInfo) => completionPath(m.id, refused) !== 'chat';
-    const sorted = [...models.filter(fim), ...models.filter((m) => !fim(m))];
     const pick = await vscode.window.showQuickPick(
-      sorted.map((m) => ({
-        label: vscode.l10n.t('Code completion with {0}', m.id),
-        description: priceNote(m),
-        detail: fim(m)
+      candidates.map((c) => ({
+        label: vscode.l10n.t('Code completion with {0}', c.model.id),
+        description: priceNote(c.model),
+        detail: c.fim
           ? vscode.l10n.t('Fill-in-the-middle: made for completion.')
           : vscode.l10n.t('A chat model: it completes slower and worse than a fill-in-the-middle model.'),
-        model: m,
+        model: c.model,
       })),
       {
         title: vscode.l10n.t('Code completion through the gateway'),
@@ -73,6 +70,40 @@ async function offer(ctx: CommandContext, arg: unknown): Promise<string | undefi
   if (!model) return undefined;
   await update('model', model.id);
   await update('enabled', true);
+  return model.id;
+}
+
+const OFFERED_AFTER_KEY = 'completions.offeredAfterKey';
+
+/**
+ * The one offer made after a key is set (once the key's models are known): "Code completion with
+ * <model>", a fill-in-the-middle model, with its price. Made once per user: whatever the answer,
+ * dismissing it included, it is not made again (the palette, the status item and the Models view
+ * still offer completion). Returns the model offered, if one was.
+ */
+export async function offerCompletionAfterKey(ctx: CommandContext): Promise<string | undefined> {
+  const memento = ctx.services.context.globalState;
+  const refused = await ctx.services.refusals.load(ctx.services.http().endpoints.origin).catch(() => ({}));
+  const model = afterKeyOffer(ctx.services.registry.snapshot.models, refused, {
+    chosenModel: ctx.completions.settings().model,
+    offeredBefore: memento.get<boolean>(OFFERED_AFTER_KEY) === true,
+  });
+  if (!model) return undefined;
+  await memento.update(OFFERED_AFTER_KEY, true);
+  const turnOn = vscode.l10n.t('Turn On');
+  const other = vscode.l10n.t('Another Model…');
+  void vscode.window
+    .showInformationMessage(
+      vscode.l10n.t(
+        'Code completion with {0} ({1}): suggestions as you type, through the gateway. Nothing is sent before you turn it on.',
+        model.id,
+        priceNote(model),
+      ),
+      turnOn,
+      other,
+    )
+    .then((choice) => (choice === turnOn ? offer(ctx, model.id) : choice === other ? offer(ctx, undefined) : undefined))
+    .then(undefined, (err: unknown) => ctx.services.log.warn(`Turning code completion on failed: ${String(err)}`));
   return model.id;
 }
 
