@@ -46,6 +46,8 @@ describe('Code completion through the gateway', function () {
     await setSetting('completions.enabled', undefined);
     await setSetting('completions.model', undefined);
     await setSetting('completions.exclude', undefined);
+    // The suites after this one start with no key, as a new user does.
+    await run('clearApiKey', { all: true });
     await closeEditorsDiscarding();
     await vscode.workspace.fs
       .delete(vscode.Uri.joinPath(folder(), 'completion-test'), { recursive: true, useTrash: false })
