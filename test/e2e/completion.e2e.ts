@@ -106,11 +106,22 @@ describe('Inline code completion', () => {
 
 /** Opens a workspace file by name through Quick Open, as a user would (Ctrl+P). */
 async function runFromQuickOpen(page: Page, name: string): Promise<void> {
-  await page.keyboard.press('ControlOrMeta+P');
-  const input = page.locator(`${QUICK_INPUT} input`).first();
-  await input.waitFor();
-  await input.fill(name);
-  await page.locator(`${QUICK_INPUT} .monaco-list-row.focused`, { hasText: name }).waitFor();
+  // A file written a moment ago may not be in Quick Open's file search yet (its watcher runs behind
+  // on a busy machine): ask again, as a user would, until the file is listed.
+  const row = page.locator(`${QUICK_INPUT} .monaco-list-row.focused`, { hasText: name });
+  for (let tries = 1; ; tries++) {
+    await page.keyboard.press('ControlOrMeta+P');
+    const input = page.locator(`${QUICK_INPUT} input`).first();
+    await input.waitFor();
+    await input.fill(name);
+    const listed = await row.waitFor({ timeout: 20_000 }).then(
+      () => true,
+      () => false,
+    );
+    if (listed) break;
+    if (tries === 4) throw new Error(`Quick Open did not list ${name}`);
+    await page.keyboard.press('Escape');
+  }
   await page.keyboard.press('Enter');
   await page.locator(`.part.editor .tab.active[aria-label^="${name}"]`).waitFor();
 }
