@@ -190,8 +190,10 @@ describe('the store lease', function () {
   });
 
   it('a live holder keeps its lock whatever its file time says (its clock stepped back, or the waiter’s forward)', async () => {
-    const one = new FileLock(file, { staleMs: 1000 });
-    const two = new FileLock(file, { staleMs: 1000, timeoutMs: 60_000 });
+    // A lease far longer than the holder's loop takes on a busy machine: the waiter must not see the
+    // holder unchanged for a whole lease while it is alive, whatever the file's times say.
+    const one = new FileLock(file, { staleMs: 10_000 });
+    const two = new FileLock(file, { staleMs: 10_000, timeoutMs: 60_000 });
     let inside = 0;
     let most = 0;
     let oneDone = false;
