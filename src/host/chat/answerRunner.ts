@@ -1,3 +1,5 @@
+// Over 450 lines until the chat host is split into one object per conversation shown or answered
+// (its claim, tray, answer and view intents); that split follows the store-lease work and is next.
 /**
  * Sends, retries and edits, and the answer each streams: the conversation's slot is claimed, the
  * question stored, the answer streamed into its own conversation (streaming.ts), and the view told

@@ -1,3 +1,5 @@
+// Over 450 lines until the chat host is split into one object per conversation shown or answered
+// (its claim, tray, answer and view intents); that split follows the store-lease work and is next.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ConversationStore } from '../../core/chat/conversationStore';
