@@ -49,6 +49,7 @@ export class MediaStudio implements vscode.Disposable, MediaPanelOwner {
       services,
       context.workspaceState,
       (task, from) => void this.videos.onTaskTransition(task, from),
+      (dir) => this.output.within(dir),
     );
     this.images = new ImageRunner(this);
     this.videos = new VideoActions(this);

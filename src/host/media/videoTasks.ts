@@ -29,6 +29,8 @@ export class VideoTasks implements vscode.Disposable {
     private readonly services: Services,
     private readonly memento: vscode.Memento,
     private readonly onTransition: (task: VideoTask, from: VideoTask['phase'] | undefined) => void,
+    /** The folder a download into a task's folder must stay in (OutputLocation.within). */
+    private readonly outputRoot: (dir: string) => string,
   ) {
     this.store = {
       load: () => this.memento.get<unknown>(KEY),
@@ -91,6 +93,7 @@ export class VideoTasks implements vscode.Disposable {
       // Every window of the workspace restores the same tasks: each result is downloaded once.
       downloads: new VideoDownloadGuard(path.join(this.services.context.globalStorageUri.fsPath, 'video-downloads')),
       keyOf: (model) => this.services.keyEntryFor({ model }),
+      outputRoot: this.outputRoot,
     });
     manager.onDidChange((task) => {
       if (task) {
