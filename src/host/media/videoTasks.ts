@@ -10,6 +10,9 @@ import { mediaSettings } from './mediaSettings';
 
 const KEY = VIDEO_TASKS_KEY;
 
+/** The folder in the global storage where video downloads keep their locks and records (downloadGuard.ts). */
+export const VIDEO_DOWNLOADS_FOLDER = 'video-downloads';
+
 /**
  * The video tasks of this workspace, kept in its storage after every step. The manager is built
  * on first use; `reload()` drops it and builds a new one from storage, exactly as a window reload
@@ -91,7 +94,9 @@ export class VideoTasks implements vscode.Disposable {
       policy: () => mediaSettings((line) => this.services.log.warn(line)).poll,
       log: (line) => this.services.log.info(line),
       // Every window of the workspace restores the same tasks: each result is downloaded once.
-      downloads: new VideoDownloadGuard(path.join(this.services.context.globalStorageUri.fsPath, 'video-downloads')),
+      downloads: new VideoDownloadGuard(
+        path.join(this.services.context.globalStorageUri.fsPath, VIDEO_DOWNLOADS_FOLDER),
+      ),
       keyOf: (model) => this.services.keyEntryFor({ model }),
       outputRoot: this.outputRoot,
     });
