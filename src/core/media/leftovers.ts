@@ -98,6 +98,9 @@ async function removeIfUnchanged(file: string, seen: BigIntStats): Promise<boole
     now.mtimeNs !== seen.mtimeNs
   )
     return false;
-  await fs.rm(file, { force: true });
-  return true;
+  // Windows refuses to remove a file some process has open: then it is not a leftover yet.
+  return fs.rm(file, { force: true }).then(
+    () => true,
+    () => false,
+  );
 }

@@ -2,15 +2,32 @@
  * The media output folder as the Media Studio uses it: the folder is approved (resolve), then
  * written (writeFileUnique with `within`); a `generated` folder swapped for a link to outside the
  * workspace between the two is refused, and the folder the write must stay in follows the setting.
+ * The sweep of interrupted writes' leftovers looks in every folder the studio knows of.
  */
 // First: answers `vscode` for every host module imported after it.
 import { fake } from '../chatHost/fakeVscode';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { writeFileUnique } from '../../../src/core/atomicFile';
+import { LEFTOVER_KEEP_MS } from '../../../src/core/media/leftovers';
+import type { Gallery } from '../../../src/host/media/gallery';
+import { sweepLeftoversLater } from '../../../src/host/media/leftoverSweep';
 import { OutputLocation } from '../../../src/host/media/outputLocation';
+import type { VideoTasks } from '../../../src/host/media/videoTasks';
+import type { Services } from '../../../src/host/services';
+import { until } from '../../support/until';
 
 describe('media output folder: approved, then written where approved', () => {
   let root: string;
@@ -55,5 +72,44 @@ describe('media output folder: approved, then written where approved', () => {
     assert.equal(path.dirname(saved), path.join(outside, 'videos'));
     // A folder of an earlier setting (a restored task) must stay what it was: it is its own bound.
     assert.equal(output.within(path.join(root, 'old-output')), path.join(root, 'old-output'));
+  });
+});
+
+describe('media: the leftover sweep a while after start-up', () => {
+  let root: string;
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('looks in the global storage, the output folders and the folders of the gallery and the video tasks', async () => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'leftover-sweep-'));
+    const storage = path.join(root, 'storage');
+    const folders = ['storage/conversations', 'ws/generated/images', 'old-gallery', 'task-folder'].map((f) =>
+      path.join(root, f),
+    );
+    const weekOld = Date.now() - LEFTOVER_KEEP_MS - 60_000;
+    const leftovers = folders.map((dir) => {
+      mkdirSync(dir, { recursive: true });
+      const file = path.join(dir, '.x.png.0123456789ab.part');
+      writeFileSync(file, 'half');
+      utimesSync(file, weekOld / 1000, weekOld / 1000);
+      return file;
+    });
+    const lines: string[] = [];
+    const services = {
+      context: { globalStorageUri: fake.Uri.file(storage) },
+      log: { info: (l: string) => lines.push(l), warn: (l: string) => lines.push(l) },
+    } as unknown as Services;
+    const cancel = sweepLeftoversLater(
+      services,
+      {
+        output: { current: (kind: string) => path.join(root, 'ws', 'generated', kind) } as unknown as OutputLocation,
+        gallery: { list: () => [{ file: path.join(root, 'old-gallery', 'a.png') }] } as unknown as Gallery,
+        video: { list: () => [{ outputDir: path.join(root, 'task-folder') }] } as unknown as VideoTasks,
+      },
+      0,
+    );
+    await until(() => lines.length > 0, 'the sweep to report');
+    cancel();
+    assert.deepEqual(lines, ['Removed 4 temporary files that interrupted writes left.']);
+    for (const f of leftovers) assert.equal(existsSync(f), false, f);
   });
 });
