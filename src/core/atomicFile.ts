@@ -2,6 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
+import {
+  checkFolder,
+  createChecked,
+  publishChecked,
+  type CheckedFolder,
+  type CheckedTemp,
+  type Confinement,
+} from './confinedWrite';
 import { GatewayError } from './errors';
 
 /**
@@ -22,7 +30,7 @@ import { GatewayError } from './errors';
 export async function writeFileAtomic(
   file: string,
   data: string | Uint8Array,
-  opts: {
+  opts: Confinement & {
     overwrite: boolean;
     durable?: boolean;
     /** Called just before the file gets its name (a lock holder's fence: see store/lock.ts); throwing leaves the name alone. */
@@ -31,8 +39,13 @@ export async function writeFileAtomic(
 ): Promise<void> {
   // `durable: false` is for files that can be rebuilt from others (a cache): atomic, not fsync'd.
   const durable = opts.durable ?? true;
-  const tmp = tempPath(path.dirname(file), path.basename(file));
-  const handle = await fs.open(tmp, 'wx');
+  // An output write (`within` given) is confined (confinedWrite.ts); the extension's own storage is not the user's to swap.
+  const folder = opts.within === undefined ? undefined : await checkFolder(path.dirname(file), opts);
+  const dir = folder?.dir ?? path.dirname(file);
+  const target = path.join(dir, path.basename(file));
+  const tmp = tempPath(dir, path.basename(file));
+  const temp = folder ? await createChecked(folder, path.basename(tmp)) : undefined;
+  const handle = temp?.handle ?? (await fs.open(tmp, 'wx'));
   try {
     await handle.writeFile(data);
     if (durable) await handle.sync();
@@ -41,21 +54,20 @@ export async function writeFileAtomic(
   }
   try {
     await opts.beforeRename?.();
-    if (opts.overwrite) {
-      await renameRetrying(tmp, file);
-    } else {
-      if (!(await linkNew(tmp, file))) {
-        throw new GatewayError(
-          'badRequest',
-          l10n.t('{0} already exists; it was not overwritten.', path.basename(file)),
-          { code: 'EEXIST' },
-        );
-      }
+    const give = async (): Promise<boolean> => {
+      if (!opts.overwrite) return linkNew(tmp, target);
+      await renameRetrying(tmp, target);
+      return true;
+    };
+    if (!(await (folder && temp ? publishChecked(folder, temp, target, give) : give()))) {
+      throw new GatewayError('badRequest', l10n.t('{0} already exists; it was not overwritten.', path.basename(file)), {
+        code: 'EEXIST',
+      });
     }
   } finally {
     await removeRetrying(tmp);
   }
-  if (durable) await syncDirectory(path.dirname(file));
+  if (durable) await syncDirectory(dir);
 }
 
 /** Codes Windows gives a rename while another process (another window, a virus scanner) has either file open. */
@@ -168,16 +180,16 @@ async function linkNew(tmp: string, target: string): Promise<boolean> {
 
 const MAX_NAME_ATTEMPTS = 1000;
 
-/** `base.ext`, else `base_2.ext`, `base_3.ext`…: the first free one. */
-async function publishUnique(tmp: string, dir: string, base: string, ext: string): Promise<string> {
+/** `base.ext`, else `base_2.ext`, `base_3.ext`…: the first free one, in the checked folder. */
+async function publishUnique(folder: CheckedFolder, temp: CheckedTemp, base: string, ext: string): Promise<string> {
   for (let attempt = 1; attempt <= MAX_NAME_ATTEMPTS; attempt++) {
-    const target = path.join(dir, attempt === 1 ? `${base}.${ext}` : `${base}_${attempt}.${ext}`);
-    if (await linkNew(tmp, target)) {
-      await syncDirectory(dir);
+    const target = path.join(folder.dir, attempt === 1 ? `${base}.${ext}` : `${base}_${attempt}.${ext}`);
+    if (await publishChecked(folder, temp, target, () => linkNew(temp.file, target))) {
+      await syncDirectory(folder.dir);
       return target;
     }
   }
-  throw new GatewayError('badRequest', l10n.t('No free file name for {0} in {1}.', `${base}.${ext}`, dir));
+  throw new GatewayError('badRequest', l10n.t('No free file name for {0} in {1}.', `${base}.${ext}`, folder.dir));
 }
 
 /** A folder the user chose for output cannot be written: say so and name the setting. */
@@ -198,42 +210,56 @@ async function writeFailure(err: unknown, dir: string): Promise<never> {
 }
 
 /** Writes bytes under a new name in `dir` (created if missing): `base.ext` or the next free `base_N.ext`. */
-export async function writeFileUnique(dir: string, base: string, ext: string, data: Uint8Array): Promise<string> {
-  return streamToFileUnique(dir, base, ext, [data]);
+export async function writeFileUnique(
+  dir: string,
+  base: string,
+  ext: string,
+  data: Uint8Array,
+  confine: Confinement = {},
+): Promise<string> {
+  return streamToFileUnique(dir, base, ext, [data], confine);
 }
 
 /** Chunks to write; each is left alone until it is on disk. */
 export type ChunkSource = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
 
+export interface StreamOptions extends Confinement {
+  /** Checks the complete file, read through the handle it was written with; throwing discards it. */
+  verify?: (file: fs.FileHandle) => Promise<void>;
+  onBytes?: (total: number) => void;
+  /** Names the temporary file after the work it belongs to (see tempPath). */
+  owner?: string;
+}
+
 /**
  * Streams chunks to a temporary file in `dir`, runs `verify` on the complete file, and only then
  * gives it its unique final name. A failure anywhere (the stream, the check) leaves no file behind.
- * The file is fsync'd once, at the end, before it gets its name.
+ * The file is fsync'd once, at the end, before it gets its name. The folder is judged and the file
+ * written is the one checked (confinedWrite.ts): it never lands outside `within` (by default the
+ * folder itself as it was when the write began), whatever is swapped or planted meanwhile.
  */
 export async function streamToFileUnique(
   dir: string,
   base: string,
   ext: string,
   chunks: ChunkSource,
-  verify?: (tmpFile: string) => Promise<void>,
-  onBytes?: (total: number) => void,
-  /** Names the temporary file after the work it belongs to (see tempPath). */
-  owner?: string,
+  opts: StreamOptions = {},
 ): Promise<string> {
-  await fs.mkdir(dir, { recursive: true }).catch((err: unknown) => writeFailure(err, dir));
-  const tmp = tempPath(dir, base, owner);
+  const folder = await checkFolder(dir, opts).catch((err: unknown) => writeFailure(err, dir));
+  const temp = await createChecked(folder, path.basename(tempPath(folder.dir, base, opts.owner))).catch(
+    (err: unknown) => writeFailure(err, dir),
+  );
   try {
-    const handle = await fs.open(tmp, 'wx').catch((err: unknown) => writeFailure(err, dir));
     try {
-      await writeChunks(handle, chunks, onBytes).catch((err: unknown) => writeFailure(err, dir));
-      await handle.sync();
+      await writeChunks(temp.handle, chunks, opts.onBytes).catch((err: unknown) => writeFailure(err, dir));
+      await temp.handle.sync();
+      await opts.verify?.(temp.handle);
     } finally {
-      await handle.close();
+      await temp.handle.close();
     }
-    if (verify) await verify(tmp);
-    return await publishUnique(tmp, dir, base, ext);
+    return await publishUnique(folder, temp, base, ext);
   } finally {
-    await removeRetrying(tmp);
+    await removeRetrying(temp.file);
   }
 }
 

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
 import { DEFAULT_SETTINGS } from './settings';
-import { isInside } from './workspacePaths';
+import { isInside, pathForm } from './workspacePaths';
 
 /** Where a value of `modelGateway.outputFolder` came from: only the user's own settings may leave the workspace. */
 export type SettingSource = 'user' | 'workspace';
@@ -36,6 +36,16 @@ export function resolveOutputFolder(
       ),
     };
   }
+  // A device path (`\\?\`, `\\.\`) reaches devices and skips Windows' name checks: never a place to write, from any settings.
+  if (pathForm(text, pathApi) === 'device')
+    return {
+      ok: false,
+      reason: l10n.t(
+        '{0} is a Windows device path. Give a plain folder path, e.g. "{1}".',
+        name,
+        'C:\\\\Media\\\\generated',
+      ),
+    };
   if (pathApi.isAbsolute(text) || /^[a-z]:/i.test(text)) {
     if (source !== 'user') {
       return {

@@ -1,3 +1,4 @@
+import { promises as dns } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 
 /**
@@ -38,5 +39,40 @@ export function isPrivateHost(hostname: string): boolean {
   const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
   const family = isIP(bare);
   if (family === 0) return false;
-  return PRIVATE.check(bare, family === 4 ? 'ipv4' : 'ipv6');
+  if (family === 4) return PRIVATE.check(bare, 'ipv4');
+  const embedded = embeddedIpv4(bare);
+  return PRIVATE.check(bare, 'ipv6') || (embedded !== undefined && PRIVATE.check(embedded, 'ipv4'));
+}
+
+/**
+ * The IPv4 address inside an IPv6 one that reaches it: the NAT64 well-known prefix 64:ff9b::/96
+ * (RFC 6052) and the deprecated IPv4-compatible ::/96 (RFC 4291 section 2.5.5.1). IPv4-mapped
+ * addresses (::ffff:0:0/96) need no help: BlockList checks them against the IPv4 rules.
+ */
+function embeddedIpv4(ipv6: string): string | undefined {
+  const url = new URL(`http://[${ipv6}]/`).hostname.slice(1, -1);
+  const m = /^(?:64:ff9b::|::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(url);
+  if (!m) return undefined;
+  const high = parseInt(m[1] ?? '0', 16);
+  const low = parseInt(m[2] ?? '0', 16);
+  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+}
+
+/** Every address a host name resolves to (dns.lookup with `all`); injectable so tests need no DNS. */
+export type HostLookup = (hostname: string) => Promise<readonly { address: string }[]>;
+
+export const lookupAll: HostLookup = (hostname) => dns.lookup(hostname, { all: true, verbatim: true });
+
+/**
+ * The loopback or private addresses a host name resolves to, every one checked (a public name may
+ * resolve to 127.0.0.1, or to a public and a private address at once). A literal address or a
+ * localhost name is judged by its text. A name that cannot be resolved now gives none: it reaches
+ * nothing now, and whoever loads it later resolves it again.
+ */
+export async function privateAddressesOf(hostname: string, lookup: HostLookup = lookupAll): Promise<string[]> {
+  if (isPrivateHost(hostname)) return [hostname];
+  const bare = hostname.replace(/^\[|\]$/g, '');
+  if (isIP(bare)) return [];
+  const addresses = await lookup(bare.replace(/\.$/, '')).catch(() => []);
+  return addresses.map((a) => a.address).filter((a) => isPrivateHost(a));
 }

@@ -101,8 +101,10 @@ describe('media files: names, atomic unique writes, formats and the MP4 check', 
       await assert.rejects(streamToFileUnique(nested, 'v-1', 'mp4', broken()), /connection reset/);
       assert.deepEqual(readdirSync(nested), [], 'no partial file and no temp file');
       await assert.rejects(
-        streamToFileUnique(nested, 'v-1', 'mp4', chunksOf(Buffer.from('<html>')), async () => {
-          throw new Error('not playable');
+        streamToFileUnique(nested, 'v-1', 'mp4', chunksOf(Buffer.from('<html>')), {
+          verify: async () => {
+            throw new Error('not playable');
+          },
         }),
         /not playable/,
       );
@@ -126,7 +128,7 @@ describe('media files: names, atomic unique writes, formats and the MP4 check', 
         }
       }
       const seen: number[] = [];
-      const file = await streamToFileUnique(dir, 'long', 'bin', varied(), undefined, (total) => seen.push(total));
+      const file = await streamToFileUnique(dir, 'long', 'bin', varied(), { onBytes: (total) => seen.push(total) });
       const written = readFileSync(file);
       const whole = Buffer.concat(expected);
       assert.equal(written.length, whole.length);

@@ -64,6 +64,16 @@ describe('output folder rules', () => {
     assert.deepEqual(resolveOutputFolder('D:\\media', 'user', wws, win), { ok: true, folder: 'D:\\media' });
     for (const bad of ['D:\\media', '\\\\server\\share\\x', 'C:\\Windows'])
       assert.equal(resolveOutputFolder(bad, 'workspace', wws, win).ok, false, bad);
+    // A device path is refused even from the user's own settings; the user's own share is theirs to choose.
+    for (const device of ['\\\\?\\C:\\media', '\\\\.\\PhysicalDrive0', '//?/C:/media']) {
+      const rule = resolveOutputFolder(device, 'user', wws, win);
+      assert.equal(rule.ok, false, device);
+      if (!rule.ok) assert.match(rule.reason, /device path/);
+    }
+    assert.deepEqual(resolveOutputFolder('\\\\nas\\media\\generated', 'user', wws, win), {
+      ok: true,
+      folder: '\\\\nas\\media\\generated',
+    });
     // "D:media" is relative to drive D's current folder: neither inside the workspace nor a full path.
     assert.equal(resolveOutputFolder('D:media', 'user', wws, win).ok, false);
     assert.equal(resolveOutputFolder('..\\x', 'user', wws, win).ok, false);

@@ -98,9 +98,10 @@ async function rangeReader(
  * Whether a file is an MP4 a player can open: top-level `ftyp`, `moov` (with at least one `trak`)
  * and `mdat` with media data, every box inside the file. HTML or XML error pages (an expired link
  * answered with 200), JSON, and files cut off in the middle are recognised and described.
+ * Given an open handle (the file just written), it reads that very file and leaves the handle open.
  */
-export async function checkMp4File(file: string): Promise<Mp4Check> {
-  const handle = await fs.open(file, 'r');
+export async function checkMp4File(file: string | fs.FileHandle): Promise<Mp4Check> {
+  const handle = typeof file === 'string' ? await fs.open(file, 'r') : file;
   try {
     const { size, read } = await rangeReader(handle);
     const head = await read(0, HEAD_BYTES);
@@ -164,7 +165,7 @@ export async function checkMp4File(file: string): Promise<Mp4Check> {
     if (tracks === 0) return fail(l10n.t('the MP4 describes no tracks (its "moov" box has no "trak")'));
     return { ok: true, boxes, size };
   } finally {
-    await handle.close();
+    if (typeof file === 'string') await handle.close();
   }
 }
 

@@ -37,6 +37,8 @@ export interface DownloadOptions {
   onBytes?: (received: number, total?: number) => void;
   /** What the download belongs to (the task's local id): names its temporary file, so leftovers can be found. */
   owner?: string;
+  /** The folder the file must stay in (see confinedWrite.ts); `dir` itself when absent. */
+  within?: string;
 }
 
 /**
@@ -103,13 +105,9 @@ function refusal(host: string, status: number, head: Buffer): GatewayError {
 /** Streams the answer to a new file and keeps it only when it is a whole, playable MP4. */
 async function saveVideo(response: LargeResponse, url: string, opts: DownloadOptions): Promise<string> {
   const total = Number(response.headers['content-length']) || undefined;
-  return streamToFileUnique(
-    opts.dir,
-    opts.baseName,
-    'mp4',
-    response.chunks,
-    async (tmp) => {
-      const check = await checkMp4File(tmp);
+  return streamToFileUnique(opts.dir, opts.baseName, 'mp4', response.chunks, {
+    verify: async (written) => {
+      const check = await checkMp4File(written);
       if (!check.ok)
         throw new GatewayError(
           'protocol',
@@ -130,9 +128,10 @@ async function saveVideo(response: LargeResponse, url: string, opts: DownloadOpt
         );
       }
     },
-    (received) => opts.onBytes?.(received, total),
-    opts.owner,
-  );
+    onBytes: (received) => opts.onBytes?.(received, total),
+    ...(opts.owner ? { owner: opts.owner } : {}),
+    ...(opts.within ? { within: opts.within } : {}),
+  });
 }
 
 async function readHead(chunks: AsyncIterable<Uint8Array>, limit: number): Promise<Buffer> {

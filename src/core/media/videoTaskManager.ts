@@ -29,6 +29,8 @@ export interface VideoTaskManagerDeps {
   downloads?: DownloadGuard;
   /** The key a model's requests go with (core/keys.ts): recorded with the task, which stays with it. */
   keyOf?: (model: string) => Promise<{ id: string; name: string } | undefined>;
+  /** The folder a download into a task's folder must stay in (core/confinedWrite.ts); the task's folder itself when absent. */
+  outputRoot?: (dir: string) => string;
 }
 
 export interface DownloadProgress {
@@ -308,6 +310,7 @@ export class VideoTaskManager {
         signal: ctl.signal,
         onBytes: (received, total) => this.downloadTick(localId, received, total),
         ...(owner ? { owner } : {}),
+        within: this.deps.outputRoot?.(task.outputDir) ?? task.outputDir,
       });
     };
     let next: VideoTask;

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { isPrivateHost } from '../../core/privateAddress';
+import { isPrivateHost, lookupAll, privateAddressesOf, type HostLookup } from '../../core/privateAddress';
 
 /**
  * Remote images in chat answers load only from hosts the user allowed, one by one. The host (this
@@ -58,11 +58,14 @@ export function allowedImageHosts(): string[] {
 
 /**
  * Asks the user whether images from `host` may load (a modal naming the host) and records a yes in
- * the user setting. Returns whether the host is allowed afterwards.
+ * the user setting. Returns whether the host is allowed afterwards. A name that resolves to a
+ * loopback or private address (any of its addresses: `lookup`) is refused like the address itself,
+ * and dropped from the setting if it was allowed before.
  */
 export async function askToAllowImageHost(
   rawHost: string,
   confirm: (host: string) => Promise<boolean> = confirmImageHost,
+  lookup: HostLookup = lookupAll,
 ): Promise<boolean> {
   const host = normalizeImageHost(rawHost);
   if (!host) {
@@ -80,12 +83,28 @@ export async function askToAllowImageHost(
     );
     return false;
   }
+  const resolved = host === gatewayHost() ? [] : await privateAddressesOf(new URL(`https://${host}`).hostname, lookup);
+  if (resolved.length) {
+    await recordAllowed(allowedImageHosts().filter((h) => h !== host));
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t(
+        'Images from {0} are not loaded: the name resolves to {1}, a private or loopback address, and an answer must not make this computer call its own network.',
+        host,
+        resolved.join(', '),
+      ),
+    );
+    return false;
+  }
   if (allowedImageHosts().includes(host)) return true;
   if (!(await confirm(host))) return false;
-  await vscode.workspace
-    .getConfiguration(SECTION)
-    .update(KEY, [...allowedImageHosts().filter((h) => h !== host), host], vscode.ConfigurationTarget.Global);
+  await recordAllowed([...allowedImageHosts().filter((h) => h !== host), host]);
   return true;
+}
+
+async function recordAllowed(hosts: string[]): Promise<void> {
+  const before = allowedImageHosts();
+  if (hosts.length === before.length && hosts.every((h, i) => h === before[i])) return;
+  await vscode.workspace.getConfiguration(SECTION).update(KEY, hosts, vscode.ConfigurationTarget.Global);
 }
 
 /** The question, as a modal naming the host. */

@@ -271,6 +271,7 @@ export class ImageRunner {
           mediaBaseName(prompt, i + 1, date, 'image'),
           imageExtension(image.format),
           image.bytes,
+          { within: this.host.output.within(dir) },
         ),
       );
     }

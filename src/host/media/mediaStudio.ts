@@ -12,6 +12,7 @@ import { fileAction, galleryItemAction, insertLink } from './fileActions';
 import { Gallery, type GalleryItem } from './gallery';
 import { ImageRunner } from './imageRunner';
 import { LastChoicesStore } from './lastChoices';
+import { sweepLeftoversLater } from './leftoverSweep';
 import { MediaPanel, type MediaPanelOwner } from './mediaPanel';
 import { mediaSnapshot } from './mediaSnapshot';
 import { OutputLocation } from './outputLocation';
@@ -49,6 +50,7 @@ export class MediaStudio implements vscode.Disposable, MediaPanelOwner {
       services,
       context.workspaceState,
       (task, from) => void this.videos.onTaskTransition(task, from),
+      (dir) => this.output.within(dir),
     );
     this.images = new ImageRunner(this);
     this.videos = new VideoActions(this);
@@ -64,6 +66,7 @@ export class MediaStudio implements vscode.Disposable, MediaPanelOwner {
       vscode.window.onDidChangeActiveTextEditor((e) => {
         if (e) this.lastEditor = e;
       }),
+      { dispose: sweepLeftoversLater(services, this) },
     );
     // Tasks left running by the last session resume soon after activation, not during it.
     if (this.video.hasUnfinished())

@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { GatewayError } from '../../core/errors';
+import { writeFolderPlace } from '../../core/confinedWrite';
 import { resolveOutputFolder, type OutputFolderRule } from '../../core/outputFolder';
 import { existingReal, isInside } from '../../core/workspacePaths';
 import { DEFAULT_SETTINGS } from '../../core/settings';
@@ -60,6 +61,22 @@ export class OutputLocation {
       );
     this.chosen = folder.fsPath;
     return path.join(this.chosen, kind);
+  }
+
+  /**
+   * The folder a write into `dir` must stay in, however `dir` is changed meanwhile (see
+   * core/confinedWrite.ts): the workspace folder for a relative setting (a link in it may not lead
+   * out), the absolute folder of the user's setting, the folder the user picked; else `dir` itself
+   * (a restored task's folder from an earlier setting: it may not be swapped while written).
+   */
+  within(dir: string): string {
+    const rule = this.rule();
+    const workspace = localWorkspace();
+    const roots = [
+      ...(rule.ok && rule.folder ? [path.isAbsolute(this.setting()) ? rule.folder : (workspace ?? rule.folder)] : []),
+      ...(this.chosen ? [this.chosen] : []),
+    ];
+    return roots.find((root) => writeFolderPlace(dir, root) === 'inside') ?? dir;
   }
 
   /** The folder shown to the user, e.g. `generated/`, the absolute folder, or why the setting is refused. */

@@ -10,6 +10,9 @@ import { mediaSettings } from './mediaSettings';
 
 const KEY = VIDEO_TASKS_KEY;
 
+/** The folder in the global storage where video downloads keep their locks and records (downloadGuard.ts). */
+export const VIDEO_DOWNLOADS_FOLDER = 'video-downloads';
+
 /**
  * The video tasks of this workspace, kept in its storage after every step. The manager is built
  * on first use; `reload()` drops it and builds a new one from storage, exactly as a window reload
@@ -29,6 +32,8 @@ export class VideoTasks implements vscode.Disposable {
     private readonly services: Services,
     private readonly memento: vscode.Memento,
     private readonly onTransition: (task: VideoTask, from: VideoTask['phase'] | undefined) => void,
+    /** The folder a download into a task's folder must stay in (OutputLocation.within). */
+    private readonly outputRoot: (dir: string) => string,
   ) {
     this.store = {
       load: () => this.memento.get<unknown>(KEY),
@@ -89,8 +94,11 @@ export class VideoTasks implements vscode.Disposable {
       policy: () => mediaSettings((line) => this.services.log.warn(line)).poll,
       log: (line) => this.services.log.info(line),
       // Every window of the workspace restores the same tasks: each result is downloaded once.
-      downloads: new VideoDownloadGuard(path.join(this.services.context.globalStorageUri.fsPath, 'video-downloads')),
+      downloads: new VideoDownloadGuard(
+        path.join(this.services.context.globalStorageUri.fsPath, VIDEO_DOWNLOADS_FOLDER),
+      ),
       keyOf: (model) => this.services.keyEntryFor({ model }),
+      outputRoot: this.outputRoot,
     });
     manager.onDidChange((task) => {
       if (task) {

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { writeFileAtomic, writeFileUnique } from '../../core/atomicFile';
+import { writeFolderPlace } from '../../core/confinedWrite';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import { readableText } from '../../core/tools/readableText';
 
@@ -157,7 +158,8 @@ export async function saveResult(result: ShownResult): Promise<vscode.Uri | unde
   });
   if (!target) return undefined;
   try {
-    await writeFileAtomic(target.fsPath, result.content, { overwrite: false });
+    // Confined to the folder the user picked: a link swapped in there meanwhile is not followed out.
+    await writeFileAtomic(target.fsPath, result.content, { overwrite: false, within: path.dirname(target.fsPath) });
   } catch (err) {
     if (isGatewayError(err) && err.code === 'EEXIST')
       throw new GatewayError(
@@ -177,5 +179,11 @@ export async function saveResult(result: ShownResult): Promise<vscode.Uri | unde
 export async function saveBeside(source: vscode.Uri, content: string, suffix = ''): Promise<vscode.Uri> {
   const dir = path.dirname(source.fsPath);
   const base = path.basename(source.fsPath, path.extname(source.fsPath)) + suffix;
-  return vscode.Uri.file(await writeFileUnique(dir, base, 'md', Buffer.from(readableText(content), 'utf8')));
+  // Within the workspace folder that holds the source (a link in it may not lead out), else the source's own folder.
+  const within = vscode.workspace.getWorkspaceFolder(source)?.uri.fsPath ?? dir;
+  return vscode.Uri.file(
+    await writeFileUnique(dir, base, 'md', Buffer.from(readableText(content), 'utf8'), {
+      within: writeFolderPlace(dir, within) === 'inside' ? within : dir,
+    }),
+  );
 }

@@ -118,6 +118,36 @@ describe('Chat view security (host side)', () => {
     }
   });
 
+  it('remote images: a public name that resolves to a loopback or private address is refused, and dropped if allowed before', async () => {
+    const asked: string[] = [];
+    const yes = async (host: string) => (asked.push(host), true);
+    const resolvesTo =
+      (...addresses: string[]) =>
+      async () =>
+        addresses.map((address) => ({ address }));
+    for (const address of ['127.0.0.1', '10.1.2.3', '::1', '::ffff:127.0.0.1', '93.184.216.34 192.168.0.7']) {
+      const host = 'images.rebind.test';
+      assert.equal(await askToAllowImageHost(host, yes, resolvesTo(...address.split(' '))), false, address);
+      assert.ok(
+        ui.shown.some((s) => s.message.includes(host) && s.message.includes(address.split(' ').at(-1) ?? '')),
+        'the refusal names the address',
+      );
+    }
+    assert.deepEqual(asked, [], 'refused without asking');
+    // Allowed while it resolved publicly; asked again after it started resolving to loopback: dropped.
+    assert.equal(await askToAllowImageHost('cdn.rebind.test', yes, resolvesTo('93.184.216.34')), true);
+    assert.deepEqual(allowedImageHosts(), ['cdn.rebind.test']);
+    assert.equal(await askToAllowImageHost('cdn.rebind.test', yes, resolvesTo('127.0.0.1')), false);
+    assert.deepEqual(allowedImageHosts(), []);
+    // The gateway's own host is not looked up: a gateway on the local network may serve its images.
+    ui.settings['modelGateway.baseUrl'] = 'https://gateway.lan.test/';
+    try {
+      assert.equal(await askToAllowImageHost('gateway.lan.test', yes, resolvesTo('192.168.0.9')), true);
+    } finally {
+      delete ui.settings['modelGateway.baseUrl'];
+    }
+  });
+
   it('image files the view asks for are read only inside the workspace, the storage, or when picked in a dialog', async () => {
     const folder = mkdtempSync(path.join(os.tmpdir(), 'mg-workspace-'));
     fake.workspace.workspaceFolders = [{ uri: fake.Uri.file(folder) }];
