@@ -12,7 +12,10 @@ import * as path from 'node:path';
 import { isGatewayError } from '../../../src/core/errors';
 import { placeOf } from '../../../src/core/workspacePaths';
 import { readImageFile } from '../../../src/host/chat/attachments';
-import { locateFile, workspaceFile } from '../../../src/host/trust/workspaceFiles';
+import { locateFile, withWorkspaceFile, type FileRules } from '../../../src/host/trust/workspaceFiles';
+
+/** The real path a file is opened at under `rules` (and closed again). */
+const workspaceFile = (given: string, rules: FileRules) => withWorkspaceFile(given, rules, async (f) => f.path);
 
 describe('workspace-file policy: links are resolved before a file is judged', () => {
   let root: string;
