@@ -4,6 +4,7 @@
  * read. Swaps are made at the seam between the approval and the open, on real files and links.
  */
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import {
   copyFileSync,
   linkSync,
@@ -122,8 +123,12 @@ describe('openedFile: a file is opened once and its open handle checked', () => 
     await opened.close();
   });
 
-  it('refuses a folder', async () => {
+  it('refuses a folder, and a FIFO put in the file’s place without waiting for a writer', async () => {
     await assert.rejects(openChecked(path.join(ws, 'docs')), /is a folder, not a file/);
+    if (process.platform === 'win32') return;
+    const fifo = path.join(ws, 'docs', 'pipe.pdf');
+    execFileSync('mkfifo', [fifo]);
+    await assert.rejects(openChecked(fifo), /pipe\.pdf is not a plain file/);
   });
 
   it('reading the whole file fails when it changed size after the open', async () => {

@@ -86,7 +86,9 @@ export async function openChecked(real: string, rules: OpenRules = {}): Promise<
   await openSeam.beforeOpen?.(real);
   let handle: FileHandle;
   try {
-    handle = await fs.open(real, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    // Not through a link in the last place; and without waiting, should a FIFO have been put there
+    // (opening one for reading would wait for a writer; it is refused below as no plain file).
+    handle = await fs.open(real, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     // The file itself became a link after it was judged.
