@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import { GatewayError, isGatewayError } from '../../core/errors';
+import type { HttpClient } from '../../core/http';
 import { DEFAULT_CALL_PRICE_USD, type BilledTool } from '../../core/tools/billing';
 import { checkOcrFile, ocrFile, parsePdf, pdfParseForm, readPage, webSearch } from '../../core/tools/glm';
 import { kimiFetch, kimiSearch } from '../../core/tools/kimi';
@@ -233,13 +234,17 @@ function readTool(): ToolDef<z.infer<typeof readInput>> {
 
 type FileInput = z.infer<typeof fileInput>;
 
-/** What tells the document tools apart; the rest (input, billing, opening the file) is one. */
-interface DocumentTool {
+/** What tells the document tools apart; the rest (input, opening the file, billing) is one. */
+interface DocumentTool<Prepared, Result> {
   name: string;
   billed: BilledTool;
   invocationMessage(path: string): string;
-  /** The text for the model, from the file opened once (its checks before any billed call). */
-  read(file: OpenedFile, input: FileInput, signal: AbortSignal, services: Services): Promise<string>;
+  /** The checks that need no request (format, size): a refused file is never billed. */
+  prepare(file: OpenedFile, input: FileInput): Promise<Prepared>;
+  /** The billed call. */
+  call(http: HttpClient, file: OpenedFile, prepared: Prepared, signal: AbortSignal): Promise<Result>;
+  /** The text for the model. */
+  answer(result: Result, input: FileInput): string;
 }
 
 /**
@@ -248,14 +253,20 @@ interface DocumentTool {
  * model cannot upload files the user never opened in this window (keys, home-folder documents), not
  * even through a link or a swap made meanwhile; everything sent is read through that handle.
  */
-function documentTool(tool: DocumentTool): ToolDef<FileInput> {
+function documentTool<Prepared, Result>(tool: DocumentTool<Prepared, Result>): ToolDef<FileInput> {
   return {
     name: tool.name,
     input: fileInput,
     billed: () => tool.billed,
     invocationMessage: (i) => tool.invocationMessage(i.path),
     run: (input, signal, services) =>
-      withWorkspaceFile(input.path, { outsideAllowed: false }, (file) => tool.read(file, input, signal, services)),
+      withWorkspaceFile(input.path, { outsideAllowed: false }, async (file) => {
+        const prepared = await tool.prepare(file, input);
+        const result = await countBilled(services, tool.billed, () =>
+          tool.call(services.http(), file, prepared, signal),
+        );
+        return tool.answer(result, input);
+      }),
   };
 }
 
@@ -264,8 +275,7 @@ const parseTool = () =>
     name: TOOL_NAMES.parsePdf,
     billed: 'parse',
     invocationMessage: (p) => vscode.l10n.t('Parsing {0}', p),
-    async read(file, input, signal, services) {
-      // Checked before the call (type, size with the form): a refused file is never billed.
+    async prepare(file, input) {
       if (path.extname(file.path).toLowerCase() !== '.pdf')
         throw new GatewayError(
           'badRequest',
@@ -275,12 +285,13 @@ const parseTool = () =>
             TOOL_NAMES.ocr,
           ),
         );
-      const form = await pdfParseForm(file);
-      const result = await countBilled(services, 'parse', () => parsePdf(services.http(), file, signal, form));
-      if (result.empty)
-        return `No text was found in ${input.path}: the upload worked, but it is most likely a scan. Use ${TOOL_NAMES.ocr} to read its text.`;
-      return `Text of ${input.path}:\n\n${limitText(result.content, input.maxChars)}`;
+      return pdfParseForm(file);
     },
+    call: (http, file, form, signal) => parsePdf(http, file, signal, form),
+    answer: (result, input) =>
+      result.empty
+        ? `No text was found in ${input.path}: the upload worked, but it is most likely a scan. Use ${TOOL_NAMES.ocr} to read its text.`
+        : `Text of ${input.path}:\n\n${limitText(result.content, input.maxChars)}`,
   });
 
 const ocrTool = () =>
@@ -288,9 +299,9 @@ const ocrTool = () =>
     name: TOOL_NAMES.ocr,
     billed: 'ocr',
     invocationMessage: (p) => vscode.l10n.t('Reading the text of {0} (OCR)', p),
-    async read(file, input, signal, services) {
-      await checkOcrFile(file);
-      const result = await countBilled(services, 'ocr', () => ocrFile(services.http(), file, signal));
+    prepare: (file) => checkOcrFile(file),
+    call: (http, file, _type, signal) => ocrFile(http, file, signal),
+    answer(result, input) {
       if (!result.markdown.trim()) return `OCR found no text in ${input.path}.`;
       const pages = result.pages !== undefined ? ` (${result.pages} page${result.pages === 1 ? '' : 's'})` : '';
       return `Text of ${input.path}${pages}, read by OCR:\n\n${limitText(result.markdown, input.maxChars)}`;

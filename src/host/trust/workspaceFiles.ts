@@ -131,7 +131,7 @@ function refusedOutside(given: string, anyFolder: boolean): Located {
  * approved, at its real path (core/tools/openedFile.ts), with one name on disk where a model named
  * it. A `badRequest` saying why not otherwise. The caller closes it.
  */
-export async function openWorkspaceFile(given: string, rules: FileRules): Promise<OpenedFile> {
+async function openWorkspaceFile(given: string, rules: FileRules): Promise<OpenedFile> {
   const located = await locateFile(given, rules);
   if (!located.ok) throw new GatewayError('badRequest', located.message);
   return openChecked(located.real, { approved: located.identity, singleName: !rules.outsideAllowed });
