@@ -6,7 +6,6 @@
 // First: answers `vscode` for every host module imported after it.
 import { CancellationTokenSource, fake, ui } from '../chatHost/fakeVscode';
 import assert from 'node:assert/strict';
-import * as fsModule from 'node:fs';
 import { copyFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -16,6 +15,7 @@ import { agentTools, TOOL_NAMES } from '../../../src/host/lm/agentTools';
 import { ensureSampleWorkspace } from '../../fixtures/samples';
 import { DEMO_KEY, GatewayDouble } from '../../gateway';
 import { clientFor } from '../../support/client';
+import { withSwapAfterCheck } from '../../support/swapAfterCheck';
 import { hostServices } from './hostServices';
 
 describe("VS Code's own chat: document tools read only the workspace's own files", function () {
@@ -132,32 +132,6 @@ describe("VS Code's own chat: document tools read only the workspace's own files
   it('says a file that does not exist does not, and sends nothing', async () => {
     await refused(TOOL_NAMES.parsePdf, { path: 'missing.pdf' }, /missing\.pdf does not exist/);
   });
-
-  /**
-   * Runs `swap` once, right after the policy resolved `target`'s links and judged it inside: the
-   * moment between the check of a path and the read of the file, where another process (a build
-   * script, a tool the model ran) can put a link in its place.
-   */
-  async function withSwapAfterCheck<T>(target: string, swap: () => void, run: () => Promise<T>): Promise<T> {
-    // The module's own promises object: what the policy calls `fs.realpath` on at call time.
-    const fsp = fsModule.promises as unknown as { realpath: (p: string) => Promise<string> };
-    const realpath = fsp.realpath;
-    let swapped = false;
-    fsp.realpath = async (p: string) => {
-      const real = await realpath(p);
-      if (!swapped && path.resolve(p) === target) {
-        swapped = true;
-        swap();
-      }
-      return real;
-    };
-    try {
-      return await run();
-    } finally {
-      fsp.realpath = realpath;
-      assert.ok(swapped, 'the swap happened');
-    }
-  }
 
   it('sends nothing when the file is swapped for a link to a file outside after its path was checked', async () => {
     const file = path.join(ws, 'swap-report.pdf');
