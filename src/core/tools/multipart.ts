@@ -42,13 +42,16 @@ const READ_CHUNK = 1024 * 1024;
  * Every chunk is a fresh buffer. The writer before this one read into three buffers it reused, which
  * was safe only as long as undici asks for the next chunk after the socket has written the last one:
  * undici's drain timing, which no API promises. What that costs, measured with `npm run bench` (row 7:
- * a 20 MiB PDF, a child process, 2-core machine shared with other work, load average 11 to 28):
- * - peak RSS growth 19.9 MiB, against 2.9 MiB for the reused buffers: V8 frees a buffer only when it
- *   collects it, which it puts off until some 64 MiB of such memory have piled up, so an upload grows
- *   the process by about its size (at most 20 MiB here, the providers' limit);
- * - wall time against `curl -F` through the same 100 Mbit/s and 1 Gbit/s fronts: 1.05× and 1.03× (a
- *   second run 1.07× and 1.34×), the reused buffers 0.99× and 1.02× (a second run 1.02× and 1.87×):
- *   no difference that the noise of this machine lets through.
+ * a 20 MiB PDF from a child process; three runs each, alternating with `curl -F`, on a 2-core machine
+ * shared with other work at load averages of 9 to 28):
+ * - peak RSS growth 19.9 MiB in every run, against 2.9 MiB for the reused buffers: V8 frees a buffer
+ *   only when it collects it, which it puts off until some 64 MiB of such memory have piled up, so an
+ *   upload grows the process by about its size (at most 20 MiB here, the providers' limit);
+ * - CPU 1.0–1.5 ms per MiB against 0.6 (fresh memory is paged in, then collected): unthrottled on
+ *   loopback the upload took 130–157 ms against 51–61 ms;
+ * - at a line rate the transfer hides that: against curl through the same 100 Mbit/s and 1 Gbit/s
+ *   fronts 1.05× and 1.03×, 1.07× and 1.34×, 1.05× and 1.11×; the reused buffers 0.99× and 1.02×,
+ *   1.02× and 1.87×, 0.79× and 1.13×: within this machine's noise.
  */
 export function multipartFromFile(fields: Record<string, string>, file?: FilePart): MultipartBody {
   const boundary = `----ModelGatewayForm${randomBytes(12).toString('hex')}`;
