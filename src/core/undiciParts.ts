@@ -8,7 +8,7 @@ import type { Dispatcher } from 'undici';
  *
  * undici's index.js mixes its API (request, connect, …) into Dispatcher.prototype; ProxyAgent relies
  * on `connect` being there, so the same mix-in is done here. test/unit/undiciParts.test.ts fails when
- * an undici upgrade moves these files or changes that mix-in.
+ * an undici upgrade moves these files or changes that mix-in. What lets these imports go: docs/undici.md.
  */
 /* eslint-disable @typescript-eslint/no-require-imports -- deep requires of undici's own files, see above */
 const DispatcherBase: { prototype: object } = require('undici/lib/dispatcher/dispatcher.js');

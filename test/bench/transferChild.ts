@@ -24,6 +24,7 @@ import { parsePdf } from '../../src/core/tools/glm';
 import type { HttpClient } from '../../src/core/http';
 import { clientFor } from '../support/client';
 import { currentRss, peakRss, resetPeakRss } from './lib';
+import { withOpened } from '../support/openedFiles';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
@@ -100,9 +101,9 @@ async function main(): Promise<void> {
   const { http } = clientFor(url, key, { timeouts: LONG });
   try {
     if (mode === 'upload') {
-      await parsePdf(http, extra); // the same code path on a small file
+      await withOpened(extra, (f) => parsePdf(http, f)); // the same code path on a small file
       await warmUp(http, warmLink, drainSent);
-      const m = await measure(() => parsePdf(http, target));
+      const m = await measure(() => withOpened(target, (f) => parsePdf(http, f)));
       console.log(
         JSON.stringify({ ...m, result: { chars: m.result.content.length }, bytes: fs.statSync(target).size }),
       );

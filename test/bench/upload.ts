@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import { Endpoints } from '../../src/core/config';
 import { UPLOAD_LIMIT_BYTES } from '../../src/core/tools/glm';
 import { multipartFromFile } from '../../src/core/tools/multipart';
+import { withOpened } from '../support/openedFiles';
 import { resultLink, RSS_CAP, TIME_GOAL, type TransferResult, WARM_UP_MB } from './download';
 import {
   alternate,
@@ -99,9 +100,11 @@ export async function uploadRows(ctx: BenchContext, gw: GatewayInfo): Promise<Ro
   fs.writeFileSync(small, imagePdf(64 * 1024, 'Warm-up'));
   // Size the file so that our whole form is 4 KiB under the limit (curl's form is a little larger).
   fs.writeFileSync(file, imagePdf(1024, 'probe'));
-  const probe = await multipartFromFile(
-    { tool_type: 'prime-sync', file_type: 'PDF' },
-    { name: 'file', path: file, contentType: 'application/pdf' },
+  const probe = await withOpened(file, async (opened) =>
+    multipartFromFile(
+      { tool_type: 'prime-sync', file_type: 'PDF' },
+      { name: 'file', file: opened, contentType: 'application/pdf' },
+    ),
   );
   const overhead = probe.length - probe.fileBytes;
   const size = UPLOAD_LIMIT_BYTES - overhead - 4096;

@@ -26,6 +26,7 @@ import { ModelRegistry } from '../../src/core/models/modelRegistry';
 import { fetchKeyQuota } from '../../src/core/quota';
 import { DEFAULT_GROUPS, DEMO_KEY, GatewayDouble, TEAM_KEY, VIP_ONLY_MODEL } from '../gateway';
 import { clientForKeys, type TestKey } from '../support/client';
+import { withOpened } from '../support/openedFiles';
 
 const DEFAULT: TestKey = { id: 'legacy', name: 'default', secret: DEMO_KEY };
 const TEAM: TestKey = { id: 'k-team', name: 'team-claude', secret: TEAM_KEY };
@@ -306,7 +307,7 @@ describe('Several keys: resources stay with the key that made them', function ()
     const http = clientForKeys(gw.url, () => keys);
     const file = path.join(dir, 'note.txt');
     writeFileSync(file, 'owned by the team key');
-    const uploaded = await uploadForExtract(http, TEAM.id, file);
+    const uploaded = await withOpened(file, (f) => uploadForExtract(http, TEAM.id, f));
     assert.equal(await fileContent(http, TEAM.id, uploaded.id), 'owned by the team key');
     await assert.rejects(
       fileContent(http, undefined, uploaded.id),

@@ -1,18 +1,20 @@
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isGatewayError } from '../../src/core/errors';
-import { multipartFromFile } from '../../src/core/tools/multipart';
+import { multipartFromFile, type MultipartBody } from '../../src/core/tools/multipart';
+import { openFile, type OpenedFile } from '../../src/core/tools/openedFile';
 import { clientFor } from '../support/client';
+import { withOpened } from '../support/openedFiles';
 
 /**
- * The multipart body reads the file into a few buffers that it reuses; that is safe only because
- * the HTTP client asks for a chunk once the socket has taken the previous one. A receiver that reads
- * slowly makes every socket write wait, which is where a buffer reused too early would show.
+ * The multipart body streams the file from its open handle, a fresh buffer per chunk. A receiver
+ * that reads slowly makes every socket write wait, which is where a buffer reused too early (as an
+ * earlier writer did) would show in the hash.
  */
 const STALL_EVERY = 512 * 1024;
 
@@ -49,15 +51,16 @@ describe('multipart upload body', function () {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('sends a file larger than its buffers byte for byte to a slow receiver', async () => {
+  it('sends a file of many chunks byte for byte to a slow receiver', async () => {
     // Every 16-byte line differs, so a buffer overwritten before the socket took it changes the hash.
     const file = path.join(dir, 'numbers.txt');
     const lines: string[] = [];
     for (let i = 0; i < 200_000; i++) lines.push(`${String(i).padStart(15, '0')}\n`);
     writeFileSync(file, lines.join(''));
-    const form = await multipartFromFile(
+    const opened = await openFile(file);
+    const form = multipartFromFile(
       { purpose: 'file-extract' },
-      { name: 'file', path: file, contentType: 'text/plain' },
+      { name: 'file', file: opened, contentType: 'text/plain' },
     );
     const expected = createHash('sha256');
     for await (const chunk of form.chunks()) expected.update(chunk);
@@ -76,33 +79,72 @@ describe('multipart upload body', function () {
       assert.deepEqual(answer, { bytes: form.length, sha256: expected.digest('hex') });
     } finally {
       await client.close();
+      await opened.close();
     }
   });
 
-  it('computes the length exactly and carries the file unchanged', async () => {
+  /** Every chunk of the body, kept as handed out (no copy: a reused buffer would show). */
+  async function bodyOf(form: MultipartBody): Promise<Buffer> {
+    const chunks: Uint8Array[] = [];
+    for await (const c of form.chunks()) chunks.push(c);
+    return Buffer.concat(chunks);
+  }
+
+  const changedWhileSent = (name: string) => (e: unknown) =>
+    isGatewayError(e, 'badRequest') && new RegExp(`${name} changed while it was being sent`).test(e.message);
+
+  it('computes the length exactly and carries the file unchanged, each chunk a buffer of its own', async () => {
     const file = path.join(dir, 'notes.md');
     writeFileSync(file, '# Notes\n\n' + 'A line of notes.\n'.repeat(40_000));
-    const form = await multipartFromFile({ purpose: 'file-extract' }, { name: 'file', path: file });
-    const chunks: Buffer[] = [];
-    for await (const c of form.chunks()) chunks.push(Buffer.from(c)); // a copy: the chunks' buffers are reused
-    const body = Buffer.concat(chunks);
-    assert.equal(body.length, form.length);
+    const body = await withOpened(file, (opened) =>
+      bodyOf(multipartFromFile({ purpose: 'file-extract' }, { name: 'file', file: opened })),
+    );
     assert.ok(body.includes(readFileSync(file)), 'the file part is the file');
     assert.match(body.toString('latin1', 0, 300), /name="purpose"\r\n\r\nfile-extract\r\n/);
+    const form = await withOpened(file, async (opened) =>
+      multipartFromFile({ purpose: 'file-extract' }, { name: 'file', file: opened }),
+    );
+    assert.equal(body.length, form.length);
   });
 
-  it('refuses to send a file that became shorter after the form was made', async () => {
-    const file = path.join(dir, 'shrinking.txt');
+  it('sends the file that was opened, even when its name is given to another file meanwhile', async () => {
+    const file = path.join(dir, 'swapped.txt');
+    writeFileSync(file, 'the file that was checked\n'.repeat(10_000));
+    const other = path.join(dir, 'other.txt');
+    writeFileSync(other, 'something else entirely!!\n'.repeat(10_000));
+    const body = await withOpened(file, async (opened) => {
+      const form = multipartFromFile({ purpose: 'file-extract' }, { name: 'file', file: opened });
+      renameSync(other, file);
+      return bodyOf(form);
+    });
+    assert.ok(body.includes('the file that was checked'));
+    assert.ok(!body.includes('something else entirely'));
+  });
+
+  async function sendChanged(name: string, change: (file: string) => void): Promise<void> {
+    const file = path.join(dir, name);
     writeFileSync(file, 'x'.repeat(600 * 1024));
-    const form = await multipartFromFile({ purpose: 'file-extract' }, { name: 'file', path: file });
-    truncateSync(file, 100 * 1024);
-    const readAll = async () => {
-      for await (const c of form.chunks()) void c;
-    };
+    const opened: OpenedFile = await openFile(file);
+    try {
+      const form = multipartFromFile({ purpose: 'file-extract' }, { name: 'file', file: opened });
+      change(file);
+      await bodyOf(form);
+    } finally {
+      await opened.close();
+    }
+  }
+
+  it('refuses to send a file that became shorter after it was opened', async () => {
     await assert.rejects(
-      readAll(),
-      (e: unknown) =>
-        isGatewayError(e, 'badRequest') && /shrinking\.txt changed while it was being sent/.test(e.message),
+      sendChanged('shrinking.txt', (f) => truncateSync(f, 100 * 1024)),
+      changedWhileSent('shrinking\\.txt'),
+    );
+  });
+
+  it('refuses to send a file that grew after it was opened (not a body cut at the old size)', async () => {
+    await assert.rejects(
+      sendChanged('growing.txt', (f) => appendFileSync(f, 'y'.repeat(1024))),
+      changedWhileSent('growing\\.txt'),
     );
   });
 });

@@ -10,6 +10,7 @@ import { citation, resultsMarkdown } from '../../src/core/tools/searchResult';
 import { DEMO_KEY, GatewayDouble, GLM_NO_BALANCE_KEY, VIP_KEY } from '../gateway';
 import { SAMPLE_FILES, ensureSampleWorkspace } from '../fixtures/samples';
 import { clientFor } from '../support/client';
+import { withOpened } from '../support/openedFiles';
 
 const sample = (kind: string) => {
   const found = SAMPLE_FILES.find((s) => s.name === kind);
@@ -35,7 +36,7 @@ describe('document and web tools against the double', function () {
 
   it('parses a text PDF and returns exactly its text, streaming the file as multipart', async () => {
     const pdf = sample('quarterly-report.pdf');
-    const result = await parsePdf(clientFor(gw.url, DEMO_KEY).http, path.join(dir, pdf.name));
+    const result = await withOpened(path.join(dir, pdf.name), (f) => parsePdf(clientFor(gw.url, DEMO_KEY).http, f));
     assert.equal(result.empty, false);
     assert.ok(result.content.includes(pdf.marker), result.content.slice(0, 200));
     const entry = gw.log.find((e) => e.path.endsWith('/files/parser/sync'));
@@ -44,7 +45,9 @@ describe('document and web tools against the double', function () {
   });
 
   it('reports an empty parse of a scan so that OCR can be offered', async () => {
-    const result = await parsePdf(clientFor(gw.url, DEMO_KEY).http, path.join(dir, 'scanned-letter.pdf'));
+    const result = await withOpened(path.join(dir, 'scanned-letter.pdf'), (f) =>
+      parsePdf(clientFor(gw.url, DEMO_KEY).http, f),
+    );
     assert.deepEqual({ empty: result.empty, content: result.content }, { empty: true, content: '' });
   });
 
@@ -52,7 +55,7 @@ describe('document and web tools against the double', function () {
     const http = clientFor(gw.url, DEMO_KEY).http;
     for (const name of ['scan.png', 'scanned-letter.pdf']) {
       const s = sample(name);
-      const result = await ocrFile(http, path.join(dir, name));
+      const result = await withOpened(path.join(dir, name), (f) => ocrFile(http, f));
       assert.ok(result.markdown.includes(s.marker), `${name}: ${result.markdown.slice(0, 200)}`);
     }
   });
@@ -61,17 +64,20 @@ describe('document and web tools against the double', function () {
     const big = path.join(dir, 'big.pdf');
     writeFileSync(big, '');
     truncateSync(big, UPLOAD_LIMIT_BYTES - 100);
-    const form = await multipartFromFile({ tool_type: 'prime-sync', file_type: 'PDF' }, { name: 'file', path: big });
+    const form = await withOpened(big, async (file) =>
+      multipartFromFile({ tool_type: 'prime-sync', file_type: 'PDF' }, { name: 'file', file }),
+    );
     assert.ok(form.length > UPLOAD_LIMIT_BYTES, 'the form pushes it over');
     await assert.rejects(
-      parsePdf(clientFor(gw.url, DEMO_KEY).http, big),
+      withOpened(big, (f) => parsePdf(clientFor(gw.url, DEMO_KEY).http, f)),
       (e: unknown) =>
         isGatewayError(e, 'tooLarge') &&
         /would be 20 MiB \(20,97\d,\d{3} bytes/.test(e.message) &&
         /limit is 20 MiB \(20,971,520 bytes\)/.test(e.message),
     );
-    await assert.rejects(uploadForExtract(clientFor(gw.url, DEMO_KEY).http, undefined, big), (e: unknown) =>
-      isGatewayError(e, 'tooLarge'),
+    await assert.rejects(
+      withOpened(big, (f) => uploadForExtract(clientFor(gw.url, DEMO_KEY).http, undefined, f)),
+      (e: unknown) => isGatewayError(e, 'tooLarge'),
     );
     assert.equal(gw.log.length, 0, 'nothing was sent');
     rmSync(big);
@@ -79,16 +85,19 @@ describe('document and web tools against the double', function () {
 
   it('computes the multipart length exactly', async () => {
     const file = path.join(dir, 'notes.md');
-    const form = await multipartFromFile({ purpose: 'file-extract' }, { name: 'file', path: file });
-    let length = 0;
-    for await (const c of form.chunks()) length += c.length;
-    assert.equal(length, form.length);
+    const [length, promised] = await withOpened(file, async (opened) => {
+      const form = multipartFromFile({ purpose: 'file-extract' }, { name: 'file', file: opened });
+      let n = 0;
+      for await (const c of form.chunks()) n += c.length;
+      return [n, form.length];
+    });
+    assert.equal(length, promised);
   });
 
   it('uploads for extraction and reads the content back; files belong to their key', async () => {
     const pdf = sample('quarterly-report.pdf');
     const http = clientFor(gw.url, DEMO_KEY).http;
-    const file = await uploadForExtract(http, undefined, path.join(dir, pdf.name));
+    const file = await withOpened(path.join(dir, pdf.name), (f) => uploadForExtract(http, undefined, f));
     assert.equal(file.filename, pdf.name);
     assert.ok((await fileContent(http, undefined, file.id)).includes(pdf.marker));
     await assert.rejects(
@@ -99,7 +108,7 @@ describe('document and web tools against the double', function () {
 
   it('refuses images for extraction with a pointer to chat image input, sending nothing', async () => {
     await assert.rejects(
-      uploadForExtract(clientFor(gw.url, DEMO_KEY).http, undefined, path.join(dir, 'scan.png')),
+      withOpened(path.join(dir, 'scan.png'), (f) => uploadForExtract(clientFor(gw.url, DEMO_KEY).http, undefined, f)),
       (e: unknown) => isGatewayError(e, 'badRequest') && /Ask about this image/.test(e.message),
     );
     assert.equal(gw.log.length, 0);
@@ -146,7 +155,9 @@ describe('document and web tools against the double', function () {
 
   it('maps the first provider balance error (1113, HTTP 429) to upstreamBalance', async () => {
     await assert.rejects(
-      parsePdf(clientFor(gw.url, GLM_NO_BALANCE_KEY).http, path.join(dir, 'quarterly-report.pdf')),
+      withOpened(path.join(dir, 'quarterly-report.pdf'), (f) =>
+        parsePdf(clientFor(gw.url, GLM_NO_BALANCE_KEY).http, f),
+      ),
       (e: unknown) => isGatewayError(e, 'upstreamBalance') && e.status === 429 && e.code === '1113',
     );
   });
@@ -156,7 +167,9 @@ describe('document and web tools against the double', function () {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
     await assert.rejects(
-      parsePdf(clientFor(gw.url, DEMO_KEY).http, path.join(dir, 'quarterly-report.pdf'), controller.signal),
+      withOpened(path.join(dir, 'quarterly-report.pdf'), (f) =>
+        parsePdf(clientFor(gw.url, DEMO_KEY).http, f, controller.signal),
+      ),
       (e: unknown) => isGatewayError(e, 'cancelled'),
     );
     gw.clearFaults();

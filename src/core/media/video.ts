@@ -7,6 +7,7 @@ import type { ModelInfo } from '../models/types';
 import { parseJsonText, parseWith } from '../validate';
 import { requireFormat, type UploadFormat } from '../tools/fileFormat';
 import { multipartFromFile, type MultipartBody } from '../tools/multipart';
+import { openFile, type OpenedFile } from '../tools/openedFile';
 import { formatDuration } from '../../shared/format';
 import { displaySize, displaySizeText, parseSize, videoWireSize } from '../../shared/mediaSize';
 import { parseVideoStatus, type VideoStatus } from './videoStatus';
@@ -148,8 +149,10 @@ export async function submitVideo(
   const p = validateVideoParams(params);
   let text: string;
   let requestId: string | undefined;
-  // A reference image that cannot be sent is the user's to fix, not the model's refusal.
-  const form = p.api === 'openai' ? await openAIVideoForm(p) : undefined;
+  // A reference image that cannot be sent is the user's to fix, not the model's refusal. It is
+  // opened once: its format is checked and its bytes sent through the same handle.
+  const reference = p.api === 'openai' && p.inputReference !== undefined ? await openFile(p.inputReference) : undefined;
+  const form = p.api === 'openai' ? await openAIVideoForm(p, reference).catch(closing(reference)) : undefined;
   try {
     const response = await http.send({
       method: 'POST',
@@ -169,6 +172,8 @@ export async function submitVideo(
     text = await response.text();
   } catch (err) {
     throw explainSubmitError(err, p);
+  } finally {
+    await reference?.close();
   }
   const body = parseWith(
     submitSchema,
@@ -201,6 +206,7 @@ export async function submitVideo(
  */
 async function openAIVideoForm(
   p: VideoParams,
+  reference: OpenedFile | undefined,
 ): Promise<{ body: AsyncIterable<Uint8Array>; headers: Record<string, string> }> {
   const parsed = parseSize(p.size);
   const fields = {
@@ -211,15 +217,14 @@ async function openAIVideoForm(
   };
   let form: MultipartBody;
   try {
-    const reference = p.inputReference;
     const file = reference
       ? {
           name: 'input_reference',
-          path: reference,
+          file: reference,
           contentType: await requireFormat(reference, REFERENCE_FORMATS, l10n.t('the video reference image')),
         }
       : undefined;
-    form = await multipartFromFile(fields, file);
+    form = multipartFromFile(fields, file);
   } catch (err) {
     if (err instanceof GatewayError) throw err;
     throw new GatewayError(
@@ -233,6 +238,14 @@ async function openAIVideoForm(
     );
   }
   return { body: form.chunks(), headers: { 'content-type': form.contentType, 'content-length': String(form.length) } };
+}
+
+/** Closes `file` and passes the error on: for a file opened before a step that failed. */
+function closing(file: OpenedFile | undefined): (err: unknown) => Promise<never> {
+  return async (err) => {
+    await file?.close();
+    throw err;
+  };
 }
 
 /** The image formats OpenAI's video API takes as a reference. */

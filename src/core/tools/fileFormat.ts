@@ -1,8 +1,8 @@
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
 import { GatewayError } from '../errors';
 import { FORMAT_NAMES, otherFormat, sniffImage, type ImageMediaType } from '../imageBytes';
+import { readHead, type OpenedFile } from './openedFile';
 
 /**
  * The format of a file a document tool is about to upload, read from its first bytes (never its
@@ -29,22 +29,15 @@ function formatName(format: UploadFormat): string {
 
 /**
  * The file's format when it is one of `accepted`, else a `badRequest` naming what the bytes are.
- * `tool` names what refuses the file ("The parser", "OCR").
+ * `tool` names what refuses the file ("The parser", "OCR"). Read through the handle that the
+ * upload reads too: the bytes checked are the bytes sent.
  */
 export async function requireFormat(
-  file: string,
+  file: OpenedFile,
   accepted: readonly UploadFormat[],
   tool: string,
 ): Promise<UploadFormat> {
-  const handle = await fs.open(file, 'r');
-  let head: Uint8Array;
-  try {
-    const buffer = Buffer.alloc(HEAD_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, HEAD_BYTES, 0);
-    head = buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
+  const head = await readHead(file, HEAD_BYTES);
   const found = sniffUpload(head);
   if (found && accepted.includes(found)) return found;
   const seen = found
@@ -54,7 +47,7 @@ export async function requireFormat(
     'badRequest',
     l10n.t(
       '{0} was not sent: {1} takes {2} files, and by its bytes this file is {3}. Nothing was uploaded or charged.',
-      path.basename(file),
+      path.basename(file.path),
       tool,
       accepted.map(formatName).join(', '),
       seen,

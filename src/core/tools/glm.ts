@@ -1,4 +1,3 @@
-import { promises as fs } from 'node:fs';
 import * as l10n from '@vscode/l10n';
 import * as path from 'node:path';
 import * as z from 'zod/mini';
@@ -7,6 +6,7 @@ import type { HttpClient } from '../http';
 import { formatBytes, formatNumber } from '../../shared/format';
 import { requireFormat, type UploadFormat } from './fileFormat';
 import { multipartFromFile, type MultipartBody } from './multipart';
+import { readWhole, type OpenedFile } from './openedFile';
 import type { SearchResult } from './searchResult';
 
 /** Both providers' upload limit, counting the multipart form itself. */
@@ -28,19 +28,19 @@ export interface ParseResult {
 
 /** First provider's synchronous parser (`files/parser/sync`); the only parsing mode the gateway opens. */
 /** The form for a parse, checked against the limit: nothing is sent, so nothing is billed. */
-export async function pdfParseForm(file: string): Promise<MultipartBody> {
-  const form = await multipartFromFile(
+export async function pdfParseForm(file: OpenedFile): Promise<MultipartBody> {
+  const form = multipartFromFile(
     { tool_type: 'prime-sync', file_type: 'PDF' },
-    { name: 'file', path: file, contentType: 'application/pdf' },
+    { name: 'file', file, contentType: 'application/pdf' },
   );
-  refuseOverLimit(form.length, form.fileBytes, path.basename(file));
+  refuseOverLimit(form.length, form.fileBytes, path.basename(file.path));
   await requireFormat(file, ['application/pdf'], l10n.t('the PDF parser'));
   return form;
 }
 
 export async function parsePdf(
   http: HttpClient,
-  file: string,
+  file: OpenedFile,
   signal?: AbortSignal,
   prepared?: MultipartBody,
 ): Promise<ParseResult> {
@@ -61,7 +61,7 @@ export async function parsePdf(
   if (answer.status === 'failed') {
     throw new GatewayError(
       'badRequest',
-      l10n.t('GLM could not parse {0}: {1}.', path.basename(file), answer.message ?? l10n.t('no reason given')),
+      l10n.t('GLM could not parse {0}: {1}.', path.basename(file.path), answer.message ?? l10n.t('no reason given')),
     );
   }
   if (answer.status !== 'succeeded') {
@@ -110,8 +110,8 @@ const OCR_FORMATS: readonly UploadFormat[] = ['application/pdf', 'image/png', 'i
 
 /** First provider's layout parsing (OCR) for images and scanned PDFs. */
 /** Checks a file for OCR without sending it; returns its MIME type. */
-export async function checkOcrFile(file: string): Promise<UploadFormat> {
-  const ext = path.extname(file).toLowerCase();
+export async function checkOcrFile(file: OpenedFile): Promise<UploadFormat> {
+  const ext = path.extname(file.path).toLowerCase();
   const type = OCR_TYPES[ext];
   if (!type)
     throw new GatewayError(
@@ -120,25 +120,33 @@ export async function checkOcrFile(file: string): Promise<UploadFormat> {
         ? l10n.t('OCR takes PDF, PNG or JPEG files, not "{0}".', ext)
         : l10n.t('OCR takes PDF, PNG or JPEG files, not a file without an extension.'),
     );
-  const size = (await fs.stat(file)).size;
+  const size = file.size;
   const limit = type === 'application/pdf' ? OCR_PDF_LIMIT : OCR_IMAGE_LIMIT;
   if (size > limit) {
     throw new GatewayError(
       'tooLarge',
       type === 'application/pdf'
-        ? l10n.t('{0} is {1}; OCR takes PDFs up to 50 MB. Nothing was sent.', path.basename(file), formatBytes(size))
-        : l10n.t('{0} is {1}; OCR takes images up to 10 MB. Nothing was sent.', path.basename(file), formatBytes(size)),
+        ? l10n.t(
+            '{0} is {1}; OCR takes PDFs up to 50 MB. Nothing was sent.',
+            path.basename(file.path),
+            formatBytes(size),
+          )
+        : l10n.t(
+            '{0} is {1}; OCR takes images up to 10 MB. Nothing was sent.',
+            path.basename(file.path),
+            formatBytes(size),
+          ),
     );
   }
   // The bytes decide what is sent (and its type in the data URL), not the name.
   return requireFormat(file, OCR_FORMATS, 'OCR');
 }
 
-export async function ocrFile(http: HttpClient, file: string, signal?: AbortSignal): Promise<OcrResult> {
+export async function ocrFile(http: HttpClient, file: OpenedFile, signal?: AbortSignal): Promise<OcrResult> {
   const type = await checkOcrFile(file);
   // The notes leave open whether a bare base64 string or a data URL is expected; a data URL
   // also tells the service the file type.
-  const data = `data:${type};base64,${(await fs.readFile(file)).toString('base64')}`;
+  const data = `data:${type};base64,${(await readWhole(file)).toString('base64')}`;
   const answer = await http.sendJson(
     {
       method: 'POST',

@@ -1,4 +1,3 @@
-import { promises as fs } from 'node:fs';
 import * as l10n from '@vscode/l10n';
 import * as path from 'node:path';
 import * as z from 'zod/mini';
@@ -6,6 +5,7 @@ import { GatewayError } from '../errors';
 import type { HttpClient } from '../http';
 import { checkPublicUrl, refuseOverLimit, type PageResult } from './glm';
 import { multipartFromFile, type MultipartBody } from './multipart';
+import { readHead, type OpenedFile } from './openedFile';
 import type { SearchResult } from './searchResult';
 
 const str = z.optional(z.nullable(z.string()));
@@ -37,49 +37,46 @@ const IMAGE_SIGNATURES: Array<[string, number[]]> = [
 export const IMAGE_REFUSED = 'image_not_extractable';
 
 /** Images are not file-extract documents: say where image understanding lives instead. */
-async function refuseImages(file: string): Promise<void> {
-  const handle = await fs.open(file, 'r');
-  try {
-    const head = Buffer.alloc(12);
-    await handle.read(head, 0, 12, 0);
-    const image = IMAGE_SIGNATURES.find(([, sig]) => sig.every((b, i) => head[i] === b));
-    if (image || /\.(png|jpe?g|gif|webp|bmp)$/i.test(file)) {
-      // The code lets the extract command offer "Ask About This Image" whatever the display language.
-      throw new GatewayError(
-        'badRequest',
-        image
-          ? l10n.t(
-              '{0} is an image ({1}). Images are not file-extract documents: attach the image to a chat message with a model that takes image input ("Ask about this image") instead.',
-              path.basename(file),
-              image[0],
-            )
-          : l10n.t(
-              '{0} is an image (by its extension). Images are not file-extract documents: attach the image to a chat message with a model that takes image input ("Ask about this image") instead.',
-              path.basename(file),
-            ),
-        { code: IMAGE_REFUSED },
-      );
-    }
-  } finally {
-    await handle.close();
+async function refuseImages(file: OpenedFile): Promise<void> {
+  const head = await readHead(file, 12);
+  const image = IMAGE_SIGNATURES.find(([, sig]) => sig.every((b, i) => head[i] === b));
+  if (image || /\.(png|jpe?g|gif|webp|bmp)$/i.test(file.path)) {
+    // The code lets the extract command offer "Ask About This Image" whatever the display language.
+    throw new GatewayError(
+      'badRequest',
+      image
+        ? l10n.t(
+            '{0} is an image ({1}). Images are not file-extract documents: attach the image to a chat message with a model that takes image input ("Ask about this image") instead.',
+            path.basename(file.path),
+            image[0],
+          )
+        : l10n.t(
+            '{0} is an image (by its extension). Images are not file-extract documents: attach the image to a chat message with a model that takes image input ("Ask about this image") instead.',
+            path.basename(file.path),
+          ),
+      { code: IMAGE_REFUSED },
+    );
   }
 }
 
 /** Second provider's upload with `purpose=file-extract`, the only purpose it accepts. */
 /** The upload form, after the checks that need no request (image, size, empty): nothing billed yet. */
-export async function extractForm(file: string): Promise<MultipartBody> {
+export async function extractForm(file: OpenedFile): Promise<MultipartBody> {
   await refuseImages(file);
-  const form = await multipartFromFile({ purpose: 'file-extract' }, { name: 'file', path: file });
-  refuseOverLimit(form.length, form.fileBytes, path.basename(file));
+  const form = multipartFromFile({ purpose: 'file-extract' }, { name: 'file', file });
+  refuseOverLimit(form.length, form.fileBytes, path.basename(file.path));
   if (form.fileBytes === 0)
-    throw new GatewayError('badRequest', l10n.t('{0} is empty; there is nothing to extract.', path.basename(file)));
+    throw new GatewayError(
+      'badRequest',
+      l10n.t('{0} is empty; there is nothing to extract.', path.basename(file.path)),
+    );
   return form;
 }
 
 export async function uploadForExtract(
   http: HttpClient,
   key: string | undefined,
-  file: string,
+  file: OpenedFile,
   signal?: AbortSignal,
   prepared?: MultipartBody,
 ): Promise<KimiFile> {
@@ -103,13 +100,13 @@ export async function uploadForExtract(
       'badRequest',
       l10n.t(
         'Kimi could not extract {0}: {1}.',
-        path.basename(file),
+        path.basename(file.path),
         answer.status_details || l10n.t('no reason given'),
       ),
     );
   return {
     id: answer.id,
-    filename: answer.filename ?? path.basename(file),
+    filename: answer.filename ?? path.basename(file.path),
     ...(answer.bytes !== undefined ? { bytes: answer.bytes } : {}),
     createdAt: (answer.created_at ?? Math.floor(Date.now() / 1000)) * 1000,
   };

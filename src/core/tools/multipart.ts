@@ -1,13 +1,11 @@
-import * as l10n from '@vscode/l10n';
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { GatewayError } from '../errors';
+import { sizeChanged, type OpenedFile } from './openedFile';
 
 export interface FilePart {
   name: string;
-  /** The file on disk; it is streamed, never read whole into memory. */
-  path: string;
+  /** The file, opened and checked once (openedFile.ts); it is streamed from this handle, never read whole. */
+  file: OpenedFile;
   filename?: string;
   contentType?: string;
 }
@@ -18,39 +16,47 @@ export interface MultipartBody {
   length: number;
   fileBytes: number;
   /**
-   * The form's bytes, the file read from disk as they are asked for. Each chunk is valid only until
-   * the next one is asked for: the file is read into a few buffers that are used over and over
-   * (see READ_BUFFERS). A consumer must write or copy a chunk before it asks for the next; the HTTP
-   * client's request writer does (it asks again only once the socket has taken the bytes).
+   * The form's bytes, the file read from its open handle as they are asked for. Every chunk is a
+   * buffer of its own, which the consumer may keep (nothing is reused). Each call reads anew.
    */
   chunks(): AsyncIterable<Uint8Array>;
 }
 
 /**
- * Bytes per file read: larger than any socket's write buffer mark, so every write waits for 'drain'.
- * Each chunk costs a round of that wait and of handing the next one over, some 0.3 ms on a 2-core
- * machine whatever its size: a 20 MiB upload to a local server took about twice as long in 64 KiB
- * chunks as in 256 KiB ones, and 1 MiB ones were faster again (the three buffers below stay 3 MiB).
+ * Bytes per read of the file. Each chunk costs a round of undici's write and 'drain' wait, some
+ * 0.3 ms on a 2-core machine whatever its size: a 20 MiB upload to a local server took about twice
+ * as long in 64 KiB chunks (a Node file stream's default) as in 256 KiB ones, and 1 MiB ones were
+ * faster again.
  */
 const READ_CHUNK = 1024 * 1024;
-/**
- * Buffers in rotation. A fresh buffer per read is garbage that V8 frees only at its next full GC,
- * which it puts off until some 64 MiB of such memory have piled up (so a 20 MiB upload used to grow
- * the process by more than twice the file). Reusing buffers keeps the upload's memory flat.
- * undici's writer asks for a chunk only after the previous one was accepted by the socket; a chunk is
- * as big as READ_CHUNK, above the socket's high-water mark, so "accepted" means written out (the
- * socket emitted 'drain'). Three buffers leave a margin of two chunks on top of that.
- */
-const READ_BUFFERS = 3;
 
 /**
  * A multipart/form-data body whose size is computed up front (so a request over a limit is refused
- * before upload) and whose file part, when there is one, is streamed from disk.
+ * before upload) and whose file part, when there is one, is streamed from its open handle.
+ *
+ * Why not `fs.openAsBlob` with undici's `FormData`: a Blob from `openAsBlob` opens the file again
+ * by its path when it is read, so what is sent would no longer be the file whose handle was checked
+ * (openedFile.ts), and undici's FormData and its body encoder are parts of undici's fetch that the
+ * bundle leaves out today (src/core/undiciParts.ts, docs/undici.md).
+ *
+ * Every chunk is a fresh buffer. The writer before this one read into three buffers it reused, which
+ * was safe only as long as undici asks for the next chunk after the socket has written the last one:
+ * undici's drain timing, which no API promises. What that costs, measured with `npm run bench` (row 7:
+ * a 20 MiB PDF from a child process; three runs each, alternating with `curl -F`, on a 2-core machine
+ * shared with other work at load averages of 9 to 28):
+ * - peak RSS growth 19.9 MiB in every run, against 2.9 MiB for the reused buffers: V8 frees a buffer
+ *   only when it collects it, which it puts off until some 64 MiB of such memory have piled up, so an
+ *   upload grows the process by about its size (at most 20 MiB here, the providers' limit);
+ * - CPU 1.0–1.5 ms per MiB against 0.6 (fresh memory is paged in, then collected): unthrottled on
+ *   loopback the upload took 130–157 ms against 51–61 ms;
+ * - at a line rate the transfer hides that: against curl through the same 100 Mbit/s and 1 Gbit/s
+ *   fronts 1.05× and 1.03×, 1.07× and 1.34×, 1.05× and 1.11×; the reused buffers 0.99× and 1.02×,
+ *   1.02× and 1.87×, 0.79× and 1.13×: within this machine's noise.
  */
-export async function multipartFromFile(fields: Record<string, string>, file?: FilePart): Promise<MultipartBody> {
+export function multipartFromFile(fields: Record<string, string>, file?: FilePart): MultipartBody {
   const boundary = `----ModelGatewayForm${randomBytes(12).toString('hex')}`;
-  const fileBytes = file ? (await fs.stat(file.path)).size : 0;
-  const filename = file ? (file.filename ?? path.basename(file.path)).replace(/["\r\n]/g, '_') : '';
+  const fileBytes = file ? file.file.size : 0;
+  const filename = file ? (file.filename ?? path.basename(file.file.path)).replace(/["\r\n]/g, '_') : '';
   const head = Buffer.from(
     Object.entries(fields)
       .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
@@ -67,55 +73,45 @@ export async function multipartFromFile(fields: Record<string, string>, file?: F
     fileBytes,
     async *chunks() {
       yield head;
-      if (file) yield* readFileChunks(file.path, fileBytes);
+      if (file) yield* fileChunks(file.file);
       yield tail;
     },
   };
 }
 
 /**
- * Exactly `size` bytes of the file (its size when the form was made: the Content-Length is already
- * promised), in chunks of rotating buffers. A file that shrank meanwhile is an error, not a short body.
- * The next chunk is read while the one handed out is being sent (into another buffer), so the disk
- * and the socket work at the same time instead of taking turns.
+ * Exactly the file's size when it was opened (the Content-Length is already promised): a file that
+ * shrank or grew meanwhile is an error, not a short or a cut body. Each chunk is read into a buffer
+ * of its own (`FileHandle.read` at a position: the handle stays its owner's to close); the next one
+ * is read while the one handed out is being sent, so the disk and the socket work at the same time.
  */
-async function* readFileChunks(file: string, size: number): AsyncGenerator<Uint8Array> {
-  if (size === 0) return;
-  const handle = await fs.open(file, 'r');
-  let ahead: Promise<Uint8Array> | undefined;
+async function* fileChunks(file: OpenedFile): AsyncGenerator<Uint8Array> {
+  const readAt = async (position: number): Promise<Buffer> => {
+    const length = Math.min(READ_CHUNK, file.size - position);
+    const buffer = Buffer.allocUnsafe(length);
+    const { bytesRead } = await file.handle.read(buffer, 0, length, position);
+    if (bytesRead < length) throw sizeChanged(file);
+    return buffer;
+  };
+  const readAhead = (position: number): Promise<Buffer> | undefined => {
+    if (position >= file.size) return undefined;
+    const next = readAt(position);
+    // Its failure is told when it is awaited; until then it must not count as unhandled.
+    next.catch(() => undefined);
+    return next;
+  };
+  let position = 0;
+  let ahead = readAhead(0);
   try {
-    const buffers: Buffer[] = [];
-    for (let i = 0; i < READ_BUFFERS && i * READ_CHUNK < size; i++)
-      buffers.push(Buffer.allocUnsafe(Math.min(READ_CHUNK, size)));
-    let position = 0;
-    let turn = 0;
-    const readNext = async (): Promise<Uint8Array> => {
-      const buffer = buffers[turn++ % buffers.length] as Buffer;
-      const at = position;
-      const length = Math.min(buffer.length, size - at);
-      position += length;
-      const { bytesRead } = await handle.read(buffer, 0, length, at);
-      if (bytesRead < length) {
-        throw new GatewayError(
-          'badRequest',
-          l10n.t(
-            '{0} changed while it was being sent (it is now shorter than when the upload started). Try again.',
-            path.basename(file),
-          ),
-        );
-      }
-      return buffer.subarray(0, bytesRead);
-    };
-    ahead = readNext();
     while (ahead) {
       const chunk = await ahead;
-      // The buffer read next is neither this chunk's nor the one before (READ_BUFFERS ≥ 3).
-      ahead = position < size ? readNext() : undefined;
+      position += chunk.length;
+      ahead = readAhead(position);
       yield chunk;
     }
   } finally {
-    // A read still under way (the upload was stopped) finishes before the file is closed.
+    // A read still under way (the upload was stopped) ends before its owner may close the handle.
     await ahead?.catch(() => undefined);
-    await handle.close();
   }
+  if (Number((await file.handle.stat()).size) !== file.size) throw sizeChanged(file);
 }

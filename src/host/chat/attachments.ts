@@ -4,8 +4,9 @@ import * as vscode from 'vscode';
 import { checkImage, describeImage, type ImageStore } from '../../core/chat/images';
 import { formatBytes, formatNumber } from '../../shared/format';
 import { GatewayError } from '../../core/errors';
+import { readWhole } from '../../core/tools/openedFile';
 import type { ImageRef } from '../../shared/protocol';
-import { workspaceFile } from '../trust/workspaceFiles';
+import { withWorkspaceFile } from '../trust/workspaceFiles';
 
 export interface PendingAttachment {
   id: string;
@@ -68,15 +69,20 @@ export async function imageAttachment(
  * Reads an image file, refusing one over the limit by its size before reading it. A file on disk
  * goes through the workspace-file policy (trust/workspaceFiles.ts): the caller named it (a dialog,
  * a script, a drop the chat view's own policy let through), so it may lie outside the workspace,
- * but a link in a workspace folder that leads out is refused, and the real path is what is read.
+ * but a link in a workspace folder that leads out is refused; it is opened once and its size and
+ * bytes are read through that checked handle. Other schemes (a remote file system) are read
+ * through VS Code's file system.
  */
 export async function readImageFile(given: vscode.Uri, maxBytes: number): Promise<{ bytes: Uint8Array; name: string }> {
   const name = path.basename(given.path) || given.toString();
-  const uri =
-    given.scheme === 'file' ? vscode.Uri.file(await workspaceFile(given.fsPath, { outsideAllowed: true })) : given;
+  if (given.scheme === 'file')
+    return withWorkspaceFile(given.fsPath, { outsideAllowed: true }, async (file) => {
+      refuseOverLimit(name, file.size, maxBytes);
+      return { bytes: await readWhole(file), name };
+    });
   let size: number;
   try {
-    const stat = await vscode.workspace.fs.stat(uri);
+    const stat = await vscode.workspace.fs.stat(given);
     if (stat.type & vscode.FileType.Directory)
       throw new GatewayError('badRequest', vscode.l10n.t('{0} is a folder, not an image.', name));
     size = stat.size;
@@ -88,6 +94,11 @@ export async function readImageFile(given: vscode.Uri, maxBytes: number): Promis
       { cause: err },
     );
   }
+  refuseOverLimit(name, size, maxBytes);
+  return { bytes: await vscode.workspace.fs.readFile(given), name };
+}
+
+function refuseOverLimit(name: string, size: number, maxBytes: number): void {
   if (size > maxBytes) {
     throw new GatewayError(
       'tooLarge',
@@ -100,7 +111,6 @@ export async function readImageFile(given: vscode.Uri, maxBytes: number): Promis
       ),
     );
   }
-  return { bytes: await vscode.workspace.fs.readFile(uri), name };
 }
 
 /** "photo.png (PNG 48×48, 2.1 KB)" for messages about an attached image. */

@@ -2,16 +2,18 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import { GatewayError, isGatewayError } from '../../core/errors';
+import type { HttpClient } from '../../core/http';
 import { DEFAULT_CALL_PRICE_USD, type BilledTool } from '../../core/tools/billing';
 import { checkOcrFile, ocrFile, parsePdf, pdfParseForm, readPage, webSearch } from '../../core/tools/glm';
 import { kimiFetch, kimiSearch } from '../../core/tools/kimi';
+import type { OpenedFile } from '../../core/tools/openedFile';
 import type { SearchResult } from '../../core/tools/searchResult';
 import { parseWith } from '../../core/validate';
 import { formatAmount } from '../../shared/format';
 import { chatSettings } from '../chat/chatSettings';
 import type { MediaStudio } from '../media/mediaStudio';
 import type { Services } from '../services';
-import { workspaceFile } from '../trust/workspaceFiles';
+import { withWorkspaceFile } from '../trust/workspaceFiles';
 
 /**
  * The gateway's tools as agent tools of VS Code's chat (`vscode.lm.registerTool`, stable before
@@ -230,16 +232,51 @@ function readTool(): ToolDef<z.infer<typeof readInput>> {
   };
 }
 
-function parseTool(): ToolDef<z.infer<typeof fileInput>> {
+type FileInput = z.infer<typeof fileInput>;
+
+/** What tells the document tools apart; the rest (input, opening the file, billing) is one. */
+interface DocumentTool<Prepared, Result> {
+  name: string;
+  billed: BilledTool;
+  invocationMessage(path: string): string;
+  /** The checks that need no request (format, size): a refused file is never billed. */
+  prepare(file: OpenedFile, input: FileInput): Promise<Prepared>;
+  /** The billed call. */
+  call(http: HttpClient, file: OpenedFile, prepared: Prepared, signal: AbortSignal): Promise<Result>;
+  /** The text for the model. */
+  answer(result: Result, input: FileInput): string;
+}
+
+/**
+ * A document tool: the file the model names is opened once, only among the open folders' own
+ * files (trust/workspaceFiles.ts: links resolved, one name on disk, the open handle checked), so a
+ * model cannot upload files the user never opened in this window (keys, home-folder documents), not
+ * even through a link or a swap made meanwhile; everything sent is read through that handle.
+ */
+function documentTool<Prepared, Result>(tool: DocumentTool<Prepared, Result>): ToolDef<FileInput> {
   return {
-    name: TOOL_NAMES.parsePdf,
+    name: tool.name,
     input: fileInput,
-    billed: () => 'parse',
-    invocationMessage: (i) => vscode.l10n.t('Parsing {0}', i.path),
-    async run(input, signal, services) {
-      const file = await modelFile(input.path);
-      // Checked before the call (type, size with the form): a refused file is never billed.
-      if (path.extname(file).toLowerCase() !== '.pdf')
+    billed: () => tool.billed,
+    invocationMessage: (i) => tool.invocationMessage(i.path),
+    run: (input, signal, services) =>
+      withWorkspaceFile(input.path, { outsideAllowed: false }, async (file) => {
+        const prepared = await tool.prepare(file, input);
+        const result = await countBilled(services, tool.billed, () =>
+          tool.call(services.http(), file, prepared, signal),
+        );
+        return tool.answer(result, input);
+      }),
+  };
+}
+
+const parseTool = () =>
+  documentTool({
+    name: TOOL_NAMES.parsePdf,
+    billed: 'parse',
+    invocationMessage: (p) => vscode.l10n.t('Parsing {0}', p),
+    async prepare(file, input) {
+      if (path.extname(file.path).toLowerCase() !== '.pdf')
         throw new GatewayError(
           'badRequest',
           vscode.l10n.t(
@@ -248,31 +285,28 @@ function parseTool(): ToolDef<z.infer<typeof fileInput>> {
             TOOL_NAMES.ocr,
           ),
         );
-      const form = await pdfParseForm(file);
-      const result = await countBilled(services, 'parse', () => parsePdf(services.http(), file, signal, form));
-      if (result.empty)
-        return `No text was found in ${input.path}: the upload worked, but it is most likely a scan. Use ${TOOL_NAMES.ocr} to read its text.`;
-      return `Text of ${input.path}:\n\n${limitText(result.content, input.maxChars)}`;
+      return pdfParseForm(file);
     },
-  };
-}
+    call: (http, file, form, signal) => parsePdf(http, file, signal, form),
+    answer: (result, input) =>
+      result.empty
+        ? `No text was found in ${input.path}: the upload worked, but it is most likely a scan. Use ${TOOL_NAMES.ocr} to read its text.`
+        : `Text of ${input.path}:\n\n${limitText(result.content, input.maxChars)}`,
+  });
 
-function ocrTool(): ToolDef<z.infer<typeof fileInput>> {
-  return {
+const ocrTool = () =>
+  documentTool({
     name: TOOL_NAMES.ocr,
-    input: fileInput,
-    billed: () => 'ocr',
-    invocationMessage: (i) => vscode.l10n.t('Reading the text of {0} (OCR)', i.path),
-    async run(input, signal, services) {
-      const file = await modelFile(input.path);
-      await checkOcrFile(file);
-      const result = await countBilled(services, 'ocr', () => ocrFile(services.http(), file, signal));
+    billed: 'ocr',
+    invocationMessage: (p) => vscode.l10n.t('Reading the text of {0} (OCR)', p),
+    prepare: (file) => checkOcrFile(file),
+    call: (http, file, _type, signal) => ocrFile(http, file, signal),
+    answer(result, input) {
       if (!result.markdown.trim()) return `OCR found no text in ${input.path}.`;
       const pages = result.pages !== undefined ? ` (${result.pages} page${result.pages === 1 ? '' : 's'})` : '';
       return `Text of ${input.path}${pages}, read by OCR:\n\n${limitText(result.markdown, input.maxChars)}`;
     },
-  };
-}
+  });
 
 function imageTool(media: () => MediaStudio): ToolDef<z.infer<typeof imageInput>> {
   return {
@@ -301,15 +335,6 @@ function imageTool(media: () => MediaStudio): ToolDef<z.infer<typeof imageInput>
       }
     },
   };
-}
-
-/**
- * A file the model names: relative paths from the first folder, and only files of the open folders
- * with links resolved (trust/workspaceFiles.ts), so a model cannot upload files the user never
- * opened in this window (keys, home-folder documents), not even through a link in the workspace.
- */
-function modelFile(given: string): Promise<string> {
-  return workspaceFile(given, { outsideAllowed: false });
 }
 
 /** Text longer than the limit (`maxChars`, else "modelGateway.chat.contextMaxChars") is cut, and says so. */

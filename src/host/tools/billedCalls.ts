@@ -51,3 +51,16 @@ export async function withToolProgress<T>(title: string, work: (signal: AbortSig
     },
   );
 }
+
+/** Runs a billed tool call of a command with the notice, progress, cancel and the session's meter. */
+export async function billedCall<T>(
+  services: Services,
+  tool: BilledTool,
+  title: string,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T | undefined> {
+  if (!(await confirmBilled(services, tool, true))) return undefined;
+  const result = await withToolProgress(title, work);
+  services.billing.record(tool);
+  return result;
+}

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { workspaceFile } from '../trust/workspaceFiles';
+import type { OpenedFile } from '../../core/tools/openedFile';
+import { withWorkspaceFile } from '../trust/workspaceFiles';
 
 /**
  * The file a document command works on: the explorer item it was run on, else the active tab's
@@ -28,13 +29,14 @@ export async function resolveTarget(
 }
 
 /**
- * The real path of the file a command was run on. The user named it (explorer, editor, dialog or
- * argument), so it may lie outside the workspace; a link inside a workspace folder that leads out
- * of it is refused (trust/workspaceFiles.ts). Files are read from disk by path; remote workspaces
- * are not supported by the upload code.
+ * Runs `use` on the file a command was run on, opened once and closed afterwards. The user named
+ * it (explorer, editor, dialog or argument), so it may lie outside the workspace; a link inside a
+ * workspace folder that leads out of it is refused, and the open handle is checked to be the file
+ * approved (trust/workspaceFiles.ts). Everything sent is read through that handle. Files are read
+ * from this machine's disk; remote workspaces are not supported by the upload code.
  */
-export async function targetFile(uri: vscode.Uri): Promise<string> {
+export async function withTargetFile<T>(uri: vscode.Uri, use: (file: OpenedFile) => Promise<T>): Promise<T> {
   if (uri.scheme !== 'file' && uri.scheme !== 'vscode-remote')
     throw new Error(vscode.l10n.t('Only files on disk can be sent (this one is {0}:).', uri.scheme));
-  return workspaceFile(uri.fsPath, { outsideAllowed: true });
+  return withWorkspaceFile(uri.fsPath, { outsideAllowed: true }, use);
 }

@@ -2,15 +2,17 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { GatewayError } from '../../core/errors';
+import { openChecked, type FileIdentity, type OpenedFile } from '../../core/tools/openedFile';
 import { placeByText, placeOf } from '../../core/workspacePaths';
 
 /**
  * The one workspace-file policy: which files the extension reads or uploads on behalf of the
  * sidebar's commands, the chat view and the agent tools of VS Code's chat. Every path is resolved
  * through its symbolic links (the file's and each open folder's) before it is judged, so a link in
- * a cloned repository (`report.pdf -> ~/.ssh/id_rsa`, `docs -> /`) is refused like `..`. Callers
- * read the real path this returns, never the path they were given: a link changed after the check
- * cannot send the read elsewhere.
+ * a cloned repository (`report.pdf -> ~/.ssh/id_rsa`, `docs -> /`) is refused like `..`. A file is
+ * then opened once (`openWorkspaceFile`) and its open handle checked against what was approved:
+ * everything read of it is read through that handle, so a link swapped in after the check cannot
+ * send the read elsewhere.
  */
 export interface FileRules {
   /**
@@ -24,7 +26,7 @@ export interface FileRules {
 }
 
 export type Located =
-  | { ok: true; real: string }
+  | { ok: true; real: string; identity: FileIdentity }
   | { ok: false; why: 'outside' | 'linkOut' | 'missing' | 'folder' | 'noWorkspace'; message: string };
 
 /** The open folders that are on this machine's disk, as named and with their links resolved. */
@@ -93,13 +95,13 @@ export async function locateFile(given: string, rules: FileRules): Promise<Locat
     };
   }
   if (place === 'outside' && !rules.outsideAllowed) return refusedOutside(given, folders.length > 0);
-  const stat = await fs.stat(real);
+  const stat = await fs.stat(real, { bigint: true });
   if (stat.isDirectory())
     return { ok: false, why: 'folder', message: vscode.l10n.t('{0} is a folder, not a file.', given) };
   // A hard link has no link to resolve: a second name of a file from anywhere on the same disk
   // (a key, a document) looks like a file of the workspace. Where the user did not name the file,
   // one with more than one name is refused.
-  if (!rules.outsideAllowed && stat.nlink > 1)
+  if (!rules.outsideAllowed && stat.nlink > 1n)
     return {
       ok: false,
       why: 'linkOut',
@@ -108,7 +110,7 @@ export async function locateFile(given: string, rules: FileRules): Promise<Locat
         given,
       ),
     };
-  return { ok: true, real };
+  return { ok: true, real, identity: { dev: stat.dev, ino: stat.ino } };
 }
 
 function refusedOutside(given: string, anyFolder: boolean): Located {
@@ -124,9 +126,27 @@ function refusedOutside(given: string, anyFolder: boolean): Located {
   };
 }
 
-/** The real path of a file that may be read under `rules`; a `badRequest` saying why not otherwise. */
-export async function workspaceFile(given: string, rules: FileRules): Promise<string> {
+/**
+ * A file that may be read under `rules`, opened once: the handle is checked to be the file that was
+ * approved, at its real path (core/tools/openedFile.ts), with one name on disk where a model named
+ * it. A `badRequest` saying why not otherwise. The caller closes it.
+ */
+async function openWorkspaceFile(given: string, rules: FileRules): Promise<OpenedFile> {
   const located = await locateFile(given, rules);
   if (!located.ok) throw new GatewayError('badRequest', located.message);
-  return located.real;
+  return openChecked(located.real, { approved: located.identity, singleName: !rules.outsideAllowed });
+}
+
+/** Runs `use` on a file opened by `openWorkspaceFile`, and closes it whatever happens. */
+export async function withWorkspaceFile<T>(
+  given: string,
+  rules: FileRules,
+  use: (file: OpenedFile) => Promise<T>,
+): Promise<T> {
+  const file = await openWorkspaceFile(given, rules);
+  try {
+    return await use(file);
+  } finally {
+    await file.close();
+  }
 }

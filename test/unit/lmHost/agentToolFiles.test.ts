@@ -6,7 +6,7 @@
 // First: answers `vscode` for every host module imported after it.
 import { CancellationTokenSource, fake, ui } from '../chatHost/fakeVscode';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
@@ -15,6 +15,7 @@ import { agentTools, TOOL_NAMES } from '../../../src/host/lm/agentTools';
 import { ensureSampleWorkspace } from '../../fixtures/samples';
 import { DEMO_KEY, GatewayDouble } from '../../gateway';
 import { clientFor } from '../../support/client';
+import { withSwapAfterCheck } from '../../support/swapAfterCheck';
 import { hostServices } from './hostServices';
 
 describe("VS Code's own chat: document tools read only the workspace's own files", function () {
@@ -130,5 +131,38 @@ describe("VS Code's own chat: document tools read only the workspace's own files
 
   it('says a file that does not exist does not, and sends nothing', async () => {
     await refused(TOOL_NAMES.parsePdf, { path: 'missing.pdf' }, /missing\.pdf does not exist/);
+  });
+
+  it('sends nothing when the file is swapped for a link to a file outside after its path was checked', async () => {
+    const file = path.join(ws, 'swap-report.pdf');
+    copyFileSync(path.join(ws, 'quarterly-report.pdf'), file);
+    await withSwapAfterCheck(
+      file,
+      () => {
+        renameSync(file, path.join(ws, 'swap-report-old.pdf'));
+        symlinkSync(path.join(root, 'home', 'tax-return.pdf'), file);
+      },
+      () =>
+        refused(
+          TOOL_NAMES.parsePdf,
+          { path: 'swap-report.pdf' },
+          /swap-report\.pdf changed while it was being checked/,
+        ),
+    );
+  });
+
+  it('sends nothing when a folder on the way is swapped for a link that leads outside after the check', async () => {
+    mkdirSync(path.join(ws, 'inbox'));
+    mkdirSync(path.join(root, 'elsewhere'));
+    copyFileSync(path.join(ws, 'scan.png'), path.join(ws, 'inbox', 'page.png'));
+    copyFileSync(path.join(root, 'home', 'passport.png'), path.join(root, 'elsewhere', 'page.png'));
+    await withSwapAfterCheck(
+      path.join(ws, 'inbox', 'page.png'),
+      () => {
+        renameSync(path.join(ws, 'inbox'), path.join(ws, 'inbox-old'));
+        symlinkSync(path.join(root, 'elsewhere'), path.join(ws, 'inbox'));
+      },
+      () => refused(TOOL_NAMES.ocr, { path: 'inbox/page.png' }, /page\.png changed while it was being checked/),
+    );
   });
 });

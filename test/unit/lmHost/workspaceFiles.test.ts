@@ -12,7 +12,11 @@ import * as path from 'node:path';
 import { isGatewayError } from '../../../src/core/errors';
 import { placeOf } from '../../../src/core/workspacePaths';
 import { readImageFile } from '../../../src/host/chat/attachments';
-import { locateFile, workspaceFile } from '../../../src/host/trust/workspaceFiles';
+import { locateFile, withWorkspaceFile, type FileRules } from '../../../src/host/trust/workspaceFiles';
+import { withSwapAfterCheck } from '../../support/swapAfterCheck';
+
+/** The real path a file is opened at under `rules` (and closed again). */
+const workspaceFile = (given: string, rules: FileRules) => withWorkspaceFile(given, rules, async (f) => f.path);
 
 describe('workspace-file policy: links are resolved before a file is judged', () => {
   let root: string;
@@ -146,6 +150,26 @@ describe('workspace-file policy: links are resolved before a file is judged', ()
       readImageFile(fake.Uri.file(path.join(ws, 'gone.png')) as never, 1024),
       /gone\.png does not exist/,
     );
+  });
+
+  it("the chat's image reads go through one checked handle: the bytes of the file checked, never a file swapped in", async () => {
+    const photo = path.join(ws, 'docs', 'photo.png');
+    writeFileSync(photo, 'the photo that was checked');
+    const read = await readImageFile(fake.Uri.file(photo) as never, 1024);
+    assert.equal(Buffer.from(read.bytes).toString(), 'the photo that was checked');
+    await assert.rejects(
+      withSwapAfterCheck(
+        photo,
+        () => {
+          rmSync(photo);
+          symlinkSync(path.join(outside, 'id_rsa'), photo);
+        },
+        () => readImageFile(fake.Uri.file(photo) as never, 1024),
+      ),
+      (e: unknown) =>
+        isGatewayError(e, 'badRequest') && /photo\.png changed while it was being checked/.test(e.message),
+    );
+    rmSync(photo);
   });
 
   it('refuses relative paths when no folder is open', async () => {
