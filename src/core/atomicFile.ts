@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import * as l10n from '@vscode/l10n';
 import { GatewayError } from './errors';
+import { words } from '../shared/words';
 
 /**
  * Every file the extension writes goes through here: a temporary file in the target folder, fsync'd,
@@ -47,7 +47,7 @@ export async function writeFileAtomic(
       if (!(await linkNew(tmp, file))) {
         throw new GatewayError(
           'badRequest',
-          l10n.t('{0} already exists; it was not overwritten.', path.basename(file)),
+          words('{0} already exists; it was not overwritten.', path.basename(file)),
           { code: 'EEXIST' },
         );
       }
@@ -177,7 +177,7 @@ async function publishUnique(tmp: string, dir: string, base: string, ext: string
       return target;
     }
   }
-  throw new GatewayError('badRequest', l10n.t('No free file name for {0} in {1}.', `${base}.${ext}`, dir));
+  throw new GatewayError('badRequest', words('No free file name for {0} in {1}.', `${base}.${ext}`, dir));
 }
 
 /** A folder the user chose for output cannot be written: say so and name the setting. */
@@ -186,7 +186,7 @@ async function writeFailure(err: unknown, dir: string): Promise<never> {
   if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOSPC') {
     throw new GatewayError(
       'badRequest',
-      l10n.t(
+      words(
         'Could not write to {0} ({1}). Choose another output folder ("modelGateway.outputFolder").',
         dir,
         code ?? '',

@@ -15,6 +15,7 @@ import {
   type KeyList,
 } from '../core/keys';
 import { SharedJsonFile } from '../core/sharedState';
+import { words } from '../shared/words';
 
 /** Where versions with a single key kept it; the first named key keeps it there (see secretId). */
 const LEGACY_SECRET_ID = 'modelGateway.apiKey';
@@ -122,8 +123,7 @@ export class KeyStore implements vscode.Disposable {
     const keys = await this.list();
     const target = keys.find((k) => k.id === keyId) ?? (keyId === undefined ? keys[0] : undefined);
     if (!target) {
-      if (keyId !== undefined)
-        throw new GatewayError('badRequest', vscode.l10n.t('That key was removed in the meantime.'));
+      if (keyId !== undefined) throw new GatewayError('badRequest', words('That key was removed in the meantime.'));
       return this.add(freeKeyName('default', keys), secret);
     }
     await this.secrets.store(secretId(target.id), secret);

@@ -6,6 +6,7 @@ import { downloadableLink, ERROR_STATUSES, redactUrl } from './images';
 import { streamToFileUnique } from '../atomicFile';
 import { checkMp4File, describeBytes } from './mediaFiles';
 import { formatNumber } from '../../shared/format';
+import { words } from '../../shared/words';
 
 // A finished task's video: where to fetch it (and with the key or not), and its way to a file.
 
@@ -113,7 +114,7 @@ async function saveVideo(response: LargeResponse, url: string, opts: DownloadOpt
       if (!check.ok)
         throw new GatewayError(
           'protocol',
-          l10n.t(
+          words(
             'The downloaded video from {0} is not playable: {1}. It was not kept.',
             redactUrl(url),
             check.reason ?? '',
@@ -122,7 +123,7 @@ async function saveVideo(response: LargeResponse, url: string, opts: DownloadOpt
       if (total !== undefined && check.size !== total) {
         throw new GatewayError(
           'protocol',
-          l10n.t(
+          words(
             'The downloaded video is incomplete: {0} of {1} bytes arrived. It was not kept.',
             formatNumber(check.size),
             formatNumber(total),

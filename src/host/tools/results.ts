@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { writeFileAtomic, writeFileUnique } from '../../core/atomicFile';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import { readableText } from '../../core/tools/readableText';
+import { words } from '../../shared/words';
 
 /** The scheme of the read-only documents tool results are shown in. */
 export const RESULT_SCHEME = 'model-gateway-result';
@@ -137,7 +138,7 @@ export function shownResult(uri: unknown): ShownResult & { uri: vscode.Uri } {
   if (!target || !result)
     throw new GatewayError(
       'badRequest',
-      vscode.l10n.t('No tool result is open. Run a tool first (e.g. Parse PDF or Search the Web).'),
+      words('No tool result is open. Run a tool first (e.g. Parse PDF or Search the Web).'),
     );
   return { ...result, uri: target };
 }
@@ -162,7 +163,7 @@ export async function saveResult(result: ShownResult): Promise<vscode.Uri | unde
     if (isGatewayError(err) && err.code === 'EEXIST')
       throw new GatewayError(
         'badRequest',
-        vscode.l10n.t('{0} already exists and was left as it is. Choose another name.', path.basename(target.fsPath)),
+        words('{0} already exists and was left as it is. Choose another name.', path.basename(target.fsPath)),
       );
     throw err;
   }

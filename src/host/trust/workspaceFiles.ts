@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { GatewayError } from '../../core/errors';
 import { placeByText, placeOf } from '../../core/workspacePaths';
+import { words } from '../../shared/words';
 
 /**
  * The one workspace-file policy: which files the extension reads or uploads on behalf of the
@@ -77,7 +78,7 @@ export async function locateFile(given: string, rules: FileRules): Promise<Locat
       return { ok: false, why: 'missing', message: vscode.l10n.t('{0} does not exist.', given) };
     throw new GatewayError(
       'badRequest',
-      vscode.l10n.t('{0} could not be read: {1}', given, err instanceof Error ? err.message : String(err)),
+      words('{0} could not be read: {1}', given, err instanceof Error ? err.message : String(err)),
       { cause: err },
     );
   }
