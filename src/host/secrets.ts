@@ -42,8 +42,14 @@ export interface KeyShown extends KeyEntry {
 export class KeyStore implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
-  private readonly subscription: vscode.Disposable;
+  private readonly subscriptions: vscode.Disposable[];
   private readonly doc: SharedJsonFile<KeyList>;
+  /**
+   * Whether a key is set, as last read; forgotten at every change. VS Code's chat asks it each time
+   * it lists the models (the Language Models editor, the model picker), and a SecretStorage read
+   * is a round trip to the workbench that took 60-350 ms on a busy machine.
+   */
+  private present: Promise<boolean> | undefined;
 
   constructor(
     private readonly secrets: vscode.SecretStorage,
@@ -51,9 +57,12 @@ export class KeyStore implements vscode.Disposable {
   ) {
     this.doc = new SharedJsonFile(path.join(globalStorage, 'keys.json'), parseKeyList, emptyKeyList);
     // Another window of the same profile may set or remove a key too.
-    this.subscription = secrets.onDidChange((e) => {
-      if (e.key === LEGACY_SECRET_ID || e.key.startsWith(SECRET_PREFIX)) this.changed.fire();
-    });
+    this.subscriptions = [
+      secrets.onDidChange((e) => {
+        if (e.key === LEGACY_SECRET_ID || e.key.startsWith(SECRET_PREFIX)) this.changed.fire();
+      }),
+      this.changed.event(() => (this.present = undefined)),
+    ];
   }
 
   /**
@@ -90,8 +99,15 @@ export class KeyStore implements vscode.Disposable {
     return first ? this.secret(first.id) : undefined;
   }
 
-  async has(): Promise<boolean> {
-    return (await this.get()) !== undefined;
+  has(): Promise<boolean> {
+    if (this.present) return this.present;
+    const reading = this.get().then((key) => key !== undefined);
+    this.present = reading;
+    // A failed read is not remembered: the next call reads again.
+    reading.catch(() => {
+      if (this.present === reading) this.present = undefined;
+    });
+    return reading;
   }
 
   /** The first key, masked. */
@@ -183,7 +199,7 @@ export class KeyStore implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.subscription.dispose();
+    for (const s of this.subscriptions) s.dispose();
     this.changed.dispose();
   }
 }
