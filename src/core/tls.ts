@@ -178,13 +178,13 @@ export function certificateError(err: unknown, host: string, proxied: boolean): 
   if (!TLS_CODES.test(code)) return undefined;
   if (UNTRUSTED.has(code)) {
     const message = proxied
-      ? l10n.t(
+      ? words(
           'The TLS certificate of {0} is signed by an authority this computer does not trust ({1}). If your network (or its proxy) uses its own certificate authority, put its certificate (PEM) in a file and set "{2}" to that file in your user settings, or start VS Code with NODE_EXTRA_CA_CERTS. Turning off "http.proxyStrictSSL" also works but trusts any certificate on proxied connections.',
           host,
           code,
           EXTRA_CA_SETTING,
         )
-      : l10n.t(
+      : words(
           'The TLS certificate of {0} is signed by an authority this computer does not trust ({1}). If your network uses its own certificate authority, put its certificate (PEM) in a file and set "{2}" to that file in your user settings, or start VS Code with NODE_EXTRA_CA_CERTS.',
           host,
           code,

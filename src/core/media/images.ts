@@ -178,7 +178,7 @@ export async function downloadImage(http: HttpClient, url: string, signal?: Abor
   if (response.status >= 400) {
     throw new GatewayError(
       response.status >= 500 ? 'server' : 'badRequest',
-      l10n.t(
+      words(
         'The image link {0} answered HTTP {1} with {2}. Such links expire; generate the image again.',
         redactUrl(url),
         response.status,

@@ -85,13 +85,13 @@ function refusal(host: string, status: number, head: Buffer): GatewayError {
   return new GatewayError(
     status >= 500 ? 'server' : 'badRequest',
     expired
-      ? l10n.t(
+      ? words(
           'The video could not be downloaded: {0} answered HTTP {1} with {2}. The result link has most likely expired (it is valid only for a limited time). The task itself finished; it was not resubmitted.',
           host,
           status,
           describeBytes(head),
         )
-      : l10n.t(
+      : words(
           'The video could not be downloaded: {0} answered HTTP {1} with {2}. The task itself finished; it was not resubmitted.',
           host,
           status,
