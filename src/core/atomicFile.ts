@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import * as l10n from '@vscode/l10n';
+import { words } from '../shared/words';
 import {
   checkFolder,
   createChecked,
@@ -60,7 +60,7 @@ export async function writeFileAtomic(
       return true;
     };
     if (!(await (folder && temp ? publishChecked(folder, temp, target, give) : give()))) {
-      throw new GatewayError('badRequest', l10n.t('{0} already exists; it was not overwritten.', path.basename(file)), {
+      throw new GatewayError('badRequest', words('{0} already exists; it was not overwritten.', path.basename(file)), {
         code: 'EEXIST',
       });
     }
@@ -189,7 +189,7 @@ async function publishUnique(folder: CheckedFolder, temp: CheckedTemp, base: str
       return target;
     }
   }
-  throw new GatewayError('badRequest', l10n.t('No free file name for {0} in {1}.', `${base}.${ext}`, folder.dir));
+  throw new GatewayError('badRequest', words('No free file name for {0} in {1}.', `${base}.${ext}`, folder.dir));
 }
 
 /** A folder the user chose for output cannot be written: say so and name the setting. */
@@ -198,7 +198,7 @@ async function writeFailure(err: unknown, dir: string): Promise<never> {
   if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOSPC') {
     throw new GatewayError(
       'badRequest',
-      l10n.t(
+      words(
         'Could not write to {0} ({1}). Choose another output folder ("modelGateway.outputFolder").',
         dir,
         code ?? '',

@@ -1,5 +1,6 @@
 import * as l10n from '@vscode/l10n';
 import { GatewayError } from './errors';
+import { words } from '../shared/words';
 
 export interface NormalisedBase {
   /** The bare base, e.g. `https://gw.example.com` or `https://example.com/gateway`; never ends in `/`. */
@@ -32,7 +33,7 @@ export function normaliseBaseUrl(input: string): NormalisedBase {
   if (!text)
     throw new GatewayError(
       'badRequest',
-      l10n.t(
+      words(
         'The gateway base address is empty. Set "modelGateway.baseUrl" to the address from the console, e.g. https://gateway.example.com.',
       ),
     );
@@ -47,19 +48,19 @@ export function normaliseBaseUrl(input: string): NormalisedBase {
   } catch {
     throw new GatewayError(
       'badRequest',
-      l10n.t('"{0}" is not a valid web address. Enter the bare base, e.g. https://gateway.example.com.', input.trim()),
+      words('"{0}" is not a valid web address. Enter the bare base, e.g. https://gateway.example.com.', input.trim()),
     );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new GatewayError(
       'badRequest',
-      l10n.t('The base address must start with https:// (or http:// for a local gateway), not {0}//.', url.protocol),
+      words('The base address must start with https:// (or http:// for a local gateway), not {0}//.', url.protocol),
     );
   }
   if (url.username || url.password) {
     throw new GatewayError(
       'badRequest',
-      l10n.t(
+      words(
         'The base address must not contain a user name or password. The API key is set with "Model Gateway: Set API Key".',
       ),
     );
@@ -67,7 +68,7 @@ export function normaliseBaseUrl(input: string): NormalisedBase {
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     throw new GatewayError(
       'badRequest',
-      l10n.t(
+      words(
         "The base address {0} uses plain http:// to a computer other than this one, so the API key would cross the network unencrypted. Use the gateway's https:// address; plain http:// is accepted only for localhost, 127.0.0.1 or [::1].",
         url.origin,
       ),

@@ -1,6 +1,6 @@
-import * as l10n from '@vscode/l10n';
 import { ErrorKind, GatewayError } from './errors';
 import { isRecord } from '../shared/isRecord';
+import { say, words, type Said, type Words } from '../shared/words';
 import { CONCURRENCY_CODE, parseRetryAfter, rateLimited } from './rateLimits';
 
 /** Where a response came from, so the same status can be explained in the right words. */
@@ -19,6 +19,8 @@ interface Extracted {
   /** The body was a JSON object (the gateway's own error), not HTML or text. */
   json?: boolean;
   message?: string;
+  /** What `message` was worded from when it describes a body that said nothing readable. */
+  described?: Words;
   code?: string;
   type?: string;
   requestId?: string;
@@ -60,6 +62,11 @@ export function errorFromResponse(ctx: ErrorContext): GatewayError {
   return new GatewayError(kind, explain(kind, ctx, extracted, upstream), init);
 }
 
+/** A message of ours about a body that said nothing readable: worded now for the checks, kept as words. */
+function described(about: Words): Extracted {
+  return { message: say(about), described: about };
+}
+
 function extract(body: string): Extracted {
   const text = body.trim();
   if (!text) return {};
@@ -67,9 +74,9 @@ function extract(body: string): Extracted {
   try {
     json = JSON.parse(text);
   } catch {
-    return { message: describeNonJson(text) };
+    return described(describeNonJson(text));
   }
-  if (!isRecord(json)) return { message: describeNonJson(text) };
+  if (!isRecord(json)) return described(describeNonJson(text));
   const requestId = str(json.request_id);
   const err = json.error;
   if (isRecord(err)) {
@@ -83,20 +90,20 @@ function extract(body: string): Extracted {
     return { json: true, message: str(json.message) || code, code, requestId };
   }
   if (typeof json.detail === 'string') return { json: true, message: json.detail, requestId };
-  return { message: l10n.t('an error body the extension does not recognise: {0}', truncate(text, 200)), requestId };
+  return { ...described(words('an error body the extension does not recognise: {0}', truncate(text, 200))), requestId };
 }
 
-function describeNonJson(text: string): string {
+function describeNonJson(text: string): Words {
   if (/^<(!doctype|html|\?xml|head|body)/i.test(text)) {
     const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
     return title
-      ? l10n.t(
+      ? words(
           'an HTML page titled "{0}" instead of JSON (a proxy or web server in front of the gateway answered)',
           title,
         )
-      : l10n.t('an HTML page instead of JSON (a proxy or web server in front of the gateway answered)');
+      : words('an HTML page instead of JSON (a proxy or web server in front of the gateway answered)');
   }
-  return l10n.t('a body that is not JSON: "{0}"', truncate(text.replace(/\s+/g, ' '), 160));
+  return words('a body that is not JSON: "{0}"', truncate(text.replace(/\s+/g, ' '), 160));
 }
 
 function classify(ctx: ErrorContext, e: Extracted, message: string): ErrorKind {
@@ -162,9 +169,10 @@ function classify(ctx: ErrorContext, e: Extracted, message: string): ErrorKind {
   return 'protocol';
 }
 
-function explain(kind: ErrorKind, ctx: ErrorContext, e: Extracted, upstream: string | undefined): string {
-  const said = gatewaySaid(upstream);
+function explain(kind: ErrorKind, ctx: ErrorContext, e: Extracted, upstream: string | undefined): Words {
+  const said = gatewaySaid(e.described ?? upstream);
   const who = answeredBy(ctx.route);
+  const Who = answeredBy(ctx.route, true);
   const status = String(ctx.status);
   switch (kind) {
     case 'auth':
@@ -175,27 +183,27 @@ function explain(kind: ErrorKind, ctx: ErrorContext, e: Extracted, upstream: str
     case 'rateLimited':
       return rateLimited(ctx.status, e.code, ctx.retryAfterHeader, upstream, said);
     case 'upstreamBalance':
-      return l10n.t(
+      return words(
         "{0} reports that its upstream account has no balance ({1}HTTP {2}).{3} This is not your key's quota: the gateway's operator has to top up that provider. Try a model or tool of another provider meanwhile.",
-        capitalise(who),
-        e.code ? l10n.t('code {0}, ', e.code) : '',
+        Who,
+        e.code ? words('code {0}, ', e.code) : '',
         status,
         said,
       );
     case 'contentRefused':
-      return l10n.t(
+      return words(
         'The gateway refused this content (HTTP {0}).{1} It was not sent again: change the wording or leave out what was flagged, then send it yourself.',
         status,
         said,
       );
     case 'upstreamBlocked':
-      return l10n.t(
+      return words(
         "{0} refused the request (HTTP 403): its upstream account is blocked or not permitted.{1} Use the other provider's tool instead.",
-        capitalise(who),
+        Who,
         said,
       );
     case 'tooLarge':
-      return l10n.t(
+      return words(
         'The request is too large for {0} (HTTP {1}).{2} The limit is 20 MiB per request, including the form itself.',
         who,
         status,
@@ -203,90 +211,91 @@ function explain(kind: ErrorKind, ctx: ErrorContext, e: Extracted, upstream: str
       );
     case 'notImplemented':
       if ((e.code ?? '') === 'convert_request_failed' || PROTOCOL_REFUSED.test(upstream ?? '')) {
-        return l10n.t(
+        return words(
           "This model's channel does not support the requested protocol.{0} Use the Chat Completions protocol for this model.",
           said,
         );
       }
-      return l10n.t('{0} does not offer this endpoint (HTTP {1}).{2}', capitalise(who), status, said);
+      return words('{0} does not offer this endpoint (HTTP {1}).{2}', Who, status, said);
     case 'timeout':
-      return l10n.t(
+      return words(
         '{0} timed out (HTTP {1}).{2} Try again; for long image or video work raise the timeout in the settings.',
-        capitalise(who),
+        Who,
         status,
         said,
       );
     case 'badRequest':
       if (/not supported with the Responses API/i.test(upstream ?? '')) {
-        return l10n.t(
+        return words(
           'This model cannot be the outer model of a Responses request.{0} Pick a chat model, and pass an image model in the image_generation tool instead.',
           said,
         );
       }
-      return l10n.t('{0} rejected the request as invalid (HTTP {1}).{2}', capitalise(who), status, said);
+      return words('{0} rejected the request as invalid (HTTP {1}).{2}', Who, status, said);
     case 'server':
-      return l10n.t('{0} had an internal error (HTTP {1}).{2} Try again later.', capitalise(who), status, said);
+      return words('{0} had an internal error (HTTP {1}).{2} Try again later.', Who, status, said);
     default:
       return upstream
-        ? l10n.t('{0} answered HTTP {1} with {2}.', capitalise(who), status, upstream)
-        : l10n.t('{0} answered HTTP {1} with an empty body.', capitalise(who), status);
+        ? words('{0} answered HTTP {1} with {2}.', Who, status, e.described ?? upstream)
+        : words('{0} answered HTTP {1} with an empty body.', Who, status);
   }
 }
 
 /** The gateway's own words, shown as they came (often Chinese already), never translated. */
-function gatewaySaid(upstream: string | undefined): string {
+function gatewaySaid(upstream: Said | undefined): Said {
   if (!upstream) return '';
+  if (typeof upstream !== 'string') return words(' The gateway said: {0}', words('{0}.', upstream));
   const ended = /[.!?。！？]$/.test(upstream)
     ? upstream
     : `${upstream}${/[\u3400-\u9fff]/.test(upstream) ? '。' : '.'}`;
-  return l10n.t(' The gateway said: {0}', ended);
+  return words(' The gateway said: {0}', ended);
 }
 
-/** Who answered: the gateway, or the provider whose own route was asked. */
-function answeredBy(route: ErrorContext['route']): string {
-  if (route === 'glm') return l10n.t('GLM (Zhipu)');
-  if (route === 'kimi') return l10n.t('Kimi (Moonshot)');
-  return l10n.t('the gateway');
+/** Who answered: the gateway, or the provider whose own route was asked; `start`: at the start of a sentence. */
+function answeredBy(route: ErrorContext['route'], start = false): Words {
+  if (route === 'glm') return words('GLM (Zhipu)');
+  if (route === 'kimi') return words('Kimi (Moonshot)');
+  return start ? words('The gateway') : words('the gateway');
 }
 
 /** The key itself was refused (HTTP 401/403) or its quota is not enough. */
-function refusedKey(kind: 'auth' | 'quota', ctx: ErrorContext, said: string): string {
+function refusedKey(kind: 'auth' | 'quota', ctx: ErrorContext, said: Said): Words {
   if (kind === 'auth')
     return ctx.status === 403
-      ? l10n.t(
+      ? words(
           'The gateway refused this request for the key (HTTP 403).{0} Check that the key is enabled and allowed to use this feature.',
           said,
         )
-      : l10n.t(
+      : words(
           'The API key was not accepted (HTTP {0}).{1} In the console, check that the key is enabled, not expired and has quota left; if it is, copy it again in full and run "Model Gateway: Set API Key".',
           String(ctx.status),
           said,
         );
-  return l10n.t(
+  return words(
     "The key's quota is not enough for this request.{0} Nothing was charged: no automatic overdraft and no switch to another plan happens. Top up the account or ask an administrator to raise the key's quota.",
     said,
   );
 }
 
 /** A model the key's group has no grant (or no channel) for: named with the group when the gateway says which. */
-function modelUnavailable(ctx: ErrorContext, upstream: string | undefined, said: string): string {
+function modelUnavailable(ctx: ErrorContext, upstream: string | undefined, said: Said): Words {
   const english = /model (\S+) under group (\S+)/i.exec(upstream ?? '');
   const chinese = english ? undefined : /分组 (\S+) 下模型 (\S+) 无可用渠道/.exec(upstream ?? '');
   const named = english ? [english[1], english[2]] : chinese ? [chinese[2], chinese[1]] : undefined;
   if (named) {
-    return l10n.t(
+    return words(
       'The model {0} is not granted to this key\'s group "{1}". An administrator must confirm the grant for that group; until then pick another model.',
       named[0] ?? '',
       named[1] ?? '',
     );
   }
   return ctx.model
-    ? l10n.t(
+    ? words(
         "The model {0} is not available to this key.{1} An administrator must confirm the grant for the key's group; until then pick another model.",
         ctx.model,
         said,
       )
-    : l10n.t(
+    : words(
         "The model is not available to this key.{0} An administrator must confirm the grant for the key's group; until then pick another model.",
         said,
       );
@@ -300,10 +309,6 @@ function str(v: unknown): string | undefined {
 
 function truncate(s: string, n: number): string {
   return s.length > n ? `${s.slice(0, n)}…` : s;
-}
-
-function capitalise(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 /** HTTP status that an error `type` stands for, for errors that arrive inside a 200 stream. */
@@ -339,7 +344,7 @@ export function errorFromStreamPayload(error: unknown, route: ErrorContext['rout
     (code !== undefined ? STATUS_FOR_TYPE[code] : undefined);
   const status = byName ?? (typeof e.code === 'number' && e.code >= 400 ? e.code : 500);
   const made = errorFromResponse({ status, body: JSON.stringify({ error: e }), route });
-  return new GatewayError(made.kind, l10n.t('The answer stopped with an error. {0}', made.message), {
+  return new GatewayError(made.kind, words('The answer stopped with an error. {0}', made.said), {
     status: made.status,
     code: made.code,
     requestId: made.requestId,
@@ -382,7 +387,7 @@ export function errorInOkBody(
         (code !== undefined ? STATUS_FOR_TYPE[code] : undefined) ??
         400);
   const made = errorFromResponse({ ...ctx, status: implied, body: ctx.body ?? JSON.stringify(json) });
-  return new GatewayError(made.kind, made.message, {
+  return new GatewayError(made.kind, made.said, {
     status: 200,
     code: made.code,
     requestId: made.requestId,

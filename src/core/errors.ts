@@ -1,8 +1,11 @@
 import * as l10n from '@vscode/l10n';
+import { say, type Words } from '../shared/words';
 
 /**
  * The one error type of the extension. Every failure the user can see is a GatewayError whose
- * `kind` decides how the UI reacts and whose `message` says what to do next.
+ * `kind` decides how the UI reacts and whose `message` says what to do next. Made from `words(…)`
+ * (shared/words.ts), it keeps them, so that a kept record of it (a failed chat answer) can be
+ * worded again in the display language of the day it is shown.
  */
 export type ErrorKind =
   | 'auth'
@@ -43,19 +46,27 @@ export class GatewayError extends Error {
   readonly detail?: string;
   readonly retryAfterMs?: number;
   readonly jsonBody?: boolean;
+  /** What the message was worded from; absent when it was given as a text (shown as it came). */
+  readonly words?: Words;
 
   constructor(
     readonly kind: ErrorKind,
-    message: string,
+    message: string | Words,
     init: GatewayErrorInit = {},
   ) {
-    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    super(say(message), init.cause === undefined ? undefined : { cause: init.cause });
+    if (typeof message !== 'string') this.words = message;
     this.status = init.status;
     this.code = init.code;
     this.requestId = init.requestId;
     this.detail = init.detail;
     this.retryAfterMs = init.retryAfterMs;
     if (init.jsonBody) this.jsonBody = true;
+  }
+
+  /** The message as it was made: its words, or the text it was given. */
+  get said(): string | Words {
+    return this.words ?? this.message;
   }
 
   /** The message plus the request id, as shown in notifications and logs. */

@@ -1,4 +1,3 @@
-import * as l10n from '@vscode/l10n';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type * as z from 'zod/mini';
@@ -6,6 +5,7 @@ import { Endpoints } from './config';
 import { errorFromResponse, errorInOkBody } from './errorBody';
 import { concurrencyLimitFrom, isConcurrencyRefusal, parseRetryAfter } from './rateLimits';
 import { GatewayError } from './errors';
+import { words, type Said } from '../shared/words';
 import { DEFAULT_KEY_ID, KeyQueue, type KeySlot } from './keyQueue';
 import { connectionError, redactProxy, routeFor, type Route } from './proxy';
 import { loadTrust, type Trust } from './tls';
@@ -219,7 +219,7 @@ export class HttpClient {
     if (!req.background) return this.queue.acquire(keyId, req.signal, req.onQueued);
     const slot = this.queue.acquireBackground(keyId, req.background.giveUp);
     if (slot) return slot;
-    throw new GatewayError('cancelled', l10n.t("Skipped: the key's other requests go first."));
+    throw new GatewayError('cancelled', words("Skipped: the key's other requests go first."));
   }
 
   private wait(ms: number, signal?: AbortSignal): Promise<void> {
@@ -231,7 +231,7 @@ export class HttpClient {
   }
 
   /** Sends and parses a JSON answer with a schema. */
-  async sendJson<T extends z.ZodMiniType>(req: HttpRequest, schema: T, what: string): Promise<z.infer<T>> {
+  async sendJson<T extends z.ZodMiniType>(req: HttpRequest, schema: T, what: Said): Promise<z.infer<T>> {
     const response = await this.send(req);
     return response.json(schema, what);
   }
@@ -247,7 +247,7 @@ export class HttpClient {
     const note = await this.options.quotaNote?.(req).catch(() => undefined);
     if (!note) return error;
     const { status, code, requestId, detail, retryAfterMs } = error;
-    return new GatewayError(error.kind, `${error.message} ${note}`, {
+    return new GatewayError(error.kind, words('{0} {1}', error.said, note), {
       status,
       code,
       requestId,
@@ -270,7 +270,7 @@ export class HttpClient {
       if (!key) {
         throw new GatewayError(
           'auth',
-          l10n.t('No API key is set. Run "Model Gateway: Set API Key" and paste the key from the console.'),
+          words('No API key is set. Run "Model Gateway: Set API Key" and paste the key from the console.'),
         );
       }
       headers.authorization = `Bearer ${key.secret}`;
@@ -284,7 +284,7 @@ export class HttpClient {
     const name = this.requestKeys.get(req)?.name;
     if (name === undefined || !KEY_ERRORS.has(error.kind)) return error;
     const { status, code, requestId, detail, retryAfterMs, jsonBody } = error;
-    return new GatewayError(error.kind, l10n.t('Key "{0}": {1}', name, error.message), {
+    return new GatewayError(error.kind, words('Key "{0}": {1}', name, error.said), {
       status,
       code,
       requestId,
@@ -355,14 +355,14 @@ function lowerCaseKeys(headers: Record<string, string>): Record<string, string> 
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new GatewayError('cancelled', l10n.t('The request was cancelled.')));
+    if (signal?.aborted) return reject(new GatewayError('cancelled', words('The request was cancelled.')));
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
     const onAbort = () => {
       clearTimeout(timer);
-      reject(new GatewayError('cancelled', l10n.t('The request was cancelled.')));
+      reject(new GatewayError('cancelled', words('The request was cancelled.')));
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });

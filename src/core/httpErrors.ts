@@ -1,5 +1,5 @@
-import * as l10n from '@vscode/l10n';
 import { GatewayError } from './errors';
+import { words } from '../shared/words';
 import type { HttpRequest, Timeouts } from './httpTypes';
 
 /** What a failed connection or a cut body means to the user (HttpClient's error mapping). */
@@ -28,7 +28,7 @@ export function mapTransportError(err: unknown, url: URL, req: HttpRequest, t: T
   // undici also reports a refused proxy tunnel as "aborted"; only the caller's own abort is a cancel.
   if (req.signal?.aborted || (e.name === 'AbortError' && !/proxy/i.test(message))) {
     return {
-      error: new GatewayError('cancelled', l10n.t('The request was cancelled.'), { cause: err }),
+      error: new GatewayError('cancelled', words('The request was cancelled.'), { cause: err }),
       notSent: false,
     };
   }
@@ -37,7 +37,7 @@ export function mapTransportError(err: unknown, url: URL, req: HttpRequest, t: T
   // What undici refuses before sending (a header value with a line break) is the request's fault, not the network's.
   if (code === 'UND_ERR_INVALID_ARG') {
     return {
-      error: new GatewayError('badRequest', l10n.t('The request to {0} could not be sent: {1}.', host, message), {
+      error: new GatewayError('badRequest', words('The request to {0} could not be sent: {1}.', host, message), {
         cause: err,
       }),
       notSent: true,
@@ -51,7 +51,7 @@ export function mapTransportError(err: unknown, url: URL, req: HttpRequest, t: T
     code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH'
   ) {
     return {
-      error: new GatewayError('protocol', l10n.t('{0} sent an answer that is not valid HTTP: {1}.', host, message), {
+      error: new GatewayError('protocol', words('{0} sent an answer that is not valid HTTP: {1}.', host, message), {
         cause: err,
       }),
       notSent: false,
@@ -61,7 +61,7 @@ export function mapTransportError(err: unknown, url: URL, req: HttpRequest, t: T
     return {
       error: new GatewayError(
         'network',
-        l10n.t(
+        words(
           'The proxy refused or failed the connection to {0}: {1}. Check "http.proxy" and the proxy environment variables.',
           host,
           message,
@@ -74,14 +74,14 @@ export function mapTransportError(err: unknown, url: URL, req: HttpRequest, t: T
   const notSent = NOT_SENT_CODES.has(code);
   const what =
     code === 'ENOTFOUND' || code === 'EAI_AGAIN'
-      ? l10n.t('the host name {0} could not be resolved', url.hostname)
+      ? words('the host name {0} could not be resolved', url.hostname)
       : code === 'ECONNREFUSED'
-        ? l10n.t('{0} refused the connection', host)
-        : l10n.t('the connection to {0} failed ({1})', host, code || message);
+        ? words('{0} refused the connection', host)
+        : words('the connection to {0} failed ({1})', host, code || message);
   return {
     error: new GatewayError(
       'network',
-      l10n.t('Could not reach the gateway: {0}. Check the base address, the network and the proxy settings.', what),
+      words('Could not reach the gateway: {0}. Check the base address, the network and the proxy settings.', what),
       { cause: err },
     ),
     notSent,
@@ -100,7 +100,7 @@ function timeoutFailure(
     return {
       error: new GatewayError(
         'timeout',
-        l10n.t(
+        words(
           'Could not connect to {0} within {1}. Check the network, the proxy settings and the base address.',
           host,
           seconds(t.connectMs),
@@ -117,7 +117,7 @@ function timeoutFailure(
     return {
       error: new GatewayError(
         'timeout',
-        l10n.t('{0} sent no answer within {1}. Try again, or raise "{2}".', host, seconds(limit), setting),
+        words('{0} sent no answer within {1}. Try again, or raise "{2}".', host, seconds(limit), setting),
         { cause: err },
       ),
       notSent: false,
@@ -131,7 +131,7 @@ function timeoutFailure(
     return {
       error: new GatewayError(
         'timeout',
-        l10n.t(
+        words(
           '{0} stopped sending for more than {1}. Try again, or raise "{2}".',
           host,
           seconds(idleLimit(t, req)),
@@ -151,7 +151,7 @@ export function mapBodyError(err: unknown, url: URL, req: HttpRequest, t: Timeou
   if (mapped.kind !== 'network') return mapped;
   return new GatewayError(
     'network',
-    l10n.t(
+    words(
       'The connection to {0} closed in the middle of the answer. What arrived before is kept; try again.',
       url.host,
     ),

@@ -4,6 +4,7 @@ import type { Endpoints } from './config';
 import type { KeyQueue } from './keyQueue';
 import type { ProxySettings } from './proxy';
 import type { TrustSettings } from './tls';
+import type { Said } from '../shared/words';
 
 /** The shapes of the HTTP client (http.ts): its options, a request and the answers it gives. */
 
@@ -39,7 +40,7 @@ export interface HttpClientOptions {
    */
   afterBillableCall?: () => void;
   /** A sentence about what is left on the request's key, added to a refusal for quota; undefined when unknown. */
-  quotaNote?: (req: Pick<HttpRequest, 'key' | 'model'>) => Promise<string | undefined>;
+  quotaNote?: (req: Pick<HttpRequest, 'key' | 'model'>) => Promise<Said | undefined>;
   /**
    * Holds billed requests of one key to the concurrency its gateway allows (see keyQueue.ts); one
    * per window, shared by every client it makes, so all its front ends queue together.
@@ -123,7 +124,7 @@ export interface HttpResponse {
    */
   complete(): void;
   text(): Promise<string>;
-  json<T extends z.ZodMiniType>(schema: T, what: string): Promise<z.infer<T>>;
+  json<T extends z.ZodMiniType>(schema: T, what: Said): Promise<z.infer<T>>;
 }
 
 /** What `getLarge` answers: the body's chunks, to go to a file. */

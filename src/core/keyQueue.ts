@@ -1,5 +1,5 @@
-import * as l10n from '@vscode/l10n';
 import { GatewayError } from './errors';
+import { words } from '../shared/words';
 
 /** The key of today, for callers that do not name one. */
 export const DEFAULT_KEY_ID = 'default';
@@ -147,5 +147,5 @@ function hasRoom(gate: Gate): boolean {
 }
 
 function cancelled(): GatewayError {
-  return new GatewayError('cancelled', l10n.t('The request was cancelled.'));
+  return new GatewayError('cancelled', words('The request was cancelled.'));
 }

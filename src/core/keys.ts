@@ -1,6 +1,7 @@
 import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { GatewayError } from './errors';
+import { words } from '../shared/words';
 
 /**
  * The user's named API keys: their names and order, and which key a model is called with when
@@ -118,7 +119,7 @@ export function keyForRequest(
     if (!own)
       throw new GatewayError(
         'auth',
-        l10n.t(
+        words(
           'The API key this was made with has been removed; another key cannot reach it. Start it again with one of your keys.',
         ),
       );

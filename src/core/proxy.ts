@@ -6,6 +6,7 @@ import * as l10n from '@vscode/l10n';
 import { BlockList, isIP } from 'node:net';
 import { GatewayError } from './errors';
 import { certificateError, type Trust } from './tls';
+import { words } from '../shared/words';
 
 /**
  * Which proxy, if any, a request to a given address goes through. VS Code's own settings win over
@@ -112,7 +113,7 @@ export function connectionError(
   }
   return new GatewayError(
     'network',
-    l10n.t(
+    words(
       'The proxy {0} refused the connection to {1} ({2}). Check "http.proxy", "http.noProxy" and the proxy environment variables.',
       proxy,
       target.host,

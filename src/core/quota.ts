@@ -5,6 +5,7 @@ import type { HttpClient } from './http';
 import type { HttpRequest } from './httpTypes';
 import { lazySchema, parseJsonText, parseWith } from './validate';
 import { formatAmount, formatNumber, formatWhen } from '../shared/format';
+import { words, type Words } from '../shared/words';
 
 /**
  * The key's quota, read from what gateways answer with the key alone (read-only, never billed):
@@ -172,7 +173,7 @@ async function getJson<T extends z.ZodMiniType>(
   const data = parseJsonText(await response.text(), what);
   const refusal = refusalIn(data);
   if (refusal !== undefined)
-    throw new GatewayError('notImplemented', l10n.t('{0} was an error: {1}', what, refusal || l10n.t('(no message)')));
+    throw new GatewayError('notImplemented', words('{0} was an error: {1}', what, refusal || l10n.t('(no message)')));
   return parseWith(schema, data, what);
 }
 
@@ -251,10 +252,10 @@ export function quotaLine(q: KeyQuota, keyName?: string): string {
 }
 
 /** Added to a refusal for quota: what the gateway says is left on the key. */
-export function quotaRefusalNote(q: KeyQuota): string {
-  if (q.unlimited) return l10n.t("The key itself has unlimited quota: the account's balance is what is short.");
+export function quotaRefusalNote(q: KeyQuota): Words {
+  if (q.unlimited) return words("The key itself has unlimited quota: the account's balance is what is short.");
   const left = q.remaining ?? 0;
   return q.unit === 'usd'
-    ? l10n.t('Left on this key: US${0}.', money(left))
-    : l10n.t('Left on this key: {0} quota units.', formatNumber(left));
+    ? words('Left on this key: US${0}.', money(left))
+    : words('Left on this key: {0} quota units.', formatNumber(left));
 }

@@ -3,7 +3,7 @@
  * the key's concurrency limit (and the limit, where the gateway's words give it) or its rate, and
  * when to try again (Retry-After).
  */
-import * as l10n from '@vscode/l10n';
+import { words, type Said, type Words } from '../shared/words';
 
 export const CONCURRENCY_CODE = 'token_concurrency_limit_reached';
 const CONCURRENCY_WORDS = /concurren|并发/i;
@@ -14,20 +14,20 @@ export function rateLimited(
   code: string | undefined,
   retryAfterHeader: string | undefined,
   upstream: string | undefined,
-  said: string,
-): string {
+  said: Said,
+): Words {
   if (isConcurrencyRefusal(status, code, upstream)) {
     const limit = concurrencyLimitFrom(upstream);
     const lead =
       limit !== undefined
-        ? l10n.t(
+        ? words(
             'The gateway lets this key run {0} requests at once, and that many were already running (HTTP 429).',
             limit,
           )
-        : l10n.t(
+        : words(
             'The gateway refused the request: this key already runs as many requests at once as its concurrency limit allows (HTTP 429; the gateway did not say the limit).',
           );
-    return l10n.t(
+    return words(
       '{0}{1} Try again once one of the running requests (an answer, a tool, a video submission) has finished.',
       lead,
       said,
@@ -35,11 +35,9 @@ export function rateLimited(
   }
   const wait = parseRetryAfter(retryAfterHeader);
   const when =
-    wait !== undefined
-      ? l10n.t(' Try again in {0} s.', Math.ceil(wait / 1000))
-      : l10n.t(' Wait a moment and try again.');
-  const why = upstream ? said : l10n.t(' The gateway answered HTTP 429 (too many requests) with no details.');
-  return l10n.t('Too many requests for this key right now.{0}{1}', why, when);
+    wait !== undefined ? words(' Try again in {0} s.', Math.ceil(wait / 1000)) : words(' Wait a moment and try again.');
+  const why = upstream ? said : words(' The gateway answered HTTP 429 (too many requests) with no details.');
+  return words('Too many requests for this key right now.{0}{1}', why, when);
 }
 
 /** A 429 (or an error of that code) refusing a request for the key's concurrency, not for its rate. */

@@ -1,9 +1,9 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import * as l10n from '@vscode/l10n';
 import { writeFileAtomic } from './atomicFile';
 import { FileLock } from './chat/store/lock';
 import { GatewayError, isGatewayError } from './errors';
+import { words } from '../shared/words';
 
 /**
  * A small JSON document that every VS Code window of a profile reads and changes (refused
@@ -73,7 +73,7 @@ export class SharedJsonFile<T> {
       if (started || !isGatewayError(err, 'timeout')) throw err;
       throw new GatewayError(
         'timeout',
-        l10n.t(
+        words(
           'Another VS Code window has held {0} for too long; the change was not saved. Try again, or reload the other windows.',
           path.basename(this.file),
         ),

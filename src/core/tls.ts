@@ -5,6 +5,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import * as nodeTls from 'node:tls';
 import { GatewayError } from './errors';
+import { words } from '../shared/words';
 
 /**
  * Which certificate authorities a connection to the gateway trusts.
@@ -106,7 +107,7 @@ function readExtraCaFile(raw: string): string[] {
   if (!isAbsolute(file)) {
     throw new GatewayError(
       'badRequest',
-      l10n.t('"{0}" must be the absolute path of a PEM file; "{1}" is not.', EXTRA_CA_SETTING, raw),
+      words('"{0}" must be the absolute path of a PEM file; "{1}" is not.', EXTRA_CA_SETTING, raw),
     );
   }
   let text: string;
@@ -116,7 +117,7 @@ function readExtraCaFile(raw: string): string[] {
     const code = (err as { code?: string }).code ?? String(err);
     throw new GatewayError(
       'badRequest',
-      l10n.t('The certificate file named in "{0}" could not be read ({1}): {2}', EXTRA_CA_SETTING, code, file),
+      words('The certificate file named in "{0}" could not be read ({1}): {2}', EXTRA_CA_SETTING, code, file),
       { cause: err },
     );
   }
@@ -125,7 +126,7 @@ function readExtraCaFile(raw: string): string[] {
   } catch (err) {
     throw new GatewayError(
       'badRequest',
-      l10n.t(
+      words(
         'The file named in "{0}" ({1}) is not usable: {2}',
         EXTRA_CA_SETTING,
         file,
@@ -177,13 +178,13 @@ export function certificateError(err: unknown, host: string, proxied: boolean): 
   if (!TLS_CODES.test(code)) return undefined;
   if (UNTRUSTED.has(code)) {
     const message = proxied
-      ? l10n.t(
+      ? words(
           'The TLS certificate of {0} is signed by an authority this computer does not trust ({1}). If your network (or its proxy) uses its own certificate authority, put its certificate (PEM) in a file and set "{2}" to that file in your user settings, or start VS Code with NODE_EXTRA_CA_CERTS. Turning off "http.proxyStrictSSL" also works but trusts any certificate on proxied connections.',
           host,
           code,
           EXTRA_CA_SETTING,
         )
-      : l10n.t(
+      : words(
           'The TLS certificate of {0} is signed by an authority this computer does not trust ({1}). If your network uses its own certificate authority, put its certificate (PEM) in a file and set "{2}" to that file in your user settings, or start VS Code with NODE_EXTRA_CA_CERTS.',
           host,
           code,
@@ -193,7 +194,7 @@ export function certificateError(err: unknown, host: string, proxied: boolean): 
   }
   return new GatewayError(
     'network',
-    l10n.t(
+    words(
       'The TLS certificate of {0} was not accepted ({1}). Check the base address; the certificate may have expired or be for another name.',
       host,
       code,

@@ -2,12 +2,13 @@ import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { GatewayError } from './errors';
 import { isRecord } from '../shared/isRecord';
+import { words, type Said } from '../shared/words';
 
 /**
  * Parses data that crossed a boundary. A body that does not fit becomes a readable `protocol`
  * error naming the first fields that were wrong, never an `undefined` deep in the UI.
  */
-export function parseWith<T extends z.ZodMiniType>(schema: T, data: unknown, what: string): z.infer<T> {
+export function parseWith<T extends z.ZodMiniType>(schema: T, data: unknown, what: Said): z.infer<T> {
   const result = z.safeParse(schema, data);
   if (result.success) return result.data;
   const issues = result.error.issues.slice(0, 3).map((issue) => {
@@ -16,10 +17,10 @@ export function parseWith<T extends z.ZodMiniType>(schema: T, data: unknown, wha
       'expected' in issue && typeof issue.expected === 'string' ? l10n.t(' (expected {0})', issue.expected) : '';
     return `${at}: ${issue.message}${expected}`;
   });
-  const more = result.error.issues.length > 3 ? l10n.t(', and {0} more', result.error.issues.length - 3) : '';
+  const more = result.error.issues.length > 3 ? words(', and {0} more', result.error.issues.length - 3) : '';
   throw new GatewayError(
     'protocol',
-    l10n.t('{0} did not have the expected shape: {1}{2}.', what, issues.join('; '), more),
+    words('{0} did not have the expected shape: {1}{2}.', what, issues.join('; '), more),
   );
 }
 
@@ -34,7 +35,7 @@ export function lazySchema<T>(build: () => T): () => T {
 }
 
 /** JSON.parse with a readable `protocol` error that quotes the start of what arrived. */
-export function parseJsonText(text: string, what: string): unknown {
+export function parseJsonText(text: string, what: Said): unknown {
   try {
     return JSON.parse(text);
   } catch {
@@ -42,8 +43,8 @@ export function parseJsonText(text: string, what: string): unknown {
     throw new GatewayError(
       'protocol',
       start
-        ? l10n.t('{0} was not valid JSON: "{1}".', what, `${start}${text.length > 120 ? '…' : ''}`)
-        : l10n.t('{0} was not valid JSON (the body was empty).', what),
+        ? words('{0} was not valid JSON: "{1}".', what, `${start}${text.length > 120 ? '…' : ''}`)
+        : words('{0} was not valid JSON (the body was empty).', what),
     );
   }
 }

@@ -6,6 +6,7 @@ import { GenerationalLoad } from '../core/generationalLoad';
 import type { RegistrySnapshot } from '../core/models/modelRegistry';
 import { fetchKeyQuota, quotaRefusalNote, type KeyQuota, type QuotaResult, type QuotaSource } from '../core/quota';
 import { SECTION } from './settings';
+import type { Said } from '../shared/words';
 
 /** Where the key's quota is shown: nowhere (and never asked for), the status bar tooltip, or its text too. */
 export type QuotaDisplay = 'off' | 'tooltip' | 'statusBar';
@@ -161,7 +162,7 @@ export class QuotaWatcher implements vscode.Disposable {
   }
 
   /** For a refusal for quota of the request's key: a fresh figure if one comes quickly, else nothing. */
-  async refusalNote(req: Pick<HttpRequest, 'key' | 'model'> = {}): Promise<string | undefined> {
+  async refusalNote(req: Pick<HttpRequest, 'key' | 'model'> = {}): Promise<Said | undefined> {
     const keyId = await this.deps.keyOf(req);
     if (keyId === undefined) return undefined;
     let wait: unknown;

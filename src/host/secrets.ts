@@ -15,6 +15,7 @@ import {
   type KeyList,
 } from '../core/keys';
 import { SharedJsonFile } from '../core/sharedState';
+import { words } from '../shared/words';
 
 /** Where versions with a single key kept it; the first named key keeps it there (see secretId). */
 const LEGACY_SECRET_ID = 'modelGateway.apiKey';
@@ -41,8 +42,14 @@ export interface KeyShown extends KeyEntry {
 export class KeyStore implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
-  private readonly subscription: vscode.Disposable;
+  private readonly subscriptions: vscode.Disposable[];
   private readonly doc: SharedJsonFile<KeyList>;
+  /**
+   * Whether a key is set, as last read; forgotten at every change. VS Code's chat asks it each time
+   * it lists the models (the Language Models editor, the model picker), and a SecretStorage read
+   * is a round trip to the workbench that took 60-350 ms on a busy machine.
+   */
+  private present: Promise<boolean> | undefined;
 
   constructor(
     private readonly secrets: vscode.SecretStorage,
@@ -50,9 +57,12 @@ export class KeyStore implements vscode.Disposable {
   ) {
     this.doc = new SharedJsonFile(path.join(globalStorage, 'keys.json'), parseKeyList, emptyKeyList);
     // Another window of the same profile may set or remove a key too.
-    this.subscription = secrets.onDidChange((e) => {
-      if (e.key === LEGACY_SECRET_ID || e.key.startsWith(SECRET_PREFIX)) this.changed.fire();
-    });
+    this.subscriptions = [
+      secrets.onDidChange((e) => {
+        if (e.key === LEGACY_SECRET_ID || e.key.startsWith(SECRET_PREFIX)) this.changed.fire();
+      }),
+      this.changed.event(() => (this.present = undefined)),
+    ];
   }
 
   /**
@@ -89,8 +99,15 @@ export class KeyStore implements vscode.Disposable {
     return first ? this.secret(first.id) : undefined;
   }
 
-  async has(): Promise<boolean> {
-    return (await this.get()) !== undefined;
+  has(): Promise<boolean> {
+    if (this.present) return this.present;
+    const reading = this.get().then((key) => key !== undefined);
+    this.present = reading;
+    // A failed read is not remembered: the next call reads again.
+    reading.catch(() => {
+      if (this.present === reading) this.present = undefined;
+    });
+    return reading;
   }
 
   /** The first key, masked. */
@@ -122,8 +139,7 @@ export class KeyStore implements vscode.Disposable {
     const keys = await this.list();
     const target = keys.find((k) => k.id === keyId) ?? (keyId === undefined ? keys[0] : undefined);
     if (!target) {
-      if (keyId !== undefined)
-        throw new GatewayError('badRequest', vscode.l10n.t('That key was removed in the meantime.'));
+      if (keyId !== undefined) throw new GatewayError('badRequest', words('That key was removed in the meantime.'));
       return this.add(freeKeyName('default', keys), secret);
     }
     await this.secrets.store(secretId(target.id), secret);
@@ -183,7 +199,7 @@ export class KeyStore implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.subscription.dispose();
+    for (const s of this.subscriptions) s.dispose();
     this.changed.dispose();
   }
 }

@@ -17,6 +17,7 @@ import { QuotaWatcher } from './quota';
 import { KeyStore } from './secrets';
 import { affectsGateway, readHostSettings, readProxySettings, readTrustSettings, SECTION } from './settings';
 import { WorkspaceOverrides } from './trust/workspaceOverrides';
+import { words } from '../shared/words';
 
 /**
  * Everything the commands and views share. Nothing here touches the network when it is built:
@@ -135,7 +136,7 @@ export class Services implements vscode.Disposable {
     if (!raw.trim()) {
       throw new GatewayError(
         'badRequest',
-        vscode.l10n.t(
+        words(
           'No gateway base address is set. Set "modelGateway.baseUrl" to the address from the console, e.g. https://gateway.example.com.',
         ),
       );

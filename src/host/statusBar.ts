@@ -36,8 +36,16 @@ export class GatewayStatusBar implements vscode.Disposable {
     const snap: RegistrySnapshot = this.services.registry.snapshot;
     const tooltip = new vscode.MarkdownString(undefined, true);
     tooltip.appendMarkdown(`**${vscode.l10n.t('Model Gateway')}**\n\n`);
-    // Without a key there is no connection to check: the click goes where the fix is.
-    this.item.command = masked ? 'modelGateway.checkConnection' : 'modelGateway.setApiKey';
+    // Without a key there is no connection to check: the click goes where the fix is. With one, the
+    // click opens the report itself (at the top of the window): a notice offering it would open
+    // under the pointer, where this item's tooltip covers its buttons.
+    this.item.command = masked
+      ? {
+          command: 'modelGateway.checkConnection',
+          title: vscode.l10n.t('Check Connection'),
+          arguments: [{ report: true }],
+        }
+      : 'modelGateway.setApiKey';
     if (!masked) {
       this.item.text = `$(key) ${vscode.l10n.t('Gateway: no key')}`;
       this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
@@ -80,7 +88,7 @@ export class GatewayStatusBar implements vscode.Disposable {
     const completions = completionFigures(this.services.billing);
     if (completions) tooltip.appendMarkdown(`\n\n${escape(completions)}`);
     tooltip.appendMarkdown(
-      `\n\n${masked ? vscode.l10n.t('Click to check the connection.') : vscode.l10n.t('Click to set an API key.')}`,
+      `\n\n${masked ? vscode.l10n.t('Click to check the connection and see the report.') : vscode.l10n.t('Click to set an API key.')}`,
     );
     this.item.tooltip = tooltip;
   }

@@ -12,6 +12,7 @@
  */
 import * as z from 'zod/mini';
 import { WIRE_PROTOCOLS } from './protocolNames';
+import { wordsSchema } from './words';
 
 export { PROTOCOL_LABELS, type WireProtocol } from './protocolNames';
 
@@ -24,11 +25,18 @@ export const protocolSchema = z.enum(WIRE_PROTOCOLS);
 export const thinkingChoiceSchema = z.enum(['auto', 'off', 'on', 'low', 'medium', 'high']);
 export type ThinkingChoiceView = z.infer<typeof thinkingChoiceSchema>;
 
+/**
+ * A failed answer's error. `message` is worded when it failed; `words` (absent in records older
+ * versions wrote) is what it was worded from, so that it can be worded again in the display
+ * language of the day it is shown. Words of a shape this version does not know read as absent.
+ */
 export const errorInfoSchema = z.object({
   kind: z.string(),
   message: z.string(),
+  words: z.optional(z.catch(z.optional(wordsSchema), undefined)),
   requestId: z.optional(z.string()),
 });
+export type ErrorInfo = z.infer<typeof errorInfoSchema>;
 
 export const usageSchema = z.object({
   inputTokens: z.optional(z.number()),

@@ -14,6 +14,7 @@ import {
   pageTextAndMarkup,
   setApiKey,
   statusBackground,
+  statusHover,
   statusItem,
   waitForStatus,
 } from './workbench';
@@ -79,6 +80,39 @@ describe('Check Connection', () => {
     assert.match(fact('Catalog'), /^\d+ models/);
     await page.keyboard.press('Escape');
     assert.equal((await waitForStatus(page, masked(DEMO_KEY), 'check')).text, `Gateway ${masked(DEMO_KEY)}`);
+  });
+
+  it("a click on the status bar item opens the report itself, which the item's tooltip does not cover", async () => {
+    const { page } = ui();
+    await setApiKey(page, DEMO_KEY);
+    await waitForStatus(page, masked(DEMO_KEY), 'check');
+    await clearNotifications(page);
+    // As a user clicks it: the pointer rests on the item, whose tooltip is open.
+    await statusHover(page, 'Click to check the connection and see the report');
+    await statusItem(page).click();
+    const rows = await quickPickRows(page);
+    assert.equal(
+      rows.find((r) => r.label === 'API key')?.detail,
+      `${masked(DEMO_KEY)}, accepted by the gateway`,
+      JSON.stringify(rows),
+    );
+    const report = await page.locator('.quick-input-widget').boundingBox();
+    const hover = page.locator('.monaco-hover').first();
+    const covering = (await hover.isVisible()) ? await hover.boundingBox() : null;
+    mkdirSync(SHOTS, { recursive: true });
+    await page.screenshot({ path: path.join(SHOTS, 'connection-status-click.png') });
+    assert.ok(report, 'the report is on screen');
+    if (covering)
+      assert.ok(
+        covering.y >= report.y + report.height || covering.x >= report.x + report.width,
+        `the tooltip ${JSON.stringify(covering)} covers the report ${JSON.stringify(report)}`,
+      );
+    // No notice to catch: the report was the click's answer.
+    assert.equal(
+      await page.locator('.notifications-toasts .notification-toast', { hasText: 'Show Report' }).count(),
+      0,
+    );
+    await page.keyboard.press('Escape');
   });
 
   it('says a disabled key was refused and marks the status bar', async () => {

@@ -123,7 +123,7 @@ describe('Check Connection with several keys', () => {
 });
 
 describe('The status bar item', () => {
-  it('with no key offers Set API Key; with a key it checks the connection', async () => {
+  it('with no key offers Set API Key; with a key it checks the connection and opens the report', async () => {
     const { services } = hostServices(clientFor('http://127.0.0.1:9', 'unused').http);
     let hasKey = false;
     const keyed = {
@@ -136,13 +136,19 @@ describe('The status bar item', () => {
     } as unknown as Services;
     const bar = new GatewayStatusBar(keyed);
     try {
-      const item = statusItems.at(-1) as unknown as { text: string; command: string; tooltip: { value: string } };
+      const item = statusItems.at(-1) as unknown as { text: string; command: unknown; tooltip: { value: string } };
       await bar.update();
       assert.equal(item.command, 'modelGateway.setApiKey');
       assert.match(item.tooltip.value, /Click to set an API key/);
       hasKey = true;
       await bar.update();
-      assert.equal(item.command, 'modelGateway.checkConnection');
+      // The report itself, not a notice offering it: that would open under the item's tooltip.
+      assert.deepEqual(item.command, {
+        command: 'modelGateway.checkConnection',
+        title: 'Check Connection',
+        arguments: [{ report: true }],
+      });
+      assert.match(item.tooltip.value, /Click to check the connection and see the report/);
     } finally {
       bar.dispose();
     }

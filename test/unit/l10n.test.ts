@@ -3,17 +3,17 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as ts from 'typescript';
 import * as l10n from '@vscode/l10n';
-import { getL10nJson } from '@vscode/l10n-dev';
 import { errorFromResponse } from '../../src/core/errorBody';
-import { findFiles } from '../runAll';
+import { l10nStrings, sourceFiles, wordsCalls } from '../support/l10nStrings';
 
 /**
  * The strings of the code are localised through `vscode.l10n.t` (host) and `l10n.t` from
- * @vscode/l10n (core and webviews); @vscode/l10n-dev extracts both into l10n/bundle.l10n.json, the
- * English bundle, and l10n/bundle.l10n.zh-cn.json holds the Simplified Chinese.
+ * @vscode/l10n (core and webviews), or kept as `words(…)` to be worded when shown; `npm run l10n`
+ * extracts them into l10n/bundle.l10n.json, the English bundle, and l10n/bundle.l10n.zh-cn.json
+ * holds the Simplified Chinese.
  */
 const root = path.resolve(__dirname, '../..');
-const sources = findFiles(path.join(root, 'src'), '.ts').filter((f) => !f.endsWith('.d.ts'));
+const sources = sourceFiles();
 const readJson = (file: string): Record<string, unknown> =>
   JSON.parse(readFileSync(path.join(root, file), 'utf8')) as Record<string, unknown>;
 
@@ -124,9 +124,7 @@ describe('localisation of the code', function () {
   const chinese = readJson('l10n/bundle.l10n.zh-cn.json');
 
   it('has every string the code uses in the English bundle, and nothing the code no longer uses', async () => {
-    const extracted = await getL10nJson(
-      sources.map((file) => ({ contents: readFileSync(file, 'utf8'), extension: path.extname(file) })),
-    );
+    const extracted = await l10nStrings(sources);
     const used = Object.keys(extracted).sort();
     const bundled = Object.keys(english).sort();
     assert.ok(used.length > 20, `only ${used.length} localised strings found in src`);
@@ -272,10 +270,16 @@ describe('localisation of the code', function () {
     assert.deepEqual(found, ['1', '2', '3', '4', '5', '6', '7']);
   });
 
-  it('gives every l10n.t call a literal first argument (the extractor cannot see any other)', () => {
+  it('gives every l10n.t and words call a literal first argument (the extractor cannot see any other)', () => {
     const bad: string[] = [];
+    // say() words a template that was extracted where its words(…) call wrote it.
+    const wording = path.join(root, 'src/shared/words.ts');
     for (const file of sources) {
-      const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+      const text = readFileSync(file, 'utf8');
+      for (const call of wordsCalls(file, text))
+        if (call.template === undefined) bad.push(`${path.relative(root, file)}:${call.line}`);
+      if (file === wording) continue;
+      const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
       const visit = (node: ts.Node): void => {
         if (ts.isCallExpression(node) && /(^|\.)l10n\.t$/.test(node.expression.getText(source))) {
           const first = node.arguments[0];

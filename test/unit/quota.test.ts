@@ -9,6 +9,7 @@ import {
   type KeyQuota,
   type QuotaResult,
 } from '../../src/core/quota';
+import { say } from '../../src/shared/words';
 import { DEMO_KEY, GatewayDouble, LOW_TOKEN_QUOTA_KEY, type KeySpec, type QuotaEndpoints } from '../gateway';
 import { QUOTA_PER_USD } from '../gateway/world';
 import { clientFor } from '../support/client';
@@ -170,9 +171,9 @@ describe("The key's quota (core/quota.ts) against the gateway double", function 
     assert.equal(quotaShort({ ...base, remaining: 12.3456, used: 7.5 }), 'US$12.35 left');
     assert.equal(quotaLine({ ...base, remaining: 12.3456, used: 7.5 }), 'Key quota: US$12.35 left, US$7.50 used.');
     assert.equal(quotaShort({ ...base, remaining: 0.0005 }), 'US$0.0005 left');
-    assert.equal(quotaRefusalNote({ ...base, remaining: 0.0005 }), 'Left on this key: US$0.0005.');
+    assert.equal(say(quotaRefusalNote({ ...base, remaining: 0.0005 })), 'Left on this key: US$0.0005.');
     assert.match(
-      quotaRefusalNote({ ...base, unlimited: true }),
+      say(quotaRefusalNote({ ...base, unlimited: true })),
       /unlimited quota: the account's balance is what is short/,
     );
     assert.match(

@@ -1,4 +1,3 @@
-import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { errorFromStreamPayload } from '../errorBody';
 import type { HttpClient } from '../http';
@@ -8,6 +7,7 @@ import { completionsThinkingFields } from './thinking';
 import { cacheMarker, PrefixLength, promptCacheKey } from './promptCache';
 import { callsOf, echoedReasoning, stableTools, toolCallEvent } from './tools';
 import { endedEarly, parseEventJson, runChat, type ChatStream, type StreamDecoder } from './transport';
+import { words } from '../../shared/words';
 
 const text = z.optional(z.nullable(z.string()));
 const count = z.optional(z.nullable(z.number()));
@@ -285,7 +285,7 @@ type Chunk = z.infer<typeof chunkSchema>;
 
 /** A streamed chunk read by the schema alone. */
 export function schemaChunk(json: Record<string, unknown>): Chunk {
-  return parseWith(chunkSchema, json, l10n.t('A streamed Chat Completions chunk'));
+  return parseWith(chunkSchema, json, words('A streamed Chat Completions chunk'));
 }
 
 /** A streamed chunk, read by the hand check when it has the common shape, else by the schema. */
@@ -353,7 +353,7 @@ function flushCalls(calls: Map<number, PendingCall>, out: ChatEvent[]): void {
 }
 
 function parseJson(json: unknown): ChatEvent[] {
-  const body = parseWith(completionSchema, json, l10n.t('The Chat Completions answer'));
+  const body = parseWith(completionSchema, json, words('The Chat Completions answer'));
   const choice = body.choices[0];
   const events: ChatEvent[] = [];
   const reasoning = choice?.message.reasoning_content ?? choice?.message.reasoning;

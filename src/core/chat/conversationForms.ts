@@ -2,6 +2,7 @@ import * as l10n from '@vscode/l10n';
 import { formatDate, formatWhen } from '../../shared/format';
 import { noticeText } from '../../shared/notices';
 import type { ChatMessageView, ImageRef } from '../../shared/protocol';
+import { failureText, shownFailure } from './failures';
 import { describeImage } from './images';
 import type { Conversation } from './conversationStore';
 import type { StoredMessage } from './store/log';
@@ -88,7 +89,7 @@ export function toMarkdown(c: Conversation): string {
       }
       if (m.status === 'stopped') lines.push(`_(${l10n.t('stopped')})_`, '');
       if (m.status === 'cut')
-        lines.push(`_(${l10n.t('cut off: {0}', m.error?.message ?? l10n.t('unknown reason'))})_`, '');
+        lines.push(`_(${l10n.t('cut off: {0}', m.error ? failureText(m.error) : l10n.t('unknown reason'))})_`, '');
     }
   }
   return lines.join('\n');
@@ -102,9 +103,13 @@ function markdownUrl(url: string): string {
   return url.replace(/[()<>\s]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
 }
 
-/** A stored message as the view gets it; `imageSrc` gives each image the address the view loads it from. */
+/**
+ * A stored message as the view gets it: a failure's message worded now, in the display language;
+ * `imageSrc` gives each image the address the view loads it from.
+ */
 export function toView(m: StoredMessage, imageSrc?: (image: ImageRef) => string | undefined): ChatMessageView {
-  const { context: _context, ...view } = m;
+  const { context: _context, error, ...rest } = m;
+  const view: ChatMessageView = error ? { ...rest, error: shownFailure(error) } : rest;
   if (!imageSrc || !view.images?.length) return view;
   return {
     ...view,

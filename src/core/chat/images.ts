@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import * as l10n from '@vscode/l10n';
 import { GatewayError } from '../errors';
 import { writeFileAtomic } from '../atomicFile';
 import { formatBytes, formatNumber } from '../../shared/format';
@@ -13,6 +12,7 @@ import {
   type ImageInfo,
   type ImageMediaType,
 } from '../imageBytes';
+import { words } from '../../shared/words';
 
 /**
  * Images sent with chat messages. All three protocols accept PNG, JPEG, GIF and WebP (Chat
@@ -48,20 +48,19 @@ export function describeImage(info: {
  * Throws a GatewayError whose message names the file, what it is, its size and the limit.
  */
 export function checkImage(bytes: Uint8Array, name: string, maxBytes: number): ImageInfo {
-  if (bytes.length === 0)
-    throw new GatewayError('badRequest', l10n.t('{0} is empty; there is no image to send.', name));
+  if (bytes.length === 0) throw new GatewayError('badRequest', words('{0} is empty; there is no image to send.', name));
   const info = sniffImage(bytes);
   if (!info) {
     const other = otherFormat(bytes);
     throw new GatewayError(
       'badRequest',
       other
-        ? l10n.t(
+        ? words(
             '{0} is a {1} file. Models take PNG, JPEG, GIF and WebP images; convert it to one of those first.',
             name,
             other,
           )
-        : l10n.t(
+        : words(
             '{0} is not an image the chat protocols accept. Models take PNG, JPEG, GIF and WebP images; convert it to one of those first.',
             name,
           ),
@@ -70,7 +69,7 @@ export function checkImage(bytes: Uint8Array, name: string, maxBytes: number): I
   if (bytes.length > maxBytes) {
     throw new GatewayError(
       'tooLarge',
-      l10n.t(
+      words(
         '{0} is {1} ({2} bytes), over the {3} limit for chat images. Make it smaller (fewer pixels, or JPEG/WebP instead of PNG), or raise "modelGateway.chat.imageMaxBytes" if your models accept more (the Messages protocol refuses images over 5 MiB).',
         name,
         formatBytes(bytes.length),

@@ -1,7 +1,7 @@
-import * as l10n from '@vscode/l10n';
 import { GatewayError } from '../errors';
 import { parseJsonText } from '../validate';
 import type { ChatEvent, ChatMessage, ChatTool, ChatToolCall } from './events';
+import { words } from '../../shared/words';
 
 /**
  * What the three chat adapters share about function calls: turning a finished call's argument
@@ -19,7 +19,7 @@ export function toolCallEvent(id: string, name: string, argumentText: string | n
   const text = argumentText ?? '';
   if (text.trim() === '') return { type: 'toolCall', id, name, input: {}, arguments: text };
   // The label is worded only when it is needed, as for streamed events (transport.ts, parseEventJson).
-  const what = () => l10n.t('The arguments the model sent for the tool "{0}"', name);
+  const what = () => words('The arguments the model sent for the tool "{0}"', name);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -28,7 +28,7 @@ export function toolCallEvent(id: string, name: string, argumentText: string | n
     value = parseJsonText(text, what());
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new GatewayError('protocol', l10n.t('{0} were not a JSON object: "{1}".', what(), text.slice(0, 120)));
+    throw new GatewayError('protocol', words('{0} were not a JSON object: "{1}".', what(), text.slice(0, 120)));
   }
   return { type: 'toolCall', id, name, input: value as Record<string, unknown>, arguments: text };
 }
@@ -40,7 +40,7 @@ export function parsedToolCallEvent(id: string, name: string, input: unknown): C
   if (typeof input !== 'object' || Array.isArray(input)) {
     throw new GatewayError(
       'protocol',
-      l10n.t('The arguments the model sent for the tool "{0}" were not a JSON object.', name),
+      words('The arguments the model sent for the tool "{0}" were not a JSON object.', name),
     );
   }
   return { type: 'toolCall', id, name, input: input as Record<string, unknown>, arguments: JSON.stringify(input) };
@@ -52,8 +52,8 @@ function requireName(id: string, name: string): void {
     throw new GatewayError(
       'protocol',
       id
-        ? l10n.t('The model sent a tool call ({0}) that names no tool.', id)
-        : l10n.t('The model sent a tool call (without an id) that names no tool.'),
+        ? words('The model sent a tool call ({0}) that names no tool.', id)
+        : words('The model sent a tool call (without an id) that names no tool.'),
     );
 }
 

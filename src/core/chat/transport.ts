@@ -1,10 +1,10 @@
-import * as l10n from '@vscode/l10n';
 import { errorFromStreamPayload } from '../errorBody';
 import { GatewayError, isGatewayError } from '../errors';
 import type { HttpClient } from '../http';
 import { parseJsonText } from '../validate';
 import type { ChatEvent, ChatRequest } from './events';
 import { SseReader, type SseMessage } from './sse';
+import { words, type Said, type Words } from '../../shared/words';
 
 /**
  * Reads the SSE messages of one streamed answer, in order. Synchronous on purpose: all the
@@ -86,7 +86,7 @@ async function open(http: HttpClient, request: ChatRequest, call: ProtocolCall):
   if ((response.headers['content-type'] ?? '').includes('text/event-stream'))
     return { chunks: response.chunks(), complete: () => response.complete() };
   // A server may answer a streaming request with one JSON document (or an error object in a 200).
-  const json = parseJsonText(await response.text(), l10n.t('The chat answer'));
+  const json = parseJsonText(await response.text(), words('The chat answer'));
   const error = (json as { error?: unknown } | null)?.error;
   if (error && typeof error === 'object') return { events: [{ type: 'error', error: errorFromStreamPayload(error) }] };
   return { events: call.parseJson(json) };
@@ -183,18 +183,18 @@ export function parseEventJson(message: SseMessage): Record<string, unknown> {
     value = parseJsonText(message.data, eventLabel(message));
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new GatewayError('protocol', l10n.t('{0} was not a JSON object.', eventLabel(message)));
+    throw new GatewayError('protocol', words('{0} was not a JSON object.', eventLabel(message)));
   }
   return value as Record<string, unknown>;
 }
 
-function eventLabel(message: SseMessage): string {
-  return message.event ? l10n.t('A streamed event ({0})', message.event) : l10n.t('A streamed event');
+function eventLabel(message: SseMessage): Words {
+  return message.event ? words('A streamed event ({0})', message.event) : words('A streamed event');
 }
 
-export function endedEarly(what: string): GatewayError {
+export function endedEarly(what: Said): GatewayError {
   return new GatewayError(
     'protocol',
-    l10n.t('The answer was cut off: the stream ended before {0}. The text received so far is kept.', what),
+    words('The answer was cut off: the stream ended before {0}. The text received so far is kept.', what),
   );
 }

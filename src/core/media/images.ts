@@ -8,6 +8,7 @@ import { parseJsonText, parseWith } from '../validate';
 import { describeBytes, detectImageFormat, type ImageFormat } from './mediaFiles';
 import { formatBytes, formatNumber } from '../../shared/format';
 import { displaySize, imageWireSize, parseSize } from '../../shared/mediaSize';
+import { words } from '../../shared/words';
 
 /** One decoded image, in the format its bytes really have. */
 export interface GeneratedImage {
@@ -41,12 +42,12 @@ export function validateImageSize(size: string): string {
   if (!parsed)
     throw new GatewayError(
       'badRequest',
-      l10n.t('The image size "{0}" is not a width and a height in pixels, e.g. 1024 × 1024.', size),
+      words('The image size "{0}" is not a width and a height in pixels, e.g. 1024 × 1024.', size),
     );
   if (parsed.width < 1 || parsed.height < 1 || parsed.width > MAX_SIDE || parsed.height > MAX_SIDE) {
     throw new GatewayError(
       'badRequest',
-      l10n.t(
+      words(
         'The image size {0} is out of range: each side must be between 1 and {1} pixels.',
         displaySize(parsed),
         formatNumber(MAX_SIDE),
@@ -58,7 +59,7 @@ export function validateImageSize(size: string): string {
 
 function validatePrompt(prompt: string): string {
   if (!prompt.trim())
-    throw new GatewayError('badRequest', l10n.t('Describe the image to generate: the prompt is empty.'));
+    throw new GatewayError('badRequest', words('Describe the image to generate: the prompt is empty.'));
   return prompt;
 }
 
@@ -80,11 +81,7 @@ export async function generateImages(http: HttpClient, req: ImagesApiRequest): P
   if (!Number.isInteger(req.n) || req.n < 1 || req.n > MAX_IMAGES_PER_REQUEST) {
     throw new GatewayError(
       'badRequest',
-      l10n.t(
-        'The number of images must be a whole number from 1 to {0}; {1} was given.',
-        MAX_IMAGES_PER_REQUEST,
-        req.n,
-      ),
+      words('The number of images must be a whole number from 1 to {0}; {1} was given.', MAX_IMAGES_PER_REQUEST, req.n),
     );
   }
   const response = await http.send({
@@ -116,7 +113,7 @@ export async function generateImages(http: HttpClient, req: ImagesApiRequest): P
   if (body.data.length === 0)
     throw new GatewayError(
       'protocol',
-      l10n.t('The gateway answered the image request without any image (an empty "data" list).'),
+      words('The gateway answered the image request without any image (an empty "data" list).'),
       { requestId: response.requestId },
     );
   const images: GeneratedImage[] = [];
@@ -139,7 +136,7 @@ export async function generateImages(http: HttpClient, req: ImagesApiRequest): P
         ...(revisedPrompt ? { revisedPrompt } : {}),
       });
     } else {
-      throw new GatewayError('protocol', l10n.t('Image {0} of the answer has neither "b64_json" nor "url".', i + 1), {
+      throw new GatewayError('protocol', words('Image {0} of the answer has neither "b64_json" nor "url".', i + 1), {
         requestId: response.requestId,
       });
     }
@@ -172,7 +169,7 @@ export async function downloadImage(http: HttpClient, url: string, signal?: Abor
       response.body.destroy();
       throw new GatewayError(
         'tooLarge',
-        l10n.t('The image at {0} is larger than {1}; it was not saved.', redactUrl(url), formatBytes(MAX_IMAGE_BYTES)),
+        words('The image at {0} is larger than {1}; it was not saved.', redactUrl(url), formatBytes(MAX_IMAGE_BYTES)),
       );
     }
     chunks.push(Buffer.from(chunk));
@@ -181,7 +178,7 @@ export async function downloadImage(http: HttpClient, url: string, signal?: Abor
   if (response.status >= 400) {
     throw new GatewayError(
       response.status >= 500 ? 'server' : 'badRequest',
-      l10n.t(
+      words(
         'The image link {0} answered HTTP {1} with {2}. Such links expire; generate the image again.',
         redactUrl(url),
         response.status,
@@ -264,7 +261,7 @@ export async function generateImageViaResponses(
         ? e.error
         : new GatewayError(
             e.error.kind,
-            l10n.t('Image generation through {0} failed. {1}', req.outerModel, e.error.message),
+            words('Image generation through {0} failed. {1}', req.outerModel, e.error.message),
             { status: e.error.status, code: e.error.code, requestId: e.error.requestId, detail: e.error.detail },
           );
     }
@@ -275,7 +272,7 @@ export async function generateImageViaResponses(
       : '';
     throw new GatewayError(
       'protocol',
-      l10n.t(
+      words(
         '{0} finished without generating an image (no image_generation_call result).{1} Try a prompt that asks for a picture, or the Images API.',
         req.outerModel,
         said,
@@ -292,7 +289,7 @@ export function decodeBase64(data: string, what: string): Buffer {
   if (!compact || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(compact)) {
     throw new GatewayError(
       'protocol',
-      l10n.t('{0} is not valid Base64 ("{1}").', what, `${compact.slice(0, 40)}${compact.length > 40 ? '…' : ''}`),
+      words('{0} is not valid Base64 ("{1}").', what, `${compact.slice(0, 40)}${compact.length > 40 ? '…' : ''}`),
     );
   }
   return Buffer.from(compact, 'base64');
@@ -303,7 +300,7 @@ function requireImageFormat(bytes: Buffer, what: string): ImageFormat {
   if (!format)
     throw new GatewayError(
       'protocol',
-      l10n.t('{0} is not a PNG, JPEG or WebP image: it is {1}. Nothing was saved.', what, describeBytes(bytes)),
+      words('{0} is not a PNG, JPEG or WebP image: it is {1}. Nothing was saved.', what, describeBytes(bytes)),
     );
   return format;
 }

@@ -1,6 +1,7 @@
 import * as l10n from '@vscode/l10n';
 import { GatewayError } from '../errors';
 import type { ModelInfo, ModelKind } from '../models/types';
+import { words } from '../../shared/words';
 
 /** "a video model", "an image model": the kind of model a message asks for. */
 const kindModel = (kind: ModelKind): string =>
@@ -18,13 +19,13 @@ const kindModel = (kind: ModelKind): string =>
  */
 export function requireListedModel(id: string, models: readonly ModelInfo[], kind: ModelKind): ModelInfo {
   const wanted = id.trim();
-  if (!wanted) throw new GatewayError('badRequest', l10n.t('Choose a {0}.', kindModel(kind)));
+  if (!wanted) throw new GatewayError('badRequest', words('Choose a {0}.', kindModel(kind)));
   const exact = models.find((m) => m.id === wanted);
   if (exact) {
     if (!exact.available) {
       throw new GatewayError(
         'modelUnavailable',
-        l10n.t(
+        words(
           "The model {0} is in the catalog but not available to this key. An administrator must confirm the grant for the key's group; until then pick another {1}.",
           exact.id,
           kindModel(kind),
@@ -34,7 +35,7 @@ export function requireListedModel(id: string, models: readonly ModelInfo[], kin
     if (exact.kind !== kind) {
       throw new GatewayError(
         'badRequest',
-        l10n.t(
+        words(
           '{0} is a {1}, not a {2}.{3}',
           exact.id,
           kindModel(exact.kind),
@@ -51,7 +52,7 @@ export function requireListedModel(id: string, models: readonly ModelInfo[], kin
     : suggestionText(wanted, models, kind);
   throw new GatewayError(
     'badRequest',
-    l10n.t(
+    words(
       '"{0}" is not a model id listed for this key. The gateway accepts only the exact id as listed, never an abbreviated form.{1}',
       wanted,
       hint || l10n.t(' No {0} is available to this key; refresh the models or check the key.', kindModel(kind)),
@@ -68,7 +69,7 @@ export function requireOuterModel(id: string, models: readonly ModelInfo[]): Mod
   if (exact && exact.kind === 'image') {
     throw new GatewayError(
       'badRequest',
-      l10n.t(
+      words(
         '{0} is an image model and cannot be the outer model of a Responses request: the outer model must be a language model, and the image model goes in the image_generation tool ({1}). Choose a chat model as the outer model.{2}',
         exact.id,
         `tools: [{type: image_generation, action: generate, model: ${exact.id}}]`,
@@ -83,7 +84,7 @@ export function requireOuterModel(id: string, models: readonly ModelInfo[]): Mod
     );
     throw new GatewayError(
       'badRequest',
-      l10n.t(
+      words(
         '{0} does not speak the Responses protocol (it speaks {1}), so it cannot carry the image tool.{2}',
         model.id,
         model.protocols.join(', ') || l10n.t('no known protocol'),

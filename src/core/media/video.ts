@@ -11,6 +11,7 @@ import { openFile, type OpenedFile } from '../tools/openedFile';
 import { formatDuration } from '../../shared/format';
 import { displaySize, displaySizeText, parseSize, videoWireSize } from '../../shared/mediaSize';
 import { parseVideoStatus, type VideoStatus } from './videoStatus';
+import { words } from '../../shared/words';
 
 // The task's status and its download live beside this file; callers import them from here, with the submission.
 
@@ -95,12 +96,12 @@ export function isWanType(id: string): boolean {
 
 export function validateVideoParams(p: VideoParams): VideoParams {
   if (!p.prompt.trim())
-    throw new GatewayError('badRequest', l10n.t('Describe the video to generate: the prompt is empty.'));
+    throw new GatewayError('badRequest', words('Describe the video to generate: the prompt is empty.'));
   const parsed = parseSize(p.size);
   if (!parsed || parsed.width < 1 || parsed.height < 1) {
     throw new GatewayError(
       'badRequest',
-      l10n.t(
+      words(
         'The video size "{0}" is not a width and a height in pixels, e.g. {1}.',
         p.size,
         displaySize(VERIFIED_WAN_SIZE),
@@ -112,13 +113,13 @@ export function validateVideoParams(p: VideoParams): VideoParams {
   if (!Number.isInteger(p.duration) || p.duration < 1 || p.duration > 600) {
     throw new GatewayError(
       'badRequest',
-      l10n.t('The video duration must be a whole number of seconds from 1 to 600; {0} was given.', p.duration),
+      words('The video duration must be a whole number of seconds from 1 to 600; {0} was given.', p.duration),
     );
   }
   if (p.inputReference !== undefined && p.api !== 'openai') {
     throw new GatewayError(
       'badRequest',
-      l10n.t(
+      words(
         'The model {0} takes no reference image here: only models on OpenAI\'s video API (listed as "openai-video") do.',
         p.model,
       ),
@@ -193,7 +194,7 @@ export async function submitVideo(
     }
     throw new GatewayError(
       'protocol',
-      l10n.t('The gateway accepted the video request but sent no task id: {0}', text.slice(0, 200)),
+      words('The gateway accepted the video request but sent no task id: {0}', text.slice(0, 200)),
       { requestId },
     );
   }
@@ -229,7 +230,7 @@ async function openAIVideoForm(
     if (err instanceof GatewayError) throw err;
     throw new GatewayError(
       'badRequest',
-      l10n.t(
+      words(
         'The reference image {0} could not be read: {1}',
         p.inputReference ?? '',
         err instanceof Error ? err.message : String(err),

@@ -6,6 +6,7 @@ import { downloadableLink, ERROR_STATUSES, redactUrl } from './images';
 import { streamToFileUnique } from '../atomicFile';
 import { checkMp4File, describeBytes } from './mediaFiles';
 import { formatNumber } from '../../shared/format';
+import { words } from '../../shared/words';
 
 // A finished task's video: where to fetch it (and with the key or not), and its way to a file.
 
@@ -86,13 +87,13 @@ function refusal(host: string, status: number, head: Buffer): GatewayError {
   return new GatewayError(
     status >= 500 ? 'server' : 'badRequest',
     expired
-      ? l10n.t(
+      ? words(
           'The video could not be downloaded: {0} answered HTTP {1} with {2}. The result link has most likely expired (it is valid only for a limited time). The task itself finished; it was not resubmitted.',
           host,
           status,
           describeBytes(head),
         )
-      : l10n.t(
+      : words(
           'The video could not be downloaded: {0} answered HTTP {1} with {2}. The task itself finished; it was not resubmitted.',
           host,
           status,
@@ -111,7 +112,7 @@ async function saveVideo(response: LargeResponse, url: string, opts: DownloadOpt
       if (!check.ok)
         throw new GatewayError(
           'protocol',
-          l10n.t(
+          words(
             'The downloaded video from {0} is not playable: {1}. It was not kept.',
             redactUrl(url),
             check.reason ?? '',
@@ -120,7 +121,7 @@ async function saveVideo(response: LargeResponse, url: string, opts: DownloadOpt
       if (total !== undefined && check.size !== total) {
         throw new GatewayError(
           'protocol',
-          l10n.t(
+          words(
             'The downloaded video is incomplete: {0} of {1} bytes arrived. It was not kept.',
             formatNumber(check.size),
             formatNumber(total),

@@ -3,6 +3,7 @@ import * as z from 'zod/mini';
 import { errorFromResponse, errorInOkBody } from '../errorBody';
 import { GatewayError } from '../errors';
 import { parseWith } from '../validate';
+import { words } from '../../shared/words';
 
 // What a video task's query says, in the shapes gateways send (video.ts asks, this reads the answer).
 
@@ -96,7 +97,7 @@ export function parseVideoStatus(json: unknown, text = JSON.stringify(json), req
   const code = body.code === undefined || body.code === null ? undefined : String(body.code);
   if (!body.data) {
     if (code && code !== 'success') throw errorFromResponse({ status: 400, body: text, requestIdHeader: requestId });
-    throw new GatewayError('protocol', l10n.t('The video task answer has no "data": {0}', text.slice(0, 200)), {
+    throw new GatewayError('protocol', words('The video task answer has no "data": {0}', text.slice(0, 200)), {
       requestId,
     });
   }

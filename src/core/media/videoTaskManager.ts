@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { partFilesOf } from '../atomicFile';
 import { GatewayError, isGatewayError } from '../errors';
@@ -11,6 +10,7 @@ import { queryVideo, submitVideo, validateVideoParams, type VideoParams } from '
 import { downloadVideo, videoDownloadUrl } from './videoDownload';
 import * as T from './videoTaskStates';
 import type { PollPolicy, VideoTask } from './videoTaskStates';
+import { words } from '../../shared/words';
 
 /** Where tasks are kept between sessions (the host uses the workspace's storage). */
 export interface TaskStore {
@@ -172,7 +172,7 @@ export class VideoTaskManager {
     if (next === task)
       throw new GatewayError(
         'badRequest',
-        l10n.t('The task {0} is {1}; there is nothing to resume.', task.taskId ?? task.localId, T.describeTask(task)),
+        words('The task {0} is {1}; there is nothing to resume.', task.taskId ?? task.localId, T.describeTask(task)),
       );
     this.set(next);
     this.schedule(next);
@@ -206,7 +206,7 @@ export class VideoTaskManager {
         if (!task)
           finish(() =>
             reject(
-              new GatewayError('badRequest', l10n.t('There is no video task {0} (it may have been forgotten).', id)),
+              new GatewayError('badRequest', words('There is no video task {0} (it may have been forgotten).', id)),
             ),
           );
         else if (T.isFinal(task) || task.phase === 'stopped') finish(() => resolve(task));
@@ -214,7 +214,7 @@ export class VideoTaskManager {
       const onClose = (err: GatewayError) => finish(() => reject(err));
       const onAbort = () =>
         finish(() =>
-          reject(new GatewayError('cancelled', l10n.t('Stopped waiting for the video task; it carries on.'))),
+          reject(new GatewayError('cancelled', words('Stopped waiting for the video task; it carries on.'))),
         );
       const sub = this.onDidChange(check);
       this.waiters.add(onClose);
@@ -386,7 +386,7 @@ export class VideoTaskManager {
 
   private require(id: string): VideoTask {
     const task = this.find(id);
-    if (!task) throw new GatewayError('badRequest', l10n.t('There is no video task {0}.', id));
+    if (!task) throw new GatewayError('badRequest', words('There is no video task {0}.', id));
     return task;
   }
 
@@ -430,7 +430,7 @@ export class VideoTaskManager {
 function closedError(): GatewayError {
   return new GatewayError(
     'cancelled',
-    l10n.t(
+    words(
       'The video task list was closed (the window is reloading or the tasks were reloaded); the tasks carry on from storage.',
     ),
   );

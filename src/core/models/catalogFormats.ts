@@ -1,10 +1,10 @@
-import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import { GatewayError } from '../errors';
 import { isRecord, lazySchema, parseWith } from '../validate';
 import { protocolsFromEndpointTypes } from './classify';
 import type { CatalogEntry, CatalogFormat, ChatProtocol, ModelKind, ParsedCatalog } from './types';
 import type { TokenPrice } from '../chat/tokenCost';
+import { words } from '../../shared/words';
 
 /**
  * The catalog file's format is not fixed: it is "a model catalog file for a coding client".
@@ -86,27 +86,27 @@ export function parseCatalog(json: unknown): ParsedCatalog {
   if (Array.isArray(json))
     return finish(
       'models-list',
-      parseWith(idList(), json, l10n.t('The model catalog')).map((m) => entryFrom(m.id, m)),
+      parseWith(idList(), json, words('The model catalog')).map((m) => entryFrom(m.id, m)),
     );
   if (!isRecord(json)) throw unknownShape(json);
   if (Array.isArray(json.data)) {
     return finish(
       'openai-list',
-      parseWith(openAiList(), json, l10n.t('The model catalog')).data.map((m) => entryFrom(m.id, m)),
+      parseWith(openAiList(), json, words('The model catalog')).data.map((m) => entryFrom(m.id, m)),
     );
   }
   if (Array.isArray(json.models)) {
     return finish(
       'models-list',
-      parseWith(modelsList(), json, l10n.t('The model catalog')).models.map((m) => entryFrom(m.id, m)),
+      parseWith(modelsList(), json, words('The model catalog')).models.map((m) => entryFrom(m.id, m)),
     );
   }
   if (isRecord(json.provider)) {
-    const parsed = parseWith(opencode(), json, l10n.t('The model catalog (opencode format)'));
+    const parsed = parseWith(opencode(), json, words('The model catalog (opencode format)'));
     return finish('opencode', fromProviderBlocks(parsed.provider));
   }
   if (isRecord(json.providers)) {
-    const parsed = parseWith(providersList(), json, l10n.t('The model catalog (providers format)'));
+    const parsed = parseWith(providersList(), json, words('The model catalog (providers format)'));
     const entries = Object.entries(parsed.providers).flatMap(([providerId, p]) =>
       p.models.map((m) => entryFrom(m.id, m, { provider: p.name ?? providerId, api: p.api })),
     );
@@ -114,7 +114,7 @@ export function parseCatalog(json: unknown): ParsedCatalog {
   }
   const values = Object.entries(json).filter(([key]) => !key.startsWith('$'));
   if (values.length > 0 && values.every(([, v]) => isRecord(v) && isRecord(v.models))) {
-    const parsed = parseWith(modelsDev(), Object.fromEntries(values), l10n.t('The model catalog (models.dev format)'));
+    const parsed = parseWith(modelsDev(), Object.fromEntries(values), words('The model catalog (models.dev format)'));
     return finish('models.dev', fromProviderBlocks(parsed));
   }
   throw unknownShape(json);
@@ -142,7 +142,7 @@ interface ProviderContext {
 }
 
 function entryFrom(id: string, raw: unknown, ctx: ProviderContext = {}): CatalogEntry {
-  const m: ModelMeta = parseWith(modelMeta(), raw, l10n.t('The catalog entry "{0}"', id));
+  const m: ModelMeta = parseWith(modelMeta(), raw, words('The catalog entry "{0}"', id));
   const providerObj = typeof m.provider === 'object' ? m.provider : undefined;
   const entry: CatalogEntry = {
     id,
@@ -228,17 +228,17 @@ function unique<T>(items: T[]): T[] {
 
 function unknownShape(json: unknown): GatewayError {
   const seen = isRecord(json)
-    ? l10n.t(
+    ? words(
         'an object with the keys {0}',
         Object.keys(json)
           .slice(0, 8)
           .map((k) => `"${k}"`)
-          .join(', ') || l10n.t('(none)'),
+          .join(', ') || words('(none)'),
       )
-    : l10n.t('a {0}', json === null ? 'null' : typeof json);
+    : words('a {0}', json === null ? 'null' : typeof json);
   return new GatewayError(
     'protocol',
-    l10n.t(
+    words(
       'The model catalog has a shape the extension does not know: {0}. Known shapes: an OpenAI-style list ({1}), an opencode config ({2}), a models.dev map ({3}), a plain {4} or {5}. Check "modelGateway.catalogUrl".',
       seen,
       '{"data":[...]}',

@@ -1,4 +1,3 @@
-import * as l10n from '@vscode/l10n';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod/mini';
@@ -8,6 +7,7 @@ import { writeFileAtomic } from '../atomicFile';
 import { lazySchema, parseJsonText, parseWith } from '../validate';
 import { parseCatalog } from './catalogFormats';
 import type { CatalogEntry, CatalogFormat } from './types';
+import { words } from '../../shared/words';
 
 export interface CatalogCache {
   url: string;
@@ -92,7 +92,7 @@ export async function cachedCatalog(url: string, store: CatalogStore): Promise<C
 }
 
 function stateFrom(cache: CatalogCache, source: CatalogState['source']): CatalogState {
-  const parsed = parseCatalog(parseJsonText(cache.body, l10n.t('The model catalog')));
+  const parsed = parseCatalog(parseJsonText(cache.body, words('The model catalog')));
   return {
     url: cache.url,
     format: parsed.format,
@@ -125,7 +125,7 @@ export class FileCatalogStore implements CatalogStore {
     } catch {
       return undefined;
     }
-    return parseWith(cacheSchema(), parseJsonText(text, l10n.t('The cached catalog')), l10n.t('The cached catalog'));
+    return parseWith(cacheSchema(), parseJsonText(text, words('The cached catalog')), words('The cached catalog'));
   }
 
   async save(cache: CatalogCache): Promise<void> {

@@ -1,4 +1,3 @@
-import * as l10n from '@vscode/l10n';
 import { GatewayError, isGatewayError } from '../errors';
 import type { HttpClient } from '../http';
 import { cachedCatalog, syncCatalog, type CatalogState, type CatalogStore } from './catalogSync';
@@ -9,6 +8,7 @@ import { withoutRefused, type Refusable, type RefusedProtocolStore } from './pro
 import { GenerationalLoad } from '../generationalLoad';
 import { keyForModel, type KeyEntry } from '../keys';
 import type { KeyModel, ModelInfo } from './types';
+import { words } from '../../shared/words';
 
 /** One key's own model list, or why it could not be read. */
 export interface KeyListing {
@@ -154,7 +154,7 @@ export class ModelRegistry {
     if (!keys.length)
       throw new GatewayError(
         'auth',
-        l10n.t('No API key is set. Run "Model Gateway: Set API Key" to see the models this key may use.'),
+        words('No API key is set. Run "Model Gateway: Set API Key" to see the models this key may use.'),
       );
     const results = await Promise.allSettled(keys.map((key) => fetchKeyModels(http, signal, key.id)));
     const listings: KeyListing[] = results.map((r, i) => ({

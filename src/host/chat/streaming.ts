@@ -7,7 +7,8 @@ import * as l10n from '@vscode/l10n';
 import type { ConversationStore } from '../../core/chat/conversationStore';
 import type { StoredMessage } from '../../core/chat/store/log';
 import type { ChatEvent, Usage } from '../../core/chat/events';
-import { GatewayError, isGatewayError } from '../../core/errors';
+import { failureRecord } from '../../core/chat/failures';
+import { GatewayError } from '../../core/errors';
 import type { Citation } from '../../shared/protocol';
 import { gone, type AnswerSession, type ChatSessions } from './sessions';
 
@@ -129,12 +130,7 @@ export async function streamAnswer(
           // connection rather than a cancellation, depending on where the body was: it is a stop.
           const stopped = e.error.kind === 'cancelled' || session.abort.signal.aborted;
           message.status = stopped ? 'stopped' : 'cut';
-          if (!stopped)
-            message.error = {
-              kind: e.error.kind,
-              message: e.error.message,
-              ...(e.error.requestId ? { requestId: e.error.requestId } : {}),
-            };
+          if (!stopped) message.error = failureRecord(e.error);
         }
       }
       schedule();
@@ -143,12 +139,7 @@ export async function streamAnswer(
     if (session.abort.signal.aborted) message.status = 'stopped';
     else {
       message.status = 'cut';
-      const error = isGatewayError(err) ? err : new GatewayError('protocol', String(err));
-      message.error = {
-        kind: error.kind,
-        message: error.message,
-        ...(error.requestId ? { requestId: error.requestId } : {}),
-      };
+      message.error = failureRecord(err);
     }
   } finally {
     clearInterval(heartbeat);

@@ -6,6 +6,7 @@ import { parseWith } from '../../core/validate';
 import { toUri } from '../chat/chatController';
 import { showError } from '../notify';
 import type { CommandContext, CommandDef } from './types';
+import { words } from '../../shared/words';
 
 /** The options of a question, the same for "Ask" and "Ask About This Image". */
 const askOptions = {
@@ -166,13 +167,13 @@ function imageRequest(
     if (typeof u === 'string') return toUri(u);
     throw new GatewayError(
       'badRequest',
-      vscode.l10n.t('The argument of "Ask About This Image": `uri` must be a file URI (a string or a vscode.Uri).'),
+      words('The argument of "Ask About This Image": `uri` must be a file URI (a string or a vscode.Uri).'),
     );
   });
   if (!list.length)
     throw new GatewayError(
       'badRequest',
-      vscode.l10n.t('The argument of "Ask About This Image" needs `uri` (or `uris`): the image file to ask about.'),
+      words('The argument of "Ask About This Image" needs `uri` (or `uris`): the image file to ask about.'),
     );
   return { uris: list, options };
 }

@@ -9,6 +9,7 @@ import { formatNumber } from '../../shared/format';
 import { COMPLETIONS, SNOOZE_MS } from '../completion/switch';
 import { loadModelsOnFirstUse } from '../setup';
 import type { CommandContext, CommandDef } from './types';
+import { words } from '../../shared/words';
 
 /**
  * Inline completion's commands: the offer ("Code completion with <model>", with what 100
@@ -49,7 +50,7 @@ async function offer(ctx: CommandContext, arg: unknown): Promise<string | undefi
         : given.model.id;
   let model = id === undefined ? undefined : candidates.find((c) => c.model.id === id)?.model;
   if (id !== undefined && !model)
-    throw new GatewayError('badRequest', vscode.l10n.t('{0} is not a chat model this key may use.', id));
+    throw new GatewayError('badRequest', words('{0} is not a chat model this key may use.', id));
   if (!model) {
     const pick = await vscode.window.showQuickPick(
       candidates.map((c) => ({

@@ -17,12 +17,18 @@ import { showError } from '../notify';
 import type { Services } from '../services';
 import type { CommandContext, CommandDef } from './types';
 
-const quietArgs = z.optional(z.object({ silent: z.optional(z.boolean()) }));
+/**
+ * `silent`: no notice (a script's check). `report`: the report itself instead of a notice that
+ * offers it, for the status bar item's click: a notice would open under the pointer, where the
+ * item's tooltip covers its buttons.
+ */
+const checkArgs = z.optional(z.object({ silent: z.optional(z.boolean()), report: z.optional(z.boolean()) }));
 
 export const checkConnection: CommandDef = {
   id: 'modelGateway.checkConnection',
   async run(ctx: CommandContext, arg): Promise<ConnectionReport | { error: string }> {
-    const silent = parseWith(quietArgs, arg, vscode.l10n.t('The argument of "Check Connection"'))?.silent ?? false;
+    const args = parseWith(checkArgs, arg, vscode.l10n.t('The argument of "Check Connection"'));
+    const silent = args?.silent ?? false;
     try {
       // Before anything else: the report says which workspace values were ignored.
       await ctx.services.checkOverrides();
@@ -59,7 +65,7 @@ export const checkConnection: CommandDef = {
       );
       ctx.services.log.info(`Connection check:\n${formatReport(report)}`);
       if (!silent) {
-        void showReport(report, ctx.services).catch((err: unknown) =>
+        void showReport(report, ctx.services, args?.report ?? false).catch((err: unknown) =>
           ctx.services.log.warn(`The connection report could not be shown: ${messageOf(err)}`),
         );
       }
@@ -70,45 +76,63 @@ export const checkConnection: CommandDef = {
   },
 };
 
+/** What the report offers to do next: set the key when it is missing or refused, or open Manage Language Models. */
+interface NextStep {
+  label: string;
+  icon: string;
+  run: () => Promise<unknown>;
+}
+
 /**
  * A short notice with the outcome; the facts behind it (address, key, models, quota, catalog,
  * ignored settings) are one "Show Report" away, one per line, instead of one run-on sentence.
+ * `direct`: the report at once, without the notice.
  */
-async function showReport(report: ConnectionReport, services: Services): Promise<void> {
+async function showReport(report: ConnectionReport, services: Services, direct: boolean): Promise<void> {
   const ok = report.keyAccepted === true && !report.catalogError;
-  const setKey = vscode.l10n.t('Set API Key');
+  const steps: NextStep[] = [];
+  if (report.keyAccepted === true) {
+    // With a working key, VS Code's own Chat view needs Manage Language Models run once (until it is).
+    const manage = await manageModelsAction(services, false);
+    if (manage)
+      steps.push({ label: manage.label, icon: 'settings', run: () => openManageModels(services, manage.run) });
+  } else if (report.keyAccepted === false || !report.keySet) {
+    steps.push({
+      label: vscode.l10n.t('Set API Key'),
+      icon: 'key',
+      run: () => Promise.resolve(vscode.commands.executeCommand('modelGateway.setApiKey')),
+    });
+  }
+  if (direct) return showFacts(report, services, steps);
   const details = vscode.l10n.t('Show Report');
-  // With a working key, VS Code's own Chat view needs Manage Language Models run once (until it is).
-  const manage = report.keyAccepted === true ? await manageModelsAction(services, false) : undefined;
-  const actions =
-    report.keyAccepted === true
-      ? [...(manage ? [manage.label] : []), details]
-      : [...(report.keyAccepted === false || !report.keySet ? [setKey] : []), details];
   const show = ok ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-  const choice = await show(summariseReport(report), ...actions);
-  if (choice === setKey) await vscode.commands.executeCommand('modelGateway.setApiKey');
-  if (choice === details) await showFacts(report, services);
-  if (manage && choice === manage.label) await openManageModels(services, manage.run);
+  const choice = await show(summariseReport(report), ...steps.map((s) => s.label), details);
+  if (choice === details) await showFacts(report, services, steps);
+  else await steps.find((s) => s.label === choice)?.run();
 }
 
 const FACT_ICONS = { ok: 'pass', problem: 'warning', info: 'info' } as const;
 
-/** The report's facts in a list: each fact its own row, named, its value below. */
-async function showFacts(report: ConnectionReport, services: Services): Promise<void> {
+/** The report's facts in a list: each fact its own row, named, its value below; then the next steps and the log. */
+async function showFacts(report: ConnectionReport, services: Services, steps: NextStep[]): Promise<void> {
   const showLog = vscode.l10n.t('Show the log');
-  const items: (vscode.QuickPickItem & { log?: true })[] = reportFacts(report).map((f) => ({
+  const items: (vscode.QuickPickItem & { run?: () => Promise<unknown> })[] = reportFacts(report).map((f) => ({
     label: `$(${FACT_ICONS[f.state]}) ${f.label}`,
     // The value on a line of its own: a quota or a problem is too long to sit beside the label.
     detail: f.detail ? `${f.value} (${f.detail})` : f.value,
   }));
-  items.push({ label: '', kind: vscode.QuickPickItemKind.Separator }, { label: `$(output) ${showLog}`, log: true });
+  items.push(
+    { label: '', kind: vscode.QuickPickItemKind.Separator },
+    ...steps.map((s) => ({ label: `$(${s.icon}) ${s.label}`, run: s.run })),
+    { label: `$(output) ${showLog}`, run: () => Promise.resolve(services.log.show(true)) },
+  );
   const picked = await vscode.window.showQuickPick(items, {
     title: vscode.l10n.t('Model Gateway: Connection Report'),
     placeHolder: summariseReport(report),
     matchOnDescription: true,
     matchOnDetail: true,
   });
-  if (picked?.log) services.log.show(true);
+  await picked?.run?.();
 }
 
 export interface ModelSummary {

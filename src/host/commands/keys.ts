@@ -7,6 +7,7 @@ import { parseWith } from '../../core/validate';
 import { loadModelsOnFirstUse } from '../setup';
 import type { Services } from '../services';
 import type { CommandContext, CommandDef } from './types';
+import { words } from '../../shared/words';
 
 /**
  * Several named keys: add, rename, remove and reorder them, and pick the key a model is called
@@ -24,13 +25,13 @@ async function keyFor(services: Services, arg: unknown, what: string): Promise<K
     const ref = typeof given === 'string' ? given : typeof given?.key === 'string' ? given.key : given?.key.id;
     const key =
       keys.find((k) => k.id === ref) ?? keys.find((k) => k.name.toLocaleLowerCase() === ref?.toLocaleLowerCase());
-    if (!key) throw new GatewayError('badRequest', vscode.l10n.t('There is no key named "{0}".', ref ?? ''));
+    if (!key) throw new GatewayError('badRequest', words('There is no key named "{0}".', ref ?? ''));
     return key;
   }
   if (!keys.length)
     throw new GatewayError(
       'auth',
-      vscode.l10n.t('No API key is set. Run "Model Gateway: Set API Key" and paste the key from the console.'),
+      words('No API key is set. Run "Model Gateway: Set API Key" and paste the key from the console.'),
     );
   const shown = await services.keys.shown();
   const pick = await vscode.window.showQuickPick(
@@ -99,7 +100,7 @@ export const addApiKey: CommandDef = {
       }));
     if (raw === undefined) return { added: false, reason: 'cancelled' };
     const check = checkApiKey(raw);
-    if (!check.ok) throw new GatewayError('badRequest', vscode.l10n.t('The API key was not saved. {0}', check.reason));
+    if (!check.ok) throw new GatewayError('badRequest', words('The API key was not saved. {0}', check.reason));
     const entry = await ctx.services.keys.add(name, check.key);
     const masked = maskKey(check.key);
     ctx.services.log.info(`API key "${entry.name}" (${masked}) added.`);
@@ -224,10 +225,7 @@ export const useKeyForModel: CommandDef = {
     if (modelId === undefined) return undefined;
     const model = ctx.services.registry.find(modelId);
     if (!model?.keyIds?.length)
-      throw new GatewayError(
-        'modelUnavailable',
-        vscode.l10n.t('{0} is not a model any of your keys may use.', modelId),
-      );
+      throw new GatewayError('modelUnavailable', words('{0} is not a model any of your keys may use.', modelId));
     const keys = (await ctx.services.keys.list()).filter((k) => model.keyIds?.includes(k.id));
     let chosen: string | null | undefined = given === undefined || typeof given === 'string' ? undefined : given.key;
     if (chosen === undefined) {
@@ -245,7 +243,7 @@ export const useKeyForModel: CommandDef = {
     }
     const key = chosen === null ? undefined : keys.find((k) => k.id === chosen || k.name === chosen);
     if (chosen !== null && !key)
-      throw new GatewayError('badRequest', vscode.l10n.t('No key of yours named "{0}" lists {1}.', chosen, modelId));
+      throw new GatewayError('badRequest', words('No key of yours named "{0}" lists {1}.', chosen, modelId));
     await ctx.services.keys.chooseForModel(modelId, key?.id);
     ctx.services.registry.chooseKey(modelId, key?.id);
     await reloadModels(ctx.services);

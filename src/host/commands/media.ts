@@ -7,6 +7,7 @@ import type { MediaStudio } from '../media/mediaStudio';
 import type { VideoTaskSummary } from '../media/videoActions';
 import { showError } from '../notify';
 import type { CommandContext, CommandDef } from './types';
+import { words } from '../../shared/words';
 
 const openArgs = z.optional(z.object({ tab: z.optional(mediaTabSchema) }));
 
@@ -148,6 +149,6 @@ export const mediaCommands: CommandDef[] = [
 ];
 
 function required<T>(value: T | undefined): T {
-  if (value === undefined) throw new GatewayError('badRequest', vscode.l10n.t('The task is gone.'));
+  if (value === undefined) throw new GatewayError('badRequest', words('The task is gone.'));
   return value;
 }

@@ -5,6 +5,7 @@ import { GatewayError } from '../../core/errors';
 import type { ChatProtocol } from '../../core/models/types';
 import { isDataPart, type LanguageModelChatRequestMessage } from './lmApi';
 import { estimateTokens, imageTokens } from './tokenCount';
+import { words } from '../../shared/words';
 
 /** The messages of a VS Code chat request in the core's form, with the system text taken apart. */
 export interface ConvertedRequest {
@@ -80,7 +81,7 @@ export function toChatMessages(
     if ((m.images?.length ?? 0) > MAX_IMAGES_PER_MESSAGE) {
       throw new GatewayError(
         'badRequest',
-        vscode.l10n.t(
+        words(
           'A message holds {0} images; at most {1} go with one message.',
           m.images?.length ?? 0,
           MAX_IMAGES_PER_MESSAGE,
@@ -136,7 +137,7 @@ function checkParts(role: 'user' | 'assistant', parts: MessageParts): void {
   if (role === 'assistant' && parts.images.length) {
     throw new GatewayError(
       'badRequest',
-      vscode.l10n.t(
+      words(
         "An earlier answer in this conversation holds an image; the chat protocols take images only in the user's messages.",
       ),
     );
@@ -144,12 +145,12 @@ function checkParts(role: 'user' | 'assistant', parts: MessageParts): void {
   if (role === 'user' && parts.toolCalls.length)
     throw new GatewayError(
       'badRequest',
-      vscode.l10n.t('A user message of this conversation holds a tool call; only answers make tool calls.'),
+      words('A user message of this conversation holds a tool call; only answers make tool calls.'),
     );
   if (role === 'assistant' && parts.toolResults.length)
     throw new GatewayError(
       'badRequest',
-      vscode.l10n.t(
+      words(
         "An answer of this conversation holds a tool result; tool results belong to the user's turn after the call.",
       ),
     );

@@ -19,6 +19,7 @@ import type { Gallery } from './gallery';
 import type { LastChoicesStore } from './lastChoices';
 import { mediaSettings } from './mediaSettings';
 import { displayPath, type OutputLocation } from './outputLocation';
+import { words } from '../../shared/words';
 
 /**
  * One image generation at a time, over either route (the Images API or a language model calling the
@@ -85,10 +86,7 @@ export class ImageRunner {
 
   async generate(args: GenerateImageArgs): Promise<GenerateImageResult> {
     if (this.job?.view.state === 'running' || this.starting)
-      throw new GatewayError(
-        'badRequest',
-        vscode.l10n.t('An image is still being generated. Wait for it or cancel it first.'),
-      );
+      throw new GatewayError('badRequest', words('An image is still being generated. Wait for it or cancel it first.'));
     this.starting = true;
     try {
       return await this.run(args);
@@ -116,7 +114,7 @@ export class ImageRunner {
     const n = route === 'images' ? (args.n ?? last.imageCount ?? settings.imageCount) : 1;
     const stream = args.stream ?? last.stream ?? settings.stream;
     if (!args.prompt.trim())
-      throw new GatewayError('badRequest', vscode.l10n.t('Describe the image to generate: the prompt is empty.'));
+      throw new GatewayError('badRequest', words('Describe the image to generate: the prompt is empty.'));
     const dir = await this.host.output.resolve('images');
     this.host.updateRoots();
     await this.host.choices.remember({
@@ -190,7 +188,7 @@ export class ImageRunner {
       view.message = view.state === 'cancelled' ? vscode.l10n.t('Cancelled. Nothing was saved.') : error.describe();
       delete view.partial;
       throw abort.signal.aborted && error.kind !== 'cancelled'
-        ? new GatewayError('cancelled', vscode.l10n.t('Image generation was cancelled.'))
+        ? new GatewayError('cancelled', words('Image generation was cancelled.'))
         : error;
     } finally {
       view.finishedAt = Date.now();

@@ -6,6 +6,7 @@ import { writeFolderPlace } from '../../core/confinedWrite';
 import { resolveOutputFolder, type OutputFolderRule } from '../../core/outputFolder';
 import { existingReal, isInside } from '../../core/workspacePaths';
 import { DEFAULT_SETTINGS } from '../../core/settings';
+import { words } from '../../shared/words';
 
 export type MediaKind = 'images' | 'videos';
 
@@ -34,7 +35,7 @@ export class OutputLocation {
    */
   async resolve(kind: MediaKind): Promise<string> {
     const rule = this.rule();
-    if (!rule.ok) throw new GatewayError('badRequest', vscode.l10n.t('Nothing was generated: {0}', rule.reason));
+    if (!rule.ok) throw new GatewayError('badRequest', words('Nothing was generated: {0}', rule.reason));
     if (rule.folder) {
       const workspace = localWorkspace();
       if (workspace && !path.isAbsolute(this.setting()))
@@ -53,11 +54,11 @@ export class OutputLocation {
           : vscode.l10n.t('No folder is open: where should generated images be saved?'),
     });
     const folder = picked?.[0];
-    if (!folder) throw new GatewayError('cancelled', vscode.l10n.t('No folder was chosen, so nothing was generated.'));
+    if (!folder) throw new GatewayError('cancelled', words('No folder was chosen, so nothing was generated.'));
     if (folder.scheme !== 'file')
       throw new GatewayError(
         'badRequest',
-        vscode.l10n.t("Generated media can only be saved to a folder on this machine's disk."),
+        words("Generated media can only be saved to a folder on this machine's disk."),
       );
     this.chosen = folder.fsPath;
     return path.join(this.chosen, kind);
@@ -115,7 +116,7 @@ async function ensureNoLinkOutside(folder: string, workspace: string): Promise<v
   if (isInside(real, realWorkspace)) return;
   throw new GatewayError(
     'badRequest',
-    vscode.l10n.t(
+    words(
       'Nothing was generated: the output folder "{0}" is a link to {1}, outside the workspace. Remove the link, or set an absolute "modelGateway.outputFolder" in your user settings.',
       displayPath(existing),
       real,

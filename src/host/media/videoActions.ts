@@ -14,6 +14,7 @@ import { firstOf } from './imageRunner';
 import type { LastChoicesStore } from './lastChoices';
 import { displayPath, type OutputLocation } from './outputLocation';
 import type { VideoTasks } from './videoTasks';
+import { words } from '../../shared/words';
 
 /**
  * Video tasks as the user drives them: submitting (with the billing note), the task actions, the
@@ -78,7 +79,7 @@ export class VideoActions {
     if (!size || duration === undefined) {
       throw new GatewayError(
         'badRequest',
-        vscode.l10n.t(
+        words(
           'Nothing is known about the sizes and durations {0} accepts (the catalog has no hints for it). Give both, e.g. size 832 × 480 and duration 5; the gateway will say if the model rejects them.',
           model.id,
         ),
@@ -110,7 +111,7 @@ export class VideoActions {
   ): Promise<VideoTask | undefined> {
     const manager = await this.host.video.ready();
     const task = manager.find(id);
-    if (!task) throw new GatewayError('badRequest', vscode.l10n.t('There is no video task {0}.', id));
+    if (!task) throw new GatewayError('badRequest', words('There is no video task {0}.', id));
     switch (action) {
       case 'cancel':
         return manager.cancel(id);
@@ -133,7 +134,7 @@ export class VideoActions {
       case 'open':
       case 'openExternal':
       case 'reveal':
-        if (!task.file) throw new GatewayError('badRequest', vscode.l10n.t('This task has no saved video yet.'));
+        if (!task.file) throw new GatewayError('badRequest', words('This task has no saved video yet.'));
         await fileAction(action, task.file);
         return task;
     }

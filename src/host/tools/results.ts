@@ -4,6 +4,7 @@ import { writeFileAtomic, writeFileUnique } from '../../core/atomicFile';
 import { writeFolderPlace } from '../../core/confinedWrite';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import { readableText } from '../../core/tools/readableText';
+import { words } from '../../shared/words';
 
 /** The scheme of the read-only documents tool results are shown in. */
 export const RESULT_SCHEME = 'model-gateway-result';
@@ -138,7 +139,7 @@ export function shownResult(uri: unknown): ShownResult & { uri: vscode.Uri } {
   if (!target || !result)
     throw new GatewayError(
       'badRequest',
-      vscode.l10n.t('No tool result is open. Run a tool first (e.g. Parse PDF or Search the Web).'),
+      words('No tool result is open. Run a tool first (e.g. Parse PDF or Search the Web).'),
     );
   return { ...result, uri: target };
 }
@@ -164,7 +165,7 @@ export async function saveResult(result: ShownResult): Promise<vscode.Uri | unde
     if (isGatewayError(err) && err.code === 'EEXIST')
       throw new GatewayError(
         'badRequest',
-        vscode.l10n.t('{0} already exists and was left as it is. Choose another name.', path.basename(target.fsPath)),
+        words('{0} already exists and was left as it is. Choose another name.', path.basename(target.fsPath)),
       );
     throw err;
   }

@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { GatewayError } from '../../core/errors';
 import { openChecked, type FileIdentity, type OpenedFile } from '../../core/tools/openedFile';
 import { placeByText, placeOf } from '../../core/workspacePaths';
+import { words } from '../../shared/words';
 
 /**
  * The one workspace-file policy: which files the extension reads or uploads on behalf of the
@@ -79,7 +80,7 @@ export async function locateFile(given: string, rules: FileRules): Promise<Locat
       return { ok: false, why: 'missing', message: vscode.l10n.t('{0} does not exist.', given) };
     throw new GatewayError(
       'badRequest',
-      vscode.l10n.t('{0} could not be read: {1}', given, err instanceof Error ? err.message : String(err)),
+      words('{0} could not be read: {1}', given, err instanceof Error ? err.message : String(err)),
       { cause: err },
     );
   }

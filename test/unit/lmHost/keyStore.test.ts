@@ -119,4 +119,21 @@ describe('Named API keys in the host', () => {
     );
     keys.dispose();
   });
+
+  it('reads whether a key is set once until the keys change, here or in another window', async () => {
+    const secrets = secretStorage();
+    let reads = 0;
+    const counted = { ...secrets, get: (key: string) => (reads++, secrets.get(key)) };
+    const keys = new KeyStore(counted as never, dir);
+    assert.equal(await keys.has(), false);
+    assert.equal(await keys.has(), false);
+    const added = await keys.add('default', 'sk-a');
+    assert.equal(await keys.has(), true, 'a key set here is seen at once');
+    const before = reads;
+    await Promise.all([keys.has(), keys.has(), keys.has()]);
+    assert.equal(reads, before, 'asked again with nothing changed, SecretStorage is not read again');
+    await secrets.delete(`modelGateway.apiKey${added.id === 'legacy' ? '' : `.${added.id}`}`);
+    assert.equal(await keys.has(), false, 'a key removed by another window is seen at once');
+    keys.dispose();
+  });
 });

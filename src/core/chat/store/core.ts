@@ -16,6 +16,7 @@ import { FileLock, type FileLockOptions } from './lock';
 import { checkRecord, encodeRecord, type LogRecord, type Meta } from './log';
 import { scanLog, type ScanOptions, type ScanResult } from './scan';
 import { hasOldFormat, migrateOldFormat } from './migration';
+import { words } from '../../../shared/words';
 
 /** What a conversation is apart from its messages. */
 export type ConversationMeta = Meta;
@@ -188,7 +189,7 @@ export function encodeChecked(records: LogRecord[]): Buffer {
       } catch (err) {
         throw new GatewayError(
           'badRequest',
-          l10n.t(
+          words(
             'A change to a conversation was refused before anything was saved: it is not a record this version may write ({0}).',
             describe(err),
           ),

@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import * as l10n from '@vscode/l10n';
 import { removeRetrying, renameRetrying } from '../../atomicFile';
 import { GatewayError } from '../../errors';
 import { formatDuration } from '../../../shared/format';
 import { Beat, monotonicNow, pidIsGone, watchTimer, type Schedule } from './lease';
+import { words } from '../../../shared/words';
 
 export interface FileLockOptions {
   /** A lock seen unchanged for this long belongs to a window that died or hangs; it is taken over. */
@@ -32,7 +32,7 @@ export const LEASE_LOST = 'leaseLost';
 export const leaseLost = (): GatewayError =>
   new GatewayError(
     'timeout',
-    l10n.t(
+    words(
       'This window was paused longer than it may hold the chat history lock, so another window may have taken it over; this change was not saved. Try again.',
     ),
     { code: LEASE_LOST },
@@ -147,7 +147,7 @@ export class FileLock {
       if (this.clock() > deadline) {
         throw new GatewayError(
           'timeout',
-          l10n.t(
+          words(
             'Another VS Code window has held the chat history lock for over {0}; the change was not saved. Try again, or reload the other windows.',
             formatDuration(this.timeoutMs),
           ),
