@@ -266,7 +266,7 @@ async function importedNames(options, entryModules, indexes) {
 /**
  * The entry: src/extension.ts, plus what the lazy parts read from it (`__modules`, see throughEntry):
  * for each shared module, an ES-module-like object with live getters for the names the parts
- * use, so that the entry keeps only those (a whole namespace only where the features use it whole).
+ * use, so that the entry keeps only those (a whole namespace only where a part uses it whole).
  * @param {Map<string, number>} indexes
  * @param {Map<number, Set<string> | '*'>} names
  */
