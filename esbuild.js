@@ -3,7 +3,7 @@
 const esbuild = require('esbuild');
 const fs = require('node:fs');
 const path = require('node:path');
-// A development dependency, as esbuild is: only for reading which exports the features use.
+// A development dependency, as esbuild is: only for reading which exports the lazy parts use.
 const ts = require('typescript');
 
 const production = process.argv.includes('--production');
@@ -33,17 +33,44 @@ const undiciApart = {
 };
 
 /**
- * The features (src/host/features.ts and what only it uses) go to dist/features.js, which the entry
- * requires the first time a command runs or a view, tool or provider is used (src/extension.ts), so
- * activation does not read them.
- * @type {import('esbuild').Plugin}
+ * The parts of our own code that activation does not need, each built into a file of its own that
+ * is required on first use, so activation does not read them (`npm run bench` reports what it
+ * loads). What two parts (or a part and the entry) share is kept once, in the entry (throughEntry).
+ * - the features (src/host/features.ts and what only it uses) go to dist/features.js, which the
+ *   entry requires the first time a command runs or a view, tool or provider is used (src/extension.ts);
+ * - the HTTP client (src/core/http.ts: its TLS, proxy, body and error handling) goes to dist/http.js,
+ *   which src/host/services.ts requires when it makes the client for the first request (just
+ *   before the client requires dist/undici.js).
  */
-const featuresApart = {
-  name: 'features-apart',
-  setup(build) {
-    build.onResolve({ filter: /^\.\/host\/features$/ }, () => ({ path: './features.js', external: true }));
-  },
-};
+const LAZY_PARTS = [
+  { source: 'src/host/features.ts', file: 'features.js' },
+  { source: 'src/core/http.ts', file: 'http.js' },
+];
+
+/**
+ * Leaves every import of a lazy part (LAZY_PARTS, paths below `absWorkingDir`) as a require of its file.
+ * @returns {import('esbuild').Plugin}
+ */
+function partsApart(absWorkingDir) {
+  const files = new Map(LAZY_PARTS.map((p) => [path.resolve(absWorkingDir, p.source), p.file]));
+  const names = [...new Set(LAZY_PARTS.map((p) => path.basename(p.source, '.ts')))];
+  return {
+    name: 'parts-apart',
+    setup(build) {
+      build.onResolve({ filter: new RegExp(`(^|/)(${names.join('|')})$`) }, async (args) => {
+        if (args.kind === 'entry-point' || args.pluginData?.partsApart) return undefined;
+        const resolved = await build.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: { partsApart: true },
+        });
+        const file = files.get(resolved.path);
+        return file ? { path: `./${file}`, external: true } : undefined;
+      });
+    },
+  };
+}
 
 /**
  * One namespace object for the `vscode` module per output file. esbuild gives each file that does
@@ -94,19 +121,19 @@ const sideEffectFree = {
 };
 
 /**
- * Keeps one copy of every module the entry and the features share. Each import of the features
+ * Keeps one copy of every module the entry and the lazy parts share. Each import of a part
  * bundle that resolves to a module of `entryModules` (absolute paths) becomes a read of that module's
  * exports from the entry (`require('./extension.js').__modules[i]`, the entry's own instance), so
  * classes (GatewayError and `instanceof`), caches and settings (the l10n bundle, the display
  * locale) exist once. `indexes` numbers those modules; with `external`, the imports are left as
- * external imports of `entry-module-<i>` (to read which names the features use, see importedNames).
+ * external imports of `entry-module-<i>` (to read which names the parts use, see importedNames).
  * @param {Set<string>} entryModules
  * @param {Map<string, number>} indexes
  * @param {boolean} external
  * @returns {import('esbuild').Plugin}
  */
 function throughEntry(entryModules, indexes, external) {
-  // A package counts as a whole: the features reach all of a package the entry uses through the
+  // A package counts as a whole: the parts reach all of a package the entry uses through the
   // entry, which also gets the package's files it did not need itself (re-exporting index files).
   const packageOf = (file) => /^(.*[\\/]node_modules[\\/](?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/.exec(file)?.[1] ?? file;
   const entryPackages = new Set([...entryModules].map(packageOf));
@@ -129,7 +156,7 @@ function throughEntry(entryModules, indexes, external) {
         )
           return undefined;
         if (!indexes.has(resolved.path)) {
-          if (!external) throw new Error(`${resolved.path} was not seen when the features' imports were read`);
+          if (!external) throw new Error(`${resolved.path} was not seen when the parts' imports were read`);
           indexes.set(resolved.path, indexes.size);
         }
         const name = `entry-module-${indexes.get(resolved.path)}`;
@@ -176,8 +203,8 @@ function namespaceMembers(code, aliases) {
 }
 
 /**
- * Which exports of each shared module the features use: read from the import statements of an
- * unminified ES-module build of the features in which the shared modules are external (esbuild
+ * Which exports of each shared module a lazy part uses: read from the import statements of an
+ * unminified ES-module build of the part in which the shared modules are external (esbuild
  * keeps only the names that are used). `'*'` when a module is used whole (a namespace, a require).
  * @returns {Promise<Map<number, Set<string> | '*'>>}
  */
@@ -190,7 +217,13 @@ async function importedNames(options, entryModules, indexes) {
     metafile: false,
     write: false,
     logLevel: 'silent',
-    plugins: [vscodeOnce, sideEffectFree, undiciApart, throughEntry(entryModules, indexes, true)],
+    plugins: [
+      vscodeOnce,
+      sideEffectFree,
+      undiciApart,
+      partsApart(options.absWorkingDir),
+      throughEntry(entryModules, indexes, true),
+    ],
   });
   const text = result.outputFiles[0].text;
   /** @type {Map<number, Set<string> | '*'>} */
@@ -231,9 +264,9 @@ async function importedNames(options, entryModules, indexes) {
 }
 
 /**
- * The entry: src/extension.ts, plus what the features read from it (`__modules`, see throughEntry):
- * for each shared module, an ES-module-like object with live getters for the names the features
- * use, so that the entry keeps only those (a whole namespace only where the features use it whole).
+ * The entry: src/extension.ts, plus what the lazy parts read from it (`__modules`, see throughEntry):
+ * for each shared module, an ES-module-like object with live getters for the names the parts
+ * use, so that the entry keeps only those (a whole namespace only where a part uses it whole).
  * @param {Map<string, number>} indexes
  * @param {Map<number, Set<string> | '*'>} names
  */
@@ -271,16 +304,26 @@ function inputsOf(metafile, absWorkingDir) {
   ) ?? { inputs: {} };
   return new Set(
     Object.keys(output.inputs)
-      .filter((k) => k !== '<stdin>' && !k.startsWith('vscode-once:'))
+      .filter((k) => k !== '<stdin>' && !k.startsWith('vscode-once:') && !k.startsWith('through-entry:'))
       .map((k) => path.resolve(absWorkingDir, k)),
   );
 }
 
+/** Both maps of names (importedNames) in one: a module used whole by either part is used whole. */
+function mergeNames(into, from) {
+  for (const [i, used] of from) {
+    const had = into.get(i);
+    if (had === '*' || used === '*') into.set(i, '*');
+    else into.set(i, new Set([...(had ?? []), ...used]));
+  }
+  return into;
+}
+
 /**
- * Builds the host code into `outdir`: the entry dist/extension.js (what activation loads), the
- * features dist/features.js and undici dist/undici.js (both loaded on first use). Also used by
- * test/bench, so that it measures what ships; `plugins` are added to every build (the bench's
- * instrumentation). Returns the metafiles of the three outputs.
+ * Builds the host code into `outdir`: the entry dist/extension.js (what activation loads), the lazy
+ * parts (LAZY_PARTS: dist/features.js, dist/http.js) and undici dist/undici.js, each loaded on
+ * first use. Also used by test/bench, so that it measures what ships; `plugins` are added to every
+ * build (the bench's instrumentation). Returns the metafiles of the outputs, by part.
  * @param {{ production?: boolean, outdir?: string, absWorkingDir?: string, plugins?: import('esbuild').Plugin[], logLevel?: import('esbuild').LogLevel }} options
  */
 async function buildHost(options = {}) {
@@ -304,36 +347,49 @@ async function buildHost(options = {}) {
     mainFields: ['module', 'main'],
     external: ['vscode'],
   };
+  const apart = partsApart(absWorkingDir);
   const undici = esbuild.build({
     ...shared,
     entryPoints: ['src/core/undiciParts.ts'],
     outfile: path.join(outdir, 'undici.js'),
     plugins,
   });
-  // The entry's own modules first; the features then take every one of them from the entry. A
-  // module the entry gains by exporting whole namespaces is found by the overlap check, and the
-  // builds are made again with it on the entry's side.
+  // The entry's own modules first; the parts then take every one of them from the entry. A module
+  // two parts share, or one the entry gains by exporting whole namespaces, is found by the overlap
+  // check, and the builds are made again with it on the entry's side.
   const graph = await esbuild.build({
     ...shared,
     entryPoints: ['src/extension.ts'],
     write: false,
     sourcemap: false,
     logLevel: 'silent',
-    plugins: [vscodeOnce, sideEffectFree, undiciApart, featuresApart],
+    plugins: [vscodeOnce, sideEffectFree, undiciApart, apart],
   });
   let entryModules = inputsOf(graph.metafile, absWorkingDir);
   for (let round = 0; round < 3; round++) {
     const indexes = new Map();
-    const featureOptions = {
+    const partOptions = LAZY_PARTS.map((part) => ({
       ...shared,
-      entryPoints: ['src/host/features.ts'],
-      outfile: path.join(outdir, 'features.js'),
-    };
-    const names = await importedNames(featureOptions, entryModules, indexes);
-    const features = await esbuild.build({
-      ...featureOptions,
-      plugins: [vscodeOnce, sideEffectFree, undiciApart, throughEntry(entryModules, indexes, false), ...plugins],
-    });
+      entryPoints: [part.source],
+      outfile: path.join(outdir, part.file),
+    }));
+    const names = new Map();
+    for (const o of partOptions) mergeNames(names, await importedNames(o, entryModules, indexes));
+    const parts = await Promise.all(
+      partOptions.map((o) =>
+        esbuild.build({
+          ...o,
+          plugins: [
+            vscodeOnce,
+            sideEffectFree,
+            undiciApart,
+            apart,
+            throughEntry(entryModules, indexes, false),
+            ...plugins,
+          ],
+        }),
+      ),
+    );
     const entry = await esbuild.build({
       ...shared,
       stdin: {
@@ -343,14 +399,23 @@ async function buildHost(options = {}) {
         loader: 'js',
       },
       outfile: path.join(outdir, 'extension.js'),
-      plugins: [vscodeOnce, sideEffectFree, undiciApart, featuresApart, ...plugins],
+      plugins: [vscodeOnce, sideEffectFree, undiciApart, apart, ...plugins],
     });
-    const inEntry = inputsOf(entry.metafile, absWorkingDir);
-    const twice = [...inputsOf(features.metafile, absWorkingDir)].filter((file) => inEntry.has(file));
-    if (!twice.length) return { entry: entry.metafile, features: features.metafile, undici: (await undici).metafile };
-    entryModules = inEntry;
+    const inputs = [entry, ...parts].map((b) => inputsOf(b.metafile, absWorkingDir));
+    const seen = new Map();
+    for (const file of inputs.flatMap((set) => [...set])) seen.set(file, (seen.get(file) ?? 0) + 1);
+    const twice = [...seen].filter(([, n]) => n > 1).map(([file]) => file);
+    if (!twice.length)
+      return {
+        entry: entry.metafile,
+        ...Object.fromEntries(LAZY_PARTS.map((p, i) => [path.basename(p.file, '.js'), parts[i].metafile])),
+        undici: (await undici).metafile,
+      };
+    entryModules = new Set([...inputs[0], ...twice]);
     if (round === 2)
-      throw new Error(`These modules are in both dist/extension.js and dist/features.js: ${twice.join(', ')}`);
+      throw new Error(
+        `These modules are in more than one of dist/extension.js and the lazy parts: ${twice.join(', ')}`,
+      );
   }
 }
 

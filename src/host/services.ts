@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { Endpoints, normaliseBaseUrl, type NormalisedBase } from '../core/config';
 import { GatewayError } from '../core/errors';
-import { HttpClient } from '../core/http';
+import type { HttpClient } from '../core/http';
 import { type HttpRequest, type RequestKey } from '../core/httpTypes';
 import { KeyQueue } from '../core/keyQueue';
 import { keyForRequest, type KeyEntry } from '../core/keys';
@@ -21,7 +21,8 @@ import { words } from '../shared/words';
 
 /**
  * Everything the commands and views share. Nothing here touches the network when it is built:
- * the HTTP client (and undici) is created on first use, so activation stays cheap.
+ * the HTTP client (and undici) is created on first use, and its code is read then too, so
+ * activation stays cheap.
  */
 export class Services implements vscode.Disposable {
   readonly keys: KeyStore;
@@ -163,6 +164,9 @@ export class Services implements vscode.Disposable {
   http(): HttpClient {
     if (!this.client) {
       const settings = this.settings();
+      // The client's code is dist/http.js, read on the first request (see esbuild.js), not at activation.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose, see above
+      const { HttpClient } = require('../core/http') as typeof import('../core/http');
       this.client = new HttpClient({
         endpoints: new Endpoints(this.base().base),
         getKey: (req) => this.requestKey(req),

@@ -37,7 +37,9 @@ export async function run(): Promise<void> {
     .filter((k) => k.startsWith(ours) && k.endsWith('.js') && !k.endsWith('bench-shim.js'))
     .map((k) => ({ file: path.relative(ours, k).replace(/\\/g, '/'), bytes: fs.statSync(k).size }));
   // What the entry loads on first use only (src/extension.ts, esbuild.js): activation must not.
-  const lazyLoaded = files.map((f) => f.file).filter((f) => f === 'dist/features.js' || f === 'dist/undici.js');
+  const lazyLoaded = files
+    .map((f) => f.file)
+    .filter((f) => ['dist/features.js', 'dist/http.js', 'dist/undici.js'].includes(f));
   fs.writeFileSync(
     out,
     JSON.stringify({

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { bytes, RESULTS_DIR, ROOT, runProcess, type BenchContext, type Row } from './lib';
 
-type HostMetafiles = Record<'entry' | 'features' | 'undici', esbuild.Metafile>;
+type HostMetafiles = Record<'entry' | 'features' | 'http' | 'undici', esbuild.Metafile>;
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the project's build script is CommonJS JavaScript
 const { buildHost, workerText } = require('../../esbuild.js') as {
   buildHost: (o: {
@@ -143,6 +143,20 @@ export async function sizeRows(ctx: BenchContext): Promise<Row[]> {
       ? `${bytes(features.compressed)} compressed in the .vsix; biggest parts: ${biggestOf(metafiles.features)}`
       : 'not in the .vsix: no command or view would work',
     data: { entry: features },
+  });
+  const client = entry('dist/http.js');
+  rows.push({
+    id: '1',
+    what: 'Size: the HTTP client, loaded by the first request: dist/http.js',
+    ours: client ? bytes(client.size) : 'missing',
+    reference: '—',
+    ratio: '—',
+    goal: '(reported)',
+    pass: client ? undefined : false,
+    note: client
+      ? `${bytes(client.compressed)} compressed in the .vsix`
+      : 'not in the .vsix: the extension could not make a request',
+    data: { entry: client },
   });
   const undici = entry('dist/undici.js');
   rows.push({

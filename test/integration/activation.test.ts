@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { GatewayDouble } from '../gateway';
+import { DEMO_KEY, GatewayDouble } from '../gateway';
 import { EXTENSION_ID, run, setSetting } from './support';
 
 // Runs first (files load in name order): nothing may have activated the extension yet.
@@ -13,7 +13,11 @@ describe('Activation', function () {
     gw = new GatewayDouble();
     await gw.start();
   });
-  after(() => gw.stop());
+  after(async () => {
+    // The suites after this one start with no key, as a new user does.
+    await run('clearApiKey', { all: true });
+    await gw.stop();
+  });
 
   it('is installed and never activated while VS Code starts: at most once start-up has finished', () => {
     const e = ext();
@@ -50,6 +54,17 @@ describe('Activation', function () {
       loadedDist(),
       ['extension.js', 'features.js'],
       'the first command loaded dist/features.js (undici waits for a request)',
+    );
+  });
+
+  it('loads the HTTP client and undici with the first request', async () => {
+    await run('setApiKey', DEMO_KEY);
+    await run('refreshModels');
+    assert.ok(gw.log.length > 0, 'the models were asked for');
+    assert.deepEqual(
+      loadedDist(),
+      ['extension.js', 'features.js', 'http.js', 'undici.js'],
+      'the first request loaded dist/http.js and dist/undici.js',
     );
   });
 });

@@ -3,15 +3,16 @@ import { effectiveProtocol, imageSupport } from '../../core/chat/capabilities';
 import type { CacheField } from '../../core/chat/cacheFields';
 import { streamChat } from '../../core/chat/chat';
 import { promptCacheRequest } from '../../core/chat/promptCache';
-import type { ChatReasoning, ChatTool, ToolMode, Usage } from '../../core/chat/events';
-import { isThinkingChoice, thinkingControl, thinkingRequest, type ThinkingChoice } from '../../core/chat/thinking';
+import type { ChatEvent, ChatReasoning, Usage } from '../../core/chat/events';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import { withProtocolFallback } from '../../core/models/protocolFallback';
 import type { RegistrySnapshot } from '../../core/models/modelRegistry';
 import type { ChatProtocol, ModelInfo } from '../../core/models/types';
-import { chatSettings } from '../chat/chatSettings';
+import { chatSettings, type ChatSettings } from '../chat/chatSettings';
 import { cacheFieldRetry, protocolSwitchHandler } from '../protocolSwitch';
 import type { Services } from '../services';
+import { chatRequestOver, type AnswerRequest } from './answerRequest';
+import { relayAnswer, type RelayedAnswer } from './answerRelay';
 import {
   dataPartClass,
   supportsUsagePart,
@@ -24,7 +25,7 @@ import { chatModelsForVsCode, toChatInformation, type GatewayChatInformation } f
 import { toLanguageModelError } from './lmErrors';
 import { offerUtilityModel } from './nativeChatSetup';
 import { agentAnswered } from '../walkthrough';
-import { estimateMessageTokens, toChatMessages } from './requestMessages';
+import { estimateMessageTokens, toChatMessages, type ConvertedRequest } from './requestMessages';
 import { estimateTokens } from './tokenCount';
 
 /** The vendor of `contributes.languageModelChatProviders` in package.json. */
@@ -181,7 +182,6 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
     }
   }
 
-  // eslint-disable-next-line max-lines-per-function -- over the limit when it came in; to be split (issue 32)
   private async respond(
     model: GatewayChatInformation,
     messages: readonly LanguageModelChatRequestMessage[],
@@ -190,14 +190,46 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
     token: vscode.CancellationToken,
   ): Promise<void> {
     const info = await this.chatModel(model.id);
-    if (!this.utilityOffered) {
-      // The gateway's models are in use in VS Code's chat: the moment to offer a utility model, once.
-      this.utilityOffered = true;
-      void offerUtilityModel(this.services).catch((err: unknown) =>
-        this.services.log.warn(`Offering a utility model failed: ${err instanceof Error ? err.message : String(err)}`),
-      );
-    }
+    this.offerUtilityOnce();
     const settings = chatSettings();
+    const request = this.requestOf(info, messages, settings);
+    let used = effectiveProtocol(info, model.protocol);
+    const abort = new AbortController();
+    // Cancelling aborts the HTTP request at once; the core then ends with a `cancelled` error.
+    const onCancel = token.onCancellationRequested(() => abort.abort());
+    if (token.isCancellationRequested) abort.abort();
+    let answer: RelayedAnswer;
+    try {
+      const events = this.answerEvents(
+        { info, model, request, options, settings, signal: abort.signal },
+        used,
+        (to) => {
+          used = to;
+        },
+      );
+      answer = await relayAnswer(events, progress, token);
+    } finally {
+      onCancel.dispose();
+    }
+    if (answer.callIds.length && answer.reasoning.text) this.keepReasoning(answer.callIds, answer.reasoning);
+    if (answer.usage) this.reportUsage(info, used, answer.usage, progress);
+  }
+
+  /** The gateway's models are in use in VS Code's chat: the moment to offer a utility model, once per window. */
+  private offerUtilityOnce(): void {
+    if (this.utilityOffered) return;
+    this.utilityOffered = true;
+    void offerUtilityModel(this.services).catch((err: unknown) =>
+      this.services.log.warn(`Offering a utility model failed: ${err instanceof Error ? err.message : String(err)}`),
+    );
+  }
+
+  /** VS Code's messages as the core sends them, refused at once if they carry images the model cannot read. */
+  private requestOf(
+    info: ModelInfo,
+    messages: readonly LanguageModelChatRequestMessage[],
+    settings: ChatSettings,
+  ): ConvertedRequest {
     const request = toChatMessages(
       messages,
       settings.imageMaxBytes,
@@ -208,90 +240,34 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
       const support = imageSupport(info, settings.imageInputModels);
       if (!support.supported) throw new GatewayError('badRequest', support.reason);
     }
-    const protocol = effectiveProtocol(info, model.protocol);
-    let used = protocol;
-    const abort = new AbortController();
-    // Cancelling aborts the HTTP request at once; the core then ends with a `cancelled` error.
-    const onCancel = token.onCancellationRequested(() => abort.abort());
-    if (token.isCancellationRequested) abort.abort();
-    const temperature = options.modelOptions?.temperature;
-    const thinkingChoice = lmThinkingChoice(options.modelOptions, settings.thinking);
-    // "modelGateway.chat.systemPrompt" is the sidebar's: VS Code's chat has its own instructions, and
-    // a cloned repository's settings must not put words into every request made there.
-    const system = request.system.trim() ? request.system : '';
-    const tools = toChatTools(options.tools ?? []);
-    let usage: Usage | undefined;
-    const reasoning: ChatReasoning = { text: '' };
-    const callIds: string[] = [];
-    try {
-      const cacheOver = (over: ChatProtocol, without: readonly CacheField[] = []) =>
-        promptCacheRequest(info, over, { enabled: settings.promptCaching, without });
-      const run = (over: ChatProtocol, without: readonly CacheField[]) => {
-        // Each protocol has its own form of the switch (or none), so it is worked out per attempt.
-        const thinking = thinkingRequest(thinkingControl(info, over), thinkingChoice);
-        const cache = cacheOver(over, without);
-        return streamChat(this.services.http(), {
-          model: info.id,
-          protocol: over,
-          messages: request.messages,
-          ...(system ? { system } : {}),
-          stream: true,
-          requiresStreaming: info.catalog?.requiresStreaming === true,
-          maxTokens: Math.min(settings.maxTokens, model.maxOutputTokens),
-          modelMaxOutput: info.catalog?.maxOutput,
-          ...(typeof temperature === 'number' ? { temperature } : {}),
-          ...(thinking ? { thinking } : {}),
-          ...(tools.length ? { tools, toolMode: toolModeOf(options.toolMode) } : {}),
-          ...(cache ? { cache } : {}),
-          signal: abort.signal,
-        }).batches();
-      };
-      const switched = protocolSwitchHandler(this.services);
-      const events = withProtocolFallback(
-        info,
-        protocol,
-        run,
-        async (change) => {
-          used = change.to;
-          await switched(change);
-        },
-        cacheFieldRetry(this.services, info.id, (over) => cacheOver(over)),
-      );
-      for await (const batch of events) {
-        for (const e of batch) {
-          switch (e.type) {
-            case 'textDelta':
-              if (e.text) progress.report(new vscode.LanguageModelTextPart(e.text));
-              break;
-            case 'toolCall':
-              callIds.push(e.id);
-              progress.report(new vscode.LanguageModelToolCallPart(e.id, e.name, e.input));
-              break;
-            case 'reasoningDelta':
-              reasoning.text += e.text;
-              break;
-            case 'reasoningSignature':
-              // One signature per thinking block, the whole of it; the last block's is the one kept (as collectChat does).
-              reasoning.signature = e.signature;
-              break;
-            case 'usage':
-              usage = e.usage;
-              break;
-            case 'error':
-              if (e.error.kind === 'cancelled' || token.isCancellationRequested) throw new vscode.CancellationError();
-              throw e.error;
-            default:
-              // Citations and images have no stable part in VS Code's chat API yet; reasoning is
-              // only kept (below), since thinking parts are still proposed API.
-              break;
-          }
-        }
-      }
-    } finally {
-      onCancel.dispose();
-    }
-    if (callIds.length && reasoning.text) this.keepReasoning(callIds, reasoning);
-    if (usage) this.reportUsage(info, used, usage, progress);
+    return request;
+  }
+
+  /**
+   * The answer's events over `protocol`, switched once to another protocol or sent again without a
+   * prompt-caching field when the gateway refuses one (withProtocolFallback); `onSwitch` is told the
+   * protocol the answer then comes over.
+   */
+  private answerEvents(
+    answer: AnswerRequest,
+    protocol: ChatProtocol,
+    onSwitch: (to: ChatProtocol) => void,
+  ): AsyncIterable<ChatEvent[]> {
+    const { info, settings } = answer;
+    const cacheOver = (over: ChatProtocol, without: readonly CacheField[] = []) =>
+      promptCacheRequest(info, over, { enabled: settings.promptCaching, without });
+    const switched = protocolSwitchHandler(this.services);
+    return withProtocolFallback(
+      info,
+      protocol,
+      (over, without) =>
+        streamChat(this.services.http(), chatRequestOver(answer, over, cacheOver(over, without))).batches(),
+      async (change) => {
+        onSwitch(change.to);
+        await switched(change);
+      },
+      cacheFieldRetry(this.services, info.id, (over) => cacheOver(over)),
+    );
   }
 
   private keepReasoning(callIds: string[], reasoning: ChatReasoning): void {
@@ -366,34 +342,4 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
   dispose(): void {
     for (const s of this.subscriptions) s.dispose();
   }
-}
-
-/** VS Code's tools as the core sends them; a tool without a schema takes an empty object. */
-function toChatTools(tools: readonly vscode.LanguageModelChatTool[]): ChatTool[] {
-  return tools.map((t) => ({
-    name: t.name,
-    ...(t.description ? { description: t.description } : {}),
-    inputSchema:
-      t.inputSchema && typeof t.inputSchema === 'object'
-        ? (t.inputSchema as Record<string, unknown>)
-        : { type: 'object', properties: {} },
-  }));
-}
-
-/**
- * The thinking choice for a request from VS Code's chat. VS Code 1.117 has no stable way for a
- * provider to offer per-model options in its picker (per-model configuration is proposed API), so
- * the setting `modelGateway.chat.thinking` decides; an extension calling the model itself may pass
- * `modelOptions.thinking` (one of the setting's values) for its own request.
- */
-export function lmThinkingChoice(
-  modelOptions: { readonly [name: string]: unknown } | undefined,
-  fallback: ThinkingChoice,
-): ThinkingChoice {
-  const given = modelOptions?.thinking;
-  return isThinkingChoice(given) ? given : fallback;
-}
-
-function toolModeOf(mode: vscode.LanguageModelChatToolMode): ToolMode {
-  return mode === vscode.LanguageModelChatToolMode.Required ? 'required' : 'auto';
 }
