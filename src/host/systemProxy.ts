@@ -20,12 +20,13 @@ import type { SystemProxyLookup } from '../core/proxy';
 export function vscodeProxyLookup(appRoot: string, log: (line: string) => void): SystemProxyLookup {
   let module: ProxyAgentModule | null | undefined;
   return async (url) => {
-    module ??= loadProxyAgent(appRoot, log);
+    // Looked for once: null (not found) is kept, so the log says it once.
+    if (module === undefined) module = loadProxyAgent(appRoot, log);
     const resolve = module?.resolveProxyURL;
     if (typeof resolve !== 'function') return undefined;
     const raw: unknown = await resolve.call(module, url);
     const answer = ANSWER.safeParse(raw);
-    if (!answer.success) throw new Error(`VS Code's proxy resolution answered a ${typeof raw}, not an address`);
+    if (!answer.success) throw new Error(`VS Code's proxy resolution did not answer with an address (${typeof raw})`);
     return answer.data || undefined;
   };
 }
