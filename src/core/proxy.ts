@@ -128,7 +128,9 @@ function askSystem(
       settle();
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-    lookup(target.href).then(
+    // The origin alone: VS Code caches its answers per scheme, host and port, Chromium gives a PAC
+    // script no path for https, and no path or query need leave the request.
+    lookup(`${target.origin}/`).then(
       (answer) => finish(() => resolve(answer)),
       (err: unknown) => finish(() => reject(fail(err instanceof Error ? err.message : String(err), err))),
     );

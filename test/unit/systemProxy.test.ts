@@ -46,7 +46,7 @@ describe('the system proxy and PAC script, as VS Code resolves them', () => {
       assert.equal(route.proxy, 'http://pac-proxy.corp:8080');
       assert.equal(route.source, 'system');
       assert.equal((route.options as { proxyTunnel?: boolean }).proxyTunnel, true, 'a CONNECT tunnel');
-      assert.deepEqual(asked, [gateway.href], 'asked with the full address, as a PAC script sees it');
+      assert.deepEqual(asked, ['https://gw.example.com/'], 'asked for the origin: no path or query');
     });
 
     it('connects directly when VS Code answers DIRECT', async () => {
