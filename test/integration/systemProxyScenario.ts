@@ -83,6 +83,9 @@ export function describeSystemProxy(title: string): void {
       await setSetting('extraCaCertificates', ca.caFile);
       await setSetting('baseUrl', gatewayUrl());
       await setSetting('catalogUrl', gw.catalogUrl);
+      // Each test sets its own script; the key is set once, for any test that runs alone.
+      systemAnswers(pacFor(GATEWAY_NAME, `PROXY 127.0.0.1:${new URL(pacProxy.url).port}`));
+      await run('setApiKey', DEMO_KEY);
     });
     after(async () => {
       agent.resolveProxyURL = vscodeResolver;
@@ -109,7 +112,6 @@ export function describeSystemProxy(title: string): void {
 
     it('goes through the proxy a PAC script names, with a CONNECT tunnel, when no setting names one', async () => {
       systemAnswers(pacFor(GATEWAY_NAME, `PROXY 127.0.0.1:${new URL(pacProxy.url).port}`));
-      await run('setApiKey', DEMO_KEY);
       const report = await check();
       assert.equal(report.keyAccepted, true, JSON.stringify(report.error));
       assert.ok(
