@@ -295,17 +295,17 @@ export class HttpClient {
     });
   }
 
-  private dispatch(
+  private async dispatch(
     url: URL,
     req: HttpRequest,
     headers: Record<string, string>,
     body: RequestBody | undefined,
   ): Promise<Dispatcher.ResponseData> {
     // undici would still connect for a request whose signal has already aborted.
-    if (req.signal?.aborted) return Promise.reject(req.signal.reason);
+    if (req.signal?.aborted) throw req.signal.reason;
     const t = this.options.timeouts;
     const trust = this.loadedTrust();
-    const route = routeFor(url, this.options.proxy, trust, t.connectMs);
+    const route = await routeFor(url, this.options.proxy, trust, t.connectMs, req.signal);
     const request = this.dispatcherFor(url, route).request({
       origin: url.origin,
       path: `${url.pathname}${url.search}`,
@@ -339,7 +339,7 @@ export class HttpClient {
       const { Agent, ProxyAgent } = loadUndici();
       dispatcher = route.proxy ? new ProxyAgent(route.options) : new Agent(route.options);
       this.dispatchers.set(route.key, dispatcher);
-      if (route.proxy) this.log(`using proxy ${redactProxy(route.proxy)} for ${url.host}`);
+      if (route.proxy) this.log(`using proxy ${redactProxy(route.proxy)} for ${url.host} (from ${route.source})`);
     }
     return dispatcher;
   }

@@ -1,12 +1,12 @@
 // Kept by hand, not undici's EnvHttpProxyAgent: that agent picks the route out of sight inside each request
 // with one set of options, but here each request's route must be known (VS Code's settings over the
-// environment, the trusted authorities on a direct connection, strictSSL on proxied ones only, errors naming
-// the setting to change); the tunnel itself is undici's ProxyAgent.
-import * as l10n from '@vscode/l10n';
+// environment, then VS Code's own resolution of the system proxy and PAC script, the trusted authorities
+// on a direct connection, strictSSL on proxied ones only, errors naming the setting to change); the
+// tunnel itself is undici's ProxyAgent.
 import { BlockList, isIP } from 'node:net';
 import { GatewayError } from './errors';
 import { certificateError, type Trust } from './tls';
-import { words } from '../shared/words';
+import { words, type Said } from '../shared/words';
 
 /**
  * Which proxy, if any, a request to a given address goes through. VS Code's own settings win over
@@ -29,20 +29,112 @@ export interface ProxySettings {
   /** VS Code's `http.noProxy`. */
   noProxy: string[];
   env: Readonly<Record<string, string | undefined>>;
+  /**
+   * VS Code's own answer for an address, asked only when none of the above names a proxy or a direct
+   * connection: the operating system's proxy settings and PAC script, as VS Code follows them. Absent
+   * where VS Code offers none.
+   */
+  system?: SystemProxyLookup;
 }
 
-export function resolveProxy(target: URL, settings: ProxySettings): string | undefined {
-  if (settings.mode === 'off' || settings.support === 'off') return undefined;
+/** A proxy address (`http://host:port`), or undefined for a direct connection. */
+export type SystemProxyLookup = (url: string) => Promise<string | undefined>;
+
+/** Where a request's proxy came from, for the log and for errors that say what to change. */
+export type ProxySource = 'setting' | 'environment' | 'system';
+
+interface Chosen {
+  proxy: string;
+  source: ProxySource;
+}
+
+/** The explicit rules' verdict: a proxy, a direct connection, or nothing said (VS Code's resolution decides). */
+function explicitChoice(target: URL, settings: ProxySettings): Chosen | 'direct' | 'unset' {
+  if (settings.mode === 'off' || settings.support === 'off') return 'direct';
   const env = settings.env;
   const noProxy = [...settings.noProxy, ...splitList(env.NO_PROXY ?? env.no_proxy ?? '')];
-  if (bypasses(target, noProxy)) return undefined;
-  if (settings.proxyUrl.trim()) return withScheme(settings.proxyUrl.trim());
+  if (bypasses(target, noProxy)) return 'direct';
+  if (settings.proxyUrl.trim()) return { proxy: withScheme(settings.proxyUrl.trim()), source: 'setting' };
   const fromEnv =
     target.protocol === 'https:'
       ? (env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy)
       : (env.HTTP_PROXY ?? env.http_proxy);
   const chosen = (fromEnv ?? env.ALL_PROXY ?? env.all_proxy ?? '').trim();
-  return chosen ? withScheme(chosen) : undefined;
+  return chosen ? { proxy: withScheme(chosen), source: 'environment' } : 'unset';
+}
+
+/** The proxy the explicit settings and the environment name for `target`; VS Code's own resolution is not asked. */
+export function resolveProxy(target: URL, settings: ProxySettings): string | undefined {
+  const choice = explicitChoice(target, settings);
+  return typeof choice === 'object' ? choice.proxy : undefined;
+}
+
+/**
+ * The proxy for `target`: the explicit settings and the environment first; when they say nothing,
+ * VS Code's own resolution (the system proxy, a PAC script). Its answer is waited for at most
+ * `waitMs` (0: no limit); a failure, a timeout or a proxy undici cannot use is an error naming the
+ * settings that decide instead.
+ */
+export async function chooseProxy(
+  target: URL,
+  settings: ProxySettings,
+  waitMs: number,
+  signal?: AbortSignal,
+): Promise<Chosen | undefined> {
+  const choice = explicitChoice(target, settings);
+  if (choice !== 'unset') return choice === 'direct' ? undefined : choice;
+  if (!settings.system) return undefined;
+  const answer = await askSystem(settings.system, target, waitMs, signal);
+  if (!answer) return undefined;
+  if (!/^https?:\/\//i.test(answer)) {
+    throw new GatewayError(
+      'network',
+      words(
+        'The system proxy settings that VS Code follows send {0} through {1}, which Model Gateway cannot use (it uses HTTP and HTTPS proxies). Set "http.proxy" to an HTTP proxy, or add the gateway to "http.noProxy".',
+        target.host,
+        redactProxy(answer),
+      ),
+      { code: 'proxy_unsupported' },
+    );
+  }
+  return { proxy: answer, source: 'system' };
+}
+
+function askSystem(
+  lookup: SystemProxyLookup,
+  target: URL,
+  waitMs: number,
+  signal: AbortSignal | undefined,
+): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const fail = (detail: Said, cause?: unknown) =>
+      new GatewayError(
+        'network',
+        words(
+          'VS Code could not say which proxy to use for {0} ({1}): it follows the system proxy settings and their PAC script. Set "http.proxy", or add the gateway to "http.noProxy".',
+          target.host,
+          detail,
+        ),
+        { code: 'proxy_resolve', cause },
+      );
+    const timer =
+      waitMs > 0
+        ? setTimeout(() => finish(() => reject(fail(words('no answer within {0} s', waitMs / 1000)))), waitMs)
+        : undefined;
+    const onAbort = () => finish(() => reject(signal?.reason));
+    const finish = (settle: () => void) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      settle();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    // The origin alone: VS Code caches its answers per scheme, host and port, Chromium gives a PAC
+    // script no path for https, and no path or query need leave the request.
+    lookup(`${target.origin}/`).then(
+      (answer) => finish(() => resolve(answer)),
+      (err: unknown) => finish(() => reject(fail(err instanceof Error ? err.message : String(err), err))),
+    );
+  });
 }
 
 /** How one request's connection is made: through which proxy (if any) and with which undici options. */
@@ -50,6 +142,8 @@ export interface Route {
   /** The dispatcher cache key: the proxy's address, or `direct`. */
   key: string;
   proxy?: string;
+  /** Where `proxy` came from. */
+  source?: ProxySource;
   /** Options for undici's `ProxyAgent` when `proxy` is set, for its `Agent` otherwise. */
   options: object;
 }
@@ -59,18 +153,26 @@ export interface Route {
  * ProxyAgent opens a CONNECT tunnel for `http:` targets too (its `proxyTunnel` default), so the
  * proxy sees the CONNECT line and `Proxy-Authorization`, never a request header.
  */
-export function routeFor(target: URL, settings: ProxySettings, trust: Trust, connectMs: number): Route {
-  const proxy = resolveProxy(target, settings);
+export async function routeFor(
+  target: URL,
+  settings: ProxySettings,
+  trust: Trust,
+  connectMs: number,
+  signal?: AbortSignal,
+): Promise<Route> {
+  const chosen = await chooseProxy(target, settings, connectMs, signal);
   // Node uses `secureContext` and ignores `ca` when both are given; `ca` is there too because VS
   // Code's optional tls.connect patch (http.experimental.systemCertificatesV2) leaves a connection
   // alone only when it names its own `ca`, and would otherwise add to the shared context each time.
   const ca = trust.tls ? { ca: trust.tls.ca, secureContext: trust.tls.secureContext } : {};
-  if (!proxy) return { key: 'direct', options: { connect: { timeout: connectMs, ...ca } } };
+  if (!chosen) return { key: 'direct', options: { connect: { timeout: connectMs, ...ca } } };
+  const { proxy, source } = chosen;
   const tls = { timeout: connectMs, rejectUnauthorized: settings.strictSSL, ...ca };
   const token = settings.authorization.trim();
   return {
     key: proxy,
     proxy,
+    source,
     options: {
       uri: proxy,
       proxyTunnel: true,
@@ -101,26 +203,31 @@ export function connectionError(
   const proxy = redactProxy(route.proxy);
   if (status === 407) {
     const text = settings.authorization.trim()
-      ? l10n.t(
+      ? words(
           'The proxy {0} refused the credentials in "http.proxyAuthorization" (407 Proxy Authentication Required). Check that setting in your user settings.',
           proxy,
         )
-      : l10n.t(
+      : words(
           'The proxy {0} asks for credentials (407 Proxy Authentication Required). Set "http.proxyAuthorization" in your user settings (for example "Basic " and the Base64 of user:password), or put the user name and password in the proxy address.',
           proxy,
         );
     return new GatewayError('network', text, { code: 'proxy_407', cause: err });
   }
-  return new GatewayError(
-    'network',
-    words(
-      'The proxy {0} refused the connection to {1} ({2}). Check "http.proxy", "http.noProxy" and the proxy environment variables.',
-      proxy,
-      target.host,
-      status,
-    ),
-    { code: `proxy_${status}`, cause: err },
-  );
+  const text =
+    route.source === 'system'
+      ? words(
+          'The proxy {0}, which the system proxy settings chose for {1}, refused the connection ({2}). Check the system proxy settings and their PAC script, set "http.proxy", or add the gateway to "http.noProxy".',
+          proxy,
+          target.host,
+          status,
+        )
+      : words(
+          'The proxy {0} refused the connection to {1} ({2}). Check "http.proxy", "http.noProxy" and the proxy environment variables.',
+          proxy,
+          target.host,
+          status,
+        );
+  return new GatewayError('network', text, { code: `proxy_${status}`, cause: err });
 }
 
 /** A proxy address fit for logs and messages: user name and password hidden. */

@@ -171,7 +171,7 @@ export class Services implements vscode.Disposable {
         endpoints: new Endpoints(this.base().base),
         getKey: (req) => this.requestKey(req),
         timeouts: timeoutsFrom(settings),
-        proxy: readProxySettings(settings.proxy),
+        proxy: readProxySettings(settings.proxy, (line) => this.log.warn(line)),
         trust: readTrustSettings(settings),
         userAgent: `model-gateway-vscode/${this.context.extension.packageJSON.version as string} vscode/${vscode.version}`,
         log: (line) => this.log.info(line),

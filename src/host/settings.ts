@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { ProxySettings } from '../core/proxy';
+import { vscodeProxyLookup } from './systemProxy';
 import { readSettings, type Settings, type SettingsRead } from '../core/settings';
 import type { TrustSettings } from '../core/tls';
 import { USER_ONLY_KEYS, type UserOnlyKey } from '../core/userOnlySettings';
@@ -22,8 +23,11 @@ function isUserOnly(key: string): key is UserOnlyKey {
 
 const PROXY_SUPPORT = ['off', 'on', 'fallback', 'override'] as const;
 
-/** VS Code's own proxy settings, which the extension honours unless `modelGateway.proxy` is `off`. */
-export function readProxySettings(mode: ProxySettings['mode']): ProxySettings {
+/**
+ * VS Code's own proxy settings, which the extension honours unless `modelGateway.proxy` is `off`,
+ * and, where they and the environment name no proxy, VS Code's resolution of the system proxy.
+ */
+export function readProxySettings(mode: ProxySettings['mode'], log: (line: string) => void): ProxySettings {
   const http = vscode.workspace.getConfiguration('http');
   const support = http.get<string>('proxySupport');
   const authorization = http.get<unknown>('proxyAuthorization');
@@ -36,6 +40,7 @@ export function readProxySettings(mode: ProxySettings['mode']): ProxySettings {
     strictSSL: http.get<boolean>('proxyStrictSSL') ?? true,
     noProxy: http.get<string[]>('noProxy') ?? [],
     env: process.env,
+    system: vscodeProxyLookup(vscode.env.appRoot, log),
   };
 }
 

@@ -24,7 +24,11 @@ export class ConnectProxy {
   });
   private readonly sockets = new Set<net.Socket>();
 
-  constructor(private readonly options: { requireAuth?: string } = {}) {
+  /**
+   * `hosts` maps names the proxy resolves itself, as a corporate proxy resolves names its clients
+   * cannot (e.g. a reserved `.test` name for a gateway reachable only through the proxy).
+   */
+  constructor(private readonly options: { requireAuth?: string; hosts?: Record<string, string> } = {}) {
     this.server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) =>
       this.tunnel(req, client, head),
     );
@@ -68,7 +72,7 @@ export class ConnectProxy {
       return;
     }
     const [host, port] = splitHostPort(target);
-    const upstream = net.connect(Number(port), host, () => {
+    const upstream = net.connect(Number(port), this.options.hosts?.[host] ?? host, () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length) {
         this.tunnelled.push(Buffer.from(head));

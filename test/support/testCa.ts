@@ -21,7 +21,8 @@ export interface TestCa {
   dispose(): void;
 }
 
-export function createTestCa(): TestCa {
+/** `dnsNames`: more names the server certificate is valid for, beyond 127.0.0.1 and localhost. */
+export function createTestCa(dnsNames: string[] = []): TestCa {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'mg-test-ca-'));
   try {
     const caKey = writeKey(dir, 'ca.key');
@@ -49,7 +50,7 @@ export function createTestCa(): TestCa {
     const ext = path.join(dir, 'server.ext');
     writeFileSync(
       ext,
-      'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n',
+      `subjectAltName=${['IP:127.0.0.1', 'DNS:localhost', ...dnsNames.map((n) => `DNS:${n}`)].join(',')}\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n`,
     );
     const serverCert = path.join(dir, 'server.pem');
     openssl([

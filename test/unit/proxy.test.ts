@@ -92,15 +92,15 @@ describe('connection routes', () => {
   const target = u('https://gw.example.com');
   const noTrust = { notes: [] };
 
-  it('never relaxes certificate checks on a direct connection, whatever http.proxyStrictSSL says', () => {
-    const route = routeFor(target, { ...base, strictSSL: false }, noTrust, 1000);
+  it('never relaxes certificate checks on a direct connection, whatever http.proxyStrictSSL says', async () => {
+    const route = await routeFor(target, { ...base, strictSSL: false }, noTrust, 1000);
     assert.equal(route.proxy, undefined);
     assert.deepEqual(route.options, { connect: { timeout: 1000 } });
   });
 
-  it('applies http.proxyStrictSSL to both TLS legs of a proxied connection', () => {
+  it('applies http.proxyStrictSSL to both TLS legs of a proxied connection', async () => {
     for (const strictSSL of [true, false]) {
-      const route = routeFor(target, { ...base, proxyUrl: 'http://vs:3128', strictSSL }, noTrust, 1000);
+      const route = await routeFor(target, { ...base, proxyUrl: 'http://vs:3128', strictSSL }, noTrust, 1000);
       const o = route.options as {
         uri: string;
         requestTls: { rejectUnauthorized: boolean };
@@ -114,8 +114,8 @@ describe('connection routes', () => {
     }
   });
 
-  it('sends http.proxyAuthorization as the proxy token only', () => {
-    const route = routeFor(
+  it('sends http.proxyAuthorization as the proxy token only', async () => {
+    const route = await routeFor(
       target,
       { ...base, proxyUrl: 'http://vs:3128', authorization: ' Basic YTpi ' },
       noTrust,
@@ -123,7 +123,7 @@ describe('connection routes', () => {
     );
     assert.equal((route.options as { token?: string }).token, 'Basic YTpi');
     assert.ok(
-      !('token' in routeFor(target, { ...base, authorization: 'Basic YTpi' }, noTrust, 1000).options),
+      !('token' in (await routeFor(target, { ...base, authorization: 'Basic YTpi' }, noTrust, 1000)).options),
       'nothing without a proxy',
     );
   });

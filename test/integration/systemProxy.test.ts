@@ -1,0 +1,3 @@
+import { describeSystemProxy } from './systemProxyScenario';
+
+describeSystemProxy('A PAC script that VS Code follows, in a real extension host');
