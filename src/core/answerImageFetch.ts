@@ -48,6 +48,7 @@ export async function fetchAnswerImage(address: string, rules: AnswerImageRules)
   }
   try {
     for (let hop = 0; ; hop++) {
+      signal.throwIfAborted();
       const checked = await checkTarget(target, rules);
       if ('refused' in checked) return refused(checked.refused);
       const response = await get(target, checked.address, rules, signal);

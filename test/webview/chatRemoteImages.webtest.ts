@@ -4,8 +4,10 @@
  * loads no remote address); data: images at once.
  */
 import assert from 'node:assert/strict';
+import * as fsp from 'node:fs/promises';
+import * as path from 'node:path';
 import type { SuiteBuilder } from './chatView.webtest';
-import { chatPages } from './chatPages';
+import { chatPages, SCREENSHOTS } from './chatPages';
 import { assistantMessage, snapshot, snapshotMessage } from './fixtures';
 import type { WebviewHarness } from './harness';
 
@@ -138,8 +140,26 @@ export function defineRemoteImageTests(s: SuiteBuilder, harness: () => WebviewHa
     await p.push({ type: 'remoteImage', conversationId, url: 'https://images.example.test/x.png' });
     const again = await p.waitForPosted('loadRemoteImage');
     assert.equal(again.url, 'https://images.example.test/x.png');
+    // Shown, refused and still loading side by side (test-results/webview/remote-images.png).
+    await p.push(
+      snapshotMessage(
+        snapshot({
+          messages: [assistantMessage('a1', `${text}\n\n![a dot](https://images.example.test/dot.png)`)],
+          remoteImageHosts: ['images.example.test'],
+        }),
+      ),
+    );
+    await p.push({
+      type: 'remoteImage',
+      conversationId,
+      url: 'https://images.example.test/dot.png',
+      dataUrl: `data:image/png;base64,${PNG.toString('base64')}`,
+    });
+    await p.waitFor(`document.querySelector('.msg-body img[alt="a dot"]')?.naturalWidth > 0`);
+    await fsp.mkdir(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'remote-images.png') });
     // A reply that is not an image's data: URL is not taken (the protocol check drops it).
     await p.push({ type: 'remoteImage', conversationId, url: again.url, dataUrl: 'https://images.example.test/x.png' });
-    assert.equal(await page.locator('.msg-body img').count(), 0);
+    assert.equal(await page.locator('.msg-body img').count(), 1, 'only the dot');
   });
 }

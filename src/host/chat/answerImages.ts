@@ -16,6 +16,8 @@ const IMAGE_TIMEOUT_MS = 30_000;
  * conversation shown again does not fetch them again; the oldest go first past this many characters.
  */
 const CACHE_CHARS = 32 * 1024 * 1024;
+/** Fetches at once; an answer with a hundred images of an allowed host fetches them this many at a time. */
+const PARALLEL = 4;
 
 type Fetch = (url: string, rules: AnswerImageRules) => Promise<AnswerImage>;
 
@@ -30,6 +32,8 @@ export class AnswerImages implements vscode.Disposable {
   private readonly running = new Map<string, { abort: AbortController; conversations: Set<string> }>();
   private readonly cache = new Map<string, string>();
   private cachedChars = 0;
+  private active = 0;
+  private readonly queue: (() => void)[] = [];
 
   constructor(
     private readonly post: (message: HostMessage) => void,
@@ -53,7 +57,9 @@ export class AnswerImages implements vscode.Disposable {
     }
     const abort = new AbortController();
     this.running.set(url, { abort, conversations: new Set([conversation]) });
-    void this.fetch(url, this.rules(abort.signal))
+    void this.slot()
+      .then(() => this.fetch(url, this.rules(abort.signal)))
+      .finally(() => this.release())
       .catch((err: unknown): AnswerImage => ({ ok: false, reason: String(err).slice(0, 200) }))
       .then((image) => {
         const asking = [...(this.running.get(url)?.conversations ?? [conversation])].at(-1) ?? conversation;
@@ -66,6 +72,19 @@ export class AnswerImages implements vscode.Disposable {
         } else if (image.cancelled) this.post(reply);
         else this.post({ ...reply, refused: image.reason });
       });
+  }
+
+  /** Resolves when a fetch may start (a cancelled one waiting for its turn ends at once when it gets it). */
+  private async slot(): Promise<void> {
+    if (this.active < PARALLEL) this.active++;
+    else await new Promise<void>((resolve) => this.queue.push(resolve));
+  }
+
+  /** The slot goes to the next waiting fetch, if any. */
+  private release(): void {
+    const next = this.queue.shift();
+    if (next) next();
+    else this.active--;
   }
 
   /** The view shows this conversation now: fetches only for others are cancelled. */

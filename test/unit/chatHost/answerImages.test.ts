@@ -109,6 +109,7 @@ describe('Chat view remote images fetched by the host', () => {
     const waiting = (url: string, rules: AnswerImageRules) =>
       new Promise<AnswerImage>((resolve) => {
         if (rules.signal) signals.set(url, rules.signal);
+        if (rules.signal?.aborted) resolve({ ok: false, reason: 'cancelled', cancelled: true });
         rules.signal?.addEventListener('abort', () => resolve({ ok: false, reason: 'cancelled', cancelled: true }));
       });
     const images = new AnswerImages(
@@ -130,5 +131,49 @@ describe('Chat view remote images fetched by the host', () => {
     images.cancelAll();
     await reply(2);
     assert.equal(signals.get('https://images.example.test/b.png')?.aborted, true);
+  });
+
+  it('fetches four at a time; the others wait their turn, and a cancelled one ends when it gets it', async () => {
+    ui.settings['modelGateway.chat.remoteImageHosts'] = ['images.example.test'];
+    const started: { url: string; finish: () => void; signal?: AbortSignal }[] = [];
+    const held = (url: string, rules: AnswerImageRules) =>
+      new Promise<AnswerImage>((resolve) => {
+        const fail = () => resolve({ ok: false, reason: 'cancelled', cancelled: true });
+        if (rules.signal?.aborted) return fail();
+        started.push({
+          url,
+          finish: () => resolve({ ok: false, reason: 'the server answered 404' }),
+          ...(rules.signal ? { signal: rules.signal } : {}),
+        });
+        rules.signal?.addEventListener('abort', fail);
+      });
+    const images = new AnswerImages(
+      (m) => posts.push(m),
+      async () => [],
+      held,
+    );
+    for (let i = 0; i < 6; i++) images.load(`https://images.example.test/${i}.png`, i < 5 ? 'c1' : 'c2');
+    // Starting a fetch takes only promise steps (the fetch is a stand-in): one turn of the event loop settles them.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(
+      started.map((s) => s.url),
+      [0, 1, 2, 3].map((i) => `https://images.example.test/${i}.png`),
+    );
+    // c2 is shown: the waiting c1 fetch (4.png) is cancelled before it starts, 5.png gets its turn.
+    images.shown('c2');
+    await reply(4);
+    started.splice(0, 4);
+    while (started.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.deepEqual(
+      started.map((s) => s.url),
+      ['https://images.example.test/5.png'],
+    );
+    started[0]?.finish();
+    const replies = await reply(6);
+    assert.deepEqual(
+      replies.filter((r) => r.refused).map((r) => r.url),
+      ['https://images.example.test/5.png'],
+    );
+    images.dispose();
   });
 });

@@ -22,7 +22,7 @@ describe('Chat view security (host side)', () => {
     delete ui.settings['modelGateway.chat.remoteImageHosts'];
   });
 
-  it('remote images: allowed per host by the host, recorded in the user setting, and only those hosts in the CSP (https only)', async () => {
+  it('remote images: allowed per host by the host, recorded in the user setting; the page CSP names no remote host (the host fetches the images)', async () => {
     assert.deepEqual(allowedImageHosts(), []);
     const asked: string[] = [];
     // The user says no: nothing is recorded.
