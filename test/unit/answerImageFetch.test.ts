@@ -7,9 +7,10 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { fetchAnswerImage, type AnswerImageRules } from '../../src/core/answerImageFetch';
 import type { HostLookup } from '../../src/core/privateAddress';
+import { routeFor, type ProxySettings } from '../../src/core/proxy';
 import { createTestCa, type TestCa } from '../support/testCa';
 
 const PNG = Buffer.from(
@@ -152,6 +153,45 @@ describe('Answer images fetched by the extension (pinned to the checked address)
     assert.ok(!priv.ok && /10\.0\.0\.1 is a private/.test(priv.reason));
     const loop = await fetchAnswerImage(`https://${gateway}/loop`, base);
     assert.ok(!loop.ok && /more than 3 redirects/.test(loop.reason));
+  });
+
+  it('through a proxy: the name is still checked here first, and the proxy gets a CONNECT to the host alone', async () => {
+    const lines: string[] = [];
+    const proxy = createTcpServer((socket) => {
+      socket.once('data', (data) => {
+        lines.push(data.toString('latin1'));
+        socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const settings: ProxySettings = {
+        mode: 'inherit',
+        support: 'override',
+        proxyUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+        authorization: '',
+        strictSSL: true,
+        noProxy: [],
+        env: {},
+      };
+      const through = rules({ route: (url) => routeFor(url, settings, { notes: [] }, 5000) });
+      const rebound = await fetchAnswerImage('https://images.rebind.test/a.png', {
+        ...through,
+        lookup: resolving(['127.0.0.1']),
+      });
+      assert.ok(!rebound.ok && /private or loopback/.test(rebound.reason));
+      assert.deepEqual(lines, [], 'refused before the proxy was asked');
+      const proxied = await fetchAnswerImage('https://images.example.test/a.png', {
+        ...through,
+        lookup: resolving(['93.184.216.34']),
+      });
+      assert.equal(proxied.ok, false);
+      assert.equal(lines.length, 1);
+      assert.match(lines[0] ?? '', /^CONNECT images\.example\.test:443 HTTP\/1\.1\r\n/);
+      assert.doesNotMatch(lines[0] ?? '', /authorization|x-api-key|cookie/i);
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 
   it('caps the bytes, sniffs the type, tells a refusal, and ends on timeout or cancellation', async () => {

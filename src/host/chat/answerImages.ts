@@ -44,7 +44,9 @@ export class AnswerImages implements vscode.Disposable {
   /** The view asks for an image of the conversation it shows (`conversation`: the snapshot's key). */
   load(url: string, conversation: string): void {
     const cached = this.cache.get(url);
-    if (cached !== undefined) {
+    // Kept images of a host the user revoked since are not handed out again.
+    if (cached !== undefined && !allowedImageHosts().includes(hostOf(url))) this.forget(url);
+    else if (cached !== undefined) {
       this.cache.delete(url);
       this.cache.set(url, cached);
       this.post({ type: 'remoteImage', conversationId: conversation, url, dataUrl: cached });
@@ -125,15 +127,27 @@ export class AnswerImages implements vscode.Disposable {
     };
   }
 
+  private forget(url: string): void {
+    this.cachedChars -= this.cache.get(url)?.length ?? 0;
+    this.cache.delete(url);
+  }
+
   private remember(url: string, dataUrl: string): void {
     if (dataUrl.length > CACHE_CHARS) return;
     this.cache.set(url, dataUrl);
     this.cachedChars += dataUrl.length;
-    for (const [key, value] of this.cache) {
+    for (const key of this.cache.keys()) {
       if (this.cachedChars <= CACHE_CHARS) break;
-      this.cache.delete(key);
-      this.cachedChars -= value.length;
+      this.forget(key);
     }
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
   }
 }
 

@@ -100,6 +100,12 @@ describe('Chat view remote images fetched by the host', () => {
     const [, , again] = await reply(3);
     assert.equal(again?.dataUrl, shown?.dataUrl);
     assert.equal(requests, 1, 'shown again from what the host kept');
+    // Revoked: what was kept is not handed out any more.
+    ui.settings['modelGateway.chat.remoteImageHosts'] = [];
+    images.load(`https://localhost:${port}/cat.png`, 'c2');
+    const [, , , revoked] = await reply(4);
+    assert.match(revoked?.refused ?? '', /are not allowed/);
+    assert.equal(requests, 1);
     images.dispose();
   });
 
