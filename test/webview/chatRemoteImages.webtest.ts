@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import type { SuiteBuilder } from './chatView.webtest';
+import { promptPng } from '../gateway/png';
 import { chatPages, SCREENSHOTS } from './chatPages';
 import { assistantMessage, snapshot, snapshotMessage } from './fixtures';
 import type { WebviewHarness } from './harness';
@@ -153,7 +154,7 @@ export function defineRemoteImageTests(s: SuiteBuilder, harness: () => WebviewHa
       type: 'remoteImage',
       conversationId,
       url: 'https://images.example.test/dot.png',
-      dataUrl: `data:image/png;base64,${PNG.toString('base64')}`,
+      dataUrl: `data:image/png;base64,${promptPng('a dot').toString('base64')}`,
     });
     await p.waitFor(`document.querySelector('.msg-body img[alt="a dot"]')?.naturalWidth > 0`);
     await fsp.mkdir(SCREENSHOTS, { recursive: true });
@@ -161,5 +162,33 @@ export function defineRemoteImageTests(s: SuiteBuilder, harness: () => WebviewHa
     // A reply that is not an image's data: URL is not taken (the protocol check drops it).
     await p.push({ type: 'remoteImage', conversationId, url: again.url, dataUrl: 'https://images.example.test/x.png' });
     assert.equal(await page.locator('.msg-body img').count(), 1, 'only the dot');
+  });
+
+  s.it('say loading and not shown in Chinese when VS Code speaks Chinese', async () => {
+    const p = await open({ language: 'zh-cn' });
+    const text = '![plan](https://images.example.test/plan.png)\n\n![x](https://images.example.test/x.png)';
+    await p.push(
+      snapshotMessage(
+        snapshot({ messages: [assistantMessage('a1', text)], remoteImageHosts: ['images.example.test'] }),
+      ),
+    );
+    const asked = await p.waitForPosted('loadRemoteImage');
+    await p.push({
+      type: 'remoteImage',
+      conversationId: asked.conversationId,
+      url: 'https://images.example.test/plan.png',
+      refused: '名称 images.example.test 解析为 127.0.0.1，这是私有或本机回环地址',
+    });
+    await p.waitFor(`document.querySelector('.remote-image-refused') !== null`);
+    assert.equal(
+      await p.page.locator('.remote-image-refused').innerText(),
+      '来自 images.example.test 的图像“plan”未显示：名称 images.example.test 解析为 127.0.0.1，这是私有或本机回环地址。',
+    );
+    assert.equal(
+      await p.page.locator('.remote-image-loading').innerText(),
+      '正在加载来自 images.example.test 的图像“x”…',
+    );
+    await fsp.mkdir(SCREENSHOTS, { recursive: true });
+    await p.page.screenshot({ path: path.join(SCREENSHOTS, 'remote-images-zh.png') });
   });
 }
