@@ -238,6 +238,19 @@ export const hostMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('putBack'), conversationId: z.string(), text: z.string() }),
   /** The answer's request waits in its key's queue for a free slot (the gateway's concurrency limit). */
   z.object({ type: z.literal('queued'), conversationId: z.string(), messageId: z.string() }),
+  /**
+   * An answer's remote image the view asked for (`loadRemoteImage`), fetched by the host: `dataUrl`
+   * when it was, `refused` with the reason (completing "not shown: …") when not, neither when the
+   * fetch was cancelled (the view asks again if it still shows the image). `conversationId`: the
+   * conversation that asked last (any conversation showing the image may use it).
+   */
+  z.object({
+    type: z.literal('remoteImage'),
+    conversationId: z.string(),
+    url: z.string(),
+    dataUrl: z.optional(z.string().check(z.regex(/^data:image\/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]*=*$/))),
+    refused: z.optional(z.string()),
+  }),
 ]);
 export type HostMessage = z.infer<typeof hostMessageSchema>;
 
@@ -285,6 +298,8 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('openSetting'), id: z.enum(VIEW_SETTINGS) }),
   /** Asks the host whether images from this host may load; only the host asks the user and records the answer. */
   z.object({ type: z.literal('allowRemoteImageHost'), host: z.string() }),
+  /** Asks the host for an answer's image from an allowed host; the page shows only what the host hands it (`remoteImage`). */
+  z.object({ type: z.literal('loadRemoteImage'), ...target, url: z.string() }),
   /** `retry` and `pickModel` name their conversation; the setup actions need none. */
   z.object({
     type: z.literal('action'),

@@ -24,9 +24,6 @@ const ROOT = path.resolve(__dirname, '..', '..');
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the project's build script is CommonJS JavaScript
 const { workerText } = require('../../esbuild.js') as { workerText: esbuild.Plugin };
 
-/** The https host the remote-image tests use. */
-export const REMOTE_IMAGE_HOST = 'images.example.test';
-
 export type WebviewApp = 'chat' | 'media';
 
 /** The chat bundle: built now from src (default), or the file `node esbuild.js` wrote. */
@@ -61,11 +58,6 @@ export interface PageOptions {
   /** Which app the page runs (default: the chat). */
   app?: WebviewApp;
   theme?: 'light' | 'dark';
-  /**
-   * List REMOTE_IMAGE_HOST in img-src, as the host does once the user allowed it (default true, so
-   * the app alone must hold its images back until it is told the host is allowed).
-   */
-  remoteImagesInCsp?: boolean;
   /** What `acquireVsCodeApi().getState()` returns at start. */
   uiState?: unknown;
   viewport?: { width: number; height: number };
@@ -251,7 +243,6 @@ export class WebviewHarness {
     await page.addInitScript({ content: `const __PROBE_SEED__ = ${seed};\n${WebviewHarness.probeSource}` });
     const query = new URLSearchParams({
       theme: options.theme ?? 'dark',
-      remote: options.remoteImagesInCsp === false ? '0' : '1',
       lang: options.language ?? 'en',
     });
     await page.goto(`${this.origin}/${options.app ?? 'chat'}.html?${query}`);
@@ -294,7 +285,6 @@ function pageHtml(origin: string, params: URLSearchParams, app: WebviewApp = 'ch
           >,
         }
       : {}),
-    imageHosts: params.get('remote') === '0' ? [] : [REMOTE_IMAGE_HOST],
     blobWorkers: app === 'chat',
   });
   return html.replace(

@@ -3,8 +3,9 @@ import { isPrivateHost, lookupAll, privateAddressesOf, type HostLookup } from '.
 
 /**
  * Remote images in chat answers load only from hosts the user allowed, one by one. The host (this
- * code) asks and records the answer in a user setting; the webview can only ask, never grant, and
- * the page's content security policy lists exactly these hosts (https only). Loopback and private
+ * code) asks and records the answer in a user setting; the webview can only ask, never grant. The
+ * host fetches these hosts' images for the page (answerImages.ts, https only); the page's content
+ * security policy lists no remote host at all. Loopback and private
  * addresses are never allowed, the gateway's own host aside: an image link in an answer is a
  * request the model chose, and must not reach services on this computer or its network.
  */
@@ -31,7 +32,7 @@ export function normalizeImageHost(host: string): string | undefined {
 }
 
 /** The configured gateway's host (with its port), whose images may load even from a private address. */
-function gatewayHost(): string | undefined {
+export function gatewayHost(): string | undefined {
   const raw = vscode.workspace.getConfiguration('modelGateway').get<unknown>('baseUrl');
   if (typeof raw !== 'string' || !raw.trim()) return undefined;
   try {

@@ -2,7 +2,8 @@ import * as vscode from 'vscode';
 import * as z from 'zod/mini';
 import { webviewMessageSchema } from '../../shared/protocol';
 import type { ChatController, ChatViewPort } from '../chat/chatController';
-import { allowedImageHosts, REMOTE_IMAGE_HOSTS_SETTING } from '../chat/remoteImages';
+import { AnswerImages } from '../chat/answerImages';
+import { REMOTE_IMAGE_HOSTS_SETTING } from '../chat/remoteImages';
 import { shownTitle } from '../chat/snapshot';
 import { showError } from '../notify';
 import { webviewHtml } from './webviewHtml';
@@ -22,17 +23,18 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     private readonly log: vscode.LogOutputChannel,
   ) {}
 
-  /** The page's CSP lists the allowed image hosts, so a change of them rebuilds the page. */
+  /** An answer's remote images, fetched here for the page (its CSP lists no remote host). */
+  private readonly images = new AnswerImages((message) => void this.view?.webview.postMessage(message));
+
+  /** The snapshot names the allowed image hosts, so a change of them sends a new one. */
   private readonly settingsWatch = vscode.workspace.onDidChangeConfiguration((e) => {
-    if (e.affectsConfiguration(REMOTE_IMAGE_HOSTS_SETTING) && this.view) {
-      this.ready = false;
-      this.view.webview.html = this.html(this.view.webview);
-    }
+    if (e.affectsConfiguration(REMOTE_IMAGE_HOSTS_SETTING) && this.view) void this.controller.sendSnapshot();
   });
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
     this.ready = false;
+    this.images.cancelAll();
     const webview = view.webview;
     webview.options = {
       enableScripts: true,
@@ -47,15 +49,19 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       post: (message) => {
         // The conversation's title goes beside the view's own ("CHAT · Sorting in TypeScript"), not
         // in a strip of its own inside the view.
-        if (message.type === 'snapshot') view.description = shownTitle(message.state);
+        if (message.type === 'snapshot') {
+          view.description = shownTitle(message.state);
+          // A conversation left: its images still being fetched are not wanted.
+          this.images.shown(message.state.key);
+        }
         void webview.postMessage(message);
       },
       isLive: () => this.ready && view.visible,
       resourceUri: (file) => webview.asWebviewUri(file).toString(),
-      // The CSP changes with the allowed image hosts, so the page is rebuilt; it then
-      // reports ready again and gets a snapshot.
+      // The page is rebuilt; it then reports ready again and gets a snapshot.
       reload: () => {
         this.ready = false;
+        this.images.cancelAll();
         webview.html = this.html(webview);
       },
     };
@@ -69,6 +75,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       if (this.view === view) {
         this.view = undefined;
         this.ready = false;
+        this.images.cancelAll();
         this.controller.attach(undefined);
       }
     });
@@ -79,6 +86,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         return;
       }
       if (parsed.data.type === 'ready') this.ready = true;
+      if (parsed.data.type === 'loadRemoteImage') {
+        this.images.load(parsed.data.url, parsed.data.conversationId);
+        return;
+      }
       try {
         await this.controller.handle(parsed.data);
       } catch (err) {
@@ -89,6 +100,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   dispose(): void {
     this.settingsWatch.dispose();
+    this.images.dispose();
     this.controller.attach(undefined);
   }
 
@@ -97,7 +109,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       app: 'chat',
       style: 'chat',
       title: vscode.l10n.t('Model Gateway Chat'),
-      imageHosts: allowedImageHosts(),
       blobWorkers: true,
     });
   }

@@ -8,8 +8,6 @@ export interface WebviewPage {
   /** Stylesheet name under media/, e.g. `chat`. */
   style: string;
   title: string;
-  /** Hosts `https:` images may load from (only hosts the user allowed one by one). */
-  imageHosts?: readonly string[];
   /** The app starts Web Workers from blob: URLs (the chat's code highlighting). */
   blobWorkers?: boolean;
 }
@@ -26,7 +24,6 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, p
     title: page.title,
     language: vscode.env.language,
     ...(vscode.l10n.bundle ? { bundle: vscode.l10n.bundle } : {}),
-    ...(page.imageHosts ? { imageHosts: page.imageHosts } : {}),
     ...(page.blobWorkers ? { blobWorkers: true } : {}),
   });
 }

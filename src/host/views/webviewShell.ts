@@ -1,7 +1,7 @@
 /**
  * The HTML shell every webview of the extension uses: a strict content security policy (no inline
- * script or style, the one script by nonce, images only from the extension, `data:` and the https
- * hosts the user allowed one by one), the shared stylesheet and the app's own, one app bundle that
+ * script or style, the one script by nonce, images only from the extension and `data:`: no remote
+ * host, an answer's remote images are fetched by the extension and handed over), the shared stylesheet and the app's own, one app bundle that
  * renders into #app.
  * No `vscode` import, so the webview tests serve exactly this page.
  */
@@ -14,8 +14,6 @@ export interface ShellParts {
   /** Stylesheets in order: the shared one first, then the app's own. */
   styleUris: readonly string[];
   title: string;
-  /** Hosts `https:` images may load from. */
-  imageHosts?: readonly string[];
   /**
    * The app starts Web Workers from blob: URLs made from its own script's text (the chat's code
    * highlighting): `worker-src blob:`. VS Code webviews run workers from no other source.
@@ -39,15 +37,9 @@ function scriptJson(value: unknown): string {
 }
 
 export function shellHtml(parts: ShellParts): string {
-  const images = [
-    'img-src',
-    parts.cspSource,
-    'data:',
-    ...(parts.imageHosts ?? []).map((host) => `https://${host}`),
-  ].join(' ');
   const csp = [
     `default-src 'none'`,
-    images,
+    `img-src ${parts.cspSource} data:`,
     `style-src ${parts.cspSource}`,
     `font-src ${parts.cspSource}`,
     `script-src 'nonce-${parts.nonce}'`,

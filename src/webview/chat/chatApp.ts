@@ -11,6 +11,7 @@ import { EmptyState } from './emptyState';
 import { warmWorker } from './highlight';
 import { warmMarkdown } from './markdown';
 import { MessageList } from './messageList';
+import { RemoteImages } from './remoteImages';
 import { NoticeBanner } from '../shared/notice';
 import { modelGoneSendNote } from '../../shared/notices';
 import type { ChatChannel } from './chatChannel';
@@ -28,6 +29,7 @@ export class ChatApp {
   private readonly notice: NoticeBanner;
   private readonly list: MessageList;
   private readonly composer: Composer;
+  private readonly remoteImages: RemoteImages;
   private readonly loading = h('div', { className: 'loading', text: l10n.t('Loading…') });
   private frame: number | undefined;
   private snapshotRequestedAt = 0;
@@ -44,6 +46,7 @@ export class ChatApp {
     );
     this.emptyState = new EmptyState((prompt) => this.composer.fill(prompt));
     this.list = new MessageList(this.store, channel, () => this.composer.focusModel(), this.emptyState.el);
+    this.remoteImages = new RemoteImages(this.list.el, (url) => channel.intent({ type: 'loadRemoteImage', url }));
     this.composer.el.hidden = true;
     root.replaceChildren(this.loading, this.list.el, this.composer.el);
     document.addEventListener('keydown', (event) => {
@@ -103,6 +106,9 @@ export class ChatApp {
         return;
       case 'putBack':
         this.composer.putBack(message.text);
+        return;
+      case 'remoteImage':
+        this.remoteImages.receive(message);
         return;
     }
     if (store.dirty) this.schedule();

@@ -9,9 +9,10 @@ import { sanitizeToFragment } from './sanitizer';
 import * as l10n from '@vscode/l10n';
 import { aroundSlot, button, h, SLOT } from '../shared/dom';
 import { iconButton } from './icons';
+import { remoteImagePlaceholder } from './remoteImages';
 
 export interface RenderOptions {
-  /** Hosts the user allowed https images from (the host decides; the page's CSP lists the same). */
+  /** Hosts the user allowed https images from (the host decides, and fetches them for the page). */
   remoteImageHosts: readonly string[];
 }
 
@@ -144,7 +145,9 @@ function vetImage(img: HTMLImageElement, options: RenderOptions): void {
     return;
   }
   if (url.protocol === 'https:' && options.remoteImageHosts.includes(url.host.toLowerCase())) {
-    img.setAttribute('referrerpolicy', 'no-referrer');
+    // The page loads no remote address (its CSP lists none): the host fetches the image and hands
+    // it over (remoteImages.ts fills this placeholder in).
+    img.replaceWith(remoteImagePlaceholder(url, alt));
     return;
   }
   const host = h('a', { text: url.host, attrs: { href: url.href, title: url.href } });
