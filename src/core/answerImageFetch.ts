@@ -23,7 +23,7 @@ export interface AnswerImageRules {
   maxBytes: number;
   timeoutMs: number;
   /** How a connection to the address is made (core/proxy.ts `routeFor`); direct when absent. */
-  route?: (url: URL) => Route;
+  route?: (url: URL) => Promise<Route>;
   lookup?: HostLookup;
   signal?: AbortSignal;
 }
@@ -95,7 +95,7 @@ async function get(
   signal: AbortSignal,
 ): Promise<Dispatcher.ResponseData> {
   const { Agent, ProxyAgent } = loadUndici();
-  const route = rules.route?.(target) ?? { key: 'direct', options: {} };
+  const route = (await rules.route?.(target)) ?? { key: 'direct', options: {} };
   // Through a proxy the proxy resolves the name itself: what is checked then is this computer's
   // answer for it (above) and the name's text, and what the proxy reaches is the proxy's network.
   // The request is the same either way: no key and no gateway header, to the image host alone.

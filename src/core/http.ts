@@ -12,6 +12,7 @@ import { loadTrust, type Trust } from './tls';
 import { abortBody, flattenHeaders, readLimited, wrapResponse } from './httpBody';
 import { idleLimit, mapBodyError, mapTransportError } from './httpErrors';
 import type { HttpClientOptions, HttpRequest, HttpResponse, LargeResponse, RequestBody, RequestKey } from './httpTypes';
+import { loadUndici } from './undiciLazy';
 
 // Its shapes live in httpTypes.ts; the callers import them from here, with the client.
 
@@ -23,17 +24,6 @@ interface Exchange<R> {
   errorText(): Promise<string>;
   /** The answer; `slot`, when the request holds one of its key's queue, is released once the answer is over. */
   accept(requestId: string | undefined, slot: KeySlot | undefined): R;
-}
-
-type UndiciModules = typeof import('./undiciParts');
-
-let undici: UndiciModules | undefined;
-
-/** undici, required on the first request and not before (see undiciParts.ts). */
-function loadUndici(): UndiciModules {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose: keeps undici off the activation path
-  undici ??= require('./undiciParts') as UndiciModules;
-  return undici;
 }
 
 const MAX_ATTEMPTS = 3;

@@ -64,7 +64,7 @@ describe('Answer images fetched by the extension (pinned to the checked address)
     allowed: () => true,
     maxBytes: 1024 * 1024,
     timeoutMs: 10_000,
-    route: () => ({ key: 'direct', options: { connect: { ca: ca.caPem } } }),
+    route: async () => ({ key: 'direct', options: { connect: { ca: ca.caPem } } }),
     ...overrides,
   });
 

@@ -56,6 +56,8 @@ export class VideoTaskManager {
   private readonly listeners = new Set<Listener>();
   private readonly waiters = new Set<(err: GatewayError) => void>();
   private saving: Promise<void> = Promise.resolve();
+  /** Polls and downloads under way: dispose waits for them, so none touches files after it. */
+  private readonly running = new Set<Promise<void>>();
   private disposed = false;
   private readonly now: () => number;
   private readonly newId: () => string;
@@ -234,7 +236,13 @@ export class VideoTaskManager {
     for (const id of [...this.timers.keys(), ...this.work.keys()]) this.halt(id);
     for (const reject of [...this.waiters]) reject(closedError());
     this.listeners.clear();
+    await Promise.allSettled([...this.running]);
     await this.saving;
+  }
+
+  private track(work: Promise<void>): void {
+    this.running.add(work);
+    void work.finally(() => this.running.delete(work));
   }
 
   private schedule(task: VideoTask): void {
@@ -244,12 +252,12 @@ export class VideoTaskManager {
       const delay = Math.max(0, (task.nextPollAt ?? this.now()) - this.now());
       this.timers.set(
         task.localId,
-        setTimeout(() => void this.poll(task.localId), delay),
+        setTimeout(() => this.track(this.poll(task.localId)), delay),
       );
     } else if (task.phase === 'downloading') {
       this.timers.set(
         task.localId,
-        setTimeout(() => void this.download(task.localId), 0),
+        setTimeout(() => this.track(this.download(task.localId)), 0),
       );
     }
   }
@@ -324,7 +332,7 @@ export class VideoTaskManager {
         this.log(`Video task ${task.taskId ?? localId}: downloading in another window; checking again later.`);
         this.timers.set(
           localId,
-          setTimeout(() => void this.download(localId), this.deps.policy().baseMs),
+          setTimeout(() => this.track(this.download(localId)), this.deps.policy().baseMs),
         );
         return;
       }

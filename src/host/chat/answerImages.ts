@@ -107,7 +107,8 @@ export class AnswerImages implements vscode.Disposable {
 
   private rules(signal: AbortSignal): AnswerImageRules {
     const settings = readHostSettings().settings;
-    const proxy = readProxySettings(settings.proxy);
+    // A missing VS Code proxy resolver is logged by the gateway's own requests, once; not again here.
+    const proxy = readProxySettings(settings.proxy, () => undefined);
     let trust: ReturnType<typeof loadTrust> | undefined;
     const gateway = gatewayHost();
     return {
@@ -120,7 +121,7 @@ export class AnswerImages implements vscode.Disposable {
         // The same certificate authorities and proxy as the gateway's requests (a corporate network
         // inspects both alike); an unreadable authorities file is told by those requests, not here.
         trust ??= safeTrust(settings);
-        return routeFor(url, proxy, trust, timeoutsFrom(settings).connectMs);
+        return routeFor(url, proxy, trust, timeoutsFrom(settings).connectMs, signal);
       },
       lookup: this.lookup,
       signal,
