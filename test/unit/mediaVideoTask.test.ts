@@ -10,6 +10,7 @@ import { VideoDownloadGuard } from '../../src/core/media/downloadGuard';
 import { mediaBaseName } from '../../src/core/media/mediaFiles';
 import * as T from '../../src/core/media/videoTaskStates';
 import { VideoTaskManager, type TaskStore } from '../../src/core/media/videoTaskManager';
+import type { TaskWork } from '../../src/core/media/taskWork';
 import { DEMO_KEY, GatewayDouble } from '../gateway';
 import { clientFor } from '../support/client';
 
@@ -627,9 +628,9 @@ describe('video task manager against the double (manual timing)', function () {
     assert.equal(m.find(task.localId)?.phase, 'stopped');
     // Nothing is left that could query: no poll waits for its turn and no request is in flight
     // (decided by what the manager holds, not by waiting a while and counting queries).
-    const held = m as unknown as { timers: Map<string, unknown>; work: Map<string, unknown> };
-    assert.equal(held.timers.has(task.localId), false, 'no poll is scheduled while stopped');
-    assert.equal(held.work.has(task.localId), false, 'no query is in flight while stopped');
+    const held = m as unknown as { work: TaskWork };
+    assert.equal(held.work.planned(task.localId), false, 'no poll is scheduled while stopped');
+    assert.equal(held.work.inFlight(task.localId), false, 'no query is in flight while stopped');
     gw.advanceVideo(task.taskId ?? '', 'SUCCESS');
     m.resume(task.localId);
     assert.equal((await m.wait(task.localId)).phase, 'succeeded');

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as z from 'zod/mini';
 import { partFilesOf } from '../atomicFile';
+import { TaskWork } from './taskWork';
 import { GatewayError, isGatewayError } from '../errors';
 import type { HttpClient } from '../http';
 import type { DownloadGuard } from './downloadGuard';
@@ -49,15 +50,11 @@ const PROGRESS_EVERY_MS = 250;
  */
 export class VideoTaskManager {
   private readonly tasks = new Map<string, VideoTask>();
-  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
-  /** The request in flight per task; a result whose controller is no longer here is stale. */
-  private readonly work = new Map<string, AbortController>();
+  private readonly work = new TaskWork();
   private readonly downloads = new Map<string, DownloadProgress & { emittedAt: number }>();
   private readonly listeners = new Set<Listener>();
   private readonly waiters = new Set<(err: GatewayError) => void>();
   private saving: Promise<void> = Promise.resolve();
-  /** Polls and downloads under way: dispose waits for them, so none touches files after it. */
-  private readonly running = new Set<Promise<void>>();
   private disposed = false;
   private readonly now: () => number;
   private readonly newId: () => string;
@@ -161,7 +158,7 @@ export class VideoTaskManager {
   /** Stops polling (or a download in progress); the task can be resumed. */
   cancel(id: string): VideoTask {
     const task = this.require(id);
-    this.halt(task.localId);
+    this.work.halt(task.localId);
     const next = T.stoppedByUser(task, this.now());
     if (next !== task) this.set(next);
     return next;
@@ -184,7 +181,7 @@ export class VideoTaskManager {
   /** Removes the task from the list (a saved file stays where it is). */
   forget(id: string): void {
     const task = this.require(id);
-    this.halt(task.localId);
+    this.work.halt(task.localId);
     this.tasks.delete(task.localId);
     this.persist();
     this.emit(undefined);
@@ -233,41 +230,29 @@ export class VideoTaskManager {
   async dispose(): Promise<void> {
     if (this.disposed) return this.saving;
     this.disposed = true;
-    for (const id of [...this.timers.keys(), ...this.work.keys()]) this.halt(id);
+    const halted = this.work.haltAll();
     for (const reject of [...this.waiters]) reject(closedError());
     this.listeners.clear();
-    await Promise.allSettled([...this.running]);
+    // Polls and downloads under way end before the manager says it is closed: none touches files after.
+    await halted;
     await this.saving;
   }
 
-  private track(work: Promise<void>): void {
-    this.running.add(work);
-    void work.finally(() => this.running.delete(work));
-  }
-
   private schedule(task: VideoTask): void {
-    this.clearTimer(task.localId);
+    this.work.cancelTimer(task.localId);
     if (this.disposed) return;
     if (task.phase === 'running' && task.taskId) {
       const delay = Math.max(0, (task.nextPollAt ?? this.now()) - this.now());
-      this.timers.set(
-        task.localId,
-        setTimeout(() => this.track(this.poll(task.localId)), delay),
-      );
+      this.work.later(task.localId, delay, () => this.poll(task.localId));
     } else if (task.phase === 'downloading') {
-      this.timers.set(
-        task.localId,
-        setTimeout(() => this.track(this.download(task.localId)), 0),
-      );
+      this.work.later(task.localId, 0, () => this.download(task.localId));
     }
   }
 
   private async poll(localId: string): Promise<void> {
-    this.timers.delete(localId);
     const task = this.tasks.get(localId);
     if (!task || task.phase !== 'running' || !task.taskId || this.disposed) return;
-    const ctl = new AbortController();
-    this.work.set(localId, ctl);
+    const ctl = this.work.begin(localId);
     let next: VideoTask;
     try {
       const status = await queryVideo(
@@ -290,19 +275,17 @@ export class VideoTaskManager {
       this.log(`Video task ${task.taskId}: query failed: ${error.message}`);
       next = T.pollFailed(this.current(task), error, this.now(), this.deps.policy());
     } finally {
-      if (this.work.get(localId) === ctl) this.work.delete(localId);
+      this.work.end(localId, ctl);
     }
     this.set(next);
     this.schedule(next);
   }
 
   private async download(localId: string): Promise<void> {
-    this.timers.delete(localId);
     const task = this.tasks.get(localId);
     if (!task || task.phase !== 'downloading' || !task.videoUrl || this.disposed) return;
     const videoUrl = task.videoUrl;
-    const ctl = new AbortController();
-    this.work.set(localId, ctl);
+    const ctl = this.work.begin(localId);
     this.downloads.set(localId, { received: 0, emittedAt: 0 });
     const baseName = mediaBaseName(task.prompt, 1, new Date(task.createdAt), 'video');
     const owner = /^[A-Za-z0-9_-]{1,80}$/.test(localId) ? localId : undefined;
@@ -330,10 +313,7 @@ export class VideoTaskManager {
         // Another window is downloading it: look again later (it finishes, or its lock goes stale).
         if (this.stale(localId, ctl)) return;
         this.log(`Video task ${task.taskId ?? localId}: downloading in another window; checking again later.`);
-        this.timers.set(
-          localId,
-          setTimeout(() => this.track(this.download(localId)), this.deps.policy().baseMs),
-        );
+        this.work.later(localId, this.deps.policy().baseMs, () => this.download(localId));
         return;
       }
       this.log(
@@ -351,7 +331,7 @@ export class VideoTaskManager {
       this.log(`Video task ${task.taskId ?? localId}: download failed: ${error.message}`);
       next = T.downloadFailed(this.current(task), error, this.now());
     } finally {
-      if (this.work.get(localId) === ctl) this.work.delete(localId);
+      this.work.end(localId, ctl);
       this.downloads.delete(localId);
     }
     this.set(next);
@@ -370,22 +350,7 @@ export class VideoTaskManager {
   }
 
   private stale(localId: string, ctl: AbortController): boolean {
-    return this.disposed || this.work.get(localId) !== ctl || !this.tasks.has(localId);
-  }
-
-  private halt(localId: string): void {
-    this.clearTimer(localId);
-    const ctl = this.work.get(localId);
-    if (ctl) {
-      this.work.delete(localId);
-      ctl.abort();
-    }
-  }
-
-  private clearTimer(localId: string): void {
-    const timer = this.timers.get(localId);
-    if (timer) clearTimeout(timer);
-    this.timers.delete(localId);
+    return this.disposed || !this.work.isCurrent(localId, ctl) || !this.tasks.has(localId);
   }
 
   private current(task: VideoTask): VideoTask {
