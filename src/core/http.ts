@@ -285,6 +285,16 @@ export class HttpClient {
     });
   }
 
+  /**
+   * How a connection to another address than the gateway's is made with the same settings (proxy,
+   * trusted authorities, connect timeout): for answer images, fetched by the caller's own dispatcher
+   * with no key and no gateway header. Asked of the client so that the proxy and TLS code stay in
+   * this lazily loaded part (see esbuild.js) instead of the code loaded at activation.
+   */
+  routeTo(url: URL, signal?: AbortSignal): Promise<Route> {
+    return routeFor(url, this.options.proxy, this.loadedTrust(), this.options.timeouts.connectMs, signal);
+  }
+
   private async dispatch(
     url: URL,
     req: HttpRequest,

@@ -57,7 +57,9 @@ export function startFeatures(shell: Shell): Features {
   });
   const chat = new ChatController(services, store);
   problems.report = (problem) => chat.reportStoreProblem(problem);
-  const chatView = new ChatViewProvider(context.extensionUri, chat, log);
+  const chatView = new ChatViewProvider(context.extensionUri, chat, log, (url, signal) =>
+    services.http().routeTo(url, signal),
+  );
   const media = new MediaStudio(services);
   const completion = new CompletionService(services, completions);
   const commandContext: CommandContext = { services, chat, media, statusBar, models, completions, completion };

@@ -19,7 +19,7 @@ import {
 } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { streamToFileUnique, writeFileAtomic, writeFileUnique } from '../../src/core/atomicFile';
+import { streamToFileUnique, writeFileConfined, writeFileUnique } from '../../src/core/outputFiles';
 import { writeFolderPlace } from '../../src/core/confinedWrite';
 
 const win = path.win32;
@@ -124,10 +124,10 @@ describe('output writes: what is written is the file checked (POSIX links)', fun
     assert.equal(path.basename(saved), 'cat_2.png');
     symlinkSync(victim, path.join(dir, 'result.md'));
     await assert.rejects(
-      writeFileAtomic(path.join(dir, 'result.md'), 'text', { overwrite: false, within: dir }),
+      writeFileConfined(path.join(dir, 'result.md'), 'text', { overwrite: false, within: dir }),
       /already exists/,
     );
-    await writeFileAtomic(path.join(dir, 'result.md'), 'text', { overwrite: true, within: dir });
+    await writeFileConfined(path.join(dir, 'result.md'), 'text', { overwrite: true, within: dir });
     assert.equal(readFileSync(victim, 'utf8'), 'keep me');
     assert.equal(readFileSync(path.join(dir, 'result.md'), 'utf8'), 'text', 'the link itself was replaced');
   });
@@ -136,7 +136,7 @@ describe('output writes: what is written is the file checked (POSIX links)', fun
     const dir = path.join(ws, 'generated', 'images');
     mkdirSync(path.join(outside, 'images'));
     await assert.rejects(
-      writeFileAtomic(path.join(dir, 'result.md'), 'text', {
+      writeFileConfined(path.join(dir, 'result.md'), 'text', {
         overwrite: false,
         within: ws,
         hooks: { beforePublish: async () => swapForLink() },

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as tls from 'node:tls';
-import { streamToFileUnique } from '../../src/core/atomicFile';
+import { streamToFileUnique } from '../../src/core/outputFiles';
 import { GatewayError, isGatewayError } from '../../src/core/errors';
 import { downloadVideo } from '../../src/core/media/videoDownload';
 import type { Timeouts } from '../../src/core/httpTypes';

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { isGatewayError } from '../../src/core/errors';
 import { decodeBase64, validateImageSize } from '../../src/core/media/images';
-import { streamToFileUnique, writeFileUnique } from '../../src/core/atomicFile';
+import { streamToFileUnique, writeFileUnique } from '../../src/core/outputFiles';
 import {
   checkMp4File,
   describeBytes,

@@ -3,7 +3,7 @@ import { GatewayError } from '../errors';
 import type { HttpClient } from '../http';
 import type { LargeResponse } from '../httpTypes';
 import { downloadableLink, ERROR_STATUSES, redactUrl } from './images';
-import { streamToFileUnique } from '../atomicFile';
+import { streamToFileUnique } from '../outputFiles';
 import { checkMp4File, describeBytes } from './mediaFiles';
 import { formatNumber } from '../../shared/format';
 import { words } from '../../shared/words';

@@ -1,11 +1,8 @@
 import * as vscode from 'vscode';
 import { fetchAnswerImage, type AnswerImage, type AnswerImageRules } from '../../core/answerImageFetch';
 import { lookupAll, type HostLookup } from '../../core/privateAddress';
-import { routeFor } from '../../core/proxy';
-import { timeoutsFrom } from '../../core/settings';
-import { loadTrust } from '../../core/tls';
+import type { Route } from '../../core/proxy';
 import type { HostMessage } from '../../shared/protocol';
-import { readHostSettings, readProxySettings, readTrustSettings } from '../settings';
 import { chatSettings } from './chatSettings';
 import { allowedImageHosts, gatewayHost } from './remoteImages';
 
@@ -37,6 +34,8 @@ export class AnswerImages implements vscode.Disposable {
 
   constructor(
     private readonly post: (message: HostMessage) => void,
+    /** The gateway client's route to an address (HttpClient.routeTo): its proxy and trusted authorities. */
+    private readonly route: (url: URL, signal: AbortSignal) => Promise<Route>,
     private readonly lookup: HostLookup = lookupAll,
     private readonly fetch: Fetch = fetchAnswerImage,
   ) {}
@@ -106,10 +105,6 @@ export class AnswerImages implements vscode.Disposable {
   }
 
   private rules(signal: AbortSignal): AnswerImageRules {
-    const settings = readHostSettings().settings;
-    // A missing VS Code proxy resolver is logged by the gateway's own requests, once; not again here.
-    const proxy = readProxySettings(settings.proxy, () => undefined);
-    let trust: ReturnType<typeof loadTrust> | undefined;
     const gateway = gatewayHost();
     return {
       // Read at each address (a redirect's too): a host revoked meanwhile is not fetched.
@@ -117,12 +112,9 @@ export class AnswerImages implements vscode.Disposable {
       ...(gateway ? { gatewayHost: gateway } : {}),
       maxBytes: chatSettings().imageMaxBytes,
       timeoutMs: IMAGE_TIMEOUT_MS,
-      route: (url) => {
-        // The same certificate authorities and proxy as the gateway's requests (a corporate network
-        // inspects both alike); an unreadable authorities file is told by those requests, not here.
-        trust ??= safeTrust(settings);
-        return routeFor(url, proxy, trust, timeoutsFrom(settings).connectMs, signal);
-      },
+      // The same certificate authorities and proxy as the gateway's requests (a corporate network
+      // inspects both alike).
+      route: (url) => this.route(url, signal),
       lookup: this.lookup,
       signal,
     };
@@ -149,13 +141,5 @@ function hostOf(url: string): string {
     return new URL(url).host;
   } catch {
     return '';
-  }
-}
-
-function safeTrust(settings: ReturnType<typeof readHostSettings>['settings']): ReturnType<typeof loadTrust> {
-  try {
-    return loadTrust(readTrustSettings(settings));
-  } catch {
-    return { notes: [] };
   }
 }

@@ -7,7 +7,8 @@ import { extractForm, fileContent, IMAGE_REFUSED, uploadForExtract, type KimiFil
 import { billedCall, withToolProgress } from '../tools/billedCalls';
 import { KimiFileList } from '../tools/kimiFiles';
 import { failure, offerResultActions } from '../tools/outcomes';
-import { saveResult, showResult, shownResult, type ResultSource } from '../tools/results';
+import { showResult, shownResult, type ResultSource } from '../tools/results';
+import { saveResult } from '../tools/resultSaving';
 import { resolveTarget, withTargetFile } from '../tools/targets';
 import { webToolCommands } from './webTools';
 import type { CommandContext, CommandDef } from './types';

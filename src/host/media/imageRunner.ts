@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import { writeFileUnique } from '../../core/atomicFile';
+import { writeFileUnique } from '../../core/outputFiles';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import { sniffImage } from '../../core/imageBytes';
 import {

@@ -7,6 +7,7 @@ import { REMOTE_IMAGE_HOSTS_SETTING } from '../chat/remoteImages';
 import { shownTitle } from '../chat/snapshot';
 import { showError } from '../notify';
 import { webviewHtml } from './webviewHtml';
+import type { Route } from '../../core/proxy';
 
 /**
  * The sidebar chat. The HTML is a shell with a strict CSP (no inline script or style, script by
@@ -17,14 +18,17 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private view?: vscode.WebviewView;
   private ready = false;
 
+  /** An answer's remote images, fetched here for the page (its CSP lists no remote host). */
+  private readonly images: AnswerImages;
+
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly controller: ChatController,
     private readonly log: vscode.LogOutputChannel,
-  ) {}
-
-  /** An answer's remote images, fetched here for the page (its CSP lists no remote host). */
-  private readonly images = new AnswerImages((message) => void this.view?.webview.postMessage(message));
+    route: (url: URL, signal: AbortSignal) => Promise<Route>,
+  ) {
+    this.images = new AnswerImages((message) => void this.view?.webview.postMessage(message), route);
+  }
 
   /** The snapshot names the allowed image hosts, so a change of them sends a new one. */
   private readonly settingsWatch = vscode.workspace.onDidChangeConfiguration((e) => {

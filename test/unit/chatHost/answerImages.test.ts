@@ -13,6 +13,7 @@ import type { HostLookup } from '../../../src/core/privateAddress';
 import { AnswerImages } from '../../../src/host/chat/answerImages';
 import type { HostMessage } from '../../../src/shared/protocol';
 import { createTestCa, type TestCa } from '../../support/testCa';
+import type { Route } from '../../../src/core/proxy';
 
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
@@ -60,6 +61,9 @@ describe('Chat view remote images fetched by the host', () => {
     for (const key of SETTINGS) delete ui.settings[key];
   });
 
+  /** A direct connection trusting the test authority (HttpClient.routeTo gives the gateway's route in the extension). */
+  const direct = async (): Promise<Route> => ({ key: 'direct', options: { connect: { ca: ca.caPem } } });
+
   async function reply(count = 1): Promise<Reply[]> {
     while (posts.length < count) await new Promise((resolve) => setTimeout(resolve, 10));
     return posts as Reply[];
@@ -71,7 +75,7 @@ describe('Chat view remote images fetched by the host', () => {
     const rebinding: HostLookup = async () => [{ address: calls++ === 0 ? '192.0.2.10' : '127.0.0.1' }];
     // 192.0.2.10 (TEST-NET-1) reaches nothing; a short timeout ends the attempt there.
     const quick = (url: string, rules: AnswerImageRules) => fetchAnswerImage(url, { ...rules, timeoutMs: 1000 });
-    const images = new AnswerImages((m) => posts.push(m), rebinding, quick);
+    const images = new AnswerImages((m) => posts.push(m), direct, rebinding, quick);
     images.load(`https://images.rebind.test:${port}/cat.png`, 'c1');
     const [result] = await reply();
     assert.equal(result?.dataUrl, undefined);
@@ -87,6 +91,7 @@ describe('Chat view remote images fetched by the host', () => {
     ui.settings['modelGateway.chat.remoteImageHosts'] = [`localhost:${port}`];
     const images = new AnswerImages(
       (m) => posts.push(m),
+      direct,
       async () => [{ address: '127.0.0.1' }],
     );
     images.load(`https://other.example.test:${port}/x.png`, 'c1');
@@ -120,6 +125,7 @@ describe('Chat view remote images fetched by the host', () => {
       });
     const images = new AnswerImages(
       (m) => posts.push(m),
+      direct,
       async () => [],
       waiting,
     );
@@ -155,6 +161,7 @@ describe('Chat view remote images fetched by the host', () => {
       });
     const images = new AnswerImages(
       (m) => posts.push(m),
+      direct,
       async () => [],
       held,
     );

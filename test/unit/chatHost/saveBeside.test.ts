@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { readableText } from '../../../src/core/tools/readableText';
-import { saveBeside } from '../../../src/host/tools/results';
+import { saveBeside } from '../../../src/host/tools/resultSaving';
 
 describe('Tool results saved beside their source', () => {
   let dir: string;

@@ -20,7 +20,7 @@ import {
 } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { writeFileUnique } from '../../../src/core/atomicFile';
+import { writeFileUnique } from '../../../src/core/outputFiles';
 import { LEFTOVER_KEEP_MS } from '../../../src/core/media/leftovers';
 import type { Gallery } from '../../../src/host/media/gallery';
 import { sweepLeftoversLater } from '../../../src/host/media/leftoverSweep';
