@@ -1,11 +1,35 @@
 import * as vscode from 'vscode';
+import type { ModelInfo } from '../../core/models/types';
 import type { WebviewMessage } from '../../shared/protocol';
 import { openExternalLink } from '../links';
-import type { ChatController } from './chatController';
+import type { AttachmentTray } from './attachmentTray';
 import type { ConversationActions } from './conversationActions';
+import type { ConversationPatch } from './modelChoice';
 import type { Shown } from './sessions';
 import { askToAllowImageHost } from './remoteImages';
 import { runSetupAction } from '../setup';
+
+/** What the view's messages ask of the chat controller, each naming its conversation by the view's key. */
+export interface ViewIntents {
+  readonly tray: Pick<AttachmentTray, 'pickImages' | 'attachFromEditor' | 'attachImageData' | 'attachImageUris'>;
+  sendSnapshot(): Promise<void>;
+  refreshView(): void;
+  /** The conversation a key names, its metadata read; undefined when it is gone. */
+  target(key: string | undefined): Promise<Shown | undefined>;
+  sendFromView(key: string, text: string, sendId: string): Promise<void>;
+  stop(key?: string): void;
+  regenerate(messageId: string, key?: string): Promise<unknown>;
+  continueAnswer(messageId: string, key?: string): Promise<unknown>;
+  editLast(text: string, messageId: string, key?: string): Promise<unknown>;
+  chatModels(): ModelInfo[];
+  selectModel(id: string, target: Shown): Promise<void>;
+  updateConversation(patch: ConversationPatch, quiet: boolean, target: Shown): Promise<void>;
+  newConversation(): Promise<void>;
+  switchTo(id: string): Promise<unknown>;
+  loadOlder(key: string): Promise<void>;
+  openImage(key: string, id: string): Promise<void>;
+  removeAttachment(key: string, id: string): Promise<void>;
+}
 
 /**
  * What each message from the chat view does, to the conversation it names (the view may have
@@ -14,8 +38,8 @@ import { runSetupAction } from '../setup';
  * the messages came.
  */
 export async function routeViewMessage(
-  chat: ChatController,
-  actions: ConversationActions,
+  chat: ViewIntents,
+  actions: Pick<ConversationActions, 'rename' | 'delete' | 'exportMarkdown'>,
   msg: WebviewMessage,
 ): Promise<void> {
   switch (msg.type) {
@@ -96,7 +120,7 @@ export async function routeViewMessage(
 }
 
 /** Runs `work` on the conversation the view named; one that is gone meanwhile gets a fresh snapshot instead. */
-async function onTarget(chat: ChatController, key: string, work: (target: Shown) => Promise<void>): Promise<void> {
+async function onTarget(chat: ViewIntents, key: string, work: (target: Shown) => Promise<void>): Promise<void> {
   const target = await chat.target(key);
   if (target) return work(target);
   chat.refreshView();
@@ -113,7 +137,7 @@ async function openSetting(id: string): Promise<void> {
 }
 
 async function runAction(
-  chat: ChatController,
+  chat: ViewIntents,
   action: 'setKey' | 'openSettings' | 'refreshModels' | 'retry' | 'pickModel',
   messageId: string | undefined,
   key: string | undefined,
