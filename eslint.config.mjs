@@ -12,7 +12,7 @@ const nodeBuiltins = { group: ['node:*'], message: 'a webview runs in a browser:
 
 // Files still over a limit when the limits came in; each entry goes when its file is split at a seam.
 // A new file over a limit fails the lint.
-const overMaxLines = ['src/host/chat/chatController.ts', 'src/host/commands/tools.ts'];
+const overMaxLines = ['src/host/commands/tools.ts'];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**', '.cache/**', 'test-results/**', 'bench-results/**'] },
