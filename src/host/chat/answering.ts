@@ -1,8 +1,10 @@
 /**
- * One answer, from its placeholder to its final state: the placeholder is stored (after the last
- * message, replacing messages, or going on with a cut answer), the request is sent with the
- * protocol fallback, the stream is applied to the message (streaming.ts), and the end leaves the
- * final post, the bill and, after `model_not_found`, a fresh model list.
+ * One answer, from its placeholder to its final state, and what it tells the view: the placeholder
+ * is stored (after the last message, replacing messages, or going on with a cut answer), the
+ * request is sent with the protocol fallback, the stream is applied to the message (streaming.ts),
+ * and the end leaves the final post, the bill and, after `model_not_found`, a fresh model list.
+ * Each post names the conversation and goes out only while the view shows it; a view that is
+ * hidden or out of step gets a snapshot instead.
  */
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
@@ -17,12 +19,13 @@ import { thinkingControl, thinkingRequest } from '../../core/chat/thinking';
 import { continuationMessages } from '../../core/chat/turns';
 import { withProtocolFallback } from '../../core/models/protocolFallback';
 import type { ChatProtocol, ModelInfo } from '../../core/models/types';
+import type { ChatMessageView } from '../../shared/protocol';
 import { cacheFieldRetry, protocolSwitchHandler } from '../protocolSwitch';
-import { postDelta, postFinal, type PostHost } from './answerPosts';
 import { chatSettings } from './chatSettings';
 import { buildHistory } from './history';
 import type { ModelChoice } from './modelChoice';
-import { gone, type AnswerSession, type ChatBase } from './sessions';
+import { gone, type AnswerSession, type ChatBase, type ChatSessions, type Shown } from './sessions';
+import { inStep, type ViewLink } from './snapshot';
 import { streamAnswer } from './streaming';
 
 /** How an answer starts: after the last message, replacing messages, or going on with a cut answer. */
@@ -271,4 +274,60 @@ function checkpointFailed(host: AnsweringHost, id: string, reason: string): void
       reason,
     ),
   );
+}
+
+/** What the posts need from the chat controller. */
+export interface PostHost {
+  /** The conversation the view shows now. */
+  readonly shown: Shown;
+  readonly sessions: ChatSessions;
+  readonly link: ViewLink;
+  sendSnapshot(): Promise<void>;
+  messageView(m: StoredMessage): ChatMessageView;
+}
+
+/** The text that arrived since the last post, to the view only while it shows that conversation. */
+export function postDelta(host: PostHost, session: AnswerSession): void {
+  const { link, shown } = host;
+  const m = session.message;
+  const id = session.conversationId;
+  if (!m || !id || shown.id !== id) return;
+  if (!link.port || !inStep(link)) {
+    // A hidden or resyncing view gets the text with its next snapshot.
+    if (!link.port?.isLive()) link.needsSnapshot = true;
+    return;
+  }
+  const reasoning = m.reasoning ?? '';
+  if (m.text.length === session.sentText && reasoning.length === session.sentReasoning) return;
+  link.port.post({
+    type: 'append',
+    conversationId: id,
+    messageId: m.id,
+    textFrom: session.sentText,
+    text: m.text.slice(session.sentText),
+    reasoningFrom: session.sentReasoning,
+    reasoning: reasoning.slice(session.sentReasoning),
+  });
+  session.sentText = m.text.length;
+  session.sentReasoning = reasoning.length;
+}
+
+/** The answer's final state (the stored message replaces the streamed one in the view). */
+export function postFinal(host: PostHost, id: string, message: StoredMessage): void {
+  const { link, shown } = host;
+  if (shown.id !== id) return;
+  if (link.port && inStep(link)) {
+    link.port.post({ type: 'message', conversationId: id, message: host.messageView(message) });
+  } else {
+    link.needsSnapshot = true;
+    void host.sendSnapshot();
+  }
+}
+
+/** Whether the session's conversation is still answering (the view's Stop button follows it). */
+export function postBusy(host: PostHost, session: AnswerSession): void {
+  const { link, shown } = host;
+  const id = session.conversationId;
+  if (!id || shown.id !== id || !link.port?.isLive()) return;
+  link.port.post({ type: 'busy', conversationId: id, busy: host.sessions.get(id) !== undefined });
 }
