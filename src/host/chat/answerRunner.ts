@@ -1,7 +1,8 @@
 /**
- * Sends, retries and edits, and the answer each streams: the conversation's slot is claimed, the
- * question stored, the answer streamed into its own conversation (streaming.ts), and the view told
- * by delta, final message and busy posts only while it shows that conversation.
+ * Sends, retries, continues and edits: the conversation's slot is claimed (in this window and in
+ * the store, where every window sees it), what can refuse is asked before anything is stored, the
+ * question is stored, the answer runs in its own conversation (answering.ts), and the slot is given
+ * back, the view told whether the conversation is still busy.
  */
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';

@@ -45,9 +45,10 @@ export interface ChatViewPort {
 }
 
 /**
- * The chat's coordinator: what the view shows, its link to the view, and the parts that do the work
- * (answers: answerRunner.ts; model choice: modelChoice.ts; the view's state: snapshot.ts; rename,
- * delete and export: conversationActions.ts; what goes with the next message: attachmentTray.ts).
+ * The chat's coordinator: its link to the view, and the parts that do the work (which conversation
+ * the view shows: shownConversations.ts; the view's messages: viewRouter.ts; answers:
+ * answerRunner.ts; model choice: modelChoice.ts; the view's state: snapshot.ts; rename, delete and
+ * export: conversationActions.ts; what goes with the next message: attachmentTray.ts).
  * The chat's state lives here, in the host, not in the webview. Every answer is a session bound to
  * its conversation and message (see sessions.ts): posts, checkpoints, the final save and Stop all
  * name them, so switching, deleting or starting a chat while an answer streams moves, resurrects or
