@@ -15,7 +15,6 @@ import type { ConversationClaims } from '../../core/chat/store/claims';
 import { GatewayError } from '../../core/errors';
 import type { ModelInfo } from '../../core/models/types';
 import { postBusy, runAnswer, type AnsweringHost } from './answering';
-import type { AttachmentTray } from './attachmentTray';
 import type { PendingAttachment } from './attachments';
 import { chatSettings } from './chatSettings';
 import type { ModelChoice } from './modelChoice';
@@ -43,7 +42,6 @@ export interface SendOptions {
 /** What the runner needs from the chat controller. */
 export interface AnswerHost extends AnsweringHost {
   readonly models: ModelChoice;
-  readonly tray: AttachmentTray;
   /** Whether the first load is done (then a send claims its slot without awaiting anything). */
   readonly isLoaded: boolean;
   /** The conversations' claims every window sees (one answer per conversation across windows). */
@@ -120,7 +118,6 @@ export class AnswerRunner {
         host.sessions.bind(session, id);
         // No other window knows the new id yet: the claim is this window's.
         await this.claimInStore(session, id);
-        host.tray.rekey(shown.key, id);
         shown.key = id;
         shown.id = id;
         shown.meta = meta;

@@ -197,12 +197,12 @@ export class ChatController implements vscode.Disposable {
    */
   async send(text: string, options: { system?: string } = {}): Promise<StoredMessage | undefined> {
     const target = this.shown;
-    const attachments = this.tray.itemsFor(target.key);
+    const attachments = this.tray.itemsFor(target);
     try {
       return (
         await this.answers.send(
           text,
-          { ...options, attachments, onAccepted: () => this.tray.drop(target.key, attachments) },
+          { ...options, attachments, onAccepted: () => this.tray.drop(target, attachments) },
           target,
         )
       )?.answer;
@@ -306,8 +306,7 @@ export class ChatController implements vscode.Disposable {
     await this.ensureLoaded();
     const page = await this.store.open(id, { limit: 0 });
     if (!page) throw new GatewayError('badRequest', vscode.l10n.t('The conversation {0} no longer exists.', id));
-    const shown: Shown = { key: id, id, meta: page.meta };
-    this.conversations.show(shown);
+    const shown = this.conversations.show({ key: id, id, meta: page.meta });
     await this.sendSnapshot();
     return shown;
   }
@@ -349,7 +348,7 @@ export class ChatController implements vscode.Disposable {
       store: this.store,
       sessions: this.sessions,
       models: this.models,
-      attachments: () => this.tray.itemsFor(shown.key),
+      attachments: () => this.tray.itemsFor(shown),
       messageView: (m: StoredMessage) => this.messageView(m),
       imageSrc: (image: ImageRef) => this.imageSrc(image),
       // Deleted or set aside (by this window or another): the view shows a new chat.

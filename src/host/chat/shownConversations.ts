@@ -2,7 +2,8 @@
  * Which conversation the view shows, and which one each of the view's intents names. The view may
  * have moved on by the time the host acts on an intent, so every intent names its conversation by
  * the key of the snapshot it came from: the one shown, a new chat the view showed lately (stored
- * since or not), or a stored conversation by id. No `vscode` import.
+ * since or not), or a stored conversation by id. Each conversation has one object here (a `Shown`),
+ * so what it holds (its tray, a new chat's notices) follows it whoever names it. No `vscode` import.
  */
 import type { ConversationStore } from '../../core/chat/conversationStore';
 import { draft, DRAFT_PREFIX, type Shown } from './sessions';
@@ -18,6 +19,8 @@ export class ShownConversations {
    * names one finds it after it was stored under its id (shown.key follows, the view's key stays).
    */
   private readonly drafts = new Map<string, Shown>();
+  /** The stored conversations this view showed or an intent named, by id: one object each. */
+  private readonly stored = new Map<string, Shown>();
   /** How many of the shown conversation's last messages the view holds ("Load older" adds more). */
   private shownWindow = SNAPSHOT_WINDOW;
 
@@ -38,17 +41,39 @@ export class ShownConversations {
     return this.shownWindow;
   }
 
-  /** The view now shows `next`; the window of messages starts small again. */
-  show(next: Shown): void {
-    if (next.key.startsWith(DRAFT_PREFIX)) {
-      this.drafts.set(next.key, next);
-      // A few are enough: an intent is about a chat the view showed a moment ago.
-      for (const key of [...this.drafts.keys()].slice(0, Math.max(0, this.drafts.size - RECENT_DRAFTS)))
-        this.drafts.delete(key);
-    }
+  /**
+   * The view now shows `next` (a new chat, or a stored conversation whose metadata was just read);
+   * the window of messages starts small again. Returns the conversation's one object.
+   */
+  show(next: Shown): Shown {
+    if (next.key.startsWith(DRAFT_PREFIX)) this.rememberDraft(next);
+    else if (next.id) next = this.storedOne(next.id, next);
     this.shown = next;
     this.shownWindow = SNAPSHOT_WINDOW;
     this.onShow();
+    return next;
+  }
+
+  private rememberDraft(next: Shown): void {
+    this.drafts.set(next.key, next);
+    // A few are enough: an intent is about a chat the view showed a moment ago. One stored since
+    // stays known by its id.
+    for (const [key, old] of [...this.drafts].slice(0, Math.max(0, this.drafts.size - RECENT_DRAFTS))) {
+      this.drafts.delete(key);
+      if (old.id && !this.stored.has(old.id)) this.stored.set(old.id, old);
+    }
+  }
+
+  /**
+   * The one object of stored conversation `id`: the one known (a new chat stored under it, if the
+   * view showed one), with `fresh`'s metadata when given; else `fresh`, or a new one.
+   */
+  private storedOne(id: string, fresh?: Shown): Shown {
+    const known = this.stored.get(id) ?? [this.shown, ...this.drafts.values()].find((s) => s.id === id);
+    const one = known ?? fresh ?? { key: id, id, meta: { id } };
+    if (known && fresh) known.meta = fresh.meta;
+    this.stored.set(id, one);
+    return one;
   }
 
   /**
@@ -61,7 +86,7 @@ export class ShownConversations {
     const known = this.drafts.get(key);
     if (known) return known;
     if (key.startsWith(DRAFT_PREFIX)) return undefined;
-    return { key, id: key, meta: { id: key } };
+    return this.storedOne(key);
   }
 
   /** As targetNow, with a stored conversation's metadata read; undefined when it is gone too. */
@@ -76,6 +101,8 @@ export class ShownConversations {
 
   /** The conversation was deleted (or set aside): if the view shows `gone`, it shows a new chat instead. */
   forget(gone: string | Shown): void {
+    const id = typeof gone === 'string' ? gone : gone.id;
+    if (id) this.stored.delete(id);
     if (typeof gone === 'string' ? this.shown.id === gone : this.shown === gone) this.show(draft());
   }
 

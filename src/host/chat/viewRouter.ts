@@ -140,10 +140,10 @@ async function sendFromView(chat: ViewIntents, key: string, text: string, sendId
         'badRequest',
         vscode.l10n.t('That new chat is no longer open; your message was put back in the message box.'),
       );
-    const attachments = chat.tray.itemsFor(target.key);
+    const attachments = chat.tray.itemsFor(target);
     const onAccepted = (): void => {
       accepted = true;
-      chat.tray.drop(target.key, attachments);
+      chat.tray.drop(target, attachments);
       reply(true);
     };
     await chat.answers.send(text, { attachments, onAccepted }, target);
@@ -157,7 +157,7 @@ async function sendFromView(chat: ViewIntents, key: string, text: string, sendId
 
 async function removeAttachment(chat: ViewIntents, key: string, id: string): Promise<void> {
   const target = chat.conversations.targetNow(key);
-  if (target) chat.tray.remove(target.key, id);
+  if (target) chat.tray.remove(target, id);
   return chat.sendSnapshot();
 }
 
@@ -170,7 +170,7 @@ async function openImage(chat: ViewIntents, key: string, id: string): Promise<vo
   const page = target.id ? await store.open(target.id, { limit }) : undefined;
   const ref =
     page?.messages.flatMap((m) => m.images ?? []).find((i) => i.id === id) ??
-    chat.tray.itemsFor(target.key).find((a) => a.image?.id === id)?.image;
+    chat.tray.itemsFor(target).find((a) => a.image?.id === id)?.image;
   if (!ref) return;
   await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(store.images.file(ref)), { preview: true });
 }
