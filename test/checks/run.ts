@@ -1,6 +1,7 @@
 /**
  * The static checks as a suite of `npm test`: the type check of the host and tests and of the
- * webview apps, ESLint (layers, line and function lengths, file sizes) and Prettier's format check.
+ * webview apps, ESLint (layers, line and function lengths, file sizes), Prettier's format check and
+ * the import-cycle check (cycles.ts).
  * Each is one test: it passes when the tool exits 0 and fails with the tool's output otherwise. They
  * run side by side, each in its own process.
  */
@@ -24,6 +25,7 @@ export const CHECKS: Check[] = [
   { name: 'type check: webview apps', command: ['tsc', '-p', 'src/webview', '--noEmit'] },
   { name: 'lint', command: ['eslint', '--max-warnings', '0', 'src', 'test'] },
   { name: 'format', command: ['prettier', '--check', ...FORMATTED] },
+  { name: 'import cycles', command: ['tsx', 'test/checks/cycles.ts'] },
 ];
 
 interface Outcome {

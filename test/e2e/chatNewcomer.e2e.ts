@@ -177,7 +177,9 @@ describe('The chat and the editor for a newcomer (300 px)', () => {
     await page.locator(`${QUICK_INPUT} .monaco-list-row[data-index="0"]`, { hasText: 'gpt-4o-mini' }).waitFor();
     await page.keyboard.press('Enter');
     await frame.locator('article.msg').first().waitFor({ state: 'detached' });
-    assert.equal(await frame.locator('select.model-select').inputValue(), 'gpt-4o-mini');
+    // The new chat shows first with the model picked last (qwen-plus); the chosen one follows.
+    const modelSelect = frame.locator('select.model-select');
+    await until(async () => (await modelSelect.inputValue()) === 'gpt-4o-mini', 'the new chat to show gpt-4o-mini');
     await title.filter({ hasText: 'Explain the map function' }).waitFor({ state: 'detached' });
   });
 

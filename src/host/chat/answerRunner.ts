@@ -1,31 +1,22 @@
-// Over 450 lines until the chat host is split into one object per conversation shown or answered
-// (its claim, tray, answer and view intents); that split follows the store-lease work and is next.
 /**
- * Sends, retries and edits, and the answer each streams: the conversation's slot is claimed, the
- * question stored, the answer streamed into its own conversation (streaming.ts), and the view told
- * by delta, final message and busy posts only while it shows that conversation.
+ * Sends, retries, continues and edits: the conversation's slot is claimed (in this window and in
+ * the store, where every window sees it), what can refuse is asked before anything is stored, the
+ * question is stored, the answer runs in its own conversation (answering.ts), and the slot is given
+ * back, the view told whether the conversation is still busy.
  */
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import { effectiveProtocol, imageSupport, isSearchable as searchableOver } from '../../core/chat/capabilities';
-import { thinkingControl, thinkingRequest } from '../../core/chat/thinking';
-import type { ChatEvent, ChatMessage } from '../../core/chat/events';
-import type { CacheField } from '../../core/chat/cacheFields';
-import { streamChat } from '../../core/chat/chat';
-import { promptCacheRequest } from '../../core/chat/promptCache';
+import { imageSupport } from '../../core/chat/capabilities';
 import { titleAfterEdit, titleFrom } from '../../core/chat/conversationForms';
-import { continuationMessages, lastSpoken } from '../../core/chat/turns';
+import { lastSpoken } from '../../core/chat/turns';
 import type { ConversationMeta } from '../../core/chat/store/core';
 import type { StoredMessage } from '../../core/chat/store/log';
 import type { ConversationClaims } from '../../core/chat/store/claims';
 import { GatewayError } from '../../core/errors';
-import { withProtocolFallback } from '../../core/models/protocolFallback';
-import type { ChatProtocol, ModelInfo } from '../../core/models/types';
-import type { ChatMessageView } from '../../shared/protocol';
-import type { AttachmentTray } from './attachmentTray';
+import type { ModelInfo } from '../../core/models/types';
+import { postBusy, runAnswer, type AnsweringHost } from './answering';
 import type { PendingAttachment } from './attachments';
 import { chatSettings } from './chatSettings';
-import { buildHistory } from './history';
 import type { ModelChoice } from './modelChoice';
 import {
   ANSWERING_ELSEWHERE,
@@ -34,13 +25,9 @@ import {
   busyHere,
   gone,
   type AnswerSession,
-  type ChatBase,
   type Sent,
   type Shown,
 } from './sessions';
-import { inStep, type ViewLink } from './snapshot';
-import { cacheFieldRetry, protocolSwitchHandler } from '../protocolSwitch';
-import { streamAnswer } from './streaming';
 
 /** How many notices after the last answer are looked past to find it (a few model changes in a row). */
 const NOTICE_SLACK = 20;
@@ -52,27 +39,14 @@ export interface SendOptions {
   onAccepted?(): void;
 }
 
-/** How an answer starts: after the last message, replacing messages, or going on with a cut answer. */
-interface AnswerStart {
-  system?: string;
-  /** The answer cut at the max tokens limit that goes on (the same message). */
-  continuing?: StoredMessage;
-  /** Message `from` and every later one are replaced by `before` and the new answer, in one write. */
-  replace?: { from: string; before: StoredMessage[] };
-}
-
 /** What the runner needs from the chat controller. */
-export interface AnswerHost extends ChatBase {
+export interface AnswerHost extends AnsweringHost {
   readonly models: ModelChoice;
-  readonly tray: AttachmentTray;
-  readonly link: ViewLink;
   /** Whether the first load is done (then a send claims its slot without awaiting anything). */
   readonly isLoaded: boolean;
   /** The conversations' claims every window sees (one answer per conversation across windows). */
   readonly claims: ConversationClaims;
   ensureLoaded(): Promise<void>;
-  sendSnapshot(): Promise<void>;
-  messageView(m: StoredMessage): ChatMessageView;
   /** Tells the user why an action was refused (a conversation answering elsewhere offers a new one). */
   refused(err: unknown): Promise<void>;
 }
@@ -144,7 +118,6 @@ export class AnswerRunner {
         host.sessions.bind(session, id);
         // No other window knows the new id yet: the claim is this window's.
         await this.claimInStore(session, id);
-        host.tray.rekey(shown.key, id);
         shown.key = id;
         shown.id = id;
         shown.meta = meta;
@@ -157,7 +130,7 @@ export class AnswerRunner {
       }
       if (!(await host.sessions.track(id, host.store.append(id, question)))) throw gone();
       options.onAccepted?.();
-      const answer = await this.answer(session, id, model, { system: options.system });
+      const answer = await runAnswer(this.host, session, id, model, { system: options.system });
       return { conversationId: id, question, answer };
     } finally {
       await this.end(session);
@@ -178,7 +151,7 @@ export class AnswerRunner {
         const model = await this.answerable(id);
         if (!model) return undefined;
         // The notices after the answer (a model change) stay, before the new answer.
-        return this.answer(session, id, model, { replace: { from: messageId, before: after } });
+        return runAnswer(this.host, session, id, model, { replace: { from: messageId, before: after } });
       },
     );
   }
@@ -199,7 +172,7 @@ export class AnswerRunner {
         ),
       async (session, id, last) => {
         const model = await this.answerable(id);
-        return model ? this.answer(session, id, model, { continuing: last }) : undefined;
+        return model ? runAnswer(this.host, session, id, model, { continuing: last }) : undefined;
       },
     );
   }
@@ -266,15 +239,22 @@ export class AnswerRunner {
       if (!model) return undefined;
       const edited: StoredMessage = { ...user, id: randomUUID(), text, createdAt: Date.now() };
       const notices = messages.slice(messages.indexOf(user) + 1).filter((m) => m.role === 'notice');
-      const answer = await this.answer(session, id, model, {
-        replace: { from: user.id, before: [edited, ...notices] },
-      });
-      // The title made from the first question follows its edit, once the edit is stored; a title that cannot be written stays as it was.
+      // The title made from the first question follows its edit once the edit is stored (with the
+      // answer's placeholder, in one write), and before the view is told of the answer: while the
+      // answer runs, the store's watch says nothing about the conversation to the view, so a title
+      // written after the answer's end reached the view only with some later change. A title that
+      // cannot be written stays as it was.
       const title = page && titleAfterEdit(page, user, text);
-      if (title && (await host.store.open(id, { limit: NOTICE_SLACK + 2 }))?.messages.some((m) => m.id === edited.id))
+      const retitle = async (): Promise<void> => {
+        if (!title) return;
         await host.models
           .writeMeta(id, { title })
           .catch((err: unknown) => host.services.log.warn(`Retitling conversation ${id} failed: ${String(err)}`));
+      };
+      const answer = await runAnswer(this.host, session, id, model, {
+        replace: { from: user.id, before: [edited, ...notices] },
+        onPlaced: retitle,
+      });
       return answer;
     } finally {
       await this.end(session);
@@ -350,210 +330,6 @@ export class AnswerRunner {
         );
     }
     this.host.sessions.release(session);
-    this.postBusy(session);
-  }
-
-  /**
-   * Streams the answer to the last message of conversation `id` under `session`. The placeholder
-   * is stored first (with `replace`, in the one write that removes what it replaces; undefined,
-   * with the user told and nothing changed, when that write fails), then the history is read from
-   * the store; posts go to the view only while it shows this conversation.
-   */
-  // eslint-disable-next-line max-lines-per-function -- over the limit when it came in; to be split (issue 32)
-  private async answer(
-    session: AnswerSession,
-    id: string,
-    info: ModelInfo,
-    how: AnswerStart = {},
-  ): Promise<StoredMessage | undefined> {
-    const host = this.host;
-    const { system, continuing, replace } = how;
-    const meta = (await host.store.open(id, { limit: 0 }))?.meta;
-    if (!meta) throw gone();
-    const settings = chatSettings();
-    const protocol = effectiveProtocol(info, meta.protocolOverride);
-    const usageBefore = continuing?.usage;
-    let message: StoredMessage;
-    if (continuing) {
-      // The same message goes on: what the view and the store already hold is not sent again.
-      const { finishReason: _cut, error: _error, ...rest } = continuing;
-      message = { ...rest, reasoning: continuing.reasoning ?? '', status: 'streaming', model: info.id, protocol };
-      session.sentText = session.savedText = message.text.length;
-      session.sentReasoning = session.savedReasoning = (message.reasoning ?? '').length;
-      if (!(await host.sessions.track(id, host.store.update(id, message)))) throw gone();
-    } else {
-      message = {
-        id: randomUUID(),
-        role: 'assistant',
-        text: '',
-        reasoning: '',
-        status: 'streaming',
-        model: info.id,
-        protocol,
-        createdAt: Date.now(),
-      };
-      if (replace) {
-        let replaced: boolean;
-        try {
-          replaced = await host.sessions.track(
-            id,
-            host.store.replaceFrom(id, replace.from, [...replace.before, message]),
-          );
-        } catch (err) {
-          // Nothing of the write counts (see replaceFrom): the old messages are still there.
-          const reason = err instanceof Error ? err.message : String(err);
-          host.services.log.warn(`Replacing messages in conversation ${id} failed: ${reason}`);
-          void host.sendSnapshot();
-          void vscode.window.showWarningMessage(
-            vscode.l10n.t(
-              'The chat history could not be saved ({0}). Nothing was changed: the previous messages are kept.',
-              reason,
-            ),
-          );
-          return undefined;
-        }
-        if (!replaced) throw gone();
-      } else if (!(await host.sessions.track(id, host.store.append(id, message)))) throw gone();
-    }
-    // Read once the placeholder is stored (a replacement has removed what it replaces by then),
-    // when the request starts: a failure to read it ends the answer as cut, like a failed request.
-    let history: Promise<ChatMessage[]> | undefined;
-    const readHistory = (): Promise<ChatMessage[]> =>
-      (history ??= buildHistory(host.store, id, info, settings, continuing ? undefined : message.id).then(
-        (read) => read ?? Promise.reject(gone()),
-      ));
-    // The conversation remembers the key with the model: its own while that key lists the model, else the model's.
-    const keyId = meta.keyId !== undefined && info.keyIds?.includes(meta.keyId) ? meta.keyId : info.keyId;
-    if (meta.model !== info.id || meta.keyId !== keyId)
-      await host.models.writeMeta(id, { model: info.id, ...(keyId !== undefined ? { keyId } : {}) });
-    session.message = message;
-    if (host.shown.id === id) {
-      host.link.needsSnapshot = true;
-      await host.sendSnapshot();
-    }
-    if (session.abort.signal.aborted) {
-      message.status = 'stopped';
-      await host.sessions.track(id, host.store.update(id, message));
-      this.postFinal(id, message);
-      return message;
-    }
-    const thinking = (over: ChatProtocol) =>
-      thinkingRequest(thinkingControl(info, over), meta.thinking ?? settings.thinking);
-    const cacheOver = (over: ChatProtocol, without: readonly CacheField[] = []) =>
-      promptCacheRequest(info, over, { enabled: settings.promptCaching, conversation: id, without });
-    const run = async function* (over: ChatProtocol, without: readonly CacheField[]): AsyncGenerator<ChatEvent[]> {
-      const sent = await readHistory();
-      const cache = cacheOver(over, without);
-      yield* streamChat(host.services.http(), {
-        model: info.id,
-        ...(keyId !== undefined ? { key: keyId } : {}),
-        protocol: over,
-        messages: continuing ? continuationMessages(sent, over, thinking) : sent,
-        system: system ?? (settings.systemPrompt || undefined),
-        // The chat always streams; a model that requires streaming would get it anyway.
-        stream: true,
-        requiresStreaming: info.catalog?.requiresStreaming === true,
-        maxTokens: settings.maxTokens,
-        modelMaxOutput: info.catalog?.maxOutput,
-        enableSearch: meta.enableSearch && searchableOver(info, over) ? true : undefined,
-        thinking: thinking(over),
-        ...(cache ? { cache } : {}),
-        signal: session.abort.signal,
-        onQueued: () => host.link.port?.post({ type: 'queued', conversationId: id, messageId: message.id }),
-      }).batches();
-    };
-    const switched = protocolSwitchHandler(host.services);
-    const events = withProtocolFallback(
-      info,
-      protocol,
-      run,
-      async (change) => {
-        message.protocol = change.to;
-        await switched(change);
-        await host.models.dropRefusedOverride(id, change.from);
-      },
-      cacheFieldRetry(host.services, info.id, (over) => cacheOver(over)),
-    );
-    const final = await streamAnswer(session, id, events, {
-      store: host.store,
-      sessions: host.sessions,
-      ...(usageBefore ? { usageBefore } : {}),
-      onProgress: (s) => this.postDelta(s),
-      onUnsaved: (reason) => this.unsaved(id, reason),
-      onCheckpointFailed: (reason) => this.checkpointFailed(id, reason),
-    });
-    this.postFinal(id, final);
-    if (final.usage || final.text)
-      host.services.billing.recordSidebarAnswer(final.usage, usageBefore, info.catalog?.cost);
-    if (final.error)
-      host.services.log.warn(`Chat answer from ${info.id} over ${protocol} ended: ${final.error.message}`);
-    // The gateway no longer serves the model to this key (`model_not_found`): reading the key's list
-    // again lets the conversation take the model-gone path, where the user picks the model to go on with.
-    if (final.error?.kind === 'modelUnavailable')
-      host.services.registry
-        .refresh()
-        .catch((err: unknown) => host.services.log.warn(`Model refresh after a refusal failed: ${String(err)}`));
-    return final;
-  }
-
-  /** The answer's final state was not stored: the user is told (the view showed it as finished). */
-  private unsaved(id: string, reason: string): void {
-    this.host.services.log.warn(`The answer in conversation ${id} could not be saved: ${reason}`);
-    void vscode.window.showWarningMessage(vscode.l10n.t('The answer could not be saved: {0}', reason));
-  }
-
-  /** Part of the answer streamed so far was not stored: said once per answer (the next checkpoint stores it whole). */
-  private checkpointFailed(id: string, reason: string): void {
-    this.host.services.log.warn(`A checkpoint of the answer in conversation ${id} could not be saved: ${reason}`);
-    void vscode.window.showWarningMessage(
-      vscode.l10n.t(
-        'Part of the answer being written could not be saved yet ({0}). It is saved whole at the next chance; until then a crash would lose it.',
-        reason,
-      ),
-    );
-  }
-
-  /** The text that arrived since the last post, to the view only while it shows that conversation. */
-  private postDelta(session: AnswerSession): void {
-    const { link, shown } = this.host;
-    const m = session.message;
-    const id = session.conversationId;
-    if (!m || !id || shown.id !== id) return;
-    if (!link.port || !inStep(link)) {
-      // A hidden or resyncing view gets the text with its next snapshot.
-      if (!link.port?.isLive()) link.needsSnapshot = true;
-      return;
-    }
-    const reasoning = m.reasoning ?? '';
-    if (m.text.length === session.sentText && reasoning.length === session.sentReasoning) return;
-    link.port.post({
-      type: 'append',
-      conversationId: id,
-      messageId: m.id,
-      textFrom: session.sentText,
-      text: m.text.slice(session.sentText),
-      reasoningFrom: session.sentReasoning,
-      reasoning: reasoning.slice(session.sentReasoning),
-    });
-    session.sentText = m.text.length;
-    session.sentReasoning = reasoning.length;
-  }
-
-  private postFinal(id: string, message: StoredMessage): void {
-    const { link, shown } = this.host;
-    if (shown.id !== id) return;
-    if (link.port && inStep(link)) {
-      link.port.post({ type: 'message', conversationId: id, message: this.host.messageView(message) });
-    } else {
-      link.needsSnapshot = true;
-      void this.host.sendSnapshot();
-    }
-  }
-
-  private postBusy(session: AnswerSession): void {
-    const { link, shown } = this.host;
-    const id = session.conversationId;
-    if (!id || shown.id !== id || !link.port?.isLive()) return;
-    link.port.post({ type: 'busy', conversationId: id, busy: this.host.sessions.get(id) !== undefined });
+    postBusy(this.host, session);
   }
 }

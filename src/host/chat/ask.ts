@@ -94,10 +94,10 @@ export async function runAsk(host: AskHost, answers: AnswerRunner, args: AskArgs
   }
   if (args.enableSearch !== undefined) await host.updateConversation({ enableSearch: args.enableSearch }, true, target);
   if (args.thinking !== undefined) await host.updateConversation({ thinking: args.thinking }, true, target);
-  const waiting = args.withAttachments ? host.tray.itemsFor(target.key) : [];
+  const waiting = args.withAttachments ? host.tray.itemsFor(target) : [];
   const sent: Sent | undefined = await answers.send(
     args.prompt,
-    { system: args.system, attachments: [...waiting, ...own], onAccepted: () => host.tray.drop(target.key, waiting) },
+    { system: args.system, attachments: [...waiting, ...own], onAccepted: () => host.tray.drop(target, waiting) },
     target,
   );
   if (!sent?.answer)

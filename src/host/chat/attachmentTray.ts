@@ -38,53 +38,41 @@ export interface TrayHost {
 }
 
 /**
- * Context and images waiting to go with the next message, per conversation (by the key the view
- * names it with): editor files and selections, parsed documents, and images picked, pasted,
- * dropped or given by a command. A scripted question brings its own images and takes none of these.
+ * Context and images waiting to go with the next message, each conversation's in its own `tray`:
+ * editor files and selections, parsed documents, and images picked, pasted, dropped or given by a
+ * command. A scripted question brings its own images and takes none of these.
  */
 export class AttachmentTray {
-  private readonly byKey = new Map<string, PendingAttachment[]>();
-
   constructor(private readonly host: TrayHost) {}
 
   /** What waits to go with the next message of that conversation. */
-  itemsFor(key: string): PendingAttachment[] {
-    return [...(this.byKey.get(key) ?? [])];
+  itemsFor(target: Shown): PendingAttachment[] {
+    return [...(target.tray ?? [])];
   }
 
   /** These went with a message (they were stored with its question): they wait no more. */
-  drop(key: string, sent: readonly PendingAttachment[]): void {
+  drop(target: Shown, sent: readonly PendingAttachment[]): void {
     const ids = new Set(sent.map((a) => a.id));
     this.set(
-      key,
-      this.itemsFor(key).filter((a) => !ids.has(a.id)),
+      target,
+      this.itemsFor(target).filter((a) => !ids.has(a.id)),
     );
   }
 
-  remove(key: string, id: string): void {
+  remove(target: Shown, id: string): void {
     this.set(
-      key,
-      this.itemsFor(key).filter((a) => a.id !== id),
+      target,
+      this.itemsFor(target).filter((a) => a.id !== id),
     );
   }
 
-  /** A new chat was stored under `id`: what waits for it goes with it. */
-  rekey(from: string, to: string): void {
-    const items = this.byKey.get(from);
-    if (!items) return;
-    this.byKey.delete(from);
-    this.set(to, [...this.itemsFor(to), ...items]);
+  private set(target: Shown, items: PendingAttachment[]): void {
+    if (items.length) target.tray = items;
+    else delete target.tray;
   }
 
-  private set(key: string, items: PendingAttachment[]): void {
-    if (items.length) this.byKey.set(key, items);
-    else this.byKey.delete(key);
-  }
-
-  private list(key: string): PendingAttachment[] {
-    let items = this.byKey.get(key);
-    if (!items) this.byKey.set(key, (items = []));
-    return items;
+  private list(target: Shown): PendingAttachment[] {
+    return (target.tray ??= []);
   }
 
   /**
@@ -130,7 +118,7 @@ export class AttachmentTray {
     const refused: GatewayError[] = [];
     for (const uri of uris) {
       try {
-        const a = await this.addImage(options.into ?? this.list(target.key), async () => {
+        const a = await this.addImage(options.into ?? this.list(target), async () => {
           const file = await readImageFile(uri, settings.imageMaxBytes);
           return imageAttachment(this.host.store.images, file.bytes, file.name, settings.imageMaxBytes);
         });
@@ -162,7 +150,7 @@ export class AttachmentTray {
       );
       return;
     }
-    this.list(target.key).push(attachment);
+    this.list(target).push(attachment);
     if (attachment.truncated)
       void vscode.window.showWarningMessage(
         vscode.l10n.t(
@@ -198,7 +186,7 @@ export class AttachmentTray {
     const bytes = Buffer.from(base64, 'base64');
     await this.whenImagesAllowed(target, async () => {
       const max = chatSettings().imageMaxBytes;
-      await this.addImage(this.list(target.key), () =>
+      await this.addImage(this.list(target), () =>
         imageAttachment(this.host.store.images, bytes, name || vscode.l10n.t('pasted image'), max),
       );
     });
@@ -236,7 +224,7 @@ export class AttachmentTray {
       const max = chatSettings().imageMaxBytes;
       for (const uri of uris) {
         try {
-          await this.addImage(this.list(target.key), async () => {
+          await this.addImage(this.list(target), async () => {
             const file = await readImageFile(uri, max);
             return imageAttachment(this.host.store.images, file.bytes, file.name, max);
           });
@@ -286,7 +274,7 @@ export class AttachmentTray {
   /** Adds text produced elsewhere (e.g. a parsed document) as context for the next message. */
   async addContext(target: Shown, label: string, text: string): Promise<void> {
     const max = chatSettings().contextMaxChars;
-    this.list(target.key).push({
+    this.list(target).push({
       id: randomUUID(),
       label,
       text: text.slice(0, max),

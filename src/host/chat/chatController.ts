@@ -1,5 +1,3 @@
-// Over 450 lines until the chat host is split into one object per conversation shown or answered
-// (its claim, tray, answer and view intents); that split follows the store-lease work and is next.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ConversationStore } from '../../core/chat/conversationStore';
@@ -26,17 +24,15 @@ import { ConversationActions } from './conversationActions';
 import { ImageReadPolicy } from './imageAccess';
 import { loadChat } from './loading';
 import { ModelChoice, type ConversationPatch } from './modelChoice';
-import { AnswerSession, ChatSessions, draft, DRAFT_PREFIX, type Shown } from './sessions';
-import { buildSnapshot, SNAPSHOT_WINDOW, type ViewLink } from './snapshot';
+import { AnswerSession, ChatSessions, draft, type Shown } from './sessions';
+import { ShownConversations } from './shownConversations';
+import { buildSnapshot, type ViewLink } from './snapshot';
 import { routeViewMessage } from './viewRouter';
 
 export { isSearchable } from './snapshot';
 export type { Shown } from './sessions';
 export { toUri, type AskResult } from './ask';
 export type { AttachImagesResult } from './attachmentTray';
-
-/** How many new chats the view showed lately an intent may still name (see ChatController.targetNow). */
-const RECENT_DRAFTS = 8;
 
 /** Where the controller posts to; `isLive()` is false while the view is hidden or not yet ready. */
 export interface ChatViewPort {
@@ -49,9 +45,10 @@ export interface ChatViewPort {
 }
 
 /**
- * The chat's coordinator: what the view shows, its link to the view, and the parts that do the work
- * (answers: answerRunner.ts; model choice: modelChoice.ts; the view's state: snapshot.ts; rename,
- * delete and export: conversationActions.ts; what goes with the next message: attachmentTray.ts).
+ * The chat's coordinator: its link to the view, and the parts that do the work (which conversation
+ * the view shows: shownConversations.ts; the view's messages: viewRouter.ts; answers:
+ * answerRunner.ts; model choice: modelChoice.ts; the view's state: snapshot.ts; rename, delete and
+ * export: conversationActions.ts; what goes with the next message: attachmentTray.ts).
  * The chat's state lives here, in the host, not in the webview. Every answer is a session bound to
  * its conversation and message (see sessions.ts): posts, checkpoints, the final save and Stop all
  * name them, so switching, deleting or starting a chat while an answer streams moves, resurrects or
@@ -66,18 +63,14 @@ export class ChatController implements vscode.Disposable {
   readonly tray: AttachmentTray;
   /** The view and whether it is in step (deltas wait while it is not). */
   readonly link: ViewLink & { port?: ChatViewPort } = { needsSnapshot: true, snapshotsInFlight: 0 };
-  private current: Shown = draft();
-  /**
-   * The new chats this view showed lately, by the key the view named them with: an intent that
-   * names one finds it after it was stored under its id (shown.key follows, the view's key stays).
-   */
-  private readonly drafts = new Map<string, Shown>();
-  private window = SNAPSHOT_WINDOW;
+  /** Which conversation the view shows, and which one each of its intents names. */
+  readonly conversations: ShownConversations;
   private loaded?: Promise<void>;
   private loadedDone = false;
   private readonly reportedProblems = new Set<string>();
-  private readonly actions: ConversationActions;
-  private readonly answers: AnswerRunner;
+  readonly actions: ConversationActions;
+  /** Sends, retries and edits, each answering in its own conversation. */
+  readonly answers: AnswerRunner;
   private readonly subscriptions: Array<{ dispose(): void }>;
   private refreshQueued = false;
 
@@ -97,7 +90,7 @@ export class ChatController implements vscode.Disposable {
       onLost: (id) => this.sessions.get(id)?.abort.abort(),
     });
     store.useClaims(this.claims);
-    this.drafts.set(this.current.key, this.current);
+    this.conversations = new ShownConversations(store, () => (this.link.needsSnapshot = true));
     this.models = new ModelChoice(this);
     this.imagePolicy = new ImageReadPolicy(() => [
       services.context.globalStorageUri,
@@ -124,16 +117,16 @@ export class ChatController implements vscode.Disposable {
 
   /** The conversation the view shows now. */
   get shown(): Shown {
-    return this.current;
+    return this.conversations.current;
   }
 
   get currentConversationId(): string | undefined {
-    return this.current.id;
+    return this.shown.id;
   }
 
   /** The answer being written in the conversation the view shows, if any. */
   get shownSession(): AnswerSession | undefined {
-    return this.sessions.get(this.current.key);
+    return this.sessions.get(this.shown.key);
   }
 
   /** Whether the first load is done. */
@@ -165,15 +158,15 @@ export class ChatController implements vscode.Disposable {
     await this.ensureLoaded();
     this.link.snapshotsInFlight++;
     try {
-      let shown = this.current;
+      let shown = this.shown;
       let state = await this.snapshot(shown);
       // The conversation shown was deleted (here or in another window): the view shows a new chat.
-      if (!state && this.current !== shown) {
-        shown = this.current;
+      if (!state && this.shown !== shown) {
+        shown = this.shown;
         state = await this.snapshot(shown);
       }
       // The view may have moved on while this was built; the newer snapshot follows.
-      if (!state || shown !== this.current || !this.link.port?.isLive()) return;
+      if (!state || shown !== this.shown || !this.link.port?.isLive()) return;
       // From here to the post nothing awaits: the streaming answer's text and the lengths the next
       // delta starts from are taken together.
       const session = this.sessions.get(shown.key);
@@ -193,8 +186,9 @@ export class ChatController implements vscode.Disposable {
     }
   }
 
+  /** A message from the view (checked against the protocol by the view's provider). */
   handle(msg: WebviewMessage): Promise<void> {
-    return routeViewMessage(this, this.actions, msg);
+    return routeViewMessage(this, msg);
   }
 
   /**
@@ -202,13 +196,13 @@ export class ChatController implements vscode.Disposable {
    * answer; resolves when it has ended.
    */
   async send(text: string, options: { system?: string } = {}): Promise<StoredMessage | undefined> {
-    const target = this.current;
-    const attachments = this.tray.itemsFor(target.key);
+    const target = this.shown;
+    const attachments = this.tray.itemsFor(target);
     try {
       return (
         await this.answers.send(
           text,
-          { ...options, attachments, onAccepted: () => this.tray.drop(target.key, attachments) },
+          { ...options, attachments, onAccepted: () => this.tray.drop(target, attachments) },
           target,
         )
       )?.answer;
@@ -218,35 +212,6 @@ export class ChatController implements vscode.Disposable {
         return undefined;
       }
       throw err;
-    }
-  }
-
-  /**
-   * A send from the view into the conversation it names. The view is told as soon as the question
-   * is stored (it may forget the text) or that it was refused (it puts the text back), and why.
-   */
-  async sendFromView(key: string, text: string, sendId: string): Promise<void> {
-    let accepted = false;
-    const reply = (ok: boolean): void => this.link.port?.post({ type: 'sendResult', sendId, accepted: ok });
-    try {
-      const target = this.targetNow(key);
-      if (!target)
-        throw new GatewayError(
-          'badRequest',
-          vscode.l10n.t('That new chat is no longer open; your message was put back in the message box.'),
-        );
-      const attachments = this.tray.itemsFor(target.key);
-      const onAccepted = (): void => {
-        accepted = true;
-        this.tray.drop(target.key, attachments);
-        reply(true);
-      };
-      await this.answers.send(text, { attachments, onAccepted }, target);
-      if (!accepted) reply(false);
-    } catch (err) {
-      if (accepted) throw err;
-      reply(false);
-      await this.refused(err);
     }
   }
 
@@ -263,22 +228,22 @@ export class ChatController implements vscode.Disposable {
 
   /** Retries the last answer of the conversation named (by default the one shown). */
   async regenerate(messageId: string, key?: string): Promise<StoredMessage | undefined> {
-    const target = await this.target(key);
+    const target = await this.conversations.target(key);
     return target ? this.answers.regenerate(target, messageId) : undefined;
   }
 
   /** Continue the last answer, cut at the max tokens limit, in the same message. */
   async continueAnswer(messageId: string, key?: string): Promise<StoredMessage | undefined> {
-    const target = await this.target(key);
+    const target = await this.conversations.target(key);
     return target ? this.answers.continueAnswer(target, messageId) : undefined;
   }
 
   /** Edit & Resend; an edit that is not stored (refused, or its write failed) goes back into the message box. */
   async editLast(text: string, messageId: string, key?: string): Promise<StoredMessage | undefined> {
     let answer: StoredMessage | undefined;
-    const conversationId = key ?? this.current.key;
+    const conversationId = key ?? this.shown.key;
     try {
-      const target = await this.target(key);
+      const target = await this.conversations.target(key);
       answer = target ? await this.answers.editLast(target, text, messageId) : undefined;
       return answer;
     } finally {
@@ -288,7 +253,7 @@ export class ChatController implements vscode.Disposable {
 
   /** Stops the answer being written in the conversation named (by default the one shown), and only that one. */
   stop(key?: string): void {
-    const target = key === undefined ? this.current : this.targetNow(key);
+    const target = key === undefined ? this.shown : this.conversations.targetNow(key);
     if (target) this.sessions.get(target.key)?.abort.abort();
   }
 
@@ -307,7 +272,7 @@ export class ChatController implements vscode.Disposable {
   ): Promise<AttachImagesResult> {
     await this.ensureLoaded();
     // One conversation from here on, whatever the view shows while this awaits.
-    let target = this.current;
+    let target = this.shown;
     if (options.conversationId) target = await this.switchTo(options.conversationId);
     if (options.model) await this.selectModel(options.model, target);
     return this.tray.attachImages(uris, { switchModel: options.switchModel }, target);
@@ -315,7 +280,7 @@ export class ChatController implements vscode.Disposable {
 
   /** Adds text produced elsewhere (e.g. a parsed document) as context for the next message. */
   addContext(label: string, text: string): Promise<void> {
-    return this.tray.addContext(this.current, label, text);
+    return this.tray.addContext(this.shown, label, text);
   }
 
   /** Puts the cursor in the view's message box (after attaching, the question is typed next). */
@@ -327,13 +292,13 @@ export class ChatController implements vscode.Disposable {
   /** A new, empty chat in the view; an answer still being written goes on in its own conversation. */
   async newConversation(): Promise<void> {
     await this.ensureLoaded();
-    this.show(draft());
+    this.conversations.show(draft());
     await this.sendSnapshot();
     this.link.port?.post({ type: 'focusInput' });
   }
 
   exportMarkdown(id?: string, to?: vscode.Uri): Promise<{ uri: vscode.Uri; markdown: string } | undefined> {
-    return this.actions.exportMarkdown(id ?? this.current.id, to);
+    return this.actions.exportMarkdown(id ?? this.shown.id, to);
   }
 
   /** Shows a stored conversation (and returns it); an answer being written elsewhere keeps going in its own conversation. */
@@ -341,64 +306,19 @@ export class ChatController implements vscode.Disposable {
     await this.ensureLoaded();
     const page = await this.store.open(id, { limit: 0 });
     if (!page) throw new GatewayError('badRequest', vscode.l10n.t('The conversation {0} no longer exists.', id));
-    const shown: Shown = { key: id, id, meta: page.meta };
-    this.show(shown);
+    const shown = this.conversations.show({ key: id, id, meta: page.meta });
     await this.sendSnapshot();
     return shown;
   }
 
-  /** The view now shows `next`; the window of messages starts small again. */
+  /** The view now shows `next` (the chat's first load shows the latest conversation). */
   show(next: Shown): void {
-    if (next.key.startsWith(DRAFT_PREFIX)) {
-      this.drafts.set(next.key, next);
-      // A few are enough: an intent is about a chat the view showed a moment ago.
-      for (const key of [...this.drafts.keys()].slice(0, Math.max(0, this.drafts.size - RECENT_DRAFTS)))
-        this.drafts.delete(key);
-    }
-    this.current = next;
-    this.window = SNAPSHOT_WINDOW;
-    this.link.needsSnapshot = true;
-  }
-
-  /**
-   * The conversation an intent of the view names (a snapshot's `key`), without awaiting anything:
-   * the one shown, a new chat shown lately (stored since or not), or a stored conversation by id
-   * (its metadata is read when it is used). Undefined: a new chat the view no longer knows.
-   */
-  targetNow(key: string): Shown | undefined {
-    if (key === this.current.key) return this.current;
-    const known = this.drafts.get(key);
-    if (known) return known;
-    if (key.startsWith(DRAFT_PREFIX)) return undefined;
-    return { key, id: key, meta: { id: key } };
-  }
-
-  /** As targetNow, with a stored conversation's metadata read; undefined when it is gone too. */
-  async target(key: string | undefined): Promise<Shown | undefined> {
-    const shown = key === undefined ? this.current : this.targetNow(key);
-    if (!shown?.id || shown === this.current) return shown;
-    const page = await this.store.open(shown.id, { limit: 0 });
-    if (!page) return undefined;
-    shown.meta = page.meta;
-    return shown;
+    this.conversations.show(next);
   }
 
   /** The conversation was deleted: if the view shows it, it shows a new chat instead. */
   forget(id: string): void {
-    if (this.current.id === id) this.show(draft());
-  }
-
-  /** More of the conversation shown; ignored when the view asked while it showed another one. */
-  loadOlder(key: string): Promise<void> {
-    if (key !== this.current.key) return this.sendSnapshot();
-    this.window += SNAPSHOT_WINDOW;
-    return this.sendSnapshot();
-  }
-
-  removeAttachment(key: string, id: string): Promise<void> {
-    const target = this.targetNow(key);
-    if (target) this.tray.remove(target.key, id);
-    return this.sendSnapshot();
+    this.conversations.forget(id);
   }
 
   /** Stops every answer (each still stores what it had) and the watching of the store. */
@@ -413,7 +333,7 @@ export class ChatController implements vscode.Disposable {
     return toView(m, (image) => this.imageSrc(image));
   }
 
-  private imageSrc(image: ImageRef): string | undefined {
+  imageSrc(image: ImageRef): string | undefined {
     try {
       return this.link.port?.resourceUri?.(vscode.Uri.file(this.store.images.file(image)));
     } catch {
@@ -428,15 +348,13 @@ export class ChatController implements vscode.Disposable {
       store: this.store,
       sessions: this.sessions,
       models: this.models,
-      attachments: () => this.tray.itemsFor(shown.key),
+      attachments: () => this.tray.itemsFor(shown),
       messageView: (m: StoredMessage) => this.messageView(m),
       imageSrc: (image: ImageRef) => this.imageSrc(image),
       // Deleted or set aside (by this window or another): the view shows a new chat.
-      onGone: (gone: Shown) => {
-        if (this.current === gone) this.show(draft());
-      },
+      onGone: (gone: Shown) => this.conversations.forget(gone),
     };
-    return buildSnapshot(sources, shown, this.window);
+    return buildSnapshot(sources, shown, this.conversations.window);
   }
 
   chatModels(): ModelInfo[] {
@@ -444,13 +362,13 @@ export class ChatController implements vscode.Disposable {
   }
 
   selectedModel(): ModelInfo | undefined {
-    return this.models.modelFor(this.current.meta);
+    return this.models.modelFor(this.shown.meta);
   }
 
   /** The user (or, with `switched`, the chat itself, saying why) picks the model of `target`. */
   selectModel(
     id: string,
-    target: Shown = this.current,
+    target: Shown = this.shown,
     switched?: { from: string; reason: ModelChangeReason },
   ): Promise<void> {
     return this.models.select(id, target, switched);
@@ -459,21 +377,6 @@ export class ChatController implements vscode.Disposable {
   /** Changes the shown conversation's model, protocol or search switch (a new chat keeps them until its first send). */
   updateConversation(patch: ConversationPatch, quiet = false, target?: Shown): Promise<void> {
     return this.models.update(patch, quiet, target);
-  }
-
-  async openImage(key: string, id: string): Promise<void> {
-    const target = this.targetNow(key);
-    if (!target) return;
-    const page = target.id
-      ? await this.store.open(target.id, { limit: key === this.current.key ? this.window : Number.POSITIVE_INFINITY })
-      : undefined;
-    const ref =
-      page?.messages.flatMap((m) => m.images ?? []).find((i) => i.id === id) ??
-      this.tray.itemsFor(target.key).find((a) => a.image?.id === id)?.image;
-    if (!ref) return;
-    await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(this.store.images.file(ref)), {
-      preview: true,
-    });
   }
 
   refreshView(): void {

@@ -3,11 +3,23 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { toMarkdown } from '../../core/chat/conversationForms';
 import { markdownFileName } from '../tools/results';
-import type { ChatController } from './chatController';
+import type { ConversationClaims } from '../../core/chat/store/claims';
+import type { ModelChoice } from './modelChoice';
+import type { ChatBase } from './sessions';
+
+/** What the actions need from the chat controller. */
+export interface ActionsHost extends ChatBase {
+  readonly models: Pick<ModelChoice, 'writeMeta'>;
+  readonly claims: Pick<ConversationClaims, 'forget'>;
+  ensureLoaded(): Promise<void>;
+  sendSnapshot(): Promise<void>;
+  /** The conversation was deleted: a view showing it shows a new chat instead. */
+  forget(id: string): void;
+}
 
 /** Rename, delete and export: actions on a conversation named by id, whichever one the view shows. */
 export class ConversationActions {
-  constructor(private readonly chat: ChatController) {}
+  constructor(private readonly chat: ActionsHost) {}
 
   async rename(id: string): Promise<void> {
     const page = await this.chat.store.open(id, { limit: 0 });

@@ -19,6 +19,7 @@ import type { ConversationMeta } from '../../core/chat/store/core';
 import type { StoredMessage } from '../../core/chat/store/log';
 import { GatewayError } from '../../core/errors';
 import type { Services } from '../services';
+import type { PendingAttachment } from './attachments';
 
 /** A send that went through: where it went and what was asked and answered. */
 export interface Sent {
@@ -167,7 +168,11 @@ export class ChatSessions {
 /** Keys of chats that exist only in the view so far (nothing stored until the first send). */
 export const DRAFT_PREFIX = 'draft:';
 
-/** The conversation the view shows: a stored one (`id`), or a new chat not stored until its first send. */
+/**
+ * A conversation the view shows or an intent names: a stored one (`id`), or a new chat not stored
+ * until its first send. There is one object per conversation (shownConversations.ts hands them out),
+ * so what it holds (its metadata, a new chat's notices, its tray) is found by whoever names it.
+ */
 export interface Shown {
   /** The key its answer session is claimed under: the id, or a draft key. */
   key: string;
@@ -176,6 +181,8 @@ export interface Shown {
   meta: Partial<ConversationMeta>;
   /** Notices recorded in a new chat before its first send; stored first when it is created. */
   notices?: StoredMessage[];
+  /** What waits to go with its next message (attachmentTray.ts); it stays with the conversation when a new chat is stored. */
+  tray?: PendingAttachment[];
 }
 
 /** What every part of the chat host reads from the controller (each part's host interface extends it). */

@@ -7,10 +7,10 @@ import * as l10n from '@vscode/l10n';
 import type { ConversationStore } from '../../core/chat/conversationStore';
 import type { StoredMessage } from '../../core/chat/store/log';
 import type { ChatEvent, Usage } from '../../core/chat/events';
-import { failureRecord } from '../../core/chat/failures';
 import { GatewayError } from '../../core/errors';
 import type { Citation } from '../../shared/protocol';
 import { gone, type AnswerSession, type ChatSessions } from './sessions';
+import { failureRecord } from '../../core/chat/failures';
 
 /** About one animation frame: deltas are coalesced into at most one view update per interval. */
 export const FLUSH_MS = 16;
@@ -39,7 +39,6 @@ export interface AnswerDeps {
  * Runs the stream to its end (done, error, or the session's abort) and returns the final message,
  * stored with `update` (which writes nothing if the conversation was deleted meanwhile).
  */
-// eslint-disable-next-line max-lines-per-function -- over the limit when it came in; to be split (issue 32)
 export async function streamAnswer(
   session: AnswerSession,
   conversationId: string,
@@ -48,91 +47,22 @@ export async function streamAnswer(
 ): Promise<StoredMessage> {
   const message = session.message;
   if (!message) throw new GatewayError('badRequest', l10n.t('An answer was streamed before its message was stored.'));
-  let chain: Promise<unknown> = Promise.resolve();
-  /**
-   * Whether a checkpoint failed since the message was last stored whole: the store then refuses
-   * pieces (a piece after a missing one would join around the hole), so the next checkpoint writes
-   * the whole message with `update`.
-   */
-  let behind = false;
-  let told = false;
-  const save = async (): Promise<void> => {
-    // What is saved is measured when the write runs: the text up to here, from the last SAVED point.
-    const text = message.text.length;
-    const reasoning = (message.reasoning ?? '').length;
-    let failure: string | undefined;
-    try {
-      const saved = behind
-        ? await deps.sessions.track(
-            conversationId,
-            deps.store.update(conversationId, { ...message, status: 'streaming' }),
-          )
-        : await deps.sessions.track(
-            conversationId,
-            deps.store.checkpoint(conversationId, message.id, {
-              text: message.text.slice(session.savedText, text),
-              reasoning: (message.reasoning ?? '').slice(session.savedReasoning, reasoning),
-            }),
-          );
-      if (!saved) {
-        // The conversation is gone, or no longer holds this answer (replaced): nothing more of it can
-        // be kept, so the stream stops at once rather than running on (and being billed) to its end.
-        session.abort.abort();
-        failure = gone().message;
-      }
-    } catch (err) {
-      failure = err instanceof Error ? err.message : String(err);
-    }
-    if (failure === undefined) {
-      session.savedText = text;
-      session.savedReasoning = reasoning;
-      behind = false;
-      return;
-    }
-    behind = true;
-    if (!told) {
-      told = true;
-      deps.onCheckpointFailed(failure);
-    }
-  };
-  const checkpoint = (): void => {
-    session.lastCheckpoint = Date.now();
-    // Chained so the pieces reach the log in order; the final update writes the whole message.
-    chain = chain.then(save);
-  };
+  const saver = new Checkpoints(session, conversationId, message, deps);
   const heartbeat = setInterval(() => {
-    if (Date.now() - session.lastCheckpoint >= HEARTBEAT_MS) checkpoint();
+    if (Date.now() - session.lastCheckpoint >= HEARTBEAT_MS) saver.checkpoint();
   }, HEARTBEAT_MS);
   const schedule = (): void => {
     if (session.flushTimer) return;
     session.flushTimer = setTimeout(() => {
       session.flushTimer = undefined;
       deps.onProgress(session);
-      if (Date.now() - session.lastCheckpoint >= CHECKPOINT_EVERY_MS) checkpoint();
+      if (Date.now() - session.lastCheckpoint >= CHECKPOINT_EVERY_MS) saver.checkpoint();
     }, FLUSH_MS);
   };
   const sources: string[] = [];
   try {
     for await (const batch of events) {
-      for (const e of batch) {
-        if (e.type === 'textDelta') message.text += e.text;
-        else if (e.type === 'reasoningDelta') message.reasoning = (message.reasoning ?? '') + e.text;
-        else if (e.type === 'citation') addCitation(message, { url: e.url, ...(e.title ? { title: e.title } : {}) });
-        else if (e.type === 'webSearch') {
-          if (e.queries.length) message.searches = [...(message.searches ?? []), ...e.queries];
-          sources.push(...e.sources);
-        } else if (e.type === 'usage') message.usage = deps.usageBefore ? addUsage(deps.usageBefore, e.usage) : e.usage;
-        else if (e.type === 'done') {
-          message.status = 'done';
-          message.finishReason = e.finishReason;
-        } else if (e.type === 'error') {
-          // An abort of ours (Stop, the conversation deleted elsewhere) may reach the stream as a cut
-          // connection rather than a cancellation, depending on where the body was: it is a stop.
-          const stopped = e.error.kind === 'cancelled' || session.abort.signal.aborted;
-          message.status = stopped ? 'stopped' : 'cut';
-          if (!stopped) message.error = failureRecord(e.error);
-        }
-      }
+      for (const e of batch) applyEvent(message, e, { session, sources, usageBefore: deps.usageBefore });
       schedule();
     }
   } catch (err) {
@@ -150,14 +80,118 @@ export async function streamAnswer(
   for (const url of sources) addCitation(message, { url });
   if (message.status === 'streaming') message.status = session.abort.signal.aborted ? 'stopped' : 'cut';
   if (!message.reasoning) delete message.reasoning;
-  await chain;
-  // The final state is the one write that must not fail unseen: the view shows the answer as done.
+  await saver.written();
+  return saveFinal(conversationId, message, deps);
+}
+
+/** Applies one event to the answer being written; the sources a search read are gathered in `sources`. */
+function applyEvent(
+  message: StoredMessage,
+  e: ChatEvent,
+  at: { session: AnswerSession; sources: string[]; usageBefore: Usage | undefined },
+): void {
+  if (e.type === 'textDelta') message.text += e.text;
+  else if (e.type === 'reasoningDelta') message.reasoning = (message.reasoning ?? '') + e.text;
+  else if (e.type === 'citation') addCitation(message, { url: e.url, ...(e.title ? { title: e.title } : {}) });
+  else if (e.type === 'webSearch') {
+    if (e.queries.length) message.searches = [...(message.searches ?? []), ...e.queries];
+    at.sources.push(...e.sources);
+  } else if (e.type === 'usage') message.usage = at.usageBefore ? addUsage(at.usageBefore, e.usage) : e.usage;
+  else if (e.type === 'done') {
+    message.status = 'done';
+    message.finishReason = e.finishReason;
+  } else if (e.type === 'error') {
+    // An abort of ours (Stop, the conversation deleted elsewhere) may reach the stream as a cut
+    // connection rather than a cancellation, depending on where the body was: it is a stop.
+    const stopped = e.error.kind === 'cancelled' || at.session.abort.signal.aborted;
+    message.status = stopped ? 'stopped' : 'cut';
+    if (!stopped) message.error = failureRecord(e.error);
+  }
+}
+
+/** The final state: the one write that must not fail unseen (the view shows the answer as done). */
+async function saveFinal(conversationId: string, message: StoredMessage, deps: AnswerDeps): Promise<StoredMessage> {
   const saved = await deps.sessions
     .track(conversationId, deps.store.update(conversationId, message))
     .catch((err: unknown) => err);
   if (saved !== true)
     deps.onUnsaved(saved === false ? gone().message : saved instanceof Error ? saved.message : String(saved));
   return message;
+}
+
+/**
+ * The answer's checkpoints while it streams: each stores the text since the last one stored, in
+ * order. After a failed one the store refuses pieces (a piece after a missing one would join
+ * around the hole), so the next writes the whole message with `update`.
+ */
+class Checkpoints {
+  private chain: Promise<unknown> = Promise.resolve();
+  /** Whether a checkpoint failed since the message was last stored whole. */
+  private behind = false;
+  private told = false;
+
+  constructor(
+    private readonly session: AnswerSession,
+    private readonly conversationId: string,
+    private readonly message: StoredMessage,
+    private readonly deps: AnswerDeps,
+  ) {}
+
+  checkpoint(): void {
+    this.session.lastCheckpoint = Date.now();
+    // Chained so the pieces reach the log in order; the final update writes the whole message.
+    this.chain = this.chain.then(() => this.save());
+  }
+
+  /** Resolves when every checkpoint asked for is written (or has failed). */
+  written(): Promise<unknown> {
+    return this.chain;
+  }
+
+  private async save(): Promise<void> {
+    const { session, message } = this;
+    // What is saved is measured when the write runs: the text up to here, from the last SAVED point.
+    const text = message.text.length;
+    const reasoning = (message.reasoning ?? '').length;
+    const failure = await this.write(text, reasoning);
+    if (failure === undefined) {
+      session.savedText = text;
+      session.savedReasoning = reasoning;
+      this.behind = false;
+      return;
+    }
+    this.behind = true;
+    if (!this.told) {
+      this.told = true;
+      this.deps.onCheckpointFailed(failure);
+    }
+  }
+
+  /** Writes the checkpoint up to `text` / `reasoning` characters; the reason when it failed. */
+  private async write(text: number, reasoning: number): Promise<string | undefined> {
+    const { session, message, conversationId, deps } = this;
+    try {
+      const saved = this.behind
+        ? await deps.sessions.track(
+            conversationId,
+            deps.store.update(conversationId, { ...message, status: 'streaming' }),
+          )
+        : await deps.sessions.track(
+            conversationId,
+            deps.store.checkpoint(conversationId, message.id, {
+              text: message.text.slice(session.savedText, text),
+              reasoning: (message.reasoning ?? '').slice(session.savedReasoning, reasoning),
+            }),
+          );
+      if (saved) return undefined;
+      // The conversation is gone, or no longer holds this answer (replaced): nothing more of it can
+      // be kept, so the stream stops at once rather than running on (and being billed) to its end.
+      session.abort.abort();
+      return gone().message;
+    } catch (err) {
+      return err instanceof Error ? err.message : String(err);
+    }
+  }
 }
 
 /** Two usages added field by field; a field neither has stays absent. */

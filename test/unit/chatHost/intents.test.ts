@@ -103,6 +103,26 @@ describe('Chat: intents name their conversation; sends are acknowledged', functi
     assert.equal((await w.store.load(id))?.messages.at(-2)?.text, 'named by the old key');
   });
 
+  it('a conversation is one object whoever names it (its draft key, its id, a switch to it), and its tray goes with it', async () => {
+    const key = w.chat.shown.key;
+    const first = w.chat.shown;
+    await w.chat.addContext('notes.md', 'for this chat');
+    const sending = w.chat.handle({ type: 'send', conversationId: key, text: `${SLOW} first`, sendId: 's1' });
+    await until(() => results().length === 1, 'the send was acknowledged');
+    await w.chat.addContext('more.md', 'attached while it answers');
+    const id = w.chat.currentConversationId as string;
+    await w.chat.newConversation();
+    assert.equal(w.chat.conversations.targetNow(key), first, 'named by the key the view knew');
+    assert.equal(w.chat.conversations.targetNow(id), first, 'named by its id');
+    assert.equal(await w.chat.switchTo(id), first, 'shown again');
+    assert.deepEqual(
+      w.chat.tray.itemsFor(first).map((a) => a.label),
+      ['more.md'],
+      'what was attached while it answered waits for its next message',
+    );
+    await sending;
+  });
+
   it("a scripted ask leaves the user's attachments for the user's next message", async () => {
     await w.chat.addContext('notes.md', 'the user attached this');
     const result = await w.chat.ask({ prompt: 'scripted' });
@@ -110,13 +130,13 @@ describe('Chat: intents name their conversation; sends are acknowledged', functi
     assert.equal(question?.text, 'scripted');
     assert.equal(question?.context, undefined, 'the scripted question took nothing the user attached');
     assert.deepEqual(
-      w.chat.tray.itemsFor(w.chat.shown.key).map((a) => a.label),
+      w.chat.tray.itemsFor(w.chat.shown).map((a) => a.label),
       ['notes.md'],
     );
     await w.chat.send('now the user');
     const mine = (await w.store.load(result.conversationId))?.messages.at(-2);
     assert.equal(mine?.context, 'the user attached this');
-    assert.deepEqual(w.chat.tray.itemsFor(w.chat.shown.key), []);
+    assert.deepEqual(w.chat.tray.itemsFor(w.chat.shown), []);
   });
 
   it('a scripted ask with withAttachments sends what the user attached, as Send would, and they wait no more', async () => {
@@ -124,6 +144,6 @@ describe('Chat: intents name their conversation; sends are acknowledged', functi
     const result = await w.chat.ask({ prompt: 'scripted, with them', withAttachments: true });
     const question = (await w.store.load(result.conversationId))?.messages[0];
     assert.equal(question?.context, 'the user attached this');
-    assert.deepEqual(w.chat.tray.itemsFor(w.chat.shown.key), []);
+    assert.deepEqual(w.chat.tray.itemsFor(w.chat.shown), []);
   });
 });

@@ -75,8 +75,12 @@ describe('Chat: two windows, random interleavings', function () {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 12 }), async (steps) => {
         const dir = mkdtempSync(path.join(os.tmpdir(), `mg-chat-interleave-${run++}-`));
+        // Claims expire far later than any stall of a busy machine: a claim seen unrefreshed for the
+        // expiry is free to take (store/claims.ts), and the window holding it stops only at its next
+        // heartbeat, so with a 1 s expiry a stalled heartbeat let the other window start an answer
+        // while the first still streamed. Taking over a stale claim is the windows test's business.
         const windows = [0, 1].map(() =>
-          openWindow(dir, double.gw.url, double.http, { heartbeatMs: 100, expiryMs: 1000 }),
+          openWindow(dir, double.gw.url, double.http, { heartbeatMs: 100, expiryMs: 120_000 }),
         );
         const record: Record = { stored: new Map(), replaced: new Set(), deleted: new Set(), doubleStreams: [] };
         for (const w of windows) watch(w, windows, record);

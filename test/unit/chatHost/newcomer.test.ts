@@ -16,6 +16,7 @@ import { openWindow, type TestWindow } from './windows';
 import { chatWithModel } from '../../../src/host/commands/modelActions';
 import type { CommandContext } from '../../../src/host/commands/types';
 import { openExternalLink } from '../../../src/host/links';
+import { shownTitle } from '../../../src/host/chat/snapshot';
 
 describe('Chat for a newcomer (host)', function () {
   this.timeout(60_000);
@@ -145,6 +146,16 @@ describe('Chat for a newcomer (host)', function () {
     const edited = (await w.store.load(id))?.messages[0];
     await w.chat.editLast('Explain the filter function', edited?.id as string, id);
     assert.equal((await w.store.open(id, { limit: 0 }))?.meta.title, 'My own title');
+  });
+
+  it('after Edit & Resend of the first question the view has been told the new title, not only the store', async () => {
+    await w.chat.send('Explain the sort function');
+    const id = w.chat.currentConversationId as string;
+    const question = (await w.store.load(id))?.messages[0];
+    await w.chat.editLast('Explain the map function', question?.id as string, id);
+    // The store's watch is quiet for the shown conversation while its answer runs: the title
+    // reaches the view with the answer's own snapshot, before the answer ends.
+    assert.equal(shownTitle(lastSnapshot()), 'Explain the map function');
   });
 
   it('Export asks where to save, offering a file named after the title, writes it there and opens it', async () => {
