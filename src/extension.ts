@@ -1,7 +1,6 @@
 import * as l10n from '@vscode/l10n';
 import * as vscode from 'vscode';
 import { hasUnfinishedVideoTasks, MEDIA_PANEL_VIEW_TYPE, RESUME_DELAY_MS } from './host/media/studioStart';
-import { dropGlobalRemoteImageFlag } from './host/chat/remoteImages';
 import { CompletionSwitch, registerCompletionForwarder } from './host/completion/switch';
 import type { Features, Shell } from './host/features';
 import { providerRegistration, VENDOR, type LanguageModelChatProvider } from './host/lm/lmApi';
@@ -137,4 +136,9 @@ function providerForwarder(
       provideTokenCount: (model, text, token) => provider().provideTokenCount(model, text, token),
     }),
   ];
+}
+
+/** The old switch that let every https image in; per-host consent replaces it and it is dropped. */
+async function dropGlobalRemoteImageFlag(state: vscode.Memento): Promise<void> {
+  if (state.get('chat.allowRemoteImages') !== undefined) await state.update('chat.allowRemoteImages', undefined);
 }

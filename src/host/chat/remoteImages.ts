@@ -125,8 +125,3 @@ async function confirmImageHost(host: string): Promise<boolean> {
   );
   return choice === load;
 }
-
-/** The old switch that let every https image in; per-host consent replaces it and it is dropped. */
-export async function dropGlobalRemoteImageFlag(state: vscode.Memento): Promise<void> {
-  if (state.get('chat.allowRemoteImages') !== undefined) await state.update('chat.allowRemoteImages', undefined);
-}
