@@ -11,7 +11,6 @@
  */
 import { offeredProtocols } from '../../core/chat/capabilities';
 import { randomUUID } from 'node:crypto';
-import * as l10n from '@vscode/l10n';
 import type { ConversationMeta } from '../../core/chat/store/core';
 import type { StoredMessage } from '../../core/chat/store/log';
 import { GatewayError } from '../../core/errors';
@@ -19,6 +18,7 @@ import type { ChatProtocol, ModelInfo } from '../../core/models/types';
 import type { ModelChangeReason } from '../../shared/protocol';
 import { modelGoneSendNote } from '../../shared/notices';
 import type { ChatBase, Shown } from './sessions';
+import { words } from '../../shared/words';
 
 /** What model choice needs from the chat controller. */
 export interface ModelChoiceHost extends ChatBase {
@@ -96,19 +96,16 @@ export class ModelChoice {
    */
   async blocker(model: ModelInfo | undefined, meta: Partial<ConversationMeta> = {}): Promise<GatewayError | undefined> {
     if (!this.host.services.settings().baseUrl.trim())
-      return new GatewayError(
-        'badRequest',
-        l10n.t('No gateway base address is set. Set "modelGateway.baseUrl" first.'),
-      );
+      return new GatewayError('badRequest', words('No gateway base address is set. Set "modelGateway.baseUrl" first.'));
     // Without a key there are no models to blame either: say what is missing.
     if (!(await this.host.services.keys.has()))
-      return new GatewayError('auth', l10n.t('No API key is set. Set your API key to start chatting.'));
+      return new GatewayError('auth', words('No API key is set. Set your API key to start chatting.'));
     const gone = this.goneModel(meta);
     if (gone) return new GatewayError('modelUnavailable', modelGoneSendNote(gone));
     if (!model)
       return new GatewayError(
         'modelUnavailable',
-        l10n.t('No chat model is available to this key. Refresh the models or check the key.'),
+        words('No chat model is available to this key. Refresh the models or check the key.'),
       );
     return undefined;
   }
@@ -121,10 +118,7 @@ export class ModelChoice {
     await this.host.ensureLoaded();
     const model = this.chatModels().find((m) => m.id === id);
     if (!model)
-      throw new GatewayError(
-        'modelUnavailable',
-        l10n.t('The model {0} is not a chat model available to this key.', id),
-      );
+      throw new GatewayError('modelUnavailable', words('The model {0} is not a chat model available to this key.', id));
     const gone = this.goneModel(target.meta);
     // The model that answered so far (a stored conversation's): a change of it is said in the conversation.
     const before = target.id && !gone ? this.modelFor(target.meta)?.id : undefined;

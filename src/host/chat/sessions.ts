@@ -20,6 +20,7 @@ import type { StoredMessage } from '../../core/chat/store/log';
 import { GatewayError } from '../../core/errors';
 import type { Services } from '../services';
 import type { PendingAttachment } from './attachments';
+import { words } from '../../shared/words';
 
 /** A send that went through: where it went and what was asked and answered. */
 export interface Sent {
@@ -201,5 +202,5 @@ export function draft(): Shown {
 
 /** A write into a conversation that was deleted meanwhile was refused. */
 export function gone(): GatewayError {
-  return new GatewayError('badRequest', l10n.t('The conversation was deleted; nothing more is written to it.'));
+  return new GatewayError('badRequest', words('The conversation was deleted; nothing more is written to it.'));
 }
