@@ -446,6 +446,10 @@ describe('Document and web tools in a real extension host', function () {
     const meta = [first.site, first.date].filter(Boolean).join(', ');
     assert.equal(result.inserted, `[${first.title}](${first.url})${meta ? ` (${meta})` : ''}`);
     assert.equal(doc.getText(), `Source: ${result.inserted}`);
+    // The scratch document goes unsaved: a dirty untitled buffer left behind would outlive the tests
+    // after this one (VS Code keeps it through closeAllEditors) and be counted as theirs.
+    await vscode.window.showTextDocument(doc);
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
   });
 
   it('reads a web page with the first provider (reader) as Markdown', async () => {
