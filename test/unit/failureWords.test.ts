@@ -11,10 +11,12 @@ import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
 import { toMarkdown, toView } from '../../src/core/chat/conversationForms';
 import { ConversationStore } from '../../src/core/chat/conversationStore';
-import { failureRecord } from '../../src/core/chat/failures';
+import { failureRecord, failureText } from '../../src/core/chat/failures';
 import type { StoredMessage } from '../../src/core/chat/store/log';
 import { errorFromStreamPayload } from '../../src/core/errorBody';
 import { GatewayError } from '../../src/core/errors';
+import * as T from '../../src/core/media/videoTaskStates';
+import { words } from '../../src/shared/words';
 
 const zh = JSON.parse(readFileSync('l10n/bundle.l10n.zh-cn.json', 'utf8')) as Record<string, string>;
 
@@ -102,5 +104,38 @@ describe('a failed answer in the language it is shown in', () => {
       message: 'as it came',
       requestId: 'r1',
     });
+  });
+
+  it('keeps a failed video task in its words: its status line and paragraph follow the language of the day', () => {
+    const policy = { baseMs: 1000, maxMs: 10_000, maxPollMs: 0, maxErrors: 3 };
+    const params = { model: 'video-model', prompt: 'a cat', size: '1280x720', duration: 5, outputDir: '/out' };
+    const running = T.accepted(T.createTask(params, 'local-1', 1), 'task_1', 1, policy);
+    const failed = T.observed(running, { status: 'FAILURE', rawStatus: 'FAILURE' }, 2, policy);
+    const refused = T.submitFailed(
+      T.createTask(params, 'local-2', 1),
+      new GatewayError('badRequest', words('The model {0} is not a chat model available to this key.', 'x')),
+      2,
+    );
+    assert.match(T.describeTask(failed), /^Failed: no reason given$/);
+    // Stored and read back as any window reads the task list.
+    const [kept, keptRefusal] = T.storedTasksSchema.parse(JSON.parse(JSON.stringify([failed, refused])));
+    assert.ok(kept?.error && keptRefusal?.error);
+    l10n.config({ contents: zh });
+    assert.equal(T.describeTask(kept), `${zh['Failed: {0}']?.replace('{0}', zh['no reason given'] ?? '')}`);
+    assert.equal(
+      failureText(kept.error),
+      (
+        zh['{0} It was not resubmitted; change the prompt or parameters and submit again if you want another try.'] ??
+        ''
+      ).replace('{0}', zh['The gateway reports the task as failed without a reason.'] ?? ''),
+    );
+    assert.equal(
+      failureText(keptRefusal.error),
+      zh['The model {0} is not a chat model available to this key.']?.replace('{0}', 'x'),
+    );
+    // A task an older version stored (no words) shows what it kept.
+    const { words: _w, reasonWords: _r, ...older } = kept.error;
+    assert.equal(failureText({ ...older }), kept.error.message);
+    assert.match(T.describeTask({ ...kept, error: older }), /no reason given/);
   });
 });

@@ -2,6 +2,7 @@ import * as l10n from '@vscode/l10n';
 import * as z from 'zod/mini';
 import type { GatewayError } from '../errors';
 import { formatNumber } from '../../shared/format';
+import { say, words, wordsSchema, type Said, type Words } from '../../shared/words';
 import { TASK_PHASES, taskIdentityShape } from '../../shared/mediaProtocol';
 import { type VideoParams } from './video';
 import { REMOTE_STATUSES, type VideoStatus } from './videoStatus';
@@ -49,6 +50,13 @@ const taskSchema = z.object({
       requestId: z.optional(z.string()),
       /** The short reason a status line shows ("Failed: <reason>"); older stored tasks have none. */ reason:
         z.optional(z.string()),
+      /**
+       * What `message` and `reason` were worded from (absent in tasks older versions stored), so that a
+       * failure is worded again in the display language of the day it is shown; words of a shape this
+       * version does not know read as absent.
+       */
+      words: z.optional(z.catch(z.optional(wordsSchema), undefined)),
+      reasonWords: z.optional(z.catch(z.optional(wordsSchema), undefined)),
     }),
   ),
   stoppedBy: z.optional(z.enum(['user', 'limit', 'errors'])),
@@ -131,7 +139,13 @@ export function accepted(task: VideoTask, taskId: string, now: number, policy: P
 }
 
 export function submitFailed(task: VideoTask, error: GatewayError, now: number): VideoTask {
-  return fail(task, 'submit', error, now);
+  const { kind, requestId } = error;
+  return fail(
+    task,
+    'submit',
+    { kind, message: error.words ?? error.message, ...(requestId ? { requestId } : {}) },
+    now,
+  );
 }
 
 /** A query answered: move on according to `data.status`. */
@@ -154,10 +168,10 @@ export function observed(task: VideoTask, s: VideoStatus, now: number, policy: P
         'task',
         {
           kind: 'protocol',
-          message: l10n.t(
+          message: words(
             'The gateway reports the task as SUCCESS but sent no video link (data.data.output.video_url, data.result_url, data.url or metadata.url).',
           ),
-          reason: l10n.t('finished without a video link'),
+          reason: words('finished without a video link'),
         },
         now,
       );
@@ -167,18 +181,18 @@ export function observed(task: VideoTask, s: VideoStatus, now: number, policy: P
   }
   if (s.status === 'FAILURE') {
     const reason = s.failReason
-      ? l10n.t('The gateway reports the task as failed: {0}', s.failReason)
-      : l10n.t('The gateway reports the task as failed without a reason.');
+      ? words('The gateway reports the task as failed: {0}', s.failReason)
+      : words('The gateway reports the task as failed without a reason.');
     return fail(
       base,
       'task',
       {
         kind: 'server',
-        message: l10n.t(
+        message: words(
           '{0} It was not resubmitted; change the prompt or parameters and submit again if you want another try.',
           reason,
         ),
-        reason: s.failReason ?? l10n.t('no reason given'),
+        reason: s.failReason ?? words('no reason given'),
       },
       now,
     );
@@ -196,7 +210,7 @@ export function observed(task: VideoTask, s: VideoStatus, now: number, policy: P
  */
 export function pollFailed(
   task: VideoTask,
-  error: Pick<GatewayError, 'kind' | 'message' | 'code' | 'requestId'>,
+  error: Pick<GatewayError, 'kind' | 'message' | 'code' | 'requestId' | 'words'>,
   now: number,
   policy: PollPolicy,
 ): VideoTask {
@@ -207,9 +221,9 @@ export function pollFailed(
       'poll',
       {
         kind: error.kind,
-        message: l10n.t('The gateway does not know the task {0}: {1}', task.taskId ?? '', error.message),
+        message: words('The gateway does not know the task {0}: {1}', task.taskId ?? '', error.words ?? error.message),
         requestId: error.requestId,
-        reason: l10n.t('the gateway does not know this task'),
+        reason: words('the gateway does not know this task'),
       },
       now,
     );
@@ -223,6 +237,7 @@ export function pollFailed(
       kind: error.kind,
       message: error.message,
       stage: 'poll',
+      ...(error.words ? { words: error.words } : {}),
       ...(error.requestId ? { requestId: error.requestId } : {}),
     },
   };
@@ -239,10 +254,16 @@ export function downloaded(task: VideoTask, file: string, now: number): VideoTas
 
 export function downloadFailed(
   task: VideoTask,
-  error: Pick<GatewayError, 'kind' | 'message' | 'requestId'>,
+  error: Pick<GatewayError, 'kind' | 'message' | 'requestId' | 'words'>,
   now: number,
 ): VideoTask {
-  return fail(task, error.kind === 'protocol' ? 'check' : 'download', error, now);
+  const { kind, requestId } = error;
+  return fail(
+    task,
+    kind === 'protocol' ? 'check' : 'download',
+    { kind, message: error.words ?? error.message, ...(requestId ? { requestId } : {}) },
+    now,
+  );
 }
 
 /** The user stopped polling (or a download); the task keeps its id and may be resumed. */
@@ -277,10 +298,10 @@ export function restored(task: VideoTask, now: number): VideoTask {
         'submit',
         {
           kind: 'cancelled',
-          message: l10n.t(
+          message: words(
             'VS Code closed while this task was being submitted, so whether the gateway accepted it is unknown. It was not submitted again; check the console, or resubmit it yourself.',
           ),
-          reason: l10n.t('VS Code closed during the submission'),
+          reason: words('VS Code closed during the submission'),
         },
         now,
       );
@@ -322,20 +343,23 @@ function stop(task: VideoTask, by: 'user' | 'limit' | 'errors', now: number): Vi
 function fail(
   task: VideoTask,
   stage: FailureStage,
-  error: { kind: string; message: string; requestId?: string; reason?: string },
+  error: { kind: string; message: Said; requestId?: string; reason?: Said },
   now: number,
 ): VideoTask {
   const { nextPollAt: _n, stoppedBy: _s, ...rest } = task;
-  const reason = error.reason ?? failedAt(stage);
+  const reason = error.reason ?? failedAtWords(stage);
   return {
     ...rest,
     phase: 'failed',
     error: {
       kind: error.kind,
-      message: error.message,
+      // Worded now too, for versions that do not read the words.
+      message: say(error.message),
       stage,
       ...(error.requestId ? { requestId: error.requestId } : {}),
-      reason,
+      reason: say(reason),
+      ...(typeof error.message === 'object' ? { words: error.message } : {}),
+      ...(typeof reason === 'object' ? { reasonWords: reason } : {}),
     },
     updatedAt: now,
     finishedAt: now,
@@ -357,7 +381,7 @@ export function describeTask(task: VideoTask): string {
     case 'succeeded':
       return l10n.t('Done');
     case 'failed':
-      return l10n.t('Failed: {0}', task.error?.reason ?? failedAt(task.error?.stage));
+      return l10n.t('Failed: {0}', failureReason(task.error));
     case 'stopped':
       return task.stoppedBy === 'limit'
         ? l10n.t('Stopped (time limit)')
@@ -382,19 +406,25 @@ function describeRunning(task: VideoTask): string {
     : l10n.t('Generating');
 }
 
-/** Where it failed, when the failure brought no reason of its own (older stored tasks). */
-function failedAt(stage: FailureStage | undefined): string {
+/** A failed task's short reason in the display language now; one kept without its words, as worded then. */
+function failureReason(error: VideoTask['error']): string {
+  if (error?.reasonWords) return say(error.reasonWords);
+  return error?.reason ?? say(failedAtWords(error?.stage));
+}
+
+/** Where it failed, when the failure brought no reason of its own (and for older stored tasks). */
+function failedAtWords(stage: FailureStage | undefined): Words {
   switch (stage) {
     case 'submit':
-      return l10n.t('the gateway did not accept the task');
+      return words('the gateway did not accept the task');
     case 'poll':
-      return l10n.t('the task could not be queried');
+      return words('the task could not be queried');
     case 'download':
-      return l10n.t('the video could not be downloaded');
+      return words('the video could not be downloaded');
     case 'check':
-      return l10n.t('the downloaded file is not a playable video');
+      return words('the downloaded file is not a playable video');
     case 'task':
     case undefined:
-      return l10n.t('the gateway reports the task as failed');
+      return words('the gateway reports the task as failed');
   }
 }

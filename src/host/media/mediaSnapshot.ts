@@ -11,6 +11,7 @@ import type { MediaPanel } from './mediaPanel';
 import { mediaSettings } from './mediaSettings';
 import { displayPath, type OutputLocation } from './outputLocation';
 import type { VideoTasks } from './videoTasks';
+import { failureText } from '../../core/chat/failures';
 
 /** The Media Studio panel's whole state (the snapshot), built from the studio's parts; the panel only renders it. */
 
@@ -80,7 +81,7 @@ function taskView(t: VideoTask, video: VideoTasks): TaskView {
     statusText: t.phase === 'failed' ? vscode.l10n.t('Failed') : describeTask(t),
     createdAt: t.createdAt,
     ...(t.finishedAt ? { finishedAt: t.finishedAt } : {}),
-    ...(t.error ? { error: { message: t.error.message, stage: t.error.stage } } : {}),
+    ...(t.error ? { error: { message: failureText(t.error), stage: t.error.stage } } : {}),
     ...(t.phase === 'failed' ? { billing: failureBilling(t) } : {}),
     ...(t.file ? { file: { path: t.file, label: displayPath(t.file) } } : {}),
     ...(download ? { download } : {}),

@@ -15,6 +15,7 @@ import type { LastChoicesStore } from './lastChoices';
 import { displayPath, type OutputLocation } from './outputLocation';
 import type { VideoTasks } from './videoTasks';
 import { words } from '../../shared/words';
+import { failureText } from '../../core/chat/failures';
 
 /**
  * Video tasks as the user drives them: submitting (with the billing note), the task actions, the
@@ -153,7 +154,9 @@ export class VideoActions {
       ...(task.remoteStatus ? { remoteStatus: task.remoteStatus } : {}),
       ...(task.progress !== undefined ? { progress: task.progress } : {}),
       ...(task.file ? { file: vscode.Uri.file(task.file).toString(), path: task.file } : {}),
-      ...(task.error ? { error: { kind: task.error.kind, message: task.error.message, stage: task.error.stage } } : {}),
+      ...(task.error
+        ? { error: { kind: task.error.kind, message: failureText(task.error), stage: task.error.stage } }
+        : {}),
       createdAt: task.createdAt,
       ...(task.finishedAt ? { finishedAt: task.finishedAt } : {}),
     };
@@ -209,7 +212,7 @@ export class VideoActions {
         vscode.l10n.t(
           'Video task {0} failed: {1}',
           task.taskId ?? '',
-          task.error?.message ?? vscode.l10n.t('no reason given'),
+          task.error ? failureText(task.error) : vscode.l10n.t('no reason given'),
         ),
         ...actions,
       );
@@ -224,7 +227,10 @@ export class VideoActions {
       const why =
         task.stoppedBy === 'limit'
           ? vscode.l10n.t('it did not finish within "modelGateway.video.maxPollMinutes"')
-          : vscode.l10n.t('queries kept failing ({0})', task.error?.message ?? vscode.l10n.t('no reason given'));
+          : vscode.l10n.t(
+              'queries kept failing ({0})',
+              task.error ? failureText(task.error) : vscode.l10n.t('no reason given'),
+            );
       const resume = vscode.l10n.t('Resume Polling');
       const choice = await vscode.window.showWarningMessage(
         vscode.l10n.t(
