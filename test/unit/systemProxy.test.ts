@@ -3,7 +3,7 @@ import { isGatewayError } from '../../src/core/errors';
 import { fetchKeyModels } from '../../src/core/models/keyModels';
 import { connectionError, routeFor, type ProxySettings, type SystemProxyLookup } from '../../src/core/proxy';
 import { DEMO_KEY, GatewayDouble } from '../gateway';
-import { clientFor, DEFAULT_TRUST } from '../support/client';
+import { clientFor, DEFAULT_TRUST, DIRECT } from '../support/client';
 import { ConnectProxy } from '../support/connectProxy';
 import { createTestCa, type TestCa } from '../support/testCa';
 
@@ -18,13 +18,8 @@ const gateway = new URL('https://gw.example.com/v1/models');
 function asking(answer: SystemProxyLookup): { settings: ProxySettings; asked: string[] } {
   const asked: string[] = [];
   const settings: ProxySettings = {
+    ...DIRECT,
     mode: 'inherit',
-    support: 'override',
-    proxyUrl: '',
-    authorization: '',
-    strictSSL: true,
-    noProxy: [],
-    env: {},
     system: (url) => {
       asked.push(url);
       return answer(url);
