@@ -101,7 +101,7 @@ async function install(dir: string, build: CodeServerBuild): Promise<void> {
   );
 
   await seedRipgrepCache(build.version, packDir, tmpDir);
-  const nodeEnv = build.nodePackage ? await installNode(build.nodePackage, dir, packDir) : {};
+  const nodeEnv = build.nodePackage ? await installNode(build.nodePackage, dir, packDir) : machineNodeHeaders();
 
   log('npm install (builds native modules)');
   const installLog = path.join(dir, 'install.log');
@@ -208,6 +208,17 @@ async function installNode(spec: string, dir: string, packDir: string): Promise<
     PATH: `${path.join(packageDir, 'bin')}${path.delimiter}${process.env.PATH ?? ''}`,
     npm_config_nodedir: packageDir,
   };
+}
+
+/**
+ * For a build on the machine's own Node: its installed headers, when npm is not told already where
+ * they are. Without them node-gyp downloads them from nodejs.org, which a machine that reaches only
+ * the npm registry cannot (the native modules then fail to build).
+ */
+function machineNodeHeaders(): NodeJS.ProcessEnv {
+  if (process.env.npm_config_nodedir) return {};
+  const prefix = path.resolve(path.dirname(process.execPath), '..');
+  return fs.existsSync(path.join(prefix, 'include', 'node', 'node.h')) ? { npm_config_nodedir: prefix } : {};
 }
 
 async function npmPack(spec: string, destination: string): Promise<string> {
