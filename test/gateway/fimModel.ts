@@ -24,11 +24,17 @@ export function fimForm(model: ModelSpec): FimForm {
   return 'none';
 }
 
-/** The middle the double's model writes after `prefix`. */
+/**
+ * The middle the double's model writes after `prefix`. Nothing once the prefix already ends with the
+ * marker's text, as a model writes nothing more where its completion was just accepted (else the
+ * editor asks again after Tab and is offered the same text a second time).
+ */
 export function middleFor(model: string, prefix: string): string {
   const markers = [...prefix.matchAll(/\[\[fim:(.*?)\]\]/g)];
   const last = markers[markers.length - 1]?.[1];
-  return last !== undefined ? last.replace(/\\n/g, '\n') : `done(); // ${model}`;
+  if (last === undefined) return `done(); // ${model}`;
+  const text = last.replace(/\\n/g, '\n');
+  return prefix.trimEnd().endsWith(text.trimEnd()) && text.trim() ? '' : text;
 }
 
 /** A chat model's answer to a hole-filling request, or undefined when the prompt has no hole. */
