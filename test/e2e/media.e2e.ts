@@ -51,11 +51,20 @@ describe('Media Studio', () => {
     const thumb = card.locator('img.thumb');
     await thumb.waitFor();
     // The thumbnail really loaded through the webview's resource URI (CSP and resource roots allow it).
-    const loaded = await thumb.evaluate((img: unknown) => {
-      const i = img as { complete: boolean; naturalWidth: number };
-      return i.complete && i.naturalWidth > 0;
-    });
-    assert.ok(loaded, 'the thumbnail is shown');
+    // It may still be loading on a busy machine: wait until it is done, then judge (a refused or
+    // broken image is done with no pixels).
+    const state = async () =>
+      thumb.evaluate((img: unknown) => {
+        const i = img as { complete: boolean; naturalWidth: number };
+        return i.complete ? (i.naturalWidth > 0 ? 'shown' : 'broken') : 'loading';
+      });
+    const end = Date.now() + 30_000;
+    let seen = await state();
+    while (seen === 'loading' && Date.now() < end) {
+      await page.waitForTimeout(100);
+      seen = await state();
+    }
+    assert.equal(seen, 'shown', 'the thumbnail is shown');
 
     const relative = (await card.locator('.path').innerText()).trim();
     assert.match(relative, /^generated\/images\/\d{8}-\d{6}-a-red-fox-in-the-snow-1\.png$/);
