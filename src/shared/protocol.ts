@@ -14,8 +14,6 @@ import * as z from 'zod/mini';
 import { WIRE_PROTOCOLS } from './protocolNames';
 import { wordsSchema } from './words';
 
-export { PROTOCOL_LABELS, type WireProtocol } from './protocolNames';
-
 export const protocolSchema = z.enum(WIRE_PROTOCOLS);
 
 /**

@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { AskResult, AttachImagesResult } from '../../src/host/chat/chatController';
+import type { AskResult } from '../../src/host/chat/ask';
+import type { AttachImagesResult } from '../../src/host/chat/attachmentTray';
 import { DEFAULT_MODELS, DEMO_KEY, GatewayDouble, promptPng, VIP_KEY, VIP_ONLY_MODEL } from '../gateway';
 import { run, setSetting } from './support';
 

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { ConnectionReport } from '../../src/core/connection';
-import type { AskResult } from '../../src/host/chat/chatController';
+import type { AskResult } from '../../src/host/chat/ask';
 import type { VideoTaskSummary } from '../../src/host/media/videoActions';
 import { DEMO_KEY, GatewayDouble, TEAM_KEY, VIP_ONLY_MODEL } from '../gateway';
 import { run, setSetting } from './support';

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { AskResult } from '../../src/host/chat/chatController';
+import type { AskResult } from '../../src/host/chat/ask';
 import type { VideoTaskSummary } from '../../src/host/media/videoActions';
 import { DEFAULT_GROUPS, DEFAULT_MODELS, GatewayDouble, type ModelSpec } from '../gateway';
 import { until as waitUntil } from '../support/until';

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { ConnectionReport } from '../../src/core/connection';
-import type { AskResult } from '../../src/host/chat/chatController';
+import type { AskResult } from '../../src/host/chat/ask';
 import type { QuotaCommandResult } from '../../src/host/commands/quota';
 import { DEMO_KEY, GatewayDouble, type QuotaEndpoints, type RequestLogEntry } from '../gateway';
 import { run, setSetting } from './support';

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ConnectionReport } from '../../src/core/connection';
-import type { AskResult } from '../../src/host/chat/chatController';
+import type { AskResult } from '../../src/host/chat/ask';
 import { DEMO_KEY, GatewayDouble } from '../gateway';
 import { createTestCa, type TestCa } from '../support/testCa';
 import { run, setSetting } from './support';

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { collectChat, eventsFromBytes, streamChat, type ChatResult } from '../../src/core/chat/chat';
 import type { ChatEvent, ChatRequest } from '../../src/core/chat/events';
-import type { ResponsesExtras } from '../../src/core/chat/responses';
+import type { ResponsesExtras } from '../../src/core/chat/responsesRequest';
 import type { ChatProtocol } from '../../src/core/models/types';
 import { DEMO_KEY } from '../gateway';
 import { searchSources } from '../gateway/chatScenarios';

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { inflateSync } from 'node:zlib';
 import { collectChat, streamChat, type ChatResult } from '../../src/core/chat/chat';
 import type { ChatEvent, ChatRequest } from '../../src/core/chat/events';
-import type { ResponsesExtras } from '../../src/core/chat/responses';
+import type { ResponsesExtras } from '../../src/core/chat/responsesRequest';
 import type { HttpClient } from '../../src/core/http';
 import type { ChatProtocol } from '../../src/core/models/types';
 import {

@@ -8,7 +8,8 @@ import {
   DEFAULT_OUTPUT_TOKENS,
   toChatInformation,
 } from '../../src/host/lm/modelInfo';
-import { anthropicImageTokens, estimateTokens, imageTokens, openAiImageTokens } from '../../src/host/lm/tokenCount';
+import { estimateTokens } from '../../src/core/chat/tokenEstimate';
+import { anthropicImageTokens, imageTokens, openAiImageTokens } from '../../src/host/lm/tokenCount';
 import { encodePng } from '../gateway/png';
 
 function model(partial: Partial<ModelInfo> & { id: string }): ModelInfo {

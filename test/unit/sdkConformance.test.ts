@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import * as assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { collectChat, streamChat, type ChatResult } from '../../src/core/chat/chat';
-import type { ResponsesExtras } from '../../src/core/chat/responses';
+import type { ResponsesExtras } from '../../src/core/chat/responsesRequest';
 import type { HttpClient } from '../../src/core/http';
 import type { ChatProtocol } from '../../src/core/models/types';
 import type { ChatImage, ChatMessage, ChatRequest, ChatTool } from '../../src/core/chat/events';

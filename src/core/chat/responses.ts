@@ -9,8 +9,6 @@ import { responsesBody } from './responsesRequest';
 import { toolCallEvent } from './tools';
 import { endedEarly, parseEventJson, runChat, type ChatStream, type StreamDecoder } from './transport';
 
-export type { ResponsesExtras } from './responsesRequest';
-
 const str = z.optional(z.nullable(z.string()));
 const usageSchema = z.optional(
   z.nullable(

@@ -7,7 +7,8 @@ import type { HttpClient } from '../http';
 import type { RefusedProtocolStore } from '../models/protocolFallback';
 import type { ChatProtocol } from '../models/types';
 import { chatCompletionMessages, cleanChatAnswer } from './chatFallback';
-import { MAX_TOKENS, streamFim, type CompletionPath } from './fim';
+import { MAX_TOKENS, streamFim } from './fim';
+import type { CompletionPath } from './paths';
 import { completionPath, FIM_ROUTE, isFimRefusal } from './learning';
 import type { CompletionPrompt } from './prompt';
 

@@ -8,8 +8,6 @@ import { parseWith } from '../validate';
 import type { CompletionPath } from './paths';
 import type { CompletionPrompt } from './prompt';
 
-export { guessedPath, type CompletionPath } from './paths';
-
 /**
  * Fill-in-the-middle over the gateway's `POST /v1/completions`, in the form the model's upstream
  * takes. new-api relays that route to DeepSeek's `/beta/completions`, which takes the text after

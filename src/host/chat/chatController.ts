@@ -29,11 +29,6 @@ import { ShownConversations } from './shownConversations';
 import { buildSnapshot, type ViewLink } from './snapshot';
 import { routeViewMessage } from './viewRouter';
 
-export { isSearchable } from './snapshot';
-export type { Shown } from './sessions';
-export { toUri, type AskResult } from './ask';
-export type { AttachImagesResult } from './attachmentTray';
-
 /** Where the controller posts to; `isLive()` is false while the view is hidden or not yet ready. */
 export interface ChatViewPort {
   post(message: HostMessage): void;

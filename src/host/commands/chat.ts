@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { protocolSchema, thinkingChoiceSchema } from '../../shared/protocol';
 import { GatewayError, isGatewayError } from '../../core/errors';
 import { parseWith } from '../../core/validate';
-import { toUri } from '../chat/chatController';
+import { toUri } from '../chat/ask';
 import { showError } from '../notify';
 import type { CommandContext, CommandDef } from './types';
 import { words } from '../../shared/words';

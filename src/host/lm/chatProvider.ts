@@ -26,10 +26,9 @@ import { toLanguageModelError } from './lmErrors';
 import { offerUtilityModel } from './nativeChatSetup';
 import { agentAnswered } from '../walkthrough';
 import { estimateMessageTokens, toChatMessages, type ConvertedRequest } from './requestMessages';
-import { estimateTokens } from './tokenCount';
+import { estimateTokens } from '../../core/chat/tokenEstimate';
 
 /** The vendor of `contributes.languageModelChatProviders` in package.json. */
-export { VENDOR } from './lmApi';
 
 /** The core carries function tools on all three protocols, so every model may be offered them. */
 const CORE_TOOL_CALLING = true;

@@ -3,7 +3,7 @@ import { imageSupport } from '../../core/chat/capabilities';
 import type { ChatProtocol, ModelInfo } from '../../core/models/types';
 import { positiveCount } from '../../core/validate';
 import { formatNumber } from '../../shared/format';
-import { PROTOCOL_LABELS } from '../../shared/protocol';
+import { PROTOCOL_LABELS } from '../../shared/protocolNames';
 import type { LanguageModelChatInformation } from './lmApi';
 
 /**

@@ -4,7 +4,8 @@ import { checkImage, MAX_IMAGES_PER_MESSAGE } from '../../core/chat/images';
 import { GatewayError } from '../../core/errors';
 import type { ChatProtocol } from '../../core/models/types';
 import { isDataPart, type LanguageModelChatRequestMessage } from './lmApi';
-import { estimateTokens, imageTokens } from './tokenCount';
+import { estimateTokens } from '../../core/chat/tokenEstimate';
+import { imageTokens } from './tokenCount';
 import { words } from '../../shared/words';
 
 /** The messages of a VS Code chat request in the core's form, with the system text taken apart. */

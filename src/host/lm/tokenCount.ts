@@ -5,7 +5,6 @@ import type { ChatProtocol } from '../../core/models/types';
  * Token estimates for VS Code's chat: text as core/chat/tokenEstimate.ts counts it, images as each
  * protocol's upstream bills them (`imageTokens`).
  */
-export { estimateTokens } from '../../core/chat/tokenEstimate';
 
 /**
  * An image's tokens as the protocol's upstream counts them, from the size in its header.

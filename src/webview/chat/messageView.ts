@@ -5,7 +5,8 @@
 import * as l10n from '@vscode/l10n';
 import type { ChatMessageView } from '../../shared/protocol';
 import { button, h, setHidden, setText } from '../shared/dom';
-import { PROTOCOL_LABELS, VIEW_SETTINGS } from '../../shared/protocol';
+import { VIEW_SETTINGS } from '../../shared/protocol';
+import { PROTOCOL_LABELS } from '../../shared/protocolNames';
 import { textChip } from './attachmentChip';
 import { errorAction, imageDetail, statusLabel, usageLine } from './labels';
 import type { RenderOptions } from './markdown';

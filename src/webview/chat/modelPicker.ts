@@ -6,9 +6,10 @@
  * is posted as an intent and the host answers with a new snapshot.
  */
 import * as l10n from '@vscode/l10n';
-import type { ChatModelView, Snapshot, WireProtocol } from '../../shared/protocol';
+import type { ChatModelView, Snapshot } from '../../shared/protocol';
+import type { WireProtocol } from '../../shared/protocolNames';
 import { h, setHidden, setText } from '../shared/dom';
-import { PROTOCOL_LABELS } from '../../shared/protocol';
+import { PROTOCOL_LABELS } from '../../shared/protocolNames';
 import type { ChatChannel } from './chatChannel';
 import { iconButton } from './icons';
 import { ThinkingControl } from './thinkingControl';

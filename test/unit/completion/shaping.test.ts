@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { cleanChatAnswer, chatCompletionMessages, HOLE } from '../../../src/core/completion/chatFallback';
-import { fimBody, guessedPath, QWEN_FIM, stopSequences } from '../../../src/core/completion/fim';
+import { fimBody, QWEN_FIM, stopSequences } from '../../../src/core/completion/fim';
+import { guessedPath } from '../../../src/core/completion/paths';
 import { bracketsFit, finalCompletion, trimOverlap } from '../../../src/core/completion/filters';
 import { buildPrompt, type CompletionPrompt } from '../../../src/core/completion/prompt';
 import { linesOf } from '../../../src/core/completion/window';
