@@ -36,13 +36,17 @@ const turns = async (n = 1): Promise<void> => {
 };
 
 /**
- * Beats once and waits until the beat's write is in the file: on a busy machine a write can take
- * longer than a turn, and a beat asked for while the last one still writes is skipped.
+ * Beats until a beat's write is in the file. A beat asked for while the last one still writes is
+ * skipped, and on a busy machine a write can outlast a turn, or its end reach this process a moment
+ * after its bytes are in the file: so the beat is asked for again until one has landed.
  */
 async function beatLanded(clock: Manual, file: string): Promise<void> {
   const before = readFileSync(file, 'utf8');
-  clock.beat();
-  for (let round = 0; round < 4000 && readFileSync(file, 'utf8') === before; round++) await turns();
+  for (let round = 0; round < 4000; round++) {
+    clock.beat();
+    await turns();
+    if (readFileSync(file, 'utf8') !== before) return;
+  }
 }
 
 /** Keeps moving `clock` by `stepMs` (and giving turns) until `done` says so; fails after many rounds. */
