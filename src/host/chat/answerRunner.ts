@@ -115,12 +115,12 @@ export class AnswerRunner {
           thinking,
         });
         id = meta.id;
-        host.sessions.bind(session, id);
-        // No other window knows the new id yet: the claim is this window's.
-        await this.claimInStore(session, id);
+        // The conversation is stored: its object (and the answer it holds) goes by the id from now on.
         shown.key = id;
         shown.id = id;
         shown.meta = meta;
+        // No other window knows the new id yet: the claim is this window's.
+        await this.claimInStore(session, id);
         // What the new chat recorded before it existed (a model switch) comes before the question.
         for (const notice of shown.notices?.splice(0) ?? [])
           await host.sessions.track(id, host.store.append(id, notice));
@@ -286,7 +286,7 @@ export class AnswerRunner {
    * ANSWERING_HERE or ANSWERING_ELSEWHERE.
    */
   private async claim(shown: Shown): Promise<AnswerSession> {
-    const session = this.host.sessions.claim(shown.key);
+    const session = this.host.sessions.claim(shown);
     if (!session) throw new GatewayError('badRequest', busyHere(), { code: ANSWERING_HERE });
     if (shown.id) {
       try {

@@ -329,5 +329,5 @@ export function postBusy(host: PostHost, session: AnswerSession): void {
   const { link, shown } = host;
   const id = session.conversationId;
   if (!id || shown.id !== id || !link.port?.isLive()) return;
-  link.port.post({ type: 'busy', conversationId: id, busy: host.sessions.get(id) !== undefined });
+  link.port.post({ type: 'busy', conversationId: id, busy: host.sessions.answerIn(id) !== undefined });
 }

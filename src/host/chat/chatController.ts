@@ -24,7 +24,7 @@ import { ConversationActions } from './conversationActions';
 import { ImageReadPolicy } from './imageAccess';
 import { loadChat } from './loading';
 import { ModelChoice, type ConversationPatch } from './modelChoice';
-import { AnswerSession, ChatSessions, draft, type Shown } from './sessions';
+import { ChatSessions, draft, type Shown } from './sessions';
 import { ShownConversations } from './shownConversations';
 import { buildSnapshot, type ViewLink } from './snapshot';
 import { routeViewMessage } from './viewRouter';
@@ -82,10 +82,10 @@ export class ChatController implements vscode.Disposable {
       ...claimOptions,
       // Another window deleted the conversation (or took over a claim this window failed to
       // refresh for long): this window's answer there stops.
-      onLost: (id) => this.sessions.get(id)?.abort.abort(),
+      onLost: (id) => this.sessions.answerIn(id)?.abort.abort(),
     });
     store.useClaims(this.claims);
-    this.conversations = new ShownConversations(store, () => (this.link.needsSnapshot = true));
+    this.conversations = new ShownConversations(store, () => (this.link.needsSnapshot = true), this.sessions);
     this.models = new ModelChoice(this);
     this.imagePolicy = new ImageReadPolicy(() => [
       services.context.globalStorageUri,
@@ -117,11 +117,6 @@ export class ChatController implements vscode.Disposable {
 
   get currentConversationId(): string | undefined {
     return this.shown.id;
-  }
-
-  /** The answer being written in the conversation the view shows, if any. */
-  get shownSession(): AnswerSession | undefined {
-    return this.sessions.get(this.shown.key);
   }
 
   /** Whether the first load is done. */
@@ -164,7 +159,7 @@ export class ChatController implements vscode.Disposable {
       if (!state || shown !== this.shown || !this.link.port?.isLive()) return;
       // From here to the post nothing awaits: the streaming answer's text and the lengths the next
       // delta starts from are taken together.
-      const session = this.sessions.get(shown.key);
+      const session = shown.answer;
       const live = session?.message;
       if (session && live) {
         const at = state.messages.findIndex((m) => m.id === live.id);
@@ -249,7 +244,7 @@ export class ChatController implements vscode.Disposable {
   /** Stops the answer being written in the conversation named (by default the one shown), and only that one. */
   stop(key?: string): void {
     const target = key === undefined ? this.shown : this.conversations.targetNow(key);
-    if (target) this.sessions.get(target.key)?.abort.abort();
+    target?.answer?.abort.abort();
   }
 
   /** Runs `ask`: the view shows it as if typed; the caller gets the finished answer. */
@@ -341,7 +336,6 @@ export class ChatController implements vscode.Disposable {
     const sources = {
       services: this.services,
       store: this.store,
-      sessions: this.sessions,
       models: this.models,
       attachments: () => this.tray.itemsFor(shown),
       messageView: (m: StoredMessage) => this.messageView(m),

@@ -84,7 +84,7 @@ export class ConversationActions {
       return undefined;
     }
     // An answer still being written is exported as far as it got.
-    const live = this.chat.sessions.get(c.id)?.message;
+    const live = this.chat.sessions.answerIn(c.id)?.message;
     if (live) c.messages = c.messages.map((m) => (m.id === live.id ? live : m));
     const markdown = toMarkdown(c);
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(os.homedir());

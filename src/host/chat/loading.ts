@@ -24,7 +24,7 @@ export async function loadChat(host: LoadHost, subscriptions: Array<{ dispose():
   subscriptions.push(
     store.onDidChange((e) => {
       const shownId = host.shown.id;
-      if (shownId && sessions.get(shownId) && (e.ids === 'all' || e.ids.includes(shownId))) return;
+      if (shownId && sessions.answerIn(shownId) && (e.ids === 'all' || e.ids.includes(shownId))) return;
       host.refreshView();
     }),
   );
@@ -53,7 +53,7 @@ function watchOtherWindowsAnswer(host: LoadHost): { dispose(): void } {
   let last: { id: string; state: ClaimState } | undefined;
   const timer = setInterval(() => {
     const id = host.shown.id;
-    if (!id || host.sessions.get(id)) return;
+    if (!id || host.sessions.answerIn(id)) return;
     void host.claims.state(id).then(
       (state) => {
         if (last?.id === id && last.state === 'elsewhere' && state === 'free') host.refreshView();

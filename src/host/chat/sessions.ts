@@ -3,9 +3,10 @@
  * principle 9). No `vscode` import: the registry is tested in plain Node.
  *
  * Rules:
- * - At most one answer per conversation. A send claims its conversation's slot synchronously
- *   (`claim` never awaits), so two sends racing for the same conversation (the view and the
- *   `modelGateway.ask` command, or Retry and Send) cannot both start: the second is refused.
+ * - At most one answer per conversation, held by the conversation's one object (`Shown.answer`).
+ *   A send claims its conversation's slot synchronously (`claim` never awaits), so two sends racing
+ *   for the same conversation (the view and the `modelGateway.ask` command, or Retry and Send)
+ *   cannot both start: the second is refused.
  * - Different conversations may stream at the same time: an answer keeps streaming into its own
  *   conversation when the view switches away or starts a new chat (as VS Code's own chat does);
  *   the view shows the state of the conversation it shows.
@@ -43,8 +44,6 @@ export const ANSWERING_ELSEWHERE = 'answeringElsewhere';
 
 export class AnswerSession {
   readonly abort = new AbortController();
-  /** The conversation once it exists (a send into a new chat creates it after claiming). */
-  conversationId: string | undefined;
   /** Whether the conversation's claim in the store (claims.ts) is this session's, to give back when it ends. */
   claimedInStore = false;
   /** The assistant message being written, once its placeholder was stored. */
@@ -61,7 +60,13 @@ export class AnswerSession {
   /** Resolves once the session has ended and its last write is done. */
   readonly settled = new Promise<void>((resolve) => (this.resolveSettled = resolve));
 
-  constructor(public key: string) {}
+  /** `conversation` holds this session as its `answer` while it runs (ChatSessions.claim). */
+  constructor(readonly conversation: Shown) {}
+
+  /** The conversation's id once it exists (a send into a new chat stores it after claiming). */
+  get conversationId(): string | undefined {
+    return this.conversation.id;
+  }
 
   get messageId(): string | undefined {
     return this.message?.id;
@@ -75,44 +80,54 @@ export class AnswerSession {
   }
 }
 
+/**
+ * The conversations being answered in this window, whether a view shows them or not (a scripted
+ * question, or a chat the view has left), the writes pending for each, and the ones being deleted.
+ * The answer itself lives on its conversation's one object (`Shown.answer`).
+ */
 export class ChatSessions {
-  private readonly byKey = new Map<string, AnswerSession>();
+  private readonly answering = new Set<Shown>();
   private readonly deleting = new Set<string>();
   private readonly writes = new Map<string, Set<Promise<unknown>>>();
 
   /**
-   * Claims the slot of a conversation (its id, or the key of a chat not yet stored). Synchronous by
-   * design: the decision is taken before the caller's first await. Undefined when the conversation
-   * already has an answer being written or is being deleted.
+   * Claims the conversation's slot. Synchronous by design: the decision is taken before the caller's
+   * first await. Undefined when the conversation already has an answer being written (on this object,
+   * or on another naming the same stored conversation) or is being deleted.
    */
-  claim(key: string): AnswerSession | undefined {
-    if (this.byKey.has(key) || this.deleting.has(key)) return undefined;
-    const session = new AnswerSession(key);
-    if (!key.startsWith(DRAFT_PREFIX)) session.conversationId = key;
-    this.byKey.set(key, session);
+  claim(conversation: Shown): AnswerSession | undefined {
+    if (conversation.answer) return undefined;
+    const id = conversation.id;
+    if (id !== undefined && (this.deleting.has(id) || this.conversation(id))) return undefined;
+    const session = new AnswerSession(conversation);
+    conversation.answer = session;
+    this.answering.add(conversation);
     return session;
   }
 
-  /** The new chat a session was claimed for now exists under `id`. */
-  bind(session: AnswerSession, id: string): void {
-    if (this.byKey.get(session.key) === session) this.byKey.delete(session.key);
-    session.key = id;
-    session.conversationId = id;
-    this.byKey.set(id, session);
-  }
-
-  /** Ends a session: its slot is free again and `settled` resolves. */
+  /** Ends a session: its conversation's slot is free again and `settled` resolves. */
   release(session: AnswerSession): void {
-    if (this.byKey.get(session.key) === session) this.byKey.delete(session.key);
+    const conversation = session.conversation;
+    if (conversation.answer === session) {
+      conversation.answer = undefined;
+      this.answering.delete(conversation);
+    }
     session.markSettled();
   }
 
-  get(key: string | undefined): AnswerSession | undefined {
-    return key === undefined ? undefined : this.byKey.get(key);
+  /** The object of stored conversation `id` while an answer is being written in it (shown or not). */
+  conversation(id: string): Shown | undefined {
+    for (const conversation of this.answering) if (conversation.id === id) return conversation;
+    return undefined;
+  }
+
+  /** The answer being written in stored conversation `id`, if any. */
+  answerIn(id: string | undefined): AnswerSession | undefined {
+    return id === undefined ? undefined : this.conversation(id)?.answer;
   }
 
   all(): AnswerSession[] {
-    return [...this.byKey.values()];
+    return [...this.answering].flatMap((c) => (c.answer ? [c.answer] : []));
   }
 
   /** Runs a write for a conversation and remembers it until it is done (see `idle`). */
@@ -149,7 +164,7 @@ export class ChatSessions {
   async whileDeleting<T>(id: string, work: () => Promise<T>): Promise<T> {
     this.deleting.add(id);
     try {
-      const session = this.byKey.get(id);
+      const session = this.answerIn(id);
       if (session) {
         session.abort.abort();
         await session.settled;
@@ -175,7 +190,7 @@ export const DRAFT_PREFIX = 'draft:';
  * so what it holds (its metadata, a new chat's notices, its tray) is found by whoever names it.
  */
 export interface Shown {
-  /** The key its answer session is claimed under: the id, or a draft key. */
+  /** How the view names it: the id, or a draft key until it is stored. */
   key: string;
   id?: string;
   /** Its title, model, protocol and search switch as last read (a draft keeps its choices here). */
@@ -184,6 +199,8 @@ export interface Shown {
   notices?: StoredMessage[];
   /** What waits to go with its next message (attachmentTray.ts); it stays with the conversation when a new chat is stored. */
   tray?: PendingAttachment[];
+  /** The answer being written in it, from its claim to its end (ChatSessions.claim / release). */
+  answer?: AnswerSession;
 }
 
 /** What every part of the chat host reads from the controller (each part's host interface extends it). */

@@ -3,11 +3,14 @@
  * have moved on by the time the host acts on an intent, so every intent names its conversation by
  * the key of the snapshot it came from: the one shown, a new chat the view showed lately (stored
  * since or not), or a stored conversation by id. Each conversation has one object here (a `Shown`),
- * so what it holds (its tray, a new chat's notices) follows it whoever names it. No `vscode` import.
+ * the same one an answer being written in it holds, so what it holds (its answer, its tray, a new
+ * chat's notices) follows it whoever names it. No `vscode` import.
  */
 import type { ConversationStore } from '../../core/chat/conversationStore';
-import { draft, DRAFT_PREFIX, type Shown } from './sessions';
-import { SNAPSHOT_WINDOW } from './snapshot';
+import { draft, DRAFT_PREFIX, type ChatSessions, type Shown } from './sessions';
+
+/** How many messages a snapshot carries; "Load older" adds as many again. */
+const SNAPSHOT_WINDOW = 200;
 
 /** How many new chats the view showed lately an intent may still name. */
 const RECENT_DRAFTS = 8;
@@ -28,6 +31,8 @@ export class ShownConversations {
     private readonly store: Pick<ConversationStore, 'open'>,
     /** Called when the view shows another conversation (it then needs a snapshot). */
     private readonly onShow: () => void,
+    /** The conversations being answered, shown or not: one of them is the object of its id. */
+    private readonly answering: Pick<ChatSessions, 'conversation'>,
   ) {
     this.drafts.set(this.shown.key, this.shown);
   }
@@ -69,7 +74,10 @@ export class ShownConversations {
    * view showed one), with `fresh`'s metadata when given; else `fresh`, or a new one.
    */
   private storedOne(id: string, fresh?: Shown): Shown {
-    const known = this.stored.get(id) ?? [this.shown, ...this.drafts.values()].find((s) => s.id === id);
+    const known =
+      this.stored.get(id) ??
+      this.answering.conversation(id) ??
+      [this.shown, ...this.drafts.values()].find((s) => s.id === id);
     const one = known ?? fresh ?? { key: id, id, meta: { id } };
     if (known && fresh) known.meta = fresh.meta;
     this.stored.set(id, one);

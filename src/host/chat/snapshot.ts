@@ -23,7 +23,7 @@ import type { PendingAttachment } from './attachments';
 import { chatSettings } from './chatSettings';
 import type { ModelChoice } from './modelChoice';
 import { allowedImageHosts } from './remoteImages';
-import type { ChatSessions, Shown } from './sessions';
+import type { Shown } from './sessions';
 
 /**
  * The link to the view and whether it is in step: deltas go out only while it is live, has had a
@@ -40,9 +40,6 @@ export interface ViewLink {
 export function inStep(link: ViewLink): boolean {
   return link.port?.isLive() === true && !link.needsSnapshot && link.snapshotsInFlight === 0;
 }
-
-/** How many messages a snapshot carries; "Load older" adds as many again. */
-export const SNAPSHOT_WINDOW = 200;
 
 /**
  * Whether the web-search switch applies to a model: over `protocol` when given (Chat Completions:
@@ -106,7 +103,6 @@ export function attachmentViews(
 export interface SnapshotSources {
   services: Services;
   store: ConversationStore;
-  sessions: ChatSessions;
   models: ModelChoice;
   /** What goes with the next message, read as the snapshot is finished. */
   attachments(): readonly PendingAttachment[];
@@ -133,7 +129,7 @@ export async function buildSnapshot(src: SnapshotSources, shown: Shown, window: 
       messages = page.messages;
       total = page.total;
       shown.meta = page.meta;
-    } else if (!src.sessions.get(shown.key)) {
+    } else if (!shown.answer) {
       src.onGone(shown);
       return undefined;
     }

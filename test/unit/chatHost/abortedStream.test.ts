@@ -27,8 +27,7 @@ describe('Chat: an answer aborted here', function () {
     const c = await store.create();
     const message: StoredMessage = { id: 'a', role: 'assistant', text: '', status: 'streaming', createdAt: 1 };
     await store.append(c.id, message);
-    const session = new AnswerSession(c.id);
-    session.conversationId = c.id;
+    const session = new AnswerSession({ key: c.id, id: c.id, meta: {} });
     session.message = message;
     async function* events(): AsyncGenerator<ChatEvent[]> {
       yield [{ type: 'textDelta', text: 'Part of it' }];

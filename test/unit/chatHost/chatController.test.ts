@@ -220,7 +220,7 @@ describe('Chat controller: answers bound to their conversation', function () {
     await chat.newConversation();
     const shown = chat.send(`${SLOW} shown`);
     await until('the second request reached the double', () => chatRequests().length === 2);
-    await until('the shown answer was stored', () => chat.shownSession?.message !== undefined);
+    await until('the shown answer was stored', () => chat.shown.answer?.message !== undefined);
     chat.stop();
     assert.equal((await shown)?.status, 'stopped');
     assert.equal((await background)?.status, 'done');
@@ -319,7 +319,7 @@ describe('Chat controller: answers bound to their conversation', function () {
     const continued = chat.continueAnswer(cutId);
     await until(
       'the continuation is under way',
-      () => chatRequests().length > before && chat.shownSession?.message?.id === cutId,
+      () => chatRequests().length > before && chat.shown.answer?.message?.id === cutId,
     );
     chat.stop();
     const final = await continued;

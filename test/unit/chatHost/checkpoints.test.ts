@@ -50,8 +50,7 @@ describe('Chat: a failed checkpoint', function () {
       createdAt: 2,
     };
     await store.append(c.id, message);
-    const session = new AnswerSession(c.id);
-    session.conversationId = c.id;
+    const session = new AnswerSession({ key: c.id, id: c.id, meta: {} });
     session.message = message;
     const stored = async (): Promise<string | undefined> =>
       (await new ConversationStore(path.join(dir, 'conversations'), { watch: 'poll' }).open(c.id))?.messages[1]?.text;
@@ -110,8 +109,7 @@ describe('Chat: a failed checkpoint', function () {
     const c = await store.create();
     const message: StoredMessage = { id: 'a', role: 'assistant', text: '', status: 'streaming', createdAt: 2 };
     await store.append(c.id, message);
-    const session = new AnswerSession(c.id);
-    session.conversationId = c.id;
+    const session = new AnswerSession({ key: c.id, id: c.id, meta: {} });
     session.message = message;
     let asked = 0;
     async function* events(): AsyncGenerator<ChatEvent[]> {

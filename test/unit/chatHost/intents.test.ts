@@ -75,9 +75,9 @@ describe('Chat: intents name their conversation; sends are acknowledged', functi
     // Back to the model the double answers for, again named for A while B is shown.
     await w.chat.handle({ type: 'selectModel', conversationId: a, model: 'gpt-4o-mini' });
     const sending = w.chat.handle({ type: 'send', conversationId: a, text: `${SLOW} second in A`, sendId: 's1' });
-    await until(() => w.chat.sessions.get(a)?.message !== undefined, 'A answers');
+    await until(() => w.chat.sessions.answerIn(a)?.message !== undefined, 'A answers');
     w.chat.stop(b);
-    assert.equal(w.chat.sessions.get(a)?.abort.signal.aborted, false, 'a Stop named for B leaves A alone');
+    assert.equal(w.chat.sessions.answerIn(a)?.abort.signal.aborted, false, 'a Stop named for B leaves A alone');
     await w.chat.handle({ type: 'stop', conversationId: a });
     await sending;
     const inA = (await w.store.load(a))?.messages ?? [];

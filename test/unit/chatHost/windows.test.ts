@@ -55,7 +55,7 @@ describe('Chat: one answer per conversation across windows', function () {
     const [question, firstAnswer] = (await one.store.load(id))?.messages ?? [];
     await two.chat.switchTo(id);
     const streaming = one.chat.send(`${SLOW} second`);
-    await until(() => one.chat.shownSession?.message !== undefined, 'window 1 streams');
+    await until(() => one.chat.shown.answer?.message !== undefined, 'window 1 streams');
     ui.choices.push('New conversation');
     assert.equal(await two.chat.send('from window 2'), undefined);
     await until(
@@ -129,7 +129,7 @@ describe('Chat: one answer per conversation across windows', function () {
     const streaming = one.chat.send(`${SLOW} doomed`);
     // Text has arrived: the request is under way. (Deleted before the request read the history, the
     // answer ends as cut, with nothing sent: a busy machine once got there first.)
-    await until(() => (one.chat.shownSession?.message?.text.length ?? 0) > 0, 'window 1 streams');
+    await until(() => (one.chat.shown.answer?.message?.text.length ?? 0) > 0, 'window 1 streams');
     const id = one.chat.currentConversationId as string;
     ui.answers.push('Delete');
     await two.chat.handle({ type: 'deleteConversation', id });
