@@ -47,22 +47,20 @@ const annotations = z.optional(
     ),
   ),
 );
+/** What a choice carries: the whole message of a completion, or a stream chunk's delta of it. */
+const choiceContent = z.looseObject({
+  content: text,
+  reasoning_content: text,
+  reasoning: text,
+  tool_calls: z.optional(z.nullable(z.array(toolCallDelta))),
+  annotations,
+});
 const chunkSchema = z.looseObject({
   choices: z.optional(
     z.nullable(
       z.array(
         z.looseObject({
-          delta: z.optional(
-            z.nullable(
-              z.looseObject({
-                content: text,
-                reasoning_content: text,
-                reasoning: text,
-                tool_calls: z.optional(z.nullable(z.array(toolCallDelta))),
-                annotations,
-              }),
-            ),
-          ),
+          delta: z.optional(z.nullable(choiceContent)),
           finish_reason: text,
         }),
       ),
@@ -73,13 +71,7 @@ const chunkSchema = z.looseObject({
 const completionSchema = z.looseObject({
   choices: z.array(
     z.looseObject({
-      message: z.looseObject({
-        content: text,
-        reasoning_content: text,
-        reasoning: text,
-        tool_calls: z.optional(z.nullable(z.array(toolCallDelta))),
-        annotations,
-      }),
+      message: choiceContent,
       finish_reason: text,
     }),
   ),
