@@ -3,7 +3,7 @@ import { until } from '../support/until';
 import { createHash } from 'node:crypto';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
-import type { FrameLocator, Page } from 'playwright-core';
+import type { FrameLocator } from 'playwright-core';
 import { DEMO_KEY, promptPng } from '../gateway';
 import { LIMITS } from '../vscode/browser';
 import { ui } from './context';
@@ -13,11 +13,13 @@ import {
   chatFrame,
   clearNotifications,
   clickChatTitleAction,
+  explorerContextCommand,
   masked,
   openNewChat,
   runCommandFromPalette,
   sendChatMessage as send,
   setApiKey,
+  showExplorerWith,
   waitForStatus,
 } from './workbench';
 
@@ -66,17 +68,6 @@ async function imagesLoaded(frame: FrameLocator, selector: string): Promise<void
     if (Date.now() > deadline) throw new Error(`images did not load: ${selector} (${JSON.stringify(sizes)})`);
     await new Promise((r) => setTimeout(r, 100));
   }
-}
-
-/** Shows the Explorer (refreshed, as a user clicks Refresh) and waits for the file's row. */
-async function explorerRowFor(page: Page, name: string) {
-  // F1 is not always passed on from inside a webview: start from the workbench, as a click there does.
-  await page.locator('.part.editor').click();
-  await runCommandFromPalette(page, 'View: Show Explorer');
-  await runCommandFromPalette(page, 'Refresh Explorer');
-  const row = page.locator(`.part.sidebar .monaco-list-row[role="treeitem"][aria-label="${name}"]`);
-  await row.waitFor();
-  return row;
 }
 
 describe('Chat with images and web search', () => {
@@ -133,19 +124,10 @@ describe('Chat with images and web search', () => {
 
   it('"Ask About This Image" in the explorer context menu attaches the file to the chat; the question goes with it', async () => {
     const { page } = ui();
-    const row = await explorerRowFor(page, 'owl.png');
-    await row.click({ button: 'right' });
-    const item = page
-      .locator('.context-view .monaco-menu .action-item', {
-        has: page.locator('.action-label', { hasText: /^Ask About This Image$/ }),
-      })
-      .first();
-    // VS Code's menu ignores a click that lands too soon after the right-click: point, then Enter.
-    await item.hover();
-    await page
-      .locator('.context-view .monaco-menu .action-item.focused', { hasText: 'Ask About This Image' })
-      .waitFor();
-    await page.keyboard.press('Enter');
+    // F1 is not always passed on from inside a webview: start from the workbench, as a click there does.
+    await page.locator('.part.editor').click();
+    await showExplorerWith(page, ['owl.png']);
+    await explorerContextCommand(page, 'owl.png', 'Ask About This Image');
     const frame = chatFrame(page);
     const chip = frame.locator('.composer .chip-image', { hasText: 'owl.png' });
     await chip.waitFor();

@@ -531,18 +531,29 @@ export async function showExplorerWith(page: Page, names: readonly string[]): Pr
 /**
  * Right-click on an Explorer row and choose `item` from its context menu. The item is focused by
  * pointing at it and chosen with Enter: VS Code's menu ignores a click that lands too soon after
- * the right-click that opened it.
+ * the right-click that opened it. The workbench closes an open context menu when the Explorer
+ * re-renders (a file watcher event) or focus moves; a user then right-clicks again, and so does this,
+ * up to three times.
  */
 export async function explorerContextCommand(page: Page, name: string, item: string): Promise<void> {
   const row = explorerRow(page, name);
-  await row.click({ button: 'right' });
   const entry = page
     .locator('.context-view .monaco-menu .action-item', {
       has: page.locator('.action-label', { hasText: new RegExp(`^${item}$`) }),
     })
     .first();
-  await entry.hover();
-  await page.locator('.context-view .monaco-menu .action-item.focused', { hasText: item }).waitFor();
+  const focused = page.locator('.context-view .monaco-menu .action-item.focused', { hasText: item });
+  for (let attempt = 1; ; attempt++) {
+    await row.click({ button: 'right' });
+    try {
+      await entry.hover({ timeout: 10_000 });
+      await focused.waitFor({ timeout: 10_000 });
+      break;
+    } catch (err) {
+      if (attempt === 3) throw err;
+      await page.keyboard.press('Escape');
+    }
+  }
   await page.keyboard.press('Enter');
   await page.locator('.context-view .monaco-menu').waitFor({ state: 'detached' });
 }
