@@ -12,6 +12,7 @@ import type { ChatProtocol, ModelInfo } from '../../src/core/models/types';
 import { buildHistory } from '../../src/host/chat/history';
 import { PromptCacheDouble, cacheBlocks } from '../gateway/promptCache';
 import { ratio, type BenchContext, type Row } from './lib';
+import { channelModel as model } from '../support/models';
 
 /** One model per protocol, of a family that takes caching requests over it. */
 const CASES: Array<{ protocol: ChatProtocol; model: ModelInfo }> = [
@@ -19,20 +20,6 @@ const CASES: Array<{ protocol: ChatProtocol; model: ModelInfo }> = [
   { protocol: 'responses', model: model('gpt-5', 'openai') },
   { protocol: 'messages', model: model('claude-sonnet-4-5', 'claude') },
 ];
-
-function model(id: string, ownedBy: string): ModelInfo {
-  return {
-    id,
-    name: id,
-    provider: ownedBy,
-    ownedBy,
-    kind: 'chat',
-    protocols: ['chatCompletions', 'responses', 'messages'],
-    protocolSource: 'gateway',
-    available: true,
-    inCatalog: false,
-  };
-}
 
 const TOOLS: ChatTool[] = ['read_file', 'run_in_terminal', 'search', 'edit_file'].map((name) => ({
   name,

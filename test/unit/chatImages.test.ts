@@ -14,6 +14,7 @@ import { isGatewayError } from '../../src/core/errors';
 import type { ChatProtocol, ModelInfo } from '../../src/core/models/types';
 import { DEMO_KEY, promptPng } from '../gateway';
 import { useDoubleClient } from '../support/client';
+import { chatModel } from '../support/models';
 
 /** Real, tiny files of each accepted format (a 1×1 progressive JPEG, GIF and lossless WebP). */
 export const TINY = {
@@ -26,16 +27,7 @@ export const TINY = {
 };
 
 function model(extra: Partial<ModelInfo> & { id: string }): ModelInfo {
-  return {
-    name: extra.id,
-    provider: 'openai',
-    kind: 'chat',
-    protocols: ['chatCompletions'],
-    protocolSource: 'gateway',
-    available: true,
-    inCatalog: true,
-    ...extra,
-  };
+  return chatModel(extra.id, { inCatalog: true, ...extra });
 }
 
 /** What the double says it saw: "image N: PNG 48x48, <bytes> bytes, sha256 <12 hex>". */

@@ -11,18 +11,10 @@ import {
 import { estimateTokens } from '../../src/core/chat/tokenEstimate';
 import { anthropicImageTokens, imageTokens, openAiImageTokens } from '../../src/host/lm/tokenCount';
 import { encodePng } from '../gateway/png';
+import { chatModel } from '../support/models';
 
 function model(partial: Partial<ModelInfo> & { id: string }): ModelInfo {
-  return {
-    name: partial.id,
-    provider: 'openai',
-    kind: 'chat',
-    protocols: ['chatCompletions'],
-    protocolSource: 'gateway',
-    available: true,
-    inCatalog: true,
-    ...partial,
-  };
+  return chatModel(partial.id, { inCatalog: true, ...partial });
 }
 
 const SETTINGS = { maxTokens: 4096, imageInputModels: [], toolCalling: true };

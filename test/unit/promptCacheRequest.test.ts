@@ -11,22 +11,9 @@ import { promptCacheRequest } from '../../src/core/chat/promptCache';
 import { GatewayError } from '../../src/core/errors';
 import { withoutRefused, withProtocolFallback } from '../../src/core/models/protocolFallback';
 import { RefusalMemory } from '../../src/core/models/refusalMemory';
-import type { ChatProtocol, ModelInfo } from '../../src/core/models/types';
+import type { ChatProtocol } from '../../src/core/models/types';
 import type { CacheField } from '../../src/core/chat/cacheFields';
-
-function model(id: string, ownedBy: string): ModelInfo {
-  return {
-    id,
-    name: id,
-    provider: ownedBy,
-    ownedBy,
-    kind: 'chat',
-    protocols: ['chatCompletions', 'responses', 'messages'],
-    protocolSource: 'gateway',
-    available: true,
-    inCatalog: false,
-  };
-}
+import { channelModel as model } from '../support/models';
 
 describe('prompt caching: what each family is asked', () => {
   const on = { enabled: true, conversation: 'c1' };

@@ -20,21 +20,12 @@ import { toRequestMessages } from '../../../src/host/chat/history';
 import { lastSpoken } from '../../../src/core/chat/turns';
 import { chatServices, NO_EVENT } from '../../support/chatServices';
 import { useDoubleClient } from '../../support/client';
+import { chatModel } from '../../support/models';
 
 const CHAT_PATH = '/v1/chat/completions';
 
-function chatModel(id: string, provider = 'openai'): ModelInfo {
-  return {
-    id,
-    name: id,
-    provider,
-    ownedBy: provider,
-    kind: 'chat',
-    protocols: ['chatCompletions'],
-    protocolSource: 'gateway',
-    available: true,
-    inCatalog: false,
-  } as ModelInfo;
+function chatModelOf(id: string, provider = 'openai'): ModelInfo {
+  return chatModel(id, { provider, ownedBy: provider });
 }
 
 const notice = (id: string, from: string, to: string): StoredMessage => ({
@@ -149,7 +140,7 @@ describe('Model changes said in the conversation', function () {
         { ...notice('n1', 'gpt-5', 'gpt-4o-mini'), text: 'Model switched' },
         { id: 'u2', role: 'user', text: 'second', status: 'done', createdAt: 4 },
       ];
-      const sent = await toRequestMessages(store, messages, chatModel('gpt-4o-mini'), {
+      const sent = await toRequestMessages(store, messages, chatModelOf('gpt-4o-mini'), {
         historyMessages: 10,
         imageInputModels: [],
       });
@@ -191,7 +182,7 @@ describe('Model changes said in the conversation', function () {
       // The key's list was read: gpt-5, qwen-plus and gpt-4o-mini (all chat models the double knows).
       snapshotState = {
         updatedAt: Date.now(),
-        models: [chatModel('qwen-plus', 'alibaba'), chatModel('gpt-5'), chatModel('gpt-4o-mini')],
+        models: [chatModelOf('qwen-plus', 'alibaba'), chatModelOf('gpt-5'), chatModelOf('gpt-4o-mini')],
         keyModels: [],
       };
       const services = chatServices({
@@ -305,8 +296,8 @@ describe('Model changes said in the conversation', function () {
       snapshotState = {
         updatedAt: Date.now(),
         models: [
-          keyed(chatModel('gpt-4o-mini'), ['legacy', 'k-team'], 'k-team'),
-          keyed(chatModel('qwen-plus', 'alibaba'), ['legacy']),
+          keyed(chatModelOf('gpt-4o-mini'), ['legacy', 'k-team'], 'k-team'),
+          keyed(chatModelOf('qwen-plus', 'alibaba'), ['legacy']),
         ],
         keyModels: [],
       };
@@ -318,7 +309,7 @@ describe('Model changes said in the conversation', function () {
       // The team key is removed: the model is still listed, by the other key, but not with the conversation's key.
       snapshotState = {
         updatedAt: Date.now(),
-        models: [keyed(chatModel('gpt-4o-mini'), ['legacy']), keyed(chatModel('qwen-plus', 'alibaba'), ['legacy'])],
+        models: [keyed(chatModelOf('gpt-4o-mini'), ['legacy']), keyed(chatModelOf('qwen-plus', 'alibaba'), ['legacy'])],
         keyModels: [],
       };
       await chat.sendSnapshot();
@@ -343,7 +334,7 @@ describe('Model changes said in the conversation', function () {
       snapshotState = { updatedAt: Date.now(), models: [] };
       await chat.sendSnapshot();
       assert.equal(lastSnapshot().modelGone, undefined);
-      snapshotState = { updatedAt: Date.now(), models: [chatModel('qwen-plus', 'alibaba')], keyModels: [] };
+      snapshotState = { updatedAt: Date.now(), models: [chatModelOf('qwen-plus', 'alibaba')], keyModels: [] };
       await chat.sendSnapshot();
       assert.deepEqual(lastSnapshot().modelGone, { model: 'gpt-5', choices: ['qwen-plus'], keyChanged: true });
       await chat.handle({ type: 'selectModel', conversationId: chat.shown.key, model: 'qwen-plus' });
@@ -351,7 +342,7 @@ describe('Model changes said in the conversation', function () {
       // The model coming back later changes nothing: the conversation is on qwen-plus now.
       snapshotState = {
         updatedAt: Date.now(),
-        models: [chatModel('qwen-plus', 'alibaba'), chatModel('gpt-5')],
+        models: [chatModelOf('qwen-plus', 'alibaba'), chatModelOf('gpt-5')],
         keyModels: [],
       };
       await chat.sendSnapshot();

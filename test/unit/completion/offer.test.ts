@@ -2,19 +2,10 @@ import * as assert from 'node:assert/strict';
 import { FIM_ROUTE } from '../../../src/core/completion/learning';
 import { afterKeyOffer, completionCandidates } from '../../../src/core/completion/offer';
 import type { ModelInfo } from '../../../src/core/models/types';
+import { chatModel } from '../../support/models';
 
 function model(id: string, over: Partial<ModelInfo> = {}): ModelInfo {
-  return {
-    id,
-    name: id,
-    provider: 'p',
-    kind: 'chat',
-    protocols: ['chatCompletions'],
-    protocolSource: 'gateway',
-    available: true,
-    inCatalog: true,
-    ...over,
-  };
+  return chatModel(id, { provider: 'p', inCatalog: true, ...over });
 }
 
 describe('The offer of code completion', () => {

@@ -17,6 +17,7 @@ import { MANAGE_MODELS_COMMAND } from '../../../src/host/lm/nativeChatState';
 import type { Services } from '../../../src/host/services';
 import { until } from '../../support/until';
 import { memento } from './hostServices';
+import { chatModel } from '../../support/models';
 
 const KEY = `sk-${'a1B2c3D4'.repeat(6)}`;
 const MANAGE = 'Open Chat: Manage Language Models';
@@ -29,25 +30,20 @@ async function waitFor<T>(what: string, find: () => T | undefined): Promise<T> {
   return found as T;
 }
 
-function chatModel(id: string, cost: { input: number; output: number } | undefined, toolCall = true): ModelInfo {
-  return {
-    id,
+function pricedModel(id: string, cost: { input: number; output: number } | undefined, toolCall = true): ModelInfo {
+  return chatModel(id, {
     name: id.toUpperCase(),
     provider: 'p',
-    kind: 'chat',
-    protocols: ['chatCompletions'],
-    protocolSource: 'gateway',
-    available: true,
     inCatalog: true,
     catalog: { id, toolCall, ...(cost ? { cost } : {}) },
-  };
+  });
 }
 
 const MODELS = [
-  chatModel('big', { input: 3, output: 15 }),
-  chatModel('tiny', { input: 0.1, output: 0.4 }),
-  chatModel('free-no-tools', { input: 0, output: 0 }, false),
-  chatModel('unpriced', undefined),
+  pricedModel('big', { input: 3, output: 15 }),
+  pricedModel('tiny', { input: 0.1, output: 0.4 }),
+  pricedModel('free-no-tools', { input: 0, output: 0 }, false),
+  pricedModel('unpriced', undefined),
 ];
 
 function makeServices(): { services: Services; ctx: CommandContext } {

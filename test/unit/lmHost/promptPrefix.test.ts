@@ -14,23 +14,9 @@ import type { StoredMessage } from '../../../src/core/chat/store/log';
 import type { ChatProtocol, ModelInfo } from '../../../src/core/models/types';
 import { buildHistory, windowStart } from '../../../src/host/chat/history';
 import { toChatMessages } from '../../../src/host/lm/requestMessages';
+import { ALL_PROTOCOLS as PROTOCOLS, channelModel as model } from '../../support/models';
 
-const PROTOCOLS: ChatProtocol[] = ['chatCompletions', 'responses', 'messages'];
 const MAX_IMAGE = 5 * 1024 * 1024;
-
-function model(id: string, ownedBy: string, protocols: ChatProtocol[] = PROTOCOLS): ModelInfo {
-  return {
-    id,
-    name: id,
-    provider: ownedBy,
-    ownedBy,
-    kind: 'chat',
-    protocols,
-    protocolSource: 'gateway',
-    available: true,
-    inCatalog: false,
-  };
-}
 
 /** The models whose families ask for caching in each form, and one that asks nothing. */
 const MODELS = [
