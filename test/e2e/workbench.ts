@@ -36,10 +36,25 @@ export async function runFromPalette(page: Page, label: string): Promise<void> {
   await pickCommand(page, label, (rows) => rows.and(page.locator('.focused')).filter({ hasText: label }));
 }
 
-/** For commands that open no input of their own: returns once the palette has closed. */
+/**
+ * For commands that open no input of their own: returns once the palette has closed. A click the
+ * palette's list drops (it re-rendered under the pointer on a busy machine) leaves the palette open
+ * on the very row, focused; then Enter picks it, as a user presses it after a click that did nothing.
+ */
 export async function runCommandFromPalette(page: Page, label: string): Promise<void> {
   await runFromPalette(page, label);
-  await page.locator(QUICK_INPUT).waitFor({ state: 'hidden' });
+  const palette = page.locator(QUICK_INPUT);
+  const focusedRow = palette.locator('.quick-input-list .monaco-list-row.focused', { hasText: label });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await palette.waitFor({ state: 'hidden', timeout: attempt < 3 ? 10_000 : LIMITS.stepMs });
+      return;
+    } catch (error) {
+      const stillOnRow = (await palette.isVisible()) && (await focusedRow.count()) > 0;
+      if (attempt >= 3 || !stillOnRow) throw error;
+      await page.keyboard.press('Enter');
+    }
+  }
 }
 
 /** Closes a palette or input box a failed step left open, as a user presses Escape. */
