@@ -492,12 +492,23 @@ export async function openNewChat(page: Page): Promise<FrameLocator> {
   return frame;
 }
 
-/** Types a message and presses Enter, as a user would; returns the new answer's element. */
+/**
+ * Types a message and presses Enter, as a user would; returns the new answer's element. A question
+ * that never shows says what the message box holds then (the text put back: the host refused it;
+ * empty: the host never answered the send).
+ */
 export async function sendChatMessage(frame: FrameLocator, text: string) {
   const before = await frame.locator('article.msg-assistant').count();
   const input = frame.locator('textarea[aria-label="Message"]');
   await input.fill(text);
   await input.press('Enter');
+  const firstLine = text.split('\n')[0] ?? text;
+  try {
+    await frame.locator('article.msg-user', { hasText: firstLine }).last().waitFor();
+  } catch (error) {
+    const typed = await input.inputValue().catch(() => '(unreadable)');
+    throw new Error(`the question "${firstLine}" did not show; the message box holds "${typed}"`, { cause: error });
+  }
   const answer = frame.locator('article.msg-assistant').nth(before);
   await answer.waitFor();
   return answer;

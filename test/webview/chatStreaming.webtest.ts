@@ -337,9 +337,10 @@ export function defineStreamingTests(s: SuiteBuilder, harness: () => WebviewHarn
       // The reader is at the top, so older messages are rendered above at once; what they saw stays put.
       expectOrdered(await ids());
       assert.ok((await ids()).includes(oldest));
+      const afterLoad = await p.page.evaluate<number>(topOf(oldest));
       assert.ok(
-        Math.abs((await p.page.evaluate<number>(topOf(oldest))) - before) <= 1,
-        'the message at the top stayed in place',
+        Math.abs(afterLoad - before) <= 1,
+        `the message at the top stayed in place (${oldest}: ${before} px from the top, then ${afterLoad} px)`,
       );
       for (let i = 0; i < 200 && (await ids())[0] !== 'm0'; i++) {
         await p.page.evaluate(`document.querySelector('.messages').scrollTop = 0`);
