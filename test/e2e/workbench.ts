@@ -483,8 +483,14 @@ export async function clickChatTitleAction(page: Page, label: string): Promise<v
 
 /** Opens the chat as a user would (the palette's New Chat) and waits for the app to be ready. */
 export async function openNewChat(page: Page): Promise<FrameLocator> {
-  await runCommandFromPalette(page, 'Model Gateway: New Chat');
   const frame = chatFrame(page);
+  // The page names the conversation it shows: a new chat is a draft key it did not show before
+  // (the chat shown may be an empty new chat too, looking the same; typing into it would send there).
+  const shown = frame.locator('html[data-conversation]');
+  const before = (await shown.count()) ? await shown.getAttribute('data-conversation') : null;
+  await runCommandFromPalette(page, 'Model Gateway: New Chat');
+  const other = before ? `:not([data-conversation="${before}"])` : '';
+  await frame.locator(`html[data-conversation^="draft:"]${other}`).waitFor({ state: 'attached' });
   await frame.locator('textarea[aria-label="Message"]').waitFor();
   await frame.locator('select.model-select option[value="gpt-4o-mini"]').waitFor({ state: 'attached' });
   // The new, empty conversation must be on screen before anything is counted or typed.

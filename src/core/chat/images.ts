@@ -159,7 +159,9 @@ export class ImageStore {
       if (!id || keep.has(id)) continue;
       const file = path.join(this.dir, name);
       const stat = await fs.stat(file).catch(() => undefined);
-      if (!stat || now - stat.mtimeMs < graceMs) continue;
+      // No grace keeps nothing for its time: a file written within this millisecond has a time
+      // a fraction of a millisecond after `now` (Date.now() drops what file times keep).
+      if (!stat || (graceMs > 0 && now - stat.mtimeMs < graceMs)) continue;
       await fs.rm(file, { force: true });
       removed++;
     }

@@ -75,6 +75,8 @@ export class ChatApp {
       case 'snapshot': {
         const first = store.snapshot === undefined;
         this.channel.conversation = message.state.key;
+        // Which conversation the page shows, for whoever reads the page (the UI tests wait on it).
+        document.documentElement.dataset.conversation = message.state.key;
         store.applySnapshot(message.state);
         if (first)
           this.composer.restorePending(message.state.messages.filter((m) => m.role === 'user').map((m) => m.text));
