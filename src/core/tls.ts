@@ -77,7 +77,8 @@ export function loadTrust(settings: TrustSettings, source: CaSource = nodeTls as
       }
     } else {
       notes.push(
-        `http.systemCertificates: this VS Code's Node (${process.versions.node}) cannot read the operating system's certificate store; use "${EXTRA_CA_SETTING}" or NODE_EXTRA_CA_CERTS to trust a corporate certificate authority`,
+        `http.systemCertificates: this VS Code's Node (${process.versions.node}) cannot read the operating system's ` +
+          `certificate store; use "${EXTRA_CA_SETTING}" or NODE_EXTRA_CA_CERTS to trust a corporate certificate authority`,
       );
     }
   }

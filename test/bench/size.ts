@@ -118,51 +118,45 @@ export async function sizeRows(ctx: BenchContext): Promise<Row[]> {
     absWorkingDir: ROOT,
     logLevel: 'silent',
   });
-  rows.push({
+  /** A reported row for one bundle file of the .vsix: its size, and what its absence would break. */
+  const fileRow = (what: string, part: ReturnType<typeof entry>, present: string, missing: string): Row => ({
     id: '1',
-    what: 'Size: host entry dist/extension.js (what activation loads)',
-    ours: host ? bytes(host.size) : 'missing',
+    what,
+    ours: part ? bytes(part.size) : 'missing',
     reference: '—',
     ratio: '—',
     goal: '(reported)',
-    pass: host ? undefined : false,
-    note: host
-      ? `${bytes(host.compressed)} compressed in the .vsix; biggest parts: ${biggestOf(metafiles.entry)}`
-      : 'not in the .vsix',
-    data: { entry: host },
+    pass: part ? undefined : false,
+    note: part ? `${bytes(part.compressed)} compressed in the .vsix${present}` : missing,
+    data: { entry: part },
   });
-  rows.push({
-    id: '1',
-    what: 'Size: host features dist/features.js, loaded by the first command or view',
-    ours: features ? bytes(features.size) : 'missing',
-    reference: '—',
-    ratio: '—',
-    goal: '(reported)',
-    pass: features ? undefined : false,
-    note: features
-      ? `${bytes(features.compressed)} compressed in the .vsix; biggest parts: ${biggestOf(metafiles.features)}`
-      : 'not in the .vsix: no command or view would work',
-    data: { entry: features },
-  });
+  rows.push(
+    fileRow(
+      'Size: host entry dist/extension.js (what activation loads)',
+      host,
+      `; biggest parts: ${biggestOf(metafiles.entry)}`,
+      'not in the .vsix',
+    ),
+    fileRow(
+      'Size: host features dist/features.js, loaded by the first command or view',
+      features,
+      `; biggest parts: ${biggestOf(metafiles.features)}`,
+      'not in the .vsix: no command or view would work',
+    ),
+  );
   // The parts the first request loads: a row each.
   for (const [file, what] of [
     ['dist/http.js', 'the HTTP client'],
     ['dist/undici.js', 'undici'],
   ] as const) {
-    const part = entry(file);
-    rows.push({
-      id: '1',
-      what: `Size: ${what}, loaded by the first request: ${file}`,
-      ours: part ? bytes(part.size) : 'missing',
-      reference: '—',
-      ratio: '—',
-      goal: '(reported)',
-      pass: part ? undefined : false,
-      note: part
-        ? `${bytes(part.compressed)} compressed in the .vsix`
-        : 'not in the .vsix: the extension could not make a request',
-      data: { entry: part },
-    });
+    rows.push(
+      fileRow(
+        `Size: ${what}, loaded by the first request: ${file}`,
+        entry(file),
+        '',
+        'not in the .vsix: the extension could not make a request',
+      ),
+    );
   }
   for (const e of entries.filter((x) => /^extension\/dist\/webview\/[^/]+\.js$/.test(x.name))) {
     const name = path.basename(e.name, '.js');

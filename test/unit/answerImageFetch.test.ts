@@ -6,12 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer, type Server } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { fetchAnswerImage, type AnswerImageRules } from '../../src/core/answerImageFetch';
 import type { HostLookup } from '../../src/core/privateAddress';
 import { routeFor, type ProxySettings } from '../../src/core/proxy';
-import { createTestCa, type TestCa } from '../support/testCa';
+import type { TestCa } from '../support/testCa';
+import { startTlsServer, type TlsServer } from '../support/tlsServer';
 
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
@@ -19,30 +19,22 @@ const PNG = Buffer.from(
 );
 
 describe('Answer images fetched by the extension (pinned to the checked address)', () => {
+  let server: TlsServer;
   let ca: TestCa;
-  let server: Server;
   let port = 0;
-  let connections = 0;
   const seen: IncomingMessage[] = [];
   let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.end(PNG);
 
   before(async () => {
-    ca = createTestCa();
-    server = createServer(ca.server, (req, res) => {
+    server = await startTlsServer((req, res) => {
       seen.push(req);
       handler(req, res);
     });
-    server.on('connection', () => connections++);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as AddressInfo).port;
+    ({ ca, port } = server);
   });
-  after(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-    ca.dispose();
-  });
+  after(() => server.close());
   beforeEach(() => {
-    connections = 0;
+    server.connections = 0;
     seen.length = 0;
     handler = (_req, res) => res.end(PNG);
   });
@@ -77,7 +69,7 @@ describe('Answer images fetched by the extension (pinned to the checked address)
       rules({ lookup, timeoutMs: 1500 }),
     );
     assert.equal(image.ok, false);
-    assert.equal(connections, 0, 'nothing connected to the loopback server');
+    assert.equal(server.connections, 0, 'nothing connected to the loopback server');
     assert.equal(lookup.calls, 1, 'the name was resolved once, for the check; the connection used that answer');
   });
 
@@ -130,7 +122,7 @@ describe('Answer images fetched by the extension (pinned to the checked address)
       const image = await fetchAnswerImage(url, rules({ lookup }));
       assert.ok(!image.ok && why.test(image.reason), `${url}: ${JSON.stringify(image)}`);
     }
-    assert.equal(connections, 0);
+    assert.equal(server.connections, 0);
   });
 
   it('follows a redirect only through the same checks', async () => {

@@ -62,7 +62,8 @@ export function multipartFromFile(fields: Record<string, string>, file?: FilePar
       .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
       .join('') +
       (file
-        ? `--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${filename}"\r\nContent-Type: ${file.contentType ?? 'application/octet-stream'}\r\n\r\n`
+        ? `--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${filename}"\r\n` +
+          `Content-Type: ${file.contentType ?? 'application/octet-stream'}\r\n\r\n`
         : ''),
   );
   // Without a file the last field's own line break ends it.

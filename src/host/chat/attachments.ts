@@ -38,7 +38,10 @@ export function contextFromEditor(what: 'file' | 'selection', max: number): Pend
   const truncated = body.length > max;
   const kept = truncated ? body.slice(0, max) : body;
   const fence = kept.includes('```') ? '~~~~' : '```';
-  const text = `${label}${truncated ? ` (cut to the first ${max.toLocaleString()} of ${body.length.toLocaleString()} characters)` : ''}:\n${fence}${doc.languageId}\n${kept}\n${fence}`;
+  const cut = truncated
+    ? ` (cut to the first ${max.toLocaleString()} of ${body.length.toLocaleString()} characters)`
+    : '';
+  const text = `${label}${cut}:\n${fence}${doc.languageId}\n${kept}\n${fence}`;
   return { id: randomUUID(), label, text, chars: kept.length, truncated };
 }
 

@@ -329,7 +329,10 @@ function imageTool(media: () => MediaStudio): ToolDef<z.infer<typeof imageInput>
           ...(input.model ? { model: input.model } : {}),
         });
         const shown = result.paths.map((p) => vscode.workspace.asRelativePath(p, false));
-        return `Generated ${shown.length === 1 ? 'an image' : `${shown.length} images`} with ${result.model} (${result.size}), saved in the workspace as:\n${shown.map((p) => `- ${p}`).join('\n')}${result.revisedPrompts.length ? `\nRevised prompt: ${result.revisedPrompts.join(' / ')}` : ''}`;
+        const count = shown.length === 1 ? 'an image' : `${shown.length} images`;
+        const list = shown.map((p) => `- ${p}`).join('\n');
+        const revised = result.revisedPrompts.length ? `\nRevised prompt: ${result.revisedPrompts.join(' / ')}` : '';
+        return `Generated ${count} with ${result.model} (${result.size}), saved in the workspace as:\n${list}${revised}`;
       } finally {
         signal.removeEventListener('abort', onAbort);
       }
@@ -344,5 +347,6 @@ function limitText(text: string, requested: number | undefined): string {
       ? Math.floor(requested)
       : chatSettings().contextMaxChars;
   if (text.length <= limit) return text;
-  return `${text.slice(0, limit)}\n\n[Cut at ${limit.toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} characters; ask again with a larger maxChars for more.]`;
+  const kept = `${limit.toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')}`;
+  return `${text.slice(0, limit)}\n\n[Cut at ${kept} characters; ask again with a larger maxChars for more.]`;
 }

@@ -318,7 +318,8 @@ export class GatewayChatProvider implements LanguageModelChatProvider<GatewayCha
     progress: vscode.Progress<LanguageModelResponsePart>,
   ): void {
     this.services.log.info(
-      `VS Code chat, ${info.id} over ${protocol}: ${usage.inputTokens ?? '?'} input (${usage.cachedInputTokens ?? '?'} from the cache), ${usage.outputTokens ?? '?'} output tokens.`,
+      `VS Code chat, ${info.id} over ${protocol}: ${usage.inputTokens ?? '?'} input ` +
+        `(${usage.cachedInputTokens ?? '?'} from the cache), ${usage.outputTokens ?? '?'} output tokens.`,
     );
     // Every VS Code gets the session's figures in the status bar tooltip; the part below only where it is read.
     this.services.billing.recordChatTokens(usage, 'vscode', info.catalog?.cost);

@@ -45,6 +45,7 @@ export function shellHtml(parts: ShellParts): string {
     `script-src 'nonce-${parts.nonce}'`,
     ...(parts.blobWorkers ? ['worker-src blob:'] : []),
   ].join('; ');
+  const locale = scriptJson({ language: parts.language, bundle: parts.bundle ?? {} } satisfies WebviewLocale);
   return `<!DOCTYPE html>
 <html lang="${escapeAttribute(parts.language)}">
 <head>
@@ -56,7 +57,7 @@ ${parts.styleUris.map((uri) => `<link rel="stylesheet" href="${uri}">`).join('\n
 </head>
 <body>
 <div id="app"></div>
-<script type="application/json" id="locale" nonce="${parts.nonce}">${scriptJson({ language: parts.language, bundle: parts.bundle ?? {} } satisfies WebviewLocale)}</script>
+<script type="application/json" id="locale" nonce="${parts.nonce}">${locale}</script>
 <script nonce="${parts.nonce}" src="${parts.scriptUri}"></script>
 </body>
 </html>`;

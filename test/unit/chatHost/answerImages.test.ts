@@ -6,13 +6,12 @@
 // First: answers `vscode` for every host module imported after it.
 import { ui } from './fakeVscode';
 import assert from 'node:assert/strict';
-import { createServer as createHttpsServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { fetchAnswerImage, type AnswerImage, type AnswerImageRules } from '../../../src/core/answerImageFetch';
 import type { HostLookup } from '../../../src/core/privateAddress';
 import { AnswerImages } from '../../../src/host/chat/answerImages';
 import type { HostMessage } from '../../../src/shared/protocol';
-import { createTestCa, type TestCa } from '../../support/testCa';
+import type { TestCa } from '../../support/testCa';
+import { startTlsServer, type TlsServer } from '../../support/tlsServer';
 import type { Route } from '../../../src/core/proxy';
 
 const PNG = Buffer.from(
@@ -22,10 +21,9 @@ const PNG = Buffer.from(
 type Reply = Extract<HostMessage, { type: 'remoteImage' }>;
 
 describe('Chat view remote images fetched by the host', () => {
+  let server: TlsServer;
   let ca: TestCa;
-  let server: Server;
   let port = 0;
-  let connections = 0;
   let requests = 0;
   const posts: HostMessage[] = [];
   const SETTINGS = [
@@ -36,22 +34,15 @@ describe('Chat view remote images fetched by the host', () => {
   ];
 
   before(async () => {
-    ca = createTestCa();
-    server = createHttpsServer(ca.server, (_req, res) => {
+    server = await startTlsServer((_req, res) => {
       requests++;
       res.end(PNG);
     });
-    server.on('connection', () => connections++);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as AddressInfo).port;
+    ({ ca, port } = server);
   });
-  after(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-    ca.dispose();
-  });
+  after(() => server.close());
   beforeEach(() => {
-    connections = 0;
+    server.connections = 0;
     requests = 0;
     posts.length = 0;
     // A proxy in this machine's environment would otherwise carry the requests.
@@ -80,7 +71,7 @@ describe('Chat view remote images fetched by the host', () => {
     const [result] = await reply();
     assert.equal(result?.dataUrl, undefined);
     assert.ok(result?.refused, JSON.stringify(result));
-    assert.equal(connections, 0, 'nothing connected to the loopback server');
+    assert.equal(server.connections, 0, 'nothing connected to the loopback server');
     assert.equal(calls, 1);
     images.dispose();
   });
@@ -97,7 +88,7 @@ describe('Chat view remote images fetched by the host', () => {
     images.load(`https://other.example.test:${port}/x.png`, 'c1');
     const [notAllowed] = await reply();
     assert.match(notAllowed?.refused ?? '', /images from other\.example\.test:\d+ are not allowed/);
-    assert.equal(connections, 0);
+    assert.equal(server.connections, 0);
     images.load(`https://localhost:${port}/cat.png`, 'c1');
     const [, shown] = await reply(2);
     assert.equal(shown?.dataUrl, `data:image/png;base64,${PNG.toString('base64')}`);
